@@ -1,0 +1,138 @@
+# vneuron: top-level build. `make` builds vneuron.ko and every userspace part.
+# See README.md for the targets; every target that needs packages expects `make setup`.
+
+KVER_DEB := $(shell cat build/kver 2>/dev/null || ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1 | sed 's|/usr/src/linux-headers-||')
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+		    $(if $(KVER_DEB),/usr/src/linux-headers-$(KVER_DEB)))
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+
+CC ?= cc
+CLANG ?= clang
+B := build
+CSTD := -std=gnu11
+WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes
+INC := -Iuapi -Icore -Ilibneurondev
+CFLAGS_COMMON := $(CSTD) $(WARN) -g -D_GNU_SOURCE $(INC) -MMD -MP
+CFLAGS_REL := $(CFLAGS_COMMON) -O2 -march=x86-64-v2
+CFLAGS_SAN := $(CFLAGS_COMMON) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	      -fno-sanitize-recover=all
+LIBS := $(shell pkg-config --libs liburing libnl-genl-3.0 2>/dev/null) -lpthread -lm
+NLINC := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
+
+CORE_SRCS := $(wildcard core/*.c)
+LIB_SRCS := $(wildcard libneurondev/*.c)
+PROF_SRCS := $(filter-out profiler/main.c,$(wildcard profiler/*.c))
+HOST_TESTS := $(patsubst tests/host/%.c,$(B)/san/tests/%,$(wildcard tests/host/test_*.c))
+GUEST_TESTS := $(patsubst tests/guest/%.c,$(B)/rel/guest/%,$(wildcard tests/guest/*_test.c))
+FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench/%,$(wildcard tools/bench/bench_*.c))
+TOOLS := $(patsubst tools/bin/%.c,$(B)/bin/%,$(wildcard tools/bin/*.c))
+PROFILER := $(if $(wildcard profiler/main.c),$(B)/bin/vneuron-profile)
+
+.PHONY: all module user setup check host-test guest-test lint dkms-test fuzz bench demo \
+	vm-run vm-shell clean help
+all: module user
+
+help:
+	@sed -n 's/^## //p' Makefile
+
+## make            build vneuron.ko and all userspace parts
+## make setup      install the Debian packages and unpack the guest kernel and kselftest
+## make check      every test: host unit tests, fuzzers (bounded), lint, DKMS, guest tests
+## make lint       checkpatch --strict, sparse and W=1 on the kernel sources
+## make bench      benchmarks, one `BENCH name=value unit` line each
+## make vm-run CMD='...' [VNEURON_PARAMS='devices=2']   run CMD in the guest
+## make vm-shell   an interactive guest shell with the module loaded
+## make demo       a sample workload under the profiler, results in out/
+
+module: vneuron.ko
+vneuron.ko: Kbuild $(wildcard kmod/*.c kmod/*.h core/*.c core/*.h uapi/*.h)
+	@test -n "$(KDIR)" || { echo "no kernel build directory: run 'make setup'"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+user: $(B)/rel/libvncore.a $(B)/rel/libneurondev.a $(PROFILER) $(TOOLS) $(HOST_TESTS) \
+	$(GUEST_TESTS) $(BENCHES)
+
+# Two builds of every userspace object: rel (optimised, for tools and the guest) and
+# san (ASan + UBSan, for host tests).
+$(B)/rel/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_REL) $(NLINC) -c $< -o $@
+$(B)/san/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_SAN) $(NLINC) -c $< -o $@
+
+define vn_libs
+$(B)/$(1)/libvncore.a: $(patsubst %.c,$(B)/$(1)/%.o,$(CORE_SRCS))
+	@rm -f $$@
+	ar rcs $$@ $$^
+$(B)/$(1)/libneurondev.a: $(patsubst %.c,$(B)/$(1)/%.o,$(LIB_SRCS))
+	@rm -f $$@
+	ar rcs $$@ $$^
+$(B)/$(1)/libvnprof.a: $(patsubst %.c,$(B)/$(1)/%.o,$(PROF_SRCS))
+	@rm -f $$@
+	ar rcs $$@ $$^
+endef
+$(eval $(call vn_libs,rel))
+$(eval $(call vn_libs,san))
+
+KSFT_INC := -I$(B)/ksrc/tools/testing/selftests
+$(B)/san/tests/%: tests/host/%.c $(B)/san/libvnprof.a $(B)/san/libneurondev.a $(B)/san/libvncore.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_SAN) $(NLINC) $(KSFT_INC) $^ -o $@ $(LIBS)
+$(B)/rel/guest/%: tests/guest/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_REL) $(NLINC) $(KSFT_INC) $^ -o $@ $(LIBS)
+$(B)/rel/bench/%: tools/bench/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_REL) $(NLINC) $^ -o $@ $(LIBS) -lopenblas
+$(B)/bin/%: tools/bin/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_REL) $(NLINC) $^ -o $@ $(LIBS)
+$(B)/bin/vneuron-profile: profiler/main.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_REL) $(NLINC) $^ -o $@ $(LIBS)
+
+FUZZ_CFLAGS := $(CSTD) -g -O1 -D_GNU_SOURCE $(INC) -fsanitize=fuzzer,address,undefined
+$(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS) $(PROF_SRCS) $(LIB_SRCS)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) $(NLINC) $^ -o $@ $(LIBS)
+
+setup:
+	@bash tools/setup.sh
+
+check: all $(FUZZERS)
+	@bash tools/check
+
+host-test: $(HOST_TESTS)
+	@bash tools/check host
+
+guest-test: all
+	@bash tools/check guest
+
+lint:
+	@bash tools/lint
+
+dkms-test:
+	@bash tools/check dkms
+
+fuzz: $(FUZZERS)
+	@bash tools/check fuzz
+
+bench: all
+	@bash tools/bench.sh
+
+demo: all
+	@bash tools/demo.sh
+
+VNEURON_PARAMS ?=
+vm-run: all
+	@tools/vmtest -p '$(VNEURON_PARAMS)' -- '$(CMD)'
+vm-shell: all
+	@tools/vmtest -p '$(VNEURON_PARAMS)' -s
+
+clean:
+	-$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
+	rm -rf $(B)/rel $(B)/san $(B)/fuzz $(B)/bin $(B)/results $(B)/vm
+
+-include $(shell find $(B)/rel $(B)/san -name '*.d' 2>/dev/null)

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The device core's OS layer (core/vn_os.h) on Linux kernel primitives. */
+#include <linux/kthread.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <asm/fpu/api.h>
+
+#include "vn_os.h"
+
+void *vn_zalloc(size_t size)
+{
+	return kzalloc(size, GFP_KERNEL);
+}
+
+void vn_free(const void *p)
+{
+	kfree(p);
+}
+
+void *vn_vzalloc(size_t size)
+{
+	return vzalloc(size);
+}
+
+void vn_vfree(const void *p)
+{
+	vfree(p);
+}
+
+struct vn_lock {
+	struct mutex m;
+};
+
+struct vn_lock *vn_lock_create(void)
+{
+	struct vn_lock *l = kmalloc(sizeof(*l), GFP_KERNEL);
+
+	if (l)
+		mutex_init(&l->m);
+	return l;
+}
+
+void vn_lock_destroy(struct vn_lock *l)
+{
+	if (!l)
+		return;
+	mutex_destroy(&l->m);
+	kfree(l);
+}
+
+void vn_lock_take(struct vn_lock *l)
+{
+	mutex_lock(&l->m);
+}
+
+void vn_lock_drop(struct vn_lock *l)
+{
+	mutex_unlock(&l->m);
+}
+
+struct vn_cond {
+	struct wait_queue_head wq;
+};
+
+struct vn_cond *vn_cond_create(void)
+{
+	struct vn_cond *c = kmalloc(sizeof(*c), GFP_KERNEL);
+
+	if (c)
+		init_waitqueue_head(&c->wq);
+	return c;
+}
+
+void vn_cond_destroy(struct vn_cond *c)
+{
+	kfree(c);
+}
+
+/*
+ * prepare_to_wait() before dropping the lock: a broadcast made under the lock after
+ * that point sets us runnable again, so no wake-up is lost.
+ */
+static int vn_cond_sleep(struct vn_cond *c, struct vn_lock *l, u64 deadline_ns, int state)
+{
+	DEFINE_WAIT(w);
+	long timeout = MAX_SCHEDULE_TIMEOUT;
+	int ret = 0;
+
+	if (deadline_ns) {
+		u64 now = ktime_get_ns();
+
+		if (now >= deadline_ns)
+			return -ETIMEDOUT;
+		timeout = nsecs_to_jiffies(deadline_ns - now) + 1;
+	}
+	prepare_to_wait(&c->wq, &w, state);
+	mutex_unlock(&l->m);
+	if (state == TASK_INTERRUPTIBLE && signal_pending(current))
+		ret = -EINTR;
+	else if (!kthread_should_stop() || !(current->flags & PF_KTHREAD))
+		timeout = schedule_timeout(timeout);
+	finish_wait(&c->wq, &w);
+	mutex_lock(&l->m);
+	if (!ret && state == TASK_INTERRUPTIBLE && signal_pending(current))
+		ret = -EINTR;
+	if (!ret && !timeout)
+		ret = -ETIMEDOUT;
+	return ret;
+}
+
+int vn_cond_wait(struct vn_cond *c, struct vn_lock *l, u64 deadline_ns)
+{
+	return vn_cond_sleep(c, l, deadline_ns, TASK_INTERRUPTIBLE);
+}
+
+int vn_cond_wait_worker(struct vn_cond *c, struct vn_lock *l, u64 deadline_ns)
+{
+	return vn_cond_sleep(c, l, deadline_ns, TASK_IDLE);
+}
+
+void vn_cond_broadcast(struct vn_cond *c)
+{
+	wake_up_all(&c->wq);
+}
+
+struct vn_thread {
+	struct task_struct *task;
+};
+
+struct vn_thread *vn_thread_start(int (*fn)(void *arg), void *arg, const char *name)
+{
+	struct vn_thread *t = kmalloc(sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return NULL;
+	t->task = kthread_run(fn, arg, "%s", name);
+	if (IS_ERR(t->task)) {
+		kfree(t);
+		return NULL;
+	}
+	get_task_struct(t->task);
+	return t;
+}
+
+void vn_thread_stop(struct vn_thread *t)
+{
+	if (!t)
+		return;
+	kthread_stop(t->task);
+	put_task_struct(t->task);
+	kfree(t);
+}
+
+bool vn_thread_should_stop(void)
+{
+	return kthread_should_stop();
+}
+
+void vn_thread_yield(void)
+{
+	cond_resched();
+}
+
+u64 vn_time_ns(void)
+{
+	return ktime_get_ns();
+}
+
+void vn_fpu_begin(void)
+{
+	kernel_fpu_begin();
+}
+
+void vn_fpu_end(void)
+{
+	kernel_fpu_end();
+}
