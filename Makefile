@@ -131,6 +131,9 @@ vm-run: all
 vm-shell: all
 	@tools/vmtest -p '$(VNEURON_PARAMS)' -s
 
+print-kdir:
+	@echo $(KDIR)
+
 clean:
 	-$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
 	rm -rf $(B)/rel $(B)/san $(B)/fuzz $(B)/bin $(B)/results $(B)/vm

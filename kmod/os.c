@@ -33,7 +33,7 @@ void vn_vfree(const void *p)
 }
 
 struct vn_lock {
-	struct mutex m;
+	struct mutex m;	/* sleeping: engine work may take long */
 };
 
 struct vn_lock *vn_lock_create(void)

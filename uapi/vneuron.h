@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
+/*
+ * vneuron: a virtual ML accelerator modelled on the AWS NeuronCore-v2.
+ * The userspace ABI of /dev/vneuronN. See docs/uapi.md for every ioctl and its errors.
+ *
+ * Rules (Documentation/process/botching-up-ioctls.rst): fixed-size structs of __u32/__u64
+ * with explicit padding, pointers as __u64, every flag and pad checked (unknown bits or a
+ * non-zero pad give -EINVAL), capabilities instead of version guessing, absolute
+ * CLOCK_MONOTONIC timeouts. The size encoded in an ioctl number is the size of the struct
+ * the caller was built with: the kernel accepts a larger struct if the extra bytes are
+ * zero (copy_struct_from_user(), else -E2BIG) and a smaller one only if it is at least
+ * the first published size (else -EINVAL). Output structs are copied back truncated to
+ * the caller's size.
+ */
+#ifndef _UAPI_VNEURON_H
+#define _UAPI_VNEURON_H
+
+#include <linux/const.h>
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+#define VNEURON_UAPI_VERSION		1
+
+/* Capability bits in vneuron_info.caps. */
+#define VNEURON_CAP_MEM			_BITULL(0)	/* MEM_* ioctls and mmap */
+#define VNEURON_CAP_EXEC		_BITULL(1)	/* PROGRAM_* and EXEC/WAIT */
+#define VNEURON_CAP_TRACE		_BITULL(2)	/* trace rings */
+#define VNEURON_CAP_URING_CMD		_BITULL(3)	/* EXEC through IORING_OP_URING_CMD */
+#define VNEURON_CAP_BF16		_BITULL(4)
+
+/* Engines of a core, in this order everywhere (trace records, sysfs, profiles). */
+enum vneuron_engine {
+	VNEURON_ENGINE_TENSOR = 0,
+	VNEURON_ENGINE_VECTOR = 1,
+	VNEURON_ENGINE_SCALAR = 2,
+	VNEURON_ENGINE_GPSIMD = 3,
+	VNEURON_ENGINE_COUNT = 4,
+};
+
+/*
+ * The device model's figures: the one table the driver, the library and the profiler
+ * share. Frequencies in kHz, bandwidths in bytes/s, peaks in FLOP/s.
+ */
+struct vneuron_model {
+	char name[16];			/* "trn1" */
+	__u32 tensor_rows;		/* 128 */
+	__u32 tensor_cols;		/* 128 */
+	__u32 tensor_khz;		/* 2800000 */
+	__u32 vector_lanes;		/* 128 */
+	__u32 vector_khz;		/* 1120000 */
+	__u32 scalar_lanes;		/* 128 */
+	__u32 scalar_khz;		/* 1400000 */
+	__u32 gpsimd_cores;		/* 8 */
+	__u32 gpsimd_khz;		/* 1400000 */
+	__u32 partitions;		/* 128 */
+	__u32 sbuf_partition_bytes;	/* 192 KiB */
+	__u32 psum_partition_bytes;	/* 16 KiB */
+	__u32 psum_bank_bytes;		/* 2 KiB */
+	__u32 dma_engines;		/* 16 per core */
+	__u32 dma_desc_overhead_ns;	/* fixed cost per descriptor */
+	__u64 dma_engine_bw;		/* bytes/s per DMA engine */
+	__u64 hbm_bw;			/* bytes/s per core */
+	__u64 hbm_modeled_bytes;	/* modeled HBM per core */
+	__u64 peak_flops_bf16;		/* TensorE peak per core */
+	__u64 peak_flops_fp32;
+};
+
+/* VNEURON_IOCTL_GET_INFO: the device, its limits and the model. All output. */
+struct vneuron_info {
+	__u32 uapi_version;
+	__u32 flags;			/* in: must be 0 */
+	__u64 caps;			/* VNEURON_CAP_* */
+	__u32 device_index;		/* N of /dev/vneuronN */
+	__u32 device_count;
+	__u32 core_count;		/* cores of this device */
+	__u32 max_mem_handles;		/* per open file */
+	__u64 hbm_bytes;		/* host memory backing this device's HBM */
+	__u64 hbm_used;			/* bytes allocated now, by all files */
+	__u64 max_alloc;		/* largest single allocation */
+	struct vneuron_model model;
+};
+
+/* VNEURON_IOCTL_MEM_ALLOC: device memory, zeroed, owned by the calling file. */
+struct vneuron_mem_alloc {
+	__u64 size;			/* in: bytes, > 0 */
+	__u32 flags;			/* in: must be 0 */
+	__u32 handle;			/* out: non-zero */
+	__u64 mmap_offset;		/* out: offset to pass to mmap() */
+	__u64 device_addr;		/* out: the buffer's address in the device's HBM space */
+};
+
+/* VNEURON_IOCTL_MEM_FREE */
+struct vneuron_mem_free {
+	__u32 handle;
+	__u32 flags;			/* must be 0 */
+};
+
+/* VNEURON_IOCTL_MEM_WRITE and VNEURON_IOCTL_MEM_READ: copies to and from a buffer. */
+struct vneuron_mem_rw {
+	__u32 handle;
+	__u32 flags;			/* must be 0 */
+	__u64 offset;			/* into the buffer */
+	__u64 size;			/* bytes; offset + size <= buffer size */
+	__u64 user_ptr;			/* the user memory to copy from or to */
+};
+
+/* VNEURON_IOCTL_RESET: stop a core's work, fail what is queued, clear its state. */
+struct vneuron_reset {
+	__u32 core;
+	__u32 flags;			/* must be 0 */
+};
+
+#define VNEURON_IOCTL_BASE		'V'
+#define VNEURON_IOCTL_GET_INFO		_IOWR(VNEURON_IOCTL_BASE, 0x00, struct vneuron_info)
+#define VNEURON_IOCTL_MEM_ALLOC		_IOWR(VNEURON_IOCTL_BASE, 0x01, struct vneuron_mem_alloc)
+#define VNEURON_IOCTL_MEM_FREE		_IOW(VNEURON_IOCTL_BASE, 0x02, struct vneuron_mem_free)
+#define VNEURON_IOCTL_MEM_WRITE		_IOW(VNEURON_IOCTL_BASE, 0x03, struct vneuron_mem_rw)
+#define VNEURON_IOCTL_MEM_READ		_IOW(VNEURON_IOCTL_BASE, 0x04, struct vneuron_mem_rw)
+#define VNEURON_IOCTL_RESET		_IOW(VNEURON_IOCTL_BASE, 0x05, struct vneuron_reset)
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_VNEURON_H */
