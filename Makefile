@@ -123,7 +123,7 @@ bench: all
 	@bash tools/bench.sh
 
 demo: all
-	@bash tools/demo.sh
+	@if [ -x tools/demo.sh ]; then bash tools/demo.sh; else echo 'make demo: not built yet (issue 6)' >&2; exit 1; fi
 
 VNEURON_PARAMS ?=
 vm-run: all

@@ -1,0 +1,18 @@
+#!/bin/bash
+# make bench: every benchmark program, host ones natively and guest ones (tools/bench/guest-*)
+# inside the QEMU guest. Each prints `BENCH name=value unit` lines; comparisons are measured
+# side by side within one program run.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+rc=0
+for b in build/rel/bench/bench_*; do
+	[ -x "$b" ] || continue
+	echo "# $(basename "$b") (host)"
+	"$b" || rc=1
+done
+if [ -x tools/bench/guest-bench ]; then
+	echo "# guest benchmarks"
+	tools/vmtest -- "$top/tools/bench/guest-bench" || rc=1
+fi
+exit $rc
