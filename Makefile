@@ -79,19 +79,19 @@ $(eval $(call vn_libs,san))
 KSFT_INC := -I$(B)/ksrc/tools/testing/selftests
 $(B)/san/tests/%: tests/host/%.c $(B)/san/libvnprof.a $(B)/san/libneurondev.a $(B)/san/libvncore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_SAN) $(NLINC) $(KSFT_INC) $^ -o $@ $(LIBS)
+	$(CC) $(CFLAGS_SAN) $(NLINC) $(KSFT_INC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 $(B)/rel/guest/%: tests/guest/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_REL) $(NLINC) $(KSFT_INC) $^ -o $@ $(LIBS)
+	$(CC) $(CFLAGS_REL) $(NLINC) $(KSFT_INC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 $(B)/rel/bench/%: tools/bench/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_REL) $(NLINC) $^ -o $@ $(LIBS) -lopenblas
+	$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS) -lopenblas
 $(B)/bin/%: tools/bin/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_REL) $(NLINC) $^ -o $@ $(LIBS)
+	$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 $(B)/bin/vneuron-profile: profiler/main.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_REL) $(NLINC) $^ -o $@ $(LIBS)
+	$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 
 FUZZ_CFLAGS := $(CSTD) -g -O1 -D_GNU_SOURCE $(INC) -fsanitize=fuzzer,address,undefined
 $(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS) $(PROF_SRCS) $(LIB_SRCS)
