@@ -62,6 +62,7 @@ struct vneuron_model {
 	__u32 psum_bank_bytes;		/* 2 KiB */
 	__u32 dma_engines;		/* 16 per core */
 	__u32 dma_desc_overhead_ns;	/* fixed cost per descriptor */
+	__u32 pad;			/* 0 */
 	__u64 dma_engine_bw;		/* bytes/s per DMA engine */
 	__u64 hbm_bw;			/* bytes/s per core */
 	__u64 hbm_modeled_bytes;	/* modeled HBM per core */
@@ -92,6 +93,13 @@ struct vneuron_mem_alloc {
 	__u64 mmap_offset;		/* out: offset to pass to mmap() */
 	__u64 device_addr;		/* out: the buffer's address in the device's HBM space */
 };
+
+/*
+ * mmap() offsets are opaque: pass a buffer's mmap_offset (plus a page-aligned offset
+ * into the buffer for a partial map). Buffers use offsets below VNEURON_MMAP_TRACE_BASE;
+ * the range from it up is reserved for trace rings.
+ */
+#define VNEURON_MMAP_TRACE_BASE		_BITULL(52)
 
 /* VNEURON_IOCTL_MEM_FREE */
 struct vneuron_mem_free {

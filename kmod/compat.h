@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Kernel-version differences, in one place. */
+#ifndef VNEURON_COMPAT_H
+#define VNEURON_COMPAT_H
+
+#include <linux/device.h>
+#include <linux/mm.h>
+#include <linux/version.h>
+
+/* 6.4 dropped class_create()'s owner argument. */
+#if KERNEL_VERSION(6, 4, 0) <= LINUX_VERSION_CODE
+#define vn_class_create(name)	class_create(name)
+#else
+#define vn_class_create(name)	class_create(THIS_MODULE, name)
+#endif
+
+/* 6.3 made vma->vm_flags read-only behind vm_flags_{set,clear}(). */
+static inline void vn_vma_clear_flags(struct vm_area_struct *vma, unsigned long flags)
+{
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
+	vm_flags_clear(vma, flags);
+#else
+	vma->vm_flags &= ~flags;
+#endif
+}
+
+static inline void vn_vma_set_flags(struct vm_area_struct *vma, unsigned long flags)
+{
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
+
+#endif /* VNEURON_COMPAT_H */

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Open files: open, release, the ioctl dispatcher and mmap. */
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "vneuron_drv.h"
+
+static int vn_open(struct inode *inode, struct file *filp)
+{
+	struct vn_device *vdev = container_of(inode->i_cdev, struct vn_device, cdev);
+	struct vn_file *vf;
+
+	vf = kzalloc(sizeof(*vf), GFP_KERNEL);
+	if (!vf)
+		return -ENOMEM;
+	vf->vdev = vdev;
+	xa_init_flags(&vf->mems, XA_FLAGS_ALLOC1);
+	atomic_set(&vf->nr_mems, 0);
+	filp->private_data = vf;
+	atomic64_inc(&vn_counters.open_files);
+	return nonseekable_open(inode, filp);
+}
+
+/* The last reference to the file: everything it owns goes (mappings keep their buffers). */
+static int vn_release(struct inode *inode, struct file *filp)
+{
+	struct vn_file *vf = filp->private_data;
+
+	vn_mem_release_all(vf);
+	xa_destroy(&vf->mems);
+	kfree(vf);
+	atomic64_dec(&vn_counters.open_files);
+	return 0;
+}
+
+static int vn_get_info(struct vn_file *vf, void *data)
+{
+	struct vneuron_info *info = data;
+	struct vn_device *vdev = vf->vdev;
+
+	if (info->flags)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	info->uapi_version = VNEURON_UAPI_VERSION;
+	info->caps = VNEURON_CAP_MEM;
+	info->device_index = vdev->index;
+	info->device_count = vn_device_count;
+	info->core_count = vdev->core_count;
+	info->max_mem_handles = VN_MAX_MEM_HANDLES;
+	spin_lock(&vdev->hbm_lock);
+	info->hbm_bytes = vdev->hbm.total;
+	info->hbm_used = vdev->hbm.used;
+	spin_unlock(&vdev->hbm_lock);
+	info->max_alloc = info->hbm_bytes;
+	info->model = *vdev->model;
+	return 0;
+}
+
+static int vn_ioctl_mem_alloc(struct vn_file *vf, void *data)
+{
+	return vn_mem_alloc(vf, data);
+}
+
+/* MEM_ALLOC's result never reached the caller: nobody knows the handle, drop it. */
+static void vn_undo_mem_alloc(struct vn_file *vf, void *data)
+{
+	struct vneuron_mem_alloc *arg = data;
+	struct vneuron_mem_free f = { .handle = arg->handle };
+
+	vn_mem_free(vf, &f);
+}
+
+static int vn_ioctl_mem_free(struct vn_file *vf, void *data)
+{
+	return vn_mem_free(vf, data);
+}
+
+static int vn_ioctl_mem_write(struct vn_file *vf, void *data)
+{
+	return vn_mem_rw(vf, data, true);
+}
+
+static int vn_ioctl_mem_read(struct vn_file *vf, void *data)
+{
+	return vn_mem_rw(vf, data, false);
+}
+
+static int vn_reset(struct vn_file *vf, void *data)
+{
+	struct vneuron_reset *arg = data;
+
+	if (arg->flags || arg->core >= vf->vdev->core_count)
+		return -EINVAL;
+	/* No work runs on cores yet: a reset starts a new counting period. */
+	vn_core_stats_reset(&vf->vdev->cores[arg->core].stats);
+	return 0;
+}
+
+union vn_ioctl_buf {
+	struct vneuron_info info;
+	struct vneuron_mem_alloc alloc;
+	struct vneuron_mem_free free;
+	struct vneuron_mem_rw rw;
+	struct vneuron_reset reset;
+};
+
+struct vn_ioctl_desc {
+	unsigned int cmd;
+	int (*fn)(struct vn_file *vf, void *data);
+	void (*undo)(struct vn_file *vf, void *data);	/* when copying out fails */
+};
+
+#define VN_IOCTL(c, f, u)	{ .cmd = (c), .fn = (f), .undo = (u) }
+
+/*
+ * The size in each number here is the struct's size in uapi version 1, the smallest a
+ * caller may pass; structs only ever grow at the end.
+ */
+static const struct vn_ioctl_desc vn_ioctls[] = {
+	VN_IOCTL(VNEURON_IOCTL_GET_INFO, vn_get_info, NULL),
+	VN_IOCTL(VNEURON_IOCTL_MEM_ALLOC, vn_ioctl_mem_alloc, vn_undo_mem_alloc),
+	VN_IOCTL(VNEURON_IOCTL_MEM_FREE, vn_ioctl_mem_free, NULL),
+	VN_IOCTL(VNEURON_IOCTL_MEM_WRITE, vn_ioctl_mem_write, NULL),
+	VN_IOCTL(VNEURON_IOCTL_MEM_READ, vn_ioctl_mem_read, NULL),
+	VN_IOCTL(VNEURON_IOCTL_RESET, vn_reset, NULL),
+};
+
+/* Everything of an ioctl number but its size. */
+#define VN_IOC_SIZELESS(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
+static long vn_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	struct vn_file *vf = filp->private_data;
+	void __user *uarg = (void __user *)arg;
+	const struct vn_ioctl_desc *d = NULL;
+	union vn_ioctl_buf buf;
+	unsigned int usize = _IOC_SIZE(cmd);
+	unsigned int ksize, i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(vn_ioctls); i++) {
+		if (VN_IOC_SIZELESS(vn_ioctls[i].cmd) == VN_IOC_SIZELESS(cmd)) {
+			d = &vn_ioctls[i];
+			break;
+		}
+	}
+	if (!d)
+		return -ENOTTY;
+	ksize = _IOC_SIZE(d->cmd);
+	if (usize < ksize)
+		return -EINVAL;
+	/* Every ioctl takes input (flags at least); a larger struct must end in zeroes. */
+	ret = copy_struct_from_user(&buf, ksize, uarg, usize);
+	if (ret)
+		return ret;
+	ret = d->fn(vf, &buf);
+	if (ret || !(_IOC_DIR(cmd) & _IOC_READ))
+		return ret;
+	if (copy_to_user(uarg, &buf, min_t(unsigned int, usize, ksize))) {
+		if (d->undo)
+			d->undo(vf, &buf);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static int vn_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	return vn_mem_mmap(filp->private_data, vma);
+}
+
+const struct file_operations vn_fops = {
+	.owner = THIS_MODULE,
+	.open = vn_open,
+	.release = vn_release,
+	.unlocked_ioctl = vn_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = vn_mmap,
+	.llseek = no_llseek,
+};
