@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The producer side of a trace ring (uapi/vneuron_trace.h, docs/trace-buffer.md).
+ *
+ * One ring has exactly one producer: the worker thread of one engine. Everything here
+ * runs in that thread, with no lock. The OS glue owns the memory (consumer page,
+ * control page, data pages; in the kernel from vmalloc_user() so it can be mapped) and
+ * the wake-up of poll()ers, which it receives through the wake callback.
+ *
+ * Writing costs, per record: one compare against a precomputed limit and a 64-byte
+ * copy. The slow path runs once per batch of records: it publishes the producer
+ * position with a release store, re-reads the consumer position only when the ring
+ * looks full, and reserves the next batch in overwrite mode.
+ */
+#ifndef VN_TRACE_H
+#define VN_TRACE_H
+
+#include "vn_platform.h"
+#include "vneuron.h"
+#include "vneuron_trace.h"
+
+#define VN_TRACE_DEFAULT_BATCH	64	/* records per position update */
+#define VN_TRACE_MAX_BATCH	4096
+
+struct vn_trace_params {
+	u32 mode;		/* VNEURON_TRACE_MODE_* */
+	u32 watermark;		/* bytes; 0 = data_size / 2 */
+	u32 batch;		/* records; 0 = VN_TRACE_DEFAULT_BATCH */
+	u32 core;
+	u32 engine;		/* enum vneuron_engine or VNEURON_TRACE_ENGINE_* */
+	u32 data_offset;	/* from the control page to the data pages, as mapped */
+	u64 start_host_ns;
+};
+
+struct vn_trace_ring {
+	/* Producer-private; the shared pages only ever receive copies. */
+	u8 *data;
+	u64 mask;		/* data_size - 1 */
+	u64 head;		/* position of the next record */
+	u64 stop;		/* head may reach this without the slow path */
+	u64 pub;		/* last published head */
+	u64 room_end;		/* stop mode: cached consumer position + data_size */
+	u64 resv;		/* overwrite mode: reserved up to here (write_pos) */
+	u64 size;
+	u64 batch_bytes;
+	u64 watermark;
+	u64 wake_pos;		/* head at the last wake-up */
+	u64 dropped;		/* total, stop mode */
+	u64 pending_lost;	/* dropped since the last LOST record */
+	u64 lost_start_ps;	/* modeled span of the pending drops */
+	u64 lost_end_ps;
+	u32 mode;
+	u32 engine;
+	struct vneuron_trace_ctrl *ctrl;
+	struct vneuron_trace_consumer *cons;
+	void (*wake)(void *arg);
+	void *wake_arg;
+};
+
+/*
+ * Sets up a ring over memory the glue allocated and zeroed: cons and ctrl each one page,
+ * data data_size bytes. Fills the control page. wake (may be NULL) is called from the
+ * producer thread each time watermark bytes more have been published, and by
+ * vn_trace_stop(). Returns 0 or -EINVAL for bad sizes, mode, watermark or batch.
+ */
+int vn_trace_ring_init(struct vn_trace_ring *r, struct vneuron_trace_consumer *cons,
+		       struct vneuron_trace_ctrl *ctrl, void *data, u64 data_size,
+		       const struct vn_trace_params *p, void (*wake)(void *arg), void *wake_arg);
+
+/* The slow path of vn_trace_write(); rec may be NULL. False: no room, record dropped. */
+bool vn_trace_slow(struct vn_trace_ring *r, const struct vneuron_trace_record *rec);
+
+/*
+ * Publishes everything written (end of an instruction batch or an execution) and wakes
+ * the consumer if the watermark is reached.
+ */
+void vn_trace_flush(struct vn_trace_ring *r);
+
+/* Final flush before the ring stops: publishes and always wakes the consumer. */
+void vn_trace_stop(struct vn_trace_ring *r);
+
+/* Whether tracing is on for a ring pointer an engine holds: the one branch when off. */
+static inline bool vn_trace_on(const struct vn_trace_ring *r)
+{
+	return unlikely(!!r);
+}
+
+/*
+ * Writes one record. The whole record is copied, so nothing from the caller's stack
+ * beyond it can leak. Returns false if the record was dropped (stop mode, ring full):
+ * the drop is counted and reported by a LOST record once there is room again.
+ */
+static inline bool vn_trace_write(struct vn_trace_ring *r,
+				  const struct vneuron_trace_record *rec)
+{
+	if (unlikely(r->head >= r->stop) && !vn_trace_slow(r, rec))
+		return false;
+	memcpy(r->data + (r->head & r->mask), rec, sizeof(*rec));
+	r->head += sizeof(*rec);
+	return true;
+}
+
+/*
+ * Reserve/commit: a slot to fill in place, or NULL (dropped, counted). The caller must
+ * set every field of the slot (it holds an older record) before vn_trace_commit().
+ */
+static inline struct vneuron_trace_record *vn_trace_reserve(struct vn_trace_ring *r)
+{
+	if (unlikely(r->head >= r->stop) && !vn_trace_slow(r, NULL))
+		return NULL;
+	return (struct vneuron_trace_record *)(r->data + (r->head & r->mask));
+}
+
+static inline void vn_trace_commit(struct vn_trace_ring *r)
+{
+	r->head += sizeof(struct vneuron_trace_record);
+}
+
+/* A record of a kind with every field zero and no semaphores. */
+static inline void vn_trace_rec_init(struct vneuron_trace_record *rec, u8 kind, u8 engine)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = kind;
+	rec->engine = engine;
+	rec->sem_wait = VNEURON_TRACE_NO_SEM;
+	rec->sem_signal = VNEURON_TRACE_NO_SEM;
+}
+
+#endif /* VN_TRACE_H */

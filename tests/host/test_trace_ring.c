@@ -1,0 +1,660 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The trace ring protocol: core/trace.c (producer) against profiler/ring.c (consumer),
+ * in one thread and with a producer and a consumer thread over millions of records.
+ * Every record carries a sequence number and fields derived from it, so the consumer
+ * checks order, loss, duplication and torn records.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace.h"
+#include "../../profiler/ring.h"
+
+/* The 6.1 harness defines non-static helpers without prototypes. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+/* Compare as signed 64-bit: the harness is strict about mixed signedness. */
+#define EQ(a, b)	EXPECT_EQ((int64_t)(a), (int64_t)(b))
+#define AEQ(a, b)	ASSERT_EQ((int64_t)(a), (int64_t)(b))
+
+#define PAGE	4096u
+#define REC	64u
+
+_Static_assert(sizeof(struct vneuron_trace_record) == 64, "record size");
+_Static_assert(offsetof(struct vneuron_trace_record, model_start_ps) == 8, "layout");
+_Static_assert(offsetof(struct vneuron_trace_record, exec_seq) == 32, "layout");
+_Static_assert(offsetof(struct vneuron_trace_record, flops) == 40, "layout");
+_Static_assert(offsetof(struct vneuron_trace_record, dma_desc) == 62, "layout");
+_Static_assert(offsetof(struct vneuron_trace_ctrl, producer_pos) == 64, "own line");
+_Static_assert(sizeof(struct vneuron_trace_ctrl) == 128, "ctrl size");
+_Static_assert(sizeof(struct vneuron_trace_start) == 64, "start size");
+
+/* A ring as the glue would map it: consumer page, then control page + data. */
+struct tring {
+	struct vneuron_trace_consumer *cons;
+	unsigned char *map;		/* control page, data at +PAGE */
+	size_t map_len;
+	struct vn_trace_ring prod;
+	struct vnp_ring cons_r;
+	int wakes;
+};
+
+static void on_wake(void *arg)
+{
+	__atomic_fetch_add(&((struct tring *)arg)->wakes, 1, __ATOMIC_RELAXED);
+}
+
+static int tring_setup(struct tring *t, uint64_t size, uint32_t mode, uint32_t batch,
+		       uint32_t watermark)
+{
+	struct vn_trace_params p = {
+		.mode = mode, .batch = batch, .watermark = watermark,
+		.core = 1, .engine = VNEURON_ENGINE_VECTOR, .data_offset = PAGE,
+	};
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->cons = aligned_alloc(PAGE, PAGE);
+	t->map_len = PAGE + size;
+	t->map = aligned_alloc(PAGE, t->map_len);
+	if (!t->cons || !t->map)
+		return -ENOMEM;
+	memset(t->cons, 0, PAGE);
+	memset(t->map, 0, t->map_len);
+	err = vn_trace_ring_init(&t->prod, t->cons, (void *)t->map, t->map + PAGE, size, &p,
+				 on_wake, t);
+	if (err)
+		return err;
+	return vnp_ring_init(&t->cons_r, t->cons, t->map, t->map_len);
+}
+
+static void tring_free(struct tring *t)
+{
+	free(t->cons);
+	free(t->map);
+}
+
+static void mkrec(struct vneuron_trace_record *r, uint64_t seq)
+{
+	vn_trace_rec_init(r, VNEURON_TRACE_INSN, VNEURON_ENGINE_VECTOR);
+	r->opcode = (uint16_t)(seq * 7);
+	r->pc = (uint32_t)seq;
+	r->model_start_ps = seq * 1000;
+	r->model_end_ps = seq * 1000 + 999;
+	r->host_ns = ~seq;
+	r->exec_seq = (uint32_t)(seq >> 32);
+	r->elements = (uint32_t)(seq * 2654435761u);
+	r->flops = seq;
+	r->bytes = (uint32_t)(seq ^ 0xa5a5a5a5u);
+	r->sem_value = (uint32_t)(seq >> 3);
+	r->dma_queue = (uint16_t)(seq >> 16);
+	r->dma_desc = (uint16_t)seq;
+}
+
+/* The sequence number of an intact INSN record, or -1 if any field disagrees. */
+static int64_t recseq(const struct vneuron_trace_record *r)
+{
+	struct vneuron_trace_record want;
+
+	if (r->kind != VNEURON_TRACE_INSN)
+		return -1;
+	mkrec(&want, r->flops);
+	return memcmp(&want, r, sizeof(want)) ? -1 : (int64_t)r->flops;
+}
+
+TEST(off_is_null)
+{
+	struct vn_trace_ring *none = NULL;
+
+	ASSERT_FALSE(vn_trace_on(none));
+}
+
+TEST(producer_rejects_bad_parameters)
+{
+	static const uint64_t sizes[] = { 0, 2048, 4095, 6144, VNEURON_TRACE_MAX_RING * 2 };
+	struct vneuron_trace_consumer cons;
+	struct vneuron_trace_ctrl ctrl;
+	struct vn_trace_params p = { .data_offset = PAGE };
+	struct vn_trace_ring r;
+	static unsigned char data[8192];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		EQ(-EINVAL, vn_trace_ring_init(&r, &cons, &ctrl, data, sizes[i], &p,
+						      NULL, NULL));
+	AEQ(0, vn_trace_ring_init(&r, &cons, &ctrl, data, 8192, &p, NULL, NULL));
+	EQ(-EINVAL, vn_trace_ring_init(&r, NULL, &ctrl, data, 8192, &p, NULL, NULL));
+	p.mode = 2;
+	EQ(-EINVAL, vn_trace_ring_init(&r, &cons, &ctrl, data, 8192, &p, NULL, NULL));
+	p.mode = VNEURON_TRACE_MODE_OVERWRITE;
+	p.watermark = 8192;
+	EQ(-EINVAL, vn_trace_ring_init(&r, &cons, &ctrl, data, 8192, &p, NULL, NULL));
+	p.watermark = 8191;
+	EQ(0, vn_trace_ring_init(&r, &cons, &ctrl, data, 8192, &p, NULL, NULL));
+	p.batch = 8192 / 2 / REC + 1;	/* more than half the ring */
+	EQ(-EINVAL, vn_trace_ring_init(&r, &cons, &ctrl, data, 8192, &p, NULL, NULL));
+	p.batch = 8192 / 2 / REC;
+	EQ(0, vn_trace_ring_init(&r, &cons, &ctrl, data, 8192, &p, NULL, NULL));
+	p.data_offset = sizeof(ctrl) - 1;
+	EQ(-EINVAL, vn_trace_ring_init(&r, &cons, &ctrl, data, 8192, &p, NULL, NULL));
+}
+
+TEST(control_page_contents)
+{
+	struct tring t;
+	const struct vneuron_trace_ctrl *c;
+
+	AEQ(0, tring_setup(&t, 8192, VNEURON_TRACE_MODE_STOP, 16, 0));
+	c = (const void *)t.map;
+	EQ(VNEURON_TRACE_CTRL_MAGIC, c->magic);
+	EQ(VNEURON_TRACE_VERSION, c->version);
+	EQ(REC, c->record_size);
+	EQ(PAGE, c->data_offset);
+	EQ(8192, c->data_size);
+	EQ(4096, c->watermark);	/* default: half the ring */
+	EQ(16, c->batch);
+	EQ(1, c->core);
+	EQ(VNEURON_ENGINE_VECTOR, c->engine);
+	EQ(0, c->producer_pos);
+	tring_free(&t);
+}
+
+TEST(consumer_rejects_bad_control_page)
+{
+	struct tring t;
+	struct vneuron_trace_ctrl *c, saved;
+	struct vnp_ring r;
+
+	AEQ(0, tring_setup(&t, 8192, VNEURON_TRACE_MODE_STOP, 0, 0));
+	c = (void *)t.map;
+	saved = *c;
+	EQ(-EINVAL, vnp_ring_init(&r, t.cons, t.map, sizeof(*c) - 1));
+	EQ(-EINVAL, vnp_ring_init(&r, t.cons, t.map, t.map_len - 1));
+	EQ(-EINVAL, vnp_ring_init(&r, NULL, t.map, t.map_len));
+#define BAD(stmt) do { stmt; \
+		{ EQ(-EINVAL, vnp_ring_init(&r, t.cons, t.map, t.map_len)); } \
+		*c = saved; } while (0)
+	BAD(c->magic++);
+	BAD(c->version = 2);
+	BAD(c->record_size = 32);
+	BAD(c->mode = 7);
+	BAD(c->data_size = 6144);
+	BAD(c->data_size = 2048);
+	BAD(c->data_size = 16384);
+	BAD(c->data_offset = 8);
+	BAD(c->data_offset = PAGE + 64);
+	BAD(c->data_offset = ~0ull);
+	BAD(t.cons->consumer_pos = 64);			/* ahead of the producer */
+	t.cons->consumer_pos = 0;
+	c->producer_pos = 128;
+	BAD(t.cons->consumer_pos = 3);			/* not a record boundary */
+	t.cons->consumer_pos = 0;
+#undef BAD
+	EQ(0, vnp_ring_init(&r, t.cons, t.map, t.map_len));
+	tring_free(&t);
+}
+
+TEST(consumer_rejects_impossible_producer_position)
+{
+	const struct vneuron_trace_record *recs;
+	struct vneuron_trace_record buf[4];
+	struct vneuron_trace_ctrl *c;
+	struct tring t;
+
+	AEQ(0, tring_setup(&t, 8192, VNEURON_TRACE_MODE_STOP, 0, 0));
+	c = (void *)t.map;
+	c->producer_pos = 65;
+	EQ(-EIO, vnp_ring_peek(&t.cons_r, &recs, 4));
+	EQ(-EIO, vnp_ring_read(&t.cons_r, buf, 4));
+	c->producer_pos = 8192 + 64;	/* more than a ring ahead in stop mode */
+	EQ(-EIO, vnp_ring_read(&t.cons_r, buf, 4));
+	c->producer_pos = 128;
+	EQ(2, vnp_ring_read(&t.cons_r, buf, 4));
+	c->producer_pos = 64;		/* went backwards */
+	EQ(-EIO, vnp_ring_read(&t.cons_r, buf, 4));
+	tring_free(&t);
+
+	AEQ(0, tring_setup(&t, 8192, VNEURON_TRACE_MODE_OVERWRITE, 0, 0));
+	c = (void *)t.map;
+	c->producer_pos = 64;
+	c->write_pos = 64 + 8192;	/* reserving more than half a ring */
+	EQ(-EIO, vnp_ring_read(&t.cons_r, buf, 4));
+	c->write_pos = 63;
+	c->producer_pos = 0;
+	EQ(-EIO, vnp_ring_read(&t.cons_r, buf, 4));
+	tring_free(&t);
+}
+
+TEST(publishes_per_batch_and_on_flush)
+{
+	struct vneuron_trace_record rec, out[64];
+	struct tring t;
+	int i;
+
+	AEQ(0, tring_setup(&t, 8192, VNEURON_TRACE_MODE_STOP, 8, 0));
+	for (i = 0; i < 8; i++) {
+		mkrec(&rec, i);
+		ASSERT_TRUE(vn_trace_write(&t.prod, &rec));
+	}
+	/* A full batch is published when the next record comes, or on flush. */
+	EQ(0, vnp_ring_available(&t.cons_r));
+	mkrec(&rec, 8);
+	ASSERT_TRUE(vn_trace_write(&t.prod, &rec));
+	EQ(8, vnp_ring_available(&t.cons_r));
+	vn_trace_flush(&t.prod);
+	EQ(9, vnp_ring_available(&t.cons_r));
+	AEQ(9, vnp_ring_read(&t.cons_r, out, 64));
+	for (i = 0; i < 9; i++)
+		EQ(i, recseq(&out[i]));
+	EQ(9 * REC, t.cons->consumer_pos);
+	EQ(0, vnp_ring_read(&t.cons_r, out, 64));
+	tring_free(&t);
+}
+
+TEST(reserve_commit)
+{
+	const struct vneuron_trace_record *recs;
+	struct vneuron_trace_record *slot;
+	struct tring t;
+	int i;
+
+	AEQ(0, tring_setup(&t, 4096, VNEURON_TRACE_MODE_STOP, 4, 0));
+	for (i = 0; i < 70; i++) {
+		slot = vn_trace_reserve(&t.prod);
+		if (i < 64) {
+			ASSERT_NE(NULL, slot);
+			mkrec(slot, i);
+			vn_trace_commit(&t.prod);
+		} else {
+			AEQ(NULL, slot);
+		}
+	}
+	vn_trace_flush(&t.prod);
+	EQ(6, t.prod.ctrl->dropped);
+	AEQ(64, vnp_ring_peek(&t.cons_r, &recs, 100));
+	for (i = 0; i < 64; i++)
+		EQ(i, recseq(&recs[i]));
+	EQ(0, vnp_ring_release(&t.cons_r, 64));
+	slot = vn_trace_reserve(&t.prod);
+	ASSERT_NE(NULL, slot);
+	mkrec(slot, 100);
+	vn_trace_commit(&t.prod);
+	vn_trace_flush(&t.prod);
+	AEQ(2, vnp_ring_peek(&t.cons_r, &recs, 100));
+	EQ(VNEURON_TRACE_LOST, recs[0].kind);
+	EQ(6, recs[0].count);
+	EQ(100, recseq(&recs[1]));
+	tring_free(&t);
+}
+
+/* Stop mode, consumer stopped: exactly the first ring-full is kept, the rest counted. */
+TEST(stop_mode_exact_drops)
+{
+	struct vneuron_trace_record rec, out[128];
+	struct tring t;
+	int i, ok = 0, dropped = 0;
+
+	AEQ(0, tring_setup(&t, 4096, VNEURON_TRACE_MODE_STOP, 8, 0));
+	for (i = 0; i < 1000; i++) {
+		mkrec(&rec, i);
+		if (vn_trace_write(&t.prod, &rec))
+			ok++;
+		else
+			dropped++;
+	}
+	vn_trace_flush(&t.prod);
+	EQ(64, ok);
+	EQ(936, dropped);
+	EQ(936, vnp_ring_dropped(&t.cons_r));
+	AEQ(64, vnp_ring_read(&t.cons_r, out, 128));
+	for (i = 0; i < 64; i++)
+		EQ(i, recseq(&out[i]));
+
+	/* Room again: a LOST record with the count and the modeled span, then the record. */
+	mkrec(&rec, 1000);
+	ASSERT_TRUE(vn_trace_write(&t.prod, &rec));
+	vn_trace_flush(&t.prod);
+	AEQ(2, vnp_ring_read(&t.cons_r, out, 128));
+	EQ(VNEURON_TRACE_LOST, out[0].kind);
+	EQ(936, out[0].count);
+	EQ(64 * 1000, out[0].model_start_ps);
+	EQ(999 * 1000 + 999, out[0].model_end_ps);
+	EQ(VNEURON_TRACE_NO_SEM, out[0].sem_wait);
+	EQ(1000, recseq(&out[1]));
+	EQ(0, vnp_ring_lost(&t.cons_r));
+	tring_free(&t);
+}
+
+/* A LOST record needs its own slot: with one slot free, the record is dropped too. */
+TEST(stop_mode_lost_record_needs_room)
+{
+	struct vneuron_trace_record rec, out[128];
+	struct tring t;
+	int i;
+
+	AEQ(0, tring_setup(&t, 4096, VNEURON_TRACE_MODE_STOP, 8, 0));
+	for (i = 0; i < 65; i++) {
+		mkrec(&rec, i);
+		vn_trace_write(&t.prod, &rec);
+	}
+	AEQ(1, vnp_ring_read(&t.cons_r, out, 1));	/* one slot free */
+	mkrec(&rec, 65);
+	EXPECT_FALSE(vn_trace_write(&t.prod, &rec));
+	EQ(2, vnp_ring_dropped(&t.cons_r));
+	AEQ(63, vnp_ring_read(&t.cons_r, out, 128));
+	mkrec(&rec, 66);
+	EXPECT_TRUE(vn_trace_write(&t.prod, &rec));
+	vn_trace_flush(&t.prod);
+	AEQ(2, vnp_ring_read(&t.cons_r, out, 128));
+	EQ(2, out[0].count);
+	EQ(66, recseq(&out[1]));
+	tring_free(&t);
+}
+
+/* userspace owns consumer_pos: nonsense there means a full ring, never a bad write. */
+TEST(stop_mode_bogus_consumer_position)
+{
+	struct vneuron_trace_record rec, out[8];
+	struct tring t;
+	int i;
+
+	AEQ(0, tring_setup(&t, 4096, VNEURON_TRACE_MODE_STOP, 4, 0));
+	for (i = 0; i < 60; i++) {
+		mkrec(&rec, i);
+		ASSERT_TRUE(vn_trace_write(&t.prod, &rec));
+	}
+	t.cons->consumer_pos = 1ull << 40;	/* ahead of anything written */
+	for (i = 60; i < 70; i++) {
+		mkrec(&rec, i);
+		vn_trace_write(&t.prod, &rec);
+	}
+	EQ(6, vnp_ring_dropped(&t.cons_r));
+	t.cons->consumer_pos = 64 * 60 + 3;	/* unaligned: rounded down */
+	mkrec(&rec, 70);
+	EXPECT_TRUE(vn_trace_write(&t.prod, &rec));
+	vn_trace_flush(&t.prod);
+	EQ(64 * 66, t.prod.ctrl->producer_pos);
+	/* A consumer attaching at that position reads 60..63, the LOST record and 70. */
+	t.cons->consumer_pos = 64 * 60;
+	AEQ(0, vnp_ring_init(&t.cons_r, t.cons, t.map, t.map_len));
+	AEQ(6, vnp_ring_read(&t.cons_r, out, 8));	/* across the end of the ring */
+	EQ(60, recseq(&out[0]));
+	EQ(63, recseq(&out[3]));
+	EQ(VNEURON_TRACE_LOST, out[4].kind);
+	EQ(6, out[4].count);
+	EQ(70, recseq(&out[5]));
+	tring_free(&t);
+}
+
+/* Overwrite mode, consumer stopped: exactly the last ring-full survives, the rest lost. */
+TEST(overwrite_mode_exact_losses)
+{
+	struct vneuron_trace_record rec, out[128];
+	const struct vneuron_trace_record *recs;
+	struct tring t;
+	int i;
+
+	AEQ(0, tring_setup(&t, 4096, VNEURON_TRACE_MODE_OVERWRITE, 8, 0));
+	for (i = 0; i < 1024; i++) {
+		mkrec(&rec, i);
+		ASSERT_TRUE(vn_trace_write(&t.prod, &rec));
+	}
+	vn_trace_flush(&t.prod);
+	EQ(1024 * REC, t.prod.ctrl->write_pos);
+	AEQ(64, vnp_ring_read(&t.cons_r, out, 128));
+	EQ(960, vnp_ring_lost(&t.cons_r));
+	for (i = 0; i < 64; i++)
+		EQ(960 + i, recseq(&out[i]));
+	EQ(0, vnp_ring_dropped(&t.cons_r));
+
+	/* Zero-copy, with the producer lapping the consumer while it holds records. */
+	for (i = 1024; i < 1056; i++) {
+		mkrec(&rec, i);
+		vn_trace_write(&t.prod, &rec);
+	}
+	vn_trace_flush(&t.prod);
+	AEQ(32, vnp_ring_peek(&t.cons_r, &recs, 128));
+	EQ(1024, recseq(&recs[0]));
+	for (i = 1056; i < 1104; i++) {	/* overwrites 16 of the 32 held */
+		mkrec(&rec, i);
+		vn_trace_write(&t.prod, &rec);
+	}
+	vn_trace_flush(&t.prod);
+	EQ(16, vnp_ring_release(&t.cons_r, 32));
+	EQ(960 + 16, vnp_ring_lost(&t.cons_r));
+	AEQ(48, vnp_ring_read(&t.cons_r, out, 128));
+	EQ(1056, recseq(&out[0]));
+	EQ(1103, recseq(&out[47]));
+	tring_free(&t);
+}
+
+TEST(watermark_wakes)
+{
+	struct vneuron_trace_record rec;
+	struct tring t;
+	int i;
+
+	/* Batches of 4 records, a wake-up every 16 records published. */
+	AEQ(0, tring_setup(&t, 8192, VNEURON_TRACE_MODE_STOP, 4, 16 * REC));
+	for (i = 0; i < 15; i++) {
+		mkrec(&rec, i);
+		vn_trace_write(&t.prod, &rec);
+	}
+	vn_trace_flush(&t.prod);
+	EQ(0, t.wakes);		/* 15 published: under the watermark */
+	mkrec(&rec, 15);
+	vn_trace_write(&t.prod, &rec);
+	vn_trace_flush(&t.prod);
+	EQ(1, t.wakes);
+	for (i = 16; i < 100; i++) {
+		mkrec(&rec, i);
+		vn_trace_write(&t.prod, &rec);
+	}
+	/* Published at 20, 24, ... 96: wake-ups at 32, 48, 64, 80, 96. */
+	EQ(6, t.wakes);
+	vn_trace_flush(&t.prod);
+	EQ(6, t.wakes);
+	vn_trace_stop(&t.prod);		/* the final flush always wakes */
+	EQ(7, t.wakes);
+	vn_trace_stop(&t.prod);		/* nothing new: no wake-up */
+	EQ(7, t.wakes);
+	tring_free(&t);
+}
+
+/* --- Two threads ----------------------------------------------------------------- */
+
+struct run {
+	struct tring t;
+	uint64_t n;			/* records the producer writes */
+	int wait_for_room;		/* producer waits instead of dropping */
+	int zero_copy;			/* consumer uses peek/release */
+	int slow;			/* consumer pauses now and then */
+	int done;			/* producer finished (and flushed) */
+	/* consumer results */
+	uint64_t got, lost_records_sum, errors, last;
+	int64_t first_bad;
+};
+
+static void *producer(void *arg)
+{
+	struct run *u = arg;
+	struct vneuron_trace_record rec;
+	uint64_t i;
+
+	for (i = 0; i < u->n; i++) {
+		mkrec(&rec, i);
+		if (u->wait_for_room) {
+			while (u->t.prod.head + REC -
+			       __atomic_load_n(&u->t.cons->consumer_pos, __ATOMIC_ACQUIRE) >
+			       u->t.prod.size) {
+				vn_trace_flush(&u->t.prod);
+				sched_yield();
+			}
+		}
+		vn_trace_write(&u->t.prod, &rec);
+	}
+	vn_trace_stop(&u->t.prod);
+	__atomic_store_n(&u->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Checks one record against the stream so far. */
+static void consume_one(struct run *u, const struct vneuron_trace_record *r, uint64_t *gap)
+{
+	int64_t s;
+
+	if (r->kind == VNEURON_TRACE_LOST) {
+		u->lost_records_sum += r->count;
+		*gap += r->count;
+		return;
+	}
+	s = recseq(r);
+	if (s < 0) {
+		if (u->first_bad < 0)
+			u->first_bad = (int64_t)u->got;
+		u->errors++;
+		return;
+	}
+	/*
+	 * Stop mode: the next record, or after a gap announced by the LOST record right
+	 * before it. Overwrite mode: later than the last one (losses are counted apart).
+	 */
+	if (u->t.prod.mode == VNEURON_TRACE_MODE_STOP ? (uint64_t)s != u->last + *gap :
+	    (uint64_t)s < u->last) {
+		if (u->first_bad < 0)
+			u->first_bad = s;
+		u->errors++;
+	}
+	u->last = (uint64_t)s + 1;
+	*gap = 0;
+	u->got++;
+}
+
+static void *consumer(void *arg)
+{
+	struct run *u = arg;
+	static __thread struct vneuron_trace_record buf[256], held[256];
+	const struct vneuron_trace_record *recs;
+	uint64_t gap = 0, rounds = 0;
+	ssize_t n, i;
+	size_t bad;
+	int done;
+
+	for (;;) {
+		done = __atomic_load_n(&u->done, __ATOMIC_ACQUIRE);
+		if (u->zero_copy) {
+			n = vnp_ring_peek(&u->t.cons_r, &recs, 256);
+			if (n > 0) {
+				/* Use the records in place (copy only to check them later). */
+				memcpy(held, recs, n * sizeof(*recs));
+				bad = vnp_ring_release(&u->t.cons_r, n);
+				for (i = bad; i < n; i++)
+					consume_one(u, &held[i], &gap);
+			}
+		} else {
+			n = vnp_ring_read(&u->t.cons_r, buf, 256);
+			for (i = 0; i < n; i++)
+				consume_one(u, &buf[i], &gap);
+		}
+		if (n < 0) {
+			u->errors++;
+			return NULL;
+		}
+		if (!n) {
+			if (done)
+				break;
+			sched_yield();
+		}
+		if (u->slow && ++rounds % 64 == 0)
+			usleep(50);
+	}
+	return NULL;
+}
+
+static void run_pair(struct run *u)
+{
+	pthread_t p, c;
+
+	u->first_bad = -1;
+	pthread_create(&c, NULL, consumer, u);
+	pthread_create(&p, NULL, producer, u);
+	pthread_join(p, NULL);
+	pthread_join(c, NULL);
+}
+
+/* Stop mode with a producer that waits for room: nothing lost, duplicated or reordered. */
+TEST(threads_stop_mode_no_loss)
+{
+	static struct run u;
+
+	memset(&u, 0, sizeof(u));
+	AEQ(0, tring_setup(&u.t, 64 * 1024, VNEURON_TRACE_MODE_STOP, 64, 0));
+	u.n = 4000000;
+	u.wait_for_room = 1;
+	u.zero_copy = 1;
+	run_pair(&u);
+	EQ(0, u.errors) TH_LOG("first bad %lld", (long long)u.first_bad);
+	EQ(u.n, u.got);
+	EQ(u.n, u.last);
+	EQ(0, vnp_ring_dropped(&u.t.cons_r));
+	EQ(0, vnp_ring_lost(&u.t.cons_r));
+	tring_free(&u.t);
+}
+
+/* Stop mode flat out with a slow consumer: every drop counted and placed in the stream. */
+TEST(threads_stop_mode_drops_accounted)
+{
+	static struct run u;
+
+	memset(&u, 0, sizeof(u));
+	AEQ(0, tring_setup(&u.t, 4096, VNEURON_TRACE_MODE_STOP, 8, 0));
+	u.n = 2000000;
+	u.slow = 1;
+	run_pair(&u);
+	EQ(0, u.errors) TH_LOG("first bad %lld", (long long)u.first_bad);
+	EXPECT_GT(vnp_ring_dropped(&u.t.cons_r), 0u);
+	/* Every record is received or dropped, and every drop but the trailing ones is
+	 * announced by a LOST record (those wait for the next write). */
+	EQ(u.n, u.got + vnp_ring_dropped(&u.t.cons_r));
+	EQ(vnp_ring_dropped(&u.t.cons_r), u.lost_records_sum + u.t.prod.pending_lost);
+	tring_free(&u.t);
+}
+
+static void overwrite_pair(struct __test_metadata *_metadata, int zero_copy)
+{
+	static struct run u;
+
+	memset(&u, 0, sizeof(u));
+	AEQ(0, tring_setup(&u.t, 8192, VNEURON_TRACE_MODE_OVERWRITE, 16, 0));
+	u.n = 2000000;
+	u.slow = 1;
+	u.zero_copy = zero_copy;
+	run_pair(&u);
+	EQ(0, u.errors) TH_LOG("first bad %lld", (long long)u.first_bad);
+	EXPECT_GT(vnp_ring_lost(&u.t.cons_r), 0u);
+	EQ(u.n, u.got + vnp_ring_lost(&u.t.cons_r));
+	EQ(u.n, u.last);		/* the last record always survives */
+	EQ(0, vnp_ring_dropped(&u.t.cons_r));
+	tring_free(&u.t);
+}
+
+/* Overwrite mode, the producer laps a slow consumer: nothing torn, every loss counted. */
+TEST(threads_overwrite_mode_read)
+{
+	overwrite_pair(_metadata, 0);
+}
+
+TEST(threads_overwrite_mode_zero_copy)
+{
+	overwrite_pair(_metadata, 1);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
+/*
+ * vneuron trace rings: the record format, the shared pages of a ring and (marked as a
+ * proposal) the ioctls that will start and stop tracing. docs/trace-buffer.md explains
+ * the protocol and its memory ordering.
+ *
+ * A ring has one producer (an engine worker of the device) and one consumer (the
+ * profiler, through mmap). Positions are byte counts that only grow, never wrap and are
+ * always multiples of the record size; a record at position P lives at data offset
+ * P & (data_size - 1). data_size is a power of two and a multiple of the page size, and
+ * records are 64 bytes, so no record ever straddles the end of the data area: the data
+ * is mapped once, not twice as in kernel/bpf/ringbuf.c.
+ *
+ * Mapping of ring i (offsets returned by VNEURON_IOCTL_TRACE_START):
+ *   mmap_offset + i * ring_stride:             consumer page, PROT_READ | PROT_WRITE
+ *   mmap_offset + i * ring_stride + page size: control page then the data pages, PROT_READ
+ * The consumer page holds consumer_pos, the only value userspace writes; the kernel
+ * refuses writable mappings of the rest (the split of kernel/bpf/ringbuf.c), and the
+ * producer never trusts consumer_pos for more than flow control.
+ *
+ * All fields are little-endian (the device and its host share one byte order; the
+ * profile format records it).
+ */
+#ifndef _UAPI_VNEURON_TRACE_H
+#define _UAPI_VNEURON_TRACE_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+#define VNEURON_TRACE_VERSION		1
+#define VNEURON_TRACE_RECORD_SIZE	64
+
+/* vneuron_trace_record.kind */
+enum vneuron_trace_kind {
+	VNEURON_TRACE_INSN = 1,		/* one engine instruction */
+	VNEURON_TRACE_DMA = 2,		/* one DMA descriptor */
+	VNEURON_TRACE_SEM = 3,		/* a semaphore set outside an instruction */
+	VNEURON_TRACE_EXEC_START = 4,	/* an execution starts on this ring's unit */
+	VNEURON_TRACE_EXEC_END = 5,
+	VNEURON_TRACE_MARKER = 6,	/* opcode = marker id, count = user value */
+	VNEURON_TRACE_LOST = 7,		/* count = records dropped just before this one */
+	VNEURON_TRACE_KIND_MAX = 7,
+};
+
+/* vneuron_trace_record.engine: enum vneuron_engine (0..3) or one of these. */
+#define VNEURON_TRACE_ENGINE_DMA	0x10	/* dma_queue and dma_desc say which */
+#define VNEURON_TRACE_ENGINE_CORE	0xff	/* the core itself (exec start/end) */
+
+/* A semaphore id meaning "none" in sem_wait / sem_signal. */
+#define VNEURON_TRACE_NO_SEM		0xffff
+
+/*
+ * One trace record: 64 bytes, naturally aligned, no implicit padding. Times: model_* in
+ * picoseconds of the modeled clock since the core's reset (one TensorE cycle is ~357 ps,
+ * so ns would lose cycles); host_ns is CLOCK_MONOTONIC when the record was written.
+ * Fields a kind does not use are zero (ids: VNEURON_TRACE_NO_SEM). Records never hold a
+ * kernel address.
+ */
+struct vneuron_trace_record {
+	__u8 kind;			/* enum vneuron_trace_kind */
+	__u8 engine;			/* enum vneuron_engine or VNEURON_TRACE_ENGINE_* */
+	__u16 opcode;			/* instruction opcode; marker id */
+	__u32 pc;			/* instruction index in the engine's stream */
+	__u64 model_start_ps;
+	__u64 model_end_ps;
+	__u64 host_ns;
+	__u32 exec_seq;			/* execution sequence number on this core */
+	__u32 elements;			/* operand elements processed */
+	union {
+		__u64 flops;		/* INSN: floating-point operations */
+		__u64 count;		/* LOST: records dropped; MARKER: user value */
+	};
+	__u32 bytes;			/* bytes read + written (INSN) or moved (DMA) */
+	__u32 sem_value;		/* value waited for (INSN, DMA); new value (SEM) */
+	__u16 sem_wait;			/* semaphore waited for, or NO_SEM */
+	__u16 sem_signal;		/* semaphore incremented on completion, or NO_SEM */
+	__u16 dma_queue;		/* DMA: queue of the core */
+	__u16 dma_desc;			/* DMA: descriptor index in the queue's ring */
+};
+
+/* vneuron_trace_ctrl.mode */
+#define VNEURON_TRACE_MODE_STOP		0	/* full ring: drop new records, count them */
+#define VNEURON_TRACE_MODE_OVERWRITE	1	/* flight recorder: overwrite the oldest */
+
+#define VNEURON_TRACE_CTRL_MAGIC	0x52544e56	/* "VNTR" */
+
+/*
+ * The consumer page (first page of a ring mapping, writable): the consumer stores the
+ * position up to which it has finished reading, with a release store after its last
+ * read of the data (docs/trace-buffer.md).
+ */
+struct vneuron_trace_consumer {
+	__u64 consumer_pos;
+};
+
+/*
+ * The control page (second page, read-only). Line 0 is set before the ring is mapped
+ * and never changes; line 1 is written by the producer only.
+ */
+struct vneuron_trace_ctrl {
+	/* line 0: constant for the life of the ring */
+	__u32 magic;			/* VNEURON_TRACE_CTRL_MAGIC */
+	__u32 version;			/* VNEURON_TRACE_VERSION */
+	__u32 record_size;		/* VNEURON_TRACE_RECORD_SIZE */
+	__u32 mode;			/* VNEURON_TRACE_MODE_* */
+	__u64 data_offset;		/* from the start of this page to the data */
+	__u64 data_size;		/* bytes, a power of two */
+	__u32 watermark;		/* bytes published between two wake-ups */
+	__u32 batch;			/* records per position update, at most */
+	__u32 core;			/* core of the device */
+	__u32 engine;			/* producer: vneuron_engine or VNEURON_TRACE_ENGINE_* */
+	__u64 start_host_ns;		/* CLOCK_MONOTONIC at TRACE_START */
+	__u64 reserved0;
+	/* line 1 (offset 64): the producer's, published with release stores */
+	__u64 producer_pos;		/* records below are complete */
+	__u64 write_pos;		/* overwrite mode: slots below may be being written */
+	__u64 dropped;			/* stop mode: records dropped, total */
+	__u64 reserved1[5];
+};
+
+/*
+ * --- Proposal for the kernel glue (not wired up yet) ------------------------------------
+ * VNEURON_IOCTL_TRACE_START: start tracing on one core: one ring per producer (each
+ * engine, then the DMA queues' worker), all of ring_size data bytes and the same mode.
+ * The rings belong to the calling file. poll() on the file reports EPOLLIN when any ring
+ * has unread records, and the producers wake it each time watermark more bytes have been
+ * published. Errors: EINVAL (core, mode, sizes, flags or pad), EBUSY (already tracing
+ * that core), ENOMEM.
+ */
+struct vneuron_trace_start {
+	__u32 core;			/* in */
+	__u32 mode;			/* in: VNEURON_TRACE_MODE_* */
+	__u64 ring_size;		/* in: data bytes per ring, power of two, 4 KiB..256 MiB */
+	__u32 watermark;		/* in: bytes; 0 = ring_size / 2; < ring_size */
+	__u32 flags;			/* in: must be 0 */
+	__u32 nr_rings;			/* out */
+	__u32 pad;			/* must be 0 */
+	__u64 mmap_offset;		/* out: ring 0's consumer page */
+	__u64 ring_stride;		/* out: from one ring's mapping to the next */
+	__u64 consumer_len;		/* out: length of the writable mapping */
+	__u64 ring_len;			/* out: control page + data, mapped read-only */
+};
+
+/* VNEURON_IOCTL_TRACE_STOP: publish what is written, wake pollers, stop producing. */
+struct vneuron_trace_stop {
+	__u32 core;
+	__u32 flags;			/* must be 0 */
+};
+
+#define VNEURON_TRACE_MIN_RING		4096ULL
+#define VNEURON_TRACE_MAX_RING		(256ULL << 20)
+
+#define VNEURON_IOCTL_TRACE_START	_IOWR('V', 0x20, struct vneuron_trace_start)
+#define VNEURON_IOCTL_TRACE_STOP	_IOW('V', 0x21, struct vneuron_trace_stop)
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_VNEURON_TRACE_H */
