@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * vneuron.ko in the guest: object lifetimes. Buffers belong to their file, die with it
+ * (close, exit, SIGKILL), and no process reaches another's.
+ */
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "kmod_test.h"
+
+/* The 6.1 harness and its FIXTURE_* macros define functions without prototypes. */
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+
+static int wait_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}
+
+/* All module-wide counters back where nothing is open. */
+#define EXPECT_DRAINED() do {						\
+	EXPECT_EQ(0, vn_sysfs("hbm_used"));				\
+	if (vn_counter("mem_objects") >= 0) {				\
+		EXPECT_EQ(0, vn_counter("mem_objects"));		\
+		EXPECT_EQ(0, vn_counter("mem_bytes"));			\
+		EXPECT_EQ(0, vn_counter("open_files"));			\
+	}								\
+} while (0)
+
+TEST(close_frees_everything)
+{
+	int fd = vn_open(), i;
+
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 20; i++)
+		ASSERT_LT(0, vn_alloc(fd, (i + 1) * 1000, NULL));
+	EXPECT_LT(0, vn_sysfs("hbm_used"));
+	close(fd);
+	EXPECT_DRAINED();
+}
+
+/*
+ * Child: its own file and buffer, then every handle number the parent has must fail
+ * in it, as must the parent's mmap offsets. Exit status says which check failed.
+ */
+static int child_isolation(const struct vneuron_mem_alloc *theirs, int n)
+{
+	struct vneuron_mem_alloc mine;
+	char buf[8] = "child", back[8] = "";
+	int fd = vn_open(), i;
+	void *p;
+
+	if (fd < 0)
+		return 10;
+	if (vn_alloc(fd, PAGE, &mine) <= 0)
+		return 11;
+	if (vn_rw(fd, 1, mine.handle, 0, buf, sizeof(buf)) ||
+	    vn_rw(fd, 0, mine.handle, 0, back, sizeof(back)) || memcmp(buf, back, sizeof(buf)))
+		return 12;
+	for (i = 0; i < n; i++) {
+		if (theirs[i].handle == mine.handle)
+			continue;
+		if (vn_rw(fd, 0, theirs[i].handle, 0, buf, 1) != -ENOENT)
+			return 13;
+		if (vn_rw(fd, 1, theirs[i].handle, 0, buf, 1) != -ENOENT)
+			return 14;
+		if (vn_free(fd, theirs[i].handle) != -ENOENT)
+			return 15;
+		p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, theirs[i].mmap_offset);
+		if (p != MAP_FAILED || errno != EINVAL)
+			return 16;
+	}
+	if (vn_free(fd, mine.handle))
+		return 17;
+	close(fd);
+	return 0;
+}
+
+TEST(two_processes)
+{
+	struct vneuron_mem_alloc a[4];
+	char buf[8], back[8];
+	pid_t pid[2];
+	int fd = vn_open(), i, k;
+
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 4; i++) {
+		ASSERT_LT(0, vn_alloc(fd, PAGE, &a[i]));
+		snprintf(buf, sizeof(buf), "p%d", i);
+		ASSERT_EQ(0, vn_rw(fd, 1, a[i].handle, 0, buf, sizeof(buf)));
+	}
+	/* Two children at once, each with its own file, alongside the parent. */
+	for (k = 0; k < 2; k++) {
+		pid[k] = fork();
+		ASSERT_LE(0, pid[k]);
+		if (!pid[k]) {
+			close(fd);
+			_exit(child_isolation(a, 4));
+		}
+	}
+	for (k = 0; k < 2; k++)
+		EXPECT_EQ(0, wait_status(pid[k]));
+	/* The parent's buffers are as it left them. */
+	for (i = 0; i < 4; i++) {
+		snprintf(buf, sizeof(buf), "p%d", i);
+		ASSERT_EQ(0, vn_rw(fd, 0, a[i].handle, 0, back, sizeof(back)));
+		EXPECT_EQ(0, memcmp(buf, back, sizeof(buf)));
+	}
+	close(fd);
+	EXPECT_DRAINED();
+}
+
+/* A child that inherits the file shares it (same table): that is the fd's owner. */
+TEST(fork_shares_file_and_maps)
+{
+	struct vneuron_mem_alloc a;
+	unsigned char *p;
+	pid_t pid;
+	int fd = vn_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_LT(0, vn_alloc(fd, PAGE, &a));
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, a.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		p[0] = 0x5a;
+		_exit(vn_rw(fd, 1, a.handle, 1, "x", 1) ? 1 : 0);
+	}
+	EXPECT_EQ(0, wait_status(pid));
+	EXPECT_EQ(0x5a, p[0]);
+	EXPECT_EQ('x', p[1]);
+	munmap(p, PAGE);
+	close(fd);
+	EXPECT_DRAINED();
+}
+
+/* SIGKILL while holding buffers, maps and a file: everything comes back. */
+TEST(sigkill_frees_everything)
+{
+	long long objs0 = vn_counter("mem_objects");
+	int ready[2];
+	char c;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct vneuron_mem_alloc a;
+		unsigned char *p;
+		int fd = vn_open(), i;
+
+		if (fd < 0)
+			_exit(1);
+		for (i = 0; i < 8; i++) {
+			if (vn_alloc(fd, 64 * PAGE, &a) <= 0)
+				_exit(2);
+			p = mmap(NULL, 64 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+				 a.mmap_offset);
+			if (p == MAP_FAILED)
+				_exit(3);
+			memset(p, i, 64 * PAGE);
+			/* Half of them freed: held by the map alone. */
+			if (i % 2 && vn_free(fd, a.handle))
+				_exit(4);
+		}
+		/* And a second file, left open. */
+		if (vn_open() < 0 || vn_alloc(fd, PAGE, NULL) <= 0)
+			_exit(5);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(6);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(8 * 64 * (long long)PAGE + (long long)PAGE, vn_sysfs("hbm_used"));
+	if (objs0 >= 0) {
+		EXPECT_EQ(objs0 + 9, vn_counter("mem_objects"));
+		EXPECT_EQ(2, vn_counter("open_files"));
+	}
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	EXPECT_EQ(128 + SIGKILL, wait_status(pid));
+	close(ready[0]);
+	EXPECT_DRAINED();
+}
+
+/* Many short-lived processes allocating and dying in every way. */
+TEST(churn)
+{
+	int round;
+
+	for (round = 0; round < 30; round++) {
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			struct vneuron_mem_alloc a;
+			int fd = vn_open();
+			void *p;
+
+			if (fd < 0 || vn_alloc(fd, (round + 1) * PAGE, &a) <= 0)
+				_exit(1);
+			p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, a.mmap_offset);
+			if (p == MAP_FAILED)
+				_exit(2);
+			if (round % 3 == 0)
+				abort();
+			if (round % 3 == 1)
+				close(fd);
+			_exit(0);
+		}
+		wait_status(pid);
+	}
+	EXPECT_DRAINED();
+}
+
+TEST_HARNESS_MAIN
