@@ -1,0 +1,191 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# Module load and unload tests for vneuron.ko, run in a guest WITHOUT the module loaded
+# (tools/check guest: tools/vmtest -n). Prints TAP.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+ko=${VNEURON_KO:-$top/vneuron.ko}
+traffic=$top/tests/guest/kmod_traffic.py
+lifetime=${VNEURON_LIFETIME_TEST:-$top/build/rel/guest/kmod_lifetime_test}
+counters=/sys/kernel/debug/vneuron/counters
+n=0 failed=0
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n $1"
+}
+
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n $1"
+}
+
+# check NAME CMD...: one TAP line for CMD's status.
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+loaded() {
+	grep -q '^vneuron ' /proc/modules
+}
+
+unload() {
+	loaded && rmmod vneuron
+}
+
+# Counters drained: no object, byte or file left.
+drained() {
+	[ -r "$counters" ] || return 0
+	[ "$(awk '{ s += $2 } END { print s + 0 }' "$counters")" = 0 ]
+}
+
+# insmod with PARAM=VALUE must fail, leave no module, and log NAME and its RANGE.
+refused() {
+	local param=$1 value=$2 range=$3 before after
+	before=$(dmesg | grep -c "vneuron: $param=$value is out of range ($range)")
+	if insmod "$ko" "$param=$value" 2>/dev/null; then
+		rmmod vneuron
+		return 1
+	fi
+	loaded && return 1
+	after=$(dmesg | grep -c "vneuron: $param=$value is out of range ($range)")
+	[ "$after" -gt "$before" ]
+}
+
+# A value the kernel's parser rejects before the module runs: still refused, still named.
+refused_unparsable() {
+	local param=$1 value=$2
+	if insmod "$ko" "$param=$value" 2>/dev/null; then
+		rmmod vneuron
+		return 1
+	fi
+	! loaded && dmesg | tail -n 5 | grep -q "$param"
+}
+
+echo "TAP version 13"
+if [ ! -r "$ko" ]; then
+	echo "1..0 # SKIP"
+	echo "Bail out! no module at $ko"
+	exit 1
+fi
+unload
+
+check "refuse devices=0" refused devices 0 1..16
+check "refuse devices=17" refused devices 17 1..16
+check "refuse cores=0" refused cores 0 1..8
+check "refuse cores=9" refused cores 9 1..8
+check "refuse hbm_mb=0" refused hbm_mb 0 1..4096
+check "refuse hbm_mb=4097" refused hbm_mb 4097 1..4096
+check "refuse devices=-1 (unparsable)" refused_unparsable devices -1
+check "refuse cores=abc (unparsable)" refused_unparsable cores abc
+
+two_devices() {
+	local d c
+	insmod "$ko" devices=2 cores=4 hbm_mb=64 || return 1
+	for d in 0 1; do
+		[ -c /dev/vneuron$d ] || return 1
+		c=/sys/class/vneuron/vneuron$d
+		[ "$(cat $c/core_count)" = 4 ] || return 1
+		[ "$(cat $c/hbm_total)" = $((64 << 20)) ] || return 1
+		[ "$(cat $c/hbm_used)" = 0 ] || return 1
+		[ "$(cat $c/model_name)" = trn1 ] || return 1
+		[ -r $c/core3/stats/executions_ok/total ] || return 1
+		[ "$(cat $c/core3/stats/flops/peak)" = 0 ] || return 1
+		[ ! -e $c/core4 ] || return 1
+	done
+	[ ! -e /dev/vneuron2 ] && [ ! -e /sys/class/vneuron/vneuron2 ] || return 1
+	[ "$(cat /sys/module/vneuron/parameters/cores)" = 4 ] || return 1
+	python3 "$traffic" /dev/vneuron1 || return 1
+	drained
+}
+check "devices=2 cores=4: /dev/vneuron0 and 1, sysfs" two_devices
+check "rmmod after devices=2" rmmod vneuron
+
+defaults() {
+	insmod "$ko" || return 1
+	[ -c /dev/vneuron0 ] && [ ! -e /dev/vneuron1 ] || return 1
+	[ "$(cat /sys/class/vneuron/vneuron0/core_count)" = 2 ] || return 1
+	[ "$(cat /sys/class/vneuron/vneuron0/hbm_total)" = $((256 << 20)) ]
+}
+check "defaults: one device, 2 cores, 256 MiB" defaults
+
+busy_while_open() {
+	local rc=0
+	exec 3<>/dev/vneuron0
+	rmmod vneuron 2>/dev/null && rc=1
+	loaded || rc=1
+	exec 3>&-
+	return $rc
+}
+check "rmmod refused while a file is open" busy_while_open
+
+busy_while_mapped() {
+	local rc=0 line
+	coproc HOLD { python3 "$traffic" --hold /dev/vneuron0; }
+	read -r line <&"${HOLD[0]}"
+	[ "$line" = held ] || rc=1
+	rmmod vneuron 2>/dev/null && rc=1
+	loaded || rc=1
+	exec {HOLD[1]}>&-
+	wait "$HOLD_PID" || rc=1
+	return $rc
+}
+check "rmmod refused while a buffer is mapped" busy_while_mapped
+check "counters drained after close" drained
+check "rmmod works after close" rmmod vneuron
+check "module gone" bash -c '! grep -q "^vneuron " /proc/modules && [ ! -e /dev/vneuron0 ]'
+
+# 20 rounds of load, traffic, unload, alternating parameters.
+rounds() {
+	local i p
+	for i in $(seq 1 20); do
+		p="devices=$((i % 3 + 1)) cores=$((i % 8 + 1)) hbm_mb=$((16 << (i % 4)))"
+		insmod "$ko" $p || { echo "# round $i: insmod $p failed"; return 1; }
+		if [ $((i % 5)) = 0 ] && [ -x "$lifetime" ]; then
+			"$lifetime" >/dev/null || { echo "# round $i: $lifetime failed"; return 1; }
+		else
+			python3 "$traffic" "/dev/vneuron$((i % 3))" ||
+				{ echo "# round $i: traffic failed"; return 1; }
+		fi
+		drained || { echo "# round $i: counters not drained"; return 1; }
+		rmmod vneuron || { echo "# round $i: rmmod failed"; return 1; }
+	done
+}
+check "20 rounds of insmod, traffic, rmmod" rounds
+check "no module left after the rounds" bash -c '! grep -q "^vneuron " /proc/modules'
+
+# The class and char region are gone, so a new load starts clean.
+reload() {
+	[ ! -e /sys/class/vneuron ] || return 1
+	insmod "$ko" devices=16 cores=8 hbm_mb=4096 || return 1
+	[ -c /dev/vneuron15 ] && [ -r /sys/class/vneuron/vneuron15/core7/stats/flops/total ] ||
+		{ rmmod vneuron; return 1; }
+	rmmod vneuron
+}
+check "the largest configuration loads and unloads" reload
+
+quiet() {
+	# Loads, refusals and traffic leave nothing in the log but the refusals.
+	! dmesg | grep -E 'vneuron' | grep -v -E 'out of range|invalid for parameter|taints kernel|module verification failed|Unknown parameter' | grep -q .
+}
+check "no other vneuron messages in dmesg" quiet
+check "no kernel warnings" bash -c '! dmesg | grep -E -q "WARNING:|BUG:|Oops|general protection"'
+
+# Last: every param at its bounds is accepted.
+bounds() {
+	local p
+	for p in "devices=1 cores=1 hbm_mb=1" "devices=16 cores=1 hbm_mb=1" "cores=8 hbm_mb=4096"; do
+		insmod "$ko" $p || return 1
+		rmmod vneuron || return 1
+	done
+}
+check "parameters at their bounds load" bounds
+check "hbm_mb=1 gives a 1 MiB device" bash -c "insmod '$ko' hbm_mb=1 && [ \"\$(cat /sys/class/vneuron/vneuron0/hbm_total)\" = 1048576 ]; r=\$?; rmmod vneuron; exit \$r"
+
+unload
+echo "1..$n"
+echo "# $((n - failed)) passed, $failed failed"
+[ "$failed" = 0 ]
