@@ -39,4 +39,119 @@ struct nd_device {
 /* Record an error on the device handle and return -code. */
 int nd_dev_err(struct nd_device *dev, int code, const char *fmt, ...) ND_PRINTF(3, 4);
 
+/* ------------------------------------------------------------------------------- */
+/* The builder                                                                     */
+
+#include "vneuron_program.h"
+
+#define ND_MAX_SCOPE	16
+
+struct nd_tensor {
+	struct nd_builder *b;
+	uint32_t index;
+	uint32_t kind;			/* enum vnef_tensor_kind */
+	uint32_t dtype;
+	uint32_t rank;
+	uint32_t name_off;
+	uint64_t shape[VNEF_MAX_RANK];
+	uint64_t numel;
+	uint64_t size;
+	uint64_t const_off;
+	char *name;
+};
+
+struct nd_tile {
+	struct nd_builder *b;
+	uint32_t id;
+	uint32_t mem;			/* ND_SBUF or ND_PSUM */
+	uint32_t dtype;
+	uint32_t partitions;
+	uint32_t free;			/* elements */
+	uint32_t offset;		/* bytes into each partition */
+	uint32_t bytes;			/* reserved bytes in each partition */
+	int freed;
+	char name[32];
+};
+
+/* One entry of a stream: an instruction or a DMA descriptor, before semaphores. */
+struct nd_entry {
+	union {
+		struct vnef_instr in;
+		struct vnef_dma_desc d;
+	} u;
+	int32_t dep_stream;		/* the entry waits on (dep_stream, dep_index); -1: none */
+	uint32_t dep_index;
+	int signals;			/* another stream waits on this entry */
+	uint32_t file_off, line, scope_off;
+};
+
+struct nd_stream {
+	struct nd_entry *e;
+	/*
+	 * vc[i * VNEF_STREAMS + t]: how many entries of stream t are known to be complete
+	 * once entry i completes (a vector clock). It drops waits already implied.
+	 */
+	uint32_t *vc;
+	uint32_t n, cap;
+};
+
+/* Who touched a region: partitions [p_lo, p_hi) x bytes [b_lo, b_hi) of a space. */
+struct nd_access {
+	uint32_t space;			/* ND_SBUF, ND_PSUM, or ND_SPACE_HBM + tensor index */
+	uint32_t p_lo, p_hi;
+	uint64_t b_lo, b_hi;
+	uint32_t stream;
+	uint32_t index;
+	int write;
+};
+#define ND_SPACE_HBM	16
+
+struct nd_region {
+	uint32_t off, size;
+};
+
+struct nd_builder {
+	char *name;
+	int first_err;
+	char first_msg[ND_ERRMSG_MAX];
+	char last_msg[ND_ERRMSG_MAX];
+
+	char *str;			/* string table being built */
+	uint32_t str_len, str_cap;
+	uint32_t *str_hash;		/* open addressing: offsets + 1, 0 = empty */
+	uint32_t hash_cap, hash_n;
+
+	struct nd_tensor **tensors;
+	uint32_t ntensors, tensors_cap;
+	uint8_t *cdata;			/* CONST section */
+	uint64_t clen, ccap;
+
+	struct nd_tile **tiles;
+	uint32_t ntiles, tiles_cap;
+	struct nd_region *alloc[3];	/* allocated ranges of SBUF and PSUM, sorted */
+	uint32_t nalloc[3], alloc_cap[3];
+
+	char *scope[ND_MAX_SCOPE];
+	int depth;
+
+	struct nd_stream s[VNEF_STREAMS];
+	struct nd_access *acc;
+	uint32_t nacc, acc_cap;
+	uint32_t next_queue;
+
+	/* TensorE: the stationary operand loaded last (shape checks of MultiplyMoving). */
+	int stat_valid;
+	uint32_t stat_k, stat_m, stat_dtype;
+};
+
+int nd_berr(struct nd_builder *b, int code, const char *fmt, ...) ND_PRINTF(3, 4);
+uint32_t nd_str(struct nd_builder *b, const char *s);	/* 0 on failure (error set) */
+/* Append an entry to a stream after the waits its accesses need. */
+int nd_emit(struct nd_builder *b, uint32_t stream, struct nd_entry *e,
+	    const struct nd_access *acc, uint32_t nacc, const char *opname,
+	    const char *file, int line);
+uint32_t nd_dtype_size(uint32_t dt);
+const char *nd_stream_name(uint32_t stream);
+int nd_layout(struct nd_builder *b, void **imagep, size_t *sizep);
+
 #endif /* ND_INTERNAL_H */

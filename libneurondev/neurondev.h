@@ -75,6 +75,293 @@ uint64_t nd_mem_size(const struct nd_mem *mem);
 uint64_t nd_mem_device_addr(const struct nd_mem *mem);
 uint32_t nd_mem_handle(const struct nd_mem *mem);
 
+/* ---------------------------------------------------------------------------------- */
+/* The program builder: C calls in, a .vnef image (uapi/vneuron_program.h) out         */
+/*
+ * A program is built from HBM tensors (named inputs, outputs, scratch and constants) and
+ * tiles: regions of SBUF or PSUM with a partition axis (<= 128) and a free axis, which
+ * the builder places and frees. Every instruction call names the stream it runs on
+ * (TensorE, VectorE, ScalarE, GpSimdE, or a DMA queue); the builder orders the streams
+ * itself: it records which stream last wrote and read every region and, when a new
+ * entry touches a region another stream used, makes it wait on that stream's semaphore
+ * (one semaphore per signalling stream, as the format requires). The instruction
+ * macros capture __FILE__ and __LINE__; scopes give each entry a layer path such as
+ * "mlp/fc1/matmul" in the debug table.
+ *
+ * A failing call returns -errno and leaves a message in nd_builder_error(); the builder
+ * remembers its first error and nd_builder_finish() refuses to produce an image after
+ * one, so a kernel may be written without checking every call.
+ */
+
+struct nd_builder;
+struct nd_tensor;
+struct nd_tile;
+
+enum nd_dtype {
+	ND_FP32 = 1,		/* VNEF_DT_FP32 */
+	ND_BF16 = 2,		/* VNEF_DT_BF16 */
+};
+
+enum nd_engine {
+	ND_TENSOR = 0,		/* enum vneuron_engine */
+	ND_VECTOR = 1,
+	ND_SCALAR = 2,
+	ND_GPSIMD = 3,
+};
+
+enum nd_memory {
+	ND_SBUF = 1,		/* VNEF_MEM_SBUF */
+	ND_PSUM = 2,		/* VNEF_MEM_PSUM */
+};
+
+/* enum vnef_alu and enum vnef_act, under the library's prefix. */
+enum nd_alu { ND_ADD, ND_SUB, ND_MUL, ND_MAX, ND_MIN, ND_DIV };
+enum nd_act {
+	ND_ACT_IDENTITY, ND_ACT_EXP, ND_ACT_LOG, ND_ACT_TANH, ND_ACT_SIGMOID, ND_ACT_GELU,
+	ND_ACT_RELU, ND_ACT_SQRT, ND_ACT_RSQRT, ND_ACT_RECIPROCAL, ND_ACT_SQUARE,
+};
+
+/* DMA queue for the DMA calls: 0..15, or the next queue round-robin. */
+#define ND_QUEUE_AUTO	(-1)
+
+/* A part of a tile: partitions [p0, p0 + np), free-axis elements [f0, f0 + nf). */
+struct nd_tv {
+	struct nd_tile *tile;
+	uint32_t p0, np;
+	uint32_t f0, nf;
+};
+
+/*
+ * The HBM side of a load or store of a tile view [np x nf]: element (p, f) of the view is
+ * element offset + p * pstride + f * fstride of the tensor (counted in elements).
+ */
+struct nd_hbm {
+	struct nd_tensor *tensor;
+	uint64_t offset;
+	uint64_t pstride;
+	uint64_t fstride;
+};
+
+/* A raw DMA endpoint: either an HBM tensor or a tile (offsets relative to the tile). */
+struct nd_dma_ep {
+	struct nd_tensor *tensor;	/* exactly one of tensor and tile */
+	struct nd_tile *tile;
+	uint64_t offset;		/* bytes */
+	uint32_t partition;		/* tiles: first partition of the tile used */
+	uint32_t part_stride[2];	/* tiles: partitions per index */
+	uint64_t stride[2];		/* bytes per index */
+};
+
+/* A raw DMA transfer: count[1] x count[0] chunks of chunk_bytes (vnef_dma_desc). */
+struct nd_dma_xfer {
+	uint32_t chunk_bytes;
+	uint32_t count[2];
+	struct nd_dma_ep src, dst;
+};
+
+int nd_builder_new(const char *program_name, struct nd_builder **bp);
+void nd_builder_free(struct nd_builder *b);
+/* The message of the last failed call ("" if none). */
+const char *nd_builder_error(const struct nd_builder *b);
+/* The first error of this builder (0 if none); finishing fails with it. */
+int nd_builder_status(const struct nd_builder *b);
+
+/* HBM tensors. rank 1..4; names unique and non-empty. NULL on error. */
+struct nd_tensor *nd_input(struct nd_builder *b, const char *name, enum nd_dtype dt,
+			   unsigned int rank, const uint64_t *shape);
+struct nd_tensor *nd_output(struct nd_builder *b, const char *name, enum nd_dtype dt,
+			    unsigned int rank, const uint64_t *shape);
+struct nd_tensor *nd_scratch(struct nd_builder *b, const char *name, enum nd_dtype dt,
+			     unsigned int rank, const uint64_t *shape);
+/* A constant tensor: data (size of the tensor in bytes) is copied into the image. */
+struct nd_tensor *nd_const(struct nd_builder *b, const char *name, enum nd_dtype dt,
+			   unsigned int rank, const uint64_t *shape, const void *data);
+uint32_t nd_tensor_index(const struct nd_tensor *t);
+
+/*
+ * Tiles: partitions x free elements of dt in SBUF or PSUM, placed at the same byte
+ * offset in every partition. A PSUM tile of up to one bank (2 KiB a partition) never
+ * crosses a bank. -ENOSPC (NULL) when the memory is full. name may be NULL.
+ */
+struct nd_tile *nd_tile(struct nd_builder *b, enum nd_memory mem, const char *name,
+			enum nd_dtype dt, uint32_t partitions, uint32_t free_elems);
+#define nd_sbuf(b, name, dt, p, f)	nd_tile((b), ND_SBUF, (name), (dt), (p), (f))
+#define nd_psum(b, name, dt, p, f)	nd_tile((b), ND_PSUM, (name), (dt), (p), (f))
+/*
+ * Give a tile's space back. Later tiles may reuse it; the builder keeps ordering the
+ * new tile's writers after the old tile's readers. The handle stays valid until
+ * nd_builder_free() but may no longer be used in instructions.
+ */
+int nd_tile_free(struct nd_builder *b, struct nd_tile *t);
+uint32_t nd_tile_offset(const struct nd_tile *t);	/* bytes into each partition */
+/* Bytes of SBUF or PSUM a partition still has free in total. */
+uint32_t nd_onchip_free_bytes(const struct nd_builder *b, enum nd_memory mem);
+
+/* The whole tile, or a part of it. */
+struct nd_tv nd_whole(struct nd_tile *t);
+struct nd_tv nd_part(struct nd_tile *t, uint32_t p0, uint32_t np, uint32_t f0, uint32_t nf);
+
+/* HBM views: rows of a row-major matrix tensor on partitions, or its columns. */
+struct nd_hbm nd_hbm_rows(struct nd_tensor *t, uint64_t row, uint64_t col);
+struct nd_hbm nd_hbm_cols(struct nd_tensor *t, uint64_t row, uint64_t col);
+
+/* Scopes: layer names for the debug table ("mlp/fc1/matmul"); up to 16 deep. */
+int nd_scope_push(struct nd_builder *b, const char *name);
+int nd_scope_pop(struct nd_builder *b);
+
+/* Instructions: each has an _at() form taking the source location; use the macros. */
+int nd_load_stationary_at(struct nd_builder *b, struct nd_tv stationary,
+			  const char *file, int line);
+int nd_multiply_moving_at(struct nd_builder *b, struct nd_tv dst, struct nd_tv moving,
+			  int accumulate, const char *file, int line);
+/* dst [M x N] (+)= stationary[K x M]^T . moving[K x N]: LoadStationary + MultiplyMoving. */
+int nd_matmul_at(struct nd_builder *b, struct nd_tv dst, struct nd_tv stationary,
+		 struct nd_tv moving, int accumulate, const char *file, int line);
+int nd_transpose_at(struct nd_builder *b, struct nd_tv dst, struct nd_tv src,
+		    int accumulate, const char *file, int line);
+int nd_tensor_tensor_at(struct nd_builder *b, enum nd_engine e, struct nd_tv dst,
+			struct nd_tv src0, struct nd_tv src1, enum nd_alu op,
+			const char *file, int line);
+/* dst = src0 <op> scalar (or scalar <op> src0 with reverse). */
+int nd_tensor_scalar_at(struct nd_builder *b, enum nd_engine e, struct nd_tv dst,
+			struct nd_tv src0, enum nd_alu op, float scalar, int reverse,
+			const char *file, int line);
+/* dst = src0 <op> col, col [np x 1] one scalar per partition. */
+int nd_tensor_column_at(struct nd_builder *b, enum nd_engine e, struct nd_tv dst,
+			struct nd_tv src0, enum nd_alu op, struct nd_tv col, int reverse,
+			const char *file, int line);
+/* VectorE: dst [np x 1] = <op> over the free axis of src (ADD, MAX, MIN). */
+int nd_reduce_at(struct nd_builder *b, struct nd_tv dst, struct nd_tv src, enum nd_alu op,
+		 const char *file, int line);
+int nd_copy_at(struct nd_builder *b, enum nd_engine e, struct nd_tv dst, struct nd_tv src,
+	       const char *file, int line);
+/* ScalarE: dst = func(src * scale + bias). */
+int nd_activate_at(struct nd_builder *b, struct nd_tv dst, struct nd_tv src, enum nd_act f,
+		   float scale, float bias, const char *file, int line);
+/* ScalarE: dst = func(src * scale + bias_col), bias_col [np x 1]. */
+int nd_activate_column_at(struct nd_builder *b, struct nd_tv dst, struct nd_tv src,
+			  enum nd_act f, float scale, struct nd_tv bias_col,
+			  const char *file, int line);
+int nd_memset_at(struct nd_builder *b, enum nd_engine e, struct nd_tv dst, float value,
+		 const char *file, int line);
+/* GpSimdE: dst[p][j] = base + p * pstep + j * fstep (s32). */
+int nd_iota_at(struct nd_builder *b, struct nd_tv dst, int32_t base, int32_t pstep,
+	       int32_t fstep, const char *file, int line);
+/* GpSimdE: dst [1 x nf] = <op> over the partitions of src (ADD, MAX, MIN). */
+int nd_partition_reduce_at(struct nd_builder *b, struct nd_tv dst, struct nd_tv src,
+			   enum nd_alu op, const char *file, int line);
+/* DMA on a queue (0..15 or ND_QUEUE_AUTO): HBM -> tile, tile -> HBM, or raw. */
+int nd_load_at(struct nd_builder *b, int queue, struct nd_tv dst, struct nd_hbm src,
+	       const char *file, int line);
+int nd_store_at(struct nd_builder *b, int queue, struct nd_hbm dst, struct nd_tv src,
+		const char *file, int line);
+int nd_dma_at(struct nd_builder *b, int queue, const struct nd_dma_xfer *x,
+	      const char *file, int line);
+
+#define ND_AT __FILE__, __LINE__
+#define nd_load_stationary(b, s)		nd_load_stationary_at((b), (s), ND_AT)
+#define nd_multiply_moving(b, d, m, acc)	nd_multiply_moving_at((b), (d), (m), (acc), ND_AT)
+#define nd_matmul(b, d, s, m, acc)		nd_matmul_at((b), (d), (s), (m), (acc), ND_AT)
+#define nd_transpose(b, d, s, acc)		nd_transpose_at((b), (d), (s), (acc), ND_AT)
+#define nd_tensor_tensor(b, e, d, s0, s1, op)	nd_tensor_tensor_at((b), (e), (d), (s0), (s1), (op), ND_AT)
+#define nd_tensor_scalar(b, e, d, s, op, k, rev) \
+	nd_tensor_scalar_at((b), (e), (d), (s), (op), (k), (rev), ND_AT)
+#define nd_tensor_column(b, e, d, s, op, c, rev) \
+	nd_tensor_column_at((b), (e), (d), (s), (op), (c), (rev), ND_AT)
+#define nd_reduce(b, d, s, op)			nd_reduce_at((b), (d), (s), (op), ND_AT)
+#define nd_copy(b, e, d, s)			nd_copy_at((b), (e), (d), (s), ND_AT)
+#define nd_activate(b, d, s, f, scale, bias)	nd_activate_at((b), (d), (s), (f), (scale), (bias), ND_AT)
+#define nd_activate_column(b, d, s, f, scale, c) \
+	nd_activate_column_at((b), (d), (s), (f), (scale), (c), ND_AT)
+#define nd_memset(b, e, d, v)			nd_memset_at((b), (e), (d), (v), ND_AT)
+#define nd_iota(b, d, base, ps, fs)		nd_iota_at((b), (d), (base), (ps), (fs), ND_AT)
+#define nd_partition_reduce(b, d, s, op)	nd_partition_reduce_at((b), (d), (s), (op), ND_AT)
+#define nd_load(b, q, d, s)			nd_load_at((b), (q), (d), (s), ND_AT)
+#define nd_store(b, q, d, s)			nd_store_at((b), (q), (d), (s), ND_AT)
+#define nd_dma(b, q, x)				nd_dma_at((b), (q), (x), ND_AT)
+
+/*
+ * Resolve the semaphores and lay out the image. *imagep is malloc()ed (free() it);
+ * the builder can still be freed or finished again afterwards.
+ */
+int nd_builder_finish(struct nd_builder *b, void **imagep, size_t *sizep);
+int nd_builder_write(struct nd_builder *b, const char *path);
+
+/* Entries of a stream so far (engine 0..3 or VNEF_STREAM_DMA(queue)), NOPs included. */
+uint32_t nd_builder_stream_len(const struct nd_builder *b, unsigned int stream);
+
+/* bf16 <-> fp32, round to nearest even (NaN stays NaN). */
+uint16_t nd_fp32_to_bf16(float f);
+float nd_bf16_to_fp32(uint16_t h);
+
+/* ---------------------------------------------------------------------------------- */
+/* The host backend: run an image on the host build of the device core (libvncore)     */
+/*
+ * No module needed: the image is validated by the same code the kernel uses
+ * (core/program.c) and run by the same executor (core/exec.h) on host threads, with
+ * host buffers as the HBM tensors. A host handle is one core; use it from one thread.
+ */
+
+struct nd_host;
+
+/* An HBM tensor of the program, bound by name. size >= the tensor's size. */
+struct nd_host_tensor {
+	const char *name;
+	void *data;
+	uint64_t size;
+};
+
+/* How an execution ended (enum vn_exec_result / vn_exec_reason of core/exec.h). */
+struct nd_run_result {
+	uint32_t result;		/* 0 = OK */
+	uint32_t reason;
+	uint32_t stream;		/* where it failed, else ~0 */
+	uint32_t pc;
+	uint64_t model_ps;		/* modeled duration */
+	uint64_t host_ns;
+};
+
+/* One executed instruction or descriptor, in modeled time (picoseconds). */
+struct nd_event {
+	uint32_t stream;		/* engine 0..3 or VNEF_STREAM_DMA(queue) */
+	uint32_t opcode;		/* enum vnef_opcode, or 0xffff for DMA */
+	uint32_t pc;
+	uint32_t flags;
+	uint64_t start_ps, end_ps;
+	uint64_t elements, bytes, flops;
+	uint64_t hbm_read, hbm_write;
+	uint32_t wait_sem;		/* ~0 if none */
+	uint32_t wait_value;
+};
+
+/* m may be NULL for the trn1 defaults. */
+int nd_host_open(const struct vneuron_model *m, struct nd_host **hp, struct nd_error *err);
+void nd_host_close(struct nd_host *h);
+const char *nd_host_error(const struct nd_host *h);
+/* Keep the events of the following runs (off by default). */
+void nd_host_record(struct nd_host *h, int on);
+/*
+ * Validate and run an image; inputs are read from and outputs written to the bound
+ * buffers. Scratch tensors may be left unbound (zeroed by the core). 0 when the
+ * execution ended OK; -EINVAL for a rejected image or a bad binding, -EIO when the
+ * execution failed (res says where), -ETIMEDOUT past limit_ns (0: the core's default).
+ */
+int nd_host_run(struct nd_host *h, const void *image, size_t size,
+		const struct nd_host_tensor *tensors, unsigned int count, uint64_t limit_ns,
+		struct nd_run_result *res);
+/* The events of the last recorded run, ordered by (start, stream, pc). */
+const struct nd_event *nd_host_events(const struct nd_host *h, size_t *count);
+/* One run on a fresh core: nd_host_open + nd_host_run + nd_host_close. */
+int nd_run_on_host(const void *image, size_t size, const struct nd_host_tensor *tensors,
+		   unsigned int count, struct nd_run_result *res, struct nd_error *err);
+
+/* ---------------------------------------------------------------------------------- */
+/* .vnef files                                                                         */
+
+/* Read a whole file into a malloc()ed buffer. */
+int nd_vnef_read(const char *path, void **imagep, size_t *sizep, struct nd_error *err);
+int nd_vnef_write(const char *path, const void *image, size_t size, struct nd_error *err);
+
 #if defined(__cplusplus)
 }
 #endif
