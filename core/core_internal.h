@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* The executor's internals, shared by core/exec.c, core/engine.c and core/dma.c. */
+#ifndef VN_CORE_INTERNAL_H
+#define VN_CORE_INTERNAL_H
+
+#include "vn_os.h"
+#include "exec.h"
+#include "engine_fp.h"
+
+#define VN_WORKERS	(VNEF_ENGINES + 1)	/* four engines and one DMA worker */
+#define VN_DMA_WORKER	VNEF_ENGINES
+
+enum vn_stream_state {
+	VN_SS_DONE = 0,		/* finished, empty or aborted */
+	VN_SS_READY = 1,	/* not yet claimed by its worker */
+	VN_SS_RUN = 2,
+	VN_SS_BLOCKED = 3,	/* waiting for wait_sem >= wait_val */
+};
+
+struct vn_stream_run {
+	u32 state;
+	u32 pc;
+	u32 wait_sem;
+	u32 wait_val;
+	u64 t_ps;		/* modeled time: end of its last entry */
+	u64 busy_ps;
+	u64 flops;
+	u64 transpose_flops;
+	u64 bytes;		/* DMA */
+	u64 hbm_read;
+	u64 hbm_write;
+	u64 entries;
+};
+
+struct vn_exec {
+	int refs;
+	struct vn_lock *lock;	/* guards state/status for waiters */
+	struct vn_cond *cond;
+	struct vn_core *core;	/* only while queued or running */
+	struct vn_program *prog;
+	struct vn_exec *next;	/* the core's queue */
+	struct vn_bind *binds;	/* per tensor, resolved (CONST and own scratch filled in) */
+	void *scratch;		/* scratch the core provided */
+	u64 *sem_times;		/* sem_incs[s] slots per semaphore */
+	u64 *sem_base[VNEF_MAX_SEMS];
+	u64 limit_ns;
+	vn_exec_done_fn done;
+	void *done_arg;
+	struct vn_exec_status st;
+};
+
+struct vn_worker_arg {
+	struct vn_core *c;
+	u32 id;
+};
+
+struct vn_core {
+	struct vneuron_model m;
+	char name[16];
+	u8 *sbuf;
+	u8 *psum;
+	struct vn_lock *lock;	/* everything below */
+	struct vn_cond *cond;
+	struct vn_thread *thr[VN_WORKERS];
+	bool stop;
+	bool resetting;
+	struct vn_exec *cur;
+	struct vn_exec *q_head, *q_tail;
+	u64 seq;
+	u64 deadline_ns;
+	u64 start_ns;
+	int abort;		/* read without the lock between steps */
+	u32 streams_live;
+	struct vn_stream_run ss[VNEF_STREAMS];
+	u32 sem_val[VNEF_MAX_SEMS];
+	vn_event_hook hook, ex_hook;
+	void *hook_arg, *ex_hook_arg;
+	struct vn_fp_ctx fp[VNEF_ENGINES];
+	struct vn_counters cnt;
+	struct vn_core_stats *stats;
+	u32 dma_rr;
+	struct vn_worker_arg args[VN_WORKERS];
+};
+
+/* core/engine.c */
+int vn_engine_ctx_init(struct vn_fp_ctx *x, u8 *sbuf, u8 *psum);
+void vn_engine_ctx_free(struct vn_fp_ctx *x);
+int vn_engine_run(struct vn_core *c, u32 engine, const struct vnef_instr *in);
+/* Modeled cost in ps, with the event's element, byte and flop counts filled in. */
+u64 vn_engine_cost(const struct vn_core *c, u32 engine, const struct vnef_instr *in,
+		   struct vn_event *ev);
+
+/* core/dma.c */
+int vn_dma_run(struct vn_core *c, struct vn_exec *ex, const struct vnef_dma_desc *d);
+u64 vn_dma_cost(const struct vn_core *c, const struct vn_exec *ex,
+		const struct vnef_dma_desc *d, struct vn_event *ev);
+
+#endif /* VN_CORE_INTERNAL_H */

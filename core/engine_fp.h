@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The engines' numerics, implemented in the *_fp.c files (the only core files built
+ * with floating point, which the compiler may use anywhere in them). Callers in non-FP
+ * files (core/engine.c) bracket each call in vn_fpu_begin()/vn_fpu_end(); a step does
+ * at most about VN_FP_CHUNK elements and the caller yields and checks for a stop
+ * between steps. Operands were validated by core/program.c: no bound is checked here.
+ */
+#ifndef VN_ENGINE_FP_H
+#define VN_ENGINE_FP_H
+
+#include "vn_platform.h"
+#include "vneuron_program.h"
+
+#define VN_FP_SEG	2048		/* elements per gathered segment */
+#define VN_FP_CHUNK	65536		/* elements between FPU sections */
+#define VN_MM_LD	512		/* row stride of the moving and output buffers */
+
+/* Per-engine state and buffers, allocated with the core (no allocation while running). */
+struct vn_fp_ctx {
+	u8 *sbuf;
+	u8 *psum;
+	float *stat;		/* [128][128]: stationary, k-major */
+	float *mov;		/* [128][VN_MM_LD] */
+	float *out;		/* [128][VN_MM_LD] */
+	float *seg[3];		/* [VN_FP_SEG] each */
+	u32 stat_k, stat_m;
+	u32 stat_fp32;		/* stationary loaded from fp32: quarter rate */
+	u32 simd;		/* host: 1 when the AVX2+FMA kernel may run */
+};
+
+/* Where a multi-step instruction continues; zeroed before its first step. */
+struct vn_fp_cursor {
+	u32 p;
+	u32 j0;
+	u32 acc;		/* reduction accumulator (fp32 bits) */
+	u32 pad;
+};
+
+/* One TensorE instruction, whole (at most 128 x 128 x 512 multiply-adds). */
+void vn_fp_tensor(struct vn_fp_ctx *x, const struct vnef_instr *in);
+/* One step of a VectorE/GpSimdE or ScalarE instruction; true when it is finished. */
+bool vn_fp_vector_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
+		       struct vn_fp_cursor *cur);
+bool vn_fp_act_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
+		    struct vn_fp_cursor *cur);
+
+#endif /* VN_ENGINE_FP_H */

@@ -1,0 +1,741 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The executor: a core's command queue, its engine and DMA workers, semaphores and the
+ * modeled clock.
+ *
+ * Modeled clock: every stream (4 engines, 16 DMA queues) has its own time. An entry
+ * starts at max(stream time, time its awaited semaphore value was reached) and ends
+ * after its modeled cost. The program validator guarantees that each semaphore has one
+ * writer stream, so the time at which value v was reached is the end time of that
+ * stream's v-th signalling entry: it is recorded in sem_times and does not depend on
+ * how host threads interleave. Same program, same model -> same timeline, bit for bit.
+ *
+ * Locking: c->lock guards the queue, stream states and semaphores; ex->lock guards an
+ * execution's status for waiters. Order: c->lock, then ex->lock. Engine work runs
+ * without locks (operands were validated; on-chip races are the program's own).
+ */
+#include "core_internal.h"
+#include "model.h"
+
+#define NO_IDX		(~0u)
+
+/* ---- executions ---- */
+
+void vn_exec_get(struct vn_exec *ex)
+{
+	__atomic_add_fetch(&ex->refs, 1, __ATOMIC_RELAXED);
+}
+
+void vn_exec_put(struct vn_exec *ex)
+{
+	if (!ex || __atomic_sub_fetch(&ex->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	vn_vfree(ex->scratch);
+	vn_vfree(ex->sem_times);
+	vn_free(ex->binds);
+	vn_program_put(ex->prog);
+	vn_cond_destroy(ex->cond);
+	vn_lock_destroy(ex->lock);
+	vn_free(ex);
+}
+
+void vn_exec_status(struct vn_exec *ex, struct vn_exec_status *st)
+{
+	vn_lock_take(ex->lock);
+	*st = ex->st;
+	vn_lock_drop(ex->lock);
+}
+
+int vn_exec_wait(struct vn_exec *ex, u64 deadline_ns)
+{
+	int r = 0;
+
+	vn_lock_take(ex->lock);
+	while (ex->st.state != VN_EXEC_DONE) {
+		r = vn_cond_wait(ex->cond, ex->lock, deadline_ns);
+		if (r)
+			break;
+	}
+	if (ex->st.state == VN_EXEC_DONE)
+		r = 0;
+	vn_lock_drop(ex->lock);
+	return r;
+}
+
+/* Publish the end of an execution; no core lock held. Drops the core's reference. */
+static void exec_complete(struct vn_exec *ex)
+{
+	vn_vfree(ex->scratch);
+	ex->scratch = NULL;
+	vn_lock_take(ex->lock);
+	ex->st.state = VN_EXEC_DONE;
+	vn_cond_broadcast(ex->cond);
+	vn_lock_drop(ex->lock);
+	if (ex->done)
+		ex->done(ex, ex->done_arg);
+	vn_exec_put(ex);
+}
+
+/* ---- the core's state machine (c->lock held) ---- */
+
+static void set_abort(struct vn_core *c, u32 result, u32 reason, u32 stream, u32 pc)
+{
+	struct vn_exec *ex = c->cur;
+
+	if (!ex || c->abort)
+		return;
+	WRITE_ONCE(c->abort, 1);
+	ex->st.result = result;
+	ex->st.reason = reason;
+	ex->st.stream = stream;
+	ex->st.pc = pc;
+	vn_cond_broadcast(c->cond);
+}
+
+static void start_next(struct vn_core *c)
+{
+	struct vn_program *p;
+	struct vn_exec *ex;
+	u32 sid;
+
+	if (c->cur || c->resetting || c->stop || !c->q_head)
+		return;
+	ex = c->q_head;
+	c->q_head = ex->next;
+	if (!c->q_head)
+		c->q_tail = NULL;
+	ex->next = NULL;
+	p = ex->prog;
+
+	c->cur = ex;
+	WRITE_ONCE(c->abort, 0);
+	memset(c->sem_val, 0, sizeof(c->sem_val));
+	memset(c->ss, 0, sizeof(c->ss));
+	c->streams_live = 0;
+	for (sid = 0; sid < VNEF_STREAMS; sid++) {
+		if (p->streams[sid].count) {
+			c->ss[sid].state = VN_SS_READY;
+			c->streams_live++;
+		}
+	}
+	for (sid = 0; sid < VNEF_ENGINES; sid++)
+		c->fp[sid].stat_k = 0;
+	c->start_ns = vn_time_ns();
+	c->deadline_ns = c->start_ns + ex->limit_ns;
+	c->ex_hook = c->hook;
+	c->ex_hook_arg = c->hook_arg;
+	vn_lock_take(ex->lock);
+	ex->st.state = VN_EXEC_RUNNING;
+	ex->st.seq = ++c->seq;
+	vn_lock_drop(ex->lock);
+	vn_cond_broadcast(c->cond);
+}
+
+static void count_stat(struct vn_core *c, u32 stat, u64 v)
+{
+	if (c->stats && v)
+		vn_counter_add(&c->stats->c[stat], v);
+}
+
+/* The current execution ended: account it and start the next. Returns it to complete. */
+static struct vn_exec *finish_locked(struct vn_core *c)
+{
+	struct vn_exec *ex = c->cur;
+	u64 end = 0, busy = 0, flops = 0, bytes = 0;
+	u32 sid;
+
+	for (sid = 0; sid < VNEF_STREAMS; sid++) {
+		struct vn_stream_run *r = &c->ss[sid];
+
+		end = max(end, r->t_ps);
+		busy += r->busy_ps;
+		c->cnt.busy_ps[sid] += r->busy_ps;
+		flops += r->flops;
+		c->cnt.transpose_flops += r->transpose_flops;
+		bytes += r->bytes;
+		c->cnt.hbm_read += r->hbm_read;
+		c->cnt.hbm_write += r->hbm_write;
+		if (sid < VNEF_ENGINES)
+			c->cnt.instructions += r->entries;
+		else
+			c->cnt.descriptors += r->entries;
+	}
+	c->cnt.flops += flops;
+	c->cnt.dma_bytes += bytes;
+	c->cnt.model_ps += end;
+	vn_lock_take(ex->lock);
+	ex->st.model_ps = end;
+	ex->st.host_ns = vn_time_ns() - c->start_ns;
+	vn_lock_drop(ex->lock);
+	switch (ex->st.result) {
+	case VN_RES_OK:
+		c->cnt.exec_ok++;
+		count_stat(c, VN_STAT_EXEC_OK, 1);
+		break;
+	case VN_RES_TIMEOUT:
+		c->cnt.exec_timeout++;
+		count_stat(c, VN_STAT_EXEC_TIMEDOUT, 1);
+		break;
+	case VN_RES_ABORTED:
+		c->cnt.exec_aborted++;
+		count_stat(c, VN_STAT_EXEC_FAILED, 1);
+		break;
+	default:
+		c->cnt.exec_failed++;
+		count_stat(c, VN_STAT_EXEC_FAILED, 1);
+	}
+	count_stat(c, VN_STAT_BUSY_NS, busy / 1000);
+	count_stat(c, VN_STAT_BYTES_MOVED, bytes);
+	count_stat(c, VN_STAT_FLOPS, flops);
+	c->cur = NULL;
+	WRITE_ONCE(c->abort, 0);
+	start_next(c);
+	vn_cond_broadcast(c->cond);	/* vn_core_reset() waits for cur to go */
+	return ex;
+}
+
+static struct vn_exec *stream_done(struct vn_core *c, u32 sid)
+{
+	if (c->ss[sid].state == VN_SS_DONE)
+		return NULL;
+	c->ss[sid].state = VN_SS_DONE;
+	if (--c->streams_live)
+		return NULL;
+	return finish_locked(c);
+}
+
+/* Certain deadlock: no stream can run and none will ever signal again. */
+static bool deadlocked(const struct vn_core *c)
+{
+	u32 sid;
+
+	for (sid = 0; sid < VNEF_STREAMS; sid++) {
+		const struct vn_stream_run *r = &c->ss[sid];
+
+		if (r->state == VN_SS_DONE)
+			continue;
+		if (r->state == VN_SS_BLOCKED && c->sem_val[r->wait_sem] < r->wait_val)
+			continue;
+		return false;
+	}
+	return true;
+}
+
+static void block(struct vn_core *c, u32 sid, u32 sem, u32 val)
+{
+	c->ss[sid].state = VN_SS_BLOCKED;
+	c->ss[sid].wait_sem = sem;
+	c->ss[sid].wait_val = val;
+}
+
+/* An engine waits for sem >= val. 0, or -EINTR when the execution is ending. */
+static int wait_sem(struct vn_core *c, u32 sid, u32 sem, u32 val)
+{
+	int r = 0;
+
+	while (c->sem_val[sem] < val) {
+		if (c->abort) {
+			r = -EINTR;
+			break;
+		}
+		block(c, sid, sem, val);
+		if (deadlocked(c)) {
+			set_abort(c, VN_RES_TIMEOUT, VN_REASON_DEADLOCK, sid, c->ss[sid].pc);
+			r = -EINTR;
+			break;
+		}
+		if (vn_cond_wait_worker(c->cond, c->lock, c->deadline_ns) == -ETIMEDOUT &&
+		    c->sem_val[sem] < val) {
+			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, sid, c->ss[sid].pc);
+			r = -EINTR;
+			break;
+		}
+	}
+	c->ss[sid].state = VN_SS_RUN;
+	return r;
+}
+
+static void signal_sems(struct vn_core *c, struct vn_exec *ex, u64 mask, u64 t_ps)
+{
+	u32 s;
+
+	for (s = 0; s < VNEF_MAX_SEMS; s++) {
+		if (!(mask & (1ull << s)))
+			continue;
+		/* The validator bounds the increments by sem_incs[s]: the slot exists. */
+		ex->sem_base[s][c->sem_val[s]] = t_ps;
+		c->sem_val[s]++;
+	}
+	vn_cond_broadcast(c->cond);
+}
+
+static void emit(struct vn_core *c, struct vn_exec *ex, struct vn_event *ev, u32 sid, u32 pc,
+		 u32 wsem, u32 wval, u64 mask, u64 start, u64 end)
+{
+	ev->exec_seq = ex->st.seq;
+	ev->stream = sid;
+	ev->pc = pc;
+	ev->start_ps = start;
+	ev->end_ps = end;
+	ev->host_ns = vn_time_ns();
+	ev->wait_sem = wsem;
+	ev->wait_value = wval;
+	ev->signal_mask = mask;
+	c->ex_hook(c->ex_hook_arg, ev);
+}
+
+/* ---- workers ---- */
+
+/* Runs an engine's stream; returns with c->lock held and maybe an execution to complete. */
+static struct vn_exec *run_engine(struct vn_core *c, struct vn_exec *ex, u32 e)
+{
+	const struct vn_stream *st = &ex->prog->streams[e];
+	struct vn_stream_run *r = &c->ss[e];
+	struct vn_event ev;
+	u32 pc;
+
+	for (pc = 0; pc < st->count; pc++) {
+		const struct vnef_instr *in = &st->instr[pc];
+		u64 start = r->t_ps, cost;
+
+		r->pc = pc;
+		if (READ_ONCE(c->abort))
+			break;
+		if (vn_time_ns() > c->deadline_ns) {
+			vn_lock_take(c->lock);
+			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, e, pc);
+			vn_lock_drop(c->lock);
+			break;
+		}
+		if (in->flags & VNEF_IF_WAIT) {
+			vn_lock_take(c->lock);
+			if (wait_sem(c, e, in->wait_sem, in->wait_value)) {
+				vn_lock_drop(c->lock);
+				break;
+			}
+			start = max(start, ex->sem_base[in->wait_sem][in->wait_value - 1]);
+			vn_lock_drop(c->lock);
+		}
+		if (vn_engine_run(c, e, in))
+			break;
+		ev.opcode = in->opcode;
+		ev.dma_queue = NO_IDX;
+		ev.dma_desc = NO_IDX;
+		cost = vn_engine_cost(c, e, in, &ev);
+		r->t_ps = start + cost;
+		r->busy_ps += cost;
+		r->entries++;
+		if (e == VNEURON_ENGINE_TENSOR) {
+			r->flops += ev.flops;
+			if (ev.flags & VN_EVT_F_TRANSPOSE)
+				r->transpose_flops += ev.flops;
+		}
+		if (in->signal_mask) {
+			vn_lock_take(c->lock);
+			signal_sems(c, ex, in->signal_mask, r->t_ps);
+			vn_lock_drop(c->lock);
+		}
+		if (unlikely(c->ex_hook))
+			emit(c, ex, &ev, e, pc, in->flags & VNEF_IF_WAIT ? in->wait_sem : NO_IDX,
+			     in->wait_value, in->signal_mask, start, r->t_ps);
+	}
+	vn_lock_take(c->lock);
+	return stream_done(c, e);
+}
+
+/* Serves all 16 queues of the current execution; c->lock held in and out. */
+static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
+{
+	struct vn_program *p = ex->prog;
+	struct vn_exec *fin = NULL;
+	struct vn_event ev;
+	u32 q, sid, i, live;
+
+	for (q = 0; q < VNEF_DMA_QUEUES; q++)
+		if (c->ss[VNEF_STREAM_DMA(q)].state == VN_SS_READY)
+			c->ss[VNEF_STREAM_DMA(q)].state = VN_SS_RUN;
+	for (;;) {
+		const struct vnef_dma_desc *d = NULL;
+		struct vn_stream_run *r = NULL;
+		u64 start, cost;
+		u32 pc;
+
+		if (c->abort) {
+			for (q = 0; q < VNEF_DMA_QUEUES && !fin; q++)
+				fin = stream_done(c, VNEF_STREAM_DMA(q));
+			return fin;
+		}
+		if (vn_time_ns() > c->deadline_ns) {
+			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, NO_IDX, 0);
+			continue;
+		}
+		/* Round robin over the queues whose head descriptor may start. */
+		live = 0;
+		for (i = 0; i < VNEF_DMA_QUEUES; i++) {
+			q = (c->dma_rr + i) % VNEF_DMA_QUEUES;
+			sid = VNEF_STREAM_DMA(q);
+			if (c->ss[sid].state == VN_SS_DONE)
+				continue;
+			live++;
+			d = &p->streams[sid].desc[c->ss[sid].pc];
+			if (!(d->flags & VNEF_IF_WAIT) || c->sem_val[d->wait_sem] >= d->wait_value) {
+				r = &c->ss[sid];
+				break;
+			}
+			block(c, sid, d->wait_sem, d->wait_value);
+		}
+		if (!live)
+			return NULL;
+		if (!r) {
+			if (deadlocked(c)) {
+				for (sid = VNEF_ENGINES; c->ss[sid].state != VN_SS_BLOCKED; sid++)
+					;
+				set_abort(c, VN_RES_TIMEOUT, VN_REASON_DEADLOCK, sid, c->ss[sid].pc);
+				continue;
+			}
+			if (vn_cond_wait_worker(c->cond, c->lock, c->deadline_ns) == -ETIMEDOUT)
+				set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, NO_IDX, 0);
+			continue;
+		}
+		c->dma_rr = (q + 1) % VNEF_DMA_QUEUES;
+		r->state = VN_SS_RUN;
+		pc = r->pc;
+		start = r->t_ps;
+		if (d->flags & VNEF_IF_WAIT)
+			start = max(start, ex->sem_base[d->wait_sem][d->wait_value - 1]);
+		vn_lock_drop(c->lock);
+
+		if (vn_dma_run(c, ex, d)) {
+			vn_lock_take(c->lock);
+			continue;
+		}
+		ev.opcode = VN_EVT_OPCODE_DMA;
+		ev.dma_queue = q;
+		ev.dma_desc = pc;
+		cost = vn_dma_cost(c, ex, d, &ev);
+		r->t_ps = start + cost;
+		r->busy_ps += cost;
+		r->bytes += ev.bytes;
+		r->hbm_read += ev.hbm_read;
+		r->hbm_write += ev.hbm_write;
+		r->entries++;
+		if (unlikely(c->ex_hook))
+			emit(c, ex, &ev, sid, pc, d->flags & VNEF_IF_WAIT ? d->wait_sem : NO_IDX,
+			     d->wait_value, d->signal_mask, start, r->t_ps);
+
+		vn_lock_take(c->lock);
+		if (d->signal_mask)
+			signal_sems(c, ex, d->signal_mask, r->t_ps);
+		r->pc++;
+		if (r->pc == p->streams[sid].count) {
+			fin = stream_done(c, sid);
+			if (fin)
+				return fin;
+		}
+	}
+}
+
+static int worker(void *arg)
+{
+	struct vn_worker_arg *w = arg;
+	struct vn_core *c = w->c;
+	struct vn_exec *ex, *fin;
+	u32 id = w->id, q;
+	bool work;
+
+	vn_lock_take(c->lock);
+	while (!c->stop) {
+		ex = c->cur;
+		work = false;
+		if (ex && id < VNEF_ENGINES) {
+			work = c->ss[id].state == VN_SS_READY;
+		} else if (ex) {
+			for (q = 0; q < VNEF_DMA_QUEUES; q++)
+				if (c->ss[VNEF_STREAM_DMA(q)].state == VN_SS_READY)
+					work = true;
+		}
+		if (!work) {
+			vn_cond_wait_worker(c->cond, c->lock, 0);
+			continue;
+		}
+		if (id < VNEF_ENGINES) {
+			c->ss[id].state = VN_SS_RUN;
+			vn_lock_drop(c->lock);
+			fin = run_engine(c, ex, id);
+		} else {
+			fin = run_dma(c, ex);
+		}
+		if (fin) {
+			vn_lock_drop(c->lock);
+			exec_complete(fin);
+			vn_lock_take(c->lock);
+		}
+	}
+	vn_lock_drop(c->lock);
+	return 0;
+}
+
+/* ---- the core ---- */
+
+static const char *const worker_names[VN_WORKERS] = {
+	"tensor", "vector", "scalar", "gpsimd", "dma"
+};
+
+int vn_core_create(const struct vneuron_model *m, const char *name, struct vn_core **out)
+{
+	struct vn_core *c;
+	char tname[32];
+	size_t n;
+	u32 i;
+
+	*out = NULL;
+	c = vn_zalloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->m = m ? *m : vn_model_trn1;
+	for (n = 0; name && name[n] && n < sizeof(c->name) - 1; n++)
+		c->name[n] = name[n];
+	c->sbuf = vn_vzalloc((size_t)VNEF_PARTITIONS * VNEF_SBUF_PART_BYTES);
+	c->psum = vn_vzalloc((size_t)VNEF_PARTITIONS * VNEF_PSUM_PART_BYTES);
+	c->lock = vn_lock_create();
+	c->cond = vn_cond_create();
+	if (!c->sbuf || !c->psum || !c->lock || !c->cond)
+		goto fail;
+	for (i = 0; i < VNEF_ENGINES; i++)
+		if (vn_engine_ctx_init(&c->fp[i], c->sbuf, c->psum))
+			goto fail;
+	for (i = 0; i < VN_WORKERS; i++) {
+		c->args[i].c = c;
+		c->args[i].id = i;
+		/* "vn-<core>-<worker>", the core's name cut to 9 bytes */
+		memcpy(tname, "vn-", 3);
+		n = 3;
+		for (; c->name[n - 3] && n < 12; n++)
+			tname[n] = c->name[n - 3];
+		tname[n++] = '-';
+		memcpy(tname + n, worker_names[i], strlen(worker_names[i]) + 1);
+		c->thr[i] = vn_thread_start(worker, &c->args[i], tname);
+		if (!c->thr[i])
+			goto fail;
+	}
+	*out = c;
+	return 0;
+fail:
+	vn_core_destroy(c);
+	return -ENOMEM;
+}
+
+static void abort_queued(struct vn_exec *list, u32 reason)
+{
+	struct vn_exec *ex, *next;
+
+	for (ex = list; ex; ex = next) {
+		next = ex->next;
+		ex->next = NULL;
+		vn_lock_take(ex->lock);
+		ex->st.result = VN_RES_ABORTED;
+		ex->st.reason = reason;
+		vn_lock_drop(ex->lock);
+		exec_complete(ex);
+	}
+}
+
+void vn_core_destroy(struct vn_core *c)
+{
+	struct vn_exec *cur, *queued;
+	u32 i;
+
+	if (!c)
+		return;
+	if (c->lock) {
+		vn_lock_take(c->lock);
+		c->stop = true;
+		set_abort(c, VN_RES_ABORTED, VN_REASON_STOP, NO_IDX, 0);
+		vn_cond_broadcast(c->cond);
+		vn_lock_drop(c->lock);
+	}
+	for (i = 0; i < VN_WORKERS; i++)
+		vn_thread_stop(c->thr[i]);
+	/* The workers are gone: finish what they left. */
+	cur = c->cur;
+	queued = c->q_head;
+	c->q_head = NULL;
+	c->q_tail = NULL;
+	if (cur) {
+		cur = finish_locked(c);
+		exec_complete(cur);
+	}
+	abort_queued(queued, VN_REASON_STOP);
+	for (i = 0; i < VNEF_ENGINES; i++)
+		vn_engine_ctx_free(&c->fp[i]);
+	vn_cond_destroy(c->cond);
+	vn_lock_destroy(c->lock);
+	vn_vfree(c->sbuf);
+	vn_vfree(c->psum);
+	vn_free(c);
+}
+
+void vn_core_reset(struct vn_core *c)
+{
+	struct vn_exec *queued;
+	u32 i;
+
+	vn_lock_take(c->lock);
+	c->resetting = true;
+	queued = c->q_head;
+	c->q_head = NULL;
+	c->q_tail = NULL;
+	set_abort(c, VN_RES_ABORTED, VN_REASON_RESET, NO_IDX, 0);
+	while (c->cur)
+		vn_cond_wait_worker(c->cond, c->lock, 0);
+	memset(c->sbuf, 0, (size_t)VNEF_PARTITIONS * VNEF_SBUF_PART_BYTES);
+	memset(c->psum, 0, (size_t)VNEF_PARTITIONS * VNEF_PSUM_PART_BYTES);
+	memset(c->sem_val, 0, sizeof(c->sem_val));
+	for (i = 0; i < VNEF_ENGINES; i++)
+		c->fp[i].stat_k = 0;
+	c->resetting = false;
+	start_next(c);
+	vn_lock_drop(c->lock);
+	abort_queued(queued, VN_REASON_RESET);
+}
+
+void vn_core_counters(struct vn_core *c, struct vn_counters *out)
+{
+	vn_lock_take(c->lock);
+	*out = c->cnt;
+	vn_lock_drop(c->lock);
+}
+
+void vn_core_set_hook(struct vn_core *c, vn_event_hook hook, void *arg)
+{
+	vn_lock_take(c->lock);
+	c->hook = hook;
+	c->hook_arg = arg;
+	vn_lock_drop(c->lock);
+}
+
+void vn_core_set_stats(struct vn_core *c, struct vn_core_stats *stats)
+{
+	vn_lock_take(c->lock);
+	c->stats = stats;
+	vn_lock_drop(c->lock);
+}
+
+u8 *vn_core_sbuf(struct vn_core *c, u32 partition)
+{
+	return c->sbuf + (size_t)partition * VNEF_SBUF_PART_BYTES;
+}
+
+u8 *vn_core_psum(struct vn_core *c, u32 partition)
+{
+	return c->psum + (size_t)partition * VNEF_PSUM_PART_BYTES;
+}
+
+/* ---- submission ---- */
+
+#define VN_MAX_OWN_SCRATCH	(1ull << 30)
+
+static int bind_tensors(struct vn_exec *ex, const struct vn_bind *binds, u32 count)
+{
+	struct vn_program *p = ex->prog;
+	u64 own = 0, off = 0;
+	u32 i;
+
+	if (count != p->tensor_count || (count && !binds))
+		return -EINVAL;
+	for (i = 0; i < count; i++) {
+		const struct vnef_tensor *t = &p->tensors[i];
+
+		if (t->kind == VNEF_TENSOR_CONST)
+			continue;
+		if (t->kind == VNEF_TENSOR_SCRATCH && !binds[i].ptr) {
+			if (binds[i].size)
+				return -EINVAL;
+			own += (t->size + 63) & ~63ull;
+			continue;
+		}
+		if (!binds[i].ptr || binds[i].size < t->size)
+			return -EINVAL;
+		ex->binds[i] = binds[i];
+	}
+	if (own > VN_MAX_OWN_SCRATCH)
+		return -E2BIG;
+	if (own) {
+		ex->scratch = vn_vzalloc(own);
+		if (!ex->scratch)
+			return -ENOMEM;
+	}
+	for (i = 0; i < count; i++) {
+		const struct vnef_tensor *t = &p->tensors[i];
+
+		if (t->kind == VNEF_TENSOR_CONST) {
+			ex->binds[i].ptr = (void *)(p->consts + t->const_off);
+			ex->binds[i].size = t->size;
+		} else if (t->kind == VNEF_TENSOR_SCRATCH && !binds[i].ptr) {
+			ex->binds[i].ptr = (u8 *)ex->scratch + off;
+			ex->binds[i].size = t->size;
+			off += (t->size + 63) & ~63ull;
+		}
+	}
+	return 0;
+}
+
+int vn_exec_submit(struct vn_core *c, struct vn_program *p, const struct vn_bind *binds,
+		   u32 count, u64 limit_ns, vn_exec_done_fn done, void *arg,
+		   struct vn_exec **out)
+{
+	struct vn_exec *ex;
+	u64 slots = 0;
+	u32 s;
+	int r;
+
+	*out = NULL;
+	ex = vn_zalloc(sizeof(*ex));
+	if (!ex)
+		return -ENOMEM;
+	ex->refs = 1;
+	vn_program_get(p);
+	ex->prog = p;
+	ex->lock = vn_lock_create();
+	ex->cond = vn_cond_create();
+	ex->binds = vn_zalloc(sizeof(*ex->binds) * (p->tensor_count ? p->tensor_count : 1));
+	for (s = 0; s < VNEF_MAX_SEMS; s++)
+		slots += p->sem_incs[s];
+	ex->sem_times = vn_vzalloc(sizeof(u64) * (slots ? slots : 1));
+	if (!ex->lock || !ex->cond || !ex->binds || !ex->sem_times) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (slots = 0, s = 0; s < VNEF_MAX_SEMS; s++) {
+		ex->sem_base[s] = ex->sem_times + slots;
+		slots += p->sem_incs[s];
+	}
+	r = bind_tensors(ex, binds, count);
+	if (r)
+		goto fail;
+	ex->limit_ns = limit_ns ? limit_ns : VN_EXEC_DEFAULT_LIMIT_NS;
+	ex->done = done;
+	ex->done_arg = arg;
+	ex->st.state = VN_EXEC_QUEUED;
+	ex->st.stream = NO_IDX;
+
+	vn_lock_take(c->lock);
+	if (c->stop) {
+		vn_lock_drop(c->lock);
+		r = -ENODEV;
+		goto fail;
+	}
+	vn_exec_get(ex);	/* the core's reference, dropped by exec_complete() */
+	if (c->q_tail)
+		c->q_tail->next = ex;
+	else
+		c->q_head = ex;
+	c->q_tail = ex;
+	start_next(c);
+	vn_lock_drop(c->lock);
+	*out = ex;
+	return 0;
+fail:
+	vn_exec_put(ex);
+	return r;
+}

@@ -1,0 +1,813 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The .vnef validator. Everything in an image is untrusted: it is copied first (so it
+ * cannot change under us), then every field is checked with overflow-safe arithmetic.
+ * After vn_program_load() succeeds the engines index memory with the program's
+ * operands without further checks, so every rule here guards an access there.
+ * docs/program-format.md lists the rules.
+ */
+#include "vn_os.h"
+#include "program.h"
+#include "vneuron.h"
+
+#define NO_IDX	(~0u)
+
+struct vctx {
+	const u8 *img;
+	u64 size;
+	struct vn_program *p;
+	struct vn_prog_error *err;
+	u32 sec;
+	u32 idx;
+	/* TensorE stationary state while walking its stream */
+	u32 stat_k, stat_m;
+};
+
+static int fail(struct vctx *c, u32 check, const char *msg)
+{
+	if (c->err) {
+		c->err->check = check;
+		c->err->section = c->sec;
+		c->err->index = c->idx;
+		c->err->msg = msg;
+	}
+	return -EINVAL;
+}
+
+static const char * const check_names[VNEF_CHK_NR] = {
+	[VNEF_CHK_OK] = "ok",
+	[VNEF_CHK_SIZE] = "size",
+	[VNEF_CHK_MAGIC] = "magic",
+	[VNEF_CHK_VERSION] = "version",
+	[VNEF_CHK_HEADER] = "header",
+	[VNEF_CHK_SECTION] = "section",
+	[VNEF_CHK_SECTION_DUP] = "section-dup",
+	[VNEF_CHK_SECTION_MISSING] = "section-missing",
+	[VNEF_CHK_STRTAB] = "strtab",
+	[VNEF_CHK_STRING] = "string",
+	[VNEF_CHK_TENSOR] = "tensor",
+	[VNEF_CHK_TENSOR_NAME] = "tensor-name",
+	[VNEF_CHK_LIMIT] = "limit",
+	[VNEF_CHK_OPCODE] = "opcode",
+	[VNEF_CHK_FLAGS] = "flags",
+	[VNEF_CHK_RESERVED] = "reserved",
+	[VNEF_CHK_SEM] = "semaphore",
+	[VNEF_CHK_OPERAND] = "operand",
+	[VNEF_CHK_SHAPE] = "shape",
+	[VNEF_CHK_ALU] = "alu",
+	[VNEF_CHK_DMA] = "dma",
+	[VNEF_CHK_DEBUG] = "debug",
+	[VNEF_CHK_DEADLOCK] = "deadlock",
+};
+
+const char *vn_check_name(u32 check)
+{
+	return check < VNEF_CHK_NR ? check_names[check] : "unknown";
+}
+
+static bool all_zero(const void *p, size_t n)
+{
+	const u8 *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+const char *vn_program_str(const struct vn_program *p, u32 off)
+{
+	return off < p->strtab_size ? p->strtab + off : "";
+}
+
+static bool str_ok(const struct vn_program *p, u32 off)
+{
+	/* The table's last byte is NUL, so any offset inside it starts a terminated string. */
+	return off < p->strtab_size;
+}
+
+int vn_program_tensor(const struct vn_program *p, const char *name)
+{
+	u32 i;
+
+	for (i = 0; i < p->tensor_count; i++)
+		if (!strcmp(vn_program_str(p, p->tensors[i].name_off), name))
+			return i;
+	return -ENOENT;
+}
+
+static u32 part_bytes(u32 mem)
+{
+	return mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES;
+}
+
+/* ---- header and sections ---- */
+
+static int check_sections(struct vctx *c)
+{
+	const struct vnef_header *h = (const void *)c->img;
+	const struct vnef_section *s;
+	struct vn_program *p = c->p;
+	bool have_str = false, have_ten = false, have_const = false, have_dbg = false;
+	bool have_stream = false;
+	u64 table_end;
+	u32 i, j;
+
+	c->sec = NO_IDX;
+	c->idx = NO_IDX;
+	if (h->magic != VNEF_MAGIC)
+		return fail(c, VNEF_CHK_MAGIC, "bad magic");
+	if (h->version != VNEF_VERSION)
+		return fail(c, VNEF_CHK_VERSION, "unsupported version");
+	if (h->total_size != c->size)
+		return fail(c, VNEF_CHK_SIZE, "total_size differs from the image size");
+	if (h->header_size != sizeof(*h) || h->flags ||
+	    h->section_entry_size != sizeof(struct vnef_section))
+		return fail(c, VNEF_CHK_HEADER, "bad header size, flags or entry size");
+	if (!all_zero(h->reserved, sizeof(h->reserved)))
+		return fail(c, VNEF_CHK_RESERVED, "header reserved field");
+	if (!h->section_count || h->section_count > VNEF_MAX_SECTIONS)
+		return fail(c, VNEF_CHK_HEADER, "bad section count");
+	table_end = sizeof(*h) + (u64)h->section_count * sizeof(*s);
+	if (table_end > c->size)
+		return fail(c, VNEF_CHK_SIZE, "section table beyond the image");
+
+	s = (const void *)(c->img + sizeof(*h));
+	for (i = 0; i < h->section_count; i++) {
+		const struct vnef_section *e = &s[i];
+		u64 end, want;
+		u32 esz = 0;
+
+		c->sec = i;
+		if (e->offset % 8 || e->offset < table_end ||
+		    check_add_overflow(e->offset, e->size, &end) || end > c->size)
+			return fail(c, VNEF_CHK_SECTION, "section outside the image or misaligned");
+		switch (e->type) {
+		case VNEF_SEC_STRTAB:
+		case VNEF_SEC_CONST:
+			if (e->index || e->count || e->entry_size)
+				return fail(c, VNEF_CHK_SECTION, "blob section with index or count");
+			if ((e->type == VNEF_SEC_STRTAB && have_str) ||
+			    (e->type == VNEF_SEC_CONST && have_const))
+				return fail(c, VNEF_CHK_SECTION_DUP, "section given twice");
+			if (e->type == VNEF_SEC_STRTAB) {
+				have_str = true;
+				if (!e->size || e->size > VNEF_MAX_IMAGE_BYTES)
+					return fail(c, VNEF_CHK_STRTAB, "empty string table");
+				p->strtab = (const char *)c->img + e->offset;
+				p->strtab_size = e->size;
+				if (p->strtab[0] || p->strtab[e->size - 1])
+					return fail(c, VNEF_CHK_STRTAB,
+						    "string table must start and end with NUL");
+			} else {
+				have_const = true;
+				p->consts = c->img + e->offset;
+				p->const_size = e->size;
+			}
+			break;
+		case VNEF_SEC_TENSORS:
+			esz = sizeof(struct vnef_tensor);
+			if (e->index)
+				return fail(c, VNEF_CHK_SECTION, "tensor table with an index");
+			if (have_ten)
+				return fail(c, VNEF_CHK_SECTION_DUP, "section given twice");
+			have_ten = true;
+			if (e->count > VNEF_MAX_TENSORS)
+				return fail(c, VNEF_CHK_LIMIT, "too many tensors");
+			p->tensors = (const void *)(c->img + e->offset);
+			p->tensor_count = e->count;
+			break;
+		case VNEF_SEC_DEBUG:
+			esz = sizeof(struct vnef_debug);
+			if (e->index)
+				return fail(c, VNEF_CHK_SECTION, "debug table with an index");
+			if (have_dbg)
+				return fail(c, VNEF_CHK_SECTION_DUP, "section given twice");
+			have_dbg = true;
+			p->debug = (const void *)(c->img + e->offset);
+			p->debug_count = e->count;
+			break;
+		case VNEF_SEC_INSTR:
+		case VNEF_SEC_DMA: {
+			struct vn_stream *st;
+			u32 sid, lim;
+
+			if (e->type == VNEF_SEC_INSTR) {
+				esz = sizeof(struct vnef_instr);
+				if (e->index >= VNEF_ENGINES)
+					return fail(c, VNEF_CHK_SECTION, "bad engine index");
+				sid = e->index;
+				lim = VNEF_MAX_INSTRS;
+			} else {
+				esz = sizeof(struct vnef_dma_desc);
+				if (e->index >= VNEF_DMA_QUEUES)
+					return fail(c, VNEF_CHK_SECTION, "bad DMA queue index");
+				sid = VNEF_STREAM_DMA(e->index);
+				lim = VNEF_MAX_DESCS;
+			}
+			st = &p->streams[sid];
+			if (st->instr || st->desc)
+				return fail(c, VNEF_CHK_SECTION_DUP, "stream given twice");
+			if (e->count > lim)
+				return fail(c, VNEF_CHK_LIMIT, "stream too long");
+			st->count = e->count;
+			if (e->type == VNEF_SEC_INSTR)
+				st->instr = (const void *)(c->img + e->offset);
+			else
+				st->desc = (const void *)(c->img + e->offset);
+			have_stream = true;
+			break;
+		}
+		default:
+			return fail(c, VNEF_CHK_SECTION, "unknown section type");
+		}
+		if (esz) {
+			if (e->entry_size != esz)
+				return fail(c, VNEF_CHK_SECTION, "bad entry size");
+			want = (u64)e->count * esz;
+			if (e->size != want)
+				return fail(c, VNEF_CHK_SECTION, "size is not count * entry size");
+		}
+		/* No two sections share a byte. */
+		for (j = 0; j < i; j++) {
+			const struct vnef_section *o = &s[j];
+
+			if (!e->size || !o->size)
+				continue;
+			if (e->offset < o->offset + o->size && o->offset < e->offset + e->size)
+				return fail(c, VNEF_CHK_SECTION, "sections overlap");
+		}
+	}
+	c->sec = NO_IDX;
+	if (!have_str)
+		return fail(c, VNEF_CHK_SECTION_MISSING, "no string table");
+	if (!have_stream)
+		return fail(c, VNEF_CHK_SECTION_MISSING, "no instruction or DMA stream");
+	if (!str_ok(p, h->name_off))
+		return fail(c, VNEF_CHK_STRING, "program name outside the string table");
+	return 0;
+}
+
+static int find_section(struct vctx *c, u32 type, u32 index)
+{
+	const struct vnef_header *h = (const void *)c->img;
+	const struct vnef_section *s = (const void *)(c->img + sizeof(*h));
+	u32 i;
+
+	for (i = 0; i < h->section_count; i++)
+		if (s[i].type == type && s[i].index == index)
+			return i;
+	return NO_IDX;
+}
+
+/* ---- tensors ---- */
+
+static int check_tensors(struct vctx *c)
+{
+	struct vn_program *p = c->p;
+	u32 i, j, d;
+
+	c->sec = find_section(c, VNEF_SEC_TENSORS, 0);
+	for (i = 0; i < p->tensor_count; i++) {
+		const struct vnef_tensor *t = &p->tensors[i];
+		const char *name;
+		u64 sz, end;
+
+		c->idx = i;
+		if (!str_ok(p, t->name_off))
+			return fail(c, VNEF_CHK_STRING, "tensor name outside the string table");
+		name = vn_program_str(p, t->name_off);
+		if (!name[0] || strlen(name) > 127)
+			return fail(c, VNEF_CHK_TENSOR_NAME, "empty or over-long tensor name");
+		for (j = 0; j < i; j++)
+			if (!strcmp(name, vn_program_str(p, p->tensors[j].name_off)))
+				return fail(c, VNEF_CHK_TENSOR_NAME, "duplicate tensor name");
+		if (t->kind < VNEF_TENSOR_INPUT || t->kind > VNEF_TENSOR_CONST)
+			return fail(c, VNEF_CHK_TENSOR, "bad tensor kind");
+		if (t->dtype != VNEF_DT_FP32 && t->dtype != VNEF_DT_BF16)
+			return fail(c, VNEF_CHK_TENSOR, "bad tensor dtype");
+		if (!t->rank || t->rank > VNEF_MAX_RANK)
+			return fail(c, VNEF_CHK_TENSOR, "bad tensor rank");
+		sz = vn_dtype_size(t->dtype);
+		for (d = 0; d < VNEF_MAX_RANK; d++) {
+			if (d < t->rank) {
+				if (!t->shape[d] || check_mul_overflow(sz, t->shape[d], &sz) ||
+				    sz > VNEF_MAX_TENSOR_BYTES)
+					return fail(c, VNEF_CHK_TENSOR, "bad tensor shape");
+			} else if (t->shape[d]) {
+				return fail(c, VNEF_CHK_RESERVED, "tensor shape beyond its rank");
+			}
+		}
+		if (t->size != sz)
+			return fail(c, VNEF_CHK_TENSOR, "tensor size differs from its shape");
+		if (t->kind == VNEF_TENSOR_CONST) {
+			if (check_add_overflow(t->const_off, t->size, &end) || end > p->const_size)
+				return fail(c, VNEF_CHK_TENSOR, "constant data outside CONST");
+		} else if (t->const_off) {
+			return fail(c, VNEF_CHK_RESERVED, "const_off of a non-constant tensor");
+		}
+		if (t->kind == VNEF_TENSOR_SCRATCH)
+			p->scratch_bytes += t->size;
+	}
+	c->idx = NO_IDX;
+	return 0;
+}
+
+/* ---- engine instructions ---- */
+
+/* Which engines accept each opcode (bit = engine). */
+#define E_T	(1u << VNEURON_ENGINE_TENSOR)
+#define E_V	(1u << VNEURON_ENGINE_VECTOR)
+#define E_S	(1u << VNEURON_ENGINE_SCALAR)
+#define E_G	(1u << VNEURON_ENGINE_GPSIMD)
+
+/* Operands used: D = dst, A = src0, B = src1 (optional ones decided by flags). */
+#define U_D	1u
+#define U_A	2u
+#define U_B	4u
+
+static const struct {
+	u8 engines;
+	u8 uses;
+	u8 flags;	/* allowed besides VNEF_IF_WAIT */
+	u8 imms;	/* imm[] words used (by default) */
+} op_info[VNEF_OP_COUNT] = {
+	[VNEF_OP_NOP] = { E_T | E_V | E_S | E_G, 0, 0, 0 },
+	[VNEF_OP_LOAD_STATIONARY] = { E_T, U_A, 0, 0 },
+	[VNEF_OP_MULTIPLY_MOVING] = { E_T, U_D | U_A, VNEF_IF_ACCUMULATE, 0 },
+	[VNEF_OP_TRANSPOSE] = { E_T, U_D | U_A, VNEF_IF_ACCUMULATE, 0 },
+	[VNEF_OP_TENSOR_TENSOR] = { E_V | E_G, U_D | U_A | U_B, 0, 0 },
+	[VNEF_OP_TENSOR_SCALAR] = { E_V | E_G, U_D | U_A,
+				    VNEF_IF_SCALAR_COLUMN | VNEF_IF_REVERSE, 1 },
+	[VNEF_OP_REDUCE] = { E_V, U_D | U_A, 0, 0 },
+	[VNEF_OP_COPY] = { E_V | E_S | E_G, U_D | U_A, 0, 0 },
+	[VNEF_OP_ACTIVATE] = { E_S, U_D | U_A, VNEF_IF_BIAS_COLUMN, 2 },
+	[VNEF_OP_MEMSET] = { E_V | E_G, U_D, 0, 1 },
+	[VNEF_OP_IOTA] = { E_G, U_D, 0, 3 },
+	[VNEF_OP_PARTITION_REDUCE] = { E_G, U_D | U_A, 0, 0 },
+};
+
+static u64 ap_free(const struct vnef_ap *a)
+{
+	return (u64)a->count[0] * a->count[1];
+}
+
+static int check_ap(struct vctx *c, const struct vnef_ap *a)
+{
+	u64 span0, span1, last;
+	u32 es;
+
+	if (a->mem != VNEF_MEM_SBUF && a->mem != VNEF_MEM_PSUM)
+		return fail(c, VNEF_CHK_OPERAND, "operand memory must be SBUF or PSUM");
+	if (a->dtype != VNEF_DT_FP32 && a->dtype != VNEF_DT_BF16)
+		return fail(c, VNEF_CHK_OPERAND, "bad operand dtype");
+	if (a->pad)
+		return fail(c, VNEF_CHK_RESERVED, "operand pad");
+	if (!a->partitions || a->start_partition + a->partitions > VNEF_PARTITIONS)
+		return fail(c, VNEF_CHK_OPERAND, "operand partitions out of range");
+	if (!a->count[0] || !a->count[1])
+		return fail(c, VNEF_CHK_OPERAND, "operand count 0");
+	es = vn_dtype_size(a->dtype);
+	if (a->offset % es)
+		return fail(c, VNEF_CHK_OPERAND, "operand offset not dtype aligned");
+	/* Each product fits in 64 bits (32 x 32); the sums are checked. */
+	span0 = (u64)(a->count[0] - 1) * a->stride[0];
+	span1 = (u64)(a->count[1] - 1) * a->stride[1];
+	if (check_add_overflow(span0, span1, &last) || last >= (1ull << 40) ||
+	    (last + 1) * es + a->offset > part_bytes(a->mem))
+		return fail(c, VNEF_CHK_OPERAND, "operand beyond the partition");
+	return 0;
+}
+
+/* The byte range of an operand inside one partition, inclusive. */
+static void ap_span(const struct vnef_ap *a, u64 *lo, u64 *hi)
+{
+	u64 last = (u64)(a->count[0] - 1) * a->stride[0] + (u64)(a->count[1] - 1) * a->stride[1];
+
+	*lo = a->offset;
+	*hi = a->offset + (last + 1) * vn_dtype_size(a->dtype) - 1;
+}
+
+static int check_psum_out(struct vctx *c, const struct vnef_ap *d)
+{
+	u64 lo, hi;
+
+	if (d->mem != VNEF_MEM_PSUM || d->dtype != VNEF_DT_FP32)
+		return fail(c, VNEF_CHK_SHAPE, "TensorE output must be fp32 in PSUM");
+	ap_span(d, &lo, &hi);
+	if (lo / VNEF_PSUM_BANK_BYTES != hi / VNEF_PSUM_BANK_BYTES)
+		return fail(c, VNEF_CHK_SHAPE, "TensorE output crosses a PSUM bank");
+	return 0;
+}
+
+static bool same_pf(const struct vnef_ap *a, const struct vnef_ap *b)
+{
+	return a->partitions == b->partitions && ap_free(a) == ap_free(b);
+}
+
+static bool is_column(const struct vnef_ap *col, const struct vnef_ap *a)
+{
+	return col->partitions == a->partitions && ap_free(col) == 1;
+}
+
+static int check_shape(struct vctx *c, const struct vnef_instr *in)
+{
+	const struct vnef_ap *d = &in->dst, *a = &in->src0, *b = &in->src1;
+
+	switch (in->opcode) {
+	case VNEF_OP_LOAD_STATIONARY:
+		if (a->mem != VNEF_MEM_SBUF || a->partitions > VNEF_MM_MAX_K ||
+		    ap_free(a) > VNEF_MM_MAX_M)
+			return fail(c, VNEF_CHK_SHAPE, "stationary must be SBUF [K<=128 x M<=128]");
+		c->stat_k = a->partitions;
+		c->stat_m = ap_free(a);
+		return 0;
+	case VNEF_OP_MULTIPLY_MOVING:
+		if (!c->stat_k)
+			return fail(c, VNEF_CHK_SHAPE, "MULTIPLY_MOVING before LOAD_STATIONARY");
+		if (a->mem != VNEF_MEM_SBUF || a->partitions != c->stat_k ||
+		    ap_free(a) > VNEF_MM_MAX_N)
+			return fail(c, VNEF_CHK_SHAPE, "moving must be SBUF [K x N<=512]");
+		if (d->partitions != c->stat_m || ap_free(d) != ap_free(a))
+			return fail(c, VNEF_CHK_SHAPE, "output must be [M x N]");
+		return check_psum_out(c, d);
+	case VNEF_OP_TRANSPOSE:
+		if (a->mem != VNEF_MEM_SBUF || ap_free(a) > VNEF_MM_MAX_M)
+			return fail(c, VNEF_CHK_SHAPE, "transpose input must be SBUF [P x F<=128]");
+		if (d->partitions != ap_free(a) || ap_free(d) != a->partitions)
+			return fail(c, VNEF_CHK_SHAPE, "transpose output must be [F x P]");
+		return check_psum_out(c, d);
+	case VNEF_OP_TENSOR_TENSOR:
+		if (!same_pf(d, a) || !same_pf(d, b))
+			return fail(c, VNEF_CHK_SHAPE, "operands differ in shape");
+		return 0;
+	case VNEF_OP_TENSOR_SCALAR:
+		if (!same_pf(d, a))
+			return fail(c, VNEF_CHK_SHAPE, "operands differ in shape");
+		if ((in->flags & VNEF_IF_SCALAR_COLUMN) && !is_column(b, a))
+			return fail(c, VNEF_CHK_SHAPE, "scalar column must be [P x 1]");
+		return 0;
+	case VNEF_OP_REDUCE:
+		if (!is_column(d, a))
+			return fail(c, VNEF_CHK_SHAPE, "reduction output must be [P x 1]");
+		return 0;
+	case VNEF_OP_COPY:
+		if (!same_pf(d, a))
+			return fail(c, VNEF_CHK_SHAPE, "operands differ in shape");
+		return 0;
+	case VNEF_OP_ACTIVATE:
+		if (!same_pf(d, a))
+			return fail(c, VNEF_CHK_SHAPE, "operands differ in shape");
+		if ((in->flags & VNEF_IF_BIAS_COLUMN) && !is_column(b, a))
+			return fail(c, VNEF_CHK_SHAPE, "bias column must be [P x 1]");
+		return 0;
+	case VNEF_OP_PARTITION_REDUCE:
+		if (d->partitions != 1 || ap_free(d) != ap_free(a))
+			return fail(c, VNEF_CHK_SHAPE, "partition reduction output must be [1 x F]");
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int check_instr(struct vctx *c, u32 engine, const struct vnef_instr *in)
+{
+	u32 uses, allowed, imms, i;
+	int r;
+
+	if (in->opcode >= VNEF_OP_COUNT || !(op_info[in->opcode].engines & (1u << engine)))
+		return fail(c, VNEF_CHK_OPCODE, "opcode unknown or not for this engine");
+	allowed = VNEF_IF_WAIT | op_info[in->opcode].flags;
+	if (in->flags & ~allowed)
+		return fail(c, VNEF_CHK_FLAGS, "flag unknown or not for this opcode");
+	if (!(in->flags & VNEF_IF_WAIT) && (in->wait_sem || in->wait_value))
+		return fail(c, VNEF_CHK_RESERVED, "wait fields without VNEF_IF_WAIT");
+	if (in->pad || !all_zero(in->reserved, sizeof(in->reserved)))
+		return fail(c, VNEF_CHK_RESERVED, "instruction pad or reserved field");
+
+	uses = op_info[in->opcode].uses;
+	if (in->flags & (VNEF_IF_SCALAR_COLUMN | VNEF_IF_BIAS_COLUMN))
+		uses |= U_B;
+	imms = op_info[in->opcode].imms;
+	if (in->flags & VNEF_IF_SCALAR_COLUMN)
+		imms = 0;
+	if (in->flags & VNEF_IF_BIAS_COLUMN)
+		imms = 1;
+	for (i = imms; i < ARRAY_SIZE(in->imm); i++)
+		if (in->imm[i])
+			return fail(c, VNEF_CHK_RESERVED, "unused immediate");
+
+	if (uses & U_D) {
+		r = check_ap(c, &in->dst);
+		if (r)
+			return r;
+	} else if (!all_zero(&in->dst, sizeof(in->dst))) {
+		return fail(c, VNEF_CHK_RESERVED, "unused dst operand");
+	}
+	if (uses & U_A) {
+		r = check_ap(c, &in->src0);
+		if (r)
+			return r;
+	} else if (!all_zero(&in->src0, sizeof(in->src0))) {
+		return fail(c, VNEF_CHK_RESERVED, "unused src0 operand");
+	}
+	if (uses & U_B) {
+		r = check_ap(c, &in->src1);
+		if (r)
+			return r;
+	} else if (!all_zero(&in->src1, sizeof(in->src1))) {
+		return fail(c, VNEF_CHK_RESERVED, "unused src1 operand");
+	}
+
+	switch (in->opcode) {
+	case VNEF_OP_TENSOR_TENSOR:
+	case VNEF_OP_TENSOR_SCALAR:
+		if (in->op >= VNEF_ALU_COUNT)
+			return fail(c, VNEF_CHK_ALU, "bad alu op");
+		break;
+	case VNEF_OP_REDUCE:
+	case VNEF_OP_PARTITION_REDUCE:
+		if (in->op != VNEF_ALU_ADD && in->op != VNEF_ALU_MAX && in->op != VNEF_ALU_MIN)
+			return fail(c, VNEF_CHK_ALU, "reductions are ADD, MAX or MIN");
+		break;
+	case VNEF_OP_ACTIVATE:
+		if (in->op >= VNEF_ACT_COUNT)
+			return fail(c, VNEF_CHK_ALU, "bad activation function");
+		break;
+	default:
+		if (in->op)
+			return fail(c, VNEF_CHK_RESERVED, "op field of an opcode without one");
+	}
+	return check_shape(c, in);
+}
+
+/* ---- DMA descriptors ---- */
+
+static int check_ep(struct vctx *c, const struct vnef_dma_ep *e, const struct vnef_dma_desc *d,
+		    bool is_dst)
+{
+	struct vn_program *p = c->p;
+	u64 s0, s1, span, end, limit;
+
+	if (e->pad)
+		return fail(c, VNEF_CHK_RESERVED, "DMA endpoint pad");
+	if (check_mul_overflow((u64)(d->count[0] - 1), e->stride[0], &s0) ||
+	    check_mul_overflow((u64)(d->count[1] - 1), e->stride[1], &s1) ||
+	    check_add_overflow(s0, s1, &span) || check_add_overflow(span, e->offset, &end) ||
+	    check_add_overflow(end, (u64)d->chunk_bytes, &end))
+		return fail(c, VNEF_CHK_DMA, "DMA endpoint span overflows");
+
+	if (e->mem == VNEF_MEM_HBM) {
+		const struct vnef_tensor *t;
+
+		if (e->partition || e->part_stride[0] || e->part_stride[1])
+			return fail(c, VNEF_CHK_RESERVED, "partition fields of an HBM endpoint");
+		if (e->tensor >= p->tensor_count)
+			return fail(c, VNEF_CHK_DMA, "DMA tensor index out of range");
+		t = &p->tensors[e->tensor];
+		if (is_dst && (t->kind == VNEF_TENSOR_INPUT || t->kind == VNEF_TENSOR_CONST))
+			return fail(c, VNEF_CHK_DMA, "DMA writes an input or constant tensor");
+		if (end > t->size)
+			return fail(c, VNEF_CHK_DMA, "DMA beyond its tensor");
+		return 0;
+	}
+	if (e->mem != VNEF_MEM_SBUF && e->mem != VNEF_MEM_PSUM)
+		return fail(c, VNEF_CHK_DMA, "bad DMA endpoint memory");
+	if (e->tensor)
+		return fail(c, VNEF_CHK_RESERVED, "tensor of an on-chip endpoint");
+	limit = (u64)e->partition + (u64)(d->count[0] - 1) * e->part_stride[0] +
+		(u64)(d->count[1] - 1) * e->part_stride[1];
+	if (limit >= VNEF_PARTITIONS)
+		return fail(c, VNEF_CHK_DMA, "DMA beyond the last partition");
+	/* Byte offsets never wrap into the next partition, so no chunk crosses one. */
+	if (end > part_bytes(e->mem))
+		return fail(c, VNEF_CHK_DMA, "DMA beyond the partition");
+	return 0;
+}
+
+static int check_desc(struct vctx *c, const struct vnef_dma_desc *d)
+{
+	u64 bytes;
+	int r;
+
+	if (d->flags & ~VNEF_IF_WAIT)
+		return fail(c, VNEF_CHK_FLAGS, "DMA flag unknown");
+	if (!(d->flags & VNEF_IF_WAIT) && (d->wait_sem || d->wait_value))
+		return fail(c, VNEF_CHK_RESERVED, "wait fields without VNEF_IF_WAIT");
+	if (!d->chunk_bytes || !d->count[0] || !d->count[1])
+		return fail(c, VNEF_CHK_DMA, "empty DMA");
+	bytes = (u64)d->chunk_bytes * d->count[0];
+	if (check_mul_overflow(bytes, (u64)d->count[1], &bytes) || bytes > VNEF_MAX_TENSOR_BYTES)
+		return fail(c, VNEF_CHK_DMA, "DMA too large");
+	r = check_ep(c, &d->src, d, false);
+	if (!r)
+		r = check_ep(c, &d->dst, d, true);
+	return r;
+}
+
+/* ---- streams and semaphores ---- */
+
+static u32 stream_sec(struct vctx *c, u32 sid)
+{
+	return sid < VNEF_ENGINES ? find_section(c, VNEF_SEC_INSTR, sid) :
+				    find_section(c, VNEF_SEC_DMA, sid - VNEF_ENGINES);
+}
+
+static void entry_sync(const struct vn_stream *st, u32 i, u32 *flags, u32 *sem, u32 *val,
+		       u64 *mask)
+{
+	if (st->instr) {
+		*flags = st->instr[i].flags;
+		*sem = st->instr[i].wait_sem;
+		*val = st->instr[i].wait_value;
+		*mask = st->instr[i].signal_mask;
+	} else {
+		*flags = st->desc[i].flags;
+		*sem = st->desc[i].wait_sem;
+		*val = st->desc[i].wait_value;
+		*mask = st->desc[i].signal_mask;
+	}
+}
+
+static int check_streams(struct vctx *c)
+{
+	struct vn_program *p = c->p;
+	u32 own[VNEF_MAX_SEMS];
+	u32 sid, i, s;
+	int r;
+
+	for (s = 0; s < VNEF_MAX_SEMS; s++)
+		p->sem_writer[s] = NO_IDX;
+
+	/* Pass 1: every entry on its own, and who signals each semaphore. */
+	for (sid = 0; sid < VNEF_STREAMS; sid++) {
+		struct vn_stream *st = &p->streams[sid];
+
+		c->sec = stream_sec(c, sid);
+		c->stat_k = 0;
+		c->stat_m = 0;
+		for (i = 0; i < st->count; i++) {
+			u32 flags, sem, val;
+			u64 mask;
+
+			c->idx = i;
+			r = st->instr ? check_instr(c, sid, &st->instr[i]) :
+					check_desc(c, &st->desc[i]);
+			if (r)
+				return r;
+			entry_sync(st, i, &flags, &sem, &val, &mask);
+			if ((flags & VNEF_IF_WAIT) && (sem >= VNEF_MAX_SEMS || !val))
+				return fail(c, VNEF_CHK_SEM, "bad semaphore id or wait value 0");
+			for (s = 0; s < VNEF_MAX_SEMS; s++) {
+				if (!(mask & (1ull << s)))
+					continue;
+				if (p->sem_writer[s] != NO_IDX && p->sem_writer[s] != sid)
+					return fail(c, VNEF_CHK_SEM,
+						    "semaphore signalled by two streams");
+				p->sem_writer[s] = sid;
+				p->sem_incs[s]++;
+			}
+		}
+		p->total_entries += st->count;
+	}
+
+	c->sec = NO_IDX;
+	c->idx = NO_IDX;
+	if (!p->total_entries)
+		return fail(c, VNEF_CHK_SECTION_MISSING, "no instruction or descriptor at all");
+
+	/* Pass 2: waits that can never be satisfied. */
+	for (sid = 0; sid < VNEF_STREAMS; sid++) {
+		struct vn_stream *st = &p->streams[sid];
+
+		c->sec = stream_sec(c, sid);
+		memset(own, 0, sizeof(own));
+		for (i = 0; i < st->count; i++) {
+			u32 flags, sem, val;
+			u64 mask;
+
+			c->idx = i;
+			entry_sync(st, i, &flags, &sem, &val, &mask);
+			if (flags & VNEF_IF_WAIT) {
+				if (p->sem_writer[sem] == NO_IDX || val > p->sem_incs[sem])
+					return fail(c, VNEF_CHK_DEADLOCK,
+						    "wait for a value never reached");
+				if (p->sem_writer[sem] == sid && val > own[sem])
+					return fail(c, VNEF_CHK_DEADLOCK,
+						    "wait for the stream's own later signal");
+			}
+			for (s = 0; s < VNEF_MAX_SEMS; s++)
+				if (mask & (1ull << s))
+					own[s]++;
+		}
+	}
+	c->sec = NO_IDX;
+	c->idx = NO_IDX;
+	return 0;
+}
+
+static int check_debug(struct vctx *c)
+{
+	struct vn_program *p = c->p;
+	u32 i;
+
+	c->sec = find_section(c, VNEF_SEC_DEBUG, 0);
+	if (p->debug_count > p->total_entries)
+		return fail(c, VNEF_CHK_LIMIT, "more debug entries than instructions");
+	for (i = 0; i < p->debug_count; i++) {
+		const struct vnef_debug *d = &p->debug[i];
+
+		c->idx = i;
+		if (d->pad)
+			return fail(c, VNEF_CHK_RESERVED, "debug pad");
+		if (d->stream >= VNEF_STREAMS || d->index >= p->streams[d->stream].count)
+			return fail(c, VNEF_CHK_DEBUG, "debug entry names no instruction");
+		if (!str_ok(p, d->file_off) || !str_ok(p, d->scope_off))
+			return fail(c, VNEF_CHK_STRING, "debug string outside the string table");
+	}
+	c->sec = NO_IDX;
+	c->idx = NO_IDX;
+	return 0;
+}
+
+static int validate(struct vctx *c)
+{
+	int r;
+
+	r = check_sections(c);
+	if (!r)
+		r = check_tensors(c);
+	if (!r)
+		r = check_streams(c);
+	if (!r)
+		r = check_debug(c);
+	return r;
+}
+
+int vn_program_load(const void *image, u64 size, struct vn_program **out,
+		    struct vn_prog_error *err)
+{
+	struct vn_program *p;
+	struct vctx c = { .err = err, .sec = NO_IDX, .idx = NO_IDX };
+	int r;
+
+	*out = NULL;
+	if (err) {
+		err->check = VNEF_CHK_OK;
+		err->section = NO_IDX;
+		err->index = NO_IDX;
+		err->msg = "ok";
+	}
+	if (size > VNEF_MAX_IMAGE_BYTES) {
+		fail(&c, VNEF_CHK_SIZE, "image too large");
+		return -E2BIG;
+	}
+	if (size < sizeof(struct vnef_header))
+		return fail(&c, VNEF_CHK_SIZE, "image smaller than its header");
+	p = vn_zalloc(sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->image = vn_vzalloc(size);
+	if (!p->image) {
+		vn_free(p);
+		return -ENOMEM;
+	}
+	memcpy(p->image, image, size);
+	p->size = size;
+	p->refs = 1;
+	c.img = p->image;
+	c.size = size;
+	c.p = p;
+	r = validate(&c);
+	if (r) {
+		vn_program_put(p);
+		return r;
+	}
+	*out = p;
+	return 0;
+}
+
+int vn_program_check(const void *image, u64 size, struct vn_prog_error *err)
+{
+	struct vn_program *p;
+	int r;
+
+	r = vn_program_load(image, size, &p, err);
+	if (!r)
+		vn_program_put(p);
+	return r;
+}
+
+void vn_program_get(struct vn_program *p)
+{
+	__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
+}
+
+void vn_program_put(struct vn_program *p)
+{
+	if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	vn_vfree(p->image);
+	vn_free(p);
+}

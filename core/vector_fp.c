@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * VectorE and GpSimdE numerics: elementwise arithmetic, tensor-scalar, free-axis and
+ * partition-axis reductions, copy/cast, memset and iota. Work goes segment by segment
+ * (gather to fp32, compute, scatter) so in-place operands are fine and any stride works.
+ */
+#include "ap_fp.h"
+
+static inline float f_max(float a, float b)
+{
+	return a > b ? a : b;
+}
+
+static inline float f_min(float a, float b)
+{
+	return a < b ? a : b;
+}
+
+/* a[i] = a[i] <op> b[i] */
+static void alu_vec(u32 op, float *__restrict a, const float *__restrict b, u32 n)
+{
+	u32 i;
+
+	switch (op) {
+	case VNEF_ALU_ADD:
+		for (i = 0; i < n; i++)
+			a[i] += b[i];
+		break;
+	case VNEF_ALU_SUB:
+		for (i = 0; i < n; i++)
+			a[i] -= b[i];
+		break;
+	case VNEF_ALU_MUL:
+		for (i = 0; i < n; i++)
+			a[i] *= b[i];
+		break;
+	case VNEF_ALU_MAX:
+		for (i = 0; i < n; i++)
+			a[i] = f_max(a[i], b[i]);
+		break;
+	case VNEF_ALU_MIN:
+		for (i = 0; i < n; i++)
+			a[i] = f_min(a[i], b[i]);
+		break;
+	case VNEF_ALU_DIV:
+		for (i = 0; i < n; i++)
+			a[i] /= b[i];
+		break;
+	}
+}
+
+/* a[i] = a[i] <op> s, or s <op> a[i] when reversed */
+static void alu_scalar(u32 op, float *a, float s, u32 n, bool rev)
+{
+	u32 i;
+
+	switch (op) {
+	case VNEF_ALU_ADD:
+		for (i = 0; i < n; i++)
+			a[i] += s;
+		break;
+	case VNEF_ALU_SUB:
+		for (i = 0; i < n; i++)
+			a[i] = rev ? s - a[i] : a[i] - s;
+		break;
+	case VNEF_ALU_MUL:
+		for (i = 0; i < n; i++)
+			a[i] *= s;
+		break;
+	case VNEF_ALU_MAX:
+		for (i = 0; i < n; i++)
+			a[i] = rev ? f_max(s, a[i]) : f_max(a[i], s);
+		break;
+	case VNEF_ALU_MIN:
+		for (i = 0; i < n; i++)
+			a[i] = rev ? f_min(s, a[i]) : f_min(a[i], s);
+		break;
+	case VNEF_ALU_DIV:
+		for (i = 0; i < n; i++)
+			a[i] = rev ? s / a[i] : a[i] / s;
+		break;
+	}
+}
+
+/* Sequential left-to-right, so the result does not depend on segmenting. */
+static float reduce(u32 op, float acc, const float *a, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (op == VNEF_ALU_ADD)
+			acc += a[i];
+		else if (op == VNEF_ALU_MAX)
+			acc = f_max(acc, a[i]);
+		else
+			acc = f_min(acc, a[i]);
+	}
+	return acc;
+}
+
+static inline float bits_f(u32 u)
+{
+	return vn_u32_f32(u);
+}
+
+static inline u32 f_bits(float f)
+{
+	union vn_f32 v = { .f = f };
+
+	return v.u;
+}
+
+/* Up to about VN_FP_CHUNK elements from the cursor on; true when finished. */
+static bool elementwise(struct vn_fp_ctx *x, const struct vnef_instr *in,
+			struct vn_fp_cursor *c)
+{
+	const struct vnef_ap *d = &in->dst;
+	u32 f = vn_ap_free(d), budget = VN_FP_CHUNK, n, i;
+	bool rev = in->flags & VNEF_IF_REVERSE;
+	float s = bits_f(in->imm[0]);
+	float *s0 = x->seg[0], *s1 = x->seg[1];
+
+	for (; c->p < d->partitions; c->p++, c->j0 = 0) {
+		if (in->opcode == VNEF_OP_TENSOR_SCALAR && (in->flags & VNEF_IF_SCALAR_COLUMN))
+			vn_gather(x, &in->src1, c->p, 0, 1, &s);
+		for (; c->j0 < f; c->j0 += n) {
+			if (!budget)
+				return false;
+			n = min(min(f - c->j0, (u32)VN_FP_SEG), budget);
+			budget -= n;
+			switch (in->opcode) {
+			case VNEF_OP_MEMSET:
+				for (i = 0; i < n; i++)
+					s0[i] = s;
+				break;
+			case VNEF_OP_IOTA:
+				for (i = 0; i < n; i++)
+					s0[i] = (float)((s64)(s32)in->imm[0] +
+							(s64)c->p * (s32)in->imm[1] +
+							(s64)(c->j0 + i) * (s32)in->imm[2]);
+				break;
+			case VNEF_OP_COPY:
+				vn_gather(x, &in->src0, c->p, c->j0, n, s0);
+				break;
+			case VNEF_OP_TENSOR_TENSOR:
+				vn_gather(x, &in->src0, c->p, c->j0, n, s0);
+				vn_gather(x, &in->src1, c->p, c->j0, n, s1);
+				alu_vec(in->op, s0, s1, n);
+				break;
+			case VNEF_OP_TENSOR_SCALAR:
+				vn_gather(x, &in->src0, c->p, c->j0, n, s0);
+				alu_scalar(in->op, s0, s, n, rev);
+				break;
+			}
+			vn_scatter(x, d, c->p, c->j0, n, s0);
+		}
+	}
+	return true;
+}
+
+static bool reduce_free(struct vn_fp_ctx *x, const struct vnef_instr *in,
+			struct vn_fp_cursor *c)
+{
+	const struct vnef_ap *a = &in->src0;
+	u32 f = vn_ap_free(a), budget = VN_FP_CHUNK, n;
+	float acc;
+
+	for (; c->p < a->partitions; c->p++, c->j0 = 0) {
+		acc = bits_f(c->acc);
+		for (; c->j0 < f; c->j0 += n) {
+			if (!budget) {
+				c->acc = f_bits(acc);
+				return false;
+			}
+			n = min(min(f - c->j0, (u32)VN_FP_SEG), budget);
+			budget -= n;
+			vn_gather(x, a, c->p, c->j0, n, x->seg[0]);
+			if (!c->j0)
+				acc = in->op == VNEF_ALU_ADD ? 0 : x->seg[0][0];
+			acc = reduce(in->op, acc, x->seg[0], n);
+		}
+		vn_scatter(x, &in->dst, c->p, 0, 1, &acc);
+	}
+	return true;
+}
+
+/* One segment of the free axis across all partitions per step. */
+static bool reduce_partitions(struct vn_fp_ctx *x, const struct vnef_instr *in,
+			      struct vn_fp_cursor *c)
+{
+	const struct vnef_ap *a = &in->src0;
+	u32 f = vn_ap_free(a), p, n;
+
+	if (c->j0 >= f)
+		return true;
+	n = min(min(f - c->j0, (u32)VN_FP_SEG), max(1u, (u32)(VN_FP_CHUNK / a->partitions)));
+	vn_gather(x, a, 0, c->j0, n, x->seg[0]);
+	for (p = 1; p < a->partitions; p++) {
+		vn_gather(x, a, p, c->j0, n, x->seg[1]);
+		alu_vec(in->op, x->seg[0], x->seg[1], n);
+	}
+	vn_scatter(x, &in->dst, 0, c->j0, n, x->seg[0]);
+	c->j0 += n;
+	return c->j0 >= f;
+}
+
+bool vn_fp_vector_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
+		       struct vn_fp_cursor *cur)
+{
+	if (in->opcode == VNEF_OP_REDUCE)
+		return reduce_free(x, in, cur);
+	if (in->opcode == VNEF_OP_PARTITION_REDUCE)
+		return reduce_partitions(x, in, cur);
+	return elementwise(x, in, cur);
+}
