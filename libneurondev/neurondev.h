@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "vneuron.h"
+#include "vneuron_program.h"
 
 #if defined(__cplusplus)
 extern "C" {

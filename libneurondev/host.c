@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The host backend: programs run on the host build of the device core, so kernels can be
+ * tested without the module. Validation (core/program.c) and execution (core/exec.h) are
+ * the very code vneuron.ko runs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nd_internal.h"
+#include "exec.h"
+#include "program.h"
+
+struct nd_host {
+	struct vn_core *core;
+	int record;
+	pthread_mutex_t lock;		/* events: the hook runs on the core's workers */
+	struct nd_event *ev;
+	size_t nev, cap;
+	int ev_nomem;
+	char msg[ND_ERRMSG_MAX];
+};
+
+static int herr(struct nd_host *h, int code, const char *fmt, ...) ND_PRINTF(3, 4);
+static int herr(struct nd_host *h, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(h->msg, sizeof(h->msg), fmt, ap);
+	va_end(ap);
+	return code > 0 ? -code : code;
+}
+
+const char *nd_host_error(const struct nd_host *h)
+{
+	return h ? h->msg : "no host handle";
+}
+
+int nd_host_open(const struct vneuron_model *m, struct nd_host **hp, struct nd_error *err)
+{
+	struct nd_host *h;
+	int ret;
+
+	if (!hp)
+		return nd_seterr(err, EINVAL, "nd_host_open: hp is NULL");
+	*hp = NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return nd_seterr(err, ENOMEM, "out of memory");
+	ret = vn_core_create(m, "host", &h->core);
+	if (ret) {
+		free(h);
+		return nd_seterr(err, ret, "cannot create a host core: %s", nd_strerror(ret));
+	}
+	pthread_mutex_init(&h->lock, NULL);
+	*hp = h;
+	return 0;
+}
+
+void nd_host_close(struct nd_host *h)
+{
+	if (!h)
+		return;
+	vn_core_destroy(h->core);
+	pthread_mutex_destroy(&h->lock);
+	free(h->ev);
+	free(h);
+}
+
+void nd_host_record(struct nd_host *h, int on)
+{
+	if (h)
+		h->record = !!on;
+}
+
+static void hook(void *arg, const struct vn_event *e)
+{
+	struct nd_host *h = arg;
+	struct nd_event *n;
+
+	pthread_mutex_lock(&h->lock);
+	if (h->nev == h->cap) {
+		size_t ncap = h->cap ? h->cap * 2 : 1024;
+		struct nd_event *q = realloc(h->ev, ncap * sizeof(*q));
+
+		if (!q) {
+			h->ev_nomem = 1;
+			pthread_mutex_unlock(&h->lock);
+			return;
+		}
+		h->ev = q;
+		h->cap = ncap;
+	}
+	n = &h->ev[h->nev++];
+	n->stream = e->stream;
+	n->opcode = e->opcode;
+	n->pc = e->pc;
+	n->flags = e->flags;
+	n->start_ps = e->start_ps;
+	n->end_ps = e->end_ps;
+	n->elements = e->elements;
+	n->bytes = e->bytes;
+	n->flops = e->flops;
+	n->hbm_read = e->hbm_read;
+	n->hbm_write = e->hbm_write;
+	n->wait_sem = e->wait_sem;
+	n->wait_value = e->wait_value;
+	pthread_mutex_unlock(&h->lock);
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct nd_event *x = a, *y = b;
+
+	if (x->start_ps != y->start_ps)
+		return x->start_ps < y->start_ps ? -1 : 1;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+const struct nd_event *nd_host_events(const struct nd_host *h, size_t *count)
+{
+	if (count)
+		*count = h ? h->nev : 0;
+	return h ? h->ev : NULL;
+}
+
+static const char *const result_names[] = { "ok", "error", "timeout", "aborted" };
+static const char *const reason_names[] = {
+	"", "deadlock", "time limit", "reset", "stop", "out of scratch memory"
+};
+
+static int bind_tensors(struct nd_host *h, const struct vn_program *p,
+			const struct nd_host_tensor *t, unsigned int count, struct vn_bind *binds)
+{
+	unsigned int i, j;
+	int idx;
+
+	for (i = 0; i < count; i++) {
+		if (!t[i].name)
+			return herr(h, EINVAL, "tensor binding %u has no name", i);
+		idx = vn_program_tensor(p, t[i].name);
+		if (idx < 0)
+			return herr(h, EINVAL, "the program has no tensor '%s'", t[i].name);
+		for (j = 0; j < i; j++)
+			if (t[j].name && !strcmp(t[j].name, t[i].name))
+				return herr(h, EINVAL, "tensor '%s' is bound twice", t[i].name);
+		if (p->tensors[idx].kind == VNEF_TENSOR_CONST)
+			return herr(h, EINVAL, "tensor '%s' is a constant; it cannot be bound",
+				    t[i].name);
+		if (!t[i].data || t[i].size < p->tensors[idx].size)
+			return herr(h, EINVAL, "tensor '%s' needs %llu bytes, bound to %llu",
+				    t[i].name, (unsigned long long)p->tensors[idx].size,
+				    (unsigned long long)(t[i].data ? t[i].size : 0));
+		binds[idx].ptr = t[i].data;
+		binds[idx].size = t[i].size;
+	}
+	for (i = 0; i < p->tensor_count; i++) {
+		const struct vnef_tensor *vt = &p->tensors[i];
+
+		if (!binds[i].ptr && (vt->kind == VNEF_TENSOR_INPUT ||
+				      vt->kind == VNEF_TENSOR_OUTPUT))
+			return herr(h, EINVAL, "%s tensor '%s' is not bound",
+				    vt->kind == VNEF_TENSOR_INPUT ? "input" : "output",
+				    vn_program_str(p, vt->name_off));
+	}
+	return 0;
+}
+
+int nd_host_run(struct nd_host *h, const void *image, size_t size,
+		const struct nd_host_tensor *tensors, unsigned int count, uint64_t limit_ns,
+		struct nd_run_result *res)
+{
+	struct vn_exec_status st;
+	struct vn_prog_error pe;
+	struct vn_program *p = NULL;
+	struct vn_bind *binds = NULL;
+	struct vn_exec *ex = NULL;
+	int ret;
+
+	if (!h)
+		return -EINVAL;
+	h->msg[0] = '\0';
+	if (res)
+		memset(res, 0, sizeof(*res));
+	if (!image || !size)
+		return herr(h, EINVAL, "no image");
+	if (count && !tensors)
+		return herr(h, EINVAL, "%u tensors but no array", count);
+	ret = vn_program_load(image, size, &p, &pe);
+	if (ret) {
+		if (ret == -ENOMEM)
+			return herr(h, ENOMEM, "out of memory loading the program");
+		return herr(h, ret, "the image was rejected: %s check: %s (section %d, entry %d)",
+			    vn_check_name(pe.check), pe.msg, (int)pe.section, (int)pe.index);
+	}
+	binds = calloc(p->tensor_count + 1, sizeof(*binds));
+	if (!binds) {
+		ret = herr(h, ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = bind_tensors(h, p, tensors, count, binds);
+	if (ret)
+		goto out;
+
+	pthread_mutex_lock(&h->lock);
+	h->nev = 0;
+	h->ev_nomem = 0;
+	pthread_mutex_unlock(&h->lock);
+	vn_core_set_hook(h->core, h->record ? hook : NULL, h);
+	ret = vn_exec_submit(h->core, p, binds, p->tensor_count, limit_ns, NULL, NULL, &ex);
+	if (ret) {
+		herr(h, ret, "submit failed: %s", nd_strerror(ret));
+		goto out;
+	}
+	ret = vn_exec_wait(ex, 0);
+	if (ret) {
+		herr(h, ret, "wait failed: %s", nd_strerror(ret));
+		goto out;
+	}
+	vn_exec_status(ex, &st);
+	vn_core_set_hook(h->core, NULL, NULL);
+	if (res) {
+		res->result = st.result;
+		res->reason = st.reason;
+		res->stream = st.stream;
+		res->pc = st.pc;
+		res->model_ps = st.model_ps;
+		res->host_ns = st.host_ns;
+	}
+	if (h->ev_nomem) {
+		ret = herr(h, ENOMEM, "out of memory recording events");
+		goto out;
+	}
+	if (h->nev)
+		qsort(h->ev, h->nev, sizeof(*h->ev), ev_cmp);
+	if (st.result != VN_RES_OK) {
+		ret = herr(h, st.result == VN_RES_TIMEOUT ? ETIMEDOUT : EIO,
+			   "execution %s%s%s at %s entry %u",
+			   st.result < 4 ? result_names[st.result] : "failed",
+			   st.reason && st.reason < 6 ? ": " : "",
+			   st.reason < 6 ? reason_names[st.reason] : "",
+			   nd_stream_name(st.stream), st.pc);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ex)
+		vn_exec_put(ex);
+	vn_core_set_hook(h->core, NULL, NULL);
+	free(binds);
+	vn_program_put(p);
+	return ret;
+}
+
+int nd_run_on_host(const void *image, size_t size, const struct nd_host_tensor *tensors,
+		   unsigned int count, struct nd_run_result *res, struct nd_error *err)
+{
+	struct nd_host *h;
+	int ret;
+
+	ret = nd_host_open(NULL, &h, err);
+	if (ret)
+		return ret;
+	ret = nd_host_run(h, image, size, tensors, count, 0, res);
+	if (ret)
+		nd_seterr(err, ret, "%s", h->msg);
+	nd_host_close(h);
+	return ret;
+}

@@ -1,0 +1,867 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The program builder: its images pass the device core's validator (core/program.c),
+ * semaphores follow the format's rules, the debug table carries file:line and scopes,
+ * and every input error comes back as -errno with a message naming the problem.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "neurondev.h"
+#include "program.h"
+
+/*
+ * The 6.1 harness (and its FIXTURE macros) define functions without prototypes, compare
+ * its int expectations with unsigned values, and expand ASSERT_* to a for loop.
+ */
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wmisleading-indentation"
+#include "kselftest_harness.h"
+
+static const uint64_t SHAPE_250x512[] = { 250, 512 };
+static const uint64_t SHAPE_128x128[] = { 128, 128 };
+
+/* Finish, validate with the core, and hand back the loaded program. */
+static int finish_and_load(struct nd_builder *b, struct vn_program **pp, void **imgp,
+			   size_t *sizep)
+{
+	struct vn_prog_error pe;
+	int ret;
+
+	ret = nd_builder_finish(b, imgp, sizep);
+	if (ret) {
+		fprintf(stderr, "finish: %s\n", nd_builder_error(b));
+		return ret;
+	}
+	ret = vn_program_load(*imgp, *sizep, pp, &pe);
+	if (ret)
+		fprintf(stderr, "validator: %s: %s (section %d, entry %d)\n",
+			vn_check_name(pe.check), pe.msg, (int)pe.section, (int)pe.index);
+	return ret;
+}
+
+/* The NKI exp kernel of the profiler blog: 128-partition tiles, masked last tile. */
+static void build_exp(struct nd_builder *b, int double_buffer)
+{
+	struct nd_tensor *in = nd_input(b, "in", ND_FP32, 2, SHAPE_250x512);
+	struct nd_tensor *out = nd_output(b, "out", ND_FP32, 2, SHAPE_250x512);
+	struct nd_tile *ti[2], *to[2];
+	uint32_t p, i = 0;
+
+	ti[0] = nd_sbuf(b, "in0", ND_FP32, 128, 512);
+	to[0] = nd_sbuf(b, "out0", ND_FP32, 128, 512);
+	ti[1] = double_buffer ? nd_sbuf(b, "in1", ND_FP32, 128, 512) : ti[0];
+	to[1] = double_buffer ? nd_sbuf(b, "out1", ND_FP32, 128, 512) : to[0];
+	for (p = 0; p < 250; p += 128, i ^= 1) {
+		uint32_t np = 250 - p < 128 ? 250 - p : 128;
+
+		nd_load(b, ND_QUEUE_AUTO, nd_part(ti[i], 0, np, 0, 512), nd_hbm_rows(in, p, 0));
+		nd_activate(b, nd_part(to[i], 0, np, 0, 512), nd_part(ti[i], 0, np, 0, 512),
+			    ND_ACT_EXP, 1.0f, 0.0f);
+		nd_store(b, ND_QUEUE_AUTO, nd_hbm_rows(out, p, 0), nd_part(to[i], 0, np, 0, 512));
+	}
+}
+
+TEST(exp_kernel_validates)
+{
+	struct nd_builder *b;
+	struct vn_program *p = NULL;
+	size_t size;
+	void *img;
+
+	ASSERT_EQ(0, nd_builder_new("exp", &b));
+	build_exp(b, 0);
+	ASSERT_EQ(0, finish_and_load(b, &p, &img, &size));
+	EXPECT_EQ(2, p->tensor_count);
+	{
+		const struct vn_stream *sc = &p->streams[VNEURON_ENGINE_SCALAR];
+		uint32_t i, acts = 0;
+
+		for (i = 0; i < sc->count; i++)
+			acts += sc->instr[i].opcode == VNEF_OP_ACTIVATE;
+		EXPECT_EQ(2, acts);
+	}
+	EXPECT_STREQ("exp", vn_program_str(p, ((struct vnef_header *)img)->name_off));
+	vn_program_put(p);
+	free(img);
+	nd_builder_free(b);
+}
+
+/* Every semaphore has one signalling stream and every wait is reached. */
+static void check_sems(struct __test_metadata *_metadata, const struct vn_program *p)
+{
+	uint32_t s;
+
+	for (s = 0; s < VNEF_MAX_SEMS; s++) {
+		if (p->sem_writer[s] == ~0u)
+			continue;
+		/* The builder gives semaphore s to stream s. */
+		EXPECT_EQ(s, p->sem_writer[s]);
+	}
+}
+
+TEST(semaphores_one_writer_each)
+{
+	struct nd_builder *b;
+	struct vn_program *p = NULL;
+	size_t size;
+	void *img;
+
+	ASSERT_EQ(0, nd_builder_new("exp2", &b));
+	build_exp(b, 1);
+	ASSERT_EQ(0, finish_and_load(b, &p, &img, &size));
+	check_sems(_metadata, p);
+	vn_program_put(p);
+	free(img);
+	nd_builder_free(b);
+}
+
+/* The exp kernel's activation waits on its load: exactly one wait, on that DMA queue. */
+TEST(simple_dependency_gets_one_wait)
+{
+	struct nd_builder *b;
+	struct vn_program *p = NULL;
+	const struct vnef_instr *in;
+	const struct vnef_dma_desc *st;
+	size_t size;
+	void *img;
+
+	ASSERT_EQ(0, nd_builder_new("one", &b));
+	{
+		struct nd_tensor *x = nd_input(b, "x", ND_FP32, 2, SHAPE_128x128);
+		struct nd_tensor *y = nd_output(b, "y", ND_FP32, 2, SHAPE_128x128);
+		struct nd_tile *t = nd_sbuf(b, "t", ND_FP32, 128, 128);
+
+		ASSERT_EQ(0, nd_load(b, 3, nd_whole(t), nd_hbm_rows(x, 0, 0)));
+		ASSERT_EQ(0, nd_activate(b, nd_whole(t), nd_whole(t), ND_ACT_TANH, 2.0f, 0.5f));
+		ASSERT_EQ(0, nd_store(b, 5, nd_hbm_rows(y, 0, 0), nd_whole(t)));
+	}
+	ASSERT_EQ(0, finish_and_load(b, &p, &img, &size));
+	ASSERT_EQ(1, p->streams[VNEURON_ENGINE_SCALAR].count);
+	in = &p->streams[VNEURON_ENGINE_SCALAR].instr[0];
+	EXPECT_EQ(VNEF_OP_ACTIVATE, in->opcode);
+	EXPECT_EQ(VNEF_IF_WAIT, in->flags & VNEF_IF_WAIT);
+	EXPECT_EQ(VNEF_STREAM_DMA(3), in->wait_sem);
+	EXPECT_EQ(1, in->wait_value);
+	EXPECT_EQ(1ull << VNEURON_ENGINE_SCALAR, in->signal_mask);
+	ASSERT_EQ(1, p->streams[VNEF_STREAM_DMA(3)].count);
+	EXPECT_EQ(1ull << VNEF_STREAM_DMA(3), p->streams[VNEF_STREAM_DMA(3)].desc[0].signal_mask);
+	st = &p->streams[VNEF_STREAM_DMA(5)].desc[0];
+	EXPECT_EQ(VNEF_IF_WAIT, st->flags);
+	EXPECT_EQ(VNEURON_ENGINE_SCALAR, st->wait_sem);
+	EXPECT_EQ(1, st->wait_value);
+	EXPECT_EQ(0, st->signal_mask);
+	vn_program_put(p);
+	free(img);
+	nd_builder_free(b);
+}
+
+/*
+ * Waits implied by other waits are dropped: VectorE waits on ScalarE, which already
+ * waited on the load, so VectorE needs no wait on the DMA queue.
+ */
+TEST(implied_waits_are_dropped)
+{
+	struct nd_builder *b;
+	struct vn_program *p = NULL;
+	size_t size;
+	void *img;
+
+	ASSERT_EQ(0, nd_builder_new("implied", &b));
+	{
+		struct nd_tensor *x = nd_input(b, "x", ND_FP32, 2, SHAPE_128x128);
+		struct nd_tile *t = nd_sbuf(b, "t", ND_FP32, 128, 128);
+		struct nd_tile *u = nd_sbuf(b, "u", ND_FP32, 128, 128);
+		struct nd_tile *v = nd_sbuf(b, "v", ND_FP32, 128, 128);
+
+		ASSERT_EQ(0, nd_load(b, 0, nd_whole(t), nd_hbm_rows(x, 0, 0)));
+		ASSERT_EQ(0, nd_activate(b, nd_whole(u), nd_whole(t), ND_ACT_EXP, 1.0f, 0.0f));
+		/* reads t (DMA) and u (ScalarE): the ScalarE wait implies the DMA one */
+		ASSERT_EQ(0, nd_tensor_tensor(b, ND_VECTOR, nd_whole(v), nd_whole(t), nd_whole(u),
+					      ND_ADD));
+	}
+	ASSERT_EQ(0, finish_and_load(b, &p, &img, &size));
+	ASSERT_EQ(1, p->streams[VNEURON_ENGINE_VECTOR].count);
+	EXPECT_EQ(VNEURON_ENGINE_SCALAR, p->streams[VNEURON_ENGINE_VECTOR].instr[0].wait_sem);
+	vn_program_put(p);
+	free(img);
+	nd_builder_free(b);
+}
+
+/* Two unrelated producers: the consumer gets a NOP carrying the first wait. */
+TEST(two_waits_use_a_nop)
+{
+	struct nd_builder *b;
+	struct vn_program *p = NULL;
+	const struct vn_stream *vs;
+	size_t size;
+	void *img;
+
+	ASSERT_EQ(0, nd_builder_new("two", &b));
+	{
+		struct nd_tensor *x = nd_input(b, "x", ND_FP32, 2, SHAPE_128x128);
+		struct nd_tile *t = nd_sbuf(b, "t", ND_FP32, 128, 128);
+		struct nd_tile *u = nd_sbuf(b, "u", ND_FP32, 128, 128);
+		struct nd_tile *v = nd_sbuf(b, "v", ND_FP32, 128, 128);
+
+		ASSERT_EQ(0, nd_load(b, 0, nd_whole(t), nd_hbm_rows(x, 0, 0)));
+		ASSERT_EQ(0, nd_load(b, 1, nd_whole(u), nd_hbm_rows(x, 0, 0)));
+		ASSERT_EQ(0, nd_tensor_tensor(b, ND_VECTOR, nd_whole(v), nd_whole(t), nd_whole(u),
+					      ND_MUL));
+		/* a store waiting on two loads' readers and VectorE: DMA queues get help */
+		ASSERT_EQ(0, nd_load(b, 2, nd_whole(t), nd_hbm_rows(x, 0, 0)));
+	}
+	ASSERT_EQ(0, finish_and_load(b, &p, &img, &size));
+	vs = &p->streams[VNEURON_ENGINE_VECTOR];
+	ASSERT_EQ(2, vs->count);
+	EXPECT_EQ(VNEF_OP_NOP, vs->instr[0].opcode);
+	EXPECT_EQ(VNEF_IF_WAIT, vs->instr[0].flags);
+	EXPECT_EQ(VNEF_OP_TENSOR_TENSOR, vs->instr[1].opcode);
+	EXPECT_EQ(VNEF_IF_WAIT, vs->instr[1].flags);
+	EXPECT_NE(vs->instr[0].wait_sem, vs->instr[1].wait_sem);
+	check_sems(_metadata, p);
+	vn_program_put(p);
+	free(img);
+	nd_builder_free(b);
+}
+
+/* A DMA that must wait on two engines: the waits gather on one of them. */
+TEST(dma_with_two_waits)
+{
+	struct nd_builder *b;
+	struct vn_program *p = NULL;
+	const struct vnef_dma_desc *d;
+	size_t size;
+	void *img;
+
+	ASSERT_EQ(0, nd_builder_new("dma2", &b));
+	{
+		struct nd_tensor *x = nd_input(b, "x", ND_FP32, 2, SHAPE_128x128);
+		struct nd_tensor *y = nd_output(b, "y", ND_FP32, 2, SHAPE_128x128);
+		struct nd_tile *t = nd_sbuf(b, "t", ND_FP32, 128, 128);
+
+		ASSERT_EQ(0, nd_memset(b, ND_VECTOR, nd_part(t, 0, 64, 0, 128), 1.0f));
+		ASSERT_EQ(0, nd_memset(b, ND_GPSIMD, nd_part(t, 64, 64, 0, 128), 2.0f));
+		ASSERT_EQ(0, nd_store(b, 0, nd_hbm_rows(y, 0, 0), nd_whole(t)));
+		(void)x;
+	}
+	ASSERT_EQ(0, finish_and_load(b, &p, &img, &size));
+	d = &p->streams[VNEF_STREAM_DMA(0)].desc[0];
+	EXPECT_EQ(VNEF_IF_WAIT, d->flags);
+	check_sems(_metadata, p);
+	/* one of the engines carries a NOP waiting on the other */
+	EXPECT_EQ(3, p->streams[VNEURON_ENGINE_VECTOR].count +
+		     p->streams[VNEURON_ENGINE_GPSIMD].count);
+	vn_program_put(p);
+	free(img);
+	nd_builder_free(b);
+}
+
+/* Every ISA call at least once, all validated by the core. */
+TEST(every_instruction_validates)
+{
+	static const uint64_t s4[] = { 128, 512 };
+	struct nd_builder *b;
+	struct vn_program *p = NULL;
+	size_t size;
+	void *img;
+	float cdata[128];
+	unsigned int i;
+
+	for (i = 0; i < 128; i++)
+		cdata[i] = (float)i;
+	ASSERT_EQ(0, nd_builder_new("isa", &b));
+	{
+		struct nd_tensor *x = nd_input(b, "x", ND_BF16, 2, s4);
+		struct nd_tensor *c = nd_const(b, "c", ND_FP32, 1, (uint64_t[]){ 128 }, cdata);
+		struct nd_tensor *y = nd_output(b, "y", ND_FP32, 2, s4);
+		struct nd_tensor *s = nd_scratch(b, "s", ND_FP32, 2, s4);
+		struct nd_tile *a = nd_sbuf(b, "a", ND_BF16, 128, 512);
+		struct nd_tile *st = nd_sbuf(b, "st", ND_BF16, 128, 128);
+		struct nd_tile *ps = nd_psum(b, "ps", ND_FP32, 128, 512);
+		struct nd_tile *pt = nd_psum(b, "pt", ND_FP32, 128, 128);
+		struct nd_tile *f = nd_sbuf(b, "f", ND_FP32, 128, 512);
+		struct nd_tile *g = nd_sbuf(b, "g", ND_FP32, 128, 512);
+		struct nd_tile *col = nd_sbuf(b, "col", ND_FP32, 128, 1);
+		struct nd_tile *row = nd_sbuf(b, "row", ND_FP32, 1, 512);
+		struct nd_dma_xfer xf = {
+			.chunk_bytes = 4, .count = { 128, 1 },
+			.src = { .tensor = c, .stride = { 4, 0 } },
+			.dst = { .tile = col, .part_stride = { 1, 0 } },
+		};
+
+		ASSERT_EQ(0, nd_load(b, ND_QUEUE_AUTO, nd_whole(a), nd_hbm_rows(x, 0, 0)));
+		ASSERT_EQ(0, nd_load(b, ND_QUEUE_AUTO, nd_whole(st), nd_hbm_cols(x, 0, 0)));
+		ASSERT_EQ(0, nd_dma(b, 7, &xf));
+		ASSERT_EQ(0, nd_load_stationary(b, nd_whole(st)));
+		ASSERT_EQ(0, nd_multiply_moving(b, nd_whole(ps), nd_whole(a), 0));
+		ASSERT_EQ(0, nd_matmul(b, nd_whole(ps), nd_whole(st), nd_whole(a), 1));
+		ASSERT_EQ(0, nd_transpose(b, nd_whole(pt), nd_whole(st), 0));
+		ASSERT_EQ(0, nd_copy(b, ND_VECTOR, nd_whole(f), nd_whole(ps)));
+		ASSERT_EQ(0, nd_copy(b, ND_SCALAR, nd_part(g, 0, 128, 0, 128), nd_whole(pt)));
+		ASSERT_EQ(0, nd_copy(b, ND_GPSIMD, nd_part(g, 0, 128, 128, 128),
+				     nd_part(f, 0, 128, 0, 128)));
+		ASSERT_EQ(0, nd_tensor_tensor(b, ND_VECTOR, nd_whole(g), nd_whole(f), nd_whole(g),
+					      ND_SUB));
+		ASSERT_EQ(0, nd_tensor_tensor(b, ND_GPSIMD, nd_whole(g), nd_whole(f), nd_whole(g),
+					      ND_MAX));
+		ASSERT_EQ(0, nd_tensor_scalar(b, ND_VECTOR, nd_whole(f), nd_whole(f), ND_DIV,
+					      3.0f, 1));
+		ASSERT_EQ(0, nd_tensor_scalar(b, ND_GPSIMD, nd_whole(f), nd_whole(f), ND_MIN,
+					      3.0f, 0));
+		ASSERT_EQ(0, nd_tensor_column(b, ND_VECTOR, nd_whole(g), nd_whole(g), ND_MUL,
+					      nd_whole(col), 0));
+		ASSERT_EQ(0, nd_reduce(b, nd_whole(col), nd_whole(g), ND_MAX));
+		ASSERT_EQ(0, nd_activate(b, nd_whole(f), nd_whole(g), ND_ACT_GELU, 1.0f, 0.0f));
+		ASSERT_EQ(0, nd_activate_column(b, nd_whole(f), nd_whole(f), ND_ACT_SIGMOID, 0.5f,
+						nd_whole(col)));
+		ASSERT_EQ(0, nd_memset(b, ND_GPSIMD, nd_whole(g), 0.25f));
+		ASSERT_EQ(0, nd_iota(b, nd_whole(g), 1, 512, 1));
+		ASSERT_EQ(0, nd_partition_reduce(b, nd_whole(row), nd_whole(g), ND_ADD));
+		ASSERT_EQ(0, nd_store(b, ND_QUEUE_AUTO, nd_hbm_rows(s, 0, 0), nd_whole(f)));
+		ASSERT_EQ(0, nd_load(b, ND_QUEUE_AUTO, nd_whole(g), nd_hbm_rows(s, 0, 0)));
+		ASSERT_EQ(0, nd_store(b, ND_QUEUE_AUTO, nd_hbm_rows(y, 0, 0), nd_whole(g)));
+		ASSERT_EQ(0, nd_store(b, ND_QUEUE_AUTO, nd_hbm_rows(y, 0, 0), nd_whole(row)));
+	}
+	ASSERT_EQ(0, finish_and_load(b, &p, &img, &size));
+	check_sems(_metadata, p);
+	EXPECT_EQ(4, p->tensor_count);
+	EXPECT_EQ(128 * 4, p->const_size);
+	vn_program_put(p);
+	free(img);
+	nd_builder_free(b);
+}
+
+/* Find the debug entry of (stream, index). */
+static const struct vnef_debug *debug_of(const struct vn_program *p, uint32_t stream,
+					 uint32_t index)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->debug_count; i++)
+		if (p->debug[i].stream == stream && p->debug[i].index == index)
+			return &p->debug[i];
+	return NULL;
+}
+
+TEST(debug_table_lines_and_scopes)
+{
+	struct nd_builder *b;
+	struct vn_program *p = NULL;
+	const struct vnef_debug *d;
+	size_t size;
+	void *img;
+	int mm_line, act_line;
+
+	ASSERT_EQ(0, nd_builder_new("dbg", &b));
+	{
+		struct nd_tensor *x = nd_input(b, "x", ND_FP32, 2, SHAPE_128x128);
+		struct nd_tile *a = nd_sbuf(b, "a", ND_FP32, 128, 128);
+		struct nd_tile *o = nd_psum(b, "o", ND_FP32, 128, 128);
+		struct nd_tile *h = nd_sbuf(b, "h", ND_FP32, 128, 128);
+
+		ASSERT_EQ(0, nd_load(b, 0, nd_whole(a), nd_hbm_rows(x, 0, 0)));
+		ASSERT_EQ(0, nd_scope_push(b, "mlp"));
+		ASSERT_EQ(0, nd_scope_push(b, "fc1"));
+		mm_line = __LINE__ + 1;
+		ASSERT_EQ(0, nd_matmul(b, nd_whole(o), nd_whole(a), nd_whole(a), 0));
+		ASSERT_EQ(0, nd_scope_pop(b));
+		act_line = __LINE__ + 1;
+		ASSERT_EQ(0, nd_activate(b, nd_whole(h), nd_whole(o), ND_ACT_RELU, 1.0f, 0.0f));
+		ASSERT_EQ(0, nd_scope_pop(b));
+	}
+	ASSERT_EQ(0, finish_and_load(b, &p, &img, &size));
+	EXPECT_EQ(p->total_entries, p->debug_count);
+
+	d = debug_of(p, VNEURON_ENGINE_TENSOR, 1);
+	ASSERT_NE(NULL, d);
+	EXPECT_STREQ("mlp/fc1/matmul", vn_program_str(p, d->scope_off));
+	EXPECT_STREQ(__FILE__, vn_program_str(p, d->file_off));
+	EXPECT_EQ(mm_line, (int)d->line);
+	d = debug_of(p, VNEURON_ENGINE_SCALAR, 0);
+	ASSERT_NE(NULL, d);
+	EXPECT_STREQ("mlp/relu", vn_program_str(p, d->scope_off));
+	EXPECT_EQ(act_line, (int)d->line);
+	d = debug_of(p, VNEF_STREAM_DMA(0), 0);
+	ASSERT_NE(NULL, d);
+	EXPECT_STREQ("load", vn_program_str(p, d->scope_off));
+	vn_program_put(p);
+	free(img);
+	nd_builder_free(b);
+}
+
+/* The same calls give the same bytes; a file round-trips. */
+TEST(image_is_reproducible_and_file_round_trips)
+{
+	struct nd_builder *b1, *b2;
+	void *i1, *i2, *i3;
+	size_t s1, s2, s3;
+	char path[] = "/tmp/nd_builder_XXXXXX";
+	struct nd_error err;
+	int fd;
+
+	ASSERT_EQ(0, nd_builder_new("exp", &b1));
+	ASSERT_EQ(0, nd_builder_new("exp", &b2));
+	build_exp(b1, 1);
+	build_exp(b2, 1);
+	ASSERT_EQ(0, nd_builder_finish(b1, &i1, &s1));
+	ASSERT_EQ(0, nd_builder_finish(b2, &i2, &s2));
+	ASSERT_EQ(s1, s2);
+	EXPECT_EQ(0, memcmp(i1, i2, s1));
+
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, nd_builder_write(b1, path));
+	ASSERT_EQ(0, nd_vnef_read(path, &i3, &s3, &err));
+	ASSERT_EQ(s1, s3);
+	EXPECT_EQ(0, memcmp(i1, i3, s1));
+	unlink(path);
+	EXPECT_EQ(-ENOENT, nd_vnef_read(path, &i3, &s3, &err));
+	EXPECT_NE(NULL, strstr(err.msg, path));
+	EXPECT_EQ(-EINVAL, nd_vnef_read("/dev/null", &i3, &s3, &err));
+	EXPECT_EQ(-ENOENT, nd_vnef_write("/nonexistent/dir/x.vnef", i1, s1, &err));
+	free(i1);
+	free(i2);
+	free(i3);
+	nd_builder_free(b1);
+	nd_builder_free(b2);
+}
+
+/* ---------------------------------------------------------------------------- */
+/* Input errors: each returns -errno, names the problem, and blocks finishing.   */
+
+FIXTURE(err)
+{
+	struct nd_builder *b;
+	struct nd_tensor *x, *y;
+	struct nd_tile *s, *s2, *ps, *col;
+};
+
+FIXTURE_SETUP(err)
+{
+	ASSERT_EQ(0, nd_builder_new("err", &self->b));
+	self->x = nd_input(self->b, "x", ND_FP32, 2, SHAPE_128x128);
+	self->y = nd_output(self->b, "y", ND_FP32, 2, SHAPE_128x128);
+	self->s = nd_sbuf(self->b, "s", ND_FP32, 128, 128);
+	self->s2 = nd_sbuf(self->b, "s2", ND_FP32, 128, 128);
+	self->ps = nd_psum(self->b, "ps", ND_FP32, 128, 128);
+	self->col = nd_sbuf(self->b, "col", ND_FP32, 128, 1);
+	ASSERT_NE(NULL, self->col);
+	ASSERT_EQ(0, nd_builder_status(self->b));
+}
+
+FIXTURE_TEARDOWN(err)
+{
+	nd_builder_free(self->b);
+}
+
+/* The call failed with code and a message containing what. */
+#define EXPECT_MSG(what)							\
+	do {									\
+		const char *m_ = nd_builder_error(self->b);			\
+		if (!strstr(m_, what)) {					\
+			TH_LOG("message: %s", m_);				\
+			EXPECT_TRUE(0);						\
+		}								\
+	} while (0)
+
+#define EXPECT_ERR(code, what, call)						\
+	do {									\
+		EXPECT_EQ(code, (call));					\
+		EXPECT_MSG(what);						\
+	} while (0)
+
+#define EXPECT_NULL_ERR(code, what, call)					\
+	do {									\
+		EXPECT_EQ(NULL, (call));					\
+		EXPECT_EQ(code, nd_builder_status(self->b));			\
+		EXPECT_MSG(what);						\
+	} while (0)
+
+TEST_F(err, tensor_without_name)
+{
+	EXPECT_NULL_ERR(-EINVAL, "without a name", nd_input(self->b, "", ND_FP32, 1,
+							       (uint64_t[]){ 4 }));
+}
+
+TEST_F(err, tensor_duplicate_name)
+{
+	EXPECT_NULL_ERR(-EEXIST, "'x' is already defined",
+			nd_output(self->b, "x", ND_FP32, 1, (uint64_t[]){ 4 }));
+}
+
+TEST_F(err, tensor_name_too_long)
+{
+	char name[200];
+
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	EXPECT_NULL_ERR(-ENAMETOOLONG, "longer than 127",
+			nd_input(self->b, name, ND_FP32, 1, (uint64_t[]){ 4 }));
+}
+
+TEST_F(err, tensor_bad_dtype)
+{
+	EXPECT_NULL_ERR(-EINVAL, "unknown dtype",
+			nd_input(self->b, "z", (enum nd_dtype)7, 1, (uint64_t[]){ 4 }));
+}
+
+TEST_F(err, tensor_bad_rank)
+{
+	EXPECT_NULL_ERR(-EINVAL, "rank 5", nd_input(self->b, "z", ND_FP32, 5,
+						   (uint64_t[]){ 1, 1, 1, 1, 1 }));
+}
+
+TEST_F(err, tensor_zero_dimension)
+{
+	EXPECT_NULL_ERR(-EINVAL, "dimension 1 is 0",
+			nd_input(self->b, "z", ND_FP32, 2, (uint64_t[]){ 4, 0 }));
+}
+
+TEST_F(err, tensor_too_large)
+{
+	EXPECT_NULL_ERR(-E2BIG, "larger than",
+			nd_input(self->b, "z", ND_FP32, 2, (uint64_t[]){ 1ull << 20, 1ull << 20 }));
+}
+
+TEST_F(err, const_without_data)
+{
+	EXPECT_NULL_ERR(-EINVAL, "without data",
+			nd_const(self->b, "z", ND_FP32, 1, (uint64_t[]){ 4 }, NULL));
+}
+
+TEST_F(err, tile_partitions_over_128)
+{
+	EXPECT_NULL_ERR(-EINVAL, "129 partitions", nd_sbuf(self->b, "t", ND_FP32, 129, 4));
+}
+
+TEST_F(err, tile_zero_partitions)
+{
+	EXPECT_NULL_ERR(-EINVAL, "0 partitions", nd_sbuf(self->b, "t", ND_FP32, 0, 4));
+}
+
+TEST_F(err, tile_larger_than_partition)
+{
+	EXPECT_NULL_ERR(-E2BIG, "SBUF has 196608 bytes",
+			nd_sbuf(self->b, "t", ND_FP32, 128, 49153));
+	EXPECT_NULL_ERR(-E2BIG, "PSUM has 16384 bytes", nd_psum(self->b, "t", ND_FP32, 128,
+								 4097));
+}
+
+TEST_F(err, tile_bad_memory)
+{
+	EXPECT_NULL_ERR(-EINVAL, "neither SBUF nor PSUM",
+			nd_tile(self->b, (enum nd_memory)3, "t", ND_FP32, 1, 1));
+}
+
+TEST_F(err, out_of_sbuf)
+{
+	struct nd_tile *t;
+	int i;
+
+	/* 192 KiB a partition: the fixture holds 1 KiB + 64 B; 23 x 8 KiB more fit. */
+	for (i = 0; i < 23; i++)
+		ASSERT_NE(NULL, nd_sbuf(self->b, NULL, ND_FP32, 128, 2048));
+	EXPECT_NULL_ERR(-ENOSPC, "out of SBUF: tile 'big' needs 8192 bytes",
+			nd_sbuf(self->b, "big", ND_FP32, 128, 2048));
+	/* freeing one makes room again, at the same place */
+	t = nd_sbuf(self->b, "small", ND_FP32, 128, 16);
+	ASSERT_NE(NULL, t);
+}
+
+TEST_F(err, out_of_psum)
+{
+	struct nd_tile *t[8];
+	uint32_t off;
+	int i;
+
+	/* 8 banks; the fixture's 512-byte tile takes bank 0's start */
+	for (i = 0; i < 7; i++) {
+		t[i] = nd_psum(self->b, NULL, ND_FP32, 128, 512);
+		ASSERT_NE(NULL, t[i]);
+		EXPECT_EQ(0, nd_tile_offset(t[i]) % 2048);
+	}
+	EXPECT_NULL_ERR(-ENOSPC, "out of PSUM", nd_psum(self->b, "p8", ND_FP32, 128, 512));
+	/* a small one still fits in bank 0 */
+	ASSERT_NE(NULL, nd_psum(self->b, "small", ND_FP32, 128, 128));
+	off = nd_tile_offset(t[3]);
+	EXPECT_EQ(0, nd_tile_free(self->b, t[3]));
+	t[7] = nd_psum(self->b, "again", ND_FP32, 128, 512);
+	ASSERT_NE(NULL, t[7]);
+	EXPECT_EQ(off, nd_tile_offset(t[7]));
+}
+
+TEST_F(err, tile_freed_twice)
+{
+	EXPECT_EQ(0, nd_tile_free(self->b, self->s2));
+	EXPECT_ERR(-EINVAL, "freed twice", nd_tile_free(self->b, self->s2));
+}
+
+TEST_F(err, tile_used_after_free)
+{
+	EXPECT_EQ(0, nd_tile_free(self->b, self->s2));
+	EXPECT_ERR(-EINVAL, "used after nd_tile_free",
+		   nd_copy(self->b, ND_VECTOR, nd_whole(self->s), nd_whole(self->s2)));
+}
+
+TEST_F(err, tile_of_another_builder)
+{
+	struct nd_builder *o;
+	struct nd_tile *t;
+
+	ASSERT_EQ(0, nd_builder_new("other", &o));
+	t = nd_sbuf(o, "t", ND_FP32, 128, 128);
+	EXPECT_ERR(-EINVAL, "belongs to another builder",
+		   nd_copy(self->b, ND_VECTOR, nd_whole(self->s), nd_whole(t)));
+	nd_builder_free(o);
+}
+
+TEST_F(err, null_tile)
+{
+	EXPECT_ERR(-EINVAL, "src is not a tile",
+		   nd_copy(self->b, ND_VECTOR, nd_whole(self->s), nd_whole(NULL)));
+}
+
+TEST_F(err, view_outside_tile)
+{
+	EXPECT_ERR(-ERANGE, "outside tile 's'",
+		   nd_copy(self->b, ND_VECTOR, nd_part(self->s, 100, 29, 0, 128),
+			   nd_part(self->s2, 0, 29, 0, 128)));
+	EXPECT_ERR(-ERANGE, "outside tile 's2'",
+		   nd_copy(self->b, ND_VECTOR, nd_part(self->s, 0, 1, 0, 100),
+			   nd_part(self->s2, 0, 1, 50, 100)));
+}
+
+TEST_F(err, empty_view)
+{
+	EXPECT_ERR(-EINVAL, "is empty",
+		   nd_copy(self->b, ND_VECTOR, nd_part(self->s, 0, 0, 0, 1),
+			   nd_part(self->s2, 0, 0, 0, 1)));
+}
+
+TEST_F(err, shape_mismatch_elementwise)
+{
+	EXPECT_ERR(-EINVAL, "shape mismatch: dst is [128 x 128], src1 is [64 x 128]",
+		   nd_tensor_tensor(self->b, ND_VECTOR, nd_whole(self->s), nd_whole(self->s),
+				    nd_part(self->s2, 0, 64, 0, 128), ND_ADD));
+}
+
+TEST_F(err, wrong_engine)
+{
+	EXPECT_ERR(-EINVAL, "does not run on engine 2 (ScalarE)",
+		   nd_tensor_tensor(self->b, ND_SCALAR, nd_whole(self->s), nd_whole(self->s),
+				    nd_whole(self->s2), ND_ADD));
+	EXPECT_ERR(-EINVAL, "does not run on engine 0 (TensorE)",
+		   nd_memset(self->b, ND_TENSOR, nd_whole(self->s), 0));
+	EXPECT_ERR(-EINVAL, "unknown",
+		   nd_copy(self->b, (enum nd_engine)9, nd_whole(self->s), nd_whole(self->s2)));
+}
+
+TEST_F(err, bad_alu_and_activation)
+{
+	EXPECT_ERR(-EINVAL, "unknown ALU operation 6",
+		   nd_tensor_scalar(self->b, ND_VECTOR, nd_whole(self->s), nd_whole(self->s),
+				    (enum nd_alu)6, 1.0f, 0));
+	EXPECT_ERR(-EINVAL, "cannot reduce with 'sub'",
+		   nd_reduce(self->b, nd_whole(self->col), nd_whole(self->s), ND_SUB));
+	EXPECT_ERR(-EINVAL, "unknown activation function 11",
+		   nd_activate(self->b, nd_whole(self->s), nd_whole(self->s), (enum nd_act)11,
+			       1.0f, 0.0f));
+}
+
+TEST_F(err, reduce_and_column_shapes)
+{
+	EXPECT_ERR(-EINVAL, "dst must be [128 x 1], is [128 x 128]",
+		   nd_reduce(self->b, nd_whole(self->s2), nd_whole(self->s), ND_ADD));
+	EXPECT_ERR(-EINVAL, "the column must be [128 x 1], is [64 x 1]",
+		   nd_tensor_column(self->b, ND_VECTOR, nd_whole(self->s), nd_whole(self->s),
+				    ND_SUB, nd_part(self->col, 0, 64, 0, 1), 0));
+	EXPECT_ERR(-EINVAL, "the column must be [128 x 1]",
+		   nd_activate_column(self->b, nd_whole(self->s), nd_whole(self->s), ND_ACT_EXP,
+				      1.0f, nd_whole(self->s2)));
+	EXPECT_ERR(-EINVAL, "dst must be [1 x 128], is [128 x 1]",
+		   nd_partition_reduce(self->b, nd_whole(self->col), nd_whole(self->s), ND_ADD));
+}
+
+TEST_F(err, multiply_moving_without_stationary)
+{
+	EXPECT_ERR(-EINVAL, "no stationary operand loaded",
+		   nd_multiply_moving(self->b, nd_whole(self->ps), nd_whole(self->s), 0));
+}
+
+TEST_F(err, matmul_contraction_mismatch)
+{
+	EXPECT_ERR(-EINVAL, "stationary has K=128 partitions, moving K=64",
+		   nd_matmul(self->b, nd_whole(self->ps), nd_whole(self->s),
+			     nd_part(self->s2, 0, 64, 0, 128), 0));
+	ASSERT_EQ(0, nd_load_stationary(self->b, nd_part(self->s, 0, 64, 0, 128)));
+	EXPECT_ERR(-EINVAL, "moving has K=128 partitions, the stationary K=64",
+		   nd_multiply_moving(self->b, nd_whole(self->ps), nd_whole(self->s2), 0));
+}
+
+TEST_F(err, matmul_output_shape_and_memory)
+{
+	struct nd_tile *pbf = nd_psum(self->b, "pbf", ND_BF16, 128, 128);
+
+	EXPECT_ERR(-EINVAL, "dst is [64 x 128], the product is [128 x 128]",
+		   nd_matmul(self->b, nd_part(self->ps, 0, 64, 0, 128), nd_whole(self->s),
+			     nd_whole(self->s2), 0));
+	EXPECT_ERR(-EINVAL, "is in SBUF; TensorE writes PSUM",
+		   nd_matmul(self->b, nd_whole(self->s), nd_whole(self->s), nd_whole(self->s2),
+			     0));
+	EXPECT_ERR(-EINVAL, "must be fp32",
+		   nd_matmul(self->b, nd_whole(pbf), nd_whole(self->s), nd_whole(self->s2), 0));
+	EXPECT_ERR(-EINVAL, "is in PSUM; TensorE reads SBUF",
+		   nd_matmul(self->b, nd_whole(self->ps), nd_whole(self->ps), nd_whole(self->s2),
+			     0));
+}
+
+TEST_F(err, matmul_limits)
+{
+	struct nd_tile *wide = nd_sbuf(self->b, "wide", ND_FP32, 128, 1024);
+	struct nd_tile *pwide = nd_psum(self->b, "pwide", ND_FP32, 128, 1024);
+
+	ASSERT_NE(NULL, pwide);
+	EXPECT_ERR(-EINVAL, "stationary is [128 x 1024]; at most [128 x 128]",
+		   nd_load_stationary(self->b, nd_whole(wide)));
+	EXPECT_ERR(-EINVAL, "moving has N=1024 columns; at most 512",
+		   nd_matmul(self->b, nd_whole(pwide), nd_whole(self->s), nd_whole(wide), 0));
+	/* 512 fp32 starting mid-bank cross into the next bank */
+	EXPECT_ERR(-EINVAL, "crosses a PSUM bank",
+		   nd_matmul(self->b, nd_part(pwide, 0, 128, 256, 512), nd_whole(self->s),
+			     nd_part(wide, 0, 128, 0, 512), 0));
+}
+
+TEST_F(err, matmul_dtype_mismatch)
+{
+	struct nd_tile *h = nd_sbuf(self->b, "h", ND_BF16, 128, 128);
+
+	EXPECT_ERR(-EINVAL, "dtypes differ",
+		   nd_matmul(self->b, nd_whole(self->ps), nd_whole(self->s), nd_whole(h), 0));
+}
+
+TEST_F(err, transpose_shapes)
+{
+	EXPECT_ERR(-EINVAL, "dst must be [128 x 64], is [128 x 128]",
+		   nd_transpose(self->b, nd_whole(self->ps), nd_part(self->s, 0, 64, 0, 128), 0));
+	EXPECT_ERR(-EINVAL, "TensorE writes PSUM",
+		   nd_transpose(self->b, nd_whole(self->s2), nd_whole(self->s), 0));
+}
+
+TEST_F(err, dma_bad_queue)
+{
+	EXPECT_ERR(-EINVAL, "DMA queue 16",
+		   nd_load(self->b, 16, nd_whole(self->s), nd_hbm_rows(self->x, 0, 0)));
+	EXPECT_ERR(-EINVAL, "DMA queue -2",
+		   nd_load(self->b, -2, nd_whole(self->s), nd_hbm_rows(self->x, 0, 0)));
+}
+
+TEST_F(err, dma_outside_tensor)
+{
+	EXPECT_ERR(-ERANGE, "reaches element 16511 of tensor 'x', which has 16384",
+		   nd_load(self->b, 0, nd_whole(self->s), nd_hbm_rows(self->x, 1, 0)));
+}
+
+TEST_F(err, dma_writes_input)
+{
+	EXPECT_ERR(-EINVAL, "writes input tensor 'x', which is read-only",
+		   nd_store(self->b, 0, nd_hbm_rows(self->x, 0, 0), nd_whole(self->s)));
+}
+
+TEST_F(err, dma_dtype_mismatch)
+{
+	struct nd_tile *h = nd_sbuf(self->b, "h", ND_BF16, 128, 128);
+
+	EXPECT_ERR(-EINVAL, "dtype mismatch: tensor 'x' is fp32, tile 'h' is bf16",
+		   nd_load(self->b, 0, nd_whole(h), nd_hbm_rows(self->x, 0, 0)));
+}
+
+TEST_F(err, dma_raw_endpoints)
+{
+	struct nd_dma_xfer x = { .chunk_bytes = 4, .count = { 1, 1 },
+				 .src = { .tensor = self->x, .tile = self->s },
+				 .dst = { .tile = self->s } };
+
+	EXPECT_ERR(-EINVAL, "exactly one of a tensor and a tile", nd_dma(self->b, 0, &x));
+	x.src.tile = NULL;
+	x.count[0] = 0;
+	EXPECT_ERR(-EINVAL, "empty transfer", nd_dma(self->b, 0, &x));
+	x.count[0] = 129;
+	x.dst.part_stride[0] = 1;
+	EXPECT_ERR(-ERANGE, "reaches partition 128 of tile 's'", nd_dma(self->b, 0, &x));
+	x.count[0] = 1;
+	x.dst.offset = 512;
+	EXPECT_ERR(-ERANGE, "reaches byte 516 of each partition", nd_dma(self->b, 0, &x));
+	x.dst.offset = 0;
+	x.src.partition = 1;
+	EXPECT_ERR(-EINVAL, "is in HBM; partitions must be 0", nd_dma(self->b, 0, &x));
+	EXPECT_ERR(-EINVAL, "no transfer given", nd_dma(self->b, 0, NULL));
+}
+
+TEST_F(err, scopes)
+{
+	char name[16];
+	int i;
+
+	EXPECT_ERR(-EINVAL, "without a scope to pop", nd_scope_pop(self->b));
+	EXPECT_ERR(-EINVAL, "contains '/'", nd_scope_push(self->b, "a/b"));
+	EXPECT_ERR(-EINVAL, "is empty", nd_scope_push(self->b, ""));
+	for (i = 0; i < 16; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		ASSERT_EQ(0, nd_scope_push(self->b, name));
+	}
+	EXPECT_ERR(-E2BIG, "at most 16 deep", nd_scope_push(self->b, "deep"));
+	/* the pushed scopes are freed with the builder (ASan checks) */
+}
+
+TEST_F(err, first_error_blocks_finish)
+{
+	void *img = (void *)1;
+	size_t size = 1;
+
+	ASSERT_EQ(0, nd_memset(self->b, ND_VECTOR, nd_whole(self->s), 1.0f));
+	EXPECT_EQ(-EINVAL, nd_memset(self->b, ND_TENSOR, nd_whole(self->s), 1.0f));
+	/* later good calls still work, but the image is refused */
+	ASSERT_EQ(0, nd_store(self->b, 0, nd_hbm_rows(self->y, 0, 0), nd_whole(self->s)));
+	EXPECT_EQ(-EINVAL, nd_builder_finish(self->b, &img, &size));
+	EXPECT_EQ(NULL, img);
+	EXPECT_EQ(0, size);
+	EXPECT_NE(NULL, strstr(nd_builder_error(self->b),
+			       "the program has errors; the first: memset does not run"));
+}
+
+TEST(empty_program)
+{
+	struct nd_builder *b;
+	void *img;
+	size_t size;
+
+	ASSERT_EQ(0, nd_builder_new(NULL, &b));
+	EXPECT_EQ(-EINVAL, nd_builder_finish(b, &img, &size));
+	EXPECT_NE(NULL, strstr(nd_builder_error(b), "no instructions"));
+	nd_builder_free(b);
+	/* NULL handles never crash */
+	EXPECT_EQ(-EINVAL, nd_builder_new("x", NULL));
+	EXPECT_EQ(NULL, nd_input(NULL, "x", ND_FP32, 1, (uint64_t[]){ 1 }));
+	EXPECT_EQ(-EINVAL, nd_memset(NULL, ND_VECTOR, nd_whole(NULL), 0));
+	EXPECT_EQ(-EINVAL, nd_builder_finish(NULL, &img, &size));
+	nd_builder_free(NULL);
+}
+
+TEST(bf16_conversion)
+{
+	EXPECT_EQ(0x3f80, nd_fp32_to_bf16(1.0f));
+	EXPECT_EQ(1.0f, nd_bf16_to_fp32(0x3f80));
+	/* ties to even: 1 + 2^-8 is halfway between 1 and 1 + 2^-7 */
+	EXPECT_EQ(0x3f80, nd_fp32_to_bf16(1.0f + 1.0f / 256));
+	EXPECT_EQ(0x3f82, nd_fp32_to_bf16(1.0f + 3.0f / 256));
+	EXPECT_EQ(0x7fc0, nd_fp32_to_bf16(__builtin_nanf("")) & 0x7fc0);
+	EXPECT_EQ(0xff80, nd_fp32_to_bf16(-__builtin_inff()));
+}
+
+TEST_HARNESS_MAIN
