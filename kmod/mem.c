@@ -73,8 +73,13 @@ int vn_mem_alloc(struct vn_file *vf, struct vneuron_mem_alloc *arg)
 	spin_unlock(&vdev->hbm_lock);
 	if (ret)
 		goto err_free;
-	/* Zeroed pages the kernel can address and userspace can map. */
-	m->vaddr = vmalloc_user(m->ext.size);
+	/*
+	 * Zeroed pages the kernel can address and userspace can map. Not vmalloc_user():
+	 * a failure here is an ordinary -ENOMEM for the caller, so no allocation-failure
+	 * splat in the log and no OOM kill, and the pages count to the caller's memcg.
+	 */
+	m->vaddr = __vmalloc(m->ext.size, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN |
+			     __GFP_RETRY_MAYFAIL);
 	if (!m->vaddr) {
 		ret = -ENOMEM;
 		goto err_release;
@@ -172,6 +177,24 @@ static const struct vm_operations_struct vn_vm_ops = {
 	.close = vn_vm_close,
 };
 
+/* What remap_vmalloc_range() does, for memory that is not from vmalloc_user(). */
+static int vn_mem_insert_pages(struct vn_mem *m, struct vm_area_struct *vma,
+			       unsigned long first)
+{
+	unsigned long uaddr;
+	void *kaddr = m->vaddr + (first << PAGE_SHIFT);
+	int ret;
+
+	for (uaddr = vma->vm_start; uaddr < vma->vm_end; uaddr += PAGE_SIZE) {
+		ret = vm_insert_page(vma, uaddr, vmalloc_to_page(kaddr));
+		if (ret)
+			return ret;
+		kaddr += PAGE_SIZE;
+		cond_resched();
+	}
+	return 0;
+}
+
 int vn_mem_mmap(struct vn_file *vf, struct vm_area_struct *vma)
 {
 	unsigned long pgoff = vma->vm_pgoff;
@@ -192,14 +215,19 @@ int vn_mem_mmap(struct vn_file *vf, struct vm_area_struct *vma)
 		return -EINVAL;
 	ret = vn_range_check(PAGE_ALIGN(m->size), (u64)first << PAGE_SHIFT,
 			     vma->vm_end - vma->vm_start);
-	if (!ret)
-		ret = remap_vmalloc_range(vma, m->vaddr, first);
 	if (ret) {
 		vn_mem_put(m);
 		return ret;
 	}
-	/* No mprotect(PROT_EXEC) later either. */
+	/* No mprotect(PROT_EXEC) later, no growing by mremap(), no core dumps of it. */
 	vn_vma_clear_flags(vma, VM_MAYEXEC);
+	vn_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	ret = vn_mem_insert_pages(m, vma, first);
+	if (ret) {
+		/* The caller unmaps what was inserted; vm_ops are not set, so put here. */
+		vn_mem_put(m);
+		return ret;
+	}
 	vma->vm_private_data = m;	/* takes over our reference */
 	vma->vm_ops = &vn_vm_ops;
 	return 0;

@@ -76,7 +76,7 @@ struct vn_file {
 struct vn_mem {
 	struct kref ref;
 	struct vn_device *vdev;
-	void *vaddr;			/* vmalloc_user(); what the core computes on */
+	void *vaddr;			/* vmalloc space; what the core computes on */
 	u64 size;			/* as asked */
 	u32 handle;
 	struct vn_hbm_extent ext;	/* device address and charged size */

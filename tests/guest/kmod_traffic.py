@@ -3,10 +3,12 @@
 """Small vneuron.ko traffic for tests/guest/modload.sh: every ioctl, an mmap, and checks.
 
    kmod_traffic.py [DEV]        one round on DEV (default /dev/vneuron0)
-   kmod_traffic.py --hold DEV   open DEV, map a buffer, close the fd, print "held",
-                                and keep the map until stdin closes
+   kmod_traffic.py --hold DEV   open DEV, map a buffer, print "held", and keep the
+                                map until stdin closes
+   kmod_traffic.py --enomem DEV BYTES   MEM_ALLOC of BYTES must fail with ENOMEM
 Exit status 0 when every check passed.
 """
+import errno
 import fcntl
 import mmap
 import os
@@ -68,11 +70,21 @@ def one_round(dev):
     os.close(fd)
 
 
+def enomem(dev, size):
+    fd = os.open(dev, os.O_RDWR)
+    try:
+        alloc(fd, size)
+    except OSError as e:
+        if e.errno == errno.ENOMEM:
+            return
+        raise
+    raise AssertionError('allocation of %d bytes succeeded' % size)
+
+
 def hold(dev):
     fd = os.open(dev, os.O_RDWR)
     _, off = alloc(fd, 4096)
     m = mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE, offset=off)
-    os.close(fd)
     m[0:4] = b'held'
     print('held', flush=True)
     sys.stdin.read()
@@ -83,5 +95,7 @@ def hold(dev):
 if __name__ == '__main__':
     if len(sys.argv) > 1 and sys.argv[1] == '--hold':
         hold(sys.argv[2])
+    elif len(sys.argv) > 1 and sys.argv[1] == '--enomem':
+        enomem(sys.argv[2], int(sys.argv[3]))
     else:
         one_round(sys.argv[1] if len(sys.argv) > 1 else '/dev/vneuron0')
