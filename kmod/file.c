@@ -179,5 +179,4 @@ const struct file_operations vn_fops = {
 	.unlocked_ioctl = vn_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = vn_mmap,
-	.llseek = no_llseek,
 };
