@@ -35,7 +35,6 @@ static int vn_device_init(struct vn_device *vdev, unsigned int index, unsigned i
 	int ret;
 
 	vdev->index = index;
-	vdev->core_count = cores;
 	vdev->model = model;
 	spin_lock_init(&vdev->hbm_lock);
 	/* Buffers are placed in the modeled HBM of all cores; the budget is what is backed. */
@@ -46,6 +45,8 @@ static int vn_device_init(struct vn_device *vdev, unsigned int index, unsigned i
 	vdev->cores = kcalloc(cores, sizeof(*vdev->cores), GFP_KERNEL);
 	if (!vdev->cores)
 		return -ENOMEM;
+	/* Only now: vn_device_destroy() walks core_count cores. */
+	vdev->core_count = cores;
 	for (i = 0; i < cores; i++) {
 		vdev->cores[i].vdev = vdev;
 		vdev->cores[i].index = i;

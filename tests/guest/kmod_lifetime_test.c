@@ -3,7 +3,9 @@
  * vneuron.ko in the guest: object lifetimes. Buffers belong to their file, die with it
  * (close, exit, SIGKILL), and no process reaches another's.
  */
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/wait.h>
 
 #include "kmod_test.h"
@@ -220,6 +222,96 @@ TEST(churn)
 		}
 		wait_status(pid);
 	}
+	EXPECT_DRAINED();
+}
+
+/*
+ * Threads of one process race MEM_FREE against copies and mmap of the same handles:
+ * each call either works or says -ENOENT/-EINVAL, and nothing is used after free
+ * (slub_debug in the guest poisons freed objects).
+ */
+struct race {
+	int fd;
+	atomic_int stop;
+	atomic_uint last_handle;
+	atomic_ullong last_offset;
+	atomic_int bad;
+};
+
+static void *race_alloc_free(void *arg)
+{
+	struct race *r = arg;
+	struct vneuron_mem_alloc a;
+	int i;
+
+	for (i = 0; i < 3000; i++) {
+		if (vn_alloc(r->fd, 2 * PAGE, &a) <= 0) {
+			atomic_fetch_add(&r->bad, 1);
+			continue;
+		}
+		atomic_store(&r->last_handle, a.handle);
+		atomic_store(&r->last_offset, a.mmap_offset);
+		if (vn_free(r->fd, a.handle))
+			atomic_fetch_add(&r->bad, 1);
+	}
+	atomic_store(&r->stop, 1);
+	return NULL;
+}
+
+static void *race_copy(void *arg)
+{
+	struct race *r = arg;
+	char buf[2 * 4096];
+	int ret;
+
+	while (!atomic_load(&r->stop)) {
+		unsigned int h = atomic_load(&r->last_handle);
+
+		ret = vn_rw(r->fd, h & 1, h, 0, buf, sizeof(buf));
+		if (ret && ret != -ENOENT)
+			atomic_fetch_add(&r->bad, 1);
+	}
+	return NULL;
+}
+
+static void *race_map(void *arg)
+{
+	struct race *r = arg;
+	unsigned char *p;
+
+	while (!atomic_load(&r->stop)) {
+		unsigned long long off = atomic_load(&r->last_offset);
+
+		if (!off)
+			continue;
+		p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, off);
+		if (p == MAP_FAILED) {
+			if (errno != EINVAL)
+				atomic_fetch_add(&r->bad, 1);
+			continue;
+		}
+		p[PAGE] = 1;
+		munmap(p, 2 * PAGE);
+	}
+	return NULL;
+}
+
+TEST(race_free_copy_map)
+{
+	struct race r = { .fd = vn_open() };
+	pthread_t t[4];
+
+	ASSERT_LE(0, r.fd);
+	ASSERT_EQ(0, pthread_create(&t[1], NULL, race_copy, &r));
+	ASSERT_EQ(0, pthread_create(&t[2], NULL, race_copy, &r));
+	ASSERT_EQ(0, pthread_create(&t[3], NULL, race_map, &r));
+	ASSERT_EQ(0, pthread_create(&t[0], NULL, race_alloc_free, &r));
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	pthread_join(t[2], NULL);
+	pthread_join(t[3], NULL);
+	EXPECT_EQ(0, atomic_load(&r.bad));
+	close(r.fd);
 	EXPECT_DRAINED();
 }
 
