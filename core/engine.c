@@ -24,7 +24,10 @@ int vn_engine_ctx_init(struct vn_fp_ctx *x, u8 *sbuf, u8 *psum)
 	}
 #ifndef __KERNEL__
 	__builtin_cpu_init();
-	x->simd = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	if (__builtin_cpu_supports("avx512f"))
+		x->simd = VN_SIMD_AVX512;
+	else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		x->simd = VN_SIMD_AVX2;
 #endif
 	return 0;
 }

@@ -16,6 +16,10 @@
 #define VN_FP_CHUNK	65536		/* elements between FPU sections */
 #define VN_MM_LD	512		/* row stride of the moving and output buffers */
 
+#define VN_SIMD_SSE2	0
+#define VN_SIMD_AVX2	1	/* with FMA */
+#define VN_SIMD_AVX512	2
+
 /* Per-engine state and buffers, allocated with the core (no allocation while running). */
 struct vn_fp_ctx {
 	u8 *sbuf;
@@ -26,7 +30,7 @@ struct vn_fp_ctx {
 	float *seg[3];		/* [VN_FP_SEG] each */
 	u32 stat_k, stat_m;
 	u32 stat_fp32;		/* stationary loaded from fp32: quarter rate */
-	u32 simd;		/* host: 1 when the AVX2+FMA kernel may run */
+	u32 simd;		/* host: VN_SIMD_* the matmul kernel may use */
 };
 
 /* Where a multi-step instruction continues; zeroed before its first step. */

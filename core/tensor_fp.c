@@ -4,8 +4,8 @@
  * (bf16 inputs are widened; PSUM accumulates in fp32).
  *
  * out[m][n] = sum_k stat[k][m] * mov[k][n] runs as register-blocked micro-kernels
- * (4 output rows x 8 or 16 columns, k innermost) that the compiler vectorises: SSE2 in
- * the module, and on the host an AVX2+FMA copy chosen at run time by CPU feature.
+ * (k innermost) that the compiler vectorises: 4x8 with SSE2 in the module; on the host
+ * 4x16 with AVX2+FMA or 8x32 with AVX-512, chosen at run time by CPU feature.
  */
 #include "ap_fp.h"
 
@@ -35,6 +35,7 @@ attr static void name(const float *__restrict st, const float *__restrict mv,	\
 MM_KERNEL(mm_4x8, 4, 8, )
 #ifndef __KERNEL__
 MM_KERNEL(mm_4x16_avx2, 4, 16, __attribute__((target("avx2,fma"))))
+MM_KERNEL(mm_8x32_avx512, 8, 32, __attribute__((target("avx512f"))))
 #endif
 
 /* Any remaining rows or columns, one output at a time. */
@@ -53,25 +54,29 @@ static void mm_edge(const float *st, const float *mv, float *out, u32 k_n, u32 m
 		}
 }
 
+typedef void (*vn_mm_block)(const float *st, const float *mv, float *out, u32 k_n, u32 m0,
+			    u32 n0);
+
 static void mm(const struct vn_fp_ctx *x, u32 k_n, u32 m_n, u32 n_n)
 {
-	u32 nb = 8, m0, n0, mfull = m_n & ~3u, nfull;
+	vn_mm_block blk = mm_4x8;
+	u32 mb = 4, nb = 8, m0, n0, mfull, nfull;
 
 #ifndef __KERNEL__
-	if (x->simd)
+	if (x->simd == VN_SIMD_AVX512) {
+		blk = mm_8x32_avx512;
+		mb = 8;
+		nb = 32;
+	} else if (x->simd == VN_SIMD_AVX2) {
+		blk = mm_4x16_avx2;
 		nb = 16;
+	}
 #endif
+	mfull = m_n / mb * mb;
 	nfull = n_n / nb * nb;
-	for (m0 = 0; m0 < mfull; m0 += 4)
-		for (n0 = 0; n0 < nfull; n0 += nb) {
-#ifndef __KERNEL__
-			if (x->simd) {
-				mm_4x16_avx2(x->stat, x->mov, x->out, k_n, m0, n0);
-				continue;
-			}
-#endif
-			mm_4x8(x->stat, x->mov, x->out, k_n, m0, n0);
-		}
+	for (m0 = 0; m0 < mfull; m0 += mb)
+		for (n0 = 0; n0 < nfull; n0 += nb)
+			blk(x->stat, x->mov, x->out, k_n, m0, n0);
 	mm_edge(x->stat, x->mov, x->out, k_n, 0, mfull, nfull, n_n);
 	mm_edge(x->stat, x->mov, x->out, k_n, mfull, m_n, 0, n_n);
 }
