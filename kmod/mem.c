@@ -171,29 +171,30 @@ static void vn_vm_close(struct vm_area_struct *vma)
 	vn_mem_put(vma->vm_private_data);
 }
 
+/*
+ * Pages go in on first touch (and again after MADV_DONTNEED): mmap() of a large buffer
+ * costs nothing up front. vmf->pgoff carries the buffer's page in its low bits.
+ */
+static vm_fault_t vn_vm_fault(struct vm_fault *vmf)
+{
+	struct vn_mem *m = vmf->vma->vm_private_data;
+	unsigned long pg = vmf->pgoff & VN_MMAP_PGOFF_MASK;
+	struct page *page;
+
+	if (pg >= PAGE_ALIGN(m->size) >> PAGE_SHIFT)
+		return VM_FAULT_SIGBUS;
+	page = vmalloc_to_page(m->vaddr + (pg << PAGE_SHIFT));
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
 /* Every vma (fork and split copies included) holds a reference on its buffer. */
 static const struct vm_operations_struct vn_vm_ops = {
 	.open = vn_vm_open,
 	.close = vn_vm_close,
+	.fault = vn_vm_fault,
 };
-
-/* What remap_vmalloc_range() does, for memory that is not from vmalloc_user(). */
-static int vn_mem_insert_pages(struct vn_mem *m, struct vm_area_struct *vma,
-			       unsigned long first)
-{
-	unsigned long uaddr;
-	void *kaddr = m->vaddr + (first << PAGE_SHIFT);
-	int ret;
-
-	for (uaddr = vma->vm_start; uaddr < vma->vm_end; uaddr += PAGE_SIZE) {
-		ret = vm_insert_page(vma, uaddr, vmalloc_to_page(kaddr));
-		if (ret)
-			return ret;
-		kaddr += PAGE_SIZE;
-		cond_resched();
-	}
-	return 0;
-}
 
 int vn_mem_mmap(struct vn_file *vf, struct vm_area_struct *vma)
 {
@@ -203,8 +204,11 @@ int vn_mem_mmap(struct vn_file *vf, struct vm_area_struct *vma)
 	struct vn_mem *m;
 	int ret;
 
-	/* Device memory is shared by nature: a private copy would silently diverge. */
-	if (!(vma->vm_flags & VM_SHARED))
+	/*
+	 * Device memory is shared by nature: a private copy would silently diverge.
+	 * VM_MAYSHARE, not VM_SHARED: a MAP_SHARED map of a read-only open lacks the latter.
+	 */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EACCES;
@@ -222,12 +226,6 @@ int vn_mem_mmap(struct vn_file *vf, struct vm_area_struct *vma)
 	/* No mprotect(PROT_EXEC) later, no growing by mremap(), no core dumps of it. */
 	vn_vma_clear_flags(vma, VM_MAYEXEC);
 	vn_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	ret = vn_mem_insert_pages(m, vma, first);
-	if (ret) {
-		/* The caller unmaps what was inserted; vm_ops are not set, so put here. */
-		vn_mem_put(m);
-		return ret;
-	}
 	vma->vm_private_data = m;	/* takes over our reference */
 	vma->vm_ops = &vn_vm_ops;
 	return 0;

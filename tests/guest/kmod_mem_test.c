@@ -413,4 +413,90 @@ TEST_F(mem, mmap_outlives_free_and_close)
 		EXPECT_EQ(objs, vn_counter("mem_objects"));
 }
 
+/* Pages dropped from a map come back from the buffer, not as zeroes or SIGBUS. */
+TEST_F(mem, mmap_after_dontneed)
+{
+	struct vneuron_mem_alloc a;
+	unsigned char *p;
+
+	ASSERT_LT(0, vn_alloc(self->fd, 2 * PAGE, &a));
+	p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, a.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0x77, 2 * PAGE);
+	ASSERT_EQ(0, madvise(p, 2 * PAGE, MADV_DONTNEED));
+	EXPECT_EQ(0x77, p[0]);
+	EXPECT_EQ(0x77, p[2 * PAGE - 1]);
+	ASSERT_EQ(0, vn_rw(self->fd, 1, a.handle, PAGE, "new", 3));
+	EXPECT_EQ(0, memcmp(p + PAGE, "new", 3));
+	munmap(p, 2 * PAGE);
+}
+
+/* A map of one buffer as the user memory of a copy into another. */
+TEST_F(mem, copy_between_buffers_through_a_map)
+{
+	struct vneuron_mem_alloc a, b;
+	unsigned char in[3 * 4096], out[3 * 4096];
+	unsigned char *p;
+
+	ASSERT_LT(0, vn_alloc(self->fd, sizeof(in), &a));
+	ASSERT_LT(0, vn_alloc(self->fd, sizeof(in), &b));
+	vn_fill(in, sizeof(in), 9);
+	ASSERT_EQ(0, vn_rw(self->fd, 1, a.handle, 0, in, sizeof(in)));
+	/* Not touched yet: the copy itself faults the pages in. */
+	p = mmap(NULL, sizeof(in), PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, a.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, vn_rw(self->fd, 1, b.handle, 0, p, sizeof(in)));
+	ASSERT_EQ(0, vn_rw(self->fd, 0, b.handle, 0, out, sizeof(out)));
+	EXPECT_EQ(0, memcmp(in, out, sizeof(in)));
+	/* And the other way, into the map. */
+	memset(p, 0, sizeof(in));
+	ASSERT_EQ(0, vn_rw(self->fd, 0, b.handle, 0, p, sizeof(in)));
+	EXPECT_EQ(0, memcmp(in, p, sizeof(in)));
+	/* A buffer copied onto itself through its own map. */
+	ASSERT_EQ(0, vn_rw(self->fd, 1, a.handle, 0, p + PAGE, PAGE));
+	EXPECT_EQ(0, memcmp(p, in + PAGE, PAGE));
+	munmap(p, sizeof(in));
+}
+
+/* A read-only open maps read-only, shared; writing maps need a writable open. */
+TEST_F(mem, mmap_readonly_open)
+{
+	struct vneuron_mem_alloc a;
+	int ro = open(VN_DEV, O_RDONLY | O_CLOEXEC);
+	unsigned char *p;
+
+	ASSERT_LE(0, ro);
+	ASSERT_LT(0, vn_alloc(ro, PAGE, &a));
+	ASSERT_EQ(0, vn_rw(ro, 1, a.handle, 0, "ro", 2));
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, ro, a.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p) TH_LOG("mmap: %s", strerror(errno));
+	EXPECT_EQ(0, memcmp(p, "ro", 2));
+	munmap(p, PAGE);
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, ro,
+				   a.mmap_offset));
+	EXPECT_EQ(EACCES, errno);
+	close(ro);
+}
+
+/* Mapping costs nothing up front: a map of the whole budget, touched sparsely. */
+TEST_F(mem, mmap_large_sparse)
+{
+	struct vneuron_mem_alloc a;
+	uint64_t n = self->info.hbm_bytes / 2, off;
+	unsigned char *p;
+	unsigned char c;
+
+	ASSERT_LT(0, vn_alloc(self->fd, n, &a));
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, a.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	for (off = 0; off < n; off += n / 16)
+		p[off] = (unsigned char)(off >> 12);
+	for (off = 0; off < n; off += n / 16) {
+		ASSERT_EQ(0, vn_rw(self->fd, 0, a.handle, off, &c, 1));
+		EXPECT_EQ((unsigned char)(off >> 12), c);
+	}
+	munmap(p, n);
+}
+
 TEST_HARNESS_MAIN
