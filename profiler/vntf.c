@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* The .vntf profile format: streaming writer and validating reader. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vntf.h"
+
+_Static_assert(sizeof(struct vntf_file_header) == 32, "vntf header");
+_Static_assert(sizeof(struct vntf_section_header) == 16, "vntf section header");
+_Static_assert(sizeof(struct vntf_program) == 120, "vntf program");
+_Static_assert(sizeof(struct vntf_clock) == 32, "vntf clock");
+_Static_assert(sizeof(struct vntf_worker) == 104, "vntf worker");
+_Static_assert(sizeof(struct vntf_records) == 8, "vntf records");
+_Static_assert(sizeof(struct vntf_lost) == 24, "vntf lost");
+_Static_assert(sizeof(struct vntf_end) == 24, "vntf end");
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the format is little-endian");
+
+#define REC		sizeof(struct vneuron_trace_record)
+#define WRITE_CHUNK	4096		/* records coalesced by the writer: 256 KiB */
+#define SMALL_MAX	4096		/* any fixed-size metadata section */
+
+static const char *const section_names[] = {
+	[VNTF_SEC_MODEL] = "model",
+	[VNTF_SEC_PROGRAM] = "program",
+	[VNTF_SEC_CLOCK] = "clock",
+	[VNTF_SEC_WORKER] = "worker",
+	[VNTF_SEC_RECORDS] = "records",
+	[VNTF_SEC_LOST] = "lost",
+	[VNTF_SEC_END] = "end",
+};
+
+const char *vntf_section_name(uint32_t type)
+{
+	if (type < sizeof(section_names) / sizeof(section_names[0]) && section_names[type])
+		return section_names[type];
+	return "unknown";
+}
+
+static bool has_nul(const char *s, size_t n)
+{
+	return memchr(s, 0, n) != NULL;
+}
+
+/* ================================ Writer ================================ */
+
+struct vntf_writer {
+	FILE *f;
+	bool own;
+	int err;			/* first write error (errno) */
+	bool have_model, have_clock;
+	uint32_t nr_programs;
+	uint64_t sections, records;
+	uint8_t declared[VNTF_MAX_STREAMS / 8];
+	uint32_t pend_stream;
+	uint32_t pend_n;
+	struct vneuron_trace_record pend[WRITE_CHUNK];
+};
+
+static bool declared(const uint8_t *map, uint32_t s)
+{
+	return s < VNTF_MAX_STREAMS && (map[s / 8] & (1u << (s % 8)));
+}
+
+static int put(struct vntf_writer *w, const void *p, size_t n)
+{
+	if (w->err)
+		return -EIO;
+	if (n && fwrite(p, 1, n, w->f) != n) {
+		w->err = errno ? errno : EIO;
+		return -EIO;
+	}
+	return 0;
+}
+
+static int put_section(struct vntf_writer *w, uint32_t type, const void *fixed, size_t flen,
+		       const void *var, size_t vlen)
+{
+	static const uint8_t zero[8];
+	struct vntf_section_header h = { .type = type, .size = flen + vlen };
+	int err;
+
+	err = put(w, &h, sizeof(h));
+	if (!err)
+		err = put(w, fixed, flen);
+	if (!err)
+		err = put(w, var, vlen);
+	if (!err)
+		err = put(w, zero, (8 - (flen + vlen) % 8) % 8);
+	if (!err)
+		w->sections++;
+	return err;
+}
+
+int vntf_writer_create(struct vntf_writer **wp, FILE *f)
+{
+	struct vntf_file_header h = {
+		.version_major = VNTF_VERSION_MAJOR,
+		.version_minor = VNTF_VERSION_MINOR,
+		.header_size = sizeof(h),
+		.record_size = REC,
+	};
+	struct vntf_writer *w;
+	int err;
+
+	*wp = NULL;
+	if (!f)
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->f = f;
+	memcpy(h.magic, VNTF_MAGIC, sizeof(h.magic));
+	err = put(w, &h, sizeof(h));
+	if (err) {
+		free(w);
+		return err;
+	}
+	*wp = w;
+	return 0;
+}
+
+int vntf_writer_open(struct vntf_writer **wp, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = vntf_writer_create(wp, f);
+	if (err) {
+		fclose(f);
+		return err;
+	}
+	(*wp)->own = true;
+	return 0;
+}
+
+static int flush_records(struct vntf_writer *w)
+{
+	struct vntf_records h = { .stream = w->pend_stream, .count = w->pend_n };
+	int err;
+
+	if (!w->pend_n)
+		return 0;
+	err = put_section(w, VNTF_SEC_RECORDS, &h, sizeof(h), w->pend, w->pend_n * REC);
+	w->pend_n = 0;
+	return err;
+}
+
+int vntf_write_model(struct vntf_writer *w, const struct vneuron_model *m)
+{
+	const size_t gap = offsetof(struct vneuron_model, dma_desc_overhead_ns) + sizeof(uint32_t);
+	struct vneuron_model copy;
+
+	if (w->have_model || !has_nul(m->name, sizeof(m->name)))
+		return -EINVAL;
+	memcpy(&copy, m, sizeof(copy));
+	/* No stray bytes in the file: clear the struct's alignment hole, if any. */
+	memset((char *)&copy + gap, 0, offsetof(struct vneuron_model, dma_engine_bw) - gap);
+	w->have_model = true;
+	return flush_records(w) ?: put_section(w, VNTF_SEC_MODEL, &copy, sizeof(copy), NULL, 0);
+}
+
+int vntf_write_clock(struct vntf_writer *w, const struct vntf_clock *c)
+{
+	if (w->have_clock || !c->model_unit_ps || c->reserved)
+		return -EINVAL;
+	w->have_clock = true;
+	return flush_records(w) ?: put_section(w, VNTF_SEC_CLOCK, c, sizeof(*c), NULL, 0);
+}
+
+static bool program_ok(const struct vntf_program *p)
+{
+	if (p->hash_len > sizeof(p->hash) || !has_nul(p->name, sizeof(p->name)))
+		return false;
+	if (p->hash_algo == VNTF_HASH_NONE)
+		return p->hash_len == 0;
+	return p->hash_algo == VNTF_HASH_SHA256 && p->hash_len == 32;
+}
+
+int vntf_write_program(struct vntf_writer *w, const struct vntf_program *p,
+		       const void *debug, size_t debug_size)
+{
+	struct vntf_program copy = *p;
+
+	copy.debug_size = debug_size;
+	if (!program_ok(&copy) || debug_size > VNTF_MAX_DEBUG || (debug_size && !debug) ||
+	    w->nr_programs >= VNTF_MAX_PROGRAMS)
+		return -EINVAL;
+	w->nr_programs++;
+	return flush_records(w) ?:
+	       put_section(w, VNTF_SEC_PROGRAM, &copy, sizeof(copy), debug, debug_size);
+}
+
+static bool worker_ok(const struct vntf_worker *wk)
+{
+	return wk->stream < VNTF_MAX_STREAMS && wk->nr_workers >= 1 &&
+	       wk->worker < wk->nr_workers && wk->mode <= VNEURON_TRACE_MODE_OVERWRITE &&
+	       has_nul(wk->hostname, sizeof(wk->hostname));
+}
+
+int vntf_write_worker(struct vntf_writer *w, const struct vntf_worker *wk)
+{
+	if (!worker_ok(wk) || declared(w->declared, wk->stream))
+		return -EINVAL;
+	w->declared[wk->stream / 8] |= 1u << (wk->stream % 8);
+	return flush_records(w) ?: put_section(w, VNTF_SEC_WORKER, wk, sizeof(*wk), NULL, 0);
+}
+
+int vntf_write_records(struct vntf_writer *w, uint32_t stream,
+		       const struct vneuron_trace_record *recs, size_t n)
+{
+	struct vntf_records h = { .stream = stream };
+	size_t k;
+	int err;
+
+	if (!w->have_model || !w->have_clock || !declared(w->declared, stream) ||
+	    (n && !recs))
+		return -EINVAL;
+	if (w->pend_n && w->pend_stream != stream) {
+		err = flush_records(w);
+		if (err)
+			return err;
+	}
+	w->records += n;
+	/* A big batch goes straight from the caller (the ring) to the file. */
+	while (!w->pend_n && n >= WRITE_CHUNK) {
+		k = n < VNTF_MAX_CHUNK ? n : VNTF_MAX_CHUNK;
+		h.count = k;
+		err = put_section(w, VNTF_SEC_RECORDS, &h, sizeof(h), recs, k * REC);
+		if (err)
+			return err;
+		recs += k;
+		n -= k;
+	}
+	while (n) {
+		k = WRITE_CHUNK - w->pend_n;
+		if (k > n)
+			k = n;
+		memcpy(w->pend + w->pend_n, recs, k * REC);
+		w->pend_stream = stream;
+		w->pend_n += k;
+		recs += k;
+		n -= k;
+		if (w->pend_n == WRITE_CHUNK) {
+			err = flush_records(w);
+			if (err)
+				return err;
+		}
+	}
+	return w->err ? -EIO : 0;
+}
+
+int vntf_write_lost(struct vntf_writer *w, uint32_t stream, uint64_t dropped,
+		    uint64_t overwritten)
+{
+	struct vntf_lost l = { .stream = stream, .dropped = dropped, .overwritten = overwritten };
+
+	if (!declared(w->declared, stream))
+		return -EINVAL;
+	return flush_records(w) ?: put_section(w, VNTF_SEC_LOST, &l, sizeof(l), NULL, 0);
+}
+
+int vntf_writer_finish(struct vntf_writer *w, uint64_t host_end_ns)
+{
+	struct vntf_end e = { .records = w->records, .host_end_ns = host_end_ns };
+	int err;
+
+	err = flush_records(w);
+	if (!err) {
+		e.sections = w->sections;
+		err = put_section(w, VNTF_SEC_END, &e, sizeof(e), NULL, 0);
+	}
+	if (!err && fflush(w->f)) {
+		w->err = errno ? errno : EIO;
+		err = -EIO;
+	}
+	if (w->own && fclose(w->f) && !err) {
+		w->err = errno ? errno : EIO;
+		err = -EIO;
+	}
+	free(w);
+	return err;
+}
+
+void vntf_writer_abort(struct vntf_writer *w)
+{
+	if (!w)
+		return;
+	if (w->own)
+		fclose(w->f);
+	free(w);
+}
+
+int vntf_writer_errno(const struct vntf_writer *w)
+{
+	return w->err;
+}
+
+/* ================================ Reader ================================ */
+
+struct vntf_reader {
+	const uint8_t *mem;		/* memory source */
+	FILE *f;			/* or file source */
+	uint64_t size;			/* bytes in the source */
+	uint64_t off;			/* of the next section */
+	uint64_t nsections;
+	int failed;			/* -errno once an error was reported */
+	uint8_t *buf;			/* payload of the current section */
+	size_t cap;
+	struct vntf_info info;
+	uint32_t index[VNTF_MAX_STREAMS];	/* stream id -> index + 1 */
+	char err[256];
+};
+
+static int fail(struct vntf_reader *r, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct vntf_reader *r, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	r->failed = code;
+	return code;
+}
+
+/* Reads n bytes at off; the caller has checked they are inside the source. */
+static int get(struct vntf_reader *r, uint64_t off, void *dst, size_t n)
+{
+	if (r->mem) {
+		memcpy(dst, r->mem + off, n);
+		return 0;
+	}
+	if (fseeko(r->f, (off_t)off, SEEK_SET) || fread(dst, 1, n, r->f) != n)
+		return fail(r, -EIO, "read error at offset %llu: %s", (unsigned long long)off,
+			    ferror(r->f) ? strerror(errno) : "file shrank while reading");
+	return 0;
+}
+
+static int open_common(struct vntf_reader *r)
+{
+	struct vntf_file_header h;
+	int err;
+
+	if (r->size < sizeof(h))
+		return fail(r, -EINVAL, "truncated file: %llu bytes, the header alone is %zu",
+			    (unsigned long long)r->size, sizeof(h));
+	err = get(r, 0, &h, sizeof(h));
+	if (err)
+		return err;
+	if (memcmp(h.magic, VNTF_MAGIC, sizeof(h.magic)))
+		return fail(r, -EINVAL, "not a .vntf profile (bad magic)");
+	if (h.version_major != VNTF_VERSION_MAJOR)
+		return fail(r, -EINVAL,
+			    "unsupported .vntf version %u.%u (this reader reads version %u.x)",
+			    h.version_major, h.version_minor, VNTF_VERSION_MAJOR);
+	if (h.header_size < sizeof(h) || h.header_size % 8 || h.header_size > SMALL_MAX)
+		return fail(r, -EINVAL, "bad header size %u", h.header_size);
+	if (h.header_size > r->size)
+		return fail(r, -EINVAL, "truncated file: header of %u bytes, file of %llu",
+			    h.header_size, (unsigned long long)r->size);
+	if (h.flags)
+		return fail(r, -EINVAL, "unknown header flags 0x%x", h.flags);
+	if (h.record_size != REC)
+		return fail(r, -EINVAL, "unsupported record size %u (this reader reads %zu)",
+			    h.record_size, REC);
+	if (h.reserved)
+		return fail(r, -EINVAL, "reserved header field is not zero");
+	r->info.version_major = h.version_major;
+	r->info.version_minor = h.version_minor;
+	r->off = h.header_size;
+	return 0;
+}
+
+static int finish_open(struct vntf_reader **rp, struct vntf_reader *r, char *err, size_t errlen)
+{
+	int ret = open_common(r);
+
+	if (ret) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s", r->err);
+		vntf_close(r);
+		return ret;
+	}
+	*rp = r;
+	return 0;
+}
+
+int vntf_open_mem(struct vntf_reader **rp, const void *buf, size_t len, char *err,
+		  size_t errlen)
+{
+	struct vntf_reader *r;
+	static const uint8_t empty[1];
+
+	*rp = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->mem = buf ? buf : empty;
+	r->size = buf ? len : 0;
+	return finish_open(rp, r, err, errlen);
+}
+
+int vntf_open_file(struct vntf_reader **rp, const char *path, char *err, size_t errlen)
+{
+	struct vntf_reader *r;
+	struct stat st;
+	int e;
+
+	*rp = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->f = fopen(path, "rb");
+	if (!r->f || fstat(fileno(r->f), &st) || !S_ISREG(st.st_mode)) {
+		e = r->f ? (S_ISREG(st.st_mode) ? errno : EINVAL) : errno;
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path,
+				 e == EINVAL ? "not a regular file" : strerror(e));
+		vntf_close(r);
+		return -e;
+	}
+	r->size = st.st_size;
+	return finish_open(rp, r, err, errlen);
+}
+
+void vntf_close(struct vntf_reader *r)
+{
+	uint32_t i;
+
+	if (!r)
+		return;
+	if (r->f)
+		fclose(r->f);
+	for (i = 0; i < r->info.nr_programs; i++)
+		free((void *)r->info.programs[i].debug);
+	free(r->info.programs);
+	free(r->info.streams);
+	free(r->buf);
+	free(r);
+}
+
+const struct vntf_info *vntf_reader_info(const struct vntf_reader *r)
+{
+	return &r->info;
+}
+
+const char *vntf_error(const struct vntf_reader *r)
+{
+	return r->err[0] ? r->err : "no error";
+}
+
+/* The largest payload a section of this type may declare. */
+static uint64_t size_limit(uint32_t type, uint32_t flags)
+{
+	switch (type) {
+	case VNTF_SEC_RECORDS:
+		return sizeof(struct vntf_records) + (uint64_t)VNTF_MAX_CHUNK * REC;
+	case VNTF_SEC_PROGRAM:
+		return sizeof(struct vntf_program) + (uint64_t)VNTF_MAX_DEBUG;
+	case VNTF_SEC_MODEL: case VNTF_SEC_CLOCK: case VNTF_SEC_WORKER:
+	case VNTF_SEC_LOST: case VNTF_SEC_END:
+		return SMALL_MAX;
+	default:
+		return flags & VNTF_SEC_OPTIONAL ? VNTF_MAX_OPTIONAL : 0;
+	}
+}
+
+#define SEC_FMT		"section %llu (%s) at offset %llu: "
+#define SEC_ARGS(r, h)	(unsigned long long)(r)->nsections, vntf_section_name((h)->type), \
+			(unsigned long long)(r)->off
+
+/* The payload must hold at least the fixed part a section of its type has. */
+static int need(struct vntf_reader *r, const struct vntf_section_header *h, size_t min)
+{
+	if (h->size < min)
+		return fail(r, -EINVAL, SEC_FMT "%llu bytes, too short (needs %zu)", SEC_ARGS(r, h),
+			    (unsigned long long)h->size, min);
+	return 0;
+}
+
+static int stream_of(struct vntf_reader *r, const struct vntf_section_header *h, uint32_t s,
+		     uint32_t *index)
+{
+	if (s >= VNTF_MAX_STREAMS || !r->index[s])
+		return fail(r, -EINVAL, SEC_FMT "stream %u was declared by no worker section",
+			    SEC_ARGS(r, h), s);
+	*index = r->index[s] - 1;
+	return 0;
+}
+
+static int do_program(struct vntf_reader *r, const struct vntf_section_header *h)
+{
+	struct vntf_program_info *pi;
+	struct vntf_program p;
+	uint8_t *debug = NULL;
+
+	if (need(r, h, sizeof(p)))
+		return r->failed;
+	memcpy(&p, r->buf, sizeof(p));
+	if (p.debug_size != h->size - sizeof(p))
+		return fail(r, -EINVAL, SEC_FMT "debug table of %llu bytes in %llu bytes",
+			    SEC_ARGS(r, h), (unsigned long long)p.debug_size,
+			    (unsigned long long)(h->size - sizeof(p)));
+	if (!program_ok(&p))
+		return fail(r, -EINVAL, SEC_FMT "bad hash (algorithm %u, %u bytes) or unterminated name",
+			    SEC_ARGS(r, h), p.hash_algo, p.hash_len);
+	if (r->info.nr_programs >= VNTF_MAX_PROGRAMS)
+		return fail(r, -EINVAL, SEC_FMT "more than %d programs", SEC_ARGS(r, h),
+			    VNTF_MAX_PROGRAMS);
+	pi = realloc(r->info.programs, (r->info.nr_programs + 1) * sizeof(*pi));
+	if (!pi)
+		return fail(r, -ENOMEM, "out of memory");
+	r->info.programs = pi;
+	if (p.debug_size) {
+		debug = malloc(p.debug_size);
+		if (!debug)
+			return fail(r, -ENOMEM, "out of memory");
+		memcpy(debug, r->buf + sizeof(p), p.debug_size);
+	}
+	pi[r->info.nr_programs].prog = p;
+	pi[r->info.nr_programs].debug = debug;
+	r->info.nr_programs++;
+	return 0;
+}
+
+static int do_worker(struct vntf_reader *r, const struct vntf_section_header *h)
+{
+	struct vntf_stream_info *si;
+	struct vntf_worker wk;
+
+	if (need(r, h, sizeof(wk)))
+		return r->failed;
+	memcpy(&wk, r->buf, sizeof(wk));
+	if (!worker_ok(&wk))
+		return fail(r, -EINVAL, SEC_FMT "bad stream %u, worker %u of %u, mode %u or hostname",
+			    SEC_ARGS(r, h), wk.stream, wk.worker, wk.nr_workers, wk.mode);
+	if (r->index[wk.stream])
+		return fail(r, -EINVAL, SEC_FMT "stream %u declared twice", SEC_ARGS(r, h),
+			    wk.stream);
+	si = realloc(r->info.streams, (r->info.nr_streams + 1) * sizeof(*si));
+	if (!si)
+		return fail(r, -ENOMEM, "out of memory");
+	r->info.streams = si;
+	memset(&si[r->info.nr_streams], 0, sizeof(*si));
+	si[r->info.nr_streams].worker = wk;
+	r->index[wk.stream] = ++r->info.nr_streams;
+	return 0;
+}
+
+static int do_records(struct vntf_reader *r, const struct vntf_section_header *h,
+		      struct vntf_chunk *c)
+{
+	struct vntf_records rh;
+	uint32_t idx;
+
+	if (need(r, h, sizeof(rh)))
+		return r->failed;
+	memcpy(&rh, r->buf, sizeof(rh));
+	if (rh.count > VNTF_MAX_CHUNK || h->size != sizeof(rh) + (uint64_t)rh.count * REC)
+		return fail(r, -EINVAL, SEC_FMT "%llu bytes do not hold %u records of %zu bytes",
+			    SEC_ARGS(r, h), (unsigned long long)h->size, rh.count, REC);
+	if (!r->info.have_model || !r->info.have_clock)
+		return fail(r, -EINVAL, SEC_FMT "records before the %s section", SEC_ARGS(r, h),
+			    r->info.have_model ? "clock" : "model");
+	if (stream_of(r, h, rh.stream, &idx))
+		return r->failed;
+	r->info.streams[idx].records += rh.count;
+	r->info.records += rh.count;
+	c->stream = rh.stream;
+	c->index = idx;
+	c->count = rh.count;
+	c->pad = 0;
+	c->recs = (const struct vneuron_trace_record *)(r->buf + sizeof(rh));
+	return 1;
+}
+
+static int do_end(struct vntf_reader *r, const struct vntf_section_header *h, uint64_t next)
+{
+	struct vntf_end e;
+
+	if (need(r, h, sizeof(e)))
+		return r->failed;
+	memcpy(&e, r->buf, sizeof(e));
+	if (e.sections != r->nsections)
+		return fail(r, -EINVAL, SEC_FMT "says %llu sections came before it, there were %llu",
+			    SEC_ARGS(r, h), (unsigned long long)e.sections,
+			    (unsigned long long)r->nsections);
+	if (e.records != r->info.records)
+		return fail(r, -EINVAL, SEC_FMT "says %llu records, the file has %llu",
+			    SEC_ARGS(r, h), (unsigned long long)e.records,
+			    (unsigned long long)r->info.records);
+	if (next != r->size)
+		return fail(r, -EINVAL, "%llu bytes after the end section",
+			    (unsigned long long)(r->size - next));
+	r->info.complete = true;
+	r->info.host_end_ns = e.host_end_ns;
+	return 0;
+}
+
+/* One section: 1 with a chunk of records, 0 for metadata, or -errno. */
+static int section(struct vntf_reader *r, struct vntf_chunk *c)
+{
+	struct vntf_section_header h;
+	uint64_t left = r->size - r->off, padded, next;
+	struct vntf_lost l;
+	uint32_t idx;
+	void *nb;
+	int err;
+
+	if (left < sizeof(h))
+		return fail(r, -EINVAL,
+			    "truncated file: section %llu at offset %llu needs a %zu-byte header, %llu bytes left",
+			    (unsigned long long)r->nsections, (unsigned long long)r->off,
+			    sizeof(h), (unsigned long long)left);
+	err = get(r, r->off, &h, sizeof(h));
+	if (err)
+		return err;
+	left -= sizeof(h);
+	if (h.flags & ~VNTF_SEC_OPTIONAL)
+		return fail(r, -EINVAL, SEC_FMT "unknown flags 0x%x", SEC_ARGS(r, &h), h.flags);
+	if (!size_limit(h.type, h.flags))
+		return fail(r, -EINVAL, SEC_FMT "unknown section type %u", SEC_ARGS(r, &h), h.type);
+	if (h.size > size_limit(h.type, h.flags))
+		return fail(r, -EINVAL, SEC_FMT "size %llu exceeds the limit of %llu",
+			    SEC_ARGS(r, &h), (unsigned long long)h.size,
+			    (unsigned long long)size_limit(h.type, h.flags));
+	padded = (h.size + 7) & ~7ull;
+	if (padded > left)
+		return fail(r, -EINVAL, "truncated file: " SEC_FMT "declares %llu bytes, %llu left",
+			    SEC_ARGS(r, &h), (unsigned long long)padded, (unsigned long long)left);
+	next = r->off + sizeof(h) + padded;
+
+	if (h.size > r->cap) {
+		nb = realloc(r->buf, h.size);
+		if (!nb)
+			return fail(r, -ENOMEM, "out of memory for a section of %llu bytes",
+				    (unsigned long long)h.size);
+		r->buf = nb;
+		r->cap = h.size;
+	}
+	err = get(r, r->off + sizeof(h), r->buf, h.size);
+	if (err)
+		return err;
+
+	switch (h.type) {
+	case VNTF_SEC_MODEL:
+		if (r->info.have_model)
+			return fail(r, -EINVAL, SEC_FMT "a second model section", SEC_ARGS(r, &h));
+		err = need(r, &h, sizeof(r->info.model));
+		if (err)
+			return err;
+		memcpy(&r->info.model, r->buf, sizeof(r->info.model));
+		if (!has_nul(r->info.model.name, sizeof(r->info.model.name)))
+			return fail(r, -EINVAL, SEC_FMT "unterminated model name", SEC_ARGS(r, &h));
+		r->info.have_model = true;
+		break;
+	case VNTF_SEC_CLOCK:
+		if (r->info.have_clock)
+			return fail(r, -EINVAL, SEC_FMT "a second clock section", SEC_ARGS(r, &h));
+		err = need(r, &h, sizeof(r->info.clock));
+		if (err)
+			return err;
+		memcpy(&r->info.clock, r->buf, sizeof(r->info.clock));
+		if (!r->info.clock.model_unit_ps || r->info.clock.reserved)
+			return fail(r, -EINVAL, SEC_FMT "model time unit 0 or reserved field set",
+				    SEC_ARGS(r, &h));
+		r->info.have_clock = true;
+		break;
+	case VNTF_SEC_PROGRAM:
+		err = do_program(r, &h);
+		break;
+	case VNTF_SEC_WORKER:
+		err = do_worker(r, &h);
+		break;
+	case VNTF_SEC_RECORDS:
+		err = do_records(r, &h, c);
+		break;
+	case VNTF_SEC_LOST:
+		err = need(r, &h, sizeof(l));
+		if (err)
+			return err;
+		memcpy(&l, r->buf, sizeof(l));
+		if (l.reserved)
+			return fail(r, -EINVAL, SEC_FMT "reserved field set", SEC_ARGS(r, &h));
+		err = stream_of(r, &h, l.stream, &idx);
+		if (err)
+			return err;
+		r->info.streams[idx].dropped = l.dropped;
+		r->info.streams[idx].overwritten = l.overwritten;
+		break;
+	case VNTF_SEC_END:
+		err = do_end(r, &h, next);
+		break;
+	default:
+		break;		/* an optional section of a newer minor version */
+	}
+	if (err < 0)
+		return err;
+	r->off = next;
+	r->nsections++;
+	return err;
+}
+
+int vntf_next(struct vntf_reader *r, struct vntf_chunk *c)
+{
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	for (;;) {
+		if (r->failed)
+			return r->failed;
+		if (r->info.complete)
+			return 0;
+		if (r->off == r->size)
+			return fail(r, -EINVAL,
+				    "truncated file: it ends after %llu sections with no end section (capture did not finish?)",
+				    (unsigned long long)r->nsections);
+		ret = section(r, c);
+		if (ret)
+			return ret;
+	}
+}

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The .vntf profile format (docs/profile-format.md): a header, then sections. Capture
+ * writes it streaming, with constant memory; the reader validates every byte it uses
+ * and reports a problem as a sentence that names it, never by crashing.
+ */
+#ifndef VNP_VNTF_H
+#define VNP_VNTF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vneuron.h"
+#include "vneuron_trace.h"
+
+#define VNTF_MAGIC		"\x89VNTF\r\n\x1a"
+#define VNTF_VERSION_MAJOR	1	/* a reader reads its own major version only */
+#define VNTF_VERSION_MINOR	0	/* newer minors add optional sections only */
+
+/* On-disk structures, little-endian, 8-byte aligned. */
+struct vntf_file_header {
+	uint8_t magic[8];
+	uint16_t version_major;
+	uint16_t version_minor;
+	uint32_t header_size;		/* sizeof(struct vntf_file_header) for 1.0 */
+	uint32_t flags;			/* 0 */
+	uint32_t record_size;		/* VNEURON_TRACE_RECORD_SIZE */
+	uint64_t reserved;		/* 0 */
+};
+
+struct vntf_section_header {
+	uint32_t type;			/* enum vntf_section */
+	uint32_t flags;			/* VNTF_SEC_* */
+	uint64_t size;			/* payload bytes; the next section starts 8-aligned */
+};
+
+/* A reader that does not know a section's type skips it if this flag is set. */
+#define VNTF_SEC_OPTIONAL	0x1u
+
+enum vntf_section {
+	VNTF_SEC_MODEL = 1,		/* struct vneuron_model */
+	VNTF_SEC_PROGRAM = 2,		/* struct vntf_program + debug table bytes */
+	VNTF_SEC_CLOCK = 3,		/* struct vntf_clock */
+	VNTF_SEC_WORKER = 4,		/* struct vntf_worker: declares a stream */
+	VNTF_SEC_RECORDS = 5,		/* struct vntf_records + count records */
+	VNTF_SEC_LOST = 6,		/* struct vntf_lost: totals so far for a stream */
+	VNTF_SEC_END = 7,		/* struct vntf_end: last section of a complete file */
+};
+
+#define VNTF_HASH_NONE		0
+#define VNTF_HASH_SHA256	1
+
+struct vntf_program {
+	uint32_t hash_algo;		/* VNTF_HASH_* */
+	uint32_t hash_len;		/* <= 32 */
+	uint8_t hash[32];		/* of the whole .vnef image */
+	uint64_t image_size;		/* bytes of the .vnef image */
+	uint64_t debug_size;		/* bytes of debug table following this struct */
+	char name[64];			/* NUL-terminated */
+};
+
+struct vntf_clock {
+	uint64_t host_start_ns;		/* CLOCK_MONOTONIC at capture start */
+	uint64_t realtime_start_ns;	/* CLOCK_REALTIME at the same moment */
+	uint64_t host_resolution_ns;	/* clock_getres(CLOCK_MONOTONIC) */
+	uint32_t model_unit_ps;		/* model_*_ps fields are in units of this: 1 */
+	uint32_t reserved;		/* 0 */
+};
+
+/* One stream of records: a trace ring of one engine of one core, on one worker. */
+struct vntf_worker {
+	uint32_t stream;		/* < VNTF_MAX_STREAMS, unique in the file */
+	uint32_t device;		/* N of /dev/vneuronN */
+	uint32_t core;
+	uint32_t engine;		/* enum vneuron_engine or VNEURON_TRACE_ENGINE_* */
+	uint32_t mode;			/* VNEURON_TRACE_MODE_* */
+	uint32_t pid;			/* process that captured */
+	uint32_t worker;		/* collectives worker (rank); 0 alone */
+	uint32_t nr_workers;		/* >= 1 */
+	uint64_t ring_size;		/* data bytes of the ring */
+	char hostname[64];		/* NUL-terminated */
+};
+
+struct vntf_records {
+	uint32_t stream;
+	uint32_t count;			/* records following, <= VNTF_MAX_CHUNK */
+};
+
+struct vntf_lost {
+	uint32_t stream;
+	uint32_t reserved;		/* 0 */
+	uint64_t dropped;		/* producer: ring full (stop mode) */
+	uint64_t overwritten;		/* consumer: overwritten before read (overwrite mode) */
+};
+
+struct vntf_end {
+	uint64_t sections;		/* sections before this one */
+	uint64_t records;		/* records in all RECORDS sections */
+	uint64_t host_end_ns;		/* CLOCK_MONOTONIC at capture end */
+};
+
+#define VNTF_MAX_STREAMS	1024
+#define VNTF_MAX_PROGRAMS	256
+#define VNTF_MAX_CHUNK		65536		/* records per RECORDS section */
+#define VNTF_MAX_DEBUG		(256u << 20)	/* debug table bytes */
+#define VNTF_MAX_OPTIONAL	(16u << 20)	/* an unknown optional section */
+
+/* --- Writing ------------------------------------------------------------------ */
+
+struct vntf_writer;
+
+/*
+ * Starts a profile on f (left open by vntf_writer_finish()) or at path. Then, in this
+ * order: model and clock, programs and workers (any time before their records), records
+ * and lost counts, and vntf_writer_finish(). Functions return 0 or -errno: -EINVAL for a
+ * call out of order or a bad argument, -EIO if writing failed (errno of the failure in
+ * vntf_writer_errno()).
+ */
+int vntf_writer_create(struct vntf_writer **w, FILE *f);
+int vntf_writer_open(struct vntf_writer **w, const char *path);
+int vntf_write_model(struct vntf_writer *w, const struct vneuron_model *m);
+int vntf_write_clock(struct vntf_writer *w, const struct vntf_clock *c);
+int vntf_write_program(struct vntf_writer *w, const struct vntf_program *p,
+		       const void *debug, size_t debug_size);
+int vntf_write_worker(struct vntf_writer *w, const struct vntf_worker *wk);
+/* Records as drained; coalesced into sections of up to VNTF_MAX_CHUNK records. */
+int vntf_write_records(struct vntf_writer *w, uint32_t stream,
+		       const struct vneuron_trace_record *recs, size_t n);
+int vntf_write_lost(struct vntf_writer *w, uint32_t stream, uint64_t dropped,
+		    uint64_t overwritten);
+/* Writes the end section, flushes, closes what vntf_writer_open() opened, frees w. */
+int vntf_writer_finish(struct vntf_writer *w, uint64_t host_end_ns);
+/* Frees w without completing the file (an error path). */
+void vntf_writer_abort(struct vntf_writer *w);
+int vntf_writer_errno(const struct vntf_writer *w);
+
+/* --- Reading ------------------------------------------------------------------ */
+
+struct vntf_stream_info {
+	struct vntf_worker worker;
+	uint64_t records;		/* read so far */
+	uint64_t dropped;		/* from the last LOST section */
+	uint64_t overwritten;
+};
+
+struct vntf_program_info {
+	struct vntf_program prog;
+	const uint8_t *debug;		/* debug_size bytes, owned by the reader */
+};
+
+struct vntf_info {
+	uint16_t version_major;
+	uint16_t version_minor;
+	bool have_model;
+	bool have_clock;
+	bool complete;			/* the end section was read and checked */
+	struct vneuron_model model;
+	struct vntf_clock clock;
+	uint32_t nr_programs;
+	struct vntf_program_info *programs;
+	uint32_t nr_streams;
+	struct vntf_stream_info *streams;	/* in the order declared */
+	uint64_t records;
+	uint64_t host_end_ns;		/* once complete */
+};
+
+struct vntf_chunk {
+	uint32_t stream;		/* stream id (vntf_worker.stream) */
+	uint32_t index;			/* its entry in vntf_info.streams */
+	uint32_t count;
+	uint32_t pad;
+	const struct vneuron_trace_record *recs;	/* valid until the next call */
+};
+
+struct vntf_reader;
+
+/* 0, or -errno with *err (if err) a message; *r is NULL then. */
+int vntf_open_mem(struct vntf_reader **r, const void *buf, size_t len, char *err, size_t errlen);
+int vntf_open_file(struct vntf_reader **r, const char *path, char *err, size_t errlen);
+
+/*
+ * The next chunk of records (1), the end of a complete file (0), or an error (-EINVAL:
+ * malformed, -EIO: read error) described by vntf_error(). Metadata sections update
+ * vntf_reader_info() as they are met.
+ */
+int vntf_next(struct vntf_reader *r, struct vntf_chunk *c);
+const struct vntf_info *vntf_reader_info(const struct vntf_reader *r);
+const char *vntf_error(const struct vntf_reader *r);
+void vntf_close(struct vntf_reader *r);
+
+const char *vntf_section_name(uint32_t type);
+
+#endif /* VNP_VNTF_H */

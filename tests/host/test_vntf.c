@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The .vntf profile format: a round trip through the streaming writer and the reader,
+ * and every reader error path, each with the message it must give.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../profiler/vntf.h"
+
+/* The 6.1 harness defines non-static helpers without prototypes. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+#define EQ(a, b)	EXPECT_EQ((int64_t)(a), (int64_t)(b))
+#define AEQ(a, b)	ASSERT_EQ((int64_t)(a), (int64_t)(b))
+
+static void mkrec(struct vneuron_trace_record *r, uint32_t stream, uint64_t seq)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = VNEURON_TRACE_INSN;
+	r->engine = stream;
+	r->pc = seq;
+	r->flops = seq;
+	r->model_start_ps = seq * 10;
+	r->sem_wait = VNEURON_TRACE_NO_SEM;
+	r->sem_signal = VNEURON_TRACE_NO_SEM;
+}
+
+static void fill_model(struct vneuron_model *m)
+{
+	memset(m, 0, sizeof(*m));
+	strcpy(m->name, "trn1");
+	m->tensor_rows = 128;
+	m->tensor_cols = 128;
+	m->tensor_khz = 2800000;
+	m->hbm_bw = 410000000000ull;
+	m->peak_flops_bf16 = 91750400000000ull;
+}
+
+static const struct vntf_clock clk = {
+	.host_start_ns = 1000, .realtime_start_ns = 2000, .host_resolution_ns = 1,
+	.model_unit_ps = 1,
+};
+
+static void fill_worker(struct vntf_worker *w, uint32_t stream)
+{
+	memset(w, 0, sizeof(*w));
+	w->stream = stream;
+	w->core = 1;
+	w->engine = stream;
+	w->pid = 42;
+	w->nr_workers = 1;
+	w->ring_size = 1 << 20;
+	strcpy(w->hostname, "host");
+}
+
+/* A memory file from open_memstream(): buf/len valid after each fflush(). */
+struct mfile {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+/* A small valid profile: model, clock, program, 2 workers, 10 + 5 records, lost, end. */
+static void small_profile(struct mfile *m)
+{
+	struct vneuron_trace_record recs[10];
+	struct vntf_program p = { .hash_algo = VNTF_HASH_SHA256, .hash_len = 32 };
+	struct vntf_worker wk;
+	struct vneuron_model model;
+	struct vntf_writer *w;
+	int i;
+
+	m->f = open_memstream(&m->buf, &m->len);
+	if (!m->f || vntf_writer_create(&w, m->f))
+		abort();
+	fill_model(&model);
+	strcpy(p.name, "mlp.vnef");
+	memset(p.hash, 0xab, 32);
+	for (i = 0; i < 10; i++)
+		mkrec(&recs[i], 0, i);
+	if (vntf_write_model(w, &model) || vntf_write_clock(w, &clk) ||
+	    vntf_write_program(w, &p, "dbg", 3))
+		abort();
+	fill_worker(&wk, 0);
+	if (vntf_write_worker(w, &wk))
+		abort();
+	fill_worker(&wk, 7);
+	if (vntf_write_worker(w, &wk) || vntf_write_records(w, 0, recs, 10) ||
+	    vntf_write_records(w, 7, recs, 5) || vntf_write_lost(w, 0, 3, 4) ||
+	    vntf_writer_finish(w, 99))
+		abort();
+	fflush(m->f);
+}
+
+static void mfile_close(struct mfile *m)
+{
+	fclose(m->f);
+	free(m->buf);
+}
+
+/* Offset of section idx (0 = first after the header) in a well-formed buffer. */
+static size_t sec_off(const char *buf, int idx)
+{
+	struct vntf_section_header h;
+	size_t off = sizeof(struct vntf_file_header);
+
+	while (idx--) {
+		memcpy(&h, buf + off, sizeof(h));
+		off += sizeof(h) + ((h.size + 7) & ~7ull);
+	}
+	return off;
+}
+
+/* Reads a whole profile; returns the first error, or 0. */
+static int read_all(const void *buf, size_t len, char *err, size_t errlen, uint64_t *records)
+{
+	struct vntf_reader *r;
+	struct vntf_chunk c;
+	int ret;
+
+	*records = 0;
+	ret = vntf_open_mem(&r, buf, len, err, errlen);
+	if (ret)
+		return ret;
+	while ((ret = vntf_next(r, &c)) > 0)
+		*records += c.count;
+	if (ret)
+		snprintf(err, errlen, "%s", vntf_error(r));
+	vntf_close(r);
+	return ret;
+}
+
+/* Expects a read of buf to fail with a message containing want. */
+#define EXPECT_READ_ERROR(buf, len, want) do {						\
+		char _e[256] = "";							\
+		uint64_t _n;								\
+		EXPECT_NE(0, read_all(buf, len, _e, sizeof(_e), &_n));			\
+		EXPECT_NE(NULL, strstr(_e, want)) TH_LOG("message: '%s'", _e);		\
+	} while (0)
+
+TEST(round_trip)
+{
+	static struct vneuron_trace_record big[10000];
+	struct vneuron_trace_record one;
+	const struct vntf_info *info;
+	struct vntf_program p = { .hash_algo = VNTF_HASH_SHA256, .hash_len = 32 };
+	struct vneuron_model model;
+	struct vntf_writer *w;
+	struct vntf_reader *r;
+	struct vntf_worker wk;
+	struct vntf_chunk c;
+	uint64_t next[2] = { 0, 0 }, chunks = 0;
+	char path[] = "/tmp/test_vntf_XXXXXX", err[256];
+	int fd, i, ret;
+
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, vntf_writer_open(&w, path));
+	fill_model(&model);
+	ASSERT_EQ(0, vntf_write_model(w, &model));
+	ASSERT_EQ(0, vntf_write_clock(w, &clk));
+	strcpy(p.name, "mlp.vnef");
+	for (i = 0; i < 32; i++)
+		p.hash[i] = i;
+	p.image_size = 12345;
+	ASSERT_EQ(0, vntf_write_program(w, &p, "debug-table", 11));
+	fill_worker(&wk, 0);
+	ASSERT_EQ(0, vntf_write_worker(w, &wk));
+	fill_worker(&wk, 1);
+	wk.mode = VNEURON_TRACE_MODE_OVERWRITE;
+	ASSERT_EQ(0, vntf_write_worker(w, &wk));
+	/* Single records (coalesced), a big batch (straight through), two streams. */
+	for (i = 0; i < 5000; i++) {
+		mkrec(&one, 0, next[0]++);
+		ASSERT_EQ(0, vntf_write_records(w, 0, &one, 1));
+		if (i % 1000 == 999) {
+			mkrec(&one, 1, next[1]++);
+			ASSERT_EQ(0, vntf_write_records(w, 1, &one, 1));
+		}
+	}
+	for (i = 0; i < 10000; i++)
+		mkrec(&big[i], 1, next[1]++);
+	ASSERT_EQ(0, vntf_write_records(w, 1, big, 10000));
+	ASSERT_EQ(0, vntf_write_records(w, 1, big, 0));
+	ASSERT_EQ(0, vntf_write_lost(w, 0, 17, 0));
+	ASSERT_EQ(0, vntf_write_lost(w, 1, 0, 23));
+	ASSERT_EQ(0, vntf_writer_finish(w, 777));
+
+	ASSERT_EQ(0, vntf_open_file(&r, path, err, sizeof(err))) TH_LOG("%s", err);
+	next[0] = next[1] = 0;
+	while ((ret = vntf_next(r, &c)) > 0) {
+		ASSERT_GE(1u, c.stream);
+		ASSERT_GE((uint32_t)VNTF_MAX_CHUNK, c.count);
+		for (i = 0; i < (int)c.count; i++) {
+			EQ(next[c.stream], c.recs[i].flops);
+			EQ(c.stream, c.recs[i].engine);
+			next[c.stream]++;
+		}
+		chunks++;
+	}
+	ASSERT_EQ(0, ret) TH_LOG("%s", vntf_error(r));
+	info = vntf_reader_info(r);
+	EXPECT_TRUE(info->complete);
+	EQ(1, info->version_major);
+	EXPECT_TRUE(info->have_model);
+	EXPECT_EQ(0, memcmp(&model, &info->model, sizeof(model)));
+	EQ(2000, info->clock.realtime_start_ns);
+	AEQ(1, info->nr_programs);
+	EXPECT_EQ(0, memcmp(&p.hash, info->programs[0].prog.hash, 32));
+	EQ(12345, info->programs[0].prog.image_size);
+	AEQ(11, info->programs[0].prog.debug_size);
+	EXPECT_EQ(0, memcmp("debug-table", info->programs[0].debug, 11));
+	EXPECT_STREQ("mlp.vnef", info->programs[0].prog.name);
+	AEQ(2, info->nr_streams);
+	EQ(5000, info->streams[0].records);
+	EQ(10005, info->streams[1].records);
+	EQ(17, info->streams[0].dropped);
+	EQ(23, info->streams[1].overwritten);
+	EQ(VNEURON_TRACE_MODE_OVERWRITE, info->streams[1].worker.mode);
+	EQ(15005, info->records);
+	EQ(777, info->host_end_ns);
+	EQ(5000, next[0]);
+	EQ(10005, next[1]);
+	/* Coalesced: not one section per single record. */
+	EXPECT_GT(20u, chunks);
+	EXPECT_EQ(0, vntf_next(r, &c));	/* stays at the end */
+	vntf_close(r);
+	unlink(path);
+}
+
+TEST(writer_rejects_misuse)
+{
+	struct vntf_program p = { .hash_algo = VNTF_HASH_SHA256, .hash_len = 31 };
+	struct vneuron_trace_record rec;
+	struct vneuron_model model;
+	struct vntf_clock c = clk;
+	struct vntf_writer *w;
+	struct vntf_worker wk;
+	struct mfile m;
+
+	m.f = open_memstream(&m.buf, &m.len);
+	ASSERT_NE(NULL, m.f);
+	ASSERT_EQ(0, vntf_writer_create(&w, m.f));
+	mkrec(&rec, 0, 0);
+	fill_worker(&wk, 0);
+	ASSERT_EQ(0, vntf_write_worker(w, &wk));
+	EQ(-EINVAL, vntf_write_worker(w, &wk));			/* twice */
+	EQ(-EINVAL, vntf_write_records(w, 0, &rec, 1));		/* before model */
+	fill_model(&model);
+	ASSERT_EQ(0, vntf_write_model(w, &model));
+	EQ(-EINVAL, vntf_write_model(w, &model));
+	EQ(-EINVAL, vntf_write_records(w, 0, &rec, 1));		/* before clock */
+	c.model_unit_ps = 0;
+	EQ(-EINVAL, vntf_write_clock(w, &c));
+	ASSERT_EQ(0, vntf_write_clock(w, &clk));
+	EQ(-EINVAL, vntf_write_records(w, 3, &rec, 1));		/* undeclared stream */
+	EQ(-EINVAL, vntf_write_records(w, 0, NULL, 1));
+	EQ(-EINVAL, vntf_write_lost(w, 3, 1, 1));
+	EQ(-EINVAL, vntf_write_program(w, &p, NULL, 0));	/* sha256 of 31 bytes */
+	p.hash_len = 32;
+	memset(p.name, 'x', sizeof(p.name));			/* unterminated */
+	EQ(-EINVAL, vntf_write_program(w, &p, NULL, 0));
+	p.name[0] = 0;
+	EQ(-EINVAL, vntf_write_program(w, &p, NULL, 5));	/* no debug bytes */
+	EQ(0, vntf_write_program(w, &p, NULL, 0));
+	wk.stream = VNTF_MAX_STREAMS;
+	EQ(-EINVAL, vntf_write_worker(w, &wk));
+	fill_worker(&wk, 1);
+	wk.nr_workers = 0;
+	EQ(-EINVAL, vntf_write_worker(w, &wk));
+	EQ(0, vntf_write_records(w, 0, &rec, 1));
+	EQ(0, vntf_writer_finish(w, 1));
+	mfile_close(&m);
+}
+
+TEST(small_profile_reads)
+{
+	struct mfile m;
+	uint64_t n;
+	char err[256] = "";
+
+	small_profile(&m);
+	ASSERT_EQ(0, read_all(m.buf, m.len, err, sizeof(err), &n)) TH_LOG("%s", err);
+	EQ(15, n);
+	mfile_close(&m);
+}
+
+/* Every proper prefix of a profile is truncated, and says so. */
+TEST(every_truncation)
+{
+	struct mfile m;
+	size_t len;
+
+	small_profile(&m);
+	for (len = 0; len < m.len; len++)
+		EXPECT_READ_ERROR(m.buf, len, "truncated file");
+	mfile_close(&m);
+}
+
+TEST(header_errors)
+{
+	struct vntf_file_header *h;
+	struct mfile m;
+	char *b;
+
+	small_profile(&m);
+	b = malloc(m.len);
+	ASSERT_NE(NULL, b);
+	h = (void *)b;
+#define MUT(stmt, want) do { memcpy(b, m.buf, m.len); stmt; \
+		EXPECT_READ_ERROR(b, m.len, want); } while (0)
+	MUT(b[1] = 'X', "bad magic");
+	MUT(h->version_major = 2, "unsupported .vntf version 2.0 (this reader reads version 1.x)");
+	MUT(h->version_major = 0, "unsupported .vntf version 0.0");
+	MUT(h->header_size = 8, "bad header size 8");
+	MUT(h->header_size = 36, "bad header size 36");
+	MUT(h->header_size = 1 << 30, "bad header size");
+	MUT(h->flags = 4, "unknown header flags 0x4");
+	MUT(h->record_size = 32, "unsupported record size 32");
+	MUT(h->reserved = 1, "reserved header field");
+	EXPECT_READ_ERROR(NULL, 0, "truncated file");
+#undef MUT
+	free(b);
+	mfile_close(&m);
+}
+
+/* Section indexes in small_profile(). */
+enum { S_MODEL, S_CLOCK, S_PROG, S_W0, S_W7, S_REC0, S_REC7, S_LOST, S_END };
+
+static struct vntf_section_header *sec(char *b, int idx)
+{
+	return (void *)(b + sec_off(b, idx));
+}
+
+static void *payload(char *b, int idx)
+{
+	return b + sec_off(b, idx) + sizeof(struct vntf_section_header);
+}
+
+TEST(section_errors)
+{
+	struct mfile m;
+	char *b;
+
+	small_profile(&m);
+	b = malloc(m.len);
+	ASSERT_NE(NULL, b);
+#define MUT(stmt, want) do { memcpy(b, m.buf, m.len); stmt; \
+		EXPECT_READ_ERROR(b, m.len, want); } while (0)
+	MUT(sec(b, S_CLOCK)->type = 99, "section 1 (unknown) at offset 168: unknown section type 99");
+	MUT(sec(b, S_CLOCK)->flags = 2, "unknown flags 0x2");
+	MUT(sec(b, S_MODEL)->size = 8, "section 0 (model) at offset 32: 8 bytes, too short");
+	MUT(sec(b, S_REC0)->size = 1ull << 40, "exceeds the limit");
+	MUT(sec(b, S_REC0)->size = ~0ull, "exceeds the limit");
+	MUT(sec(b, S_PROG)->size = 1ull << 32, "exceeds the limit");
+	MUT(sec(b, S_LOST)->size = 5000, "exceeds the limit");
+	MUT(sec(b, S_W0)->type = VNTF_SEC_MODEL, "a second model section");
+	MUT(sec(b, S_W0)->type = VNTF_SEC_CLOCK, "a second clock section");
+	MUT(((struct vntf_clock *)payload(b, S_CLOCK))->model_unit_ps = 0, "model time unit 0");
+	MUT(memset(payload(b, S_MODEL), 'x', 16), "unterminated model name");
+	MUT(((struct vntf_program *)payload(b, S_PROG))->debug_size = 4,
+	    "debug table of 4 bytes in 3 bytes");
+	MUT(((struct vntf_program *)payload(b, S_PROG))->hash_len = 33, "bad hash");
+	MUT(((struct vntf_program *)payload(b, S_PROG))->hash_algo = 9, "bad hash");
+	MUT(((struct vntf_worker *)payload(b, S_W7))->stream = 0, "stream 0 declared twice");
+	MUT(((struct vntf_worker *)payload(b, S_W7))->stream = VNTF_MAX_STREAMS, "bad stream");
+	MUT(((struct vntf_worker *)payload(b, S_W7))->worker = 1, "worker 1 of 1");
+	MUT(((struct vntf_worker *)payload(b, S_W7))->mode = 5, "mode 5");
+	MUT(memset(((struct vntf_worker *)payload(b, S_W7))->hostname, 'h', 64), "hostname");
+	MUT(((struct vntf_records *)payload(b, S_REC0))->stream = 3,
+	    "section 5 (records) at offset 600: stream 3 was declared by no worker section");
+	MUT(((struct vntf_records *)payload(b, S_REC0))->count = 11,
+	    "do not hold 11 records of 64 bytes");
+	MUT(((struct vntf_records *)payload(b, S_REC0))->count = ~0u, "do not hold");
+	MUT(((struct vntf_lost *)payload(b, S_LOST))->stream = 1, "stream 1 was declared by no");
+	MUT(((struct vntf_lost *)payload(b, S_LOST))->reserved = 1, "reserved field set");
+	MUT(((struct vntf_end *)payload(b, S_END))->records = 16, "says 16 records, the file has 15");
+	MUT(((struct vntf_end *)payload(b, S_END))->sections = 3,
+	    "says 3 sections came before it, there were 8");
+	/* Records before the model: turn the model section into an unknown optional one. */
+	MUT((sec(b, S_MODEL)->type = 50, sec(b, S_MODEL)->flags = VNTF_SEC_OPTIONAL),
+	    "records before the model section");
+	MUT((sec(b, S_CLOCK)->type = 50, sec(b, S_CLOCK)->flags = VNTF_SEC_OPTIONAL),
+	    "records before the clock section");
+#undef MUT
+	free(b);
+	mfile_close(&m);
+}
+
+TEST(trailing_bytes_and_optional_sections)
+{
+	struct vntf_section_header *h;
+	struct mfile m;
+	uint64_t n;
+	char *b, err[256] = "";
+
+	small_profile(&m);
+	b = calloc(1, m.len + 64);
+	ASSERT_NE(NULL, b);
+	memcpy(b, m.buf, m.len);
+	EXPECT_READ_ERROR(b, m.len + 8, "8 bytes after the end section");
+
+	/* An unknown section marked optional (a newer minor version) is skipped. */
+	memcpy(b, m.buf, m.len);
+	h = sec(b, S_PROG);
+	h->type = 1000;
+	h->flags = VNTF_SEC_OPTIONAL;
+	((struct vntf_file_header *)b)->version_minor = 7;
+	EXPECT_EQ(0, read_all(b, m.len, err, sizeof(err), &n)) TH_LOG("%s", err);
+	EQ(15, n);
+	free(b);
+	mfile_close(&m);
+}
+
+TEST(open_file_errors)
+{
+	struct vntf_reader *r = (void *)1;
+	char err[256] = "";
+
+	EQ(-ENOENT, vntf_open_file(&r, "/nonexistent/x.vntf", err, sizeof(err)));
+	EXPECT_EQ(NULL, r);
+	EXPECT_NE(NULL, strstr(err, "/nonexistent/x.vntf: No such file"));
+	EQ(-EINVAL, vntf_open_file(&r, "/tmp", err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "not a regular file")) TH_LOG("%s", err);
+	EQ(-EINVAL, vntf_open_file(&r, "/dev/null", err, sizeof(err)));
+}
+
+TEST_HARNESS_MAIN
