@@ -7,7 +7,7 @@
 #include "ap_fp.h"
 
 #define LN2_HI		0.693145751953125f
-#define LN2_LO		1.428606765330187e-06f
+#define LN2_LO		0.0000014286068f
 #define LOG2E		1.4426950408889634f
 
 static inline float f_bits(u32 u)

@@ -6,7 +6,7 @@
  */
 #include "core_internal.h"
 
-#define VN_DMA_YIELD_BYTES	(1u << 20)	/* scheduling point and stop check */
+#define VN_DMA_YIELD_BYTES	0x100000u	/* scheduling point and stop check */
 #define VN_DMA_MIN_CHUNK	64		/* a chunk costs at least one burst */
 
 struct vn_dma_side {

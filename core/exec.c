@@ -378,7 +378,8 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 				continue;
 			live++;
 			d = &p->streams[sid].desc[c->ss[sid].pc];
-			if (!(d->flags & VNEF_IF_WAIT) || c->sem_val[d->wait_sem] >= d->wait_value) {
+			if (!(d->flags & VNEF_IF_WAIT) ||
+			    c->sem_val[d->wait_sem] >= d->wait_value) {
 				r = &c->ss[sid];
 				break;
 			}
@@ -390,7 +391,8 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 			if (deadlocked(c)) {
 				for (sid = VNEF_ENGINES; c->ss[sid].state != VN_SS_BLOCKED; sid++)
 					;
-				set_abort(c, VN_RES_TIMEOUT, VN_REASON_DEADLOCK, sid, c->ss[sid].pc);
+				set_abort(c, VN_RES_TIMEOUT, VN_REASON_DEADLOCK, sid,
+					  c->ss[sid].pc);
 				continue;
 			}
 			if (vn_cond_wait_worker(c->cond, c->lock, c->deadline_ns) == -ETIMEDOUT)
@@ -633,7 +635,7 @@ u8 *vn_core_psum(struct vn_core *c, u32 partition)
 
 /* ---- submission ---- */
 
-#define VN_MAX_OWN_SCRATCH	(1ull << 30)
+#define VN_MAX_OWN_SCRATCH	(1024ull * 1024 * 1024)
 
 static int bind_tensors(struct vn_exec *ex, const struct vn_bind *binds, u32 count)
 {

@@ -147,7 +147,7 @@ static int check_sections(struct vctx *c)
 		case VNEF_SEC_STRTAB:
 		case VNEF_SEC_CONST:
 			if (e->index || e->count || e->entry_size)
-				return fail(c, VNEF_CHK_SECTION, "blob section with index or count");
+				return fail(c, VNEF_CHK_SECTION, "blob with index or count");
 			if ((e->type == VNEF_SEC_STRTAB && have_str) ||
 			    (e->type == VNEF_SEC_CONST && have_const))
 				return fail(c, VNEF_CHK_SECTION_DUP, "section given twice");
@@ -317,10 +317,10 @@ static int check_tensors(struct vctx *c)
 /* ---- engine instructions ---- */
 
 /* Which engines accept each opcode (bit = engine). */
-#define E_T	(1u << VNEURON_ENGINE_TENSOR)
-#define E_V	(1u << VNEURON_ENGINE_VECTOR)
-#define E_S	(1u << VNEURON_ENGINE_SCALAR)
-#define E_G	(1u << VNEURON_ENGINE_GPSIMD)
+#define E_T	0x1u	/* 1 << VNEURON_ENGINE_TENSOR */
+#define E_V	0x2u
+#define E_S	0x4u
+#define E_G	0x8u
 
 /* Operands used: D = dst, A = src0, B = src1 (optional ones decided by flags). */
 #define U_D	1u
@@ -464,7 +464,7 @@ static int check_shape(struct vctx *c, const struct vnef_instr *in)
 		return 0;
 	case VNEF_OP_PARTITION_REDUCE:
 		if (d->partitions != 1 || ap_free(d) != ap_free(a))
-			return fail(c, VNEF_CHK_SHAPE, "partition reduction output must be [1 x F]");
+			return fail(c, VNEF_CHK_SHAPE, "partition reduce output must be [1 x F]");
 		return 0;
 	default:
 		return 0;

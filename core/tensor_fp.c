@@ -9,33 +9,24 @@
  */
 #include "ap_fp.h"
 
-#define MM_KERNEL(name, MB, NB, attr)						\
-attr static void name(const float *__restrict st, const float *__restrict mv,	\
-		      float *__restrict out, u32 k_n, u32 m0, u32 n0)		\
-{										\
-	float acc[MB][NB];							\
-	u32 i, j, k;								\
-										\
-	for (i = 0; i < MB; i++)						\
-		for (j = 0; j < NB; j++)					\
-			acc[i][j] = 0;						\
-	for (k = 0; k < k_n; k++) {						\
-		const float *a = st + k * VNEF_MM_MAX_M + m0;			\
-		const float *b = mv + k * VN_MM_LD + n0;			\
-										\
-		for (i = 0; i < MB; i++)					\
-			for (j = 0; j < NB; j++)				\
-				acc[i][j] += a[i] * b[j];			\
-	}									\
-	for (i = 0; i < MB; i++)						\
-		for (j = 0; j < NB; j++)					\
-			out[(m0 + i) * VN_MM_LD + n0 + j] = acc[i][j];		\
-}
+#define VN_MM_NAME	mm_4x8
+#define VN_MM_MB	4
+#define VN_MM_NB	8
+#define VN_MM_ATTR
+#include "mm_kernel_fp.h"
 
-MM_KERNEL(mm_4x8, 4, 8, )
 #ifndef __KERNEL__
-MM_KERNEL(mm_4x16_avx2, 4, 16, __attribute__((target("avx2,fma"))))
-MM_KERNEL(mm_8x32_avx512, 8, 32, __attribute__((target("avx512f"))))
+#define VN_MM_NAME	mm_4x16_avx2
+#define VN_MM_MB	4
+#define VN_MM_NB	16
+#define VN_MM_ATTR	__attribute__((target("avx2,fma")))
+#include "mm_kernel_fp.h"
+
+#define VN_MM_NAME	mm_8x32_avx512
+#define VN_MM_MB	8
+#define VN_MM_NB	32
+#define VN_MM_ATTR	__attribute__((target("avx512f")))
+#include "mm_kernel_fp.h"
 #endif
 
 /* Any remaining rows or columns, one output at a time. */
