@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The `json` output: the summary, then every instruction and DMA descriptor in start
+ * order with its timestamps, engine, opcode, operands (from the program) and source
+ * location. One event per line, so the file can be streamed and grepped.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "metrics.h"
+#include "summary.h"
+
+static const char *dtype_name(unsigned int dt)
+{
+	return dt == VNEF_DT_FP32 ? "fp32" : dt == VNEF_DT_BF16 ? "bf16" : "?";
+}
+
+static void ap_json(FILE *f, const char *name, const struct vnef_ap *ap)
+{
+	if (ap->mem == VNEF_MEM_NONE)
+		return;
+	fprintf(f, ",\"%s\":{\"mem\":\"%s\",\"dtype\":\"%s\",\"partitions\":[%u,%u],"
+		"\"offset\":%u,\"count\":[%u,%u],\"stride\":[%u,%u]}", name,
+		vnp_mem_name(ap->mem), dtype_name(ap->dtype), ap->start_partition,
+		ap->partitions, ap->offset, ap->count[0], ap->count[1], ap->stride[0],
+		ap->stride[1]);
+}
+
+static void ep_json(FILE *f, const struct vnp_prog *p, const char *name,
+		    const struct vnef_dma_ep *ep)
+{
+	fprintf(f, ",\"%s\":{\"mem\":\"%s\"", name, vnp_mem_name(ep->mem));
+	if (ep->mem == VNEF_MEM_HBM) {
+		fputs(",\"tensor\":", f);
+		vnp_json_str(f, ep->tensor < p->ntensors ?
+			     vnp_prog_str(p, p->tensors[ep->tensor].name_off) : "?");
+	} else {
+		fprintf(f, ",\"partition\":%u,\"part_stride\":[%u,%u]", ep->partition,
+			ep->part_stride[0], ep->part_stride[1]);
+	}
+	fprintf(f, ",\"offset\":%llu,\"stride\":[%llu,%llu]}", (unsigned long long)ep->offset,
+		(unsigned long long)ep->stride[0], (unsigned long long)ep->stride[1]);
+}
+
+int vnp_json_events(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_timeline *tl = v->tl;
+	const struct vnp_prog *p = tl->prog;
+	struct vnp_iter *it = malloc(sizeof(*it));
+	const struct vnp_ev *e;
+	char sn[32];
+	int first = 1, ret;
+
+	if (!it)
+		return -ENOMEM;
+	fputs("{\"summary\":", f);
+	ret = vnp_summary_json(f, v);
+	if (ret) {
+		free(it);
+		return ret;
+	}
+	fputs(",\"events\":[", f);
+	vnp_iter_init(it, tl);
+	while ((e = vnp_iter_next(it))) {
+		const struct vnp_loc *loc = vnp_ev_loc(tl, e);
+
+		fprintf(f, "%s\n{\"core\":%u,\"engine\":\"%s\",\"opcode\":\"%s\",\"pc\":%u,"
+			"\"exec\":%u,\"start_ps\":%llu,\"end_ps\":%llu,\"elements\":%u,\"bytes\":%u,"
+			"\"flops\":%llu", first ? "" : ",", e->core,
+			vnp_stream_name(e->stream, sn, sizeof(sn)), vnp_opcode_name(e->opcode),
+			e->pc, e->exec, (unsigned long long)e->start, (unsigned long long)e->end,
+			e->elements, e->bytes, (unsigned long long)e->flops);
+		first = 0;
+		if (e->sem_wait != VNEURON_TRACE_NO_SEM)
+			fprintf(f, ",\"sem_wait\":%u,\"wait_ps\":%llu", e->sem_wait,
+				(unsigned long long)vnp_ev_wait(tl, e));
+		if (e->sem_signal != VNEURON_TRACE_NO_SEM)
+			fprintf(f, ",\"sem_signal\":%u", e->sem_signal);
+		if (loc && loc->line != VNP_NONE) {
+			fputs(",\"file\":", f);
+			vnp_json_str(f, vnp_prog_str(p, p->lines[loc->line].file_off));
+			fprintf(f, ",\"line\":%u", p->lines[loc->line].line);
+		}
+		if (loc && loc->scope != VNP_NONE) {
+			fputs(",\"scope\":", f);
+			vnp_json_str(f, vnp_prog_scope(p, loc->scope));
+		}
+		if (e->opcode == VNP_OP_DMA) {
+			const struct vnef_dma_desc *d = vnp_prog_desc(p, e->stream - VNEF_ENGINES,
+								      e->pc);
+
+			fprintf(f, ",\"queue\":%u", e->stream - VNEF_ENGINES);
+			if (d) {
+				fprintf(f, ",\"chunk_bytes\":%u,\"count\":[%u,%u]", d->chunk_bytes,
+					d->count[0], d->count[1]);
+				ep_json(f, p, "src", &d->src);
+				ep_json(f, p, "dst", &d->dst);
+			}
+		} else {
+			const struct vnef_instr *in = vnp_prog_instr(p, e->stream, e->pc);
+
+			if (in) {
+				fprintf(f, ",\"op\":%u", in->op);
+				ap_json(f, "dst", &in->dst);
+				ap_json(f, "src0", &in->src0);
+				ap_json(f, "src1", &in->src1);
+			}
+		}
+		fputc('}', f);
+	}
+	fputs("\n]}\n", f);
+	free(it);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Metrics of a timeline (docs/metrics.md). One merged pass in start order: because
+ * events arrive by start time, the part of a unit's busy union at or after the current
+ * time t is exactly [t, max end seen so far), so between two consecutive starts every
+ * unit is busy on a prefix of the segment. Unions, pairwise overlaps and "X idle while Y
+ * busy" then follow from the prefix lengths, with no interval lists kept.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+
+static inline uint64_t u64min(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline uint64_t u64max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+uint64_t vnp_ev_wait(const struct vnp_timeline *tl, const struct vnp_ev *e)
+{
+	size_t idx = (size_t)(e - tl->ev);
+	unsigned int t = vnp_ev_track(e);
+
+	if (e->sem_wait == VNEURON_TRACE_NO_SEM)
+		return 0;
+	if (idx > tl->track_off[t]) {
+		const struct vnp_ev *p = e - 1;
+
+		if (p->exec != e->exec)
+			return 0;
+		return e->start > p->end ? e->start - p->end : 0;
+	}
+	return e->start > tl->t0 ? e->start - tl->t0 : 0;
+}
+
+struct sweep {
+	uint64_t tp;
+	uint64_t cur[VNP_UNITS];
+	uint64_t tidle_run_lo, tidle_run_hi;
+	uint64_t gap_run_lo, gap_run_hi;
+};
+
+static void run_extend(uint64_t *run_lo, uint64_t *run_hi, uint64_t lo, uint64_t hi,
+		       uint64_t *best_lo, uint64_t *best_hi)
+{
+	if (*run_hi == lo && *run_hi > *run_lo) {
+		*run_hi = hi;
+	} else {
+		*run_lo = lo;
+		*run_hi = hi;
+	}
+	if (*run_hi - *run_lo > *best_hi - *best_lo) {
+		*best_lo = *run_lo;
+		*best_hi = *run_hi;
+	}
+}
+
+static void advance(struct sweep *s, struct vnp_metrics *m, uint64_t b)
+{
+	uint64_t a = s->tp, L[VNP_UNITS], lc = 0, lo = 0, lall;
+	unsigned int u, v;
+
+	if (b <= a)
+		return;
+	for (u = 0; u < VNP_UNITS; u++) {
+		L[u] = s->cur[u] > a ? u64min(s->cur[u], b) - a : 0;
+		m->unit[u].active_ps += L[u];
+		if (u < VNEF_ENGINES)
+			lc = u64max(lc, L[u]);
+		if (u > 0 && u < VNEF_ENGINES)
+			lo = u64max(lo, L[u]);
+	}
+	lall = u64max(lc, L[VNP_UNIT_DMA]);
+	m->compute_ps += lc;
+	m->busy_ps += lall;
+	m->dma_compute_ps += u64min(L[VNP_UNIT_DMA], lc);
+	for (u = 0; u < VNP_UNITS; u++)
+		for (v = u + 1; v < VNP_UNITS; v++)
+			m->overlap_ps[u][v] += u64min(L[u], L[v]);
+	if (lo > L[0]) {
+		m->tensor_idle_ps += lo - L[0];
+		run_extend(&s->tidle_run_lo, &s->tidle_run_hi, a + L[0], a + lo,
+			   &m->tidle_lo, &m->tidle_hi);
+	}
+	if (lall < b - a)
+		run_extend(&s->gap_run_lo, &s->gap_run_hi, a + lall, b, &m->gap_lo, &m->gap_hi);
+	s->tp = b;
+}
+
+static void group_add(struct vnp_group *g, const struct vnp_ev *e, unsigned int unit,
+		      int transpose, uint64_t hr, uint64_t hw)
+{
+	uint64_t d = e->end - e->start;
+
+	if (!g->count) {
+		g->first = e->start;
+		g->last = e->end;
+	}
+	g->count++;
+	g->instr_ps += d;
+	g->unit_ps[unit] += d;
+	g->last = u64max(g->last, e->end);
+	/* union in start order */
+	if (e->start >= g->cur_end)
+		g->active_ps += d;
+	else if (e->end > g->cur_end)
+		g->active_ps += e->end - g->cur_end;
+	g->cur_end = u64max(g->cur_end, e->end);
+	if (unit == VNEURON_ENGINE_TENSOR)
+		g->flops += e->flops;
+	if (transpose)
+		g->transpose_flops += e->flops;
+	if (e->opcode == VNP_OP_DMA) {
+		g->dma_bytes += e->bytes;
+		g->dma_count++;
+		g->hbm_read += hr;
+		g->hbm_write += hw;
+	}
+}
+
+static void unit_add(struct vnp_unit *u, const struct vnp_ev *e)
+{
+	if (!u->count) {
+		u->first = e->start;
+		u->last = e->end;
+	}
+	u->count++;
+	u->instr_ps += e->end - e->start;
+	u->last = u64max(u->last, e->end);
+	u->flops += e->flops;
+	u->bytes += e->bytes;
+	if (e->opcode < VNEF_OP_COUNT) {
+		u->op_count[e->opcode]++;
+		u->op_ps[e->opcode] += e->end - e->start;
+	}
+}
+
+static void series_add(struct vnp_metrics *m, double *rate, int64_t *cover, uint64_t t0,
+		       const struct vnp_ev *e)
+{
+	uint64_t s = e->start - t0, end = e->end - t0, bp = m->bin_ps;
+	uint64_t ks = s / bp, ke;
+	double r;
+
+	if (ks >= m->nbins)
+		ks = m->nbins - 1;
+	if (end == s) {
+		m->tput[ks] += e->bytes;
+		return;
+	}
+	ke = (end - 1) / bp;
+	if (ke >= m->nbins)
+		ke = m->nbins - 1;
+	r = (double)e->bytes / (double)(end - s);
+	if (ks == ke) {
+		m->tput[ks] += e->bytes;
+		m->pending[ks] += (double)(end - s);
+		return;
+	}
+	m->tput[ks] += r * (double)((ks + 1) * bp - s);
+	m->pending[ks] += (double)((ks + 1) * bp - s);
+	m->tput[ke] += r * (double)(end - ke * bp);
+	m->pending[ke] += (double)(end - ke * bp);
+	if (ke > ks + 1) {
+		rate[ks + 1] += r;
+		rate[ke] -= r;
+		cover[ks + 1]++;
+		cover[ke]--;
+	}
+}
+
+static void top_wait_add(struct vnp_metrics *m, size_t idx, uint64_t w, uint32_t sig)
+{
+	unsigned int i = m->ntop_wait;
+
+	if (i == VNP_TOP_WAITS) {
+		if (w <= m->top_wait[i - 1].wait_ps)
+			return;
+		i--;
+	} else {
+		m->ntop_wait++;
+	}
+	while (i > 0 && m->top_wait[i - 1].wait_ps < w) {
+		m->top_wait[i] = m->top_wait[i - 1];
+		i--;
+	}
+	m->top_wait[i] = (struct vnp_wait){ .ev = idx, .wait_ps = w, .signaller = sig };
+}
+
+int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
+			struct vnp_metrics *m)
+{
+	const struct vnp_prog *p = tl->prog;
+	unsigned int ncores = tl->ncores ? tl->ncores : 1, u, k, q;
+	struct sweep sw = { 0 };
+	struct vnp_iter *it;
+	const struct vnp_ev *e;
+	double *rate = NULL, tsec;
+	int64_t *cover = NULL;
+	uint64_t tend;
+
+	memset(m, 0, sizeof(*m));
+	m->t0 = tl->t0;
+	m->t1 = tl->t1;
+	m->total_ps = tl->t1 - tl->t0;
+	m->nexec = tl->nexec;
+	m->event_count = tl->n;
+	m->peak_flops = (double)tl->model.peak_flops_bf16 * ncores;
+	m->hbm_bw = (double)tl->model.hbm_bw * ncores;
+	m->dma_bw = (double)tl->model.dma_engine_bw * tl->model.dma_engines * ncores;
+	m->nscopes = p ? p->nscopes : 0;
+	m->nlines = p ? p->nlines : 0;
+	m->nbins = nbins ? nbins : VNP_DEFAULT_BINS;
+	m->bin_ps = m->total_ps / m->nbins + 1;
+	m->first_compute = UINT64_MAX;
+
+	it = malloc(sizeof(*it));
+	m->scope = calloc(m->nscopes + 1, sizeof(*m->scope));
+	m->line = calloc(m->nlines + 1, sizeof(*m->line));
+	m->tput = calloc(m->nbins, sizeof(*m->tput));
+	m->pending = calloc(m->nbins, sizeof(*m->pending));
+	rate = calloc(m->nbins + 1, sizeof(*rate));
+	cover = calloc(m->nbins + 1, sizeof(*cover));
+	if (!it || !m->scope || !m->line || !m->tput || !m->pending || !rate || !cover) {
+		free(it);
+		free(rate);
+		free(cover);
+		vnp_metrics_free(m);
+		return -ENOMEM;
+	}
+
+	sw.tp = tl->t0;
+	vnp_iter_init(it, tl);
+	while ((e = vnp_iter_next(it))) {
+		const struct vnp_loc *loc = vnp_ev_loc(tl, e);
+		unsigned int src = 0, dst = 0, is_dma = e->opcode == VNP_OP_DMA;
+		uint64_t hr = 0, hw = 0, w;
+		int transpose = e->opcode == VNEF_OP_TRANSPOSE && e->stream == 0;
+
+		u = is_dma ? VNP_UNIT_DMA : e->stream;
+		advance(&sw, m, e->start);
+		sw.cur[u] = u64max(sw.cur[u], e->end);
+		unit_add(&m->unit[u], e);
+		if (is_dma) {
+			m->dma_count++;
+			unit_add(&m->queue[e->stream - VNEF_ENGINES], e);
+			vnp_ev_dma_mems(tl, e, &src, &dst);
+			m->dma_bytes += e->bytes;
+			m->mem_read[src] += e->bytes;
+			m->mem_write[dst] += e->bytes;
+			if (src == VNEF_MEM_HBM)
+				hr = e->bytes;
+			if (dst == VNEF_MEM_HBM)
+				hw = e->bytes;
+			m->hbm_read += hr;
+			m->hbm_write += hw;
+			if (dst == VNEF_MEM_SBUF || dst == VNEF_MEM_PSUM) {
+				m->dma_in_count++;
+				m->last_dma_in_end = u64max(m->last_dma_in_end, e->end);
+			}
+			series_add(m, rate, cover, tl->t0, e);
+		} else {
+			m->instr_count++;
+			if (e->start < m->first_compute)
+				m->first_compute = e->start;
+			if (e->stream == 0) {
+				m->hw_flops += e->flops;
+				if (transpose) {
+					m->transpose_flops += e->flops;
+					m->transpose_count++;
+				}
+			} else {
+				m->other_flops += e->flops;
+			}
+		}
+		w = vnp_ev_wait(tl, e);
+		if (e->sem_wait != VNEURON_TRACE_NO_SEM) {
+			uint32_t sig = VNP_NONE;
+
+			if (e->sem_wait < VNEF_MAX_SEMS) {
+				sig = p ? p->sem_writer[e->sem_wait] : VNP_NONE;
+				if (sig == VNP_NONE)
+					sig = tl->sig_stream[e->sem_wait];
+			}
+			m->unit[u].wait_ps += w;
+			m->unit[u].waits++;
+			m->wait_ps[e->stream][sig < VNEF_STREAMS ? sig : VNEF_STREAMS] += w;
+			m->wait_n[e->stream][sig < VNEF_STREAMS ? sig : VNEF_STREAMS]++;
+			if (w)
+				top_wait_add(m, (size_t)(e - tl->ev), w, sig);
+		}
+		/* unit 0 of a group's flops: TensorE only, as hw_flops */
+		group_add(&m->scope[loc && loc->scope < m->nscopes ? loc->scope : m->nscopes],
+			  e, u, transpose, hr, hw);
+		group_add(&m->line[loc && loc->line < m->nlines ? loc->line : m->nlines],
+			  e, u, transpose, hr, hw);
+	}
+	tend = tl->t1;
+	for (u = 0; u < VNP_UNITS; u++)
+		tend = u64max(tend, sw.cur[u]);
+	advance(&sw, m, tend);
+	free(it);
+
+	/* per queue unions: one queue runs one descriptor at a time, but do not assume it */
+	for (q = 0; q < VNEF_DMA_QUEUES; q++) {
+		for (k = 0; k < tl->ncores; k++) {
+			unsigned int t = k * VNEF_STREAMS + VNEF_STREAM_DMA(q);
+			uint64_t cur = 0;
+			size_t i;
+
+			for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++) {
+				e = &tl->ev[i];
+				if (e->start >= cur)
+					m->queue[q].active_ps += e->end - e->start;
+				else if (e->end > cur)
+					m->queue[q].active_ps += e->end - cur;
+				cur = u64max(cur, e->end);
+				if (m->first_compute != UINT64_MAX && e->end <= m->first_compute) {
+					unsigned int s2, d2;
+
+					vnp_ev_dma_mems(tl, e, &s2, &d2);
+					if (d2 == VNEF_MEM_SBUF || d2 == VNEF_MEM_PSUM)
+						m->dma_in_before_compute++;
+				}
+			}
+		}
+	}
+
+	/* series: full-bin coverage from the difference arrays */
+	{
+		double r = 0;
+		int64_t c = 0;
+
+		for (k = 0; k < m->nbins; k++) {
+			r += rate[k];
+			c += cover[k];
+			m->tput[k] += r * (double)m->bin_ps;
+			m->pending[k] += (double)c * (double)m->bin_ps;
+			m->tput[k] = m->tput[k] * 1e12 / (double)m->bin_ps;
+			m->pending[k] /= (double)m->bin_ps;
+		}
+	}
+	free(rate);
+	free(cover);
+
+	tsec = (double)m->total_ps * 1e-12;
+	if (tsec > 0) {
+		m->hfu = (double)m->hw_flops / (m->peak_flops * tsec);
+		m->mbu = (double)(m->hbm_read + m->hbm_write) / tsec / m->hbm_bw;
+		m->mfu = tl->model_flops ? (double)tl->model_flops / (m->peak_flops * tsec) : -1;
+		m->dma_active_pct = 100.0 * (double)m->unit[VNP_UNIT_DMA].active_ps /
+				    (double)m->total_ps;
+	} else {
+		m->mfu = tl->model_flops ? 0 : -1;
+	}
+	if (m->hbm_read + m->hbm_write)
+		m->ai = (double)(m->hw_flops - m->transpose_flops) /
+			(double)(m->hbm_read + m->hbm_write);
+	else
+		m->ai = m->hw_flops > m->transpose_flops ? INFINITY : 0;
+	m->ridge = m->peak_flops / m->hbm_bw;
+	m->avg_dma_bytes = m->dma_count ? (double)m->dma_bytes / (double)m->dma_count : 0;
+	if (m->first_compute == UINT64_MAX)
+		m->first_compute = 0;
+	return 0;
+}
+
+void vnp_metrics_free(struct vnp_metrics *m)
+{
+	free(m->scope);
+	free(m->line);
+	free(m->tput);
+	free(m->pending);
+	m->scope = NULL;
+	m->line = NULL;
+	m->tput = NULL;
+	m->pending = NULL;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Metrics of a timeline (docs/metrics.md defines every one): computed in one merged pass
+ * over the events in start order plus one pass per track, with memory proportional to
+ * the number of scopes, lines and series bins, never to the number of events.
+ */
+#ifndef VNP_METRICS_H
+#define VNP_METRICS_H
+
+#include "timeline.h"
+
+/* The units whose busy time the sweep follows: the four engines, then all DMA queues. */
+#define VNP_UNIT_DMA	VNEF_ENGINES
+#define VNP_UNITS	(VNEF_ENGINES + 1)
+#define VNP_TOP_WAITS	8
+#define VNP_DEFAULT_BINS 200
+
+struct vnp_unit {
+	uint64_t active_ps;		/* union of busy intervals */
+	uint64_t instr_ps;		/* sum of durations */
+	uint64_t count;
+	uint64_t first, last;		/* first start, last end (count > 0) */
+	uint64_t flops;
+	uint64_t bytes;
+	uint64_t wait_ps;		/* semaphore waits before its entries */
+	uint64_t waits;
+	uint64_t op_count[VNEF_OP_COUNT];
+	uint64_t op_ps[VNEF_OP_COUNT];
+};
+
+/* Totals of a scope or a source line. */
+struct vnp_group {
+	uint64_t count;
+	uint64_t instr_ps;		/* sum of durations */
+	uint64_t active_ps;		/* union of its events' intervals */
+	uint64_t first, last;
+	uint64_t flops;			/* TensorE (MULTIPLY_MOVING + TRANSPOSE) */
+	uint64_t transpose_flops;
+	uint64_t hbm_read, hbm_write;
+	uint64_t dma_bytes, dma_count;
+	uint64_t unit_ps[VNP_UNITS];	/* sum of durations per unit */
+	uint64_t cur_end;		/* sweep state */
+};
+
+struct vnp_wait {
+	size_t ev;			/* index in tl->ev */
+	uint64_t wait_ps;
+	uint32_t signaller;		/* stream, or VNP_NONE */
+};
+
+struct vnp_metrics {
+	uint64_t t0, t1, total_ps;
+	uint64_t event_count, instr_count, dma_count;
+	uint64_t nexec;
+	double peak_flops;		/* TensorE peak (bf16) x cores */
+	double hbm_bw;			/* bytes/s x cores */
+	double dma_bw;			/* all DMA engines, bytes/s x cores */
+
+	struct vnp_unit unit[VNP_UNITS];
+	struct vnp_unit queue[VNEF_DMA_QUEUES];
+
+	uint64_t hw_flops;		/* TensorE flops, transposes included */
+	uint64_t transpose_flops;
+	uint64_t transpose_count;
+	uint64_t other_flops;		/* Vector/Scalar/GpSimd flops (not in hfu) */
+	uint64_t hbm_read, hbm_write;
+	uint64_t dma_bytes;
+	uint64_t mem_read[4], mem_write[4];	/* by enum vnef_mem; 0 = unknown */
+
+	double hfu, mfu, ai, ridge, mbu;	/* mfu < 0: no model flops given */
+	double dma_active_pct, avg_dma_bytes;
+
+	/* the sweep */
+	uint64_t busy_ps;		/* union of everything */
+	uint64_t compute_ps;		/* union of the four engines */
+	uint64_t overlap_ps[VNP_UNITS][VNP_UNITS];
+	uint64_t dma_compute_ps;	/* DMA and some engine busy */
+	uint64_t tensor_idle_ps;	/* TensorE idle while another engine is busy */
+	uint64_t tidle_lo, tidle_hi;	/* the longest such range */
+	uint64_t gap_lo, gap_hi;	/* the longest range with nothing busy */
+	uint64_t first_compute, last_dma_in_end;	/* for "loaded before compute" */
+	uint64_t dma_in_count, dma_in_before_compute;
+
+	/* semaphore waits: [waiter stream][signaller stream, VNEF_STREAMS = unknown] */
+	uint64_t wait_ps[VNEF_STREAMS][VNEF_STREAMS + 1];
+	uint64_t wait_n[VNEF_STREAMS][VNEF_STREAMS + 1];
+	struct vnp_wait top_wait[VNP_TOP_WAITS];
+	unsigned int ntop_wait;
+
+	/* DMA series: nbins bins of bin_ps from t0 */
+	unsigned int nbins;
+	uint64_t bin_ps;
+	double *tput;			/* bytes/s in each bin */
+	double *pending;		/* average descriptors in flight in each bin */
+
+	struct vnp_group *scope;	/* prog->nscopes, plus one for "no scope" at [n] */
+	uint32_t nscopes;
+	struct vnp_group *line;		/* prog->nlines, plus one for "no line" */
+	uint32_t nlines;
+};
+
+/* nbins 0: VNP_DEFAULT_BINS. 0 or -ENOMEM. */
+int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
+			struct vnp_metrics *m);
+void vnp_metrics_free(struct vnp_metrics *m);
+
+/* The wait before event e on its track (0 if it waited on no semaphore). */
+uint64_t vnp_ev_wait(const struct vnp_timeline *tl, const struct vnp_ev *e);
+
+#endif /* VNP_METRICS_H */

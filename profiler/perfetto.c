@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * A Perfetto trace written directly as protobuf (no SDK), with the field numbers of
+ * Perfetto's public protos/perfetto/trace/ protos; tests/perfetto/trace.proto is the
+ * subset used here. Layout:
+ *   one process per core ("vneuron core N"), in it one thread track per row: TensorE
+ *   LoadStationary, TensorE MultiplyMoving (and transposes), VectorE, ScalarE, GpSimdE,
+ *   DMA q0..q15 (rows with no events are left out); counter tracks "DMA throughput
+ *   (GB/s)" and "DMA pending" per core.
+ * Slices must nest on a track, so events that overlap on one row (never expected from
+ * the device, possible in a damaged profile) go to extra rows "NAME #2", ... chosen
+ * greedily. Timestamps are nanoseconds (floored); exact picoseconds are in the args.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "summary.h"
+
+#define ROWS		(1 + VNEF_STREAMS)	/* TensorE split in two */
+#define MAX_LANES	64
+#define SEQ_ID		1
+
+/* TracePacket, TrackDescriptor, TrackEvent, DebugAnnotation... field numbers */
+enum {
+	F_TRACE_PACKET = 1,
+	F_PKT_TIMESTAMP = 8,
+	F_PKT_SEQ_ID = 10,
+	F_PKT_TRACK_EVENT = 11,
+	F_PKT_SEQ_FLAGS = 13,
+	F_PKT_TRACK_DESC = 60,
+	F_TD_UUID = 1,
+	F_TD_NAME = 2,
+	F_TD_PROCESS = 3,
+	F_TD_THREAD = 4,
+	F_TD_PARENT = 5,
+	F_TD_COUNTER = 8,
+	F_PD_PID = 1,
+	F_PD_NAME = 6,
+	F_THD_PID = 1,
+	F_THD_TID = 2,
+	F_THD_NAME = 5,
+	F_CD_UNIT = 3,
+	F_TE_DEBUG = 4,
+	F_TE_TYPE = 9,
+	F_TE_TRACK = 11,
+	F_TE_CATEGORIES = 22,
+	F_TE_NAME = 23,
+	F_TE_DOUBLE_COUNTER = 44,
+	F_DA_UINT = 3,
+	F_DA_STRING = 6,
+	F_DA_NAME = 10,
+	TYPE_SLICE_BEGIN = 1,
+	TYPE_SLICE_END = 2,
+	TYPE_COUNTER = 4,
+	SEQ_INCREMENTAL_STATE_CLEARED = 1,
+	UNIT_COUNT = 2,
+};
+
+struct pb {
+	uint8_t *b;
+	size_t n, cap;
+	int oom;
+};
+
+static void pb_raw(struct pb *p, const void *d, size_t len)
+{
+	if (p->n + len > p->cap) {
+		size_t nc = p->cap ? p->cap : 256;
+		uint8_t *b;
+
+		while (nc < p->n + len)
+			nc *= 2;
+		b = realloc(p->b, nc);
+		if (!b) {
+			p->oom = 1;
+			return;
+		}
+		p->b = b;
+		p->cap = nc;
+	}
+	memcpy(p->b + p->n, d, len);
+	p->n += len;
+}
+
+static void pb_varint(struct pb *p, uint64_t v)
+{
+	uint8_t b[10];
+	size_t n = 0;
+
+	do {
+		b[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			b[n] |= 0x80;
+		n++;
+	} while (v);
+	pb_raw(p, b, n);
+}
+
+static void pb_uint(struct pb *p, unsigned int field, uint64_t v)
+{
+	pb_varint(p, (uint64_t)field << 3);
+	pb_varint(p, v);
+}
+
+static void pb_bytes(struct pb *p, unsigned int field, const void *d, size_t len)
+{
+	pb_varint(p, (uint64_t)field << 3 | 2);
+	pb_varint(p, len);
+	pb_raw(p, d, len);
+}
+
+static void pb_str(struct pb *p, unsigned int field, const char *s)
+{
+	pb_bytes(p, field, s, strlen(s));
+}
+
+static void pb_msg(struct pb *p, unsigned int field, const struct pb *sub)
+{
+	pb_bytes(p, field, sub->b, sub->n);
+}
+
+static void pb_double(struct pb *p, unsigned int field, double d)
+{
+	uint64_t v;
+	uint8_t b[8];
+	int i;
+
+	memcpy(&v, &d, 8);
+	for (i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	pb_varint(p, (uint64_t)field << 3 | 1);
+	pb_raw(p, b, 8);
+}
+
+struct pw {
+	FILE *f;
+	const struct vnp_view *v;
+	struct pb pkt, te, sub, sub2;
+	uint64_t *lane_end;		/* [core][row][lane] */
+	uint8_t *lanes;			/* [core][row]: lanes used */
+	struct { uint64_t end; uint64_t uuid; } *ends;	/* pending slice ends, a heap */
+	size_t nends;
+	unsigned int ncores;
+	int err;
+};
+
+static uint64_t proc_uuid(unsigned int core)
+{
+	return (uint64_t)(core + 1) << 16;
+}
+
+static uint64_t row_uuid(unsigned int core, unsigned int row, unsigned int lane)
+{
+	return proc_uuid(core) + 1 + row * MAX_LANES + lane;
+}
+
+static uint64_t counter_uuid(unsigned int core, unsigned int which)
+{
+	return proc_uuid(core) + 0xff00 + which;
+}
+
+static unsigned int ev_row(const struct vnp_ev *e)
+{
+	if (e->stream == 0)
+		return e->opcode == VNEF_OP_LOAD_STATIONARY ? 0 : 1;
+	return e->stream + 1;
+}
+
+static const char *row_name(unsigned int row, char *buf, size_t len)
+{
+	if (row == 0)
+		return "TensorE LoadStationary";
+	if (row == 1)
+		return "TensorE MultiplyMoving";
+	return vnp_stream_name(row - 1, buf, len);
+}
+
+static void emit(struct pw *w)
+{
+	struct pb hdr = { 0 };
+	uint8_t tmp[16];
+
+	if (w->pkt.oom || w->te.oom || w->sub.oom || w->sub2.oom) {
+		w->err = -ENOMEM;
+		return;
+	}
+	/* the packet's own framing: tag of Trace.packet and its length */
+	hdr.b = tmp;
+	hdr.cap = sizeof(tmp);
+	pb_varint(&hdr, F_TRACE_PACKET << 3 | 2);
+	pb_varint(&hdr, w->pkt.n);
+	if (fwrite(tmp, 1, hdr.n, w->f) != hdr.n ||
+	    fwrite(w->pkt.b, 1, w->pkt.n, w->f) != w->pkt.n)
+		w->err = -EIO;
+	w->pkt.n = 0;
+}
+
+static void track_desc(struct pw *w, uint64_t uuid, uint64_t parent, const char *name,
+		       int pid, int tid, int counter)
+{
+	struct pb *d = &w->te, *s = &w->sub;
+
+	d->n = 0;
+	s->n = 0;
+	pb_uint(d, F_TD_UUID, uuid);
+	if (parent)
+		pb_uint(d, F_TD_PARENT, parent);
+	pb_str(d, F_TD_NAME, name);
+	if (tid) {
+		pb_uint(s, F_THD_PID, (uint64_t)pid);
+		pb_uint(s, F_THD_TID, (uint64_t)tid);
+		pb_str(s, F_THD_NAME, name);
+		pb_msg(d, F_TD_THREAD, s);
+	} else if (counter) {
+		pb_uint(s, F_CD_UNIT, UNIT_COUNT);
+		pb_msg(d, F_TD_COUNTER, s);
+	} else {
+		pb_uint(s, F_PD_PID, (uint64_t)pid);
+		pb_str(s, F_PD_NAME, name);
+		pb_msg(d, F_TD_PROCESS, s);
+	}
+	pb_uint(&w->pkt, F_PKT_SEQ_ID, SEQ_ID);
+	pb_msg(&w->pkt, F_PKT_TRACK_DESC, d);
+	emit(w);
+}
+
+static void ann_uint(struct pw *w, const char *name, uint64_t v)
+{
+	w->sub.n = 0;
+	pb_str(&w->sub, F_DA_NAME, name);
+	pb_uint(&w->sub, F_DA_UINT, v);
+	pb_msg(&w->te, F_TE_DEBUG, &w->sub);
+}
+
+static void ann_str(struct pw *w, const char *name, const char *v)
+{
+	w->sub.n = 0;
+	pb_str(&w->sub, F_DA_NAME, name);
+	pb_str(&w->sub, F_DA_STRING, v);
+	pb_msg(&w->te, F_TE_DEBUG, &w->sub);
+}
+
+static void packet_event(struct pw *w, uint64_t ps)
+{
+	pb_uint(&w->pkt, F_PKT_TIMESTAMP, ps / 1000);
+	pb_uint(&w->pkt, F_PKT_SEQ_ID, SEQ_ID);
+	pb_msg(&w->pkt, F_PKT_TRACK_EVENT, &w->te);
+	emit(w);
+}
+
+static void slice_end(struct pw *w, uint64_t ps, uint64_t uuid)
+{
+	w->te.n = 0;
+	pb_uint(&w->te, F_TE_TYPE, TYPE_SLICE_END);
+	pb_uint(&w->te, F_TE_TRACK, uuid);
+	packet_event(w, ps);
+}
+
+static void counter(struct pw *w, uint64_t ps, uint64_t uuid, double value)
+{
+	w->te.n = 0;
+	pb_uint(&w->te, F_TE_TYPE, TYPE_COUNTER);
+	pb_uint(&w->te, F_TE_TRACK, uuid);
+	pb_double(&w->te, F_TE_DOUBLE_COUNTER, value);
+	packet_event(w, ps);
+}
+
+static void slice_begin(struct pw *w, const struct vnp_ev *e, uint64_t uuid)
+{
+	const struct vnp_timeline *tl = w->v->tl;
+	const struct vnp_loc *loc = vnp_ev_loc(tl, e);
+	static const char *const cats[] = { "tensor", "vector", "scalar", "gpsimd", "dma" };
+	char name[64], buf[300];
+
+	w->te.n = 0;
+	pb_uint(&w->te, F_TE_TYPE, TYPE_SLICE_BEGIN);
+	pb_uint(&w->te, F_TE_TRACK, uuid);
+	pb_str(&w->te, F_TE_CATEGORIES, cats[e->stream < VNEF_ENGINES ? e->stream : 4]);
+	if (e->opcode == VNP_OP_DMA) {
+		unsigned int src, dst;
+
+		vnp_ev_dma_mems(tl, e, &src, &dst);
+		if (src || dst)
+			snprintf(name, sizeof(name), "DMA %s->%s", vnp_mem_name(src),
+				 vnp_mem_name(dst));
+		else
+			snprintf(name, sizeof(name), "DMA");
+		pb_str(&w->te, F_TE_NAME, name);
+		ann_uint(w, "desc", e->pc);
+	} else {
+		pb_str(&w->te, F_TE_NAME, vnp_opcode_name(e->opcode));
+		ann_uint(w, "pc", e->pc);
+	}
+	if (loc && loc->line != VNP_NONE) {
+		snprintf(buf, sizeof(buf), "%s:%u",
+			 vnp_prog_str(tl->prog, tl->prog->lines[loc->line].file_off),
+			 tl->prog->lines[loc->line].line);
+		ann_str(w, "source", buf);
+	}
+	if (loc && loc->scope != VNP_NONE)
+		ann_str(w, "scope", vnp_prog_scope(tl->prog, loc->scope));
+	ann_uint(w, "start_ps", e->start);
+	ann_uint(w, "dur_ps", e->end - e->start);
+	ann_uint(w, "exec", e->exec);
+	if (e->bytes)
+		ann_uint(w, "bytes", e->bytes);
+	if (e->elements)
+		ann_uint(w, "elements", e->elements);
+	if (e->flops)
+		ann_uint(w, "flops", e->flops);
+	if (e->sem_wait != VNEURON_TRACE_NO_SEM) {
+		ann_uint(w, "sem_wait", e->sem_wait);
+		ann_uint(w, "wait_ps", vnp_ev_wait(tl, e));
+	}
+	packet_event(w, e->start);
+}
+
+/* pending ends: a binary min-heap on end time */
+static void ends_push(struct pw *w, uint64_t end, uint64_t uuid)
+{
+	size_t i = w->nends++;
+
+	while (i > 0 && w->ends[(i - 1) / 2].end > end) {
+		w->ends[i] = w->ends[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	w->ends[i].end = end;
+	w->ends[i].uuid = uuid;
+}
+
+static void ends_pop(struct pw *w)
+{
+	size_t i = 0, n = --w->nends;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && w->ends[c + 1].end < w->ends[c].end)
+			c++;
+		if (w->ends[n].end <= w->ends[c].end)
+			break;
+		w->ends[i] = w->ends[c];
+		i = c;
+	}
+	w->ends[i] = w->ends[n];
+}
+
+/* Lane of an event on its row: the first whose last slice ended by its start. */
+static int pick_lane(struct pw *w, const struct vnp_ev *e)
+{
+	size_t base = ((size_t)e->core * ROWS + ev_row(e)) * MAX_LANES;
+	uint8_t *nl = &w->lanes[(size_t)e->core * ROWS + ev_row(e)];
+	unsigned int l;
+
+	for (l = 0; l < *nl; l++)
+		if (w->lane_end[base + l] <= e->start)
+			break;
+	if (l == MAX_LANES)
+		return -1;
+	if (l == *nl)
+		(*nl)++;
+	w->lane_end[base + l] = e->end;
+	return (int)l;
+}
+
+static void flush_until(struct pw *w, uint64_t t, unsigned int *bin)
+{
+	const struct vnp_metrics *m = w->v->m;
+	unsigned int c;
+
+	for (;;) {
+		uint64_t tb = *bin < m->nbins ? m->t0 + *bin * m->bin_ps : UINT64_MAX;
+		uint64_t te = w->nends ? w->ends[0].end : UINT64_MAX;
+
+		if (te <= t && te <= tb) {
+			slice_end(w, te, w->ends[0].uuid);
+			ends_pop(w);
+		} else if (tb <= t && tb < UINT64_MAX && m->dma_count) {
+			for (c = 0; c < w->ncores; c++) {
+				counter(w, tb, counter_uuid(c, 0), m->tput[*bin] / 1e9);
+				counter(w, tb, counter_uuid(c, 1), m->pending[*bin]);
+			}
+			(*bin)++;
+		} else if (tb <= t && tb < UINT64_MAX) {
+			(*bin)++;
+		} else {
+			return;
+		}
+		if (w->err)
+			return;
+	}
+}
+
+int vnp_perfetto(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_timeline *tl = v->tl;
+	struct pw w = { .f = f, .v = v };
+	unsigned int c, r, l, bin = 0;
+	struct vnp_iter *it;
+	const struct vnp_ev *e;
+	char name[96], rn[64];
+	uint64_t skipped = 0;
+
+	w.ncores = tl->ncores ? tl->ncores : 1;
+	it = malloc(sizeof(*it));
+	w.lane_end = calloc((size_t)w.ncores * ROWS * MAX_LANES, sizeof(*w.lane_end));
+	w.lanes = calloc((size_t)w.ncores * ROWS, 1);
+	w.ends = calloc((size_t)w.ncores * ROWS * MAX_LANES + 1, sizeof(*w.ends));
+	if (!it || !w.lane_end || !w.lanes || !w.ends) {
+		w.err = -ENOMEM;
+		goto out;
+	}
+	/* pass 1: how many lanes each row needs */
+	vnp_iter_init(it, tl);
+	while ((e = vnp_iter_next(it)))
+		if (pick_lane(&w, e) < 0)
+			skipped++;
+
+	/* the first packet clears the sequence's incremental state */
+	pb_uint(&w.pkt, F_PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	for (c = 0; c < w.ncores && !w.err; c++) {
+		snprintf(name, sizeof(name), "vneuron core %u%s%s", c,
+			 tl->prog && tl->prog->name && *tl->prog->name ? ": " : "",
+			 tl->prog && tl->prog->name ? tl->prog->name : "");
+		track_desc(&w, proc_uuid(c), 0, name, (int)c + 1, 0, 0);
+		for (r = 0; r < ROWS; r++)
+			for (l = 0; l < w.lanes[c * ROWS + r]; l++) {
+				if (l)
+					snprintf(name, sizeof(name), "%s #%u",
+						 row_name(r, rn, sizeof(rn)), l + 1);
+				else
+					snprintf(name, sizeof(name), "%s", row_name(r, rn, sizeof(rn)));
+				track_desc(&w, row_uuid(c, r, l), proc_uuid(c), name, (int)c + 1,
+					   (int)((c + 1) * 1000 + r * MAX_LANES + l + 1), 0);
+			}
+		if (v->m->dma_count) {
+			track_desc(&w, counter_uuid(c, 0), proc_uuid(c), "DMA throughput (GB/s)",
+				   0, 0, 1);
+			track_desc(&w, counter_uuid(c, 1), proc_uuid(c), "DMA pending", 0, 0, 1);
+		}
+	}
+	/* pass 2: the slices, in time order, ends before begins at the same time */
+	memset(w.lanes, 0, (size_t)w.ncores * ROWS);
+	memset(w.lane_end, 0, (size_t)w.ncores * ROWS * MAX_LANES * sizeof(*w.lane_end));
+	vnp_iter_init(it, tl);
+	while (!w.err && (e = vnp_iter_next(it))) {
+		int lane = pick_lane(&w, e);
+		uint64_t uuid;
+
+		if (lane < 0)
+			continue;
+		flush_until(&w, e->start, &bin);
+		uuid = row_uuid(e->core, ev_row(e), (unsigned int)lane);
+		slice_begin(&w, e, uuid);
+		ends_push(&w, e->end, uuid);
+	}
+	if (!w.err)
+		flush_until(&w, UINT64_MAX - 1, &bin);
+	if (!w.err && v->m->dma_count)
+		for (c = 0; c < w.ncores; c++) {
+			counter(&w, tl->t1, counter_uuid(c, 0), 0);
+			counter(&w, tl->t1, counter_uuid(c, 1), 0);
+		}
+	if (skipped && !w.err)
+		fprintf(stderr, "vneuron-profile: %llu events overlapping more than %d deep on "
+			"one row left out of the trace\n", (unsigned long long)skipped, MAX_LANES);
+out:
+	free(it);
+	free(w.lane_end);
+	free(w.lanes);
+	free(w.ends);
+	free(w.pkt.b);
+	free(w.te.b);
+	free(w.sub.b);
+	free(w.sub2.b);
+	if (!w.err && fflush(f))
+		w.err = -EIO;
+	return w.err;
+}

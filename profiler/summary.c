@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* summary-text (fits an 80-column terminal) and summary-json. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary.h"
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* Prints text wrapped at 78 columns, every line starting with indent. */
+static void wrap(FILE *f, const char *indent, const char *first, const char *s)
+{
+	size_t col, ind = strlen(indent);
+	int space = first[0] && first[strlen(first) - 1] != ' ';
+
+	fputs(first, f);
+	col = strlen(first);
+	while (*s) {
+		size_t w = strcspn(s, " ");
+
+		if (col > ind && col + 1 + w > 78) {
+			fprintf(f, "\n%s", indent);
+			col = ind;
+			space = 0;
+		}
+		if (space) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(s, 1, w, f);
+		col += w;
+		space = 1;
+		s += w;
+		while (*s == ' ')
+			s++;
+	}
+	fputc('\n', f);
+}
+
+static const char *group_name(const struct vnp_view *v, int scope, uint32_t i, char *buf,
+			      size_t len)
+{
+	const struct vnp_prog *p = v->tl->prog;
+
+	if (scope)
+		snprintf(buf, len, "%s", i < v->m->nscopes ? vnp_prog_scope(p, i) : "(no scope)");
+	else if (i < v->m->nlines)
+		snprintf(buf, len, "%s:%u", vnp_prog_str(p, p->lines[i].file_off),
+			 p->lines[i].line);
+	else
+		snprintf(buf, len, "(no line)");
+	return buf;
+}
+
+static const struct vnp_group *sort_groups;
+
+static int cmp_group(const void *x, const void *y)
+{
+	const struct vnp_group *a = &sort_groups[*(const uint32_t *)x];
+	const struct vnp_group *b = &sort_groups[*(const uint32_t *)y];
+
+	if (a->instr_ps != b->instr_ps)
+		return a->instr_ps > b->instr_ps ? -1 : 1;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+static int groups_text(FILE *f, const struct vnp_view *v, int scope)
+{
+	const struct vnp_metrics *m = v->m;
+	const struct vnp_group *g = scope ? m->scope : m->line;
+	uint32_t n = (scope ? m->nscopes : m->nlines) + 1, i, k, *idx, used = 0;
+	uint64_t all = 0;
+	char name[256], t1[32];
+
+	idx = malloc(n * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (g[i].count)
+			idx[used++] = i;
+		all += g[i].instr_ps;
+	}
+	if (!used || (used == 1 && idx[0] == n - 1)) {
+		free(idx);
+		return 0;
+	}
+	sort_groups = g;
+	qsort(idx, used, sizeof(*idx), cmp_group);
+	fprintf(f, "\n%s (top %u of %u, by instruction + DMA time)\n",
+		scope ? "Scopes" : "Source lines", used < v->top ? used : v->top, used);
+	fprintf(f, "  %-30s %8s %6s %12s  %s\n", scope ? "scope" : "line", "count", "time%",
+		"active", scope ? "class" : "");
+	for (k = 0; k < used && k < v->top; k++) {
+		i = idx[k];
+		group_name(v, scope, i, name, sizeof(name));
+		if (strlen(name) > 30)
+			memmove(name, name + strlen(name) - 30, 31);
+		fprintf(f, "  %-30s %8llu %5.1f%% %12s  %s\n", name,
+			(unsigned long long)g[i].count, pct(g[i].instr_ps, all),
+			vnp_fmt_time(g[i].active_ps, t1, sizeof(t1)),
+			scope ? vnp_class_name(v->a->scope[i].cls) : "");
+	}
+	free(idx);
+	return 0;
+}
+
+int vnp_summary_text(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_timeline *tl = v->tl;
+	const struct vnp_metrics *m = v->m;
+	const struct vnp_analysis *a = v->a;
+	char t1[32], t2[32], t3[32], b1[32], b2[32], line[512];
+	unsigned int u, q, op, i;
+	double tmax = 0, tavg = 0, pmax = 0, pavg = 0;
+
+	fprintf(f, "vneuron-profile: %s\n",
+		tl->prog && tl->prog->name && *tl->prog->name ? tl->prog->name : "(unnamed program)");
+	if (v->program_path || v->profile_path)
+		fprintf(f, "  program %s, profile %s\n", v->program_path ? v->program_path : "-",
+			v->profile_path ? v->profile_path : "-");
+	fprintf(f, "  model %.16s: TensorE peak %.1f TFLOP/s, HBM %.0f GB/s per core; %u core%s, "
+		"%llu execution%s\n", tl->model.name, m->peak_flops / 1e12 / (tl->ncores ? tl->ncores : 1),
+		(double)tl->model.hbm_bw / 1e9, tl->ncores ? tl->ncores : 1,
+		tl->ncores > 1 ? "s" : "", (unsigned long long)m->nexec, m->nexec == 1 ? "" : "s");
+	if (tl->lost || tl->malformed)
+		fprintf(f, "  WARNING: %llu records lost in capture, %llu malformed records "
+			"skipped: figures are incomplete\n", (unsigned long long)tl->lost,
+			(unsigned long long)tl->malformed);
+
+	fprintf(f, "\nOverall\n");
+	fprintf(f, "  total_time   %-14s event_count %llu (%llu instructions, %llu DMA)\n",
+		vnp_fmt_time(m->total_ps, t1, sizeof(t1)), (unsigned long long)m->event_count,
+		(unsigned long long)m->instr_count, (unsigned long long)m->dma_count);
+	fprintf(f, "  hfu          %6.2f%%        mfu %s", 100 * m->hfu,
+		m->mfu < 0 ? "n/a (no model flops)" : "");
+	if (m->mfu >= 0)
+		fprintf(f, "%.2f%%", 100 * m->mfu);
+	fprintf(f, "\n  mbu          %6.2f%%        busy (any engine or DMA) %.1f%%\n",
+		100 * m->mbu, pct(m->busy_ps, m->total_ps));
+	if (isinf(m->ai))
+		snprintf(line, sizeof(line), "inf (no HBM traffic)");
+	else
+		snprintf(line, sizeof(line), "%.2f flop/B", m->ai);
+	fprintf(f, "  arithmetic intensity %s, ridge point %.1f flop/B\n", line, m->ridge);
+	fprintf(f, "  TensorE flops %llu (transposes %llu), other engines' flops %llu\n",
+		(unsigned long long)m->hw_flops, (unsigned long long)m->transpose_flops,
+		(unsigned long long)m->other_flops);
+	snprintf(line, sizeof(line), "%s: %s", vnp_class_name(a->whole.cls), a->whole.why);
+	wrap(f, "    ", "  bound:", line);
+
+	fprintf(f, "\nEngines %8s %12s %7s %12s %12s  %s\n", "instr", "active", "active%",
+		"instr time", "sem waits", "top opcode");
+	for (u = 0; u < VNEF_ENGINES; u++) {
+		const struct vnp_unit *x = &m->unit[u];
+		unsigned int best = 0;
+
+		for (op = 1; op < VNEF_OP_COUNT; op++)
+			if (x->op_ps[op] > x->op_ps[best])
+				best = op;
+		fprintf(f, "  %-8s %7llu %12s %6.1f%% %12s %12s  %s\n", vnp_engine_name(u),
+			(unsigned long long)x->count, vnp_fmt_time(x->active_ps, t1, sizeof(t1)),
+			pct(x->active_ps, m->total_ps), vnp_fmt_time(x->instr_ps, t2, sizeof(t2)),
+			vnp_fmt_time(x->wait_ps, t3, sizeof(t3)),
+			x->count ? vnp_opcode_name(best) : "-");
+	}
+
+	fprintf(f, "\nDMA: %llu descriptors, %s, average %s, active %.1f%%\n",
+		(unsigned long long)m->dma_count, vnp_fmt_bytes((double)m->dma_bytes, b1, sizeof(b1)),
+		vnp_fmt_bytes(m->avg_dma_bytes, b2, sizeof(b2)), m->dma_active_pct);
+	fprintf(f, "  HBM read %s, written %s",
+		vnp_fmt_bytes((double)m->hbm_read, b1, sizeof(b1)),
+		vnp_fmt_bytes((double)m->hbm_write, b2, sizeof(b2)));
+	fprintf(f, "; SBUF read %s, written %s",
+		vnp_fmt_bytes((double)m->mem_read[VNEF_MEM_SBUF], b1, sizeof(b1)),
+		vnp_fmt_bytes((double)m->mem_write[VNEF_MEM_SBUF], b2, sizeof(b2)));
+	if (m->mem_read[VNEF_MEM_PSUM] || m->mem_write[VNEF_MEM_PSUM])
+		fprintf(f, "; PSUM read %s, written %s",
+			vnp_fmt_bytes((double)m->mem_read[VNEF_MEM_PSUM], b1, sizeof(b1)),
+			vnp_fmt_bytes((double)m->mem_write[VNEF_MEM_PSUM], b2, sizeof(b2)));
+	fputc('\n', f);
+	for (i = 0; i < m->nbins; i++) {
+		tmax = m->tput[i] > tmax ? m->tput[i] : tmax;
+		pmax = m->pending[i] > pmax ? m->pending[i] : pmax;
+		tavg += m->tput[i] / m->nbins;
+		pavg += m->pending[i] / m->nbins;
+	}
+	fprintf(f, "  throughput avg %.2f GB/s, peak %.2f GB/s (bins of %s); pending avg %.2f, "
+		"peak %.2f\n", tavg / 1e9, tmax / 1e9, vnp_fmt_time(m->bin_ps, t1, sizeof(t1)),
+		pavg, pmax);
+	for (q = 0; q < VNEF_DMA_QUEUES; q++) {
+		const struct vnp_unit *x = &m->queue[q];
+
+		if (!x->count)
+			continue;
+		fprintf(f, "  q%-2u %7llu desc %12s active %5.1f%%\n", q,
+			(unsigned long long)x->count, vnp_fmt_bytes((double)x->bytes, b1, sizeof(b1)),
+			pct(x->active_ps, m->total_ps));
+	}
+	if (groups_text(f, v, 1) || groups_text(f, v, 0))
+		return -ENOMEM;
+
+	fprintf(f, "\nAdvice (%u finding%s)\n", a->n, a->n == 1 ? "" : "s");
+	if (!a->n)
+		fprintf(f, "  none: no rule found evidence of a problem\n");
+	for (i = 0; i < a->n; i++) {
+		snprintf(line, sizeof(line), "  %u. [%s] ", i + 1, vnp_rule_id(a->f[i].rule));
+		wrap(f, "     ", line, a->f[i].title);
+		wrap(f, "     ", "     evidence:", a->f[i].evidence);
+		wrap(f, "     ", "     advice:", a->f[i].advice);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* --- summary-json --------------------------------------------------------------------- */
+
+static void jnum(FILE *f, double x)
+{
+	if (isnan(x) || isinf(x))
+		fputs("null", f);
+	else
+		fprintf(f, "%.6g", x);
+}
+
+static void unit_json(FILE *f, const struct vnp_unit *x, uint64_t total)
+{
+	unsigned int op, first = 1;
+
+	fprintf(f, "{\"count\":%llu,\"active_ps\":%llu,\"active_pct\":",
+		(unsigned long long)x->count, (unsigned long long)x->active_ps);
+	jnum(f, pct(x->active_ps, total));
+	fprintf(f, ",\"instr_ps\":%llu,\"flops\":%llu,\"bytes\":%llu,\"sem_wait_ps\":%llu,"
+		"\"sem_waits\":%llu,\"first_ps\":%llu,\"last_ps\":%llu,\"opcodes\":{",
+		(unsigned long long)x->instr_ps, (unsigned long long)x->flops,
+		(unsigned long long)x->bytes, (unsigned long long)x->wait_ps,
+		(unsigned long long)x->waits, (unsigned long long)x->first,
+		(unsigned long long)x->last);
+	for (op = 0; op < VNEF_OP_COUNT; op++) {
+		if (!x->op_count[op])
+			continue;
+		fprintf(f, "%s\"%s\":{\"count\":%llu,\"ps\":%llu}", first ? "" : ",",
+			vnp_opcode_name(op), (unsigned long long)x->op_count[op],
+			(unsigned long long)x->op_ps[op]);
+		first = 0;
+	}
+	fputs("}}", f);
+}
+
+static void groups_json(FILE *f, const struct vnp_view *v, int scope)
+{
+	const struct vnp_metrics *m = v->m;
+	const struct vnp_group *g = scope ? m->scope : m->line;
+	uint32_t n = (scope ? m->nscopes : m->nlines) + 1, i, first = 1, u;
+	char name[512];
+
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		const struct vnp_group *x = &g[i];
+		uint64_t span = x->count ? x->last - x->first : 0;
+
+		if (!x->count)
+			continue;
+		fputs(first ? "\n  {" : ",\n  {", f);
+		first = 0;
+		fputs(scope ? "\"scope\":" : "\"line\":", f);
+		vnp_json_str(f, group_name(v, scope, i, name, sizeof(name)));
+		fprintf(f, ",\"count\":%llu,\"instr_ps\":%llu,\"active_ps\":%llu,\"first_ps\":%llu,"
+			"\"last_ps\":%llu,\"tensor_flops\":%llu,\"transpose_flops\":%llu,"
+			"\"hbm_read\":%llu,\"hbm_write\":%llu,\"dma_bytes\":%llu,\"dma_count\":%llu,"
+			"\"hfu\":", (unsigned long long)x->count, (unsigned long long)x->instr_ps,
+			(unsigned long long)x->active_ps, (unsigned long long)x->first,
+			(unsigned long long)x->last, (unsigned long long)x->flops,
+			(unsigned long long)x->transpose_flops, (unsigned long long)x->hbm_read,
+			(unsigned long long)x->hbm_write, (unsigned long long)x->dma_bytes,
+			(unsigned long long)x->dma_count);
+		jnum(f, span ? (double)x->flops / (m->peak_flops * (double)span * 1e-12) : 0);
+		fputs(",\"engine_ps\":{", f);
+		for (u = 0; u < VNP_UNITS; u++)
+			fprintf(f, "%s\"%s\":%llu", u ? "," : "", vnp_engine_name(u),
+				(unsigned long long)x->unit_ps[u]);
+		fputc('}', f);
+		if (scope) {
+			fprintf(f, ",\"class\":\"%s\",\"why\":", vnp_class_name(v->a->scope[i].cls));
+			vnp_json_str(f, v->a->scope[i].why);
+		}
+		fputc('}', f);
+	}
+	fputs("]", f);
+}
+
+int vnp_summary_json(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_timeline *tl = v->tl;
+	const struct vnp_metrics *m = v->m;
+	const struct vnp_analysis *a = v->a;
+	unsigned int u, w, s, i;
+	int first;
+
+	fputs("{\"program\":", f);
+	vnp_json_str(f, tl->prog && tl->prog->name ? tl->prog->name : "");
+	fputs(",\"model\":", f);
+	vnp_json_str(f, tl->model.name);
+	fprintf(f, ",\"cores\":%u,\"executions\":%llu,\"lost_records\":%llu,"
+		"\"malformed_records\":%llu,\n\"total_time_ps\":%llu,\"event_count\":%llu,"
+		"\"instruction_count\":%llu,\"dma_count\":%llu,\"start_ps\":%llu,\"end_ps\":%llu,"
+		"\n\"peak_flops\":", tl->ncores ? tl->ncores : 1, (unsigned long long)m->nexec,
+		(unsigned long long)tl->lost, (unsigned long long)tl->malformed,
+		(unsigned long long)m->total_ps, (unsigned long long)m->event_count,
+		(unsigned long long)m->instr_count, (unsigned long long)m->dma_count,
+		(unsigned long long)m->t0, (unsigned long long)m->t1);
+	jnum(f, m->peak_flops);
+	fputs(",\"hbm_bandwidth\":", f);
+	jnum(f, m->hbm_bw);
+	fprintf(f, ",\"hardware_flops\":%llu,\"transpose_flops\":%llu,\"other_flops\":%llu,"
+		"\"model_flops\":%llu,\"hfu\":", (unsigned long long)m->hw_flops,
+		(unsigned long long)m->transpose_flops, (unsigned long long)m->other_flops,
+		(unsigned long long)tl->model_flops);
+	jnum(f, m->hfu);
+	fputs(",\"mfu\":", f);
+	jnum(f, m->mfu < 0 ? NAN : m->mfu);
+	fputs(",\"mbu\":", f);
+	jnum(f, m->mbu);
+	fputs(",\"arithmetic_intensity\":", f);
+	jnum(f, m->ai);
+	fputs(",\"ridge_point\":", f);
+	jnum(f, m->ridge);
+	fprintf(f, ",\"busy_ps\":%llu,\"compute_ps\":%llu,\"dma_compute_overlap_ps\":%llu,"
+		"\"tensor_idle_while_busy_ps\":%llu,\n\"class\":\"%s\",\"class_why\":",
+		(unsigned long long)m->busy_ps, (unsigned long long)m->compute_ps,
+		(unsigned long long)m->dma_compute_ps, (unsigned long long)m->tensor_idle_ps,
+		vnp_class_name(a->whole.cls));
+	vnp_json_str(f, a->whole.why);
+	fputs(",\n\"engines\":{", f);
+	for (u = 0; u < VNP_UNITS; u++) {
+		fprintf(f, "%s\n \"%s\":", u ? "," : "", vnp_engine_name(u));
+		unit_json(f, &m->unit[u], m->total_ps);
+	}
+	fputs("},\n\"engine_overlap_ps\":{", f);
+	first = 1;
+	for (u = 0; u < VNP_UNITS; u++)
+		for (w = u + 1; w < VNP_UNITS; w++) {
+			fprintf(f, "%s\"%s+%s\":%llu", first ? "" : ",", vnp_engine_name(u),
+				vnp_engine_name(w), (unsigned long long)m->overlap_ps[u][w]);
+			first = 0;
+		}
+	fprintf(f, "},\n\"dma\":{\"count\":%llu,\"bytes\":%llu,\"average_bytes\":",
+		(unsigned long long)m->dma_count, (unsigned long long)m->dma_bytes);
+	jnum(f, m->avg_dma_bytes);
+	fputs(",\"active_pct\":", f);
+	jnum(f, m->dma_active_pct);
+	fprintf(f, ",\"hbm_read\":%llu,\"hbm_write\":%llu,\"read\":{",
+		(unsigned long long)m->hbm_read, (unsigned long long)m->hbm_write);
+	for (u = 0; u < 4; u++)
+		fprintf(f, "%s\"%s\":%llu", u ? "," : "", u ? vnp_mem_name(u) : "unknown",
+			(unsigned long long)m->mem_read[u]);
+	fputs("},\"written\":{", f);
+	for (u = 0; u < 4; u++)
+		fprintf(f, "%s\"%s\":%llu", u ? "," : "", u ? vnp_mem_name(u) : "unknown",
+			(unsigned long long)m->mem_write[u]);
+	fputs("},\"queues\":{", f);
+	first = 1;
+	for (u = 0; u < VNEF_DMA_QUEUES; u++) {
+		if (!m->queue[u].count)
+			continue;
+		fprintf(f, "%s\"%u\":", first ? "" : ",", u);
+		unit_json(f, &m->queue[u], m->total_ps);
+		first = 0;
+	}
+	fprintf(f, "},\n\"series\":{\"bin_ps\":%llu,\"throughput_bytes_per_s\":[",
+		(unsigned long long)m->bin_ps);
+	for (i = 0; i < m->nbins; i++) {
+		if (i)
+			fputc(',', f);
+		jnum(f, m->tput[i]);
+	}
+	fputs("],\"pending\":[", f);
+	for (i = 0; i < m->nbins; i++) {
+		if (i)
+			fputc(',', f);
+		jnum(f, m->pending[i]);
+	}
+	fputs("]}},\n\"semaphore_waits\":[", f);
+	first = 1;
+	for (w = 0; w < VNEF_STREAMS; w++)
+		for (s = 0; s <= VNEF_STREAMS; s++) {
+			char n1[32], n2[32];
+
+			if (!m->wait_n[w][s])
+				continue;
+			fprintf(f, "%s{\"waiter\":\"%s\",\"signaller\":\"%s\",\"count\":%llu,"
+				"\"ps\":%llu}", first ? "" : ",", vnp_stream_name(w, n1, sizeof(n1)),
+				s < VNEF_STREAMS ? vnp_stream_name(s, n2, sizeof(n2)) : "?",
+				(unsigned long long)m->wait_n[w][s],
+				(unsigned long long)m->wait_ps[w][s]);
+			first = 0;
+		}
+	fputs("],\n\"scopes\":", f);
+	groups_json(f, v, 1);
+	fputs(",\n\"lines\":", f);
+	groups_json(f, v, 0);
+	fputs(",\n\"advice\":[", f);
+	for (i = 0; i < a->n; i++) {
+		fprintf(f, "%s\n {\"rule\":\"%s\",\"impact\":", i ? "," : "",
+			vnp_rule_id(a->f[i].rule));
+		jnum(f, a->f[i].impact);
+		fputs(",\"title\":", f);
+		vnp_json_str(f, a->f[i].title);
+		fputs(",\"evidence\":", f);
+		vnp_json_str(f, a->f[i].evidence);
+		fputs(",\"advice\":", f);
+		vnp_json_str(f, a->f[i].advice);
+		fputc('}', f);
+	}
+	fputs("]}\n", f);
+	return ferror(f) ? -EIO : 0;
+}

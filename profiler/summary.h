@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* The view outputs: summaries, the full json event list and the Perfetto trace. */
+#ifndef VNP_SUMMARY_H
+#define VNP_SUMMARY_H
+
+#include <stdio.h>
+
+#include "analyze.h"
+
+struct vnp_view {
+	const struct vnp_timeline *tl;
+	const struct vnp_metrics *m;
+	const struct vnp_analysis *a;
+	const char *program_path;
+	const char *profile_path;
+	unsigned int top;		/* rows of the scope and line tables (text) */
+};
+
+/* 0 or -EIO (a write failed). */
+int vnp_summary_text(FILE *f, const struct vnp_view *v);
+int vnp_summary_json(FILE *f, const struct vnp_view *v);
+/* Every instruction and descriptor in start order, with its program entry. */
+int vnp_json_events(FILE *f, const struct vnp_view *v);
+/* A Perfetto trace (protobuf, Perfetto's trace.proto numbering). 0, -ENOMEM or -EIO. */
+int vnp_perfetto(FILE *f, const struct vnp_view *v);
+
+#endif /* VNP_SUMMARY_H */

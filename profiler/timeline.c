@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Loading a profile's records into a timeline and joining them with the program's debug
+ * table (engine or DMA queue + pc -> source line and scope).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "program.h"
+#include "timeline.h"
+
+/* ------------------------------------------------------------------------------------ */
+/* The program                                                                            */
+
+const char *vnp_prog_str(const struct vnp_prog *p, uint32_t off)
+{
+	if (!p || !p->strtab || off >= p->strtab_size)
+		return "";
+	/* vnp_prog_index() checked that the table ends with a NUL. */
+	return p->strtab + off;
+}
+
+const char *vnp_prog_scope(const struct vnp_prog *p, uint32_t scope)
+{
+	if (!p || scope >= p->nscopes)
+		return "";
+	return vnp_prog_str(p, p->scope_off[scope]);
+}
+
+const struct vnp_loc *vnp_prog_loc(const struct vnp_prog *p, unsigned int stream, uint32_t pc)
+{
+	if (stream >= VNEF_STREAMS || !p->loc[stream] || pc >= p->nloc[stream])
+		return NULL;
+	return &p->loc[stream][pc];
+}
+
+const struct vnef_dma_desc *vnp_prog_desc(const struct vnp_prog *p, unsigned int queue,
+					  uint32_t pc)
+{
+	if (!p || queue >= VNEF_DMA_QUEUES || !p->desc[queue] || pc >= p->ndesc[queue])
+		return NULL;
+	return &p->desc[queue][pc];
+}
+
+const struct vnef_instr *vnp_prog_instr(const struct vnp_prog *p, unsigned int engine,
+					uint32_t pc)
+{
+	if (!p || engine >= VNEF_ENGINES || !p->instr[engine] || pc >= p->ninstr[engine])
+		return NULL;
+	return &p->instr[engine][pc];
+}
+
+static const struct vnp_prog *cmp_prog;	/* qsort has no context argument */
+
+static int cmp_str_off(const void *a, const void *b)
+{
+	return strcmp(vnp_prog_str(cmp_prog, *(const uint32_t *)a),
+		      vnp_prog_str(cmp_prog, *(const uint32_t *)b));
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct vnp_line *x = a, *y = b;
+	int c = strcmp(vnp_prog_str(cmp_prog, x->file_off), vnp_prog_str(cmp_prog, y->file_off));
+
+	if (c)
+		return c;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static uint32_t find_scope(const struct vnp_prog *p, uint32_t off)
+{
+	const char *s = vnp_prog_str(p, off);
+	uint32_t lo = 0, hi = p->nscopes;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(vnp_prog_str(p, p->scope_off[mid]), s);
+
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return VNP_NONE;
+}
+
+static uint32_t find_line(const struct vnp_prog *p, uint32_t file_off, uint32_t line)
+{
+	struct vnp_line key = { file_off, line };
+	uint32_t lo = 0, hi = p->nlines;
+
+	cmp_prog = p;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = cmp_line(&p->lines[mid], &key);
+
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return VNP_NONE;
+}
+
+int vnp_prog_index(struct vnp_prog *p)
+{
+	uint32_t s, i, n;
+
+	if (p->strtab && (!p->strtab_size || p->strtab[p->strtab_size - 1]))
+		return -EINVAL;
+	for (i = 0; i < VNEF_MAX_SEMS; i++)
+		p->sem_writer[i] = VNP_NONE;
+	for (s = 0; s < VNEF_STREAMS; s++) {
+		uint32_t cnt = s < VNEF_ENGINES ? p->ninstr[s] : p->ndesc[s - VNEF_ENGINES];
+
+		for (i = 0; i < cnt; i++) {
+			uint64_t mask = s < VNEF_ENGINES ? p->instr[s][i].signal_mask :
+					p->desc[s - VNEF_ENGINES][i].signal_mask;
+			uint32_t b;
+
+			for (b = 0; b < VNEF_MAX_SEMS; b++)
+				if (mask & (1ull << b))
+					p->sem_writer[b] = s;
+		}
+	}
+	if (!p->ndebug)
+		return 0;
+	p->scope_off = calloc(p->ndebug, sizeof(*p->scope_off));
+	p->lines = calloc(p->ndebug, sizeof(*p->lines));
+	if (!p->scope_off || !p->lines)
+		return -ENOMEM;
+	for (i = 0; i < p->ndebug; i++) {
+		p->scope_off[i] = p->debug[i].scope_off;
+		p->lines[i].file_off = p->debug[i].file_off;
+		p->lines[i].line = p->debug[i].line;
+	}
+	cmp_prog = p;
+	qsort(p->scope_off, p->ndebug, sizeof(*p->scope_off), cmp_str_off);
+	qsort(p->lines, p->ndebug, sizeof(*p->lines), cmp_line);
+	for (i = 0, n = 0; i < p->ndebug; i++)
+		if (!n || cmp_str_off(&p->scope_off[n - 1], &p->scope_off[i]))
+			p->scope_off[n++] = p->scope_off[i];
+	p->nscopes = n;
+	for (i = 0, n = 0; i < p->ndebug; i++)
+		if (!n || cmp_line(&p->lines[n - 1], &p->lines[i]))
+			p->lines[n++] = p->lines[i];
+	p->nlines = n;
+
+	for (i = 0; i < p->ndebug; i++) {
+		const struct vnef_debug *d = &p->debug[i];
+
+		s = d->stream;
+		if (s >= VNEF_STREAMS)
+			return -EINVAL;
+		if (d->index >= VNEF_MAX_INSTRS)
+			return -EINVAL;
+		if (d->index >= p->nloc[s]) {
+			uint32_t nn = d->index + 1, k;
+			struct vnp_loc *l;
+
+			if (nn < 2 * p->nloc[s])
+				nn = 2 * p->nloc[s];
+			l = realloc(p->loc[s], (size_t)nn * sizeof(*l));
+			if (!l)
+				return -ENOMEM;
+			for (k = p->nloc[s]; k < nn; k++)
+				l[k] = (struct vnp_loc){ VNP_NONE, VNP_NONE };
+			p->loc[s] = l;
+			p->nloc[s] = nn;
+		}
+		p->loc[s][d->index].scope = d->scope_off ? find_scope(p, d->scope_off) : VNP_NONE;
+		p->loc[s][d->index].line = d->file_off || d->line ?
+					   find_line(p, d->file_off, d->line) : VNP_NONE;
+	}
+	return 0;
+}
+
+int vnp_prog_load(struct vnp_prog *p, const void *image, size_t size, char *err,
+		  size_t errlen)
+{
+	struct vn_prog_error pe = { 0 };
+	struct vn_program *vp = NULL;
+	unsigned int s;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	ret = vn_program_load(image, size, &vp, &pe);
+	if (ret) {
+		snprintf(err, errlen, "invalid program: %s (%s, section %d, entry %d)",
+			 pe.msg ? pe.msg : "rejected", vn_check_name(pe.check),
+			 (int)pe.section, (int)pe.index);
+		return ret;
+	}
+	p->owner = vp;
+	p->strtab = vp->strtab;
+	p->strtab_size = vp->strtab_size;
+	p->tensors = vp->tensors;
+	p->ntensors = vp->tensor_count;
+	p->debug = vp->debug;
+	p->ndebug = vp->debug_count;
+	for (s = 0; s < VNEF_ENGINES; s++) {
+		p->instr[s] = vp->streams[s].instr;
+		p->ninstr[s] = vp->streams[s].count;
+	}
+	for (s = 0; s < VNEF_DMA_QUEUES; s++) {
+		p->desc[s] = vp->streams[VNEF_STREAM_DMA(s)].desc;
+		p->ndesc[s] = vp->streams[VNEF_STREAM_DMA(s)].count;
+	}
+	if (size >= sizeof(struct vnef_header))
+		p->name = vnp_prog_str(p, ((const struct vnef_header *)vp->image)->name_off);
+	ret = vnp_prog_index(p);
+	if (ret) {
+		snprintf(err, errlen, "program debug table: %s", strerror(-ret));
+		vnp_prog_free(p);
+	}
+	return ret;
+}
+
+void vnp_prog_free(struct vnp_prog *p)
+{
+	unsigned int s;
+
+	for (s = 0; s < VNEF_STREAMS; s++)
+		free(p->loc[s]);
+	free(p->scope_off);
+	free(p->lines);
+	if (p->owner)
+		vn_program_put(p->owner);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Building the timeline                                                                  */
+
+void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
+		 const struct vnp_prog *prog)
+{
+	unsigned int i;
+
+	memset(tl, 0, sizeof(*tl));
+	tl->model = *m;
+	tl->prog = prog;
+	tl->t0 = UINT64_MAX;
+	for (i = 0; i < VNEF_MAX_SEMS; i++)
+		tl->sig_stream[i] = VNP_NONE;
+}
+
+static int note_exec(struct vnp_timeline *tl, uint32_t exec)
+{
+	size_t i;
+
+	if (tl->nexec && tl->last_exec == exec)
+		return 0;
+	tl->last_exec = exec;
+	for (i = 0; i < tl->nexec; i++)
+		if (tl->execs[i] == exec)
+			return 0;
+	if (tl->nexec == tl->nexecs_cap) {
+		size_t nc = tl->nexecs_cap ? 2 * tl->nexecs_cap : 16;
+		uint32_t *x = realloc(tl->execs, nc * sizeof(*x));
+
+		if (!x)
+			return -ENOMEM;
+		tl->execs = x;
+		tl->nexecs_cap = nc;
+	}
+	tl->execs[tl->nexec++] = exec;
+	return 0;
+}
+
+static int add_marker(struct vnp_timeline *tl, unsigned int core,
+		      const struct vneuron_trace_record *r)
+{
+	if (tl->nmarkers == tl->markers_cap) {
+		size_t nc = tl->markers_cap ? 2 * tl->markers_cap : 64;
+		struct vnp_marker *m = realloc(tl->markers, nc * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		tl->markers = m;
+		tl->markers_cap = nc;
+	}
+	tl->markers[tl->nmarkers++] = (struct vnp_marker){
+		.time = r->model_start_ps, .value = r->count, .id = r->opcode, .core = (uint8_t)core };
+	return 0;
+}
+
+int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
+	       const struct vneuron_trace_record *recs, size_t n)
+{
+	size_t i;
+
+	if (core >= VNP_MAX_CORES || tl->finished)
+		return -EINVAL;
+	if (tl->n + n > tl->cap) {
+		size_t nc = tl->cap ? tl->cap : 4096;
+		struct vnp_ev *ev;
+
+		while (nc < tl->n + n)
+			nc += nc / 2;
+		ev = realloc(tl->ev, nc * sizeof(*ev));
+		if (!ev)
+			return -ENOMEM;
+		tl->ev = ev;
+		tl->cap = nc;
+	}
+	for (i = 0; i < n; i++) {
+		const struct vneuron_trace_record *r = &recs[i];
+		struct vnp_ev *e;
+		unsigned int stream;
+
+		switch (r->kind) {
+		case VNEURON_TRACE_INSN:
+			if (r->engine >= VNEF_ENGINES || r->opcode >= VNEF_OP_COUNT)
+				goto bad;
+			stream = r->engine;
+			break;
+		case VNEURON_TRACE_DMA:
+			if (r->engine != VNEURON_TRACE_ENGINE_DMA || r->dma_queue >= VNEF_DMA_QUEUES)
+				goto bad;
+			stream = VNEF_STREAM_DMA(r->dma_queue);
+			break;
+		case VNEURON_TRACE_LOST:
+			tl->lost += r->count;
+			continue;
+		case VNEURON_TRACE_EXEC_START:
+			tl->exec_starts++;
+			if (r->model_start_ps < tl->t0)
+				tl->t0 = r->model_start_ps;
+			continue;
+		case VNEURON_TRACE_EXEC_END:
+			if (r->model_end_ps > tl->t1 && r->model_end_ps >= r->model_start_ps)
+				tl->t1 = r->model_end_ps;
+			continue;
+		case VNEURON_TRACE_MARKER:
+			if (add_marker(tl, core, r))
+				return -ENOMEM;
+			continue;
+		case VNEURON_TRACE_SEM:
+			if (r->sem_signal < VNEF_MAX_SEMS && r->engine < VNEF_ENGINES)
+				tl->sig_stream[r->sem_signal] = r->engine;
+			continue;
+		default:
+			goto bad;
+		}
+		if (r->model_end_ps < r->model_start_ps)
+			goto bad;
+		if (note_exec(tl, r->exec_seq))
+			return -ENOMEM;
+		e = &tl->ev[tl->n++];
+		e->start = r->model_start_ps;
+		e->end = r->model_end_ps;
+		e->flops = r->kind == VNEURON_TRACE_INSN ? r->flops : 0;
+		e->pc = r->pc;
+		e->bytes = r->bytes;
+		e->elements = r->elements;
+		e->exec = r->exec_seq;
+		e->opcode = r->kind == VNEURON_TRACE_DMA ? VNP_OP_DMA : r->opcode;
+		e->sem_wait = r->sem_wait;
+		e->sem_signal = r->sem_signal;
+		e->stream = (uint8_t)stream;
+		e->core = (uint8_t)core;
+		if (r->sem_signal < VNEF_MAX_SEMS)
+			tl->sig_stream[r->sem_signal] = stream;
+		if (e->start < tl->t0)
+			tl->t0 = e->start;
+		if (e->end > tl->t1)
+			tl->t1 = e->end;
+		if (core + 1 > tl->ncores)
+			tl->ncores = core + 1;
+		continue;
+bad:
+		tl->malformed++;
+	}
+	return 0;
+}
+
+static inline int ev_less(const struct vnp_ev *a, const struct vnp_ev *b)
+{
+	unsigned int ta = vnp_ev_track(a), tb = vnp_ev_track(b);
+
+	if (ta != tb)
+		return ta < tb;
+	if (a->start != b->start)
+		return a->start < b->start;
+	if (a->exec != b->exec)
+		return a->exec < b->exec;
+	return a->pc < b->pc;
+}
+
+static inline void ev_swap(struct vnp_ev *a, struct vnp_ev *b)
+{
+	struct vnp_ev t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void sift_down(struct vnp_ev *v, size_t i, size_t n)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			return;
+		if (c + 1 < n && ev_less(&v[c], &v[c + 1]))
+			c++;
+		if (!ev_less(&v[i], &v[c]))
+			return;
+		ev_swap(&v[i], &v[c]);
+		i = c;
+	}
+}
+
+static void heap_sort(struct vnp_ev *v, size_t n)
+{
+	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		sift_down(v, i, n);
+	for (i = n; i-- > 1;) {
+		ev_swap(&v[0], &v[i]);
+		sift_down(v, 0, i);
+	}
+}
+
+/*
+ * In-place introsort: glibc's qsort may allocate a copy of the whole array (merge
+ * sort), which would double the timeline's memory.
+ */
+static void sort_events(struct vnp_ev *v, size_t n, unsigned int depth)
+{
+	while (n > 16) {
+		size_t mid = n / 2, i, j;
+		struct vnp_ev pivot;
+
+		if (!depth--) {
+			heap_sort(v, n);
+			return;
+		}
+		if (ev_less(&v[mid], &v[0]))
+			ev_swap(&v[mid], &v[0]);
+		if (ev_less(&v[n - 1], &v[0]))
+			ev_swap(&v[n - 1], &v[0]);
+		if (ev_less(&v[n - 1], &v[mid]))
+			ev_swap(&v[n - 1], &v[mid]);
+		pivot = v[mid];
+		i = 0;
+		j = n - 1;
+		for (;;) {
+			while (ev_less(&v[i], &pivot))
+				i++;
+			while (ev_less(&pivot, &v[j]))
+				j--;
+			if (i >= j)
+				break;
+			ev_swap(&v[i], &v[j]);
+			i++;
+			j--;
+		}
+		/* [0, j] <= pivot <= [j + 1, n): recurse on the smaller side. */
+		if (j + 1 < n - j - 1) {
+			sort_events(v, j + 1, depth);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			sort_events(v + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct vnp_ev t = v[i];
+		size_t j = i;
+
+		while (j > 0 && ev_less(&t, &v[j - 1])) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = t;
+	}
+}
+
+int vnp_tl_finish(struct vnp_timeline *tl)
+{
+	size_t i, sorted = 1;
+	unsigned int t;
+
+	if (tl->finished)
+		return 0;
+	for (i = 1; i < tl->n && sorted; i++)
+		sorted = !ev_less(&tl->ev[i], &tl->ev[i - 1]);
+	if (!sorted) {
+		unsigned int depth = 0;
+
+		for (i = tl->n; i; i >>= 1)
+			depth += 2;
+		sort_events(tl->ev, tl->n, depth);
+	}
+	memset(tl->track_off, 0, sizeof(tl->track_off));
+	for (i = 0; i < tl->n; i++)
+		tl->track_off[vnp_ev_track(&tl->ev[i]) + 1]++;
+	for (t = 0; t < VNP_TRACKS; t++)
+		tl->track_off[t + 1] += tl->track_off[t];
+	if (tl->t0 == UINT64_MAX)
+		tl->t0 = 0;
+	if (tl->t1 < tl->t0)
+		tl->t1 = tl->t0;
+	tl->finished = 1;
+	return 0;
+}
+
+void vnp_tl_free(struct vnp_timeline *tl)
+{
+	free(tl->ev);
+	free(tl->markers);
+	free(tl->execs);
+	memset(tl, 0, sizeof(*tl));
+}
+
+void vnp_ev_dma_mems(const struct vnp_timeline *tl, const struct vnp_ev *e,
+		     unsigned int *src, unsigned int *dst)
+{
+	const struct vnef_dma_desc *d = NULL;
+
+	if (e->opcode == VNP_OP_DMA && tl->prog)
+		d = vnp_prog_desc(tl->prog, e->stream - VNEF_ENGINES, e->pc);
+	*src = d && d->src.mem <= VNEF_MEM_HBM ? d->src.mem : 0;
+	*dst = d && d->dst.mem <= VNEF_MEM_HBM ? d->dst.mem : 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Merged iteration: a binary heap of tracks keyed by their next event's start          */
+
+static inline int it_less(const struct vnp_iter *it, unsigned int a, unsigned int b)
+{
+	const struct vnp_ev *x = &it->tl->ev[it->tl->track_off[a] + it->pos[a]];
+	const struct vnp_ev *y = &it->tl->ev[it->tl->track_off[b] + it->pos[b]];
+
+	if (x->start != y->start)
+		return x->start < y->start;
+	return a < b;
+}
+
+static void it_down(struct vnp_iter *it, unsigned int i)
+{
+	for (;;) {
+		unsigned int c = 2 * i + 1, t;
+
+		if (c >= it->nheap)
+			return;
+		if (c + 1 < it->nheap && it_less(it, it->heap[c + 1], it->heap[c]))
+			c++;
+		if (!it_less(it, it->heap[c], it->heap[i]))
+			return;
+		t = it->heap[i];
+		it->heap[i] = it->heap[c];
+		it->heap[c] = t;
+		i = c;
+	}
+}
+
+void vnp_iter_init(struct vnp_iter *it, const struct vnp_timeline *tl)
+{
+	unsigned int t;
+
+	it->tl = tl;
+	it->nheap = 0;
+	for (t = 0; t < VNP_TRACKS; t++) {
+		it->pos[t] = 0;
+		if (vnp_tl_track_len(tl, t))
+			it->heap[it->nheap++] = t;
+	}
+	for (t = it->nheap / 2; t-- > 0;)
+		it_down(it, t);
+}
+
+const struct vnp_ev *vnp_iter_next(struct vnp_iter *it)
+{
+	const struct vnp_ev *e;
+	unsigned int t;
+
+	if (!it->nheap)
+		return NULL;
+	t = it->heap[0];
+	e = &it->tl->ev[it->tl->track_off[t] + it->pos[t]];
+	if (++it->pos[t] == vnp_tl_track_len(it->tl, t))
+		it->heap[0] = it->heap[--it->nheap];
+	it_down(it, 0);
+	return e;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Names and formatting                                                                   */
+
+static const char *const engine_names[] = { "TensorE", "VectorE", "ScalarE", "GpSimdE" };
+
+static const char *const op_names[VNEF_OP_COUNT] = {
+	"NOP", "LOAD_STATIONARY", "MULTIPLY_MOVING", "TRANSPOSE", "TENSOR_TENSOR",
+	"TENSOR_SCALAR", "REDUCE", "COPY", "ACTIVATE", "MEMSET", "IOTA", "PARTITION_REDUCE",
+};
+
+const char *vnp_engine_name(unsigned int engine)
+{
+	return engine < VNEF_ENGINES ? engine_names[engine] : "DMA";
+}
+
+const char *vnp_opcode_name(unsigned int opcode)
+{
+	if (opcode == VNP_OP_DMA)
+		return "DMA";
+	return opcode < VNEF_OP_COUNT ? op_names[opcode] : "?";
+}
+
+const char *vnp_mem_name(unsigned int mem)
+{
+	switch (mem) {
+	case VNEF_MEM_SBUF:
+		return "SBUF";
+	case VNEF_MEM_PSUM:
+		return "PSUM";
+	case VNEF_MEM_HBM:
+		return "HBM";
+	default:
+		return "?";
+	}
+}
+
+const char *vnp_stream_name(unsigned int stream, char *buf, size_t len)
+{
+	if (stream < VNEF_ENGINES)
+		snprintf(buf, len, "%s", engine_names[stream]);
+	else
+		snprintf(buf, len, "DMA q%u", stream - VNEF_ENGINES);
+	return buf;
+}
+
+const char *vnp_fmt_time(uint64_t ps, char *buf, size_t len)
+{
+	double v = (double)ps;
+
+	if (ps < 1000ull)
+		snprintf(buf, len, "%llu ps", (unsigned long long)ps);
+	else if (ps < 1000000ull)
+		snprintf(buf, len, "%.3f ns", v / 1e3);
+	else if (ps < 1000000000ull)
+		snprintf(buf, len, "%.3f us", v / 1e6);
+	else if (ps < 1000000000000ull)
+		snprintf(buf, len, "%.3f ms", v / 1e9);
+	else
+		snprintf(buf, len, "%.3f s", v / 1e12);
+	return buf;
+}
+
+const char *vnp_fmt_bytes(double b, char *buf, size_t len)
+{
+	if (b < 1024)
+		snprintf(buf, len, "%.0f B", b);
+	else if (b < 1024.0 * 1024)
+		snprintf(buf, len, "%.1f KiB", b / 1024);
+	else if (b < 1024.0 * 1024 * 1024)
+		snprintf(buf, len, "%.1f MiB", b / (1024.0 * 1024));
+	else
+		snprintf(buf, len, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+	return buf;
+}
+
+void vnp_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	fputc('"', f);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}

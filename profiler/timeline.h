@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The view side of the profiler: a profile's trace records joined with the program that
+ * produced them, as a compact in-memory timeline (docs/profiler.md, docs/metrics.md).
+ *
+ * Events are kept as one array of 48-byte structs, never one allocation per event, sorted
+ * by (core, stream, start): the events of one track (an engine or a DMA queue of a core)
+ * are one contiguous, start-ordered range. vnp_iter walks all tracks merged in start
+ * order, which is what every single-pass metric needs.
+ */
+#ifndef VNP_TIMELINE_H
+#define VNP_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vneuron.h"
+#include "vneuron_program.h"
+#include "vneuron_trace.h"
+
+#define VNP_MAX_CORES		16
+#define VNP_TRACKS		(VNP_MAX_CORES * VNEF_STREAMS)
+#define VNP_OP_DMA		0xffffu		/* vnp_ev.opcode of a DMA descriptor */
+#define VNP_NONE		0xffffffffu	/* no scope, no line, no stream */
+
+/* One instruction or DMA descriptor (48 bytes). Times in modeled picoseconds. */
+struct vnp_ev {
+	uint64_t start;
+	uint64_t end;
+	uint64_t flops;
+	uint32_t pc;		/* index in the stream (engine instruction or descriptor) */
+	uint32_t bytes;
+	uint32_t elements;
+	uint32_t exec;		/* exec_seq */
+	uint16_t opcode;	/* enum vnef_opcode or VNP_OP_DMA */
+	uint16_t sem_wait;	/* VNEURON_TRACE_NO_SEM if none */
+	uint16_t sem_signal;
+	uint8_t stream;		/* engine 0..3 or VNEF_STREAM_DMA(queue) */
+	uint8_t core;
+};
+
+/* Where an entry of the program came from: dense ids, VNP_NONE if unknown. */
+struct vnp_loc {
+	uint32_t scope;
+	uint32_t line;
+};
+
+/* A source line: file (string table offset) and line number. */
+struct vnp_line {
+	uint32_t file_off;
+	uint32_t line;
+};
+
+/*
+ * The program, as far as the view needs it. vnp_prog_load() fills it from a .vnef image
+ * (validated by the same code as the kernel's loader); tests may fill the raw tables by
+ * hand and call vnp_prog_index(). Every pointer may be NULL / count 0: events of unknown
+ * entries get no source location and DMA of unknown descriptors no memory kinds.
+ */
+struct vnp_prog {
+	const char *name;
+	const char *strtab;
+	uint32_t strtab_size;
+	const struct vnef_tensor *tensors;
+	uint32_t ntensors;
+	const struct vnef_instr *instr[VNEF_ENGINES];
+	uint32_t ninstr[VNEF_ENGINES];
+	const struct vnef_dma_desc *desc[VNEF_DMA_QUEUES];
+	uint32_t ndesc[VNEF_DMA_QUEUES];
+	const struct vnef_debug *debug;
+	uint32_t ndebug;
+	/* derived by vnp_prog_index() */
+	struct vnp_loc *loc[VNEF_STREAMS];	/* per entry of each stream */
+	uint32_t nloc[VNEF_STREAMS];
+	uint32_t *scope_off;			/* scope id -> string table offset */
+	uint32_t nscopes;
+	struct vnp_line *lines;			/* line id -> file and line */
+	uint32_t nlines;
+	uint32_t sem_writer[VNEF_MAX_SEMS];	/* stream, or VNP_NONE */
+	void *owner;				/* the loaded struct vn_program, if any */
+};
+
+/* Loads and validates an image; 0 or -errno with a message in err. */
+int vnp_prog_load(struct vnp_prog *p, const void *image, size_t size, char *err,
+		  size_t errlen);
+/* Builds the derived tables from the raw ones. 0 or -ENOMEM / -EINVAL (bad offsets). */
+int vnp_prog_index(struct vnp_prog *p);
+void vnp_prog_free(struct vnp_prog *p);
+/* A string of the table, "" for an offset outside it. */
+const char *vnp_prog_str(const struct vnp_prog *p, uint32_t off);
+const char *vnp_prog_scope(const struct vnp_prog *p, uint32_t scope);
+const struct vnp_loc *vnp_prog_loc(const struct vnp_prog *p, unsigned int stream,
+				   uint32_t pc);
+const struct vnef_dma_desc *vnp_prog_desc(const struct vnp_prog *p, unsigned int queue,
+					  uint32_t pc);
+const struct vnef_instr *vnp_prog_instr(const struct vnp_prog *p, unsigned int engine,
+					uint32_t pc);
+
+struct vnp_marker {
+	uint64_t time;		/* ps */
+	uint64_t value;
+	uint32_t id;
+	uint8_t core;
+};
+
+struct vnp_timeline {
+	struct vneuron_model model;
+	const struct vnp_prog *prog;	/* may be NULL */
+	struct vnp_ev *ev;
+	size_t n, cap;
+	size_t track_off[VNP_TRACKS + 1];	/* after finish: track t = core * 20 + stream */
+	unsigned int ncores;			/* highest core seen + 1 */
+	uint64_t t0, t1;			/* first start, last end (ps) */
+	uint64_t lost;				/* records lost before reaching the profile */
+	uint64_t malformed;			/* records skipped as impossible */
+	uint64_t exec_starts;			/* EXEC_START records */
+	uint64_t nexec;				/* distinct exec_seq values of events */
+	uint64_t model_flops;			/* for mfu; 0: unknown */
+	uint32_t sig_stream[VNEF_MAX_SEMS];	/* signaller seen in records, or VNP_NONE */
+	struct vnp_marker *markers;
+	size_t nmarkers, markers_cap;
+	uint32_t *execs;			/* distinct exec_seq values seen */
+	size_t nexecs_cap;
+	uint32_t last_exec;
+	int finished;
+};
+
+void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
+		 const struct vnp_prog *prog);
+/*
+ * Adds records of one core (the records of a profile, in any order, in as many calls
+ * as convenient). Impossible records (unknown kind or engine, end before start, DMA
+ * queue out of range) are counted in tl->malformed and skipped. 0 or -ENOMEM.
+ */
+int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
+	       const struct vneuron_trace_record *recs, size_t n);
+/* Sorts and indexes; no more adds after this. 0 or -ENOMEM. */
+int vnp_tl_finish(struct vnp_timeline *tl);
+void vnp_tl_free(struct vnp_timeline *tl);
+
+static inline size_t vnp_tl_track_len(const struct vnp_timeline *tl, unsigned int t)
+{
+	return tl->track_off[t + 1] - tl->track_off[t];
+}
+
+static inline unsigned int vnp_ev_track(const struct vnp_ev *e)
+{
+	return (unsigned int)e->core * VNEF_STREAMS + e->stream;
+}
+
+static inline const struct vnp_loc *vnp_ev_loc(const struct vnp_timeline *tl,
+					       const struct vnp_ev *e)
+{
+	return tl->prog ? vnp_prog_loc(tl->prog, e->stream, e->pc) : NULL;
+}
+
+/* The memory a DMA event reads (src) and writes (dst): enum vnef_mem, 0 if unknown. */
+void vnp_ev_dma_mems(const struct vnp_timeline *tl, const struct vnp_ev *e,
+		     unsigned int *src, unsigned int *dst);
+
+/* Walks every event of every track in (start, track) order. */
+struct vnp_iter {
+	const struct vnp_timeline *tl;
+	unsigned int heap[VNP_TRACKS];
+	size_t pos[VNP_TRACKS];
+	unsigned int nheap;
+};
+
+void vnp_iter_init(struct vnp_iter *it, const struct vnp_timeline *tl);
+/* The next event in start order, or NULL at the end. */
+const struct vnp_ev *vnp_iter_next(struct vnp_iter *it);
+
+/* Names for output. */
+const char *vnp_engine_name(unsigned int engine);	/* "TensorE" ... */
+const char *vnp_opcode_name(unsigned int opcode);	/* "MULTIPLY_MOVING", "DMA" */
+const char *vnp_mem_name(unsigned int mem);		/* "SBUF", "HBM", "?" */
+/* "TensorE", "DMA q3" into buf. */
+const char *vnp_stream_name(unsigned int stream, char *buf, size_t len);
+
+/* Small helpers for output: times in ps as human text ("12.345 us"), sizes. */
+const char *vnp_fmt_time(uint64_t ps, char *buf, size_t len);
+const char *vnp_fmt_bytes(double bytes, char *buf, size_t len);
+/* A JSON string literal (quotes included). */
+void vnp_json_str(FILE *f, const char *s);
+
+#endif /* VNP_TIMELINE_H */
