@@ -209,7 +209,8 @@ void nd_builder_free(struct nd_builder *b)
 		free(b->s[i].e);
 		free(b->s[i].vc);
 	}
-	free(b->acc);
+	for (i = 0; i < ND_SPACES; i++)
+		free(b->sp[i].a);
 	free(b->cdata);
 	free(b->str);
 	free(b->str_hash);
@@ -748,6 +749,73 @@ static uint32_t helper(struct nd_builder *b, const uint32_t *need)
 	return best;
 }
 
+/* The first record of a space that may overlap a (sorted by b_lo, bounded by maxlen). */
+static uint32_t window(const struct nd_space *sp, const struct nd_access *a)
+{
+	uint64_t from = a->b_lo >= sp->maxlen ? a->b_lo - sp->maxlen + 1 : 0;
+	uint32_t lo = 0, hi = sp->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (sp->a[mid].b_lo < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Add an access. Records it covers are dropped when anything later that conflicts with
+ * them also conflicts with it and is ordered after it: any record under a write, and the
+ * same stream's reads under a read.
+ */
+static int record(struct nd_builder *b, const struct nd_access *a)
+{
+	struct nd_space *sp = &b->sp[a->space];
+	uint32_t i, o, end, pos;
+
+	/* Inputs and constants are never written: their reads order nothing. */
+	if (a->space >= ND_SPACE_HBM && !a->write) {
+		uint32_t k = b->tensors[a->space - ND_SPACE_HBM]->kind;
+
+		if (k == VNEF_TENSOR_INPUT || k == VNEF_TENSOR_CONST)
+			return 0;
+	}
+	i = window(sp, a);
+	for (o = i; i < sp->n && sp->a[i].b_lo < a->b_hi; i++) {
+		const struct nd_access *r = &sp->a[i];
+
+		if (covers(a, r) && (a->write || (!r->write && r->stream == a->stream)))
+			continue;
+		sp->a[o++] = *r;
+	}
+	if (o != i) {
+		memmove(&sp->a[o], &sp->a[i], (sp->n - i) * sizeof(*sp->a));
+		sp->n -= i - o;
+	}
+	if (grow(&sp->a, sp->n, &sp->cap, sizeof(*sp->a)))
+		return nd_berr(b, ENOMEM, "out of memory");
+	/* after the last record starting at or before b_lo (tiled loops append) */
+	pos = 0;
+	end = sp->n;
+	while (pos < end) {
+		uint32_t mid = pos + (end - pos) / 2;
+
+		if (sp->a[mid].b_lo <= a->b_lo)
+			pos = mid + 1;
+		else
+			end = mid;
+	}
+	memmove(&sp->a[pos + 1], &sp->a[pos], (sp->n - pos) * sizeof(*sp->a));
+	sp->a[pos] = *a;
+	sp->n++;
+	if (a->b_hi - a->b_lo > sp->maxlen)
+		sp->maxlen = a->b_hi - a->b_lo;
+	return 0;
+}
+
 int nd_emit(struct nd_builder *b, uint32_t stream, struct nd_entry *e,
 	    const struct nd_access *acc, uint32_t nacc, const char *opname,
 	    const char *file, int line)
@@ -762,15 +830,15 @@ int nd_emit(struct nd_builder *b, uint32_t stream, struct nd_entry *e,
 	if (b->first_err == -ENOMEM)
 		return b->first_err;
 
-	for (i = 0; i < b->nacc; i++) {
-		const struct nd_access *r = &b->acc[i];
+	for (j = 0; j < nacc; j++) {
+		const struct nd_space *sp = &b->sp[acc[j].space];
 
-		if (r->stream == stream)
-			continue;
-		for (j = 0; j < nacc; j++)
-			if (conflicts(&acc[j], r))
-				need[r->stream] = r->index + 1 > need[r->stream] ?
-						  r->index + 1 : need[r->stream];
+		for (i = window(sp, &acc[j]); i < sp->n && sp->a[i].b_lo < acc[j].b_hi; i++) {
+			const struct nd_access *r = &sp->a[i];
+
+			if (r->stream != stream && conflicts(&acc[j], r) && r->index + 1 > need[r->stream])
+				need[r->stream] = r->index + 1;
+		}
 	}
 
 	left = outstanding(b, stream, need);
@@ -820,17 +888,9 @@ int nd_emit(struct nd_builder *b, uint32_t stream, struct nd_entry *e,
 
 		a.stream = stream;
 		a.index = b->s[stream].n - 1;
-		for (i = 0; i < b->nacc;) {
-			const struct nd_access *r = &b->acc[i];
-
-			if (covers(&a, r) && (a.write || (!r->write && r->stream == stream)))
-				b->acc[i] = b->acc[--b->nacc];
-			else
-				i++;
-		}
-		if (grow(&b->acc, b->nacc, &b->acc_cap, sizeof(*b->acc)))
-			return nd_berr(b, ENOMEM, "out of memory");
-		b->acc[b->nacc++] = a;
+		ret = record(b, &a);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

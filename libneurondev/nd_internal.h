@@ -110,6 +110,17 @@ struct nd_region {
 	uint32_t off, size;
 };
 
+/*
+ * The accesses still relevant in one space (SBUF, PSUM, one HBM tensor), sorted by b_lo;
+ * maxlen bounds b_hi - b_lo so a lookup scans only the records that can overlap.
+ */
+struct nd_space {
+	struct nd_access *a;
+	uint32_t n, cap;
+	uint64_t maxlen;
+};
+#define ND_SPACES	(ND_SPACE_HBM + VNEF_MAX_TENSORS)
+
 struct nd_builder {
 	char *name;
 	int first_err;
@@ -135,8 +146,7 @@ struct nd_builder {
 	int depth;
 
 	struct nd_stream s[VNEF_STREAMS];
-	struct nd_access *acc;
-	uint32_t nacc, acc_cap;
+	struct nd_space sp[ND_SPACES];
 	uint32_t next_queue;
 
 	/* TensorE: the stationary operand loaded last (shape checks of MultiplyMoving). */

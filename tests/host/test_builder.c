@@ -261,6 +261,54 @@ TEST(dma_with_two_waits)
 	nd_builder_free(b);
 }
 
+/* HBM hazards: through a scratch tensor (RAW) and on an output (WAW); input reads are free. */
+TEST(hbm_hazards)
+{
+	struct nd_builder *b;
+	struct vn_program *p = NULL;
+	const struct vnef_dma_desc *d;
+	size_t size;
+	void *img;
+
+	ASSERT_EQ(0, nd_builder_new("hbm", &b));
+	{
+		struct nd_tensor *x = nd_input(b, "x", ND_FP32, 2, SHAPE_128x128);
+		struct nd_tensor *s = nd_scratch(b, "s", ND_FP32, 2, SHAPE_128x128);
+		struct nd_tensor *y = nd_output(b, "y", ND_FP32, 2, SHAPE_128x128);
+		struct nd_tile *t = nd_sbuf(b, "t", ND_FP32, 128, 128);
+		struct nd_tile *u = nd_sbuf(b, "u", ND_FP32, 128, 128);
+
+		ASSERT_EQ(0, nd_load(b, 0, nd_whole(t), nd_hbm_rows(x, 0, 0)));
+		ASSERT_EQ(0, nd_load(b, 1, nd_whole(u), nd_hbm_rows(x, 0, 0)));	/* no wait */
+		ASSERT_EQ(0, nd_store(b, 2, nd_hbm_rows(s, 0, 0), nd_whole(t)));	/* waits DMA0 */
+		/* reads what DMA2 wrote, writes what DMA1 wrote: gathered on an engine */
+		ASSERT_EQ(0, nd_load(b, 3, nd_whole(u), nd_hbm_rows(s, 0, 0)));
+		ASSERT_EQ(0, nd_store(b, 4, nd_hbm_rows(y, 0, 0), nd_whole(t)));
+		/* WAW on y after DMA4, RAW on u after DMA3: two more NOPs */
+		ASSERT_EQ(0, nd_store(b, 5, nd_hbm_rows(y, 0, 0), nd_whole(u)));
+	}
+	ASSERT_EQ(0, finish_and_load(b, &p, &img, &size));
+	EXPECT_EQ(0, p->streams[VNEF_STREAM_DMA(1)].desc[0].flags);
+	d = &p->streams[VNEF_STREAM_DMA(2)].desc[0];
+	EXPECT_EQ(VNEF_IF_WAIT, d->flags);
+	EXPECT_EQ(VNEF_STREAM_DMA(0), d->wait_sem);
+	d = &p->streams[VNEF_STREAM_DMA(3)].desc[0];
+	EXPECT_EQ(VNEF_IF_WAIT, d->flags);
+	EXPECT_EQ(VNEURON_ENGINE_GPSIMD, d->wait_sem);
+	EXPECT_EQ(4, p->streams[VNEURON_ENGINE_GPSIMD].count);
+	d = &p->streams[VNEF_STREAM_DMA(4)].desc[0];
+	EXPECT_EQ(VNEF_STREAM_DMA(0), d->wait_sem);
+	d = &p->streams[VNEF_STREAM_DMA(5)].desc[0];
+	EXPECT_EQ(VNEF_IF_WAIT, d->flags);
+	EXPECT_EQ(VNEURON_ENGINE_GPSIMD, d->wait_sem);
+	/* only the NOPs other streams wait on signal: the second and the fourth */
+	EXPECT_EQ(2, d->wait_value);
+	check_sems(_metadata, p);
+	vn_program_put(p);
+	free(img);
+	nd_builder_free(b);
+}
+
 /* Every ISA call at least once, all validated by the core. */
 TEST(every_instruction_validates)
 {
