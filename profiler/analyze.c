@@ -249,7 +249,7 @@ static int rule_dma_overlap(const struct vnp_metrics *m, struct vnp_analysis *a)
 	    vnp_fmt_time(m->compute_ps, t1, sizeof(t1)),
 	    vnp_fmt_time(cfirst - m->t0, t2, sizeof(t2)),
 	    vnp_fmt_time(clast - m->t0, t3, sizeof(t3)),
-	    vnp_fmt_time(m->dma_compute_ps, t1, sizeof(t1)));
+	    vnp_fmt_time(m->dma_compute_ps, b1, sizeof(b1)));
 	if (m->dma_in_count && m->dma_in_before_compute == m->dma_in_count)
 		cat(f->evidence, sizeof(f->evidence),
 		    "All %llu loads into SBUF/PSUM complete before the first instruction at %s: "
@@ -274,7 +274,7 @@ static int rule_small_dma(const struct vnp_timeline *tl, const struct vnp_metric
 			  struct vnp_analysis *a)
 {
 	struct vnp_finding *f;
-	char b1[32], t1[32];
+	char b1[32], b2[32], t1[32];
 	uint32_t i, best = VNP_NONE;
 	double ovh;
 
@@ -292,7 +292,7 @@ static int rule_small_dma(const struct vnp_timeline *tl, const struct vnp_metric
 	    "descriptor that is %s of descriptor overhead.",
 	    (unsigned long long)m->dma_count, vnp_fmt_bytes((double)m->dma_bytes, b1, sizeof(b1)),
 	    vnp_fmt_bytes(m->avg_dma_bytes, t1, sizeof(t1)), tl->model.dma_desc_overhead_ns,
-	    vnp_fmt_time((uint64_t)ovh, b1, sizeof(b1)));
+	    vnp_fmt_time((uint64_t)ovh, b2, sizeof(b2)));
 	for (i = 0; i < m->nlines; i++)
 		if (m->line[i].dma_count &&
 		    (best == VNP_NONE || m->line[i].dma_count > m->line[best].dma_count))
@@ -433,7 +433,7 @@ static int rule_repeated(const struct vnp_timeline *tl, const struct vnp_metrics
 static int rule_tensor_idle(const struct vnp_metrics *m, struct vnp_analysis *a)
 {
 	struct vnp_finding *f;
-	char t1[32], t2[32], t3[32];
+	char t1[32], t2[32], t3[32], t4[32], t5[32];
 
 	if (!m->unit[0].flops || !m->total_ps ||
 	    (double)m->tensor_idle_ps <= VNP_TENSOR_IDLE_FRAC * (double)m->total_ps)
@@ -451,8 +451,8 @@ static int rule_tensor_idle(const struct vnp_metrics *m, struct vnp_analysis *a)
 	    pct(m->unit[0].active_ps, m->total_ps),
 	    vnp_fmt_time(m->tensor_idle_ps, t2, sizeof(t2)), 100 * VNP_TENSOR_IDLE_FRAC,
 	    vnp_fmt_time(m->tidle_lo - m->t0, t3, sizeof(t3)),
-	    vnp_fmt_time(m->tidle_hi - m->t0, t1, sizeof(t1)),
-	    vnp_fmt_time(m->tidle_hi - m->tidle_lo, t2, sizeof(t2)));
+	    vnp_fmt_time(m->tidle_hi - m->t0, t4, sizeof(t4)),
+	    vnp_fmt_time(m->tidle_hi - m->tidle_lo, t5, sizeof(t5)));
 	snprintf(f->advice, sizeof(f->advice),
 		 "Give TensorE the next matmul while the other engines post-process the "
 		 "previous result (separate PSUM banks per tile), or move elementwise work "

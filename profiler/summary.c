@@ -123,8 +123,8 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 	if (v->program_path || v->profile_path)
 		fprintf(f, "  program %s, profile %s\n", v->program_path ? v->program_path : "-",
 			v->profile_path ? v->profile_path : "-");
-	fprintf(f, "  model %.16s: TensorE peak %.1f TFLOP/s, HBM %.0f GB/s per core; %u core%s, "
-		"%llu execution%s\n", tl->model.name, m->peak_flops / 1e12 / (tl->ncores ? tl->ncores : 1),
+	fprintf(f, "  model %.16s: TensorE %.1f TFLOP/s, HBM %.0f GB/s per core; %u core%s, "
+		"%llu exec%s\n", tl->model.name, m->peak_flops / 1e12 / (tl->ncores ? tl->ncores : 1),
 		(double)tl->model.hbm_bw / 1e9, tl->ncores ? tl->ncores : 1,
 		tl->ncores > 1 ? "s" : "", (unsigned long long)m->nexec, m->nexec == 1 ? "" : "s");
 	if (tl->lost || tl->malformed)
@@ -153,7 +153,7 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 	snprintf(line, sizeof(line), "%s: %s", vnp_class_name(a->whole.cls), a->whole.why);
 	wrap(f, "    ", "  bound:", line);
 
-	fprintf(f, "\nEngines %8s %12s %7s %12s %12s  %s\n", "instr", "active", "active%",
+	fprintf(f, "\nEngine  %7s %11s %7s %11s %11s  %s\n", "instr", "active", "active%",
 		"instr time", "sem waits", "top opcode");
 	for (u = 0; u < VNEF_ENGINES; u++) {
 		const struct vnp_unit *x = &m->unit[u];
@@ -162,7 +162,7 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 		for (op = 1; op < VNEF_OP_COUNT; op++)
 			if (x->op_ps[op] > x->op_ps[best])
 				best = op;
-		fprintf(f, "  %-8s %7llu %12s %6.1f%% %12s %12s  %s\n", vnp_engine_name(u),
+		fprintf(f, "  %-7s %7llu %11s %6.1f%% %11s %11s  %.15s\n", vnp_engine_name(u),
 			(unsigned long long)x->count, vnp_fmt_time(x->active_ps, t1, sizeof(t1)),
 			pct(x->active_ps, m->total_ps), vnp_fmt_time(x->instr_ps, t2, sizeof(t2)),
 			vnp_fmt_time(x->wait_ps, t3, sizeof(t3)),
@@ -189,9 +189,9 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 		tavg += m->tput[i] / m->nbins;
 		pavg += m->pending[i] / m->nbins;
 	}
-	fprintf(f, "  throughput avg %.2f GB/s, peak %.2f GB/s (bins of %s); pending avg %.2f, "
-		"peak %.2f\n", tavg / 1e9, tmax / 1e9, vnp_fmt_time(m->bin_ps, t1, sizeof(t1)),
-		pavg, pmax);
+	fprintf(f, "  throughput avg %.2f GB/s, peak %.2f GB/s (bins of %s)\n", tavg / 1e9,
+		tmax / 1e9, vnp_fmt_time(m->bin_ps, t1, sizeof(t1)));
+	fprintf(f, "  pending DMA avg %.2f, peak %.2f\n", pavg, pmax);
 	for (q = 0; q < VNEF_DMA_QUEUES; q++) {
 		const struct vnp_unit *x = &m->queue[q];
 
