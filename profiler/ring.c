@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ring.h"
+#include "vntf.h"
 
 #define REC	((uint64_t)sizeof(struct vneuron_trace_record))
 
@@ -178,4 +179,38 @@ uint64_t vnp_ring_available(const struct vnp_ring *r)
 uint64_t vnp_ring_dropped(const struct vnp_ring *r)
 {
 	return __atomic_load_n(&r->ctrl->dropped, __ATOMIC_RELAXED);
+}
+
+ssize_t vnp_ring_drain_vntf(struct vnp_ring *r, struct vntf_writer *w, uint32_t stream)
+{
+	/* What was published on entry: a producer that keeps writing cannot hold us here. */
+	uint64_t end = __atomic_load_n(&r->ctrl->producer_pos, __ATOMIC_ACQUIRE);
+	struct vneuron_trace_record buf[256];
+	const struct vneuron_trace_record *recs;
+	ssize_t n, total = 0;
+	int err;
+
+	while (r->tail < end) {
+		if (r->mode == VNEURON_TRACE_MODE_STOP) {
+			n = vnp_ring_peek(r, &recs, SIZE_MAX);
+			if (n <= 0)
+				return n < 0 ? n : total;
+			err = vntf_write_records(w, stream, recs, n);
+			vnp_ring_release(r, err ? 0 : n);
+		} else {
+			n = vnp_ring_read(r, buf, sizeof(buf) / sizeof(buf[0]));
+			if (n <= 0)
+				return n < 0 ? n : total;
+			err = vntf_write_records(w, stream, buf, n);
+		}
+		if (err)
+			return err;
+		total += n;
+	}
+	return total;
+}
+
+int vnp_ring_write_lost(const struct vnp_ring *r, struct vntf_writer *w, uint32_t stream)
+{
+	return vntf_write_lost(w, stream, vnp_ring_dropped(r), vnp_ring_lost(r));
 }

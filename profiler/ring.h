@@ -74,4 +74,17 @@ static inline uint64_t vnp_ring_lost(const struct vnp_ring *r)
 /* The producer's count of records dropped because the ring was full (stop mode). */
 uint64_t vnp_ring_dropped(const struct vnp_ring *r);
 
+struct vntf_writer;
+
+/*
+ * Capture's inner loop: moves everything published so far into a profile as one stream,
+ * straight from the ring in stop mode (zero-copy), through vnp_ring_read() in overwrite
+ * mode (so no torn record reaches the file). Returns the records written, or -errno
+ * (-EIO: a corrupt ring; a writer error as vntf_write_records()).
+ */
+ssize_t vnp_ring_drain_vntf(struct vnp_ring *r, struct vntf_writer *w, uint32_t stream);
+
+/* Writes the stream's lost section: the control page's dropped and our lost count. */
+int vnp_ring_write_lost(const struct vnp_ring *r, struct vntf_writer *w, uint32_t stream);
+
 #endif /* VNP_RING_H */

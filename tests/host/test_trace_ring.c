@@ -14,6 +14,7 @@
 
 #include "trace.h"
 #include "../../profiler/ring.h"
+#include "../../profiler/vntf.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
 #pragma GCC diagnostic push
@@ -467,6 +468,88 @@ TEST(watermark_wakes)
 	vn_trace_stop(&t.prod);		/* nothing new: no wake-up */
 	EQ(7, t.wakes);
 	tring_free(&t);
+}
+
+/* Capture's path: rings in both modes drained into a profile, read back. */
+TEST(rings_to_profile)
+{
+	struct vntf_worker wk = { .nr_workers = 1, .hostname = "h" };
+	static const struct vntf_clock clk = { .model_unit_ps = 1 };
+	struct vneuron_model model = { .name = "trn1" };
+	struct vneuron_trace_record rec;
+	const struct vntf_info *info;
+	struct vntf_reader *rd;
+	struct vntf_writer *w;
+	struct vntf_chunk c;
+	struct tring s, o;
+	char *buf = NULL, err[256];
+	uint64_t got[2] = { 0, 0 }, lost_rec = 0, last[2] = { 0, 0 };
+	size_t len = 0;
+	FILE *f;
+	int i, ret;
+
+	AEQ(0, tring_setup(&s, 4096, VNEURON_TRACE_MODE_STOP, 8, 0));
+	AEQ(0, tring_setup(&o, 4096, VNEURON_TRACE_MODE_OVERWRITE, 8, 0));
+	f = open_memstream(&buf, &len);
+	ASSERT_NE(NULL, f);
+	AEQ(0, vntf_writer_create(&w, f));
+	AEQ(0, vntf_write_model(w, &model));
+	AEQ(0, vntf_write_clock(w, &clk));
+	AEQ(0, vntf_write_worker(w, &wk));
+	wk.stream = 1;
+	wk.mode = VNEURON_TRACE_MODE_OVERWRITE;
+	AEQ(0, vntf_write_worker(w, &wk));
+
+	for (i = 0; i < 100; i++) {		/* 64 kept, 36 dropped */
+		mkrec(&rec, i);
+		vn_trace_write(&s.prod, &rec);
+	}
+	vn_trace_flush(&s.prod);
+	EQ(64, vnp_ring_drain_vntf(&s.cons_r, w, 0));
+	for (i = 100; i < 110; i++) {		/* a LOST record, then 10 */
+		mkrec(&rec, i);
+		vn_trace_write(&s.prod, &rec);
+	}
+	vn_trace_stop(&s.prod);
+	EQ(11, vnp_ring_drain_vntf(&s.cons_r, w, 0));
+	EQ(0, vnp_ring_drain_vntf(&s.cons_r, w, 0));
+	for (i = 0; i < 1000; i++) {		/* the last 64 survive */
+		mkrec(&rec, i);
+		vn_trace_write(&o.prod, &rec);
+	}
+	vn_trace_stop(&o.prod);
+	EQ(64, vnp_ring_drain_vntf(&o.cons_r, w, 1));
+	AEQ(0, vnp_ring_write_lost(&s.cons_r, w, 0));
+	AEQ(0, vnp_ring_write_lost(&o.cons_r, w, 1));
+	AEQ(0, vntf_writer_finish(w, 5));
+	fclose(f);
+
+	AEQ(0, vntf_open_mem(&rd, buf, len, err, sizeof(err)));
+	while ((ret = vntf_next(rd, &c)) > 0) {
+		for (i = 0; i < (int)c.count; i++) {
+			if (c.recs[i].kind == VNEURON_TRACE_LOST) {
+				lost_rec += c.recs[i].count;
+				continue;
+			}
+			EXPECT_LE(0, recseq(&c.recs[i]));
+			last[c.stream] = recseq(&c.recs[i]);
+			got[c.stream]++;
+		}
+	}
+	AEQ(0, ret);
+	info = vntf_reader_info(rd);
+	EQ(74, got[0]);
+	EQ(109, last[0]);
+	EQ(36, lost_rec);
+	EQ(36, info->streams[0].dropped);
+	EQ(0, info->streams[0].overwritten);
+	EQ(64, got[1]);
+	EQ(999, last[1]);
+	EQ(936, info->streams[1].overwritten);
+	vntf_close(rd);
+	free(buf);
+	tring_free(&s);
+	tring_free(&o);
 }
 
 /* --- Two threads ----------------------------------------------------------------- */
