@@ -186,7 +186,7 @@ ssize_t vnp_ring_drain_vntf(struct vnp_ring *r, struct vntf_writer *w, uint32_t 
 	/* What was published on entry: a producer that keeps writing cannot hold us here. */
 	uint64_t end = __atomic_load_n(&r->ctrl->producer_pos, __ATOMIC_ACQUIRE);
 	struct vneuron_trace_record buf[256];
-	const struct vneuron_trace_record *recs;
+	const struct vneuron_trace_record *recs = NULL;
 	ssize_t n, total = 0;
 	int err;
 
