@@ -559,7 +559,7 @@ static int do_records(struct vntf_reader *r, const struct vntf_section_header *h
 		      struct vntf_chunk *c)
 {
 	struct vntf_records rh;
-	uint32_t idx;
+	uint32_t idx = 0;
 
 	if (need(r, h, sizeof(rh)))
 		return r->failed;
@@ -611,7 +611,7 @@ static int section(struct vntf_reader *r, struct vntf_chunk *c)
 	struct vntf_section_header h;
 	uint64_t left = r->size - r->off, padded, next;
 	struct vntf_lost l;
-	uint32_t idx;
+	uint32_t idx = 0;
 	void *nb;
 	int err;
 
