@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "vneuron.h"
 #include "vneuron_program.h"
@@ -362,6 +363,11 @@ int nd_run_on_host(const void *image, size_t size, const struct nd_host_tensor *
 /* Read a whole file into a malloc()ed buffer. */
 int nd_vnef_read(const char *path, void **imagep, size_t *sizep, struct nd_error *err);
 int nd_vnef_write(const char *path, const void *image, size_t size, struct nd_error *err);
+/*
+ * Validate an image with the core's validator and print it: tensors, then each stream's
+ * entries with operands, waits, signals, source line and scope. Needs libvncore.
+ */
+int nd_vnef_dump(const void *image, size_t size, FILE *out, struct nd_error *err);
 
 #if defined(__cplusplus)
 }

@@ -480,6 +480,43 @@ TEST(image_is_reproducible_and_file_round_trips)
 	nd_builder_free(b2);
 }
 
+/* The listing shows the entries with their waits, signals, lines and scopes. */
+TEST(dump_listing)
+{
+	struct nd_builder *b;
+	struct nd_error err;
+	char *text = NULL;
+	size_t size, tlen = 0;
+	void *img;
+	FILE *f;
+
+	ASSERT_EQ(0, nd_builder_new("exp", &b));
+	nd_scope_push(b, "k");
+	build_exp(b, 1);
+	ASSERT_EQ(0, nd_builder_finish(b, &img, &size));
+	f = open_memstream(&text, &tlen);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, nd_vnef_dump(img, size, f, &err)) TH_LOG("%s", err.msg);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "program \"exp\": 2 tensors, 6 entries"));
+	EXPECT_NE(NULL, strstr(text, "tensor 0 in input fp32 [250, 512] 512000 bytes"));
+	EXPECT_NE(NULL, strstr(text, "activate.exp scale=1 bias=0 dst=SBUF[0:128]@0x"));
+	EXPECT_NE(NULL, strstr(text, "dst=SBUF[0:122]@0x"));
+	EXPECT_NE(NULL, strstr(text, "wait s4>=1  signal s2  ; " __FILE__ ":"));
+	EXPECT_NE(NULL, strstr(text, " k/exp\n"));
+	EXPECT_NE(NULL, strstr(text, "dma 1x128 x 2048B in+0x0{s0,2048} -> SBUF[p0{ps0,1}]"));
+	free(text);
+	/* a broken image is refused with the validator's reason */
+	((uint32_t *)img)[0] = 0;
+	f = open_memstream(&text, &tlen);
+	EXPECT_EQ(-EINVAL, nd_vnef_dump(img, size, f, &err));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(err.msg, "invalid image: magic check"));
+	free(text);
+	free(img);
+	nd_builder_free(b);
+}
+
 /* ---------------------------------------------------------------------------- */
 /* Input errors: each returns -errno, names the problem, and blocks finishing.   */
 
