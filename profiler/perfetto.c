@@ -436,7 +436,7 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 				else
 					snprintf(name, sizeof(name), "%s", row_name(r, rn, sizeof(rn)));
 				track_desc(&w, row_uuid(c, r, l), proc_uuid(c), name, (int)c + 1,
-					   (int)((c + 1) * 1000 + r * MAX_LANES + l + 1), 0);
+					   (int)((c + 1) * 10000 + r * MAX_LANES + l + 1), 0);
 			}
 		if (v->m->dma_count) {
 			track_desc(&w, counter_uuid(c, 0), proc_uuid(c), "DMA throughput (GB/s)",

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The Perfetto output: written from a synthetic timeline, decoded by protoc against
+ * tests/perfetto/trace.proto (Perfetto's field numbers), then checked: the tracks and
+ * their names, slice names and arguments, counters, time order, and that the slices on
+ * every track nest properly (begin/end pairs as a stack, never a partial overlap).
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "vnp_synth.h"
+
+/* The 6.1 harness defines non-static helpers without prototypes. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+#define EQ(a, b)	EXPECT_EQ((int64_t)(a), (int64_t)(b))
+#define AEQ(a, b)	ASSERT_EQ((int64_t)(a), (int64_t)(b))
+
+#define MAXT	256
+
+struct track {
+	uint64_t uuid, parent;
+	char name[96];
+	int kind;		/* 1 process, 2 thread, 3 counter */
+	int depth, max_depth;
+	uint64_t open_ts[16];
+	unsigned int slices, counters;
+	char first_name[64];
+};
+
+struct decoded {
+	struct track t[MAXT];
+	unsigned int nt;
+	unsigned int packets, events, bad_order, unknown_track, bad_end, seq_flags_first;
+	uint64_t last_ts;
+	int saw_source, saw_scope;
+	char source[128];
+};
+
+static struct track *find(struct decoded *d, uint64_t uuid)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nt; i++)
+		if (d->t[i].uuid == uuid)
+			return &d->t[i];
+	return NULL;
+}
+
+static void unquote(const char *v, char *out, size_t len)
+{
+	size_t n;
+
+	if (*v == '"')
+		v++;
+	snprintf(out, len, "%s", v);
+	n = strlen(out);
+	if (n && out[n - 1] == '"')
+		out[n - 1] = 0;
+}
+
+/* Per packet state while reading protoc's text format. */
+struct pkt {
+	int is_desc, is_event;
+	uint64_t ts, uuid, parent, track;
+	int type, kind, seq_flags;
+	char name[96], ann_name[32], ann_str[128];
+};
+
+static void finish_packet(struct decoded *d, struct pkt *p)
+{
+	struct track *t;
+
+	if (d->packets++ == 0)
+		d->seq_flags_first = p->seq_flags;
+	if (p->is_desc && d->nt < MAXT) {
+		t = &d->t[d->nt++];
+		memset(t, 0, sizeof(*t));
+		t->uuid = p->uuid;
+		t->parent = p->parent;
+		t->kind = p->kind;
+		snprintf(t->name, sizeof(t->name), "%s", p->name);
+		return;
+	}
+	if (!p->is_event)
+		return;
+	d->events++;
+	if (p->ts < d->last_ts)
+		d->bad_order++;
+	d->last_ts = p->ts;
+	t = find(d, p->track);
+	if (!t) {
+		d->unknown_track++;
+		return;
+	}
+	if (p->type == 1) {		/* TYPE_SLICE_BEGIN */
+		if (t->depth < 16)
+			t->open_ts[t->depth] = p->ts;
+		t->depth++;
+		if (t->depth > t->max_depth)
+			t->max_depth = t->depth;
+		if (!t->slices++)
+			snprintf(t->first_name, sizeof(t->first_name), "%.63s", p->name);
+	} else if (p->type == 2) {	/* TYPE_SLICE_END */
+		if (!t->depth || (t->depth <= 16 && p->ts < t->open_ts[t->depth - 1]))
+			d->bad_end++;
+		else
+			t->depth--;
+	} else if (p->type == 4) {
+		t->counters++;
+	}
+}
+
+/* Reads protoc --decode output: "key: value", "name {" and "}" lines. */
+static int decode(const char *pftrace, struct decoded *d)
+{
+	char cmd[PATH_MAX * 3], line[512], path[8][32], proto_dir[PATH_MAX], *slash;
+	struct pkt p;
+	int depth = 0;
+	FILE *f;
+
+	/* __FILE__ is tests/host/test_perfetto.c relative to the top of the tree */
+	snprintf(proto_dir, sizeof(proto_dir), "%s", __FILE__);
+	slash = strrchr(proto_dir, '/');
+	if (slash)
+		*slash = 0;
+	snprintf(cmd, sizeof(cmd), "protoc -I%s/../perfetto --decode=perfetto.protos.Trace "
+		 "%s/../perfetto/trace.proto < %s", proto_dir, proto_dir, pftrace);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	memset(d, 0, sizeof(*d));
+	memset(&p, 0, sizeof(p));
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line, *e = s + strlen(s), *colon;
+
+		while (*s == ' ')
+			s++;
+		while (e > s && (e[-1] == '\n' || e[-1] == ' '))
+			*--e = 0;
+		if (e > s && e[-1] == '{') {
+			e[-2] = 0;
+			if (depth < 8)
+				snprintf(path[depth], sizeof(path[0]), "%.31s", s);
+			depth++;
+			if (depth == 1)
+				memset(&p, 0, sizeof(p));
+			if (depth == 2 && !strcmp(s, "track_descriptor"))
+				p.is_desc = 1;
+			if (depth == 2 && !strcmp(s, "track_event"))
+				p.is_event = 1;
+			if (depth == 3 && p.is_desc)
+				p.kind = !strcmp(s, "process") ? 1 : !strcmp(s, "thread") ? 2 :
+					 !strcmp(s, "counter") ? 3 : p.kind;
+			continue;
+		}
+		if (!strcmp(s, "}")) {
+			depth--;
+			if (depth == 2 && p.is_event && !strcmp(path[2], "debug_annotations")) {
+				if (!strcmp(p.ann_name, "source")) {
+					d->saw_source = 1;
+					snprintf(d->source, sizeof(d->source), "%s", p.ann_str);
+				}
+				if (!strcmp(p.ann_name, "scope"))
+					d->saw_scope = 1;
+			}
+			if (depth == 0)
+				finish_packet(d, &p);
+			continue;
+		}
+		colon = strstr(s, ": ");
+		if (!colon)
+			continue;
+		*colon = 0;
+		colon += 2;
+		if (depth == 1 && !strcmp(s, "timestamp"))
+			p.ts = strtoull(colon, NULL, 10);
+		else if (depth == 1 && !strcmp(s, "sequence_flags"))
+			p.seq_flags = atoi(colon);
+		else if (depth == 2 && p.is_desc && !strcmp(s, "uuid"))
+			p.uuid = strtoull(colon, NULL, 10);
+		else if (depth == 2 && p.is_desc && !strcmp(s, "parent_uuid"))
+			p.parent = strtoull(colon, NULL, 10);
+		else if (depth == 2 && !strcmp(s, "name"))
+			unquote(colon, p.name, sizeof(p.name));
+		else if (depth == 2 && !strcmp(s, "track_uuid"))
+			p.track = strtoull(colon, NULL, 10);
+		else if (depth == 2 && !strcmp(s, "type"))
+			p.type = !strcmp(colon, "TYPE_SLICE_BEGIN") ? 1 :
+				 !strcmp(colon, "TYPE_SLICE_END") ? 2 :
+				 !strcmp(colon, "TYPE_COUNTER") ? 4 : 0;
+		else if (depth == 3 && !strcmp(s, "name"))
+			unquote(colon, p.ann_name, sizeof(p.ann_name));
+		else if (depth == 3 && !strcmp(s, "string_value"))
+			unquote(colon, p.ann_str, sizeof(p.ann_str));
+	}
+	return pclose(f) == 0 ? 0 : -1;
+}
+
+static struct track *by_name(struct decoded *d, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nt; i++)
+		if (!strcmp(d->t[i].name, name))
+			return &d->t[i];
+	return NULL;
+}
+
+static int write_trace(struct synth *s, char *path, size_t len)
+{
+	struct vnp_view v = { .tl = &s->tl, .m = &s->m, .a = &s->a, .top = 5 };
+	int fd, ret;
+	FILE *f;
+
+	snprintf(path, len, "/tmp/vnp_perfetto_XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "wb");
+	ret = vnp_perfetto(f, &v);
+	fclose(f);
+	return ret;
+}
+
+TEST(tracks_names_and_nesting)
+{
+	struct synth *s = synth_new();
+	struct decoded *d = calloc(1, sizeof(*d));
+	struct track *t, *proc;
+	char path[64];
+	unsigned int i;
+
+	/* TensorE: LoadStationary then MultiplyMoving, four times */
+	for (i = 0; i < 4; i++) {
+		synth_insn(s, 0, VNEF_OP_LOAD_STATIONARY, i * 200, i * 200 + 50, 0);
+		synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, i * 200 + 50, i * 200 + 200, 1000);
+	}
+	for (i = 0; i < 5; i++)
+		synth_insn(s, 1, VNEF_OP_ACTIVATE, i * 150, i * 150 + 100, 0);
+	/* sub-nanosecond instructions back to back: floors must keep them apart */
+	synth_insn(s, 3, VNEF_OP_IOTA, 0, 0, 0);
+	s->r[s->n - 1].model_end_ps = 400;
+	synth_insn(s, 3, VNEF_OP_IOTA, 0, 0, 0);
+	s->r[s->n - 1].model_start_ps = 400;
+	s->r[s->n - 1].model_end_ps = 1700;
+	/* q0: two descriptors overlap (a damaged profile): the second needs a second row */
+	synth_dma(s, 0, 0, 300, 65536, VNEF_MEM_HBM, VNEF_MEM_SBUF, ~0ull);
+	synth_dma(s, 0, 100, 200, 65536, VNEF_MEM_HBM, VNEF_MEM_SBUF, ~0ull);
+	synth_dma(s, 0, 300, 400, 65536, VNEF_MEM_HBM, VNEF_MEM_SBUF, ~0ull);
+	synth_dma(s, 3, 600, 800, 65536, VNEF_MEM_SBUF, VNEF_MEM_HBM, ~0ull);
+	synth_debug(s, 0, 1, "k.c", 10, "mlp/fc1");
+	AEQ(synth_run(s, 16), 0);
+	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
+	ASSERT_EQ(decode(path, d), 0);
+	unlink(path);
+
+	EQ(d->seq_flags_first, 1);
+	EQ(d->unknown_track, 0);
+	EQ(d->bad_order, 0);
+	EQ(d->bad_end, 0);
+	proc = by_name(d, "vneuron core 0: synthetic");
+	ASSERT_NE(proc, NULL);
+	EQ(proc->kind, 1);
+
+	t = by_name(d, "TensorE LoadStationary");
+	ASSERT_NE(t, NULL);
+	EQ(t->kind, 2);
+	EQ(t->parent, proc->uuid);
+	EQ(t->slices, 4);
+	EXPECT_STREQ(t->first_name, "LOAD_STATIONARY");
+	t = by_name(d, "TensorE MultiplyMoving");
+	ASSERT_NE(t, NULL);
+	EQ(t->slices, 4);
+	EXPECT_STREQ(t->first_name, "MULTIPLY_MOVING");
+	t = by_name(d, "VectorE");
+	ASSERT_NE(t, NULL);
+	EQ(t->slices, 5);
+	EXPECT_STREQ(t->first_name, "ACTIVATE");
+	t = by_name(d, "GpSimdE");
+	ASSERT_NE(t, NULL);
+	EQ(t->slices, 2);
+	EXPECT_EQ(by_name(d, "ScalarE"), NULL);		/* no events, no track */
+	t = by_name(d, "DMA q0");
+	ASSERT_NE(t, NULL);
+	EQ(t->slices, 2);
+	EXPECT_STREQ(t->first_name, "DMA HBM->SBUF");
+	t = by_name(d, "DMA q0 #2");
+	ASSERT_NE(t, NULL);
+	EQ(t->slices, 1);
+	t = by_name(d, "DMA q3");
+	ASSERT_NE(t, NULL);
+	EXPECT_STREQ(t->first_name, "DMA SBUF->HBM");
+	t = by_name(d, "DMA throughput (GB/s)");
+	ASSERT_NE(t, NULL);
+	EQ(t->kind, 3);
+	EQ(t->counters, 17);				/* 16 bins and a final 0 */
+	t = by_name(d, "DMA pending");
+	ASSERT_NE(t, NULL);
+	EQ(t->counters, 17);
+	/* every track closed every slice and none nests: device rows are flat */
+	for (i = 0; i < d->nt; i++) {
+		EQ(d->t[i].depth, 0);
+		EXPECT_LE(d->t[i].max_depth, 1);
+	}
+	EXPECT_TRUE(d->saw_source);
+	EXPECT_TRUE(d->saw_scope);
+	EXPECT_STREQ(d->source, "k.c:10");
+	free(d);
+	synth_free(s);
+}
+
+TEST(overlapping_engine_records_still_nest)
+{
+	struct synth *s = synth_new();
+	struct decoded *d = calloc(1, sizeof(*d));
+	char path[64];
+	unsigned int i;
+
+	/* impossible on a device: VectorE instructions that overlap in a chain */
+	for (i = 0; i < 20; i++)
+		synth_insn(s, 1, VNEF_OP_COPY, i * 10, i * 10 + 35, 0);
+	AEQ(synth_run(s, 0), 0);
+	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
+	ASSERT_EQ(decode(path, d), 0);
+	unlink(path);
+	EQ(d->bad_end, 0);
+	EQ(d->bad_order, 0);
+	ASSERT_NE(by_name(d, "VectorE"), NULL);
+	ASSERT_NE(by_name(d, "VectorE #4"), NULL);
+	EXPECT_EQ(by_name(d, "VectorE #5"), NULL);
+	EQ(by_name(d, "VectorE")->slices + by_name(d, "VectorE #2")->slices +
+	   by_name(d, "VectorE #3")->slices + by_name(d, "VectorE #4")->slices, 20);
+	for (i = 0; i < d->nt; i++) {
+		EQ(d->t[i].depth, 0);
+		EXPECT_LE(d->t[i].max_depth, 1);
+	}
+	free(d);
+	synth_free(s);
+}
+
+TEST(empty_timeline_is_a_valid_trace)
+{
+	struct synth *s = synth_new();
+	struct decoded *d = calloc(1, sizeof(*d));
+	char path[64];
+
+	AEQ(synth_run(s, 0), 0);
+	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
+	ASSERT_EQ(decode(path, d), 0);
+	unlink(path);
+	EQ(d->events, 0);
+	EXPECT_NE(by_name(d, "vneuron core 0: synthetic"), NULL);
+	free(d);
+	synth_free(s);
+}
+
+TEST_HARNESS_MAIN
