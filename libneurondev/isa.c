@@ -757,9 +757,10 @@ static int view_xfer(struct nd_builder *b, const char *op, struct nd_tv v, struc
 		return nd_berr(b, ERANGE, "%s: view [%u:%u, %u:%u] is outside tile '%s' [%u x %u]",
 			       op, v.p0, v.p0 + v.np, v.f0, v.f0 + v.nf, v.tile->name,
 			       v.tile->partitions, v.tile->free);
+	/* each term is checked below; their sum stays far from 2^64 */
 	last = h.offset + (v.np - 1) * h.pstride + (v.nf - 1) * h.fstride;
-	if (h.pstride > h.tensor->numel || h.fstride > h.tensor->numel ||
-	    last >= h.tensor->numel)
+	if (h.offset >= h.tensor->numel || h.pstride > h.tensor->numel ||
+	    h.fstride > h.tensor->numel || last >= h.tensor->numel)
 		return nd_berr(b, ERANGE, "%s: the view [%u x %u] reaches element %llu of tensor "
 			       "'%s', which has %llu", op, v.np, v.nf, (unsigned long long)last,
 			       h.tensor->name, (unsigned long long)h.tensor->numel);

@@ -260,27 +260,28 @@ int nd_store_at(struct nd_builder *b, int queue, struct nd_hbm dst, struct nd_tv
 int nd_dma_at(struct nd_builder *b, int queue, const struct nd_dma_xfer *x,
 	      const char *file, int line);
 
+/*
+ * The call-site macros: nd_matmul(b, ...) is nd_matmul_at(b, ..., __FILE__, __LINE__).
+ * Variadic, so compound literals with commas may be passed as they are.
+ */
 #define ND_AT __FILE__, __LINE__
-#define nd_load_stationary(b, s)		nd_load_stationary_at((b), (s), ND_AT)
-#define nd_multiply_moving(b, d, m, acc)	nd_multiply_moving_at((b), (d), (m), (acc), ND_AT)
-#define nd_matmul(b, d, s, m, acc)		nd_matmul_at((b), (d), (s), (m), (acc), ND_AT)
-#define nd_transpose(b, d, s, acc)		nd_transpose_at((b), (d), (s), (acc), ND_AT)
-#define nd_tensor_tensor(b, e, d, s0, s1, op)	nd_tensor_tensor_at((b), (e), (d), (s0), (s1), (op), ND_AT)
-#define nd_tensor_scalar(b, e, d, s, op, k, rev) \
-	nd_tensor_scalar_at((b), (e), (d), (s), (op), (k), (rev), ND_AT)
-#define nd_tensor_column(b, e, d, s, op, c, rev) \
-	nd_tensor_column_at((b), (e), (d), (s), (op), (c), (rev), ND_AT)
-#define nd_reduce(b, d, s, op)			nd_reduce_at((b), (d), (s), (op), ND_AT)
-#define nd_copy(b, e, d, s)			nd_copy_at((b), (e), (d), (s), ND_AT)
-#define nd_activate(b, d, s, f, scale, bias)	nd_activate_at((b), (d), (s), (f), (scale), (bias), ND_AT)
-#define nd_activate_column(b, d, s, f, scale, c) \
-	nd_activate_column_at((b), (d), (s), (f), (scale), (c), ND_AT)
-#define nd_memset(b, e, d, v)			nd_memset_at((b), (e), (d), (v), ND_AT)
-#define nd_iota(b, d, base, ps, fs)		nd_iota_at((b), (d), (base), (ps), (fs), ND_AT)
-#define nd_partition_reduce(b, d, s, op)	nd_partition_reduce_at((b), (d), (s), (op), ND_AT)
-#define nd_load(b, q, d, s)			nd_load_at((b), (q), (d), (s), ND_AT)
-#define nd_store(b, q, d, s)			nd_store_at((b), (q), (d), (s), ND_AT)
-#define nd_dma(b, q, x)				nd_dma_at((b), (q), (x), ND_AT)
+#define nd_load_stationary(b, ...)	nd_load_stationary_at((b), __VA_ARGS__, ND_AT)
+#define nd_multiply_moving(b, ...)	nd_multiply_moving_at((b), __VA_ARGS__, ND_AT)
+#define nd_matmul(b, ...)		nd_matmul_at((b), __VA_ARGS__, ND_AT)
+#define nd_transpose(b, ...)		nd_transpose_at((b), __VA_ARGS__, ND_AT)
+#define nd_tensor_tensor(b, ...)	nd_tensor_tensor_at((b), __VA_ARGS__, ND_AT)
+#define nd_tensor_scalar(b, ...)	nd_tensor_scalar_at((b), __VA_ARGS__, ND_AT)
+#define nd_tensor_column(b, ...)	nd_tensor_column_at((b), __VA_ARGS__, ND_AT)
+#define nd_reduce(b, ...)		nd_reduce_at((b), __VA_ARGS__, ND_AT)
+#define nd_copy(b, ...)			nd_copy_at((b), __VA_ARGS__, ND_AT)
+#define nd_activate(b, ...)		nd_activate_at((b), __VA_ARGS__, ND_AT)
+#define nd_activate_column(b, ...)	nd_activate_column_at((b), __VA_ARGS__, ND_AT)
+#define nd_memset(b, ...)		nd_memset_at((b), __VA_ARGS__, ND_AT)
+#define nd_iota(b, ...)			nd_iota_at((b), __VA_ARGS__, ND_AT)
+#define nd_partition_reduce(b, ...)	nd_partition_reduce_at((b), __VA_ARGS__, ND_AT)
+#define nd_load(b, ...)			nd_load_at((b), __VA_ARGS__, ND_AT)
+#define nd_store(b, ...)		nd_store_at((b), __VA_ARGS__, ND_AT)
+#define nd_dma(b, ...)			nd_dma_at((b), __VA_ARGS__, ND_AT)
 
 /*
  * Resolve the semaphores and lay out the image. *imagep is malloc()ed (free() it);

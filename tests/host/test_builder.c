@@ -850,6 +850,9 @@ TEST_F(err, dma_outside_tensor)
 {
 	EXPECT_ERR(-ERANGE, "reaches element 16511 of tensor 'x', which has 16384",
 		   nd_load(self->b, 0, nd_whole(self->s), nd_hbm_rows(self->x, 1, 0)));
+	EXPECT_ERR(-ERANGE, "of tensor 'x'",
+		   nd_load(self->b, 0, nd_whole(self->s),
+			   (struct nd_hbm){ .tensor = self->x, .offset = ~0ull, .fstride = 1 }));
 }
 
 TEST_F(err, dma_writes_input)
