@@ -12,6 +12,7 @@
 
 static struct class *vn_class;
 static dev_t vn_devt;
+static unsigned int vn_devt_count;	/* minors in the region, for unregistering it */
 static struct vn_device *vn_devs;
 unsigned int vn_device_count;
 
@@ -84,6 +85,7 @@ int vn_devices_create(unsigned int devices, unsigned int cores, unsigned int hbm
 	ret = alloc_chrdev_region(&vn_devt, 0, devices, "vneuron");
 	if (ret)
 		goto err_free;
+	vn_devt_count = devices;
 	vn_class = vn_class_create("vneuron");
 	if (IS_ERR(vn_class)) {
 		ret = PTR_ERR(vn_class);
@@ -104,7 +106,7 @@ err_devices:
 	vn_devices_destroy();
 	return ret;
 err_region:
-	unregister_chrdev_region(vn_devt, devices);
+	unregister_chrdev_region(vn_devt, vn_devt_count);
 err_free:
 	kfree(vn_devs);
 	vn_devs = NULL;
@@ -121,7 +123,7 @@ void vn_devices_destroy(void)
 		kfree(vn_devs[i].cores);
 	}
 	class_destroy(vn_class);
-	unregister_chrdev_region(vn_devt, vn_device_count);
+	unregister_chrdev_region(vn_devt, vn_devt_count);
 	kfree(vn_devs);
 	vn_devs = NULL;
 	vn_device_count = 0;
