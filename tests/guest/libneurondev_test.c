@@ -5,6 +5,7 @@
  * what is left.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +126,62 @@ TEST(close_frees_leftovers)
 	ASSERT_EQ(0, nd_info(d1, &after));
 	EXPECT_EQ(before.hbm_used, after.hbm_used);
 	nd_close(d1);
+}
+
+/* One handle, several threads allocating, writing, reading and freeing at once. */
+struct worker {
+	struct nd_device *dev;
+	int id, errors;
+};
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	uint8_t buf[4096], back[4096];
+	struct nd_mem *m;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		memset(buf, w->id * 16 + i, sizeof(buf));
+		if (nd_mem_alloc(w->dev, sizeof(buf), &m)) {
+			w->errors++;
+			continue;
+		}
+		if (nd_mem_write(m, 0, buf, sizeof(buf)) || nd_mem_read(m, 0, back, sizeof(back)) ||
+		    memcmp(buf, back, sizeof(buf)))
+			w->errors++;
+		/* every other buffer is left for nd_close() */
+		if (i & 1 && nd_mem_free(m))
+			w->errors++;
+	}
+	return NULL;
+}
+
+TEST(threads_share_a_handle)
+{
+	struct vneuron_info before, after;
+	struct worker w[4];
+	pthread_t th[4];
+	struct nd_device *d, *probe;
+	int i;
+
+	ASSERT_EQ(0, nd_open(0, &probe, NULL));
+	ASSERT_EQ(0, nd_info(probe, &before));
+	ASSERT_EQ(0, nd_open(0, &d, NULL));
+	for (i = 0; i < 4; i++) {
+		w[i].dev = d;
+		w[i].id = i;
+		w[i].errors = 0;
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, worker_fn, &w[i]));
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(0, w[i].errors);
+	}
+	nd_close(d);
+	ASSERT_EQ(0, nd_info(probe, &after));
+	EXPECT_EQ(before.hbm_used, after.hbm_used);
+	nd_close(probe);
 }
 
 TEST(missing_device)
