@@ -18,6 +18,7 @@
 #include "model.h"
 
 #define NO_IDX		(~0u)
+#define VN_YIELD_NS	1000000	/* a scheduling point at least this often */
 
 /* ---- executions ---- */
 
@@ -291,6 +292,7 @@ static struct vn_exec *run_engine(struct vn_core *c, struct vn_exec *ex, u32 e)
 {
 	const struct vn_stream *st = &ex->prog->streams[e];
 	struct vn_stream_run *r = &c->ss[e];
+	u64 now, last_yield = vn_time_ns();
 	struct vn_event ev;
 	u32 pc;
 
@@ -301,7 +303,12 @@ static struct vn_exec *run_engine(struct vn_core *c, struct vn_exec *ex, u32 e)
 		r->pc = pc;
 		if (READ_ONCE(c->abort))
 			break;
-		if (vn_time_ns() > c->deadline_ns) {
+		now = vn_time_ns();
+		if (now - last_yield > VN_YIELD_NS) {
+			vn_thread_yield();
+			last_yield = now;
+		}
+		if (now > c->deadline_ns) {
 			vn_lock_take(c->lock);
 			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, e, pc);
 			vn_lock_drop(c->lock);
@@ -348,6 +355,7 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 {
 	struct vn_program *p = ex->prog;
 	struct vn_exec *fin = NULL;
+	u64 now, last_yield = vn_time_ns();
 	struct vn_event ev;
 	u32 q, sid, i, live;
 
@@ -407,6 +415,11 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 			start = max(start, ex->sem_base[d->wait_sem][d->wait_value - 1]);
 		vn_lock_drop(c->lock);
 
+		now = vn_time_ns();
+		if (now - last_yield > VN_YIELD_NS) {
+			vn_thread_yield();
+			last_yield = now;
+		}
 		if (vn_dma_run(c, ex, d)) {
 			vn_lock_take(c->lock);
 			continue;
@@ -728,6 +741,7 @@ int vn_exec_submit(struct vn_core *c, struct vn_program *p, const struct vn_bind
 		goto fail;
 	}
 	vn_exec_get(ex);	/* the core's reference, dropped by exec_complete() */
+	ex->core = c;
 	if (c->q_tail)
 		c->q_tail->next = ex;
 	else
@@ -740,4 +754,32 @@ int vn_exec_submit(struct vn_core *c, struct vn_program *p, const struct vn_bind
 fail:
 	vn_exec_put(ex);
 	return r;
+}
+
+void vn_exec_cancel(struct vn_exec *ex)
+{
+	struct vn_core *c = ex->core;
+	struct vn_exec **pp, *prev = NULL;
+	bool unlinked = false;
+
+	if (!c || READ_ONCE(ex->st.state) == VN_EXEC_DONE)
+		return;
+	vn_lock_take(c->lock);
+	if (c->cur == ex) {
+		set_abort(c, VN_RES_ABORTED, VN_REASON_CANCEL, NO_IDX, 0);
+	} else {
+		for (pp = &c->q_head; *pp; prev = *pp, pp = &(*pp)->next) {
+			if (*pp != ex)
+				continue;
+			*pp = ex->next;
+			if (c->q_tail == ex)
+				c->q_tail = prev;
+			ex->next = NULL;
+			unlinked = true;
+			break;
+		}
+	}
+	vn_lock_drop(c->lock);
+	if (unlinked)
+		abort_queued(ex, VN_REASON_CANCEL);
 }

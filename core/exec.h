@@ -37,6 +37,7 @@ enum vn_exec_reason {
 	VN_REASON_RESET = 3,
 	VN_REASON_STOP = 4,
 	VN_REASON_NOMEM = 5,		/* scratch memory */
+	VN_REASON_CANCEL = 6,		/* vn_exec_cancel(): its owner went away */
 };
 
 struct vn_exec_status {
@@ -131,6 +132,12 @@ int vn_exec_submit(struct vn_core *c, struct vn_program *p, const struct vn_bind
 /* Wait until DONE or the absolute deadline (0 = none). 0, -ETIMEDOUT or -EINTR. */
 int vn_exec_wait(struct vn_exec *ex, u64 deadline_ns);
 void vn_exec_status(struct vn_exec *ex, struct vn_exec_status *st);
+/*
+ * End one execution (ABORTED, reason CANCEL) whether queued or running, e.g. when the
+ * file that submitted it is released; returns at once, wait for DONE if needed. Not
+ * concurrently with vn_core_destroy() of its core.
+ */
+void vn_exec_cancel(struct vn_exec *ex);
 void vn_exec_get(struct vn_exec *ex);
 void vn_exec_put(struct vn_exec *ex);
 

@@ -749,6 +749,43 @@ TEST_F(ex, reset_aborts_running_and_queued)
 	EXPECT_EQ(2, __atomic_load_n(&calls, __ATOMIC_SEQ_CST));
 }
 
+TEST_F(ex, cancel_running_and_queued)
+{
+	struct vn_exec_status st;
+	struct vn_program *p;
+	struct vn_exec *e1, *e2, *e3;
+	uint64_t size;
+	uint8_t *img = build_long(&size);
+	struct vb b;
+
+	ASSERT_EQ(0, vn_program_load(img, size, &p, NULL));
+	free(img);
+	ASSERT_EQ(0, vn_exec_submit(self->c, p, NULL, 0, 0, NULL, NULL, &e1));
+	ASSERT_EQ(0, vn_exec_submit(self->c, p, NULL, 0, 0, NULL, NULL, &e2));
+	ASSERT_EQ(0, vn_exec_submit(self->c, p, NULL, 0, 0, NULL, NULL, &e3));
+	vn_exec_cancel(e2);		/* queued: leaves the queue at once */
+	vn_exec_status(e2, &st);
+	EXPECT_EQ(VN_EXEC_DONE, st.state);
+	EXPECT_EQ(VN_RES_ABORTED, st.result);
+	EXPECT_EQ(VN_REASON_CANCEL, st.reason);
+	usleep(10000);
+	vn_exec_cancel(e1);		/* running: ends promptly */
+	ASSERT_EQ(0, vn_exec_wait(e1, 0));
+	vn_exec_status(e1, &st);
+	EXPECT_EQ(VN_RES_ABORTED, st.result);
+	EXPECT_EQ(VN_REASON_CANCEL, st.reason);
+	vn_exec_cancel(e3);
+	ASSERT_EQ(0, vn_exec_wait(e3, 0));
+	vn_exec_cancel(e3);		/* done: nothing happens */
+	vn_exec_put(e1);
+	vn_exec_put(e2);
+	vn_exec_put(e3);
+	vn_program_put(p);
+	build_small_ok(&b);
+	ASSERT_EQ(0, run_b(self->c, &b, NULL, &st));
+	EXPECT_EQ(VN_RES_OK, st.result);
+}
+
 TEST(destroy_stops_a_running_execution)
 {
 	struct vn_exec_status st;
