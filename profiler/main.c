@@ -230,6 +230,11 @@ static int view(const struct opts *o)
 		fprintf(stderr, "vneuron-profile: %s: %s\n", o->profile, vntf_error(r));
 		goto out;
 	}
+	if (info->have_model && (!info->model.peak_flops_bf16 || !info->model.hbm_bw)) {
+		fprintf(stderr, "vneuron-profile: %s: the device model in the profile has no "
+			"TensorE peak or HBM bandwidth\n", o->profile);
+		goto out;
+	}
 	if (!started) {
 		vnp_tl_init(&tl, info->have_model ? &info->model : &vn_model_trn1, &prog);
 		tl.model_flops = o->model_flops;

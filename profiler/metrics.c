@@ -351,12 +351,11 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	free(cover);
 
 	tsec = (double)m->total_ps * 1e-12;
-	if (tsec > 0) {
+	/* a model without peaks (a damaged profile) gives zeros, never inf or NaN */
+	if (tsec > 0 && m->peak_flops > 0 && m->hbm_bw > 0) {
 		m->hfu = (double)m->hw_flops / (m->peak_flops * tsec);
 		m->mbu = (double)(m->hbm_read + m->hbm_write) / tsec / m->hbm_bw;
 		m->mfu = tl->model_flops ? (double)tl->model_flops / (m->peak_flops * tsec) : -1;
-		m->dma_active_pct = 100.0 * (double)m->unit[VNP_UNIT_DMA].active_ps /
-				    (double)m->total_ps;
 	} else {
 		m->mfu = tl->model_flops ? 0 : -1;
 	}
@@ -365,7 +364,10 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			(double)(m->hbm_read + m->hbm_write);
 	else
 		m->ai = m->hw_flops > m->transpose_flops ? INFINITY : 0;
-	m->ridge = m->peak_flops / m->hbm_bw;
+	m->ridge = m->hbm_bw > 0 ? m->peak_flops / m->hbm_bw : 0;
+	if (m->total_ps)
+		m->dma_active_pct = 100.0 * (double)m->unit[VNP_UNIT_DMA].active_ps /
+				    (double)m->total_ps;
 	m->avg_dma_bytes = m->dma_count ? (double)m->dma_bytes / (double)m->dma_count : 0;
 	if (m->first_compute == UINT64_MAX)
 		m->first_compute = 0;

@@ -300,22 +300,10 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 
 	if (core >= VNP_MAX_CORES || tl->finished)
 		return -EINVAL;
-	if (tl->n + n > tl->cap) {
-		size_t nc = tl->cap ? tl->cap : 4096;
-		struct vnp_ev *ev;
-
-		while (nc < tl->n + n)
-			nc += nc / 2;
-		ev = realloc(tl->ev, nc * sizeof(*ev));
-		if (!ev)
-			return -ENOMEM;
-		tl->ev = ev;
-		tl->cap = nc;
-	}
 	for (i = 0; i < n; i++) {
 		const struct vneuron_trace_record *r = &recs[i];
 		struct vnp_ev *e;
-		unsigned int stream;
+		unsigned int stream, t;
 
 		switch (r->kind) {
 		case VNEURON_TRACE_INSN:
@@ -355,7 +343,19 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 			goto bad;
 		if (note_exec(tl, r->exec_seq))
 			return -ENOMEM;
-		e = &tl->ev[tl->n++];
+		t = core * VNEF_STREAMS + stream;
+		if (tl->tn[t] == tl->tcap[t]) {
+			/* grow by half: large blocks are remapped, not copied */
+			size_t nc = tl->tcap[t] ? tl->tcap[t] + tl->tcap[t] / 2 : 1024;
+
+			e = realloc(tl->tev[t], nc * sizeof(*e));
+			if (!e)
+				return -ENOMEM;
+			tl->tev[t] = e;
+			tl->tcap[t] = nc;
+		}
+		e = &tl->tev[t][tl->tn[t]++];
+		tl->n++;
 		e->start = r->model_start_ps;
 		e->end = r->model_end_ps;
 		e->flops = r->kind == VNEURON_TRACE_INSN ? r->flops : 0;
@@ -488,27 +488,47 @@ static void sort_events(struct vnp_ev *v, size_t n, unsigned int depth)
 	}
 }
 
+/*
+ * Joins the per-track arrays into one. Each track's pages are freed as soon as they are
+ * copied and the new array's pages are touched only as they are written, so the peak
+ * stays near one copy of the events. A track is sorted only if it arrived out of order
+ * (a ring's records arrive in order).
+ */
 int vnp_tl_finish(struct vnp_timeline *tl)
 {
-	size_t i, sorted = 1;
+	size_t i, off = 0;
 	unsigned int t;
 
 	if (tl->finished)
 		return 0;
-	for (i = 1; i < tl->n && sorted; i++)
-		sorted = !ev_less(&tl->ev[i], &tl->ev[i - 1]);
-	if (!sorted) {
-		unsigned int depth = 0;
-
-		for (i = tl->n; i; i >>= 1)
-			depth += 2;
-		sort_events(tl->ev, tl->n, depth);
+	if (tl->n) {
+		tl->ev = malloc(tl->n * sizeof(*tl->ev));
+		if (!tl->ev)
+			return -ENOMEM;
 	}
-	memset(tl->track_off, 0, sizeof(tl->track_off));
-	for (i = 0; i < tl->n; i++)
-		tl->track_off[vnp_ev_track(&tl->ev[i]) + 1]++;
-	for (t = 0; t < VNP_TRACKS; t++)
-		tl->track_off[t + 1] += tl->track_off[t];
+	for (t = 0; t < VNP_TRACKS; t++) {
+		struct vnp_ev *v = tl->tev[t];
+		size_t n = tl->tn[t], sorted = 1;
+
+		tl->track_off[t] = off;
+		for (i = 1; i < n && sorted; i++)
+			sorted = !ev_less(&v[i], &v[i - 1]);
+		if (!sorted) {
+			unsigned int depth = 0;
+
+			for (i = n; i; i >>= 1)
+				depth += 2;
+			sort_events(v, n, depth);
+		}
+		if (n)
+			memcpy(tl->ev + off, v, n * sizeof(*v));
+		off += n;
+		free(v);
+		tl->tev[t] = NULL;
+		tl->tn[t] = 0;
+		tl->tcap[t] = 0;
+	}
+	tl->track_off[VNP_TRACKS] = off;
 	if (tl->t0 == UINT64_MAX)
 		tl->t0 = 0;
 	if (tl->t1 < tl->t0)
@@ -519,6 +539,10 @@ int vnp_tl_finish(struct vnp_timeline *tl)
 
 void vnp_tl_free(struct vnp_timeline *tl)
 {
+	unsigned int t;
+
+	for (t = 0; t < VNP_TRACKS; t++)
+		free(tl->tev[t]);
 	free(tl->ev);
 	free(tl->markers);
 	free(tl->execs);

@@ -107,9 +107,11 @@ struct vnp_marker {
 struct vnp_timeline {
 	struct vneuron_model model;
 	const struct vnp_prog *prog;	/* may be NULL */
-	struct vnp_ev *ev;
-	size_t n, cap;
+	struct vnp_ev *ev;			/* after finish: all events, by track */
+	size_t n;
 	size_t track_off[VNP_TRACKS + 1];	/* after finish: track t = core * 20 + stream */
+	struct vnp_ev *tev[VNP_TRACKS];		/* while adding: one array per track */
+	size_t tn[VNP_TRACKS], tcap[VNP_TRACKS];
 	unsigned int ncores;			/* highest core seen + 1 */
 	uint64_t t0, t1;			/* first start, last end (ps) */
 	uint64_t lost;				/* records lost before reaching the profile */

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * vneuron-profile view: time and peak memory to turn a profile of 1 M and 10 M records
+ * into a summary (timeline + metrics + analysis + summary-text) and into a Perfetto
+ * trace, reading the .vntf file as the command does. Each case runs in its own child
+ * process so its ru_maxrss is its own. Output goes to /dev/null.
+ *
+ *   BENCH view_summary_1m_s=X s        BENCH view_summary_1m_maxrss_mib=X MiB
+ *   BENCH view_perfetto_1m_s=X s       BENCH view_perfetto_1m_maxrss_mib=X MiB
+ *   ... and the same for 10m. Target: 10 M summarized in < 10 s and < 1 GiB.
+ *
+ * The records imitate a busy core: four engines and sixteen DMA queues, semaphore waits,
+ * drained in chunks of 4096 records per ring interleaved as a capture would write them,
+ * joined to a debug table of 4096 entries per stream in 64 scopes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "../../profiler/summary.h"
+#include "../../profiler/vntf.h"
+
+#define CHUNK		4096u
+#define PCS		4096u
+#define STREAMS		VNEF_STREAMS
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The next record of a stream; t[] is each stream's modeled time in ps. */
+static void gen(struct vneuron_trace_record *r, unsigned int s, uint64_t k, uint64_t *t)
+{
+	memset(r, 0, sizeof(*r));
+	r->sem_wait = VNEURON_TRACE_NO_SEM;
+	r->sem_signal = VNEURON_TRACE_NO_SEM;
+	r->pc = (uint32_t)(k % PCS);
+	if (s < VNEF_ENGINES) {
+		static const uint16_t ops[VNEF_ENGINES][2] = {
+			{ VNEF_OP_LOAD_STATIONARY, VNEF_OP_MULTIPLY_MOVING },
+			{ VNEF_OP_TENSOR_TENSOR, VNEF_OP_REDUCE },
+			{ VNEF_OP_ACTIVATE, VNEF_OP_COPY },
+			{ VNEF_OP_IOTA, VNEF_OP_TENSOR_SCALAR },
+		};
+		uint64_t d = 40000 + (k * 7919 % 13) * 10000;
+
+		r->kind = VNEURON_TRACE_INSN;
+		r->engine = (uint8_t)s;
+		r->opcode = ops[s][k & 1];
+		r->flops = s == 0 && (k & 1) ? 2ull * 128 * 128 * 512 : 0;
+		r->elements = 65536;
+		r->bytes = 262144;
+		if (k % 8 == 3) {		/* a wait on the previous engine */
+			r->sem_wait = (uint16_t)((s + 3) % VNEF_ENGINES);
+			t[s] += 20000;
+		}
+		r->sem_signal = (uint16_t)s;
+		r->model_start_ps = t[s];
+		t[s] += d;
+		r->model_end_ps = t[s];
+	} else {
+		r->kind = VNEURON_TRACE_DMA;
+		r->engine = VNEURON_TRACE_ENGINE_DMA;
+		r->dma_queue = (uint16_t)(s - VNEF_ENGINES);
+		r->dma_desc = (uint16_t)r->pc;
+		r->bytes = 65536;
+		r->model_start_ps = t[s];
+		t[s] += 2500000 + (k % 5) * 100000;
+		r->model_end_ps = t[s];
+		t[s] += 300000;
+	}
+}
+
+static int write_profile(const char *path, uint64_t n)
+{
+	struct vneuron_trace_record *buf = malloc(CHUNK * sizeof(*buf));
+	struct vntf_clock clk = { .model_unit_ps = 1 };
+	uint64_t t[STREAMS] = { 0 }, k[STREAMS] = { 0 }, done = 0;
+	struct vntf_writer *w;
+	unsigned int s, i;
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	ret = vntf_writer_open(&w, path);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	ret = vntf_write_model(w, &vn_model_trn1) ?: vntf_write_clock(w, &clk);
+	for (s = 0; s < STREAMS && !ret; s++) {
+		struct vntf_worker wk = {
+			.stream = s, .core = 0, .nr_workers = 1, .ring_size = 1 << 20,
+			.engine = s < VNEF_ENGINES ? s : VNEURON_TRACE_ENGINE_DMA,
+		};
+
+		ret = vntf_write_worker(w, &wk);
+	}
+	while (!ret && done < n) {
+		for (s = 0; s < STREAMS && !ret && done < n; s++) {
+			unsigned int m = n - done < CHUNK ? (unsigned int)(n - done) : CHUNK;
+
+			for (i = 0; i < m; i++)
+				gen(&buf[i], s, k[s]++, t);
+			ret = vntf_write_records(w, s, buf, m);
+			done += m;
+		}
+	}
+	free(buf);
+	if (ret) {
+		vntf_writer_abort(w);
+		return ret;
+	}
+	return vntf_writer_finish(w, 0);
+}
+
+/* A program with a debug table only: 4096 entries per stream, 64 scopes, 256 lines. */
+static int make_prog(struct vnp_prog *p, char **strtab, struct vnef_debug **dbg)
+{
+	size_t cap = 64 * 32 + 256 * 32 + 64, n = 1;
+	uint32_t scope_off[64], file_off, s, i;
+	char *st = calloc(1, cap);
+	struct vnef_debug *d = calloc((size_t)STREAMS * PCS, sizeof(*d));
+
+	if (!st || !d) {
+		free(st);
+		free(d);
+		return -ENOMEM;
+	}
+	file_off = (uint32_t)n;
+	n += (size_t)sprintf(st + n, "model.c") + 1;
+	for (i = 0; i < 64; i++) {
+		scope_off[i] = (uint32_t)n;
+		n += (size_t)sprintf(st + n, "net/layer%u/op%u", i / 8, i % 8) + 1;
+	}
+	for (s = 0; s < STREAMS; s++)
+		for (i = 0; i < PCS; i++) {
+			struct vnef_debug *e = &d[s * PCS + i];
+
+			e->stream = s;
+			e->index = i;
+			e->file_off = file_off;
+			e->line = 100 + i % 256;
+			e->scope_off = scope_off[i / 64];
+		}
+	memset(p, 0, sizeof(*p));
+	p->name = "bench";
+	p->strtab = st;
+	p->strtab_size = (uint32_t)n;
+	p->debug = d;
+	p->ndebug = STREAMS * PCS;
+	*strtab = st;
+	*dbg = d;
+	return vnp_prog_index(p);
+}
+
+static int run_case(const char *path, int perfetto, double *secs)
+{
+	struct vnp_prog prog;
+	struct vnp_timeline tl;
+	struct vnp_metrics m;
+	struct vnp_analysis a;
+	struct vntf_reader *r;
+	struct vntf_chunk c;
+	struct vnef_debug *dbg;
+	char err[256], *st;
+	double t0 = now(), tr, tf, tm;
+	FILE *out;
+	int ret;
+
+	ret = make_prog(&prog, &st, &dbg);
+	if (ret)
+		return ret;
+	ret = vntf_open_file(&r, path, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "bench_view: %s\n", err);
+		return ret;
+	}
+	vnp_tl_init(&tl, &vn_model_trn1, &prog);
+	while ((ret = vntf_next(r, &c)) > 0) {
+		if (!tl.n && vntf_reader_info(r)->have_model)
+			tl.model = vntf_reader_info(r)->model;
+		ret = vnp_tl_add(&tl, 0, c.recs, c.count);
+		if (ret)
+			break;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "bench_view: %s\n", vntf_error(r));
+		return ret;
+	}
+	vntf_close(r);
+	tr = now();
+	ret = vnp_tl_finish(&tl);
+	tf = now();
+	ret = ret ?: vnp_metrics_compute(&tl, 0, &m);
+	tm = now();
+	ret = ret ?: vnp_analyze(&tl, &m, &a);
+	if (ret)
+		return ret;
+	out = fopen("/dev/null", "w");
+	{
+		struct vnp_view v = { .tl = &tl, .m = &m, .a = &a, .top = 10 };
+
+		ret = perfetto ? vnp_perfetto(out, &v) : vnp_summary_text(out, &v);
+	}
+	fclose(out);
+	*secs = now() - t0;
+	if (getenv("BENCH_VIEW_SHOW") && !perfetto) {
+		struct vnp_view v = { .tl = &tl, .m = &m, .a = &a, .top = 5 };
+
+		vnp_summary_text(stderr, &v);
+		fprintf(stderr, "read %.3f s, finish %.3f s, metrics %.3f s, rest %.3f s\n",
+			tr - t0, tf - tr, tm - tf, *secs - (tm - t0));
+	}
+	vnp_analysis_free(&a);
+	vnp_metrics_free(&m);
+	vnp_tl_free(&tl);
+	vnp_prog_free(&prog);
+	free(st);
+	free(dbg);
+	return ret;
+}
+
+/* One case in a child so that ru_maxrss is its own. */
+static int child_case(const char *path, const char *tag, int perfetto)
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		struct rusage ru;
+		double secs = 0;
+		int ret = run_case(path, perfetto, &secs);
+
+		if (ret) {
+			fprintf(stderr, "bench_view: %s failed: %s\n", tag, strerror(-ret));
+			_exit(1);
+		}
+		getrusage(RUSAGE_SELF, &ru);
+		printf("BENCH view_%s_%s_s=%.3f s\n", perfetto ? "perfetto" : "summary", tag, secs);
+		printf("BENCH view_%s_%s_maxrss_mib=%.1f MiB\n", perfetto ? "perfetto" : "summary",
+		       tag, (double)ru.ru_maxrss / 1024.0);
+		fflush(stdout);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+}
+
+int main(void)
+{
+	static const struct { uint64_t n; const char *tag; } sizes[] = {
+		{ 1000000, "1m" }, { 10000000, "10m" },
+	};
+	char path[64];
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		snprintf(path, sizeof(path), "/tmp/bench_view_%d_%s.vntf", (int)getpid(),
+			 sizes[i].tag);
+		if (write_profile(path, sizes[i].n)) {
+			fprintf(stderr, "bench_view: cannot write %s\n", path);
+			unlink(path);
+			return 1;
+		}
+		if (child_case(path, sizes[i].tag, 0) || child_case(path, sizes[i].tag, 1))
+			rc = 1;
+		unlink(path);
+	}
+	return rc;
+}
