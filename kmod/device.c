@@ -37,7 +37,7 @@ static int vn_device_init(struct vn_device *vdev, unsigned int index, unsigned i
 
 	vdev->index = index;
 	vdev->model = model;
-	spin_lock_init(&vdev->hbm_lock);
+	mutex_init(&vdev->hbm_lock);
 	/* Buffers are placed in the modeled HBM of all cores; the budget is what is backed. */
 	ret = vn_hbm_init(&vdev->hbm, (u64)hbm_mb << 20,
 			  max_t(u64, (u64)hbm_mb << 20, model->hbm_modeled_bytes * cores));

@@ -50,10 +50,10 @@ static int vn_get_info(struct vn_file *vf, void *data)
 	info->device_count = vn_device_count;
 	info->core_count = vdev->core_count;
 	info->max_mem_handles = VN_MAX_MEM_HANDLES;
-	spin_lock(&vdev->hbm_lock);
+	mutex_lock(&vdev->hbm_lock);
 	info->hbm_bytes = vdev->hbm.total;
 	info->hbm_used = vdev->hbm.used;
-	spin_unlock(&vdev->hbm_lock);
+	mutex_unlock(&vdev->hbm_lock);
 	info->max_alloc = info->hbm_bytes;
 	info->model = *vdev->model;
 	return 0;

@@ -19,9 +19,9 @@ static void vn_mem_destroy(struct kref *ref)
 	struct vn_device *vdev = m->vdev;
 
 	vfree(m->vaddr);
-	spin_lock(&vdev->hbm_lock);
+	mutex_lock(&vdev->hbm_lock);
 	vn_hbm_release(&vdev->hbm, &m->ext);
-	spin_unlock(&vdev->hbm_lock);
+	mutex_unlock(&vdev->hbm_lock);
 	atomic64_dec(&vn_counters.mem_objects);
 	atomic64_sub(m->ext.size, &vn_counters.mem_bytes);
 	kfree(m);
@@ -68,9 +68,9 @@ int vn_mem_alloc(struct vn_file *vf, struct vneuron_mem_alloc *arg)
 	m->vdev = vdev;
 	m->size = arg->size;
 
-	spin_lock(&vdev->hbm_lock);
+	mutex_lock(&vdev->hbm_lock);
 	ret = vn_hbm_reserve(&vdev->hbm, &m->ext, arg->size);
-	spin_unlock(&vdev->hbm_lock);
+	mutex_unlock(&vdev->hbm_lock);
 	if (ret)
 		goto err_free;
 	/*
@@ -102,9 +102,9 @@ int vn_mem_alloc(struct vn_file *vf, struct vneuron_mem_alloc *arg)
 	return 0;
 
 err_release:
-	spin_lock(&vdev->hbm_lock);
+	mutex_lock(&vdev->hbm_lock);
 	vn_hbm_release(&vdev->hbm, &m->ext);
-	spin_unlock(&vdev->hbm_lock);
+	mutex_unlock(&vdev->hbm_lock);
 err_free:
 	kfree(m);
 err_count:

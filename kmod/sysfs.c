@@ -56,10 +56,10 @@ static ssize_t vn_hbm_show(struct device *dev, char *buf, int which)
 	struct vn_device *vdev = vn_dev_of(dev);
 	u64 v;
 
-	spin_lock(&vdev->hbm_lock);
+	mutex_lock(&vdev->hbm_lock);
 	v = which == VN_HBM_TOTAL ? vdev->hbm.total :
 	    which == VN_HBM_USED ? vdev->hbm.used : vdev->hbm.peak;
-	spin_unlock(&vdev->hbm_lock);
+	mutex_unlock(&vdev->hbm_lock);
 	return sysfs_emit(buf, "%llu\n", v);
 }
 

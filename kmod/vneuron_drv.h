@@ -3,12 +3,15 @@
  * vneuron.ko internals: devices, per-file contexts, memory objects.
  *
  * Lock order (outermost first; see docs/uapi.md):
- *   mm->mmap_lock (held by the mm around mmap(), munmap() and user-copy faults)
- *   -> vn_file.mems xa_lock (spinlock; handle table lookups, insert, erase)
- *   -> vn_device.hbm_lock (spinlock; HBM budget and device addresses)
- * No vneuron lock is held across copy_{to,from}_user(), so a fault taking mmap_lock
- * never nests inside ours. Memory objects are refcounted: the handle table holds one
- * reference, each mapping (vma) one, each in-flight ioctl one.
+ *   mm->mmap_lock (held by the mm around mmap(), munmap(), faults in user copies)
+ *   -> vn_device.hbm_lock (mutex: HBM budget, peak and device addresses; a mutex
+ *      because first-fit walks every live buffer of the device)
+ *   vn_file.mems xa_lock (spinlock: handle table) is innermost and nests nothing:
+ *      lookups take a reference under it and drop it after.
+ * No vneuron lock is held across copy_{to,from}_user(). A buffer's last reference may
+ * go in a vma close (under mmap_lock); freeing it takes hbm_lock, as ordered above.
+ * Memory objects are refcounted: the handle table holds one reference, each mapping
+ * (vma) one, each ioctl in progress one.
  */
 #ifndef VNEURON_DRV_H
 #define VNEURON_DRV_H
@@ -18,8 +21,8 @@
 #include <linux/device.h>
 #include <linux/kobject.h>
 #include <linux/kref.h>
+#include <linux/mutex.h>
 #include <linux/sizes.h>
-#include <linux/spinlock.h>
 #include <linux/xarray.h>
 
 #include "vneuron.h"
@@ -59,7 +62,7 @@ struct vn_device {
 	struct cdev cdev;
 	bool cdev_added;
 	struct device *dev;
-	spinlock_t hbm_lock;		/* protects hbm */
+	struct mutex hbm_lock;		/* protects hbm */
 	struct vn_hbm hbm;
 	struct vn_core *cores;
 };
