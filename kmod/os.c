@@ -102,7 +102,8 @@ static int vn_cond_sleep(struct vn_cond *c, struct vn_lock *l, u64 deadline_ns, 
 	mutex_unlock(&l->m);
 	if (state == TASK_INTERRUPTIBLE && signal_pending(current))
 		ret = -EINTR;
-	else if (!kthread_should_stop() || !(current->flags & PF_KTHREAD))
+	/* PF_KTHREAD first: kthread_should_stop() WARNs and oopses on a user task. */
+	else if (!(current->flags & PF_KTHREAD) || !kthread_should_stop())
 		timeout = schedule_timeout(timeout);
 	finish_wait(&c->wq, &w);
 	mutex_lock(&l->m);
