@@ -61,7 +61,7 @@ int vn_dma_run(struct vn_core *c, struct vn_exec *ex, const struct vnef_dma_desc
 				if (since >= VN_DMA_YIELD_BYTES) {
 					since = 0;
 					vn_thread_yield();
-					if (READ_ONCE(c->abort))
+					if (vn_load_acquire(&c->abort))
 						return -EINTR;
 				}
 			}

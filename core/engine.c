@@ -73,7 +73,7 @@ int vn_engine_run(struct vn_core *c, u32 engine, const struct vnef_instr *in)
 		if (done)
 			return 0;
 		vn_thread_yield();
-		if (READ_ONCE(c->abort))
+		if (vn_load_acquire(&c->abort))
 			return -EINTR;
 	}
 }

@@ -85,7 +85,7 @@ static void set_abort(struct vn_core *c, u32 result, u32 reason, u32 stream, u32
 
 	if (!ex || c->abort)
 		return;
-	WRITE_ONCE(c->abort, 1);
+	vn_store_release(&c->abort, 1);
 	ex->st.result = result;
 	ex->st.reason = reason;
 	ex->st.stream = stream;
@@ -109,7 +109,7 @@ static void start_next(struct vn_core *c)
 	p = ex->prog;
 
 	c->cur = ex;
-	WRITE_ONCE(c->abort, 0);
+	vn_store_release(&c->abort, 0);
 	memset(c->sem_val, 0, sizeof(c->sem_val));
 	memset(c->ss, 0, sizeof(c->ss));
 	c->streams_live = 0;
@@ -189,7 +189,7 @@ static struct vn_exec *finish_locked(struct vn_core *c)
 	count_stat(c, VN_STAT_BYTES_MOVED, bytes);
 	count_stat(c, VN_STAT_FLOPS, flops);
 	c->cur = NULL;
-	WRITE_ONCE(c->abort, 0);
+	vn_store_release(&c->abort, 0);
 	start_next(c);
 	vn_cond_broadcast(c->cond);	/* vn_core_reset() waits for cur to go */
 	return ex;
@@ -301,7 +301,7 @@ static struct vn_exec *run_engine(struct vn_core *c, struct vn_exec *ex, u32 e)
 		u64 start = r->t_ps, cost;
 
 		r->pc = pc;
-		if (READ_ONCE(c->abort))
+		if (vn_load_acquire(&c->abort))
 			break;
 		now = vn_time_ns();
 		if (now - last_yield > VN_YIELD_NS) {
@@ -760,9 +760,12 @@ void vn_exec_cancel(struct vn_exec *ex)
 {
 	struct vn_core *c = ex->core;
 	struct vn_exec **pp, *prev = NULL;
-	bool unlinked = false;
+	bool unlinked = false, done;
 
-	if (!c || READ_ONCE(ex->st.state) == VN_EXEC_DONE)
+	vn_lock_take(ex->lock);
+	done = ex->st.state == VN_EXEC_DONE;
+	vn_lock_drop(ex->lock);
+	if (!c || done)
 		return;
 	vn_lock_take(c->lock);
 	if (c->cur == ex) {
