@@ -298,6 +298,31 @@ uint16_t nd_fp32_to_bf16(float f);
 float nd_bf16_to_fp32(uint16_t h);
 
 /* ---------------------------------------------------------------------------------- */
+/* Ready-made kernels (kernels.c): each declares its tensors in b and returns the       */
+/* builder's first error. Rows go on partitions in 128-row tiles, the last one masked.  */
+
+/* out = exp(in), fp32 [rows x cols] ("in", "out"): the NKI profiler example. */
+int nd_kernel_exp(struct nd_builder *b, uint32_t rows, uint32_t cols, int double_buffer);
+/*
+ * C [m x n] = A [m x k] . B [k x n] ("A", "B" of dt, "C" of out_dt): A blocks transposed
+ * on TensorE, K-accumulated in PSUM, double-buffered. m, k multiples of 128, k <= 1536,
+ * n <= 512 or a multiple of 512; B stays in SBUF.
+ */
+int nd_kernel_matmul(struct nd_builder *b, uint32_t m, uint32_t k, uint32_t n,
+		     enum nd_dtype dt, enum nd_dtype out_dt);
+/* y = softmax(x) over each row, fp32 ("x", "y"). */
+int nd_kernel_softmax(struct nd_builder *b, uint32_t rows, uint32_t cols);
+/* y = (x - mean) / sqrt(var + eps) * gamma + beta over each row ("x", "y"; constants). */
+int nd_kernel_layernorm(struct nd_builder *b, uint32_t rows, uint32_t cols,
+			const float *gamma, const float *beta, float eps);
+/*
+ * y [128 x d_out] fp32 = relu(x . w1) . w2 ("x" [128 x d_in], "w1", "w2" of dt), in
+ * scopes mlp/fc1, mlp/fc2. d_in, hidden multiples of 128; hidden, d_out <= 512.
+ */
+int nd_kernel_mlp(struct nd_builder *b, uint32_t d_in, uint32_t hidden, uint32_t d_out,
+		  enum nd_dtype dt);
+
+/* ---------------------------------------------------------------------------------- */
 /* The host backend: run an image on the host build of the device core (libvncore)     */
 /*
  * No module needed: the image is validated by the same code the kernel uses

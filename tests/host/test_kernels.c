@@ -83,53 +83,6 @@ static int run(struct nd_host *h, const void *img, size_t size, struct nd_host_t
 
 #define MM 512
 
-/*
- * Per 128-row block of A: load it (rows contiguous), transpose its four 128 x 128
- * parts on TensorE into PSUM, copy them to SBUF as the stationary operands, then
- * accumulate four MultiplyMoving into one PSUM bank and store. A-side tiles and the
- * accumulator are double-buffered; B stays in SBUF.
- */
-static void build_matmul(struct nd_builder *b, enum nd_dtype dt, enum nd_dtype out_dt)
-{
-	static const uint64_t shape[] = { MM, MM };
-	struct nd_tensor *A = nd_input(b, "A", dt, 2, shape);
-	struct nd_tensor *B = nd_input(b, "B", dt, 2, shape);
-	struct nd_tensor *C = nd_output(b, "C", out_dt, 2, shape);
-	struct nd_tile *bt[MM / 128], *a[2], *pt[2], *at[2], *acc[2], *c[2];
-	uint32_t mi, kj, i;
-
-	nd_scope_push(b, "matmul");
-	nd_scope_push(b, "load_b");
-	for (kj = 0; kj < MM / 128; kj++) {
-		bt[kj] = nd_sbuf(b, "b", dt, 128, MM);
-		nd_load(b, ND_QUEUE_AUTO, nd_whole(bt[kj]), nd_hbm_rows(B, kj * 128, 0));
-	}
-	nd_scope_pop(b);
-	for (i = 0; i < 2; i++) {
-		a[i] = nd_sbuf(b, "a", dt, 128, MM);
-		pt[i] = nd_psum(b, "a_t", ND_FP32, 128, MM);
-		at[i] = nd_sbuf(b, "a_t_sb", dt, 128, MM);
-		acc[i] = nd_psum(b, "acc", ND_FP32, 128, MM);
-		c[i] = nd_sbuf(b, "c", out_dt, 128, MM);
-	}
-	for (mi = 0; mi < MM / 128; mi++) {
-		i = mi & 1;
-		nd_load(b, ND_QUEUE_AUTO, nd_whole(a[i]), nd_hbm_rows(A, mi * 128, 0));
-		nd_scope_push(b, "transpose_a");
-		for (kj = 0; kj < MM / 128; kj++)
-			nd_transpose(b, nd_part(pt[i], 0, 128, kj * 128, 128),
-				     nd_part(a[i], 0, 128, kj * 128, 128), 0);
-		nd_copy(b, ND_VECTOR, nd_whole(at[i]), nd_whole(pt[i]));
-		nd_scope_pop(b);
-		for (kj = 0; kj < MM / 128; kj++)
-			nd_matmul(b, nd_whole(acc[i]), nd_part(at[i], 0, 128, kj * 128, 128),
-				  nd_whole(bt[kj]), kj > 0);
-		nd_copy(b, ND_SCALAR, nd_whole(c[i]), nd_whole(acc[i]));
-		nd_store(b, ND_QUEUE_AUTO, nd_hbm_rows(C, mi * 128, 0), nd_whole(c[i]));
-	}
-	nd_scope_pop(b);
-}
-
 static void matmul_case(struct __test_metadata *_metadata, enum nd_dtype dt)
 {
 	const size_t n = (size_t)MM * MM;
@@ -165,7 +118,7 @@ static void matmul_case(struct __test_metadata *_metadata, enum nd_dtype dt)
 	memset(ch, 0xff, n * es);
 
 	ASSERT_EQ(0, nd_builder_new(dt == ND_BF16 ? "matmul_bf16" : "matmul_fp32", &b));
-	build_matmul(b, dt, dt);
+	ASSERT_EQ(0, nd_kernel_matmul(b, MM, MM, MM, dt, dt));
 	ASSERT_EQ(0, finish(b, &img, &size));
 	ASSERT_EQ(0, nd_host_open(NULL, &h, NULL));
 	nd_host_record(h, 1);
@@ -229,33 +182,130 @@ TEST(matmul_512_bf16)
 	matmul_case(_metadata, ND_BF16);
 }
 
+/*
+ * y = relu(x . w1) . w2 with scopes mlp/fc1 and mlp/fc2. Bound: with H_j = sum_i
+ * |x_i w1_ij| >= |h_j|, |y_k - ref_k| <= (d_in + hidden + 1) u sum_j H_j |w2_jk|
+ * (fc1's error carried through fc2, plus fc2's own).
+ */
+TEST(mlp_fp32_and_scopes)
+{
+	enum { DI = 256, HID = 512, DO = 384 };
+	float *x = xmalloc(128 * DI * 4), *w1 = xmalloc(DI * HID * 4);
+	float *w2 = xmalloc(HID * DO * 4), *y = xmalloc(128 * DO * 4);
+	double *hh = xmalloc(HID * sizeof(double)), *mag = xmalloc(HID * sizeof(double));
+	struct nd_host_tensor t[] = {
+		{ "x", x, 128 * DI * 4 }, { "w1", w1, DI * HID * 4 },
+		{ "w2", w2, HID * DO * 4 }, { "y", y, 128 * DO * 4 },
+	};
+	struct nd_run_result res;
+	struct nd_error err;
+	struct nd_builder *b;
+	size_t size, r, i, j, k, bad = 0, tlen = 0;
+	char *text = NULL;
+	double worst = 0;
+	void *img;
+	FILE *f;
+
+	fill(x, 128 * DI, 10, 1.0f);
+	fill(w1, DI * HID, 11, 0.1f);
+	fill(w2, HID * DO, 12, 0.1f);
+	ASSERT_EQ(0, nd_builder_new("mlp", &b));
+	ASSERT_EQ(0, nd_kernel_mlp(b, DI, HID, DO, ND_FP32));
+	ASSERT_EQ(0, finish(b, &img, &size));
+	ASSERT_EQ(0, nd_run_on_host(img, size, t, 4, &res, &err)) TH_LOG("%s", err.msg);
+	for (r = 0; r < 128; r++) {
+		for (j = 0; j < HID; j++) {
+			hh[j] = 0;
+			mag[j] = 0;
+			for (i = 0; i < DI; i++) {
+				hh[j] += (double)x[r * DI + i] * w1[i * HID + j];
+				mag[j] += fabs((double)x[r * DI + i] * w1[i * HID + j]);
+			}
+			hh[j] = hh[j] > 0 ? hh[j] : 0;
+		}
+		for (k = 0; k < DO; k++) {
+			double ref = 0, m = 0, got = y[r * DO + k];
+
+			for (j = 0; j < HID; j++) {
+				ref += hh[j] * w2[j * DO + k];
+				m += mag[j] * fabs((double)w2[j * DO + k]);
+			}
+			if (fabs(got - ref) > (DI + HID + 1) * FP32_U * m && bad++ < 5)
+				TH_LOG("y[%zu][%zu] = %g, ref %g", r, k, got, ref);
+			if (m > 0 && fabs(got - ref) / m > worst)
+				worst = fabs(got - ref) / m;
+		}
+	}
+	EXPECT_EQ(0, bad);
+	TH_LOG("mlp: worst |err| / bound magnitude = %.3g (tolerance %.3g)", worst,
+	       (DI + HID + 1) * FP32_U);
+
+	/* the layer paths of the debug table */
+	f = open_memstream(&text, &tlen);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, nd_vnef_dump(img, size, f, &err));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, " mlp/fc1/matmul\n"));
+	EXPECT_NE(NULL, strstr(text, " mlp/fc2/matmul\n"));
+	EXPECT_NE(NULL, strstr(text, " mlp/fc1/transpose/transpose\n"));
+	EXPECT_NE(NULL, strstr(text, " mlp/relu\n"));
+	free(text);
+	nd_builder_free(b);
+	free(img);
+	free(x);
+	free(w1);
+	free(w2);
+	free(y);
+	free(hh);
+	free(mag);
+}
+
+/* A non-square matmul with several N blocks, and the kernel's own argument checks. */
+TEST(matmul_256x384x1024)
+{
+	enum { M = 256, K = 384, N = 1024 };
+	float *a = xmalloc(M * K * 4), *bm = xmalloc(K * N * 4), *c = xmalloc(M * N * 4);
+	struct nd_host_tensor t[] = {
+		{ "A", a, M * K * 4 }, { "B", bm, K * N * 4 }, { "C", c, M * N * 4 },
+	};
+	struct nd_run_result res;
+	struct nd_error err;
+	struct nd_builder *b;
+	size_t size, i, j, k, bad = 0;
+	void *img;
+
+	fill(a, M * K, 13, 1.0f);
+	fill(bm, K * N, 14, 1.0f);
+	ASSERT_EQ(0, nd_builder_new("mm", &b));
+	ASSERT_EQ(0, nd_kernel_matmul(b, M, K, N, ND_FP32, ND_FP32));
+	ASSERT_EQ(0, finish(b, &img, &size));
+	ASSERT_EQ(0, nd_run_on_host(img, size, t, 3, &res, &err)) TH_LOG("%s", err.msg);
+	for (i = 0; i < M; i++)
+		for (j = 0; j < N; j++) {
+			double ref = 0, mag = 0;
+
+			for (k = 0; k < K; k++) {
+				ref += (double)a[i * K + k] * bm[k * N + j];
+				mag += fabs((double)a[i * K + k] * bm[k * N + j]);
+			}
+			if (fabs(c[i * N + j] - ref) > K * FP32_U * mag && bad++ < 5)
+				TH_LOG("C[%zu][%zu] = %g, ref %g", i, j, c[i * N + j], ref);
+		}
+	EXPECT_EQ(0, bad);
+	nd_builder_free(b);
+	free(img);
+
+	ASSERT_EQ(0, nd_builder_new("bad", &b));
+	EXPECT_EQ(-EINVAL, nd_kernel_matmul(b, 100, 128, 128, ND_FP32, ND_FP32));
+	EXPECT_NE(NULL, strstr(nd_builder_error(b), "multiples of 128"));
+	nd_builder_free(b);
+	free(a);
+	free(bm);
+	free(c);
+}
+
 /* ---------------------------------------------------------------------------- */
 /* The NKI profiler blog's kernel: exp over [rows, 512] in 128-partition tiles.  */
-
-static void build_exp(struct nd_builder *b, uint32_t rows, int double_buffer)
-{
-	const uint64_t shape[] = { rows, 512 };
-	struct nd_tensor *in = nd_input(b, "in", ND_FP32, 2, shape);
-	struct nd_tensor *out = nd_output(b, "out", ND_FP32, 2, shape);
-	struct nd_tile *ti[2], *to[2];
-	uint32_t p, i = 0;
-
-	ti[0] = nd_sbuf(b, "in_tile", ND_FP32, 128, 512);
-	to[0] = nd_sbuf(b, "out_tile", ND_FP32, 128, 512);
-	ti[1] = double_buffer ? nd_sbuf(b, "in_tile", ND_FP32, 128, 512) : ti[0];
-	to[1] = double_buffer ? nd_sbuf(b, "out_tile", ND_FP32, 128, 512) : to[0];
-	nd_scope_push(b, "tensor_exp_kernel");
-	for (p = 0; p < rows; p += 128, i ^= 1) {
-		/* the last tile is masked to the rows that exist */
-		uint32_t np = rows - p < 128 ? rows - p : 128;
-
-		nd_load(b, ND_QUEUE_AUTO, nd_part(ti[i], 0, np, 0, 512), nd_hbm_rows(in, p, 0));
-		nd_activate(b, nd_part(to[i], 0, np, 0, 512), nd_part(ti[i], 0, np, 0, 512),
-			    ND_ACT_EXP, 1.0f, 0.0f);
-		nd_store(b, ND_QUEUE_AUTO, nd_hbm_rows(out, p, 0), nd_part(to[i], 0, np, 0, 512));
-	}
-	nd_scope_pop(b);
-}
 
 TEST(exp_250x512_masked_last_tile)
 {
@@ -273,7 +323,7 @@ TEST(exp_250x512_masked_last_tile)
 	for (i = 0; i < n + guard; i++)
 		y[i] = -7.0f;
 	ASSERT_EQ(0, nd_builder_new("tensor_exp_kernel", &b));
-	build_exp(b, 250, 0);
+	ASSERT_EQ(0, nd_kernel_exp(b, 250, 512, 0));
 	ASSERT_EQ(0, finish(b, &img, &size));
 	ASSERT_EQ(0, nd_run_on_host(img, size, t, 2, &res, &err)) TH_LOG("%s", err.msg);
 	for (i = 0; i < n; i++) {
@@ -301,32 +351,6 @@ TEST(exp_250x512_masked_last_tile)
 #define ROWS 256
 #define FEAT 512
 
-static void build_softmax(struct nd_builder *b)
-{
-	static const uint64_t shape[] = { ROWS, FEAT };
-	struct nd_tensor *in = nd_input(b, "x", ND_FP32, 2, shape);
-	struct nd_tensor *out = nd_output(b, "y", ND_FP32, 2, shape);
-	struct nd_tile *x = nd_sbuf(b, "x", ND_FP32, 128, FEAT);
-	struct nd_tile *e = nd_sbuf(b, "e", ND_FP32, 128, FEAT);
-	struct nd_tile *m = nd_sbuf(b, "max", ND_FP32, 128, 1);
-	struct nd_tile *s = nd_sbuf(b, "sum", ND_FP32, 128, 1);
-	uint32_t p;
-
-	nd_scope_push(b, "softmax");
-	for (p = 0; p < ROWS; p += 128) {
-		nd_load(b, ND_QUEUE_AUTO, nd_whole(x), nd_hbm_rows(in, p, 0));
-		nd_reduce(b, nd_whole(m), nd_whole(x), ND_MAX);
-		nd_tensor_scalar(b, ND_VECTOR, nd_whole(m), nd_whole(m), ND_MUL, -1.0f, 0);
-		/* e = exp(x - max), then 1 / sum(e) */
-		nd_activate_column(b, nd_whole(e), nd_whole(x), ND_ACT_EXP, 1.0f, nd_whole(m));
-		nd_reduce(b, nd_whole(s), nd_whole(e), ND_ADD);
-		nd_activate(b, nd_whole(s), nd_whole(s), ND_ACT_RECIPROCAL, 1.0f, 0.0f);
-		nd_tensor_column(b, ND_VECTOR, nd_whole(e), nd_whole(e), ND_MUL, nd_whole(s), 0);
-		nd_store(b, ND_QUEUE_AUTO, nd_hbm_rows(out, p, 0), nd_whole(e));
-	}
-	nd_scope_pop(b);
-}
-
 TEST(softmax_rows)
 {
 	const size_t n = ROWS * FEAT;
@@ -341,7 +365,7 @@ TEST(softmax_rows)
 
 	fill(x, n, 4, 8.0f);
 	ASSERT_EQ(0, nd_builder_new("softmax", &b));
-	build_softmax(b);
+	ASSERT_EQ(0, nd_kernel_softmax(b, ROWS, FEAT));
 	ASSERT_EQ(0, finish(b, &img, &size));
 	ASSERT_EQ(0, nd_run_on_host(img, size, t, 2, &res, &err)) TH_LOG("%s", err.msg);
 	for (r = 0; r < ROWS; r++) {
@@ -369,47 +393,6 @@ TEST(softmax_rows)
 
 #define LN_EPS 1e-5f
 
-static void build_layernorm(struct nd_builder *b, const float *gamma, const float *beta)
-{
-	static const uint64_t shape[] = { ROWS, FEAT };
-	static const uint64_t vec[] = { FEAT };
-	struct nd_tensor *in = nd_input(b, "x", ND_FP32, 2, shape);
-	struct nd_tensor *g = nd_const(b, "gamma", ND_FP32, 1, vec, gamma);
-	struct nd_tensor *be = nd_const(b, "beta", ND_FP32, 1, vec, beta);
-	struct nd_tensor *out = nd_output(b, "y", ND_FP32, 2, shape);
-	struct nd_tile *x = nd_sbuf(b, "x", ND_FP32, 128, FEAT);
-	struct nd_tile *sq = nd_sbuf(b, "sq", ND_FP32, 128, FEAT);
-	struct nd_tile *gt = nd_sbuf(b, "gamma", ND_FP32, 128, FEAT);
-	struct nd_tile *bt = nd_sbuf(b, "beta", ND_FP32, 128, FEAT);
-	struct nd_tile *mean = nd_sbuf(b, "mean", ND_FP32, 128, 1);
-	struct nd_tile *var = nd_sbuf(b, "var", ND_FP32, 128, 1);
-	/* gamma and beta on every partition: an HBM partition stride of 0 */
-	struct nd_hbm bg = { .tensor = g, .pstride = 0, .fstride = 1 };
-	struct nd_hbm bb = { .tensor = be, .pstride = 0, .fstride = 1 };
-	uint32_t p;
-
-	nd_scope_push(b, "layernorm");
-	nd_load(b, ND_QUEUE_AUTO, nd_whole(gt), bg);
-	nd_load(b, ND_QUEUE_AUTO, nd_whole(bt), bb);
-	for (p = 0; p < ROWS; p += 128) {
-		nd_load(b, ND_QUEUE_AUTO, nd_whole(x), nd_hbm_rows(in, p, 0));
-		nd_reduce(b, nd_whole(mean), nd_whole(x), ND_ADD);
-		nd_tensor_scalar(b, ND_VECTOR, nd_whole(mean), nd_whole(mean), ND_MUL,
-				 1.0f / FEAT, 0);
-		nd_tensor_column(b, ND_VECTOR, nd_whole(x), nd_whole(x), ND_SUB, nd_whole(mean),
-				 0);
-		nd_activate(b, nd_whole(sq), nd_whole(x), ND_ACT_SQUARE, 1.0f, 0.0f);
-		nd_reduce(b, nd_whole(var), nd_whole(sq), ND_ADD);
-		/* rstd = 1 / sqrt(sum / F + eps) */
-		nd_activate(b, nd_whole(var), nd_whole(var), ND_ACT_RSQRT, 1.0f / FEAT, LN_EPS);
-		nd_tensor_column(b, ND_VECTOR, nd_whole(x), nd_whole(x), ND_MUL, nd_whole(var), 0);
-		nd_tensor_tensor(b, ND_GPSIMD, nd_whole(x), nd_whole(x), nd_whole(gt), ND_MUL);
-		nd_tensor_tensor(b, ND_GPSIMD, nd_whole(x), nd_whole(x), nd_whole(bt), ND_ADD);
-		nd_store(b, ND_QUEUE_AUTO, nd_hbm_rows(out, p, 0), nd_whole(x));
-	}
-	nd_scope_pop(b);
-}
-
 TEST(layernorm_rows)
 {
 	const size_t n = ROWS * FEAT;
@@ -429,7 +412,7 @@ TEST(layernorm_rows)
 	fill(gamma, FEAT, 6, 1.0f);
 	fill(beta, FEAT, 7, 0.5f);
 	ASSERT_EQ(0, nd_builder_new("layernorm", &b));
-	build_layernorm(b, gamma, beta);
+	ASSERT_EQ(0, nd_kernel_layernorm(b, ROWS, FEAT, gamma, beta, LN_EPS));
 	ASSERT_EQ(0, finish(b, &img, &size));
 	ASSERT_EQ(0, nd_run_on_host(img, size, t, 2, &res, &err)) TH_LOG("%s", err.msg);
 	for (r = 0; r < ROWS; r++) {
@@ -491,7 +474,7 @@ TEST(same_program_same_timeline)
 
 	fill(x, n, 8, 2.0f);
 	ASSERT_EQ(0, nd_builder_new("softmax", &b));
-	build_softmax(b);
+	ASSERT_EQ(0, nd_kernel_softmax(b, ROWS, FEAT));
 	ASSERT_EQ(0, finish(b, &img, &size));
 	ASSERT_EQ(0, nd_host_open(NULL, &h1, NULL));
 	ASSERT_EQ(0, nd_host_open(NULL, &h2, NULL));
@@ -561,7 +544,7 @@ static void exp_timeline(struct __test_metadata *_metadata, int double_buffer,
 
 	fill(x, n, 9, 1.0f);
 	ASSERT_EQ(0, nd_builder_new("exp", &b));
-	build_exp(b, rows, double_buffer);
+	ASSERT_EQ(0, nd_kernel_exp(b, rows, 512, double_buffer));
 	ASSERT_EQ(0, finish(b, &img, &size));
 	ASSERT_EQ(0, nd_host_open(NULL, &h, NULL));
 	nd_host_record(h, 1);
@@ -607,7 +590,7 @@ TEST(host_binding_errors)
 
 	memset(x, 0, sizeof(x));
 	ASSERT_EQ(0, nd_builder_new("exp", &b));
-	build_exp(b, 128, 0);
+	ASSERT_EQ(0, nd_kernel_exp(b, 128, 512, 0));
 	ASSERT_EQ(0, finish(b, &img, &size));
 	ASSERT_EQ(0, nd_host_open(NULL, &h, NULL));
 
