@@ -139,12 +139,14 @@ struct vn_thread *vn_thread_start(int (*fn)(void *arg), void *arg, const char *n
 
 	if (!t)
 		return NULL;
-	t->task = kthread_run(fn, arg, "%s", name);
+	t->task = kthread_create(fn, arg, "%s", name);
 	if (IS_ERR(t->task)) {
 		kfree(t);
 		return NULL;
 	}
+	/* Hold the task before it runs: fn may return before vn_thread_stop() is called. */
 	get_task_struct(t->task);
+	wake_up_process(t->task);
 	return t;
 }
 
