@@ -498,69 +498,109 @@ static int rule_transpose(const struct vnp_timeline *tl, const struct vnp_metric
 	return 0;
 }
 
+/*
+ * Waits per compute engine, and for the DMA queues together (a store waiting for its
+ * data is normal; a queue that spends much of the run waiting delays what follows it).
+ * A waiter fires when its total wait (for DMA: the most waiting queue's) exceeds
+ * VNP_SEM_WAIT_FRAC of total_time.
+ */
+static int sem_finding(const struct vnp_timeline *tl, const struct vnp_metrics *m,
+		       struct vnp_analysis *a, unsigned int w0, unsigned int w1)
+{
+	uint64_t sig[VNEF_STREAMS + 1] = { 0 }, tot = 0, worst = 0, bestv = 0;
+	unsigned int w, s, i, best = VNEF_STREAMS, wq = w0, shown = 0;
+	char n1[32], n2[32], t1[32], t2[32], where[160], who[32];
+	struct vnp_finding *f;
+
+	for (w = w0; w < w1; w++) {
+		uint64_t qt = 0;
+
+		for (s = 0; s <= VNEF_STREAMS; s++) {
+			sig[s] += m->wait_ps[w][s];
+			qt += m->wait_ps[w][s];
+		}
+		tot += qt;
+		if (qt > worst) {
+			worst = qt;
+			wq = w;
+		}
+	}
+	if ((double)worst <= VNP_SEM_WAIT_FRAC * (double)m->total_ps)
+		return 0;
+	for (s = 0; s <= VNEF_STREAMS; s++)
+		if (sig[s] > bestv) {
+			bestv = sig[s];
+			best = s;
+		}
+	if (w1 - w0 > 1)
+		snprintf(who, sizeof(who), "DMA queues");
+	else
+		vnp_stream_name(w0, who, sizeof(who));
+	f = add(a, VNP_RULE_SEM_WAIT, (double)worst / (double)m->total_ps);
+	if (!f)
+		return -ENOMEM;
+	snprintf(f->title, sizeof(f->title), "%s wait%s on semaphores %.1f%% of the time%s, "
+		 "mostly for %s", who, w1 - w0 > 1 ? "" : "s", pct(worst, m->total_ps),
+		 w1 - w0 > 1 ? vnp_stream_name(wq, n1, sizeof(n1)) : "",
+		 best < VNEF_STREAMS ? vnp_stream_name(best, n2, sizeof(n2)) :
+		 "an unknown signaller");
+	if (w1 - w0 > 1) {
+		/* "... of the time on DMA q3": say which queue */
+		snprintf(f->title, sizeof(f->title), "DMA queues wait on semaphores: %s %.1f%% of "
+			 "the time, mostly for %s", vnp_stream_name(wq, n1, sizeof(n1)),
+			 pct(worst, m->total_ps),
+			 best < VNEF_STREAMS ? vnp_stream_name(best, n2, sizeof(n2)) :
+			 "an unknown signaller");
+		cat(f->evidence, sizeof(f->evidence), "the queues waited %s in total, %s the "
+		    "most (%s, > %.0f%% of total_time);", vnp_fmt_time(tot, t1, sizeof(t1)), n1,
+		    vnp_fmt_time(worst, t2, sizeof(t2)), 100 * VNP_SEM_WAIT_FRAC);
+	} else {
+		cat(f->evidence, sizeof(f->evidence), "%s waited %s in total (> %.0f%% of "
+		    "total_time):", who, vnp_fmt_time(tot, t1, sizeof(t1)),
+		    100 * VNP_SEM_WAIT_FRAC);
+	}
+	for (s = 0; s <= VNEF_STREAMS; s++)
+		if (sig[s])
+			cat(f->evidence, sizeof(f->evidence), " %s for %s;",
+			    vnp_fmt_time(sig[s], t1, sizeof(t1)),
+			    s < VNEF_STREAMS ? vnp_stream_name(s, n2, sizeof(n2)) : "?");
+	for (i = 0; i < m->ntop_wait && shown < 3; i++) {
+		const struct vnp_ev *e = &tl->ev[m->top_wait[i].ev];
+
+		if (e->stream < w0 || e->stream >= w1)
+			continue;
+		shown++;
+		cat(f->evidence, sizeof(f->evidence),
+		    " %s %s %s %u%s waited %s from %s on semaphore %u%s%s;",
+		    vnp_stream_name(e->stream, n1, sizeof(n1)), vnp_opcode_name(e->opcode),
+		    e->opcode == VNP_OP_DMA ? "desc" : "pc", e->pc,
+		    ev_where(tl, e, where, sizeof(where)),
+		    vnp_fmt_time(m->top_wait[i].wait_ps, t1, sizeof(t1)),
+		    vnp_fmt_time(e->start - m->top_wait[i].wait_ps - m->t0, t2, sizeof(t2)),
+		    e->sem_wait, m->top_wait[i].signaller < VNEF_STREAMS ? " of " : "",
+		    m->top_wait[i].signaller < VNEF_STREAMS ?
+		    vnp_stream_name(m->top_wait[i].signaller, n2, sizeof(n2)) : "");
+	}
+	snprintf(f->advice, sizeof(f->advice),
+		 "%s %s starved by %s: shorten that producer's critical path (a smaller first "
+		 "tile, an earlier DMA), give the waiter independent work (another tile) to run "
+		 "meanwhile, or give it more buffers so it need not wait for one to be released.",
+		 who, w1 - w0 > 1 ? "are" : "is",
+		 best < VNEF_STREAMS ? vnp_stream_name(best, n2, sizeof(n2)) : "its producer");
+	return 0;
+}
+
 static int rule_sem_wait(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 			 struct vnp_analysis *a)
 {
-	unsigned int w, s, i;
-	char n1[32], n2[32], t1[32], t2[32], where[160];
+	unsigned int e;
+	int ret = 0;
 
 	if (!m->total_ps)
 		return 0;
-	for (w = 0; w < VNEF_STREAMS; w++) {
-		uint64_t tot = 0, bestv = 0;
-		unsigned int best = VNEF_STREAMS, shown = 0;
-		struct vnp_finding *f;
-
-		for (s = 0; s <= VNEF_STREAMS; s++) {
-			tot += m->wait_ps[w][s];
-			if (m->wait_ps[w][s] > bestv) {
-				bestv = m->wait_ps[w][s];
-				best = s;
-			}
-		}
-		if ((double)tot <= VNP_SEM_WAIT_FRAC * (double)m->total_ps)
-			continue;
-		f = add(a, VNP_RULE_SEM_WAIT, (double)tot / (double)m->total_ps);
-		if (!f)
-			return -ENOMEM;
-		snprintf(f->title, sizeof(f->title),
-			 "%s waits on semaphores %.1f%% of the time, mostly for %s",
-			 vnp_stream_name(w, n1, sizeof(n1)), pct(tot, m->total_ps),
-			 best < VNEF_STREAMS ? vnp_stream_name(best, n2, sizeof(n2)) :
-			 "an unknown signaller");
-		cat(f->evidence, sizeof(f->evidence), "%s waited %s in total (> %.0f%% of "
-		    "total_time):", n1, vnp_fmt_time(tot, t1, sizeof(t1)),
-		    100 * VNP_SEM_WAIT_FRAC);
-		for (s = 0; s <= VNEF_STREAMS; s++)
-			if (m->wait_ps[w][s])
-				cat(f->evidence, sizeof(f->evidence), " %s for %s in %llu waits;",
-				    vnp_fmt_time(m->wait_ps[w][s], t1, sizeof(t1)),
-				    s < VNEF_STREAMS ? vnp_stream_name(s, n2, sizeof(n2)) : "?",
-				    (unsigned long long)m->wait_n[w][s]);
-		for (i = 0; i < m->ntop_wait && shown < 3; i++) {
-			const struct vnp_ev *e = &tl->ev[m->top_wait[i].ev];
-
-			if (e->stream != w)
-				continue;
-			shown++;
-			cat(f->evidence, sizeof(f->evidence),
-			    " %s %s pc %u%s waited %s from %s on semaphore %u%s%s;",
-			    n1, vnp_opcode_name(e->opcode), e->pc,
-			    ev_where(tl, e, where, sizeof(where)),
-			    vnp_fmt_time(m->top_wait[i].wait_ps, t1, sizeof(t1)),
-			    vnp_fmt_time(e->start - m->top_wait[i].wait_ps - m->t0, t2, sizeof(t2)),
-			    e->sem_wait, m->top_wait[i].signaller < VNEF_STREAMS ? " of " : "",
-			    m->top_wait[i].signaller < VNEF_STREAMS ?
-			    vnp_stream_name(m->top_wait[i].signaller, n2, sizeof(n2)) : "");
-		}
-		snprintf(f->advice, sizeof(f->advice),
-			 "%s is starved by %s: shorten that producer's critical path (smaller "
-			 "first tile, earlier DMA), or give %s independent work (another tile) "
-			 "to run while it waits.", n1,
-			 best < VNEF_STREAMS ? vnp_stream_name(best, n2, sizeof(n2)) : "its producer",
-			 n1);
-	}
-	return 0;
+	for (e = 0; e < VNEF_ENGINES && !ret; e++)
+		ret = sem_finding(tl, m, a, e, e + 1);
+	return ret ?: sem_finding(tl, m, a, VNEF_ENGINES, VNEF_STREAMS);
 }
 
 static int cmp_finding(const void *x, const void *y)

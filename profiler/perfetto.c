@@ -64,55 +64,77 @@ struct pb {
 	int oom;
 };
 
-static void pb_raw(struct pb *p, const void *d, size_t len)
+static int pb_grow(struct pb *p, size_t len)
 {
-	if (p->n + len > p->cap) {
-		size_t nc = p->cap ? p->cap : 256;
-		uint8_t *b;
+	size_t nc = p->cap ? p->cap : 256;
+	uint8_t *b;
 
-		while (nc < p->n + len)
-			nc *= 2;
-		b = realloc(p->b, nc);
-		if (!b) {
-			p->oom = 1;
-			return;
-		}
-		p->b = b;
-		p->cap = nc;
+	while (nc < p->n + len)
+		nc *= 2;
+	b = realloc(p->b, nc);
+	if (!b) {
+		p->oom = 1;
+		return -1;
 	}
+	p->b = b;
+	p->cap = nc;
+	return 0;
+}
+
+/* Room for len more bytes (the hot path is one comparison). */
+static inline int pb_room(struct pb *p, size_t len)
+{
+	return p->n + len <= p->cap ? 0 : pb_grow(p, len);
+}
+
+static inline void pb_raw(struct pb *p, const void *d, size_t len)
+{
+	if (pb_room(p, len))
+		return;
 	memcpy(p->b + p->n, d, len);
 	p->n += len;
 }
 
-static void pb_varint(struct pb *p, uint64_t v)
+static inline void pb_varint(struct pb *p, uint64_t v)
 {
-	uint8_t b[10];
-	size_t n = 0;
+	uint8_t *b;
 
-	do {
-		b[n] = v & 0x7f;
+	if (pb_room(p, 10))
+		return;
+	b = p->b + p->n;
+	while (v >= 0x80) {
+		*b++ = (uint8_t)(v | 0x80);
 		v >>= 7;
-		if (v)
-			b[n] |= 0x80;
-		n++;
-	} while (v);
-	pb_raw(p, b, n);
+	}
+	*b++ = (uint8_t)v;
+	p->n = (size_t)(b - p->b);
 }
 
-static void pb_uint(struct pb *p, unsigned int field, uint64_t v)
+static inline unsigned int varint_len(uint64_t v)
+{
+	unsigned int n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static inline void pb_uint(struct pb *p, unsigned int field, uint64_t v)
 {
 	pb_varint(p, (uint64_t)field << 3);
 	pb_varint(p, v);
 }
 
-static void pb_bytes(struct pb *p, unsigned int field, const void *d, size_t len)
+static inline void pb_bytes(struct pb *p, unsigned int field, const void *d, size_t len)
 {
 	pb_varint(p, (uint64_t)field << 3 | 2);
 	pb_varint(p, len);
 	pb_raw(p, d, len);
 }
 
-static void pb_str(struct pb *p, unsigned int field, const char *s)
+static inline void pb_str(struct pb *p, unsigned int field, const char *s)
 {
 	pb_bytes(p, field, s, strlen(s));
 }
@@ -138,7 +160,7 @@ static void pb_double(struct pb *p, unsigned int field, double d)
 struct pw {
 	FILE *f;
 	const struct vnp_view *v;
-	struct pb pkt, te, sub, sub2;
+	struct pb pkt, te, sub, out;
 	uint64_t *lane_end;		/* [core][row][lane] */
 	uint8_t *lanes;			/* [core][row]: lanes used */
 	struct { uint64_t end; uint64_t uuid; } *ends;	/* pending slice ends, a heap */
@@ -178,23 +200,25 @@ static const char *row_name(unsigned int row, char *buf, size_t len)
 	return vnp_stream_name(row - 1, buf, len);
 }
 
+static void out_flush(struct pw *w)
+{
+	if (w->out.n && fwrite(w->out.b, 1, w->out.n, w->f) != w->out.n)
+		w->err = -EIO;
+	w->out.n = 0;
+}
+
+/* Frames the packet as Trace.packet and queues it for writing. */
 static void emit(struct pw *w)
 {
-	struct pb hdr = { 0 };
-	uint8_t tmp[16];
-
-	if (w->pkt.oom || w->te.oom || w->sub.oom || w->sub2.oom) {
+	if (w->pkt.oom || w->te.oom || w->sub.oom) {
 		w->err = -ENOMEM;
 		return;
 	}
-	/* the packet's own framing: tag of Trace.packet and its length */
-	hdr.b = tmp;
-	hdr.cap = sizeof(tmp);
-	pb_varint(&hdr, F_TRACE_PACKET << 3 | 2);
-	pb_varint(&hdr, w->pkt.n);
-	if (fwrite(tmp, 1, hdr.n, w->f) != hdr.n ||
-	    fwrite(w->pkt.b, 1, w->pkt.n, w->f) != w->pkt.n)
-		w->err = -EIO;
+	pb_msg(&w->out, F_TRACE_PACKET, &w->pkt);
+	if (w->out.oom)
+		w->err = -ENOMEM;
+	else if (w->out.n >= (1u << 20))
+		out_flush(w);
 	w->pkt.n = 0;
 }
 
@@ -227,20 +251,25 @@ static void track_desc(struct pw *w, uint64_t uuid, uint64_t parent, const char 
 	emit(w);
 }
 
+/* DebugAnnotation { name = 10; uint_value = 3 }, written straight into the event */
 static void ann_uint(struct pw *w, const char *name, uint64_t v)
 {
-	w->sub.n = 0;
-	pb_str(&w->sub, F_DA_NAME, name);
-	pb_uint(&w->sub, F_DA_UINT, v);
-	pb_msg(&w->te, F_TE_DEBUG, &w->sub);
+	size_t nl = strlen(name);
+
+	pb_varint(&w->te, F_TE_DEBUG << 3 | 2);
+	pb_varint(&w->te, 1 + varint_len(nl) + nl + 1 + varint_len(v));
+	pb_bytes(&w->te, F_DA_NAME, name, nl);
+	pb_uint(&w->te, F_DA_UINT, v);
 }
 
 static void ann_str(struct pw *w, const char *name, const char *v)
 {
-	w->sub.n = 0;
-	pb_str(&w->sub, F_DA_NAME, name);
-	pb_str(&w->sub, F_DA_STRING, v);
-	pb_msg(&w->te, F_TE_DEBUG, &w->sub);
+	size_t nl = strlen(name), vl = strlen(v);
+
+	pb_varint(&w->te, F_TE_DEBUG << 3 | 2);
+	pb_varint(&w->te, 1 + varint_len(nl) + nl + 1 + varint_len(vl) + vl);
+	pb_bytes(&w->te, F_DA_NAME, name, nl);
+	pb_bytes(&w->te, F_DA_STRING, v, vl);
 }
 
 static void packet_event(struct pw *w, uint64_t ps)
@@ -405,6 +434,7 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 	const struct vnp_ev *e;
 	char name[96], rn[64];
 	uint64_t skipped = 0;
+	size_t i;
 
 	w.ncores = tl->ncores ? tl->ncores : 1;
 	it = malloc(sizeof(*it));
@@ -415,10 +445,9 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 		w.err = -ENOMEM;
 		goto out;
 	}
-	/* pass 1: how many lanes each row needs */
-	vnp_iter_init(it, tl);
-	while ((e = vnp_iter_next(it)))
-		if (pick_lane(&w, e) < 0)
+	/* pass 1: how many lanes each row needs (a row's order is its track's order) */
+	for (i = 0; i < tl->n; i++)
+		if (pick_lane(&w, &tl->ev[i]) < 0)
 			skipped++;
 
 	/* the first packet clears the sequence's incremental state */
@@ -466,6 +495,8 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 			counter(&w, tl->t1, counter_uuid(c, 0), 0);
 			counter(&w, tl->t1, counter_uuid(c, 1), 0);
 		}
+	if (!w.err)
+		out_flush(&w);
 	if (skipped && !w.err)
 		fprintf(stderr, "vneuron-profile: %llu events overlapping more than %d deep on "
 			"one row left out of the trace\n", (unsigned long long)skipped, MAX_LANES);
@@ -477,7 +508,7 @@ out:
 	free(w.pkt.b);
 	free(w.te.b);
 	free(w.sub.b);
-	free(w.sub2.b);
+	free(w.out.b);
 	if (!w.err && fflush(f))
 		w.err = -EIO;
 	return w.err;

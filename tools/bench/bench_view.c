@@ -124,7 +124,13 @@ static int write_profile(const char *path, uint64_t n)
 	return vntf_writer_finish(w, 0);
 }
 
-/* A program with a debug table only: 4096 entries per stream, 64 scopes, 256 lines. */
+static struct vnef_dma_desc descs[VNEF_DMA_QUEUES][PCS];
+static struct vnef_tensor tensor;
+
+/*
+ * A program with a debug table (4096 entries per stream, 64 scopes, 256 lines) and DMA
+ * descriptors: even queues load distinct 64 KiB ranges of HBM into SBUF, odd ones store.
+ */
 static int make_prog(struct vnp_prog *p, char **strtab, struct vnef_debug **dbg)
 {
 	size_t cap = 64 * 32 + 256 * 32 + 64, n = 1;
@@ -154,6 +160,25 @@ static int make_prog(struct vnp_prog *p, char **strtab, struct vnef_debug **dbg)
 			e->scope_off = scope_off[i / 64];
 		}
 	memset(p, 0, sizeof(*p));
+	tensor.name_off = scope_off[0];
+	tensor.size = 65536ull * PCS * VNEF_DMA_QUEUES;
+	for (s = 0; s < VNEF_DMA_QUEUES; s++) {
+		for (i = 0; i < PCS; i++) {
+			struct vnef_dma_desc *x = &descs[s][i];
+			struct vnef_dma_ep *hbm = s & 1 ? &x->dst : &x->src;
+
+			x->chunk_bytes = 65536;
+			x->count[0] = 1;
+			x->count[1] = 1;
+			x->src.mem = s & 1 ? VNEF_MEM_SBUF : VNEF_MEM_HBM;
+			x->dst.mem = s & 1 ? VNEF_MEM_HBM : VNEF_MEM_SBUF;
+			hbm->offset = ((uint64_t)s * PCS + i) * 65536;
+		}
+		p->desc[s] = descs[s];
+		p->ndesc[s] = PCS;
+	}
+	p->tensors = &tensor;
+	p->ntensors = 1;
 	p->name = "bench";
 	p->strtab = st;
 	p->strtab_size = (uint32_t)n;

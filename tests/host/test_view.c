@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * `vneuron-profile view` end to end, without the kernel: a kernel built with the program
+ * builder runs on the host backend (the device core's executor), its events become trace
+ * records in a .vntf written by the profile writer, and the command reads both files.
+ * Checks the outputs, the advice on a naive and a tiled version of the same kernel
+ * (seed 002's exp kernel: "no overlap between engines, no overlap between DMA and
+ * compute"; the tiled version keeps every tile in its own buffers, so nothing waits
+ * for a buffer to be released), and every input error: a program and profile that do not belong together,
+ * a truncated profile, an unknown version, missing files and bad usage, each with a
+ * message and a non-zero exit.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "neurondev.h"
+#include "../../profiler/sha256.h"
+#include "../../profiler/vntf.h"
+
+/*
+ * The 6.1 harness (and its FIXTURE macros) define functions without prototypes, compare
+ * its int expectations with unsigned values, and expand ASSERT_* to a for loop.
+ */
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wmisleading-indentation"
+#include "kselftest_harness.h"
+
+#define ROWS	128
+#define COLS	4096
+#define PROFILER "build/bin/vneuron-profile"
+
+/*
+ * y = exp(x) * 2 + 1 on ScalarE, VectorE and GpSimdE. Naive: one load of everything,
+ * then each engine over the whole tile, then one store. Tiled: 16 column tiles with their
+ * own buffers, loads and stores spread over queues, so engines and DMA pipeline.
+ */
+static int build(int tiled, void **img, size_t *size)
+{
+	uint64_t shape[2] = { ROWS, COLS };
+	unsigned int ntiles = tiled ? 16 : 1, w = COLS / ntiles, i;
+	struct nd_builder *b;
+	struct nd_tensor *in, *out;
+	int ret;
+
+	if (nd_builder_new(tiled ? "exp_tiled" : "exp_naive", &b))
+		return -ENOMEM;
+	in = nd_input(b, "x", ND_FP32, 2, shape);
+	out = nd_output(b, "y", ND_FP32, 2, shape);
+	for (i = 0; i < ntiles; i++) {
+		struct nd_tile *t = nd_sbuf(b, "t", ND_FP32, ROWS, w);
+		struct nd_tile *u = nd_sbuf(b, "u", ND_FP32, ROWS, w);
+		int q = tiled ? (int)(i % 8) : 0;
+
+		nd_scope_push(b, "exp");
+		nd_scope_push(b, "load");
+		nd_load(b, q, nd_whole(t), nd_hbm_rows(in, 0, (uint64_t)i * w));
+		nd_scope_pop(b);
+		nd_scope_push(b, "compute");
+		nd_activate(b, nd_whole(u), nd_whole(t), ND_ACT_EXP, 1.0f, 0.0f);
+		nd_tensor_scalar(b, ND_VECTOR, nd_whole(t), nd_whole(u), ND_MUL, 2.0f, 0);
+		nd_tensor_scalar(b, ND_GPSIMD, nd_whole(u), nd_whole(t), ND_ADD, 1.0f, 0);
+		nd_scope_pop(b);
+		nd_scope_push(b, "store");
+		nd_store(b, q + 8, nd_hbm_rows(out, 0, (uint64_t)i * w), nd_whole(u));
+		nd_scope_pop(b);
+		nd_scope_pop(b);
+	}
+	ret = nd_builder_finish(b, img, size);
+	if (ret)
+		fprintf(stderr, "# builder: %s\n", nd_builder_error(b));
+	nd_builder_free(b);
+	return ret;
+}
+
+static int write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (fwrite(buf, 1, len, f) != len)
+		ret = -EIO;
+	if (fclose(f))
+		ret = -EIO;
+	return ret;
+}
+
+/* Runs the image on the host and writes its events as a profile. */
+static int capture(const void *img, size_t size, const char *path)
+{
+	size_t bytes = (size_t)ROWS * COLS * 4, nev, i;
+	float *x = malloc(bytes), *y = malloc(bytes);
+	struct nd_host_tensor t[2] = { { "x", x, bytes }, { "y", y, bytes } };
+	struct vntf_clock clk = { .model_unit_ps = 1 };
+	struct vntf_program prog = { .hash_algo = VNTF_HASH_SHA256, .hash_len = 32 };
+	struct vneuron_trace_record r;
+	const struct nd_event *ev;
+	struct nd_run_result res;
+	struct nd_error err;
+	struct vntf_writer *w;
+	struct nd_host *h;
+	unsigned int s;
+	int ret;
+
+	for (i = 0; i < (size_t)ROWS * COLS; i++)
+		x[i] = (float)(i % 17) / 17.0f;
+	ret = nd_host_open(NULL, &h, &err);
+	if (ret)
+		goto out;
+	nd_host_record(h, 1);
+	ret = nd_host_run(h, img, size, t, 2, 0, &res);
+	if (ret) {
+		fprintf(stderr, "# host run: %s\n", nd_host_error(h));
+		nd_host_close(h);
+		goto out;
+	}
+	ev = nd_host_events(h, &nev);
+	vnp_sha256(img, size, prog.hash);
+	prog.image_size = size;
+	snprintf(prog.name, sizeof(prog.name), "exp");
+	ret = vntf_writer_open(&w, path);
+	if (ret) {
+		nd_host_close(h);
+		goto out;
+	}
+	ret = vntf_write_model(w, &vn_model_trn1) ?: vntf_write_clock(w, &clk) ?:
+	      vntf_write_program(w, &prog, NULL, 0);
+	for (s = 0; s < VNEF_STREAMS && !ret; s++) {
+		struct vntf_worker wk = { .stream = s, .nr_workers = 1, .ring_size = 1 << 20,
+					  .engine = s < 4 ? s : VNEURON_TRACE_ENGINE_DMA };
+
+		ret = vntf_write_worker(w, &wk);
+	}
+	for (i = 0; i < nev && !ret; i++) {
+		memset(&r, 0, sizeof(r));
+		r.pc = ev[i].pc;
+		r.model_start_ps = ev[i].start_ps;
+		r.model_end_ps = ev[i].end_ps;
+		r.elements = (uint32_t)ev[i].elements;
+		r.bytes = (uint32_t)ev[i].bytes;
+		r.flops = ev[i].flops;
+		r.sem_wait = ev[i].wait_sem == ~0u ? VNEURON_TRACE_NO_SEM : (uint16_t)ev[i].wait_sem;
+		r.sem_value = ev[i].wait_value;
+		r.sem_signal = VNEURON_TRACE_NO_SEM;
+		if (ev[i].stream < 4) {
+			r.kind = VNEURON_TRACE_INSN;
+			r.engine = (uint8_t)ev[i].stream;
+			r.opcode = (uint16_t)ev[i].opcode;
+		} else {
+			r.kind = VNEURON_TRACE_DMA;
+			r.engine = VNEURON_TRACE_ENGINE_DMA;
+			r.dma_queue = (uint16_t)(ev[i].stream - 4);
+			r.dma_desc = (uint16_t)ev[i].pc;
+		}
+		ret = vntf_write_records(w, ev[i].stream, &r, 1);
+	}
+	nd_host_close(h);
+	if (ret)
+		vntf_writer_abort(w);
+	else
+		ret = vntf_writer_finish(w, 1);
+out:
+	free(x);
+	free(y);
+	return ret;
+}
+
+/* Runs the profiler; its exit status, stdout+stderr in *out (malloc()ed). */
+static int profiler(char **out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int profiler(char **out, const char *fmt, ...)
+{
+	char cmd[2048], buf[4096];
+	size_t len = 0, n;
+	va_list ap;
+	FILE *p;
+	int st;
+
+	va_start(ap, fmt);
+	n = (size_t)snprintf(cmd, sizeof(cmd), "%s ", PROFILER);
+	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
+	va_end(ap);
+	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
+	*out = calloc(1, 1);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0) {
+		*out = realloc(*out, len + n + 1);
+		memcpy(*out + len, buf, n);
+		len += n;
+		(*out)[len] = 0;
+	}
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+FIXTURE(view) {
+	char dir[64], naive_prog[128], naive_prof[128], tiled_prog[128], tiled_prof[128];
+	char *out;
+};
+
+FIXTURE_SETUP(view)
+{
+	void *img;
+	size_t size;
+
+	self->out = NULL;
+	if (access(PROFILER, X_OK))
+		SKIP(return, "%s is not built (make)", PROFILER);
+	snprintf(self->dir, sizeof(self->dir), "/tmp/vnp_view_XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->naive_prog, sizeof(self->naive_prog), "%s/naive.vnef", self->dir);
+	snprintf(self->naive_prof, sizeof(self->naive_prof), "%s/naive.vntf", self->dir);
+	snprintf(self->tiled_prog, sizeof(self->tiled_prog), "%s/tiled.vnef", self->dir);
+	snprintf(self->tiled_prof, sizeof(self->tiled_prof), "%s/tiled.vntf", self->dir);
+	ASSERT_EQ(0, build(0, &img, &size));
+	ASSERT_EQ(0, write_file(self->naive_prog, img, size));
+	ASSERT_EQ(0, capture(img, size, self->naive_prof));
+	free(img);
+	ASSERT_EQ(0, build(1, &img, &size));
+	ASSERT_EQ(0, write_file(self->tiled_prog, img, size));
+	ASSERT_EQ(0, capture(img, size, self->tiled_prof));
+	free(img);
+}
+
+FIXTURE_TEARDOWN(view)
+{
+	char cmd[128];
+
+	free(self->out);
+	if (self->dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+		if (system(cmd))
+			fprintf(stderr, "# could not remove %s\n", self->dir);
+	}
+}
+
+TEST_F(view, naive_kernel_gets_the_seed_advice)
+{
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s", self->naive_prog,
+			      self->naive_prof));
+	EXPECT_NE(NULL, strstr(self->out, "vneuron-profile: exp_naive"));
+	EXPECT_NE(NULL, strstr(self->out, "[dma-no-overlap] DMA never overlaps compute"));
+	EXPECT_NE(NULL, strstr(self->out, "[engines-no-overlap]"));
+	EXPECT_NE(NULL, strstr(self->out, "exp/compute/exp"));
+	EXPECT_NE(NULL, strstr(self->out, "test_view.c:"));
+	if (getenv("VNP_DUMP"))
+		fputs(self->out, stderr);
+	free(self->out);
+	/* unwrapped in json: the seed's own finding */
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f summary-json", self->naive_prog,
+			      self->naive_prof));
+	EXPECT_NE(NULL, strstr(self->out, "the data is fully loaded before compute starts"));
+}
+
+TEST_F(view, tiled_kernel_overlaps)
+{
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s", self->tiled_prog,
+			      self->tiled_prof));
+	EXPECT_EQ(NULL, strstr(self->out, "[dma-no-overlap]"));
+	EXPECT_EQ(NULL, strstr(self->out, "[engines-no-overlap]"));
+	if (getenv("VNP_DUMP"))
+		fputs(self->out, stderr);
+}
+
+TEST_F(view, every_output_format)
+{
+	char path[160], cmd[400];
+
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s --output-format summary-json",
+			      self->naive_prog, self->naive_prof));
+	EXPECT_NE(NULL, strstr(self->out, "\"total_time_ps\":"));
+	EXPECT_NE(NULL, strstr(self->out, "\"rule\":\"dma-no-overlap\""));
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f json", self->naive_prog,
+			      self->naive_prof));
+	EXPECT_NE(NULL, strstr(self->out, "\"events\":["));
+	EXPECT_NE(NULL, strstr(self->out, "\"opcode\":\"ACTIVATE\""));
+	EXPECT_NE(NULL, strstr(self->out, "\"scope\":\"exp/compute/"));
+	EXPECT_NE(NULL, strstr(self->out, "\"src0\":{\"mem\":\"SBUF\""));
+	EXPECT_NE(NULL, strstr(self->out, "\"src\":{\"mem\":\"HBM\",\"tensor\":\"x\""));
+	free(self->out);
+	snprintf(path, sizeof(path), "%s/t.pftrace", self->dir);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f perfetto --output-file %s",
+			      self->naive_prog, self->naive_prof, path));
+	snprintf(cmd, sizeof(cmd), "protoc -Itests/perfetto --decode=perfetto.protos.Trace "
+		 "tests/perfetto/trace.proto < %s > /dev/null", path);
+	EXPECT_EQ(0, system(cmd));
+}
+
+TEST_F(view, program_and_profile_must_belong_together)
+{
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", self->tiled_prog,
+			      self->naive_prof));
+	EXPECT_NE(NULL, strstr(self->out, "do not belong together"));
+	EXPECT_NE(NULL, strstr(self->out, "sha256"));
+}
+
+TEST_F(view, truncated_profile)
+{
+	char path[160];
+	struct stat st;
+	void *buf;
+	FILE *f;
+
+	ASSERT_EQ(0, stat(self->naive_prof, &st));
+	buf = malloc((size_t)st.st_size);
+	f = fopen(self->naive_prof, "rb");
+	ASSERT_EQ(1, fread(buf, (size_t)st.st_size, 1, f));
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/cut.vntf", self->dir);
+	/* cut in the middle of the records, and just before the end section */
+	ASSERT_EQ(0, write_file(path, buf, (size_t)st.st_size / 2));
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", self->naive_prog, path));
+	EXPECT_NE(NULL, strstr(self->out, path));
+	free(self->out);
+	ASSERT_EQ(0, write_file(path, buf, (size_t)st.st_size - 8));
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", self->naive_prog, path));
+	EXPECT_NE(NULL, strstr(self->out, path));
+	free(self->out);
+	/* an unknown major version */
+	((struct vntf_file_header *)buf)->version_major = 99;
+	ASSERT_EQ(0, write_file(path, buf, (size_t)st.st_size));
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", self->naive_prog, path));
+	EXPECT_NE(NULL, strstr(self->out, "99"));
+	self->out[0] = 0;
+	free(buf);
+}
+
+TEST_F(view, bad_program_and_usage)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/garbage.vnef", self->dir);
+	ASSERT_EQ(0, write_file(path, "not a program at all", 20));
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", path, self->naive_prof));
+	EXPECT_NE(NULL, strstr(self->out, "invalid program"));
+	free(self->out);
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s/none.vnef -s %s", self->dir,
+			      self->naive_prof));
+	EXPECT_NE(NULL, strstr(self->out, "No such file"));
+	free(self->out);
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s/none.vntf", self->naive_prog,
+			      self->dir));
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "view -n %s", self->naive_prog));
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s -f xml", self->naive_prog,
+			      self->naive_prof));
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s -f html", self->naive_prog,
+			      self->naive_prof));
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "frobnicate"));
+	free(self->out);
+	EXPECT_EQ(0, profiler(&self->out, "--help"));
+	EXPECT_NE(NULL, strstr(self->out, "--output-format"));
+}
+
+TEST_HARNESS_MAIN
