@@ -76,8 +76,16 @@ u64 vn_dma_cost(const struct vn_core *c, const struct vn_exec *ex,
 	u64 chunks = (u64)d->count[0] * d->count[1];
 	u64 bytes = chunks * d->chunk_bytes;
 	u64 charged = chunks * max_t(u64, d->chunk_bytes, VN_DMA_MIN_CHUNK);
+	u64 bw = c->m.dma_engine_bw, bw_us;
+
+	/*
+	 * The program's queues share the core's HBM bandwidth: a static share, so the cost
+	 * stays a function of the program alone.
+	 */
+	if ((d->src.mem == VNEF_MEM_HBM || d->dst.mem == VNEF_MEM_HBM) && ex->prog->dma_queues)
+		bw = min_t(u64, bw, c->m.hbm_bw / ex->prog->dma_queues);
 	/* bytes per microsecond keeps bytes * 10^6 inside 64 bits */
-	u64 bw_us = max_t(u64, c->m.dma_engine_bw / 1000000, 1);
+	bw_us = max_t(u64, bw / 1000000, 1);
 
 	ev->flags = 0;
 	ev->flops = 0;

@@ -670,6 +670,8 @@ static int check_streams(struct vctx *c)
 			}
 		}
 		p->total_entries += st->count;
+		if (sid >= VNEF_ENGINES && st->count)
+			p->dma_queues++;
 	}
 
 	c->sec = NO_IDX;

@@ -39,6 +39,7 @@ struct vn_program {
 	u32 sem_writer[VNEF_MAX_SEMS];		/* stream id, or ~0u if never signalled */
 	u32 sem_incs[VNEF_MAX_SEMS];		/* increments in one execution */
 	u64 scratch_bytes;	/* sum of scratch tensor sizes */
+	u32 dma_queues;		/* DMA queues with descriptors: they share HBM bandwidth */
 	u64 total_entries;
 };
 
