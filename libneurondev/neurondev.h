@@ -12,8 +12,9 @@
  * Threads: a device handle may be used by several threads at once (the kernel orders the
  * calls); its last-error message is kept per handle, so threads sharing a handle should
  * read it with nd_device_error_copy(). A memory object belongs to its device and may be
- * used from any thread except while it is being freed. A builder is not thread-safe: one
- * thread builds one program (use several builders for parallel builds).
+ * used from any thread except while it is being freed; nd_close() must not race with any
+ * other call on the handle. A builder or a host handle is not thread-safe: one thread
+ * uses it at a time (use several for parallel builds or runs).
  */
 #ifndef NEURONDEV_H
 #define NEURONDEV_H
