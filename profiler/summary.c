@@ -175,7 +175,7 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 	fprintf(f, "  HBM read %s, written %s",
 		vnp_fmt_bytes((double)m->hbm_read, b1, sizeof(b1)),
 		vnp_fmt_bytes((double)m->hbm_write, b2, sizeof(b2)));
-	fprintf(f, "; SBUF read %s, written %s",
+	fprintf(f, "\n  SBUF read %s, written %s",
 		vnp_fmt_bytes((double)m->mem_read[VNEF_MEM_SBUF], b1, sizeof(b1)),
 		vnp_fmt_bytes((double)m->mem_write[VNEF_MEM_SBUF], b2, sizeof(b2)));
 	if (m->mem_read[VNEF_MEM_PSUM] || m->mem_write[VNEF_MEM_PSUM])
