@@ -19,7 +19,9 @@ int vn_trace_ring_init(struct vn_trace_ring *r, struct vneuron_trace_consumer *c
 		       struct vneuron_trace_ctrl *ctrl, void *data, u64 data_size,
 		       const struct vn_trace_params *p, void (*wake)(void *arg), void *wake_arg)
 {
-	u64 batch = p->batch ? p->batch : VN_TRACE_DEFAULT_BATCH;
+	/* The default batch shrinks to fit small rings; an explicit one must fit. */
+	u64 batch = p->batch ? p->batch : min_t(u64, VN_TRACE_DEFAULT_BATCH,
+						 data_size / 2 / VN_TRACE_REC);
 	u64 wm = p->watermark ? p->watermark : data_size / 2;
 
 	if (!cons || !ctrl || !data)
@@ -83,7 +85,8 @@ static void vn_trace_publish(struct vn_trace_ring *r)
 static void vn_trace_reserve_batch(struct vn_trace_ring *r)
 {
 	r->resv = r->head + r->batch_bytes;
-	WRITE_ONCE(r->ctrl->write_pos, r->resv);
+	/* Release: a consumer that sees this also sees the head published just before. */
+	vn_store_release(&r->ctrl->write_pos, r->resv);
 	/* The data stores below must not become visible before write_pos. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	r->stop = r->resv;
@@ -159,7 +162,7 @@ void vn_trace_flush(struct vn_trace_ring *r)
 	if (r->mode == VNEURON_TRACE_MODE_OVERWRITE) {
 		/* Nothing beyond head is being written now: the exact bound, for the reader. */
 		r->resv = r->head;
-		WRITE_ONCE(r->ctrl->write_pos, r->head);
+		vn_store_release(&r->ctrl->write_pos, r->head);
 		r->stop = r->head;
 	} else {
 		/* The next write publishes a full batch from here, not from an older point. */

@@ -25,7 +25,7 @@
 struct vn_trace_params {
 	u32 mode;		/* VNEURON_TRACE_MODE_* */
 	u32 watermark;		/* bytes; 0 = data_size / 2 */
-	u32 batch;		/* records; 0 = VN_TRACE_DEFAULT_BATCH */
+	u32 batch;		/* records; 0 = VN_TRACE_DEFAULT_BATCH or half the ring */
 	u32 core;
 	u32 engine;		/* enum vneuron_engine or VNEURON_TRACE_ENGINE_* */
 	u32 data_offset;	/* from the control page to the data pages, as mapped */
@@ -79,6 +79,15 @@ void vn_trace_flush(struct vn_trace_ring *r);
 /* Final flush before the ring stops: publishes and always wakes the consumer. */
 void vn_trace_stop(struct vn_trace_ring *r);
 
+/*
+ * For the glue's poll(), from any thread: whether published records are unread. Reads
+ * only the shared pages, never the producer's private state.
+ */
+static inline bool vn_trace_readable(const struct vn_trace_ring *r)
+{
+	return vn_load_acquire(&r->ctrl->producer_pos) != READ_ONCE(r->cons->consumer_pos);
+}
+
 /* Whether tracing is on for a ring pointer an engine holds: the one branch when off. */
 static inline bool vn_trace_on(const struct vn_trace_ring *r)
 {
@@ -115,6 +124,25 @@ static inline void vn_trace_commit(struct vn_trace_ring *r)
 {
 	r->head += sizeof(struct vneuron_trace_record);
 }
+
+/*
+ * Rings per core: one per producer thread of the executor (core/exec.c), the four
+ * engines and the DMA worker that runs every queue.
+ */
+#define VN_TRACE_RINGS_PER_CORE		(VNEURON_ENGINE_COUNT + 1)
+
+static inline u32 vn_trace_ring_of(u32 stream)
+{
+	return stream < VNEURON_ENGINE_COUNT ? stream : VNEURON_ENGINE_COUNT;
+}
+
+/*
+ * The records of one executor event (core/trace_event.c): an INSN or DMA record, and a
+ * SEM record (sem_value 0: not known there) for each semaphore signalled beyond the
+ * first. Call it from the event hook, on ring vn_trace_ring_of(ev->stream).
+ */
+struct vn_event;
+void vn_trace_event(struct vn_trace_ring *r, const struct vn_event *ev);
 
 /* A record of a kind with every field zero and no semaphores. */
 static inline void vn_trace_rec_init(struct vneuron_trace_record *rec, u8 kind, u8 engine)

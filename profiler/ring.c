@@ -53,17 +53,24 @@ int vnp_ring_init(struct vnp_ring *r, struct vneuron_trace_consumer *cons,
 /* The published head, checked; in overwrite mode also skips what was overwritten. */
 static int vnp_ring_head(struct vnp_ring *r, uint64_t *headp)
 {
-	/* Pairs with the producer's release store: records below head are complete. */
-	uint64_t head = __atomic_load_n(&r->ctrl->producer_pos, __ATOMIC_ACQUIRE);
-	uint64_t w;
+	uint64_t head, w = 0;
 
+	/*
+	 * Overwrite mode: write_pos first. The producer stores it (release) after publishing
+	 * the head it reserves from, so the head we load next is at most a batch behind it.
+	 * Loaded the other way round, a consumer preempted between the two loads would see
+	 * a write_pos laps ahead of its head.
+	 */
+	if (r->mode == VNEURON_TRACE_MODE_OVERWRITE)
+		w = __atomic_load_n(&r->ctrl->write_pos, __ATOMIC_ACQUIRE);
+	/* Pairs with the producer's release store: records below head are complete. */
+	head = __atomic_load_n(&r->ctrl->producer_pos, __ATOMIC_ACQUIRE);
 	if (head % REC || head < r->tail)
 		return -EIO;
 	if (r->mode == VNEURON_TRACE_MODE_STOP) {
 		if (head - r->tail > r->size)
 			return -EIO;
 	} else {
-		w = __atomic_load_n(&r->ctrl->write_pos, __ATOMIC_RELAXED);
 		if (w < head)
 			w = head;
 		if (w % REC || w - head > r->size / 2)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exec.h"
 #include "trace.h"
 #include "../../profiler/ring.h"
 #include "../../profiler/vntf.h"
@@ -153,6 +154,10 @@ TEST(control_page_contents)
 	struct tring t;
 	const struct vneuron_trace_ctrl *c;
 
+	AEQ(0, tring_setup(&t, 4096, VNEURON_TRACE_MODE_STOP, 0, 0));
+	c = (const void *)t.map;
+	EQ(32, c->batch);		/* the default, shrunk to half the smallest ring */
+	tring_free(&t);
 	AEQ(0, tring_setup(&t, 8192, VNEURON_TRACE_MODE_STOP, 16, 0));
 	c = (const void *)t.map;
 	EQ(VNEURON_TRACE_CTRL_MAGIC, c->magic);
@@ -437,6 +442,23 @@ TEST(overwrite_mode_exact_losses)
 	tring_free(&t);
 }
 
+TEST(readable_for_poll)
+{
+	struct vneuron_trace_record rec, out[8];
+	struct tring t;
+
+	ASSERT_EQ(0, tring_setup(&t, 4096, VNEURON_TRACE_MODE_STOP, 4, 0));
+	EXPECT_FALSE(vn_trace_readable(&t.prod));
+	mkrec(&rec, 0);
+	vn_trace_write(&t.prod, &rec);
+	EXPECT_FALSE(vn_trace_readable(&t.prod));	/* written, not published */
+	vn_trace_flush(&t.prod);
+	EXPECT_TRUE(vn_trace_readable(&t.prod));
+	AEQ(1, vnp_ring_read(&t.cons_r, out, 8));
+	EXPECT_FALSE(vn_trace_readable(&t.prod));
+	tring_free(&t);
+}
+
 TEST(watermark_wakes)
 {
 	struct vneuron_trace_record rec;
@@ -467,6 +489,64 @@ TEST(watermark_wakes)
 	EQ(7, t.wakes);
 	vn_trace_stop(&t.prod);		/* nothing new: no wake-up */
 	EQ(7, t.wakes);
+	tring_free(&t);
+}
+
+TEST(executor_events_to_records)
+{
+	struct vn_event ev = {
+		.exec_seq = 3, .stream = VNEURON_ENGINE_SCALAR, .opcode = 9, .pc = 17,
+		.start_ps = 1000, .end_ps = 2000, .host_ns = 55, .elements = 1ull << 40,
+		.bytes = 4096, .flops = 1ull << 35, .wait_sem = 5, .wait_value = 2,
+		.signal_mask = (1ull << 7) | (1ull << 63), .dma_queue = ~0u, .dma_desc = ~0u,
+	};
+	struct vneuron_trace_record out[8];
+	struct tring t;
+
+	AEQ(0, tring_setup(&t, 4096, VNEURON_TRACE_MODE_STOP, 0, 0));
+	EQ(2, vn_trace_ring_of(VNEURON_ENGINE_SCALAR));
+	EQ(4, vn_trace_ring_of(VNEF_STREAM_DMA(9)));
+	vn_trace_event(&t.prod, &ev);
+	ev.stream = VNEF_STREAM_DMA(9);
+	ev.opcode = VN_EVT_OPCODE_DMA;
+	ev.wait_sem = VN_EVT_NO_WAIT;
+	ev.signal_mask = 0;
+	ev.dma_queue = 9;
+	ev.dma_desc = 300;
+	ev.flops = 0;
+	vn_trace_event(&t.prod, &ev);
+	vn_trace_flush(&t.prod);
+	AEQ(3, vnp_ring_read(&t.cons_r, out, 8));
+
+	EQ(VNEURON_TRACE_INSN, out[0].kind);
+	EQ(VNEURON_ENGINE_SCALAR, out[0].engine);
+	EQ(9, out[0].opcode);
+	EQ(17, out[0].pc);
+	EQ(1000, out[0].model_start_ps);
+	EQ(2000, out[0].model_end_ps);
+	EQ(55, out[0].host_ns);
+	EQ(3, out[0].exec_seq);
+	EQ(0xffffffffu, out[0].elements);	/* saturated */
+	EQ(1ull << 35, out[0].flops);
+	EQ(4096, out[0].bytes);
+	EQ(5, out[0].sem_wait);
+	EQ(2, out[0].sem_value);
+	EQ(7, out[0].sem_signal);
+	EQ(0, out[0].dma_queue);
+	EQ(0, out[0].dma_desc);
+
+	EQ(VNEURON_TRACE_SEM, out[1].kind);	/* the second semaphore signalled */
+	EQ(63, out[1].sem_signal);
+	EQ(2000, out[1].model_start_ps);
+	EQ(VNEURON_TRACE_NO_SEM, out[1].sem_wait);
+
+	EQ(VNEURON_TRACE_DMA, out[2].kind);
+	EQ(VNEURON_TRACE_ENGINE_DMA, out[2].engine);
+	EQ(0, out[2].opcode);
+	EQ(9, out[2].dma_queue);
+	EQ(300, out[2].dma_desc);
+	EQ(VNEURON_TRACE_NO_SEM, out[2].sem_wait);
+	EQ(VNEURON_TRACE_NO_SEM, out[2].sem_signal);
 	tring_free(&t);
 }
 
@@ -708,6 +788,106 @@ TEST(threads_stop_mode_drops_accounted)
 	 * announced by a LOST record (those wait for the next write). */
 	EQ(u.n, u.got + vnp_ring_dropped(&u.t.cons_r));
 	EQ(vnp_ring_dropped(&u.t.cons_r), u.lost_records_sum + u.t.prod.pending_lost);
+	tring_free(&u.t);
+}
+
+/* A drainer that sleeps until the producer's wake-up, as a poll()er would. */
+struct pollrun {
+	struct tring t;
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	uint64_t n, got, errors, wakes_seen;
+	int wakes, done;
+};
+
+static void poll_wake(void *arg)
+{
+	struct pollrun *u = arg;
+
+	pthread_mutex_lock(&u->m);
+	u->wakes++;
+	pthread_cond_signal(&u->cv);
+	pthread_mutex_unlock(&u->m);
+}
+
+static void *poll_producer(void *arg)
+{
+	struct pollrun *u = arg;
+	struct vneuron_trace_record rec;
+	uint64_t i;
+
+	for (i = 0; i < u->n; i++) {
+		mkrec(&rec, i);
+		while (u->t.prod.head + REC -
+		       __atomic_load_n(&u->t.cons->consumer_pos, __ATOMIC_ACQUIRE) > u->t.prod.size) {
+			vn_trace_flush(&u->t.prod);
+			sched_yield();
+		}
+		vn_trace_write(&u->t.prod, &rec);
+	}
+	vn_trace_stop(&u->t.prod);
+	pthread_mutex_lock(&u->m);
+	u->done = 1;			/* as closing the file would: wake the drainer */
+	pthread_cond_signal(&u->cv);
+	pthread_mutex_unlock(&u->m);
+	return NULL;
+}
+
+static void *poll_consumer(void *arg)
+{
+	struct pollrun *u = arg;
+	static struct vneuron_trace_record buf[512];
+	ssize_t n, i;
+	int seen = 0, done = 0;
+
+	for (;;) {
+		/* poll(): readable, else sleep until a wake-up (or the end). */
+		pthread_mutex_lock(&u->m);
+		while (!vn_trace_readable(&u->t.prod) && u->wakes == seen && !u->done)
+			pthread_cond_wait(&u->cv, &u->m);
+		seen = u->wakes;
+		done = u->done;
+		pthread_mutex_unlock(&u->m);
+		while ((n = vnp_ring_read(&u->t.cons_r, buf, 512)) > 0) {
+			for (i = 0; i < n; i++)
+				if (recseq(&buf[i]) != (int64_t)u->got++)
+					u->errors++;
+		}
+		if (n < 0)
+			u->errors++;
+		if (done && !vn_trace_readable(&u->t.prod))
+			break;
+	}
+	u->wakes_seen = seen;
+	return NULL;
+}
+
+TEST(threads_poll_wakeups)
+{
+	static struct pollrun u;
+	pthread_t p, c;
+
+	memset(&u, 0, sizeof(u));
+	pthread_mutex_init(&u.m, NULL);
+	pthread_cond_init(&u.cv, NULL);
+	u.n = 1000000;
+	ASSERT_EQ(0, tring_setup(&u.t, 64 * 1024, VNEURON_TRACE_MODE_STOP, 64, 16 * 1024));
+	/* tring_setup() registered its own callback: route wake-ups to this drainer. */
+	u.t.prod.wake = poll_wake;
+	u.t.prod.wake_arg = &u;
+	pthread_create(&c, NULL, poll_consumer, &u);
+	pthread_create(&p, NULL, poll_producer, &u);
+	pthread_join(p, NULL);
+	pthread_join(c, NULL);
+	EQ(0, u.errors);
+	EQ(u.n, u.got);
+	EQ(0, vnp_ring_dropped(&u.t.cons_r));
+	/*
+	 * A wake-up needs 16 KiB (256 records) published since the last one, and comes at
+	 * the first publish after that, at most a batch (64 records) later; plus the final.
+	 */
+	EXPECT_GE((int)(u.n / 256 + 1), u.wakes);
+	EXPECT_LE((int)(u.n / (256 + 64)), u.wakes);
 	tring_free(&u.t);
 }
 

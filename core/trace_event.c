@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Executor events (core/exec.h) to trace records: what the glue's event hook calls, in
+ * the worker thread that ran the instruction or descriptor, on that worker's ring.
+ */
+#include "exec.h"
+#include "trace.h"
+
+static u32 vn_sat32(u64 v)
+{
+	return v > 0xffffffffull ? 0xffffffffu : (u32)v;
+}
+
+void vn_trace_event(struct vn_trace_ring *r, const struct vn_event *ev)
+{
+	bool dma = ev->stream >= VNEF_ENGINES;
+	struct vneuron_trace_record rec;
+	u64 sig = ev->signal_mask;
+
+	vn_trace_rec_init(&rec, dma ? VNEURON_TRACE_DMA : VNEURON_TRACE_INSN,
+			  dma ? VNEURON_TRACE_ENGINE_DMA : ev->stream);
+	rec.opcode = dma ? 0 : (u16)ev->opcode;
+	rec.pc = ev->pc;
+	rec.model_start_ps = ev->start_ps;
+	rec.model_end_ps = ev->end_ps;
+	rec.host_ns = ev->host_ns;
+	rec.exec_seq = (u32)ev->exec_seq;
+	rec.elements = vn_sat32(ev->elements);
+	rec.flops = ev->flops;
+	rec.bytes = vn_sat32(ev->bytes);
+	if (ev->wait_sem != VN_EVT_NO_WAIT) {
+		rec.sem_wait = (u16)ev->wait_sem;
+		rec.sem_value = ev->wait_value;
+	}
+	if (sig) {
+		rec.sem_signal = (u16)__builtin_ctzll(sig);
+		sig &= sig - 1;
+	}
+	if (dma) {
+		rec.dma_queue = (u16)ev->dma_queue;
+		rec.dma_desc = (u16)ev->dma_desc;
+	}
+	vn_trace_write(r, &rec);
+
+	/* A record names one signalled semaphore; each further one gets a SEM record. */
+	while (sig) {
+		vn_trace_rec_init(&rec, VNEURON_TRACE_SEM,
+				  dma ? VNEURON_TRACE_ENGINE_DMA : ev->stream);
+		rec.pc = ev->pc;
+		rec.model_start_ps = ev->end_ps;
+		rec.model_end_ps = ev->end_ps;
+		rec.host_ns = ev->host_ns;
+		rec.exec_seq = (u32)ev->exec_seq;
+		rec.sem_signal = (u16)__builtin_ctzll(sig);
+		if (dma)
+			rec.dma_queue = (u16)ev->dma_queue;
+		sig &= sig - 1;
+		vn_trace_write(r, &rec);
+	}
+}
