@@ -290,6 +290,20 @@ TEST_F(view, every_output_format)
 	EXPECT_NE(NULL, strstr(self->out, "\"src0\":{\"mem\":\"SBUF\""));
 	EXPECT_NE(NULL, strstr(self->out, "\"src\":{\"mem\":\"HBM\",\"tensor\":\"x\""));
 	free(self->out);
+	/* both JSON outputs parse */
+	snprintf(path, sizeof(path), "%s/t.json", self->dir);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f json -o %s", self->tiled_prog,
+			      self->tiled_prof, path));
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; d = json.load(open(sys.argv[1]));"
+		 " sys.exit(len(d[\"events\"]) != d[\"summary\"][\"event_count\"])' %s", path);
+	EXPECT_EQ(0, system(cmd));
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f summary-json -o %s",
+			      self->naive_prog, self->naive_prof, path));
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' %s",
+		 path);
+	EXPECT_EQ(0, system(cmd));
+	free(self->out);
 	snprintf(path, sizeof(path), "%s/t.pftrace", self->dir);
 	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f perfetto --output-file %s",
 			      self->naive_prog, self->naive_prof, path));
