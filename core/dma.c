@@ -63,6 +63,8 @@ int vn_dma_run(struct vn_core *c, struct vn_exec *ex, const struct vnef_dma_desc
 					vn_thread_yield();
 					if (vn_load_acquire(&c->abort))
 						return -EINTR;
+					if (vn_time_ns() > c->deadline_ns)
+						return -ETIMEDOUT;
 				}
 			}
 		}

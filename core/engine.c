@@ -75,6 +75,8 @@ int vn_engine_run(struct vn_core *c, u32 engine, const struct vnef_instr *in)
 		vn_thread_yield();
 		if (vn_load_acquire(&c->abort))
 			return -EINTR;
+		if (vn_time_ns() > c->deadline_ns)
+			return -ETIMEDOUT;
 	}
 }
 

@@ -323,8 +323,13 @@ static struct vn_exec *run_engine(struct vn_core *c, struct vn_exec *ex, u32 e)
 			start = max(start, ex->sem_base[in->wait_sem][in->wait_value - 1]);
 			vn_lock_drop(c->lock);
 		}
-		if (vn_engine_run(c, e, in))
+		if (vn_engine_run(c, e, in)) {
+			/* stopped, or over the time limit inside one long instruction */
+			vn_lock_take(c->lock);
+			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, e, pc);
+			vn_lock_drop(c->lock);
 			break;
+		}
 		ev.opcode = in->opcode;
 		ev.dma_queue = NO_IDX;
 		ev.dma_desc = NO_IDX;
@@ -422,6 +427,7 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 		}
 		if (vn_dma_run(c, ex, d)) {
 			vn_lock_take(c->lock);
+			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, sid, pc);
 			continue;
 		}
 		ev.opcode = VN_EVT_OPCODE_DMA;

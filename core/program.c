@@ -368,6 +368,8 @@ static int check_ap(struct vctx *c, const struct vnef_ap *a)
 		return fail(c, VNEF_CHK_OPERAND, "operand partitions out of range");
 	if (!a->count[0] || !a->count[1])
 		return fail(c, VNEF_CHK_OPERAND, "operand count 0");
+	if (ap_free(a) > VNEF_MAX_FREE)
+		return fail(c, VNEF_CHK_OPERAND, "operand free size over the limit");
 	es = vn_dtype_size(a->dtype);
 	if (a->offset % es)
 		return fail(c, VNEF_CHK_OPERAND, "operand offset not dtype aligned");

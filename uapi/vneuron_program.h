@@ -47,6 +47,7 @@ extern "C" {
 #define VNEF_MAX_DESCS		65536		/* per DMA queue */
 #define VNEF_MAX_SEMS		64		/* semaphores per core */
 #define VNEF_MAX_RANK		4
+#define VNEF_MAX_FREE		98304		/* free size of an operand: bf16 per partition */
 #define VNEF_ENGINES		4
 #define VNEF_DMA_QUEUES		16
 #define VNEF_STREAMS		(VNEF_ENGINES + VNEF_DMA_QUEUES)
@@ -127,8 +128,9 @@ enum vnef_mem {
  * An on-chip operand ("access pattern"): partitions [start_partition, +partitions) of
  * SBUF or PSUM and, in each, the free-axis elements
  *   offset + (i1 * stride[1] + i0 * stride[0]) * dtype size,  i0 < count[0], i1 < count[1]
- * visited i1-major. Its free size is count[0] * count[1]. Strides are in elements and may
- * be 0 (broadcast) in sources. Every element must lie inside the partition.
+ * visited i1-major. Its free size is count[0] * count[1] <= VNEF_MAX_FREE. Strides are
+ * in elements and may be 0 (broadcast) in sources. Every element must lie inside the
+ * partition.
  */
 struct vnef_ap {
 	__u16 mem;			/* enum vnef_mem: SBUF or PSUM */

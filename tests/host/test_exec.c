@@ -713,6 +713,41 @@ TEST_F(ex, time_limit)
 	EXPECT_EQ(VN_RES_OK, st.result);
 }
 
+TEST_F(ex, time_limit_inside_one_instruction)
+{
+	struct vn_exec_status st;
+	struct vnef_instr *in;
+	struct vn_program *p;
+	struct vn_exec *e;
+	float one = 1.0f;
+	uint64_t size;
+	uint8_t *img;
+	struct vb b;
+
+	vb_init(&b);
+	in = vb_op(&b, SE, VNEF_OP_ACTIVATE);
+	in->op = VNEF_ACT_TANH;
+	memcpy(&in->imm[0], &one, 4);
+	in->src0 = vb_ap2(SB, VNEF_DT_BF16, 0, 128, 0, VNEF_MAX_FREE);
+	in->dst = vb_ap2(SB, VNEF_DT_BF16, 0, 128, 0, VNEF_MAX_FREE);
+	img = vb_finish(&b, &size);
+	vb_free(&b);
+	ASSERT_EQ(0, vn_program_load(img, size, &p, NULL));
+	free(img);
+	ASSERT_EQ(0, vn_exec_submit(self->c, p, NULL, 0, 2 * 1000000ull, NULL, NULL, &e));
+	ASSERT_EQ(0, vn_exec_wait(e, 0));
+	vn_exec_status(e, &st);
+	EXPECT_EQ(VN_RES_TIMEOUT, st.result);
+	EXPECT_EQ(VN_REASON_TIME_LIMIT, st.reason);
+	EXPECT_EQ((uint32_t)SE, st.stream);
+	EXPECT_EQ(0u, st.pc);
+	vn_exec_put(e);
+	vn_program_put(p);
+	build_small_ok(&b);
+	ASSERT_EQ(0, run_b(self->c, &b, NULL, &st));
+	EXPECT_EQ(VN_RES_OK, st.result);
+}
+
 TEST_F(ex, reset_aborts_running_and_queued)
 {
 	struct vn_exec_status st;

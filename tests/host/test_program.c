@@ -297,6 +297,8 @@ BADB(operand_stride_beyond, VNEF_CHK_OPERAND,
      V0.src0.count[1] = 2; V0.src0.stride[1] = 1u << 30; V0.src0.count[0] = 4)
 BADB(operand_huge_strides, VNEF_CHK_OPERAND,
      V0.src0.count[0] = 2; V0.src0.count[1] = 4; V0.src0.stride[0] = ~0u; V0.src0.stride[1] = ~0u)
+BADB(operand_free_size, VNEF_CHK_OPERAND,
+     V0.dst.count[0] = 1000; V0.dst.count[1] = 1000; V0.dst.stride[0] = 0)
 BADB(operand_psum_beyond, VNEF_CHK_OPERAND, T1.dst.offset = VNEF_PSUM_PART_BYTES)
 
 /* alu and activation */
