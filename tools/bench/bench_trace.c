@@ -7,6 +7,7 @@
  * this one process, so the ratio compares like with like.
  *
  *   BENCH trace_write_ns=X ns/record          (no consumer, overwrite mode, CPU time)
+ *   BENCH trace_off_ns=X ns/record            (tracing off: the engine's one branch)
  *   BENCH trace_drain_mmap_mrps=X Mrecords/s  (end to end, stop mode, no record lost)
  *   BENCH trace_drain_read_mrps=Y Mrecords/s
  *   BENCH trace_mmap_vs_read=R ratio
@@ -130,6 +131,30 @@ static void relax(unsigned int *spins)
 		sched_yield();
 }
 
+/* What an engine pays per instruction with tracing off: the test of its ring pointer. */
+static double bench_off(void)
+{
+	struct vn_trace_ring *volatile ring_ptr = NULL;	/* as loaded from the engine */
+	struct vneuron_trace_record rec;
+	uint64_t i, work = 0;
+	double t;
+
+	vn_trace_rec_init(&rec, VNEURON_TRACE_INSN, VNEURON_ENGINE_TENSOR);
+	t = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	for (i = 0; i < WRITE_N; i++) {
+		struct vn_trace_ring *r = ring_ptr;
+
+		if (vn_trace_on(r)) {
+			mkrec(&rec, i);
+			vn_trace_write(r, &rec);
+		}
+		work += i;
+		__asm__ volatile("" : "+r"(work));	/* the loop is not optimised away */
+	}
+	t = clock_s(CLOCK_THREAD_CPUTIME_ID) - t;
+	return t * 1e9 / WRITE_N;
+}
+
 static void *producer(void *arg)
 {
 	struct shm_ring *s = arg;
@@ -217,18 +242,21 @@ static double bench_drain(int zero_copy)
 
 int main(void)
 {
-	double w = 1e9, m = 0, rd = 0, x;
+	double w = 1e9, off = 1e9, m = 0, rd = 0, x;
 	int i;
 
 	for (i = 0; i < RUNS; i++) {
 		x = bench_write();
 		w = x < w ? x : w;
+		x = bench_off();
+		off = x < off ? x : off;
 		x = bench_drain(1);
 		m = x > m ? x : m;
 		x = bench_drain(0);
 		rd = x > rd ? x : rd;
 	}
 	printf("BENCH trace_write_ns=%.2f ns/record\n", w);
+	printf("BENCH trace_off_ns=%.2f ns/record\n", off);
 	printf("BENCH trace_drain_mmap_mrps=%.1f Mrecords/s\n", m);
 	printf("BENCH trace_drain_read_mrps=%.1f Mrecords/s\n", rd);
 	printf("BENCH trace_mmap_vs_read=%.2f ratio\n", m / rd);
