@@ -164,10 +164,8 @@ void vn_trace_flush(struct vn_trace_ring *r)
 		r->resv = r->head;
 		vn_store_release(&r->ctrl->write_pos, r->head);
 		r->stop = r->head;
-	} else {
-		/* The next write publishes a full batch from here, not from an older point. */
-		r->stop = min(r->stop, r->pub + r->batch_bytes);
 	}
+	/* Stop mode: stop stays within the room known and a batch past the old pub. */
 }
 
 void vn_trace_stop(struct vn_trace_ring *r)
