@@ -218,7 +218,9 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	m->nscopes = p ? p->nscopes : 0;
 	m->nlines = p ? p->nlines : 0;
 	m->nbins = nbins ? nbins : VNP_DEFAULT_BINS;
-	m->bin_ps = m->total_ps / m->nbins + 1;
+	m->bin_ps = m->total_ps / m->nbins;
+	if (m->bin_ps < UINT64_MAX)	/* bins cover [t0, t1] whole; a damaged profile may span all */
+		m->bin_ps++;
 	m->first_compute = UINT64_MAX;
 
 	it = malloc(sizeof(*it));

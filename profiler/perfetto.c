@@ -406,7 +406,7 @@ static void flush_until(struct pw *w, uint64_t t, unsigned int *bin)
 		uint64_t tb = *bin < m->nbins ? m->t0 + *bin * m->bin_ps : UINT64_MAX;
 		uint64_t te = w->nends ? w->ends[0].end : UINT64_MAX;
 
-		if (te <= t && te <= tb) {
+		if (w->nends && te <= t && te <= tb) {
 			slice_end(w, te, w->ends[0].uuid);
 			ends_pop(w);
 		} else if (tb <= t && tb < UINT64_MAX && m->dma_count) {
