@@ -343,6 +343,52 @@ TEST(overlapping_engine_records_still_nest)
 	synth_free(s);
 }
 
+TEST(one_process_per_core)
+{
+	struct synth *s = synth_new();
+	struct decoded *d = calloc(1, sizeof(*d));
+	struct track *p0, *p1, *t;
+	char path[64];
+	unsigned int i, n;
+
+	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, 100, 10);
+	synth_insn(s, 1, VNEF_OP_COPY, 0, 50, 0);
+	n = (unsigned int)s->n;
+	AEQ(synth_run(s, 0), 0);
+	/* the same records again as core 1 */
+	vnp_analysis_free(&s->a);
+	vnp_metrics_free(&s->m);
+	vnp_tl_free(&s->tl);
+	vnp_tl_init(&s->tl, &vn_model_trn1, &s->prog);
+	AEQ(vnp_tl_add(&s->tl, 0, s->r, n), 0);
+	AEQ(vnp_tl_add(&s->tl, 1, s->r, n), 0);
+	AEQ(vnp_tl_finish(&s->tl), 0);
+	AEQ(vnp_metrics_compute(&s->tl, 0, &s->m), 0);
+	AEQ(vnp_analyze(&s->tl, &s->m, &s->a), 0);
+	EQ(s->tl.ncores, 2);
+	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
+	ASSERT_EQ(decode(path, d), 0);
+	unlink(path);
+	p0 = by_name(d, "vneuron core 0: synthetic");
+	p1 = by_name(d, "vneuron core 1: synthetic");
+	ASSERT_NE(p0, NULL);
+	ASSERT_NE(p1, NULL);
+	EXPECT_NE(p0->uuid, p1->uuid);
+	/* two VectorE tracks, one under each process */
+	for (i = 0, n = 0; i < d->nt; i++) {
+		t = &d->t[i];
+		if (strcmp(t->name, "VectorE"))
+			continue;
+		n++;
+		EXPECT_TRUE(t->parent == p0->uuid || t->parent == p1->uuid);
+		EQ(t->slices, 1);
+	}
+	EQ(n, 2);
+	EQ(d->bad_end, 0);
+	free(d);
+	synth_free(s);
+}
+
 TEST(empty_timeline_is_a_valid_trace)
 {
 	struct synth *s = synth_new();
