@@ -569,6 +569,17 @@ struct nd_tv nd_part(struct nd_tile *t, uint32_t p0, uint32_t np, uint32_t f0, u
 	return v;
 }
 
+struct nd_tv nd_pattern(struct nd_tile *t, uint32_t p0, uint32_t np, uint32_t f0,
+			uint32_t count0, uint32_t stride0, uint32_t count1, uint32_t stride1)
+{
+	uint64_t nf = (uint64_t)count0 * count1;
+	struct nd_tv v = { .tile = t, .p0 = p0, .np = np, .f0 = f0,
+			   .nf = nf > UINT32_MAX ? 0 : (uint32_t)nf, .strided = 1,
+			   .count0 = count0, .stride0 = stride0, .stride1 = stride1 };
+
+	return v;
+}
+
 /* ---------------------------------------------------------------------------- */
 /* Scopes                                                                       */
 

@@ -43,7 +43,8 @@ static int operand(struct nd_builder *b, const char *op, const char *what, struc
 		   struct vnef_ap *ap, struct nd_access *acc, int write)
 {
 	const struct nd_tile *t = v.tile;
-	uint32_t es;
+	uint32_t es, c0 = v.nf, c1 = 1, s0 = 1, s1 = 0;
+	uint64_t last;
 	int ret;
 
 	ret = check_tile(b, op, what, t);
@@ -55,10 +56,24 @@ static int operand(struct nd_builder *b, const char *op, const char *what, struc
 	if (v.np > VNEF_PARTITIONS)
 		return nd_berr(b, EINVAL, "%s: %s has %u partitions; at most %d", op, what, v.np,
 			       VNEF_PARTITIONS);
-	if ((uint64_t)v.p0 + v.np > t->partitions || (uint64_t)v.f0 + v.nf > t->free)
-		return nd_berr(b, ERANGE, "%s: %s view [%u:%u, %u:%u] is outside tile '%s' "
-			       "[%u x %u]", op, what, v.p0, v.p0 + v.np, v.f0, v.f0 + v.nf,
-			       t->name, t->partitions, t->free);
+	if (v.strided) {
+		if (!v.count0 || v.nf % v.count0)
+			return nd_berr(b, EINVAL, "%s: %s pattern: %u elements are not rows of %u",
+				       op, what, v.nf, v.count0);
+		c0 = v.count0;
+		c1 = v.nf / v.count0;
+		s0 = v.stride0;
+		s1 = v.stride1;
+		if (write && ((c0 > 1 && !s0) || (c1 > 1 && !s1)))
+			return nd_berr(b, EINVAL, "%s: %s pattern has a stride of 0; only sources "
+				       "broadcast", op, what);
+	}
+	last = (uint64_t)(c0 - 1) * s0 + (uint64_t)(c1 - 1) * s1;
+	if ((uint64_t)v.p0 + v.np > t->partitions || (uint64_t)v.f0 + last >= t->free)
+		return nd_berr(b, ERANGE, "%s: %s view [%u:%u, %u:%llu] is outside tile '%s' "
+			       "[%u x %u]", op, what, v.p0, v.p0 + v.np, v.f0,
+			       (unsigned long long)(v.f0 + last + 1), t->name, t->partitions,
+			       t->free);
 	es = nd_dtype_size(t->dtype);
 	memset(ap, 0, sizeof(*ap));
 	ap->mem = (uint16_t)t->mem;
@@ -66,17 +81,17 @@ static int operand(struct nd_builder *b, const char *op, const char *what, struc
 	ap->start_partition = (uint16_t)v.p0;
 	ap->partitions = (uint16_t)v.np;
 	ap->offset = t->offset + v.f0 * es;
-	ap->count[0] = v.nf;
-	ap->count[1] = 1;
-	ap->stride[0] = 1;
-	ap->stride[1] = 0;
+	ap->count[0] = c0;
+	ap->count[1] = c1;
+	ap->stride[0] = s0;
+	ap->stride[1] = s1;
 	if (acc) {
 		memset(acc, 0, sizeof(*acc));
 		acc->space = t->mem;
 		acc->p_lo = v.p0;
 		acc->p_hi = v.p0 + v.np;
 		acc->b_lo = ap->offset;
-		acc->b_hi = ap->offset + (uint64_t)v.nf * es;
+		acc->b_hi = ap->offset + (last + 1) * es;
 		acc->write = write;
 	}
 	return 0;
@@ -131,7 +146,9 @@ static int tensor_dst(struct nd_builder *b, const char *op, struct nd_tv dst,
 		return nd_berr(b, EINVAL, "%s: dst tile '%s' must be fp32 (PSUM accumulates in "
 			       "fp32)", op, dst.tile->name);
 	if (ap && ap->offset / VNEF_PSUM_BANK_BYTES !=
-	    (ap->offset + dst.nf * 4 - 1) / VNEF_PSUM_BANK_BYTES)
+	    (ap->offset + ((uint64_t)(ap->count[0] - 1) * ap->stride[0] +
+			   (uint64_t)(ap->count[1] - 1) * ap->stride[1] + 1) * 4 - 1) /
+	    VNEF_PSUM_BANK_BYTES)
 		return nd_berr(b, EINVAL, "%s: dst view of tile '%s' crosses a PSUM bank (2 KiB "
 			       "a partition)", op, dst.tile->name);
 	return 0;
@@ -752,6 +769,9 @@ static int view_xfer(struct nd_builder *b, const char *op, struct nd_tv v, struc
 		return nd_berr(b, EINVAL, "%s: no HBM tensor (NULL)", op);
 	if (!v.np || !v.nf)
 		return nd_berr(b, EINVAL, "%s: empty view (%u x %u)", op, v.np, v.nf);
+	if (v.strided)
+		return nd_berr(b, EINVAL, "%s: a strided tile view; give the pattern to nd_dma()",
+			       op);
 	if ((uint64_t)v.p0 + v.np > v.tile->partitions ||
 	    (uint64_t)v.f0 + v.nf > v.tile->free)
 		return nd_berr(b, ERANGE, "%s: view [%u:%u, %u:%u] is outside tile '%s' [%u x %u]",

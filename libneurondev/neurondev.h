@@ -127,11 +127,17 @@ enum nd_act {
 /* DMA queue for the DMA calls: 0..15, or the next queue round-robin. */
 #define ND_QUEUE_AUTO	(-1)
 
-/* A part of a tile: partitions [p0, p0 + np), free-axis elements [f0, f0 + nf). */
+/*
+ * A part of a tile: partitions [p0, p0 + np) and nf free-axis elements, [f0, f0 + nf)
+ * unless strided: then element i is at f0 + (i % count0) * stride0 + (i / count0) *
+ * stride1 (nd_pattern(); a stride of 0 broadcasts, in sources only).
+ */
 struct nd_tv {
 	struct nd_tile *tile;
 	uint32_t p0, np;
 	uint32_t f0, nf;
+	uint32_t strided;
+	uint32_t count0, stride0, stride1;
 };
 
 /*
@@ -203,6 +209,9 @@ uint32_t nd_onchip_free_bytes(const struct nd_builder *b, enum nd_memory mem);
 /* The whole tile, or a part of it. */
 struct nd_tv nd_whole(struct nd_tile *t);
 struct nd_tv nd_part(struct nd_tile *t, uint32_t p0, uint32_t np, uint32_t f0, uint32_t nf);
+/* A 2-D free-axis pattern: count1 rows of count0 elements (strides in elements). */
+struct nd_tv nd_pattern(struct nd_tile *t, uint32_t p0, uint32_t np, uint32_t f0,
+			uint32_t count0, uint32_t stride0, uint32_t count1, uint32_t stride1);
 
 /* HBM views: rows of a row-major matrix tensor on partitions, or its columns. */
 struct nd_hbm nd_hbm_rows(struct nd_tensor *t, uint64_t row, uint64_t col);
@@ -383,6 +392,63 @@ const struct nd_event *nd_host_events(const struct nd_host *h, size_t *count);
 /* One run on a fresh core: nd_host_open + nd_host_run + nd_host_close. */
 int nd_run_on_host(const void *image, size_t size, const struct nd_host_tensor *tensors,
 		   unsigned int count, struct nd_run_result *res, struct nd_error *err);
+
+/* ---------------------------------------------------------------------------------- */
+/* Programs on the device: the kernel path of nd_host_run() (dev_exec.c)               */
+/*
+ * The image is validated by the module (the same core/program.c) and runs on a core's
+ * kernel workers, with device buffers as the HBM tensors. Unload every program before
+ * nd_close() (closing the device drops them in the module, not their handles here).
+ */
+
+struct nd_program;
+
+/* Which validation check refused an image (enum vnef_check, section and entry or ~0). */
+struct nd_load_error {
+	uint32_t check;
+	uint32_t section;
+	uint32_t index;
+	char msg[64];
+};
+
+/* A device buffer bound to a program tensor by name. */
+struct nd_bind {
+	const char *name;
+	struct nd_mem *mem;
+};
+
+/* Wait without a deadline (nd_wait()). */
+#define ND_WAIT_FOREVER	UINT64_MAX
+
+/*
+ * Load an image. -EINVAL when the module refuses it: the device error names the check,
+ * and le (may be NULL) gets its code, section and entry. -E2BIG above 64 MiB; -ENOSPC
+ * when the file holds too many programs.
+ */
+int nd_program_load(struct nd_device *dev, const void *image, size_t size,
+		    struct nd_program **progp, struct nd_load_error *le);
+int nd_program_unload(struct nd_program *prog);
+uint32_t nd_program_handle(const struct nd_program *prog);
+uint32_t nd_program_tensor_count(const struct nd_program *prog);
+/* Tensor index by name, or -ENOENT. */
+int nd_program_tensor(const struct nd_program *prog, const char *name);
+/*
+ * Queue an execution on a core without blocking; *exec_idp is for nd_wait(). Inputs and
+ * outputs must be bound; scratch tensors may be left out (the core provides them).
+ * limit_ns: host-time limit, 0 for the module's default.
+ */
+int nd_exec(struct nd_program *prog, unsigned int core, const struct nd_bind *binds,
+	    unsigned int count, uint64_t limit_ns, uint64_t *exec_idp);
+/*
+ * Wait until an execution ends or the absolute CLOCK_MONOTONIC timeout_ns passes
+ * (-ETIMEDOUT; ND_WAIT_FOREVER: no deadline). 0 once it ended, whatever its result
+ * (in res: 0 = OK, see nd_run_result); the id is then used up.
+ */
+int nd_wait(struct nd_device *dev, uint64_t exec_id, uint64_t timeout_ns,
+	    struct nd_run_result *res);
+/* nd_exec() + nd_wait(): 0 if OK, -EIO if the execution failed, -ETIMEDOUT on timeout. */
+int nd_run(struct nd_program *prog, unsigned int core, const struct nd_bind *binds,
+	   unsigned int count, uint64_t limit_ns, struct nd_run_result *res);
 
 /* ---------------------------------------------------------------------------------- */
 /* .vnef files                                                                         */

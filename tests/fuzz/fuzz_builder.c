@@ -65,6 +65,7 @@ static struct nd_tv pick(struct st *s, struct rd *r, uint32_t np, uint32_t nf)
 {
 	struct nd_tv v = { 0 };
 	unsigned int k, start;
+	uint32_t fsz;
 
 	if (!s->nt)
 		return v;
@@ -73,10 +74,23 @@ static struct nd_tv pick(struct st *s, struct rd *r, uint32_t np, uint32_t nf)
 		v = nd_whole(s->t[(start + k) % s->nt]);
 		if (v.np < np || v.nf < nf)
 			continue;
+		fsz = v.nf;
 		v.p0 = rd8(r) % (v.np - np + 1);
 		v.f0 = rd16(r) % (v.nf - nf + 1);
 		v.np = np;
 		v.nf = nf;
+		if (!(rd8(r) & 7)) {
+			/* sometimes a 2-D pattern of the same element count, if it fits */
+			uint32_t c0 = 1u << (rd8(r) % 4), s0 = rd8(r) % 3, s1 = rd8(r) % 3 * c0;
+
+			if (!(nf % c0) && v.f0 + (uint64_t)(c0 - 1) * s0 +
+			    (uint64_t)(nf / c0 - 1) * s1 < fsz) {
+				v.strided = 1;
+				v.count0 = c0;
+				v.stride0 = s0;
+				v.stride1 = s1;
+			}
+		}
 		return v;
 	}
 	v.tile = NULL;

@@ -891,6 +891,22 @@ TEST_F(err, dma_raw_endpoints)
 	EXPECT_ERR(-EINVAL, "no transfer given", nd_dma(self->b, 0, NULL));
 }
 
+TEST_F(err, patterns)
+{
+	EXPECT_ERR(-EINVAL, "only sources broadcast",
+		   nd_copy(self->b, ND_VECTOR, nd_pattern(self->s, 0, 128, 0, 128, 0, 1, 0),
+			   nd_whole(self->s2)));
+	EXPECT_ERR(-ERANGE, "view [0:128, 0:135] is outside tile 's2'",
+		   nd_copy(self->b, ND_VECTOR, nd_part(self->s, 0, 128, 0, 16),
+			   nd_pattern(self->s2, 0, 128, 0, 2, 1, 8, 19)));
+	EXPECT_ERR(-EINVAL, "give the pattern to nd_dma()",
+		   nd_load(self->b, 0, nd_pattern(self->s, 0, 128, 0, 2, 1, 8, 16),
+			   nd_hbm_rows(self->x, 0, 0)));
+	/* shapes compare the pattern's element count: 8 x 16 = 128 */
+	EXPECT_EQ(0, nd_copy(self->b, ND_VECTOR, nd_whole(self->s),
+			     nd_pattern(self->s2, 0, 128, 0, 8, 16, 16, 1)));
+}
+
 TEST_F(err, scopes)
 {
 	char name[16];

@@ -440,6 +440,53 @@ TEST(layernorm_rows)
 	free(y);
 }
 
+/* Free-axis patterns: a column broadcast along the free axis, and a transposing copy. */
+TEST(strided_views)
+{
+	static const uint64_t shape[] = { 128, 32 };
+	float x[128 * 32], y[128 * 32], z[128 * 32];
+	struct nd_host_tensor t[] = {
+		{ "x", x, sizeof(x) }, { "y", y, sizeof(y) }, { "z", z, sizeof(z) },
+	};
+	struct nd_tensor *X, *Y, *Z;
+	struct nd_tile *a, *col, *o1, *o2;
+	struct nd_run_result res;
+	struct nd_error err;
+	struct nd_builder *b;
+	size_t size, p, i;
+	void *img;
+
+	fill(x, 128 * 32, 15, 1.0f);
+	ASSERT_EQ(0, nd_builder_new("strided", &b));
+	X = nd_input(b, "x", ND_FP32, 2, shape);
+	Y = nd_output(b, "y", ND_FP32, 2, shape);
+	Z = nd_output(b, "z", ND_FP32, 2, shape);
+	a = nd_sbuf(b, "a", ND_FP32, 128, 32);
+	col = nd_sbuf(b, "col", ND_FP32, 128, 1);
+	o1 = nd_sbuf(b, "o1", ND_FP32, 128, 32);
+	o2 = nd_sbuf(b, "o2", ND_FP32, 128, 32);
+	nd_load(b, ND_QUEUE_AUTO, nd_whole(a), nd_hbm_rows(X, 0, 0));
+	/* y = x + x[:, 0] broadcast (stride 0 over 32 elements) */
+	nd_copy(b, ND_VECTOR, nd_whole(col), nd_part(a, 0, 128, 0, 1));
+	nd_tensor_tensor(b, ND_VECTOR, nd_whole(o1), nd_whole(a),
+			 nd_pattern(col, 0, 128, 0, 32, 0, 1, 0), ND_ADD);
+	/* z = each partition's 4 x 8 row-major block, transposed to 8 x 4 */
+	nd_copy(b, ND_GPSIMD, nd_whole(o2), nd_pattern(a, 0, 128, 0, 4, 8, 8, 1));
+	nd_store(b, ND_QUEUE_AUTO, nd_hbm_rows(Y, 0, 0), nd_whole(o1));
+	nd_store(b, ND_QUEUE_AUTO, nd_hbm_rows(Z, 0, 0), nd_whole(o2));
+	ASSERT_EQ(0, finish(b, &img, &size));
+	ASSERT_EQ(0, nd_run_on_host(img, size, t, 3, &res, &err)) TH_LOG("%s", err.msg);
+	for (p = 0; p < 128; p++) {
+		for (i = 0; i < 32; i++) {
+			ASSERT_EQ(x[p * 32 + i] + x[p * 32], y[p * 32 + i]);
+			/* z[r][c] (8 x 4) = x[c][r] (4 x 8) */
+			ASSERT_EQ(x[p * 32 + (i % 4) * 8 + i / 4], z[p * 32 + i]);
+		}
+	}
+	nd_builder_free(b);
+	free(img);
+}
+
 /* ---------------------------------------------------------------------------- */
 /* The modeled timeline                                                          */
 
