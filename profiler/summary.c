@@ -42,6 +42,25 @@ static void wrap(FILE *f, const char *indent, const char *first, const char *s)
 	fputc('\n', f);
 }
 
+/* A series squeezed into 60 columns of " .:-=+*#%@", by the maximum of each column. */
+static void sparkline(FILE *f, const char *label, const double *v, unsigned int n,
+		      double vmax)
+{
+	static const char levels[] = " .:-=+*#%@";
+	unsigned int cols = n < 60 ? n : 60, c, i;
+
+	fprintf(f, "%s|", label);
+	for (c = 0; c < cols; c++) {
+		unsigned int lo = c * n / cols, hi = (c + 1) * n / cols;
+		double x = 0;
+
+		for (i = lo; i < hi; i++)
+			x = v[i] > x ? v[i] : x;
+		fputc(levels[x <= 0 ? 0 : 1 + (int)(x / vmax * 8.999)], f);
+	}
+	fputs("|\n", f);
+}
+
 static const char *group_name(const struct vnp_view *v, int scope, uint32_t i, char *buf,
 			      size_t len)
 {
@@ -168,6 +187,22 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 			vnp_fmt_time(x->wait_ps, t3, sizeof(t3)),
 			x->count ? vnp_opcode_name(best) : "-");
 	}
+	for (u = 0; u < VNEF_ENGINES; u++) {
+		const struct vnp_unit *x = &m->unit[u];
+		char ops[1024] = "";
+		size_t n = 0;
+
+		for (op = 0; op < VNEF_OP_COUNT && n < sizeof(ops); op++)
+			if (x->op_count[op])
+				n += (size_t)snprintf(ops + n, sizeof(ops) - n, "%s%s %llu (%s)",
+						      n ? "; " : "", vnp_opcode_name(op),
+						      (unsigned long long)x->op_count[op],
+						      vnp_fmt_time(x->op_ps[op], t1, sizeof(t1)));
+		if (!n)
+			continue;
+		snprintf(line, sizeof(line), "  %s:", vnp_engine_name(u));
+		wrap(f, "    ", line, ops);
+	}
 
 	fprintf(f, "\nDMA: %llu descriptors, %s, average %s, active %.1f%%\n",
 		(unsigned long long)m->dma_count, vnp_fmt_bytes((double)m->dma_bytes, b1, sizeof(b1)),
@@ -192,6 +227,10 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 	fprintf(f, "  throughput avg %.2f GB/s, peak %.2f GB/s (bins of %s)\n", tavg / 1e9,
 		tmax / 1e9, vnp_fmt_time(m->bin_ps, t1, sizeof(t1)));
 	fprintf(f, "  pending DMA avg %.2f, peak %.2f\n", pavg, pmax);
+	if (m->dma_count && tmax > 0) {
+		sparkline(f, "  throughput ", m->tput, m->nbins, tmax);
+		sparkline(f, "  pending    ", m->pending, m->nbins, pmax);
+	}
 	for (q = 0; q < VNEF_DMA_QUEUES; q++) {
 		const struct vnp_unit *x = &m->queue[q];
 
