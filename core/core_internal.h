@@ -63,7 +63,7 @@ struct vn_core {
 	struct vn_cond *cond;
 	struct vn_thread *thr[VN_WORKERS];
 	bool stop;
-	bool resetting;
+	u32 paused;		/* reset or quiesce in progress: start nothing */
 	struct vn_exec *cur;
 	struct vn_exec *q_head, *q_tail;
 	u64 seq;
@@ -75,6 +75,8 @@ struct vn_core {
 	u32 sem_val[VNEF_MAX_SEMS];
 	vn_event_hook hook, ex_hook;
 	void *hook_arg, *ex_hook_arg;
+	vn_exec_edge_hook edge;
+	void *edge_arg;
 	struct vn_fp_ctx fp[VNEF_ENGINES];
 	struct vn_counters cnt;
 	struct vn_core_stats *stats;

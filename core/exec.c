@@ -99,7 +99,7 @@ static void start_next(struct vn_core *c)
 	struct vn_exec *ex;
 	u32 sid;
 
-	if (c->cur || c->resetting || c->stop || !c->q_head)
+	if (c->cur || c->paused || c->stop || !c->q_head)
 		return;
 	ex = c->q_head;
 	c->q_head = ex->next;
@@ -129,6 +129,8 @@ static void start_next(struct vn_core *c)
 	ex->st.state = VN_EXEC_RUNNING;
 	ex->st.seq = ++c->seq;
 	vn_lock_drop(ex->lock);
+	if (c->edge)
+		c->edge(c->edge_arg, &ex->st, false);
 	vn_cond_broadcast(c->cond);
 }
 
@@ -168,6 +170,8 @@ static struct vn_exec *finish_locked(struct vn_core *c)
 	ex->st.model_ps = end;
 	ex->st.host_ns = vn_time_ns() - c->start_ns;
 	vn_lock_drop(ex->lock);
+	if (c->edge)
+		c->edge(c->edge_arg, &ex->st, true);
 	switch (ex->st.result) {
 	case VN_RES_OK:
 		c->cnt.exec_ok++;
@@ -282,6 +286,7 @@ static void emit(struct vn_core *c, struct vn_exec *ex, struct vn_event *ev, u32
 	ev->wait_sem = wsem;
 	ev->wait_value = wval;
 	ev->signal_mask = mask;
+	ev->sem_values = c->sem_val;
 	c->ex_hook(c->ex_hook_arg, ev);
 }
 
@@ -602,7 +607,7 @@ void vn_core_reset(struct vn_core *c)
 	u32 i;
 
 	vn_lock_take(c->lock);
-	c->resetting = true;
+	c->paused++;
 	queued = c->q_head;
 	c->q_head = NULL;
 	c->q_tail = NULL;
@@ -614,7 +619,7 @@ void vn_core_reset(struct vn_core *c)
 	memset(c->sem_val, 0, sizeof(c->sem_val));
 	for (i = 0; i < VNEF_ENGINES; i++)
 		c->fp[i].stat_k = 0;
-	c->resetting = false;
+	c->paused--;
 	start_next(c);
 	vn_lock_drop(c->lock);
 	abort_queued(queued, VN_REASON_RESET);
@@ -632,6 +637,26 @@ void vn_core_set_hook(struct vn_core *c, vn_event_hook hook, void *arg)
 	vn_lock_take(c->lock);
 	c->hook = hook;
 	c->hook_arg = arg;
+	vn_lock_drop(c->lock);
+}
+
+void vn_core_set_edge_hook(struct vn_core *c, vn_exec_edge_hook hook, void *arg)
+{
+	vn_lock_take(c->lock);
+	c->edge = hook;
+	c->edge_arg = arg;
+	vn_lock_drop(c->lock);
+}
+
+void vn_core_quiesce(struct vn_core *c, void (*fn)(void *arg), void *arg)
+{
+	vn_lock_take(c->lock);
+	c->paused++;
+	while (c->cur)
+		vn_cond_wait_worker(c->cond, c->lock, 0);
+	fn(arg);
+	c->paused--;
+	start_next(c);
 	vn_lock_drop(c->lock);
 }
 

@@ -82,9 +82,21 @@ struct vn_event {
 	u32 dma_desc;		/* DMA: descriptor index; else ~0 */
 	u64 hbm_read;
 	u64 hbm_write;
+	/*
+	 * For each s in signal_mask, sem_values[s] is the value after this entry's
+	 * increment; stable while the hook runs, as only this stream writes those.
+	 */
+	const u32 *sem_values;
 };
 
 typedef void (*vn_event_hook)(void *arg, const struct vn_event *ev);
+/*
+ * Called under the core's lock when an execution starts (end false: before any of its
+ * events) and when it ends (end true: after all of its events, status final), with no
+ * worker producing events: the place to flush per-worker trace rings and write
+ * execution records. Must not sleep or call the core's API.
+ */
+typedef void (*vn_exec_edge_hook)(void *arg, const struct vn_exec_status *st, bool end);
 typedef void (*vn_exec_done_fn)(struct vn_exec *ex, void *arg);
 
 struct vn_counters {
@@ -112,6 +124,13 @@ void vn_core_reset(struct vn_core *c);
 void vn_core_counters(struct vn_core *c, struct vn_counters *out);
 /* Hook for every event; taken at each execution's start. NULL to remove. */
 void vn_core_set_hook(struct vn_core *c, vn_event_hook hook, void *arg);
+/* The execution start/end hook (see vn_exec_edge_hook); NULL to remove. */
+void vn_core_set_edge_hook(struct vn_core *c, vn_exec_edge_hook hook, void *arg);
+/*
+ * Run fn(arg) under the core's lock once no execution is running, holding queued ones
+ * back meanwhile (e.g. to stop trace rings). Waits for the running execution to end.
+ */
+void vn_core_quiesce(struct vn_core *c, void (*fn)(void *arg), void *arg);
 /* Also count into these sysfs counters (core/stats.h); NULL to stop. */
 void vn_core_set_stats(struct vn_core *c, struct vn_core_stats *stats);
 

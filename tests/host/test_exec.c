@@ -73,8 +73,13 @@ static void log_hook(void *arg, const struct vn_event *ev)
 	struct evlog *l = arg;
 
 	pthread_mutex_lock(&l->m);
-	if (l->n < 4096)
-		l->ev[l->n++] = *ev;
+	if (l->n < 4096) {
+		l->ev[l->n] = *ev;
+		/* keep the lowest signalled semaphore's value, read now, in the high flags */
+		if (ev->signal_mask)
+			l->ev[l->n].flags |= ev->sem_values[__builtin_ctzll(ev->signal_mask)] << 16;
+		l->n++;
+	}
 	pthread_mutex_unlock(&l->m);
 }
 
@@ -545,6 +550,9 @@ TEST_F(ex, determinism)
 		EXPECT_LE(e->start_ps, e->end_ps);
 		if (e->stream == TE && e->opcode == VNEF_OP_MULTIPLY_MOVING)
 			EXPECT_EQ(2ull * 128 * 128 * 512, e->flops);
+		/* the last MM of m-tile t (pc 8t + 7) leaves sem 2 at t + 1 */
+		if (e->stream == TE && e->signal_mask == 4)
+			EXPECT_EQ(e->pc / 8 + 1, e->flags >> 16) TH_LOG("pc %u", e->pc);
 		if (e->stream >= VNEF_ENGINES) {
 			EXPECT_EQ(VN_EVT_OPCODE_DMA, e->opcode);
 			EXPECT_EQ(e->stream - VNEF_ENGINES, e->dma_queue);
@@ -848,6 +856,65 @@ TEST(destroy_stops_a_running_execution)
 	vn_exec_put(e1);
 	vn_exec_put(e2);
 	vn_program_put(p);
+}
+
+struct edges {
+	uint64_t seq[8];
+	uint32_t result[8];
+	int n;
+	int events_at_end;
+	struct evlog *log;
+};
+
+static void edge_hook(void *arg, const struct vn_exec_status *st, bool end)
+{
+	struct edges *e = arg;
+
+	if (e->n < 8) {
+		e->seq[e->n] = st->seq | (end ? 1ull << 63 : 0);
+		e->result[e->n] = st->result;
+		e->n++;
+	}
+	if (end)
+		e->events_at_end = e->log->n;
+}
+
+static void quiesced(void *arg)
+{
+	(*(int *)arg)++;
+}
+
+TEST_F(ex, edge_hook_and_quiesce)
+{
+	static struct evlog l;
+	struct edges e = { .log = &l };
+	struct vn_exec_status st;
+	int calls = 0;
+	struct vb b;
+
+	memset(&l, 0, sizeof(l));
+	pthread_mutex_init(&l.m, NULL);
+	vn_core_set_hook(self->c, log_hook, &l);
+	vn_core_set_edge_hook(self->c, edge_hook, &e);
+	build_small_ok(&b);
+	ASSERT_EQ(0, run_b(self->c, &b, NULL, &st));
+	build_deadlock(&b);
+	ASSERT_EQ(0, run_b(self->c, &b, NULL, &st));
+	vn_core_set_edge_hook(self->c, NULL, NULL);
+	vn_core_set_hook(self->c, NULL, NULL);
+	ASSERT_EQ(4, e.n);
+	EXPECT_EQ(1ull, e.seq[0]);
+	EXPECT_EQ(1ull | 1ull << 63, e.seq[1]);
+	EXPECT_EQ((uint32_t)VN_RES_OK, e.result[1]);
+	EXPECT_EQ(2ull, e.seq[2]);
+	EXPECT_EQ(2ull | 1ull << 63, e.seq[3]);
+	EXPECT_EQ((uint32_t)VN_RES_TIMEOUT, e.result[3]);
+	EXPECT_EQ(2, e.events_at_end);	/* the first program's two entries, all before its end */
+	vn_core_quiesce(self->c, quiesced, &calls);
+	EXPECT_EQ(1, calls);
+	build_small_ok(&b);
+	ASSERT_EQ(0, run_b(self->c, &b, NULL, &st));
+	EXPECT_EQ(VN_RES_OK, st.result);
 }
 
 TEST_F(ex, queue_runs_in_order_and_counts)
