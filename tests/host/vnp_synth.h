@@ -36,13 +36,18 @@ struct synth {
 	uint64_t dma_off;	/* next distinct HBM range */
 };
 
+/* The offset of str in the string table, added once. */
 static inline uint32_t synth_str(struct synth *s, const char *str)
 {
 	uint32_t off;
 
 	if (!s->strlen_)
 		s->strlen_ = 1;	/* byte 0 is the empty string */
-	off = s->strlen_;
+	for (off = 1; off < s->strlen_; off += (uint32_t)strlen(s->strtab + off) + 1)
+		if (!strcmp(s->strtab + off, str))
+			return off;
+	if (s->strlen_ + strlen(str) + 1 > sizeof(s->strtab))
+		abort();
 	memcpy(s->strtab + off, str, strlen(str) + 1);
 	s->strlen_ += (uint32_t)strlen(str) + 1;
 	return off;
@@ -68,7 +73,11 @@ static inline struct synth *synth_new(void)
 static inline void synth_debug(struct synth *s, unsigned int stream, uint32_t pc,
 			       const char *file, uint32_t line, const char *scope)
 {
-	struct vnef_debug *d = &s->debug[s->ndebug++];
+	struct vnef_debug *d;
+
+	if (s->ndebug == sizeof(s->debug) / sizeof(s->debug[0]))
+		abort();
+	d = &s->debug[s->ndebug++];
 
 	d->stream = stream;
 	d->index = pc;
