@@ -56,6 +56,9 @@ static int operand(struct nd_builder *b, const char *op, const char *what, struc
 	if (v.np > VNEF_PARTITIONS)
 		return nd_berr(b, EINVAL, "%s: %s has %u partitions; at most %d", op, what, v.np,
 			       VNEF_PARTITIONS);
+	if (v.nf > VNEF_MAX_FREE)
+		return nd_berr(b, E2BIG, "%s: %s has %u free elements; at most %d", op, what,
+			       v.nf, VNEF_MAX_FREE);
 	if (v.strided) {
 		if (!v.count0 || v.nf % v.count0)
 			return nd_berr(b, EINVAL, "%s: %s pattern: %u elements are not rows of %u",

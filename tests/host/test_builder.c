@@ -902,6 +902,10 @@ TEST_F(err, patterns)
 	EXPECT_ERR(-EINVAL, "give the pattern to nd_dma()",
 		   nd_load(self->b, 0, nd_pattern(self->s, 0, 128, 0, 2, 1, 8, 16),
 			   nd_hbm_rows(self->x, 0, 0)));
+	EXPECT_ERR(-E2BIG, "has 131072 free elements; at most 98304",
+		   nd_tensor_scalar(self->b, ND_VECTOR, nd_whole(self->s),
+				    nd_pattern(self->col, 0, 128, 0, 1024, 0, 128, 0), ND_ADD,
+				    1.0f, 0));
 	/* shapes compare the pattern's element count: 8 x 16 = 128 */
 	EXPECT_EQ(0, nd_copy(self->b, ND_VECTOR, nd_whole(self->s),
 			     nd_pattern(self->s2, 0, 128, 0, 8, 16, 16, 1)));
