@@ -10,6 +10,9 @@
  * Slices must nest on a track, so events that overlap on one row (never expected from
  * the device, possible in a damaged profile) go to extra rows "NAME #2", ... chosen
  * greedily. Timestamps are nanoseconds (floored); exact picoseconds are in the args.
+ * Event names, categories and argument names are interned (InternedData in the first
+ * packet, which also clears the sequence's incremental state; events that use them set
+ * SEQ_NEEDS_INCREMENTAL_STATE), which keeps an event to about 70 bytes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,7 +31,13 @@ enum {
 	F_PKT_TIMESTAMP = 8,
 	F_PKT_SEQ_ID = 10,
 	F_PKT_TRACK_EVENT = 11,
+	F_PKT_INTERNED = 12,
 	F_PKT_SEQ_FLAGS = 13,
+	F_ID_CATEGORIES = 1,		/* InternedData: EventCategory { iid = 1, name = 2 } */
+	F_ID_EVENT_NAMES = 2,		/* EventName { iid = 1, name = 2 } */
+	F_ID_ANN_NAMES = 3,		/* DebugAnnotationName { iid = 1, name = 2 } */
+	F_IID = 1,
+	F_IID_NAME = 2,
 	F_PKT_TRACK_DESC = 60,
 	F_TD_UUID = 1,
 	F_TD_NAME = 2,
@@ -42,12 +51,15 @@ enum {
 	F_THD_TID = 2,
 	F_THD_NAME = 5,
 	F_CD_UNIT = 3,
+	F_TE_CATEGORY_IIDS = 3,
 	F_TE_DEBUG = 4,
+	F_TE_NAME_IID = 10,
 	F_TE_TYPE = 9,
 	F_TE_TRACK = 11,
 	F_TE_CATEGORIES = 22,
 	F_TE_NAME = 23,
 	F_TE_DOUBLE_COUNTER = 44,
+	F_DA_NAME_IID = 1,
 	F_DA_UINT = 3,
 	F_DA_STRING = 6,
 	F_DA_NAME = 10,
@@ -55,6 +67,7 @@ enum {
 	TYPE_SLICE_END = 2,
 	TYPE_COUNTER = 4,
 	SEQ_INCREMENTAL_STATE_CLEARED = 1,
+	SEQ_NEEDS_INCREMENTAL_STATE = 2,
 	UNIT_COUNT = 2,
 };
 
@@ -251,31 +264,86 @@ static void track_desc(struct pw *w, uint64_t uuid, uint64_t parent, const char 
 	emit(w);
 }
 
-/* DebugAnnotation { name = 10; uint_value = 3 }, written straight into the event */
-static void ann_uint(struct pw *w, const char *name, uint64_t v)
-{
-	size_t nl = strlen(name);
+/*
+ * Interned strings (InternedData, emitted once in the first packet): event names, the
+ * categories and the debug annotation names; events refer to them by iid.
+ */
+enum { A_PC = 1, A_DESC, A_SOURCE, A_SCOPE, A_START, A_DUR, A_EXEC, A_BYTES, A_ELEMENTS,
+       A_FLOPS, A_SEM, A_WAIT, A_COUNT };
+static const char *const ann_names[A_COUNT] = {
+	[A_PC] = "pc", [A_DESC] = "desc", [A_SOURCE] = "source", [A_SCOPE] = "scope",
+	[A_START] = "start_ps", [A_DUR] = "dur_ps", [A_EXEC] = "exec", [A_BYTES] = "bytes",
+	[A_ELEMENTS] = "elements", [A_FLOPS] = "flops", [A_SEM] = "sem_wait",
+	[A_WAIT] = "wait_ps",
+};
+static const char *const cat_names[] = { "tensor", "vector", "scalar", "gpsimd", "dma" };
+#define IID_DMA_NAME	32	/* + src * 4 + dst; opcodes are opcode + 1 */
 
+static const char *dma_name(unsigned int src, unsigned int dst, char *buf, size_t len)
+{
+	if (src || dst)
+		snprintf(buf, len, "DMA %s->%s", vnp_mem_name(src), vnp_mem_name(dst));
+	else
+		snprintf(buf, len, "DMA");
+	return buf;
+}
+
+static void interned_entry(struct pw *w, unsigned int field, uint64_t iid, const char *name)
+{
+	w->sub.n = 0;
+	pb_uint(&w->sub, F_IID, iid);
+	pb_str(&w->sub, F_IID_NAME, name);
+	pb_msg(&w->te, field, &w->sub);
+}
+
+static void interned_packet(struct pw *w)
+{
+	unsigned int i, s, d;
+	char buf[32];
+
+	w->te.n = 0;
+	for (i = 0; i < 5; i++)
+		interned_entry(w, F_ID_CATEGORIES, i + 1, cat_names[i]);
+	for (i = 0; i < VNEF_OP_COUNT; i++)
+		interned_entry(w, F_ID_EVENT_NAMES, i + 1, vnp_opcode_name(i));
+	for (s = 0; s < 4; s++)
+		for (d = 0; d < 4; d++)
+			interned_entry(w, F_ID_EVENT_NAMES, IID_DMA_NAME + s * 4 + d,
+				       dma_name(s, d, buf, sizeof(buf)));
+	for (i = 1; i < A_COUNT; i++)
+		interned_entry(w, F_ID_ANN_NAMES, i, ann_names[i]);
+	/* the first packet: clears the sequence's incremental state */
+	pb_uint(&w->pkt, F_PKT_SEQ_ID, SEQ_ID);
+	pb_uint(&w->pkt, F_PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	pb_msg(&w->pkt, F_PKT_INTERNED, &w->te);
+	emit(w);
+}
+
+/* DebugAnnotation { name_iid = 1; uint_value = 3 }, written straight into the event */
+static void ann_uint(struct pw *w, unsigned int iid, uint64_t v)
+{
 	pb_varint(&w->te, F_TE_DEBUG << 3 | 2);
-	pb_varint(&w->te, 1 + varint_len(nl) + nl + 1 + varint_len(v));
-	pb_bytes(&w->te, F_DA_NAME, name, nl);
+	pb_varint(&w->te, 1 + varint_len(iid) + 1 + varint_len(v));
+	pb_uint(&w->te, F_DA_NAME_IID, iid);
 	pb_uint(&w->te, F_DA_UINT, v);
 }
 
-static void ann_str(struct pw *w, const char *name, const char *v)
+static void ann_str(struct pw *w, unsigned int iid, const char *v)
 {
-	size_t nl = strlen(name), vl = strlen(v);
+	size_t vl = strlen(v);
 
 	pb_varint(&w->te, F_TE_DEBUG << 3 | 2);
-	pb_varint(&w->te, 1 + varint_len(nl) + nl + 1 + varint_len(vl) + vl);
-	pb_bytes(&w->te, F_DA_NAME, name, nl);
+	pb_varint(&w->te, 1 + varint_len(iid) + 1 + varint_len(vl) + vl);
+	pb_uint(&w->te, F_DA_NAME_IID, iid);
 	pb_bytes(&w->te, F_DA_STRING, v, vl);
 }
 
-static void packet_event(struct pw *w, uint64_t ps)
+static void packet_event(struct pw *w, uint64_t ps, int interned)
 {
 	pb_uint(&w->pkt, F_PKT_TIMESTAMP, ps / 1000);
 	pb_uint(&w->pkt, F_PKT_SEQ_ID, SEQ_ID);
+	if (interned)
+		pb_uint(&w->pkt, F_PKT_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
 	pb_msg(&w->pkt, F_PKT_TRACK_EVENT, &w->te);
 	emit(w);
 }
@@ -285,7 +353,7 @@ static void slice_end(struct pw *w, uint64_t ps, uint64_t uuid)
 	w->te.n = 0;
 	pb_uint(&w->te, F_TE_TYPE, TYPE_SLICE_END);
 	pb_uint(&w->te, F_TE_TRACK, uuid);
-	packet_event(w, ps);
+	packet_event(w, ps, 0);
 }
 
 static void counter(struct pw *w, uint64_t ps, uint64_t uuid, double value)
@@ -294,57 +362,51 @@ static void counter(struct pw *w, uint64_t ps, uint64_t uuid, double value)
 	pb_uint(&w->te, F_TE_TYPE, TYPE_COUNTER);
 	pb_uint(&w->te, F_TE_TRACK, uuid);
 	pb_double(&w->te, F_TE_DOUBLE_COUNTER, value);
-	packet_event(w, ps);
+	packet_event(w, ps, 0);
 }
 
 static void slice_begin(struct pw *w, const struct vnp_ev *e, uint64_t uuid)
 {
 	const struct vnp_timeline *tl = w->v->tl;
 	const struct vnp_loc *loc = vnp_ev_loc(tl, e);
-	static const char *const cats[] = { "tensor", "vector", "scalar", "gpsimd", "dma" };
-	char name[64], buf[300];
+	char buf[300];
 
 	w->te.n = 0;
 	pb_uint(&w->te, F_TE_TYPE, TYPE_SLICE_BEGIN);
 	pb_uint(&w->te, F_TE_TRACK, uuid);
-	pb_str(&w->te, F_TE_CATEGORIES, cats[e->stream < VNEF_ENGINES ? e->stream : 4]);
+	pb_uint(&w->te, F_TE_CATEGORY_IIDS, e->stream < VNEF_ENGINES ? e->stream + 1u : 5u);
 	if (e->opcode == VNP_OP_DMA) {
 		unsigned int src, dst;
 
 		vnp_ev_dma_mems(tl, e, &src, &dst);
-		if (src || dst)
-			snprintf(name, sizeof(name), "DMA %s->%s", vnp_mem_name(src),
-				 vnp_mem_name(dst));
-		else
-			snprintf(name, sizeof(name), "DMA");
-		pb_str(&w->te, F_TE_NAME, name);
-		ann_uint(w, "desc", e->pc);
+		pb_uint(&w->te, F_TE_NAME_IID, IID_DMA_NAME + src * 4 + dst);
+		ann_uint(w, A_DESC, e->pc);
 	} else {
-		pb_str(&w->te, F_TE_NAME, vnp_opcode_name(e->opcode));
-		ann_uint(w, "pc", e->pc);
+		pb_uint(&w->te, F_TE_NAME_IID, e->opcode + 1u);
+		ann_uint(w, A_PC, e->pc);
 	}
 	if (loc && loc->line != VNP_NONE) {
 		snprintf(buf, sizeof(buf), "%s:%u",
 			 vnp_prog_str(tl->prog, tl->prog->lines[loc->line].file_off),
 			 tl->prog->lines[loc->line].line);
-		ann_str(w, "source", buf);
+		ann_str(w, A_SOURCE, buf);
 	}
 	if (loc && loc->scope != VNP_NONE)
-		ann_str(w, "scope", vnp_prog_scope(tl->prog, loc->scope));
-	ann_uint(w, "start_ps", e->start);
-	ann_uint(w, "dur_ps", e->end - e->start);
-	ann_uint(w, "exec", e->exec);
+		ann_str(w, A_SCOPE, vnp_prog_scope(tl->prog, loc->scope));
+	ann_uint(w, A_START, e->start);
+	ann_uint(w, A_DUR, e->end - e->start);
+	ann_uint(w, A_EXEC, e->exec);
 	if (e->bytes)
-		ann_uint(w, "bytes", e->bytes);
+		ann_uint(w, A_BYTES, e->bytes);
 	if (e->elements)
-		ann_uint(w, "elements", e->elements);
+		ann_uint(w, A_ELEMENTS, e->elements);
 	if (e->flops)
-		ann_uint(w, "flops", e->flops);
+		ann_uint(w, A_FLOPS, e->flops);
 	if (e->sem_wait != VNEURON_TRACE_NO_SEM) {
-		ann_uint(w, "sem_wait", e->sem_wait);
-		ann_uint(w, "wait_ps", vnp_ev_wait(tl, e));
+		ann_uint(w, A_SEM, e->sem_wait);
+		ann_uint(w, A_WAIT, vnp_ev_wait(tl, e));
 	}
-	packet_event(w, e->start);
+	packet_event(w, e->start, 1);
 }
 
 /* pending ends: a binary min-heap on end time */
@@ -450,8 +512,7 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 		if (pick_lane(&w, &tl->ev[i]) < 0)
 			skipped++;
 
-	/* the first packet clears the sequence's incremental state */
-	pb_uint(&w.pkt, F_PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	interned_packet(&w);
 	for (c = 0; c < w.ncores && !w.err; c++) {
 		snprintf(name, sizeof(name), "vneuron core %u%s%s", c,
 			 tl->prog && tl->prog->name && *tl->prog->name ? ": " : "",

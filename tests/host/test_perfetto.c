@@ -33,6 +33,9 @@ struct track {
 };
 
 struct decoded {
+	char names[64][32];		/* interned event names by iid */
+	char anns[32][16];		/* interned annotation names by iid */
+	int interned_first;		/* the first packet carried the interned data */
 	struct track t[MAXT];
 	unsigned int nt;
 	unsigned int packets, events, bad_order, unknown_track, bad_end, seq_flags_first;
@@ -65,7 +68,8 @@ static void unquote(const char *v, char *out, size_t len)
 
 /* Per packet state while reading protoc's text format. */
 struct pkt {
-	int is_desc, is_event;
+	int is_desc, is_event, is_interned, entry;	/* entry: 1 name, 2 annotation */
+	uint64_t iid;
 	uint64_t ts, uuid, parent, track;
 	int type, kind, seq_flags;
 	char name[96], ann_name[32], ann_str[128];
@@ -75,8 +79,10 @@ static void finish_packet(struct decoded *d, struct pkt *p)
 {
 	struct track *t;
 
-	if (d->packets++ == 0)
+	if (d->packets++ == 0) {
 		d->seq_flags_first = p->seq_flags;
+		d->interned_first = p->is_interned;
+	}
 	if (p->is_desc && d->nt < MAXT) {
 		t = &d->t[d->nt++];
 		memset(t, 0, sizeof(*t));
@@ -153,6 +159,11 @@ static int decode(const char *pftrace, struct decoded *d)
 				p.is_desc = 1;
 			if (depth == 2 && !strcmp(s, "track_event"))
 				p.is_event = 1;
+			if (depth == 2 && !strcmp(s, "interned_data"))
+				p.is_interned = 1;
+			if (depth == 3 && p.is_interned)
+				p.entry = !strcmp(s, "event_names") ? 1 :
+					  !strcmp(s, "debug_annotation_names") ? 2 : 0;
 			if (depth == 3 && p.is_desc)
 				p.kind = !strcmp(s, "process") ? 1 : !strcmp(s, "thread") ? 2 :
 					 !strcmp(s, "counter") ? 3 : p.kind;
@@ -160,6 +171,10 @@ static int decode(const char *pftrace, struct decoded *d)
 		}
 		if (!strcmp(s, "}")) {
 			depth--;
+			if (depth == 2 && p.is_interned && p.entry == 1 && p.iid < 64)
+				snprintf(d->names[p.iid], sizeof(d->names[0]), "%.31s", p.name);
+			if (depth == 2 && p.is_interned && p.entry == 2 && p.iid < 32)
+				snprintf(d->anns[p.iid], sizeof(d->anns[0]), "%.15s", p.name);
 			if (depth == 2 && p.is_event && !strcmp(path[2], "debug_annotations")) {
 				if (!strcmp(p.ann_name, "source")) {
 					d->saw_source = 1;
@@ -193,6 +208,16 @@ static int decode(const char *pftrace, struct decoded *d)
 			p.type = !strcmp(colon, "TYPE_SLICE_BEGIN") ? 1 :
 				 !strcmp(colon, "TYPE_SLICE_END") ? 2 :
 				 !strcmp(colon, "TYPE_COUNTER") ? 4 : 0;
+		else if (depth == 2 && !strcmp(s, "name_iid") && p.is_event)
+			snprintf(p.name, sizeof(p.name), "%s",
+				 d->names[strtoull(colon, NULL, 10) % 64]);
+		else if (depth == 3 && p.is_interned && !strcmp(s, "iid"))
+			p.iid = strtoull(colon, NULL, 10);
+		else if (depth == 3 && p.is_interned && !strcmp(s, "name"))
+			unquote(colon, p.name, sizeof(p.name));
+		else if (depth == 3 && !strcmp(s, "name_iid"))
+			snprintf(p.ann_name, sizeof(p.ann_name), "%s",
+				 d->anns[strtoull(colon, NULL, 10) % 32]);
 		else if (depth == 3 && !strcmp(s, "name"))
 			unquote(colon, p.ann_name, sizeof(p.ann_name));
 		else if (depth == 3 && !strcmp(s, "string_value"))
@@ -260,6 +285,8 @@ TEST(tracks_names_and_nesting)
 	unlink(path);
 
 	EQ(d->seq_flags_first, 1);
+	EXPECT_TRUE(d->interned_first);
+	EXPECT_STREQ(d->names[VNEF_OP_ACTIVATE + 1], "ACTIVATE");
 	EQ(d->unknown_track, 0);
 	EQ(d->bad_order, 0);
 	EQ(d->bad_end, 0);
