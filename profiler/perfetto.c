@@ -65,6 +65,7 @@ enum {
 	F_DA_NAME = 10,
 	TYPE_SLICE_BEGIN = 1,
 	TYPE_SLICE_END = 2,
+	TYPE_INSTANT = 3,
 	TYPE_COUNTER = 4,
 	SEQ_INCREMENTAL_STATE_CLEARED = 1,
 	SEQ_NEEDS_INCREMENTAL_STATE = 2,
@@ -179,6 +180,8 @@ struct pw {
 	struct { uint64_t end; uint64_t uuid; } *ends;	/* pending slice ends, a heap */
 	size_t nends;
 	unsigned int ncores;
+	const struct vnp_marker **mk;	/* markers in time order */
+	size_t nmk, next_mk;
 	int err;
 };
 
@@ -192,9 +195,10 @@ static uint64_t row_uuid(unsigned int core, unsigned int row, unsigned int lane)
 	return proc_uuid(core) + 1 + row * MAX_LANES + lane;
 }
 
-static uint64_t counter_uuid(unsigned int core, unsigned int which)
+/* The DMA series cover the whole profile: one pair of counter tracks. */
+static uint64_t counter_uuid(unsigned int which)
 {
-	return proc_uuid(core) + 0xff00 + which;
+	return proc_uuid(0) + 0xff00 + which;
 }
 
 static unsigned int ev_row(const struct vnp_ev *e)
@@ -269,12 +273,12 @@ static void track_desc(struct pw *w, uint64_t uuid, uint64_t parent, const char 
  * categories and the debug annotation names; events refer to them by iid.
  */
 enum { A_PC = 1, A_DESC, A_SOURCE, A_SCOPE, A_START, A_DUR, A_EXEC, A_BYTES, A_ELEMENTS,
-       A_FLOPS, A_SEM, A_WAIT, A_COUNT };
+       A_FLOPS, A_SEM, A_WAIT, A_VALUE, A_COUNT };
 static const char *const ann_names[A_COUNT] = {
 	[A_PC] = "pc", [A_DESC] = "desc", [A_SOURCE] = "source", [A_SCOPE] = "scope",
 	[A_START] = "start_ps", [A_DUR] = "dur_ps", [A_EXEC] = "exec", [A_BYTES] = "bytes",
 	[A_ELEMENTS] = "elements", [A_FLOPS] = "flops", [A_SEM] = "sem_wait",
-	[A_WAIT] = "wait_ps",
+	[A_WAIT] = "wait_ps", [A_VALUE] = "value",
 };
 static const char *const cat_names[] = { "tensor", "vector", "scalar", "gpsimd", "dma" };
 #define IID_DMA_NAME	32	/* + src * 4 + dst; opcodes are opcode + 1 */
@@ -459,25 +463,50 @@ static int pick_lane(struct pw *w, const struct vnp_ev *e)
 	return (int)l;
 }
 
+/* A MARKER record: an instant on its core's process track, "marker ID" (value). */
+static void marker(struct pw *w, const struct vnp_marker *mk)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "marker %u", mk->id);
+	w->te.n = 0;
+	pb_uint(&w->te, F_TE_TYPE, TYPE_INSTANT);
+	pb_uint(&w->te, F_TE_TRACK, proc_uuid(mk->core));
+	pb_str(&w->te, F_TE_NAME, name);
+	ann_uint(w, A_VALUE, mk->value);
+	packet_event(w, mk->time, 1);
+}
+
+static int cmp_marker(const void *x, const void *y)
+{
+	const struct vnp_marker *a = *(const struct vnp_marker *const *)x;
+	const struct vnp_marker *b = *(const struct vnp_marker *const *)y;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Everything due up to time t: slice ends, counter samples and markers, in time order. */
 static void flush_until(struct pw *w, uint64_t t, unsigned int *bin)
 {
 	const struct vnp_metrics *m = w->v->m;
-	unsigned int c;
 
 	for (;;) {
 		uint64_t tb = *bin < m->nbins ? m->t0 + *bin * m->bin_ps : UINT64_MAX;
 		uint64_t te = w->nends ? w->ends[0].end : UINT64_MAX;
+		uint64_t tm = w->next_mk < w->nmk ? w->mk[w->next_mk]->time : UINT64_MAX;
 
-		if (w->nends && te <= t && te <= tb) {
+		if (w->nends && te <= t && te <= tb && te <= tm) {
 			slice_end(w, te, w->ends[0].uuid);
 			ends_pop(w);
-		} else if (tb <= t && tb < UINT64_MAX && m->dma_count) {
-			for (c = 0; c < w->ncores; c++) {
-				counter(w, tb, counter_uuid(c, 0), m->tput[*bin] / 1e9);
-				counter(w, tb, counter_uuid(c, 1), m->pending[*bin]);
-			}
-			(*bin)++;
+		} else if (w->next_mk < w->nmk && tm <= t && tm <= tb) {
+			marker(w, w->mk[w->next_mk++]);
 		} else if (tb <= t && tb < UINT64_MAX) {
+			if (m->dma_count) {
+				counter(w, tb, counter_uuid(0), m->tput[*bin] / 1e9);
+				counter(w, tb, counter_uuid(1), m->pending[*bin]);
+			}
 			(*bin)++;
 		} else {
 			return;
@@ -528,11 +557,27 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 				track_desc(&w, row_uuid(c, r, l), proc_uuid(c), name, (int)c + 1,
 					   (int)((c + 1) * 10000 + r * MAX_LANES + l + 1), 0);
 			}
-		if (v->m->dma_count) {
-			track_desc(&w, counter_uuid(c, 0), proc_uuid(c), "DMA throughput (GB/s)",
-				   0, 0, 1);
-			track_desc(&w, counter_uuid(c, 1), proc_uuid(c), "DMA pending", 0, 0, 1);
+	}
+	/* the series are of the whole profile: under core 0, or on their own with more */
+	if (v->m->dma_count && !w.err) {
+		uint64_t parent = w.ncores > 1 ? 0 : proc_uuid(0);
+
+		track_desc(&w, counter_uuid(0), parent, w.ncores > 1 ?
+			   "DMA throughput (GB/s, all cores)" : "DMA throughput (GB/s)", 0, 0, 1);
+		track_desc(&w, counter_uuid(1), parent, w.ncores > 1 ?
+			   "DMA pending (all cores)" : "DMA pending", 0, 0, 1);
+	}
+	/* markers in time order */
+	if (tl->nmarkers) {
+		w.mk = malloc(tl->nmarkers * sizeof(*w.mk));
+		if (!w.mk) {
+			w.err = -ENOMEM;
+			goto out;
 		}
+		for (i = 0; i < tl->nmarkers; i++)
+			w.mk[i] = &tl->markers[i];
+		qsort(w.mk, tl->nmarkers, sizeof(*w.mk), cmp_marker);
+		w.nmk = tl->nmarkers;
 	}
 	/* pass 2: the slices, in time order, ends before begins at the same time */
 	memset(w.lanes, 0, (size_t)w.ncores * ROWS);
@@ -551,11 +596,10 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 	}
 	if (!w.err)
 		flush_until(&w, UINT64_MAX - 1, &bin);
-	if (!w.err && v->m->dma_count)
-		for (c = 0; c < w.ncores; c++) {
-			counter(&w, tl->t1, counter_uuid(c, 0), 0);
-			counter(&w, tl->t1, counter_uuid(c, 1), 0);
-		}
+	if (!w.err && v->m->dma_count) {
+		counter(&w, tl->t1, counter_uuid(0), 0);
+		counter(&w, tl->t1, counter_uuid(1), 0);
+	}
 	if (!w.err)
 		out_flush(&w);
 	if (skipped && !w.err)
@@ -563,6 +607,7 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 			"one row left out of the trace\n", (unsigned long long)skipped, MAX_LANES);
 out:
 	free(it);
+	free(w.mk);
 	free(w.lane_end);
 	free(w.lanes);
 	free(w.ends);

@@ -290,6 +290,8 @@ static int add_marker(struct vnp_timeline *tl, unsigned int core,
 	}
 	tl->markers[tl->nmarkers++] = (struct vnp_marker){
 		.time = r->model_start_ps, .value = r->count, .id = r->opcode, .core = (uint8_t)core };
+	if (core + 1 > tl->ncores)
+		tl->ncores = core + 1;
 	return 0;
 }
 

@@ -28,7 +28,7 @@ struct track {
 	int kind;		/* 1 process, 2 thread, 3 counter */
 	int depth, max_depth;
 	uint64_t open_ts[16];
-	unsigned int slices, counters;
+	unsigned int slices, counters, instants;
 	char first_name[64];
 };
 
@@ -116,6 +116,8 @@ static void finish_packet(struct decoded *d, struct pkt *p)
 			d->bad_end++;
 		else
 			t->depth--;
+	} else if (p->type == 3) {
+		t->instants++;
 	} else if (p->type == 4) {
 		t->counters++;
 	}
@@ -207,6 +209,7 @@ static int decode(const char *pftrace, struct decoded *d)
 		else if (depth == 2 && !strcmp(s, "type"))
 			p.type = !strcmp(colon, "TYPE_SLICE_BEGIN") ? 1 :
 				 !strcmp(colon, "TYPE_SLICE_END") ? 2 :
+				 !strcmp(colon, "TYPE_INSTANT") ? 3 :
 				 !strcmp(colon, "TYPE_COUNTER") ? 4 : 0;
 		else if (depth == 2 && !strcmp(s, "name_iid") && p.is_event)
 			snprintf(p.name, sizeof(p.name), "%s",
@@ -279,6 +282,16 @@ TEST(tracks_names_and_nesting)
 	synth_dma(s, 0, 300, 400, 65536, VNEF_MEM_HBM, VNEF_MEM_SBUF, ~0ull);
 	synth_dma(s, 3, 600, 800, 65536, VNEF_MEM_SBUF, VNEF_MEM_HBM, ~0ull);
 	synth_debug(s, 0, 1, "k.c", 10, "mlp/fc1");
+	{
+		struct vneuron_trace_record *r = synth_rec(s);
+
+		r->kind = VNEURON_TRACE_MARKER;
+		r->engine = VNEURON_TRACE_ENGINE_CORE;
+		r->opcode = 7;
+		r->count = 42;
+		r->model_start_ps = 150 * NS;
+		r->model_end_ps = 150 * NS;
+	}
 	AEQ(synth_run(s, 16), 0);
 	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
 	ASSERT_EQ(decode(path, d), 0);
@@ -293,6 +306,7 @@ TEST(tracks_names_and_nesting)
 	proc = by_name(d, "vneuron core 0: synthetic");
 	ASSERT_NE(proc, NULL);
 	EQ(proc->kind, 1);
+	EQ(proc->instants, 1);		/* the marker */
 
 	t = by_name(d, "TensorE LoadStationary");
 	ASSERT_NE(t, NULL);
