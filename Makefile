@@ -7,6 +7,14 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
 CC ?= cc
+# V=1 shows the full commands.
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-7s %s\n' $(1) $(2);
+endif
 CLANG ?= clang
 B := build
 CSTD := -std=gnu11
@@ -26,6 +34,7 @@ HOST_TESTS := $(patsubst tests/host/%.c,$(B)/san/tests/%,$(wildcard tests/host/t
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(B)/rel/guest/%,$(wildcard tests/guest/*_test.c))
 FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench/%,$(wildcard tools/bench/bench_*.c))
+GUEST_BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench-guest/%,$(wildcard tools/bench/guest_*.c))
 TOOLS := $(patsubst tools/bin/%.c,$(B)/bin/%,$(wildcard tools/bin/*.c))
 PROFILER := $(if $(wildcard profiler/main.c),$(B)/bin/vneuron-profile)
 
@@ -51,27 +60,32 @@ vneuron.ko: Kbuild $(wildcard kmod/*.c kmod/*.h core/*.c core/*.h uapi/*.h)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 user: $(B)/rel/libvncore.a $(B)/rel/libneurondev.a $(PROFILER) $(TOOLS) $(HOST_TESTS) \
-	$(GUEST_TESTS) $(BENCHES)
+	$(GUEST_TESTS) $(BENCHES) $(GUEST_BENCHES)
 
 # Two builds of every userspace object: rel (optimised, for tools and the guest) and
 # san (ASan + UBSan, for host tests).
 $(B)/rel/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_REL) $(NLINC) -c $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) -c $< -o $@
 $(B)/san/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_SAN) $(NLINC) -c $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS_SAN) $(NLINC) -c $< -o $@
 
 define vn_libs
 $(B)/$(1)/libvncore.a: $(patsubst %.c,$(B)/$(1)/%.o,$(CORE_SRCS))
 	@rm -f $$@
-	ar rcs $$@ $$^
+	$$(call msg,AR,$$@)
+	$$(Q)ar rcs $$@ $$^
 $(B)/$(1)/libneurondev.a: $(patsubst %.c,$(B)/$(1)/%.o,$(LIB_SRCS))
 	@rm -f $$@
-	ar rcs $$@ $$^
+	$$(call msg,AR,$$@)
+	$$(Q)ar rcs $$@ $$^
 $(B)/$(1)/libvnprof.a: $(patsubst %.c,$(B)/$(1)/%.o,$(PROF_SRCS))
 	@rm -f $$@
-	ar rcs $$@ $$^
+	$$(call msg,AR,$$@)
+	$$(Q)ar rcs $$@ $$^
 endef
 $(eval $(call vn_libs,rel))
 $(eval $(call vn_libs,san))
@@ -79,24 +93,35 @@ $(eval $(call vn_libs,san))
 KSFT_INC := -I$(B)/ksrc/tools/testing/selftests
 $(B)/san/tests/%: tests/host/%.c $(B)/san/libvnprof.a $(B)/san/libneurondev.a $(B)/san/libvncore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_SAN) $(NLINC) $(KSFT_INC) $(filter %.c %.a,$^) -o $@ $(LIBS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_SAN) $(NLINC) $(KSFT_INC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 $(B)/rel/guest/%: tests/guest/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_REL) $(NLINC) $(KSFT_INC) $(filter %.c %.a,$^) -o $@ $(LIBS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(KSFT_INC) $(filter %.c %.a,$^) -o $@ $(LIBS)
+# Benchmarks that run inside the guest (tools/bench/guest-bench), kept out of bench/.
+$(B)/rel/bench-guest/%: tools/bench/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 $(B)/rel/bench/%: tools/bench/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS) -lopenblas
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS) -lopenblas
 $(B)/bin/%: tools/bin/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 $(B)/bin/vneuron-profile: profiler/main.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 
 FUZZ_CFLAGS := $(CSTD) -g -O1 -D_GNU_SOURCE $(INC) -fsanitize=fuzzer,address,undefined
 $(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS) $(PROF_SRCS) $(LIB_SRCS)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_CFLAGS) $(NLINC) $^ -o $@ $(LIBS)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(NLINC) $^ -o $@ $(LIBS)
 
 setup:
 	@bash tools/setup.sh
