@@ -22,6 +22,7 @@ static void vn_device_destroy(struct vn_device *vdev)
 
 	for (i = 0; i < vdev->core_count; i++)
 		vn_sysfs_del_core(&vdev->cores[i]);
+	vn_cores_stop(vdev);
 	if (vdev->dev)
 		device_destroy(vn_class, vn_devt + vdev->index);
 	if (vdev->cdev_added)
@@ -52,6 +53,9 @@ static int vn_device_init(struct vn_device *vdev, unsigned int index, unsigned i
 		vdev->cores[i].vdev = vdev;
 		vdev->cores[i].index = i;
 	}
+	ret = vn_cores_start(vdev);
+	if (ret)
+		return ret;
 
 	cdev_init(&vdev->cdev, &vn_fops);
 	vdev->cdev.owner = THIS_MODULE;

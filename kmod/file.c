@@ -16,23 +16,47 @@ static int vn_open(struct inode *inode, struct file *filp)
 	vf = kzalloc(sizeof(*vf), GFP_KERNEL);
 	if (!vf)
 		return -ENOMEM;
+	kref_init(&vf->ref);
 	vf->vdev = vdev;
 	xa_init_flags(&vf->mems, XA_FLAGS_ALLOC1);
 	atomic_set(&vf->nr_mems, 0);
+	xa_init_flags(&vf->progs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&vf->execs, XA_FLAGS_ALLOC1);
+	spin_lock_init(&vf->done_lock);
+	init_waitqueue_head(&vf->done_wq);
 	filp->private_data = vf;
 	atomic64_inc(&vn_counters.open_files);
 	return nonseekable_open(inode, filp);
 }
 
-/* The last reference to the file: everything it owns goes (mappings keep their buffers). */
+static void vn_file_free(struct kref *ref)
+{
+	struct vn_file *vf = container_of(ref, struct vn_file, ref);
+
+	xa_destroy(&vf->mems);
+	xa_destroy(&vf->progs);
+	xa_destroy(&vf->execs);
+	kfree(vf);
+	atomic64_dec(&vn_counters.open_files);
+}
+
+void vn_file_put(struct vn_file *vf)
+{
+	kref_put(&vf->ref, vn_file_free);
+}
+
+/*
+ * The last reference to the file: everything it owns goes. Running executions are
+ * cancelled, not waited for (a killed process must not hang here); their completions
+ * drop their buffers and the last file reference. Mappings keep their buffers.
+ */
 static int vn_release(struct inode *inode, struct file *filp)
 {
 	struct vn_file *vf = filp->private_data;
 
+	vn_exec_release_all(vf);
 	vn_mem_release_all(vf);
-	xa_destroy(&vf->mems);
-	kfree(vf);
-	atomic64_dec(&vn_counters.open_files);
+	vn_file_put(vf);
 	return 0;
 }
 
@@ -45,7 +69,7 @@ static int vn_get_info(struct vn_file *vf, void *data)
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
 	info->uapi_version = VNEURON_UAPI_VERSION;
-	info->caps = VNEURON_CAP_MEM;
+	info->caps = VNEURON_CAP_MEM | VNEURON_CAP_EXEC | VNEURON_CAP_BF16;
 	info->device_index = vdev->index;
 	info->device_count = vn_device_count;
 	info->core_count = vdev->core_count;
@@ -90,13 +114,37 @@ static int vn_ioctl_mem_read(struct vn_file *vf, void *data)
 
 static int vn_reset(struct vn_file *vf, void *data)
 {
-	struct vneuron_reset *arg = data;
+	return vn_core_reset_ioctl(vf, data);
+}
 
-	if (arg->flags || arg->core >= vf->vdev->core_count)
-		return -EINVAL;
-	/* No work runs on cores yet: a reset starts a new counting period. */
-	vn_core_stats_reset(&vf->vdev->cores[arg->core].stats);
-	return 0;
+static int vn_ioctl_program_load(struct vn_file *vf, void *data)
+{
+	return vn_program_load_ioctl(vf, data);
+}
+
+static void vn_undo_program_load(struct vn_file *vf, void *data)
+{
+	vn_program_load_undo(vf, data);
+}
+
+static int vn_ioctl_program_unload(struct vn_file *vf, void *data)
+{
+	return vn_program_unload_ioctl(vf, data);
+}
+
+static int vn_ioctl_exec(struct vn_file *vf, void *data)
+{
+	return vn_exec_ioctl(vf, data);
+}
+
+static void vn_undo_exec(struct vn_file *vf, void *data)
+{
+	vn_exec_undo(vf, data);
+}
+
+static int vn_ioctl_wait(struct vn_file *vf, void *data)
+{
+	return vn_wait_ioctl(vf, data);
 }
 
 union vn_ioctl_buf {
@@ -105,12 +153,17 @@ union vn_ioctl_buf {
 	struct vneuron_mem_free free;
 	struct vneuron_mem_rw rw;
 	struct vneuron_reset reset;
+	struct vneuron_program_load pload;
+	struct vneuron_program_unload punload;
+	struct vneuron_exec exec;
+	struct vneuron_wait wait;
 };
 
 struct vn_ioctl_desc {
 	unsigned int cmd;
 	int (*fn)(struct vn_file *vf, void *data);
 	void (*undo)(struct vn_file *vf, void *data);	/* when copying out fails */
+	bool out_on_einval;		/* -EINVAL has output too (which check failed) */
 };
 
 #define VN_IOCTL(c, f, u)	{ .cmd = (c), .fn = (f), .undo = (u) }
@@ -126,6 +179,11 @@ static const struct vn_ioctl_desc vn_ioctls[] = {
 	VN_IOCTL(VNEURON_IOCTL_MEM_WRITE, vn_ioctl_mem_write, NULL),
 	VN_IOCTL(VNEURON_IOCTL_MEM_READ, vn_ioctl_mem_read, NULL),
 	VN_IOCTL(VNEURON_IOCTL_RESET, vn_reset, NULL),
+	{ .cmd = VNEURON_IOCTL_PROGRAM_LOAD, .fn = vn_ioctl_program_load,
+	  .undo = vn_undo_program_load, .out_on_einval = true },
+	VN_IOCTL(VNEURON_IOCTL_PROGRAM_UNLOAD, vn_ioctl_program_unload, NULL),
+	VN_IOCTL(VNEURON_IOCTL_EXEC, vn_ioctl_exec, vn_undo_exec),
+	VN_IOCTL(VNEURON_IOCTL_WAIT, vn_ioctl_wait, NULL),
 };
 
 /* Everything of an ioctl number but its size. */
@@ -157,8 +215,15 @@ static long vn_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	if (ret)
 		return ret;
 	ret = d->fn(vf, &buf);
-	if (ret || !(_IOC_DIR(cmd) & _IOC_READ))
+	if (!(_IOC_DIR(cmd) & _IOC_READ))
 		return ret;
+	if (ret) {
+		/* Best effort: the error stands whether or not the details arrive. */
+		if (ret == -EINVAL && d->out_on_einval &&
+		    copy_to_user(uarg, &buf, min_t(unsigned int, usize, ksize)))
+			return -EFAULT;
+		return ret;
+	}
 	if (copy_to_user(uarg, &buf, min_t(unsigned int, usize, ksize))) {
 		if (d->undo)
 			d->undo(vf, &buf);
@@ -172,6 +237,11 @@ static int vn_mmap(struct file *filp, struct vm_area_struct *vma)
 	return vn_mem_mmap(filp->private_data, vma);
 }
 
+static __poll_t vn_poll(struct file *filp, poll_table *wait)
+{
+	return vn_exec_poll(filp->private_data, filp, wait);
+}
+
 const struct file_operations vn_fops = {
 	.owner = THIS_MODULE,
 	.open = vn_open,
@@ -179,4 +249,5 @@ const struct file_operations vn_fops = {
 	.unlocked_ioctl = vn_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = vn_mmap,
+	.poll = vn_poll,
 };

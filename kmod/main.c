@@ -19,7 +19,7 @@ static unsigned int hbm_mb = 256;
 module_param(hbm_mb, uint, 0444);
 MODULE_PARM_DESC(hbm_mb, "Host memory backing each device's HBM, in MiB (1..4096, default 256)");
 
-struct vn_counters vn_counters;
+struct vn_mod_counters vn_counters;
 
 static int vn_check_param(const char *name, unsigned int val, unsigned int lo, unsigned int hi)
 {

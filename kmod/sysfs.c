@@ -109,7 +109,7 @@ const struct attribute_group *vn_device_groups[] = {
  */
 struct vn_kobj {
 	struct kobject kobj;
-	struct vn_core *core;
+	struct vn_dev_core *core;
 };
 
 static void vn_kobj_release(struct kobject *kobj)
@@ -174,7 +174,7 @@ void vn_sysfs_init(void)
 	}
 }
 
-static struct kobject *vn_kobj_add(struct vn_core *core, struct kobject *parent,
+static struct kobject *vn_kobj_add(struct vn_dev_core *core, struct kobject *parent,
 				   const char *fmt, unsigned int n)
 {
 	struct vn_kobj *k = kzalloc(sizeof(*k), GFP_KERNEL);
@@ -189,7 +189,7 @@ static struct kobject *vn_kobj_add(struct vn_core *core, struct kobject *parent,
 	return &k->kobj;
 }
 
-int vn_sysfs_add_core(struct vn_core *core)
+int vn_sysfs_add_core(struct vn_dev_core *core)
 {
 	int ret;
 
@@ -208,7 +208,7 @@ int vn_sysfs_add_core(struct vn_core *core)
 	return 0;
 }
 
-void vn_sysfs_del_core(struct vn_core *core)
+void vn_sysfs_del_core(struct vn_dev_core *core)
 {
 	if (core->groups_added)
 		sysfs_remove_groups(core->stats_kobj, vn_stat_groups);
@@ -232,6 +232,8 @@ static int vn_counters_show(struct seq_file *s, void *unused)
 	seq_printf(s, "mem_objects %lld\n", atomic64_read(&vn_counters.mem_objects));
 	seq_printf(s, "mem_bytes %lld\n", atomic64_read(&vn_counters.mem_bytes));
 	seq_printf(s, "open_files %lld\n", atomic64_read(&vn_counters.open_files));
+	seq_printf(s, "programs %lld\n", atomic64_read(&vn_counters.programs));
+	seq_printf(s, "execs %lld\n", atomic64_read(&vn_counters.execs));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(vn_counters);

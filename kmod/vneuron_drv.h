@@ -6,8 +6,12 @@
  *   mm->mmap_lock (held by the mm around mmap(), munmap(), faults in user copies)
  *   -> vn_device.hbm_lock (mutex: HBM budget, peak and device addresses; a mutex
  *      because first-fit walks every live buffer of the device)
- *   vn_file.mems xa_lock (spinlock: handle table) is innermost and nests nothing:
- *      lookups take a reference under it and drop it after.
+ *   vn_file.mems, .progs, .execs xa_locks (spinlocks: handle tables) and
+ *      vn_file.done_lock (spinlock: completion count for poll) are innermost and nest
+ *      nothing: lookups take a reference under them and drop it after.
+ *   The executor's locks (core/exec.h: core lock, then execution lock) are taken only
+ *   inside core calls; completion callbacks (vn_exec_done) run with none of them held
+ *   and may drop buffer references (hbm_lock) and take done_lock.
  * No vneuron lock is held across copy_{to,from}_user(). A buffer's last reference may
  * go in a vma close (under mmap_lock); freeing it takes hbm_lock, as ordered above.
  * Memory objects are refcounted: the handle table holds one reference, each mapping
@@ -22,6 +26,9 @@
 #include <linux/kobject.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/sizes.h>
 #include <linux/xarray.h>
 
@@ -44,11 +51,19 @@
 /* User copies go in chunks of this size, with a resched and fatal-signal check between. */
 #define VN_COPY_CHUNK		SZ_1M
 
-struct vn_device;
+/* Per open file: loaded programs, their total image bytes, unreaped executions. */
+#define VN_MAX_PROGRAMS		256
+#define VN_MAX_PROGRAM_BYTES	(256ULL << 20)
+#define VN_MAX_EXECS		1024
 
-struct vn_core {
+struct vn_device;
+struct vn_core;		/* the executor, core/exec.h */
+
+struct vn_dev_core {
 	struct vn_device *vdev;
 	unsigned int index;
+	struct vn_core *ec;		/* its executor: engine and DMA workers */
+	struct mutex reset_lock;	/* one RESET of this core at a time */
 	struct vn_core_stats stats;
 	struct kobject *kobj;		/* core<N> */
 	struct kobject *stats_kobj;	/* core<N>/stats */
@@ -64,15 +79,30 @@ struct vn_device {
 	struct device *dev;
 	struct mutex hbm_lock;		/* protects hbm */
 	struct vn_hbm hbm;
-	struct vn_core *cores;
+	struct vn_dev_core *cores;
 };
 
-/* One per open file: owns every object created through it. */
+/*
+ * One per open file: owns every object created through it. Refcounted: the file holds
+ * one reference and each execution not yet completed one, so a completion arriving
+ * after close still finds its file.
+ */
 struct vn_file {
+	struct kref ref;
 	struct vn_device *vdev;
 	struct xarray mems;		/* handle -> struct vn_mem */
 	u32 next_handle;		/* xa_alloc_cyclic cursor */
 	atomic_t nr_mems;
+	struct xarray progs;		/* handle -> struct vn_program */
+	u32 next_prog;
+	atomic_t nr_progs;
+	atomic64_t prog_bytes;
+	struct xarray execs;		/* exec id -> struct vn_kexec, until reaped by WAIT */
+	u32 next_exec;
+	atomic_t nr_execs;
+	spinlock_t done_lock;		/* protects nr_done and every vn_kexec's flags */
+	unsigned int nr_done;		/* completed and not yet reaped: poll() readiness */
+	wait_queue_head_t done_wq;	/* completions (poll, WAIT's last step) */
 };
 
 /* A device buffer: zeroed host pages mapped into the kernel (and into users by mmap). */
@@ -86,13 +116,15 @@ struct vn_mem {
 };
 
 /* Module-wide allocation counters, shown in debugfs; tests expect them to drain to 0. */
-struct vn_counters {
+struct vn_mod_counters {
 	atomic64_t mem_objects;
 	atomic64_t mem_bytes;
 	atomic64_t open_files;
+	atomic64_t programs;
+	atomic64_t execs;		/* submitted and not yet freed */
 };
 
-extern struct vn_counters vn_counters;
+extern struct vn_mod_counters vn_counters;
 extern unsigned int vn_device_count;
 
 /* device.c */
@@ -101,6 +133,20 @@ void vn_devices_destroy(void);
 
 /* file.c */
 extern const struct file_operations vn_fops;
+void vn_file_put(struct vn_file *vf);
+
+/* exec.c */
+int vn_cores_start(struct vn_device *vdev);
+void vn_cores_stop(struct vn_device *vdev);
+int vn_core_reset_ioctl(struct vn_file *vf, const struct vneuron_reset *arg);
+int vn_program_load_ioctl(struct vn_file *vf, struct vneuron_program_load *arg);
+void vn_program_load_undo(struct vn_file *vf, struct vneuron_program_load *arg);
+int vn_program_unload_ioctl(struct vn_file *vf, const struct vneuron_program_unload *arg);
+int vn_exec_ioctl(struct vn_file *vf, struct vneuron_exec *arg);
+void vn_exec_undo(struct vn_file *vf, struct vneuron_exec *arg);
+int vn_wait_ioctl(struct vn_file *vf, struct vneuron_wait *arg);
+__poll_t vn_exec_poll(struct vn_file *vf, struct file *filp, poll_table *wait);
+void vn_exec_release_all(struct vn_file *vf);
 
 /* mem.c */
 int vn_mem_alloc(struct vn_file *vf, struct vneuron_mem_alloc *arg);
@@ -115,8 +161,8 @@ void vn_mem_release_all(struct vn_file *vf);
 /* sysfs.c */
 extern const struct attribute_group *vn_device_groups[];
 void vn_sysfs_init(void);
-int vn_sysfs_add_core(struct vn_core *core);
-void vn_sysfs_del_core(struct vn_core *core);
+int vn_sysfs_add_core(struct vn_dev_core *core);
+void vn_sysfs_del_core(struct vn_dev_core *core);
 void vn_debugfs_init(void);
 void vn_debugfs_exit(void);
 

@@ -122,6 +122,92 @@ struct vneuron_reset {
 	__u32 flags;			/* must be 0 */
 };
 
+/*
+ * VNEURON_IOCTL_PROGRAM_LOAD: validate a .vnef image (uapi/vneuron_program.h) and keep a
+ * copy of it as a program of the calling file. On -EINVAL the check that failed is
+ * copied back (check, section, index, msg) so tools can say why; nothing is logged.
+ */
+struct vneuron_program_load {
+	__u64 image_ptr;		/* in: the image */
+	__u64 image_size;		/* in: bytes, 1..VNEF_MAX_IMAGE_BYTES */
+	__u32 flags;			/* in: must be 0 */
+	__u32 handle;			/* out: non-zero */
+	__u32 check;			/* out on -EINVAL: enum vnef_check, else 0 */
+	__u32 section;			/* out on -EINVAL: section table index, or ~0 */
+	__u32 index;			/* out on -EINVAL: entry in that section, or ~0 */
+	__u32 tensor_count;		/* out: bindings EXEC expects */
+	char msg[64];			/* out on -EINVAL: NUL-terminated, English */
+};
+
+/* VNEURON_IOCTL_PROGRAM_UNLOAD: drop a program; running executions keep their copy. */
+struct vneuron_program_unload {
+	__u32 handle;
+	__u32 flags;			/* must be 0 */
+};
+
+/*
+ * VNEURON_IOCTL_EXEC: queue a program on a core without blocking. mem_handles_ptr points
+ * to mem_count __u32 buffer handles of this file, one per program tensor in tensor
+ * order: inputs and outputs need a buffer at least the tensor's size; scratch tensors
+ * take a buffer or 0 (the core provides zeroed scratch); constants take 0. Every bound
+ * buffer stays alive until the execution ends, even if freed meanwhile.
+ */
+struct vneuron_exec {
+	__u32 program;			/* in: program handle */
+	__u32 core;			/* in: 0..core_count-1 */
+	__u64 mem_handles_ptr;		/* in: __u32 array */
+	__u32 mem_count;		/* in: = the program's tensor_count */
+	__u32 flags;			/* in: must be 0 */
+	__u64 time_limit_ns;		/* in: host-time limit, 0 for the default (30 s) */
+	__u64 exec_id;			/* out: non-zero, per file */
+};
+
+/* Results in vneuron_wait.status. */
+enum vneuron_exec_status {
+	VNEURON_EXEC_OK = 0,
+	VNEURON_EXEC_ERROR = 1,		/* stream, pc and reason say where */
+	VNEURON_EXEC_TIMEOUT = 2,	/* time limit or a deadlock on semaphores */
+	VNEURON_EXEC_ABORTED = 3,	/* reset, cancel or unload */
+};
+
+/* Why it ended (vneuron_wait.reason). */
+enum vneuron_exec_reason {
+	VNEURON_REASON_NONE = 0,
+	VNEURON_REASON_DEADLOCK = 1,	/* every stream blocked on a semaphore */
+	VNEURON_REASON_TIME_LIMIT = 2,
+	VNEURON_REASON_RESET = 3,
+	VNEURON_REASON_STOP = 4,	/* module unload */
+	VNEURON_REASON_NOMEM = 5,
+	VNEURON_REASON_CANCEL = 6,
+};
+
+/* The stream value for "no stream": engines are 0..3, DMA queue q is 4 + q. */
+#define VNEURON_STREAM_NONE		0xffffffffu
+
+/* Wait without a deadline. */
+#define VNEURON_WAIT_FOREVER		(~0ULL)
+
+/*
+ * VNEURON_IOCTL_WAIT: wait for an execution of this file until the absolute
+ * CLOCK_MONOTONIC timeout_ns (a time in the past only checks; VNEURON_WAIT_FOREVER
+ * waits without a deadline). Returns 0 with the status once the execution has ended;
+ * the exec_id is then forgotten (a second WAIT gives -ENOENT). -ETIMEDOUT if it is
+ * still queued or running at the timeout.
+ */
+struct vneuron_wait {
+	__u64 exec_id;			/* in */
+	__u64 timeout_ns;		/* in: absolute CLOCK_MONOTONIC */
+	__u32 flags;			/* in: must be 0 */
+	__u32 status;			/* out: enum vneuron_exec_status */
+	__u32 reason;			/* out: enum vneuron_exec_reason */
+	__u32 stream;			/* out: where it failed, or VNEURON_STREAM_NONE */
+	__u32 pc;			/* out: entry index in that stream */
+	__u32 core;			/* out */
+	__u64 seq;			/* out: the execution's sequence number on its core */
+	__u64 model_ps;			/* out: modeled duration, picoseconds */
+	__u64 host_ns;			/* out: host time from start to end */
+};
+
 #define VNEURON_IOCTL_BASE		'V'
 #define VNEURON_IOCTL_GET_INFO		_IOWR(VNEURON_IOCTL_BASE, 0x00, struct vneuron_info)
 #define VNEURON_IOCTL_MEM_ALLOC		_IOWR(VNEURON_IOCTL_BASE, 0x01, struct vneuron_mem_alloc)
@@ -129,6 +215,11 @@ struct vneuron_reset {
 #define VNEURON_IOCTL_MEM_WRITE		_IOW(VNEURON_IOCTL_BASE, 0x03, struct vneuron_mem_rw)
 #define VNEURON_IOCTL_MEM_READ		_IOW(VNEURON_IOCTL_BASE, 0x04, struct vneuron_mem_rw)
 #define VNEURON_IOCTL_RESET		_IOW(VNEURON_IOCTL_BASE, 0x05, struct vneuron_reset)
+#define VNEURON_IOCTL_PROGRAM_LOAD	_IOWR(VNEURON_IOCTL_BASE, 0x06, struct vneuron_program_load)
+#define VNEURON_IOCTL_PROGRAM_UNLOAD	\
+	_IOW(VNEURON_IOCTL_BASE, 0x07, struct vneuron_program_unload)
+#define VNEURON_IOCTL_EXEC		_IOWR(VNEURON_IOCTL_BASE, 0x08, struct vneuron_exec)
+#define VNEURON_IOCTL_WAIT		_IOWR(VNEURON_IOCTL_BASE, 0x09, struct vneuron_wait)
 
 #if defined(__cplusplus)
 }

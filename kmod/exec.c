@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Execution through the module: each device core gets an executor (core/exec.h) with
+ * its engine and DMA kthreads; programs, executions, WAIT and poll() per open file.
+ *
+ * An execution (struct vn_kexec) holds a reference on its file, its program (inside
+ * the executor) and every buffer bound to it. The file's exec table holds one
+ * reference until WAIT reaps it; the pending completion holds another, dropped by
+ * vn_kexec_done(), which also drops the buffers. Closing the file cancels whatever is
+ * still queued or running and returns at once; the completions free the rest.
+ */
+#include <linux/fs.h>
+#include <linux/overflow.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "vneuron_drv.h"
+#include "exec.h"
+#include "program.h"
+
+/* The uapi mirrors the executor's result and reason numbers. */
+static_assert((int)VNEURON_EXEC_OK == (int)VN_RES_OK);
+static_assert((int)VNEURON_EXEC_ERROR == (int)VN_RES_ERROR);
+static_assert((int)VNEURON_EXEC_TIMEOUT == (int)VN_RES_TIMEOUT);
+static_assert((int)VNEURON_EXEC_ABORTED == (int)VN_RES_ABORTED);
+static_assert((int)VNEURON_REASON_DEADLOCK == (int)VN_REASON_DEADLOCK);
+static_assert((int)VNEURON_REASON_TIME_LIMIT == (int)VN_REASON_TIME_LIMIT);
+static_assert((int)VNEURON_REASON_RESET == (int)VN_REASON_RESET);
+static_assert((int)VNEURON_REASON_STOP == (int)VN_REASON_STOP);
+static_assert((int)VNEURON_REASON_NOMEM == (int)VN_REASON_NOMEM);
+static_assert((int)VNEURON_REASON_CANCEL == (int)VN_REASON_CANCEL);
+
+/* A per-execution host-time limit above this is refused: deadlines must not overflow. */
+#define VN_MAX_TIME_LIMIT_NS	(600ULL * NSEC_PER_SEC)
+
+struct vn_kexec {
+	struct kref ref;
+	struct vn_file *vf;		/* holds a file reference */
+	struct vn_exec *ex;		/* holds the submitter's reference */
+	u32 core;
+	bool completed;			/* under vf->done_lock */
+	bool reaped;			/* under vf->done_lock: out of the exec table */
+	u32 nmems;
+	struct vn_mem *mems[];		/* bound buffers, until completion */
+};
+
+/* ---- cores ---- */
+
+int vn_cores_start(struct vn_device *vdev)
+{
+	char name[16];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < vdev->core_count; i++) {
+		struct vn_dev_core *core = &vdev->cores[i];
+
+		mutex_init(&core->reset_lock);
+		snprintf(name, sizeof(name), "%u.%u", vdev->index, i);
+		ret = vn_core_create(vdev->model, name, &core->ec);
+		if (ret)
+			return ret;
+		vn_core_set_stats(core->ec, &core->stats);
+	}
+	return 0;
+}
+
+/* Unload: no file is open, so nothing waits; the workers stop, leftovers end ABORTED. */
+void vn_cores_stop(struct vn_device *vdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < vdev->core_count; i++) {
+		vn_core_destroy(vdev->cores[i].ec);
+		vdev->cores[i].ec = NULL;
+	}
+}
+
+int vn_core_reset_ioctl(struct vn_file *vf, const struct vneuron_reset *arg)
+{
+	struct vn_dev_core *core;
+
+	if (arg->flags || arg->core >= vf->vdev->core_count)
+		return -EINVAL;
+	core = &vf->vdev->cores[arg->core];
+	/* One reset at a time: a second would wait on what the first restarts. */
+	mutex_lock(&core->reset_lock);
+	vn_core_reset(core->ec);
+	vn_core_stats_reset(&core->stats);
+	mutex_unlock(&core->reset_lock);
+	return 0;
+}
+
+/* ---- programs ---- */
+
+static void vn_prog_drop(struct vn_file *vf, struct vn_program *p)
+{
+	atomic_dec(&vf->nr_progs);
+	atomic64_sub(p->size, &vf->prog_bytes);
+	atomic64_dec(&vn_counters.programs);
+	vn_program_put(p);
+}
+
+int vn_program_load_ioctl(struct vn_file *vf, struct vneuron_program_load *arg)
+{
+	struct vn_prog_error pe = { .section = ~0u, .index = ~0u };
+	struct vn_program *p;
+	u64 size = arg->image_size;
+	void *img;
+	u32 handle;
+	int ret;
+
+	arg->handle = 0;
+	arg->check = VNEF_CHK_OK;
+	arg->section = ~0u;
+	arg->index = ~0u;
+	arg->tensor_count = 0;
+	memset(arg->msg, 0, sizeof(arg->msg));
+	if (arg->flags)
+		return -EINVAL;
+	if (!size) {
+		arg->check = VNEF_CHK_SIZE;
+		strscpy(arg->msg, "empty image", sizeof(arg->msg));
+		return -EINVAL;
+	}
+	if (size > VNEF_MAX_IMAGE_BYTES)
+		return -E2BIG;
+	if (atomic_inc_return(&vf->nr_progs) > VN_MAX_PROGRAMS) {
+		ret = -ENOSPC;
+		goto err_count;
+	}
+	if (atomic64_add_return(size, &vf->prog_bytes) > VN_MAX_PROGRAM_BYTES) {
+		ret = -ENOSPC;
+		goto err_bytes;
+	}
+	/* Validate a private copy: the user's buffer may change under us. */
+	img = kvmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!img) {
+		ret = -ENOMEM;
+		goto err_bytes;
+	}
+	if (copy_from_user(img, u64_to_user_ptr(arg->image_ptr), size)) {
+		kvfree(img);
+		ret = -EFAULT;
+		goto err_bytes;
+	}
+	ret = vn_program_load(img, size, &p, &pe);
+	kvfree(img);
+	if (ret) {
+		if (ret == -EINVAL) {
+			arg->check = pe.check;
+			arg->section = pe.section;
+			arg->index = pe.index;
+			strscpy(arg->msg, pe.msg ? pe.msg : "invalid", sizeof(arg->msg));
+		}
+		goto err_bytes;
+	}
+	ret = xa_alloc_cyclic(&vf->progs, &handle, p, XA_LIMIT(1, VN_HANDLE_LIMIT),
+			      &vf->next_prog, GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
+		vn_program_put(p);
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto err_bytes;
+	}
+	atomic64_inc(&vn_counters.programs);
+	arg->handle = handle;
+	arg->tensor_count = p->tensor_count;
+	return 0;
+
+err_bytes:
+	atomic64_sub(size, &vf->prog_bytes);
+err_count:
+	atomic_dec(&vf->nr_progs);
+	return ret;
+}
+
+/* The handle never reached the caller: unload it. */
+void vn_program_load_undo(struct vn_file *vf, struct vneuron_program_load *arg)
+{
+	struct vn_program *p = xa_erase(&vf->progs, arg->handle);
+
+	if (p)
+		vn_prog_drop(vf, p);
+}
+
+int vn_program_unload_ioctl(struct vn_file *vf, const struct vneuron_program_unload *arg)
+{
+	struct vn_program *p;
+
+	if (arg->flags)
+		return -EINVAL;
+	p = xa_erase(&vf->progs, arg->handle);
+	if (!p)
+		return -ENOENT;
+	vn_prog_drop(vf, p);
+	return 0;
+}
+
+static struct vn_program *vn_prog_get(struct vn_file *vf, u32 handle)
+{
+	struct vn_program *p;
+
+	xa_lock(&vf->progs);
+	p = xa_load(&vf->progs, handle);
+	if (p)
+		vn_program_get(p);
+	xa_unlock(&vf->progs);
+	return p;
+}
+
+/* ---- executions ---- */
+
+static void vn_kexec_free(struct kref *ref)
+{
+	struct vn_kexec *kx = container_of(ref, struct vn_kexec, ref);
+	struct vn_file *vf = kx->vf;
+	u32 i;
+
+	/* Only set when submission failed; a completion drops them itself. */
+	for (i = 0; i < kx->nmems; i++)
+		vn_mem_put(kx->mems[i]);
+	vn_exec_put(kx->ex);
+	atomic_dec(&vf->nr_execs);
+	atomic64_dec(&vn_counters.execs);
+	kfree(kx);
+	vn_file_put(vf);
+}
+
+static void vn_kexec_put(struct vn_kexec *kx)
+{
+	kref_put(&kx->ref, vn_kexec_free);
+}
+
+/* From an executor worker (or a cancel, reset or unload), with no lock held. */
+static void vn_kexec_done(struct vn_exec *ex, void *arg)
+{
+	struct vn_kexec *kx = arg;
+	struct vn_file *vf = kx->vf;
+	u32 i, n = kx->nmems;
+
+	kx->nmems = 0;
+	for (i = 0; i < n; i++)
+		vn_mem_put(kx->mems[i]);
+	spin_lock(&vf->done_lock);
+	kx->completed = true;
+	if (!kx->reaped)
+		vf->nr_done++;
+	spin_unlock(&vf->done_lock);
+	wake_up_all(&vf->done_wq);
+	vn_kexec_put(kx);
+}
+
+/* Out of the table: poll() no longer counts it. Drops the table's reference. */
+static void vn_kexec_reap(struct vn_file *vf, struct vn_kexec *kx)
+{
+	spin_lock(&vf->done_lock);
+	kx->reaped = true;
+	if (kx->completed)
+		vf->nr_done--;
+	spin_unlock(&vf->done_lock);
+	vn_kexec_put(kx);
+}
+
+/* Bind handles[i] to tensor i, taking a buffer reference for each. */
+static int vn_kexec_bind(struct vn_file *vf, struct vn_kexec *kx, const struct vn_program *p,
+			 const u32 *handles, struct vn_bind *binds)
+{
+	u32 i;
+
+	for (i = 0; i < p->tensor_count; i++) {
+		const struct vnef_tensor *t = &p->tensors[i];
+		struct vn_mem *m;
+
+		if (t->kind == VNEF_TENSOR_CONST) {
+			if (handles[i])
+				return -EINVAL;
+			continue;
+		}
+		if (!handles[i]) {
+			if (t->kind == VNEF_TENSOR_SCRATCH)
+				continue;
+			return -EINVAL;
+		}
+		m = vn_mem_get(vf, handles[i]);
+		if (!m)
+			return -ENOENT;
+		kx->mems[kx->nmems++] = m;
+		if (m->size < t->size)
+			return -EINVAL;
+		binds[i].ptr = m->vaddr;
+		binds[i].size = m->size;
+	}
+	return 0;
+}
+
+int vn_exec_ioctl(struct vn_file *vf, struct vneuron_exec *arg)
+{
+	struct vn_device *vdev = vf->vdev;
+	struct vn_bind *binds = NULL;
+	struct vn_program *p;
+	struct vn_kexec *kx;
+	u32 *handles = NULL;
+	u32 count = arg->mem_count;
+	u32 id;
+	int ret;
+
+	arg->exec_id = 0;
+	if (arg->flags || arg->core >= vdev->core_count || count > VNEF_MAX_TENSORS ||
+	    arg->time_limit_ns > VN_MAX_TIME_LIMIT_NS)
+		return -EINVAL;
+	p = vn_prog_get(vf, arg->program);
+	if (!p)
+		return -ENOENT;
+	if (count != p->tensor_count) {
+		vn_program_put(p);
+		return -EINVAL;
+	}
+	if (atomic_inc_return(&vf->nr_execs) > VN_MAX_EXECS) {
+		atomic_dec(&vf->nr_execs);
+		vn_program_put(p);
+		return -EBUSY;
+	}
+	atomic64_inc(&vn_counters.execs);
+	kx = kzalloc(struct_size(kx, mems, count), GFP_KERNEL_ACCOUNT);
+	if (!kx) {
+		atomic_dec(&vf->nr_execs);
+		atomic64_dec(&vn_counters.execs);
+		vn_program_put(p);
+		return -ENOMEM;
+	}
+	kref_init(&kx->ref);		/* the exec table's (or this call's, until then) */
+	kref_get(&vf->ref);
+	kx->vf = vf;
+	kx->core = arg->core;
+
+	ret = -ENOMEM;
+	handles = kmalloc_array(count ? count : 1, sizeof(*handles), GFP_KERNEL);
+	binds = kcalloc(count ? count : 1, sizeof(*binds), GFP_KERNEL);
+	if (!handles || !binds)
+		goto fail;
+	ret = -EFAULT;
+	if (copy_from_user(handles, u64_to_user_ptr(arg->mem_handles_ptr),
+			   array_size(count, sizeof(*handles))))
+		goto fail;
+	ret = vn_kexec_bind(vf, kx, p, handles, binds);
+	if (ret)
+		goto fail;
+
+	kref_get(&kx->ref);		/* the completion's */
+	ret = vn_exec_submit(vdev->cores[arg->core].ec, p, binds, count, arg->time_limit_ns,
+			     vn_kexec_done, kx, &kx->ex);
+	if (ret) {
+		kref_put(&kx->ref, vn_kexec_free);	/* not the last: ours remains */
+		goto fail;
+	}
+	ret = xa_alloc_cyclic(&vf->execs, &id, kx, XA_LIMIT(1, U32_MAX), &vf->next_exec,
+			      GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
+		/* Nobody can wait for it: end it; its completion frees the rest. */
+		vn_exec_cancel(kx->ex);
+		vn_kexec_reap(vf, kx);
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto out;
+	}
+	arg->exec_id = id;
+	ret = 0;
+	goto out;
+fail:
+	vn_kexec_put(kx);
+out:
+	kfree(handles);
+	kfree(binds);
+	vn_program_put(p);	/* the execution holds its own */
+	return ret;
+}
+
+/* The exec id never reached the caller: cancel and forget it. */
+void vn_exec_undo(struct vn_file *vf, struct vneuron_exec *arg)
+{
+	struct vn_kexec *kx = xa_erase(&vf->execs, arg->exec_id);
+
+	if (!kx)
+		return;
+	vn_exec_cancel(kx->ex);
+	vn_kexec_reap(vf, kx);
+}
+
+int vn_wait_ioctl(struct vn_file *vf, struct vneuron_wait *arg)
+{
+	struct vn_exec_status st;
+	struct vn_kexec *kx;
+	u64 deadline;
+	u64 id = arg->exec_id;
+	int ret;
+
+	if (arg->flags)
+		return -EINVAL;
+	if (!id || id > U32_MAX)
+		return -ENOENT;
+	xa_lock(&vf->execs);
+	kx = xa_load(&vf->execs, id);
+	if (kx)
+		kref_get(&kx->ref);
+	xa_unlock(&vf->execs);
+	if (!kx)
+		return -ENOENT;
+
+	/* 0 means no deadline to the executor; a time in the past only checks. */
+	deadline = arg->timeout_ns == VNEURON_WAIT_FOREVER ? 0 : max_t(u64, arg->timeout_ns, 1);
+	ret = vn_exec_wait(kx->ex, deadline);
+	if (ret == -EINTR)
+		ret = -ERESTARTSYS;	/* the deadline is absolute: restarting is exact */
+	if (ret)
+		goto out;
+	/* DONE is published just before the completion runs: wait for its buffer drops. */
+	wait_event(vf->done_wq, READ_ONCE(kx->completed));
+	vn_exec_status(kx->ex, &st);
+	arg->status = st.result;
+	arg->reason = st.reason;
+	arg->stream = st.stream;
+	arg->pc = st.pc;
+	arg->core = kx->core;
+	arg->seq = st.seq;
+	arg->model_ps = st.model_ps;
+	arg->host_ns = st.host_ns;
+	/* A concurrent WAIT on the same id may have reaped it first: both report. */
+	if (xa_cmpxchg(&vf->execs, id, kx, NULL, 0) == kx)
+		vn_kexec_reap(vf, kx);
+out:
+	vn_kexec_put(kx);
+	return ret;
+}
+
+__poll_t vn_exec_poll(struct vn_file *vf, struct file *filp, poll_table *wait)
+{
+	__poll_t mask = 0;
+
+	poll_wait(filp, &vf->done_wq, wait);
+	spin_lock(&vf->done_lock);
+	if (vf->nr_done)
+		mask = EPOLLIN | EPOLLRDNORM;
+	spin_unlock(&vf->done_lock);
+	return mask;
+}
+
+/* The file is going: no ioctl runs. Cancel what runs, drop what is loaded. */
+void vn_exec_release_all(struct vn_file *vf)
+{
+	struct vn_program *p;
+	struct vn_kexec *kx;
+	unsigned long idx;
+
+	xa_for_each(&vf->execs, idx, kx) {
+		xa_erase(&vf->execs, idx);
+		vn_exec_cancel(kx->ex);
+		vn_kexec_reap(vf, kx);
+	}
+	xa_for_each(&vf->progs, idx, p) {
+		xa_erase(&vf->progs, idx);
+		vn_prog_drop(vf, p);
+	}
+}
