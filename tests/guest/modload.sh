@@ -5,7 +5,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ko=${VNEURON_KO:-$top/vneuron.ko}
-traffic=$top/tests/guest/kmod_traffic.py
+traffic=${VNEURON_TRAFFIC:-$top/build/bin/vneuron-traffic}
 lifetime=${VNEURON_LIFETIME_TEST:-$top/build/rel/guest/kmod_lifetime_test}
 counters=/sys/kernel/debug/vneuron/counters
 n=0 failed=0
@@ -102,7 +102,7 @@ two_devices() {
 	done
 	[ ! -e /dev/vneuron2 ] && [ ! -e /sys/class/vneuron/vneuron2 ] || return 1
 	[ "$(cat /sys/module/vneuron/parameters/cores)" = 4 ] || return 1
-	python3 "$traffic" /dev/vneuron1 || return 1
+	"$traffic" /dev/vneuron1 || return 1
 	drained
 }
 check "devices=2 cores=4: /dev/vneuron0 and 1, sysfs" two_devices
@@ -128,7 +128,7 @@ check "rmmod refused while a file is open" busy_while_open
 
 busy_while_mapped() {
 	local rc=0 line
-	coproc HOLD { python3 "$traffic" --hold /dev/vneuron0; }
+	coproc HOLD { "$traffic" --hold /dev/vneuron0; }
 	read -r line <&"${HOLD[0]}"
 	[ "$line" = held ] || rc=1
 	rmmod vneuron 2>/dev/null && rc=1
@@ -151,7 +151,7 @@ rounds() {
 		if [ $((i % 5)) = 0 ] && [ -x "$lifetime" ]; then
 			"$lifetime" >/dev/null || { echo "# round $i: $lifetime failed"; return 1; }
 		else
-			python3 "$traffic" "/dev/vneuron$((i % 3))" ||
+			"$traffic" "/dev/vneuron$((i % 3))" ||
 				{ echo "# round $i: traffic failed"; return 1; }
 		fi
 		drained || { echo "# round $i: counters not drained"; return 1; }
@@ -185,8 +185,8 @@ unbacked() {
 	mem=$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)
 	[ "$mem" -lt $((3 << 30)) ] || { echo "# more than 3 GiB here: nothing to test"; return 0; }
 	insmod "$ko" hbm_mb=4096 || return 1
-	python3 "$traffic" --enomem /dev/vneuron0 $((4096 << 20)) || r=1
-	python3 "$traffic" /dev/vneuron0 || r=1
+	"$traffic" --enomem /dev/vneuron0 $((4096 << 20)) || r=1
+	"$traffic" /dev/vneuron0 || r=1
 	drained || r=1
 	rmmod vneuron || r=1
 	dmesg | grep -E -q 'vmalloc error|page allocation failure|Out of memory|oom-kill' && r=1
