@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* Programs and executions on the device: PROGRAM_LOAD, EXEC and WAIT (docs/uapi.md). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "nd_internal.h"
+
+struct nd_program {
+	struct nd_device *dev;
+	uint32_t handle;
+	uint32_t tensor_count;
+	struct vnef_tensor *tensors;	/* copied from the accepted image */
+	char *strtab;
+	uint32_t strtab_size;
+};
+
+static const char *check_names[VNEF_CHK_NR] = {
+	"ok", "size", "magic", "version", "header", "section", "duplicate section",
+	"missing section", "string table", "string", "tensor", "tensor name", "limit",
+	"opcode", "flags", "reserved", "semaphore", "operand", "shape", "alu",
+	"dma", "debug", "deadlock",
+};
+
+/* The tensor table and string table of an image the module accepted. */
+static int keep_tensors(struct nd_program *p, const uint8_t *img, size_t size)
+{
+	const struct vnef_header *h = (const void *)img;
+	const struct vnef_section *sec;
+	uint32_t i;
+
+	if (size < sizeof(*h) || h->section_count > VNEF_MAX_SECTIONS ||
+	    h->header_size + (uint64_t)h->section_count * sizeof(*sec) > size)
+		return -EINVAL;
+	sec = (const void *)(img + h->header_size);
+	for (i = 0; i < h->section_count; i++) {
+		if (sec[i].offset > size || sec[i].size > size - sec[i].offset)
+			return -EINVAL;
+		if (sec[i].type == VNEF_SEC_STRTAB && !p->strtab) {
+			p->strtab = malloc(sec[i].size + 1);
+			if (!p->strtab)
+				return -ENOMEM;
+			memcpy(p->strtab, img + sec[i].offset, sec[i].size);
+			p->strtab[sec[i].size] = '\0';
+			p->strtab_size = sec[i].size;
+		} else if (sec[i].type == VNEF_SEC_TENSORS && !p->tensors) {
+			if (sec[i].count != p->tensor_count ||
+			    (uint64_t)sec[i].count * sizeof(struct vnef_tensor) > sec[i].size)
+				return -EINVAL;
+			p->tensors = calloc(sec[i].count + 1, sizeof(struct vnef_tensor));
+			if (!p->tensors)
+				return -ENOMEM;
+			memcpy(p->tensors, img + sec[i].offset,
+			       sec[i].count * sizeof(struct vnef_tensor));
+		}
+	}
+	return p->strtab && (p->tensors || !p->tensor_count) ? 0 : -EINVAL;
+}
+
+int nd_program_load(struct nd_device *dev, const void *image, size_t size,
+		    struct nd_program **progp, struct nd_load_error *le)
+{
+	struct vneuron_program_load a = {
+		.image_ptr = (uintptr_t)image,
+		.image_size = size,
+	};
+	struct nd_program *p;
+	int ret;
+
+	if (le)
+		memset(le, 0, sizeof(*le));
+	if (!dev || !progp)
+		return -EINVAL;
+	*progp = NULL;
+	if (!(dev->info.caps & VNEURON_CAP_EXEC))
+		return nd_dev_err(dev, EOPNOTSUPP, "%s: the device cannot run programs",
+				  dev->path);
+	if (ioctl(dev->fd, VNEURON_IOCTL_PROGRAM_LOAD, &a) < 0) {
+		ret = -errno;
+		if (ret == -EINVAL && a.check) {
+			if (le) {
+				le->check = a.check;
+				le->section = a.section;
+				le->index = a.index;
+				memcpy(le->msg, a.msg, sizeof(le->msg));
+				le->msg[sizeof(le->msg) - 1] = '\0';
+			}
+			a.msg[sizeof(a.msg) - 1] = '\0';
+			return nd_dev_err(dev, EINVAL,
+					  "the device refused the program: %s check: %s (section %d, entry %d)",
+					  a.check < VNEF_CHK_NR ? check_names[a.check] : "unknown",
+					  a.msg, (int)a.section, (int)a.index);
+		}
+		return nd_dev_err(dev, ret, "PROGRAM_LOAD of %zu bytes: %s", size,
+				  nd_strerror(ret));
+	}
+	p = calloc(1, sizeof(*p));
+	if (p) {
+		p->dev = dev;
+		p->handle = a.handle;
+		p->tensor_count = a.tensor_count;
+		ret = keep_tensors(p, image, size);
+	} else {
+		ret = -ENOMEM;
+	}
+	if (ret) {
+		struct vneuron_program_unload u = { .handle = a.handle };
+
+		ioctl(dev->fd, VNEURON_IOCTL_PROGRAM_UNLOAD, &u);
+		if (p) {
+			free(p->tensors);
+			free(p->strtab);
+			free(p);
+		}
+		return nd_dev_err(dev, ret, "cannot keep the program's tensor table: %s",
+				  nd_strerror(ret));
+	}
+	*progp = p;
+	return 0;
+}
+
+int nd_program_unload(struct nd_program *p)
+{
+	struct vneuron_program_unload u;
+	int ret = 0;
+
+	if (!p)
+		return 0;
+	u = (struct vneuron_program_unload){ .handle = p->handle };
+	if (ioctl(p->dev->fd, VNEURON_IOCTL_PROGRAM_UNLOAD, &u) < 0)
+		ret = nd_dev_err(p->dev, errno, "PROGRAM_UNLOAD: %s", nd_strerror(errno));
+	free(p->tensors);
+	free(p->strtab);
+	free(p);
+	return ret;
+}
+
+uint32_t nd_program_handle(const struct nd_program *p)
+{
+	return p ? p->handle : 0;
+}
+
+uint32_t nd_program_tensor_count(const struct nd_program *p)
+{
+	return p ? p->tensor_count : 0;
+}
+
+int nd_program_tensor(const struct nd_program *p, const char *name)
+{
+	uint32_t i;
+
+	if (!p || !name)
+		return -EINVAL;
+	for (i = 0; i < p->tensor_count; i++)
+		if (p->tensors[i].name_off < p->strtab_size &&
+		    !strcmp(p->strtab + p->tensors[i].name_off, name))
+			return (int)i;
+	return -ENOENT;
+}
+
+int nd_exec(struct nd_program *p, unsigned int core, const struct nd_bind *binds,
+	    unsigned int count, uint64_t limit_ns, uint64_t *exec_idp)
+{
+	struct vneuron_exec e;
+	uint32_t *h;
+	unsigned int i;
+	int idx, ret;
+
+	if (!p)
+		return -EINVAL;
+	if (exec_idp)
+		*exec_idp = 0;
+	if (count && !binds)
+		return nd_dev_err(p->dev, EINVAL, "%u bindings but no array", count);
+	h = calloc(p->tensor_count + 1, sizeof(*h));
+	if (!h)
+		return nd_dev_err(p->dev, ENOMEM, "out of memory");
+	for (i = 0; i < count; i++) {
+		idx = binds[i].name ? nd_program_tensor(p, binds[i].name) : -EINVAL;
+		if (idx < 0 || !binds[i].mem || binds[i].mem->dev != p->dev) {
+			ret = nd_dev_err(p->dev, EINVAL, "binding %u ('%s'): %s", i,
+					 binds[i].name ? binds[i].name : "(null)",
+					 idx < 0 ? "no such tensor" : "not a buffer of this device");
+			goto out;
+		}
+		if (h[idx]) {
+			ret = nd_dev_err(p->dev, EINVAL, "tensor '%s' is bound twice",
+					 binds[i].name);
+			goto out;
+		}
+		h[idx] = binds[i].mem->handle;
+	}
+	e = (struct vneuron_exec){
+		.program = p->handle,
+		.core = core,
+		.mem_handles_ptr = (uintptr_t)h,
+		.mem_count = p->tensor_count,
+		.time_limit_ns = limit_ns,
+	};
+	if (ioctl(p->dev->fd, VNEURON_IOCTL_EXEC, &e) < 0) {
+		ret = nd_dev_err(p->dev, errno, "EXEC on core %u: %s", core, nd_strerror(errno));
+		goto out;
+	}
+	if (exec_idp)
+		*exec_idp = e.exec_id;
+	ret = 0;
+out:
+	free(h);
+	return ret;
+}
+
+int nd_wait(struct nd_device *dev, uint64_t exec_id, uint64_t timeout_ns,
+	    struct nd_run_result *res)
+{
+	struct vneuron_wait w = { .exec_id = exec_id, .timeout_ns = timeout_ns };
+
+	if (res)
+		memset(res, 0, sizeof(*res));
+	if (!dev)
+		return -EINVAL;
+	if (ioctl(dev->fd, VNEURON_IOCTL_WAIT, &w) < 0) {
+		if (errno == ETIMEDOUT)
+			return -ETIMEDOUT;
+		return nd_dev_err(dev, errno, "WAIT for execution %llu: %s",
+				  (unsigned long long)exec_id, nd_strerror(errno));
+	}
+	if (res) {
+		res->result = w.status;
+		res->reason = w.reason;
+		res->stream = w.stream;
+		res->pc = w.pc;
+		res->model_ps = w.model_ps;
+		res->host_ns = w.host_ns;
+	}
+	return 0;
+}
+
+static const char *const result_names[] = { "ok", "error", "timeout", "aborted" };
+
+int nd_run(struct nd_program *p, unsigned int core, const struct nd_bind *binds,
+	   unsigned int count, uint64_t limit_ns, struct nd_run_result *res)
+{
+	struct nd_run_result r;
+	uint64_t id;
+	int ret;
+
+	ret = nd_exec(p, core, binds, count, limit_ns, &id);
+	if (ret)
+		return ret;
+	ret = nd_wait(p->dev, id, ND_WAIT_FOREVER, &r);
+	if (res)
+		*res = r;
+	if (ret)
+		return ret;
+	if (r.result == VNEURON_EXEC_OK)
+		return 0;
+	return nd_dev_err(p->dev, r.result == VNEURON_EXEC_TIMEOUT ? ETIMEDOUT : EIO,
+			  "execution %s (reason %u) at stream %d entry %u",
+			  r.result < 4 ? result_names[r.result] : "failed", r.reason,
+			  (int)r.stream, r.pc);
+}
