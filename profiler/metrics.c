@@ -357,7 +357,9 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	if (tsec > 0 && m->peak_flops > 0 && m->hbm_bw > 0) {
 		m->hfu = (double)m->hw_flops / (m->peak_flops * tsec);
 		m->mbu = (double)(m->hbm_read + m->hbm_write) / tsec / m->hbm_bw;
-		m->mfu = tl->model_flops ? (double)tl->model_flops / (m->peak_flops * tsec) : -1;
+		/* model flops are per execution; total_time spans all of them */
+		m->mfu = tl->model_flops ? (double)tl->model_flops * (double)(m->nexec ? m->nexec : 1) /
+					   (m->peak_flops * tsec) : -1;
 	} else {
 		m->mfu = tl->model_flops ? 0 : -1;
 	}

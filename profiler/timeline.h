@@ -118,7 +118,7 @@ struct vnp_timeline {
 	uint64_t malformed;			/* records skipped as impossible */
 	uint64_t exec_starts;			/* EXEC_START records */
 	uint64_t nexec;				/* distinct exec_seq values of events */
-	uint64_t model_flops;			/* for mfu; 0: unknown */
+	uint64_t model_flops;			/* per execution, for mfu; 0: unknown */
 	uint32_t sig_stream[VNEF_MAX_SEMS];	/* signaller seen in records, or VNP_NONE */
 	struct vnp_marker *markers;
 	size_t nmarkers, markers_cap;

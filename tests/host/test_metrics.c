@@ -112,6 +112,28 @@ TEST(mfu_from_model_flops)
 	synth_free(s);
 }
 
+TEST(mfu_counts_every_execution)
+{
+	struct synth *s = synth_new();
+	double peak = 2.0 * 128 * 128 * 2.8e9;
+
+	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, 500, 1000);
+	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 500, 1000, 1000);
+	s->r[1].exec_seq = 1;
+	s->prog.strtab = s->strtab;
+	s->prog.strtab_size = s->strlen_;
+	AEQ(vnp_prog_index(&s->prog), 0);
+	vnp_tl_init(&s->tl, &vn_model_trn1, &s->prog);
+	s->tl.model_flops = 3000000;
+	AEQ(vnp_tl_add(&s->tl, 0, s->r, s->n), 0);
+	AEQ(vnp_tl_finish(&s->tl), 0);
+	AEQ(vnp_metrics_compute(&s->tl, 0, &s->m), 0);
+	EQ(s->m.nexec, 2);
+	NEAR(s->m.mfu, 2 * 3e6 / (peak * 1e-6));
+	AEQ(vnp_analyze(&s->tl, &s->m, &s->a), 0);
+	synth_free(s);
+}
+
 TEST(semaphore_waits)
 {
 	struct synth *s = synth_new();
