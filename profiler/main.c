@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "model.h"
 #include "sha256.h"
 #include "summary.h"
@@ -267,8 +268,22 @@ static int view(const struct opts *o)
 		fprintf(stderr, "vneuron-profile: %s records no program identity; assuming %s "
 			"is the program it ran\n", o->profile, o->program);
 	}
-	for (i = 0; i < info->nr_streams; i++)
-		tl.lost += info->streams[i].dropped + info->streams[i].overwritten;
+	/*
+	 * Stop mode: the LOST records in the stream count drops as they happen and the lost
+	 * section the producer's total (LOST counts + drops not yet announced = dropped), so
+	 * the larger is the truth; overwrite mode: records overwritten before reading.
+	 */
+	{
+		uint64_t dropped = 0, overwritten = 0;
+
+		for (i = 0; i < info->nr_streams; i++) {
+			dropped += info->streams[i].dropped;
+			overwritten += info->streams[i].overwritten;
+		}
+		if (dropped > tl.lost)
+			tl.lost = dropped;
+		tl.lost += overwritten;
+	}
 
 	if (vnp_tl_finish(&tl) || vnp_metrics_compute(&tl, o->bins, &m)) {
 		fprintf(stderr, "vneuron-profile: out of memory\n");
@@ -433,16 +448,10 @@ static int cmd_view(int argc, char **argv)
 	return view(&o);
 }
 
-/*
- * ==== capture: reserved for the trace-ring work ========================================
- * `vneuron-profile capture -n prog.vnef -s profile.vntf [inputs] [--num-exec N]
- * [--profile-nth-exec K] [--collectives-workers-per-node N]` and `capture -- app args`
- * go here: replace cmd_capture() with the real command.
- */
+/* ==== capture: profiler/capture.c ==================================================== */
 static int cmd_capture(int argc, char **argv)
 {
-	fprintf(stderr, "vneuron-profile: capture is not part of this build yet\n");
-	return 2;
+	return vnp_capture_main(argc, argv);
 }
 /* ==== end of capture ==================================================================== */
 

@@ -463,12 +463,18 @@ static int pick_lane(struct pw *w, const struct vnp_ev *e)
 	return (int)l;
 }
 
-/* A MARKER record: an instant on its core's process track, "marker ID" (value). */
+/*
+ * A MARKER record: an instant on its core's process track, "marker ID" (value); a LOST
+ * record: "LOST N records", where the capture dropped them.
+ */
 static void marker(struct pw *w, const struct vnp_marker *mk)
 {
 	char name[32];
 
-	snprintf(name, sizeof(name), "marker %u", mk->id);
+	if (mk->id == VNP_MARKER_LOST)
+		snprintf(name, sizeof(name), "LOST %llu records", (unsigned long long)mk->value);
+	else
+		snprintf(name, sizeof(name), "marker %u", mk->id);
 	w->te.n = 0;
 	pb_uint(&w->te, F_TE_TYPE, TYPE_INSTANT);
 	pb_uint(&w->te, F_TE_TRACK, proc_uuid(mk->core));

@@ -320,6 +320,9 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 			break;
 		case VNEURON_TRACE_LOST:
 			tl->lost += r->count;
+			if (add_marker(tl, core, r))
+				return -ENOMEM;
+			tl->markers[tl->nmarkers - 1].id = VNP_MARKER_LOST;
 			continue;
 		case VNEURON_TRACE_EXEC_START:
 			tl->exec_starts++;

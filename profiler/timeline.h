@@ -97,6 +97,9 @@ const struct vnef_dma_desc *vnp_prog_desc(const struct vnp_prog *p, unsigned int
 const struct vnef_instr *vnp_prog_instr(const struct vnp_prog *p, unsigned int engine,
 					uint32_t pc);
 
+/* MARKER records, and LOST records (id VNP_MARKER_LOST, value = records lost). */
+#define VNP_MARKER_LOST		0xffffffffu
+
 struct vnp_marker {
 	uint64_t time;		/* ps */
 	uint64_t value;

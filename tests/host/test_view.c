@@ -94,8 +94,12 @@ static int write_file(const char *path, const void *buf, size_t len)
 	return ret;
 }
 
-/* Runs the image on the host and writes its events as a profile. */
-static int capture(const void *img, size_t size, const char *path)
+/*
+ * Runs the image on the host and writes its events as a profile. With lost, DMA q0's
+ * stream also carries a LOST record of 5 and a lost section of 7 dropped (the producer's
+ * total, the 5 included) and 2 overwritten.
+ */
+static int capture(const void *img, size_t size, const char *path, int lost)
 {
 	size_t bytes = (size_t)ROWS * COLS * 4, nev, i;
 	float *x = malloc(bytes), *y = malloc(bytes);
@@ -163,6 +167,15 @@ static int capture(const void *img, size_t size, const char *path)
 		}
 		ret = vntf_write_records(w, ev[i].stream, &r, 1);
 	}
+	if (lost && !ret) {
+		memset(&r, 0, sizeof(r));
+		r.kind = VNEURON_TRACE_LOST;
+		r.engine = VNEURON_TRACE_ENGINE_DMA;
+		r.count = 5;
+		r.sem_wait = VNEURON_TRACE_NO_SEM;
+		r.sem_signal = VNEURON_TRACE_NO_SEM;
+		ret = vntf_write_records(w, 4, &r, 1) ?: vntf_write_lost(w, 4, 7, 2);
+	}
 	nd_host_close(h);
 	if (ret)
 		vntf_writer_abort(w);
@@ -225,11 +238,11 @@ FIXTURE_SETUP(view)
 	snprintf(self->tiled_prof, sizeof(self->tiled_prof), "%s/tiled.vntf", self->dir);
 	ASSERT_EQ(0, build(0, &img, &size));
 	ASSERT_EQ(0, write_file(self->naive_prog, img, size));
-	ASSERT_EQ(0, capture(img, size, self->naive_prof));
+	ASSERT_EQ(0, capture(img, size, self->naive_prof, 0));
 	free(img);
 	ASSERT_EQ(0, build(1, &img, &size));
 	ASSERT_EQ(0, write_file(self->tiled_prog, img, size));
-	ASSERT_EQ(0, capture(img, size, self->tiled_prof));
+	ASSERT_EQ(0, capture(img, size, self->tiled_prof, 0));
 	free(img);
 }
 
@@ -310,6 +323,25 @@ TEST_F(view, every_output_format)
 	snprintf(cmd, sizeof(cmd), "protoc -Itests/perfetto --decode=perfetto.protos.Trace "
 		 "tests/perfetto/trace.proto < %s > /dev/null", path);
 	EXPECT_EQ(0, system(cmd));
+}
+
+TEST_F(view, lost_records_are_reported)
+{
+	char path[160];
+	void *img;
+	size_t size;
+
+	ASSERT_EQ(0, build(0, &img, &size));
+	snprintf(path, sizeof(path), "%s/lost.vntf", self->dir);
+	ASSERT_EQ(0, capture(img, size, path, 1));
+	free(img);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s", self->naive_prog, path));
+	/* max(5 announced, 7 dropped) + 2 overwritten */
+	EXPECT_NE(NULL, strstr(self->out, "WARNING: 9 records lost in capture"));
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f summary-json", self->naive_prog,
+			      path));
+	EXPECT_NE(NULL, strstr(self->out, "\"lost_records\":9,"));
 }
 
 TEST_F(view, program_and_profile_must_belong_together)
