@@ -161,6 +161,30 @@ static int slot_of(struct slots *s, const struct vntf_worker *w)
 	return (int)s->n++;
 }
 
+/* Does one of the profile's programs have this image's hash? Prints why not. */
+static int same_program(const struct opts *o, const struct vntf_info *info,
+			const uint8_t *hash, size_t size)
+{
+	const struct vntf_program *p;
+	char h1[65], h2[65];
+	uint32_t i;
+
+	for (i = 0; i < info->nr_programs; i++) {
+		p = &info->programs[i].prog;
+		if (p->hash_algo == VNTF_HASH_SHA256 && p->hash_len == 32 &&
+		    !memcmp(p->hash, hash, 32) && p->image_size == size)
+			return 1;
+	}
+	p = &info->programs[0].prog;
+	hex(hash, 32, h1);
+	hex(p->hash, p->hash_len <= 32 ? p->hash_len : 32, h2);
+	fprintf(stderr, "vneuron-profile: %s and %s do not belong together: the profile was "
+		"captured with program \"%.64s\" (sha256 %s, %llu bytes), the file has sha256 "
+		"%s (%zu bytes)\n", o->profile, o->program, p->name, h2,
+		(unsigned long long)p->image_size, h1, size);
+	return 0;
+}
+
 static int view(const struct opts *o)
 {
 	struct vnp_prog prog;
@@ -207,6 +231,10 @@ static int view(const struct opts *o)
 		if (ret <= 0)
 			break;
 		if (!started) {
+			/* programs are declared before records: refuse a stranger early */
+			if (info->nr_programs && !o->no_hash &&
+			    !same_program(o, info, hash, size))
+				goto out;
 			if (!info->have_model)
 				fprintf(stderr, "vneuron-profile: %s: no device model in the profile; "
 					"using the trn1 defaults\n", o->profile);
@@ -243,27 +271,8 @@ static int view(const struct opts *o)
 	}
 	/* the program identity: one of the profile's programs must be this one */
 	if (info->nr_programs && !o->no_hash) {
-		int match = 0;
-		char h1[65], h2[65];
-
-		for (i = 0; i < info->nr_programs; i++) {
-			const struct vntf_program *p = &info->programs[i].prog;
-
-			if (p->hash_algo == VNTF_HASH_SHA256 && p->hash_len == 32 &&
-			    !memcmp(p->hash, hash, 32) && p->image_size == size)
-				match = 1;
-		}
-		if (!match) {
-			const struct vntf_program *p = &info->programs[0].prog;
-
-			hex(hash, 32, h1);
-			hex(p->hash, p->hash_len <= 32 ? p->hash_len : 32, h2);
-			fprintf(stderr, "vneuron-profile: %s and %s do not belong together: the "
-				"profile was captured with program \"%.64s\" (sha256 %s, %llu bytes), "
-				"the file has sha256 %s (%zu bytes)\n", o->profile, o->program,
-				p->name, h2, (unsigned long long)p->image_size, h1, size);
+		if (!same_program(o, info, hash, size))
 			goto out;
-		}
 	} else if (!info->nr_programs) {
 		fprintf(stderr, "vneuron-profile: %s records no program identity; assuming %s "
 			"is the program it ran\n", o->profile, o->program);
