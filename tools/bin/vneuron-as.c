@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * vneuron-as: assemble a .vasm text program into a .vnef image (docs/assembler.md).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm.h"
+#include "neurondev.h"
+
+static const char help[] =
+"NAME\n"
+"    vneuron-as - assemble a vneuron program from text (.vasm) into a .vnef image\n"
+"\n"
+"SYNOPSIS\n"
+"    vneuron-as [-o OUT.vnef] [--no-validate] [-q] FILE.vasm\n"
+"    vneuron-as -o OUT.vnef -\n"
+"\n"
+"DESCRIPTION\n"
+"    Reads the assembly text (tensors, per-engine instruction streams, DMA queues,\n"
+"    semaphore waits and signals, .scope/.file/.loc debug directives; the syntax is\n"
+"    in docs/assembler.md) and writes a .vnef image that the vneuron device loads.\n"
+"    Every instruction and descriptor gets a debug-table entry naming its source:\n"
+"    FILE.vasm and its line, unless .file/.loc say otherwise, and the scope path set\n"
+"    by the last .scope directive.\n"
+"\n"
+"    The image is checked by the device's own validator (core/program.c) before it\n"
+"    is written; a refusal is reported at the line of the offending instruction,\n"
+"    descriptor or tensor. Errors are printed as FILE:LINE:COLUMN: error: MESSAGE,\n"
+"    up to 20 of them; nothing is written when there is any error.\n"
+"\n"
+"OPTIONS\n"
+"    -o OUT      write the image to OUT; '-' writes it to standard output. Default:\n"
+"                FILE with its .vasm suffix replaced by .vnef (required for stdin).\n"
+"    --no-validate\n"
+"                skip the validator and write whatever the text says (to build\n"
+"                invalid images on purpose, e.g. to test a loader).\n"
+"    -q          print nothing on success (default: one line with the image size).\n"
+"    -h, --help  print this help and exit.\n"
+"\n"
+"EXIT STATUS\n"
+"    0  the image was written\n"
+"    1  the input has errors, the validator refused the program, or a file could not\n"
+"       be read or written\n"
+"    2  usage error (unknown option, missing argument)\n"
+"\n"
+"EXAMPLES\n"
+"    vneuron-as examples/vasm/exp.vasm -o exp.vnef\n"
+"    vneuron-dis exp.vnef | vneuron-as -o same.vnef -     # reassemble: same bytes\n"
+"    vneuron-as --no-validate broken.vasm -o broken.vnef\n"
+"\n"
+"SEE ALSO\n"
+"    vneuron-dis(1), docs/assembler.md, docs/isa.md, docs/program-format.md\n";
+
+static int usage(const char *msg)
+{
+	fprintf(stderr, "vneuron-as: %s\nusage: vneuron-as [-o OUT.vnef] [--no-validate] [-q] "
+		"FILE.vasm (try --help)\n", msg);
+	return 2;
+}
+
+/* The whole input as one buffer. */
+static char *slurp(FILE *f, size_t *lenp)
+{
+	size_t cap = 1 << 16, len = 0, n;
+	char *buf = malloc(cap), *q;
+
+	if (!buf)
+		return NULL;
+	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap) {
+			if (cap >= (size_t)1 << 30) {
+				free(buf);
+				errno = EFBIG;
+				return NULL;
+			}
+			q = realloc(buf, cap * 2);
+			if (!q) {
+				free(buf);
+				return NULL;
+			}
+			buf = q;
+			cap *= 2;
+		}
+	}
+	if (ferror(f)) {
+		free(buf);
+		errno = EIO;
+		return NULL;
+	}
+	*lenp = len;
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL;
+	char *text, *defout = NULL;
+	unsigned int flags = 0;
+	int quiet = 0, i, ret;
+	struct nd_error err;
+	size_t len, size;
+	void *img;
+	FILE *f;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(help, stdout);
+			return 0;
+		} else if (!strcmp(a, "-o")) {
+			if (++i >= argc)
+				return usage("-o needs a file name");
+			out = argv[i];
+		} else if (!strncmp(a, "-o", 2)) {
+			out = a + 2;
+		} else if (!strcmp(a, "--no-validate")) {
+			flags |= ND_ASM_NO_VALIDATE;
+		} else if (!strcmp(a, "-q")) {
+			quiet = 1;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "vneuron-as: unknown option '%s'\n", a);
+			return usage("see the options above");
+		} else if (in) {
+			return usage("give one input file");
+		} else {
+			in = a;
+		}
+	}
+	if (!in)
+		return usage("no input file");
+	if (!out) {
+		size_t l = strlen(in);
+
+		if (!strcmp(in, "-"))
+			return usage("reading standard input needs -o");
+		defout = malloc(l + 6);
+		if (!defout)
+			return 1;
+		memcpy(defout, in, l + 1);
+		if (l > 5 && !strcmp(in + l - 5, ".vasm"))
+			defout[l - 5] = 0;
+		strcat(defout, ".vnef");
+		out = defout;
+	}
+	if (!*out)
+		return usage("-o needs a file name");
+	f = strcmp(in, "-") ? fopen(in, "r") : stdin;
+	if (!f) {
+		fprintf(stderr, "vneuron-as: %s: %s\n", in, strerror(errno));
+		free(defout);
+		return 1;
+	}
+	text = slurp(f, &len);
+	if (f != stdin)
+		fclose(f);
+	if (!text) {
+		fprintf(stderr, "vneuron-as: %s: cannot read: %s\n", in, strerror(errno));
+		free(defout);
+		return 1;
+	}
+	ret = nd_asm(text, len, strcmp(in, "-") ? in : "<stdin>", flags, &img, &size, NULL,
+		     stderr);
+	free(text);
+	if (ret) {
+		free(defout);
+		return 1;
+	}
+	if (!strcmp(out, "-")) {
+		ret = fwrite(img, 1, size, stdout) != size || fflush(stdout) ? -EIO : 0;
+		if (ret)
+			fprintf(stderr, "vneuron-as: standard output: write failed\n");
+	} else {
+		ret = nd_vnef_write(out, img, size, &err);
+		if (ret)
+			fprintf(stderr, "vneuron-as: %s\n", err.msg);
+		else if (!quiet)
+			fprintf(stderr, "vneuron-as: wrote %s (%zu bytes)\n", out, size);
+	}
+	free(img);
+	free(defout);
+	return ret ? 1 : 0;
+}

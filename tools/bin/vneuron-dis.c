@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * vneuron-dis: print a .vnef image as vneuron assembly (docs/assembler.md).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm.h"
+#include "neurondev.h"
+
+static const char help[] =
+"NAME\n"
+"    vneuron-dis - print a vneuron .vnef program as assembly text\n"
+"\n"
+"SYNOPSIS\n"
+"    vneuron-dis [-o OUT.vasm] [--exact] [--no-strtab] FILE.vnef\n"
+"\n"
+"DESCRIPTION\n"
+"    Validates the image with the device's own validator (core/program.c), then\n"
+"    prints it in the syntax of vneuron-as: the program name, the tensors (constants\n"
+"    with their values), and each engine's and DMA queue's entries with their\n"
+"    operands, waits and signals, preceded by .file/.loc/.scope directives that\n"
+"    restate the debug table.\n"
+"\n"
+"    Reassembling the output with vneuron-as gives the same image, byte for byte,\n"
+"    for every image in the canonical layout (the one vneuron-as and libneurondev's\n"
+"    builder write). When the string table's order differs from the order in which\n"
+"    the text names its strings, a .strtab directive restates it. For an image laid\n"
+"    out otherwise the text is the same program but reassembles to other bytes; a\n"
+"    note on standard error says so.\n"
+"\n"
+"OPTIONS\n"
+"    -o OUT       write the text to OUT ('-': standard output, the default).\n"
+"    --exact      fail (exit 1) when the output would not reassemble to the same bytes.\n"
+"    --no-strtab  never write a .strtab directive (the string table is then laid out\n"
+"                 in the order the text names the strings).\n"
+"    -h, --help   print this help and exit.\n"
+"\n"
+"EXIT STATUS\n"
+"    0  the program was printed\n"
+"    1  the file cannot be read, is not a valid program (the validator's check is\n"
+"       named), the output cannot be written, or --exact and not byte-identical\n"
+"    2  usage error\n"
+"\n"
+"EXAMPLES\n"
+"    vneuron-dis exp.vnef\n"
+"    vneuron-dis exp.vnef -o exp.vasm && vneuron-as exp.vasm -o exp2.vnef && cmp exp.vnef exp2.vnef\n"
+"\n"
+"SEE ALSO\n"
+"    vneuron-as(1), docs/assembler.md\n";
+
+static int usage(const char *msg)
+{
+	fprintf(stderr, "vneuron-dis: %s\nusage: vneuron-dis [-o OUT.vasm] [--exact] "
+		"[--no-strtab] FILE.vnef (try --help)\n", msg);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *in = NULL, *out = "-";
+	unsigned int flags = 0;
+	int want_exact = 0, exact = 0, i, ret;
+	struct nd_error err;
+	size_t size;
+	void *img;
+	FILE *f;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(help, stdout);
+			return 0;
+		} else if (!strcmp(a, "-o")) {
+			if (++i >= argc)
+				return usage("-o needs a file name");
+			out = argv[i];
+		} else if (!strncmp(a, "-o", 2)) {
+			out = a + 2;
+		} else if (!strcmp(a, "--exact")) {
+			want_exact = 1;
+		} else if (!strcmp(a, "--no-strtab")) {
+			flags |= ND_DIS_NO_LAYOUT;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "vneuron-dis: unknown option '%s'\n", a);
+			return usage("see the options above");
+		} else if (in) {
+			return usage("give one input file");
+		} else {
+			in = a;
+		}
+	}
+	if (!in)
+		return usage("no input file");
+	if (!*out)
+		return usage("-o needs a file name");
+	ret = nd_vnef_read(in, &img, &size, &err);
+	if (ret) {
+		fprintf(stderr, "vneuron-dis: %s\n", err.msg);
+		return 1;
+	}
+	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "vneuron-dis: %s: %s\n", out, strerror(errno));
+		free(img);
+		return 1;
+	}
+	ret = nd_dis(img, size, flags, f, &exact, &err);
+	if (ret)
+		fprintf(stderr, "vneuron-dis: %s: %s\n", in, err.msg);
+	if (f != stdout && fclose(f) && !ret) {
+		fprintf(stderr, "vneuron-dis: %s: write failed\n", out);
+		ret = -EIO;
+	}
+	free(img);
+	if (ret)
+		return 1;
+	if (!exact) {
+		fprintf(stderr, "vneuron-dis: note: %s is not in the canonical layout; the text "
+			"reassembles to the same program but not to the same bytes\n", in);
+		if (want_exact)
+			return 1;
+	}
+	return 0;
+}
