@@ -622,7 +622,7 @@ int vnp_analyze(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 	classify(&a->whole, m->total_ps, m->busy_ps, m->hw_flops, m->transpose_flops,
 		 m->hbm_read + m->hbm_write, 0, m);
 	if (a->whole.cls == VNP_CLASS_OVERHEAD && m->gap_hi > m->gap_lo) {
-		char t1[32], t2[32], t3[32];
+		char t1[32], t2[32], t3[32], t4[32];
 		uint64_t waits = 0;
 		unsigned int u;
 
@@ -632,7 +632,7 @@ int vnp_analyze(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 		    "semaphore waits %s in all", vnp_fmt_time(m->gap_lo - m->t0, t1, sizeof(t1)),
 		    vnp_fmt_time(m->gap_hi - m->t0, t2, sizeof(t2)),
 		    vnp_fmt_time(m->gap_hi - m->gap_lo, t3, sizeof(t3)),
-		    vnp_fmt_time(waits, t1, sizeof(t1)));
+		    vnp_fmt_time(waits, t4, sizeof(t4)));
 	}
 	a->scope = calloc(m->nscopes + 1, sizeof(*a->scope));
 	if (!a->scope)
