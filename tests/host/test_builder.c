@@ -911,6 +911,125 @@ TEST_F(err, patterns)
 			     nd_pattern(self->s2, 0, 128, 0, 8, 16, 16, 1)));
 }
 
+TEST_F(err, more_argument_errors)
+{
+	struct nd_builder *o;
+	struct nd_tensor *ox;
+	struct nd_tile *h = nd_sbuf(self->b, "h", ND_BF16, 128, 128);
+	struct nd_tile *wide = nd_sbuf(self->b, "wide", ND_FP32, 128, 256);
+	struct nd_dma_xfer x = { .chunk_bytes = 4, .count = { 3, 1 },
+				 .src = { .tensor = self->x, .stride = { ~0ull, 0 } },
+				 .dst = { .tile = self->s } };
+
+	ASSERT_EQ(0, nd_builder_new("other", &o));
+	ox = nd_input(o, "ox", ND_FP32, 2, SHAPE_128x128);
+	EXPECT_ERR(-EINVAL, "not a tile of this builder",
+		   nd_tile_free(self->b, nd_sbuf(o, "t", ND_FP32, 1, 1)));
+	EXPECT_ERR(-EINVAL, "source tensor belongs to another builder",
+		   nd_dma(self->b, 0, &(struct nd_dma_xfer){ .chunk_bytes = 4,
+			  .count = { 1, 1 }, .src = { .tensor = ox },
+			  .dst = { .tile = self->s } }));
+	nd_builder_free(o);
+	EXPECT_NULL_ERR(-EINVAL, "unknown dtype", nd_sbuf(self->b, "t", (enum nd_dtype)0, 1, 1));
+	EXPECT_ERR(-EINVAL, "has 200 partitions; at most 128",
+		   nd_copy(self->b, ND_VECTOR, nd_part(self->s, 0, 200, 0, 1),
+			   nd_part(self->s2, 0, 200, 0, 1)));
+	EXPECT_ERR(-EINVAL, "elements are not rows of 0",
+		   nd_copy(self->b, ND_VECTOR, nd_whole(self->s),
+			   (struct nd_tv){ .tile = self->s2, .np = 128, .nf = 128, .strided = 1 }));
+	EXPECT_ERR(-EINVAL, "no HBM tensor",
+		   nd_load(self->b, 0, nd_whole(self->s), nd_hbm_rows(NULL, 0, 0)));
+	EXPECT_ERR(-EINVAL, "dtype mismatch: tile 'h' is bf16, tensor 'y' is fp32",
+		   nd_store(self->b, 0, nd_hbm_rows(self->y, 0, 0), nd_whole(h)));
+	EXPECT_ERR(-ERANGE, "source strides overflow", nd_dma(self->b, 0, &x));
+	x.count[0] = 1;
+	x.src.stride[0] = 0;
+	x.src.offset = ~0ull - 1;
+	EXPECT_ERR(-ERANGE, "source extent overflows", nd_dma(self->b, 0, &x));
+	x.src.offset = 65536;
+	EXPECT_ERR(-ERANGE, "source reaches byte 65540 of tensor 'x', which has 65536",
+		   nd_dma(self->b, 0, &x));
+	ASSERT_EQ(0, nd_load_stationary(self->b, nd_whole(self->s)));
+	EXPECT_ERR(-EINVAL, "moving is bf16 but the stationary is fp32",
+		   nd_multiply_moving(self->b, nd_whole(self->ps), nd_whole(h), 0));
+	EXPECT_ERR(-EINVAL, "dst must be [256 x 128]",
+		   nd_transpose(self->b, nd_whole(self->ps), nd_whole(wide), 0));
+}
+
+TEST_F(err, kernel_arguments)
+{
+	float g[4] = { 0 };
+
+	EXPECT_ERR(-EINVAL, "exp kernel: empty tensor", nd_kernel_exp(self->b, 0, 4, 0));
+	EXPECT_ERR(-EINVAL, "softmax kernel: empty tensor", nd_kernel_softmax(self->b, 4, 0));
+	EXPECT_ERR(-EINVAL, "no gamma/beta",
+		   nd_kernel_layernorm(self->b, 4, 4, g, NULL, 1e-5f));
+	EXPECT_ERR(-EINVAL, "mlp kernel: d_in and hidden must be multiples of 128",
+		   nd_kernel_mlp(self->b, 100, 128, 128, ND_FP32));
+	EXPECT_ERR(-EINVAL, "multiples of 128",
+		   nd_kernel_matmul(self->b, 128, 128, 700, ND_FP32, ND_FP32));
+}
+
+TEST(too_many_tensors)
+{
+	struct nd_builder *b;
+	char name[16];
+	int i;
+
+	ASSERT_EQ(0, nd_builder_new("t", &b));
+	for (i = 0; i < VNEF_MAX_TENSORS; i++) {
+		snprintf(name, sizeof(name), "t%d", i);
+		ASSERT_NE(NULL, nd_scratch(b, name, ND_FP32, 1, (uint64_t[]){ 1 }));
+	}
+	EXPECT_EQ(NULL, nd_scratch(b, "one_more", ND_FP32, 1, (uint64_t[]){ 1 }));
+	EXPECT_NE(NULL, strstr(nd_builder_error(b), "more than 256 tensors"));
+	nd_builder_free(b);
+}
+
+TEST(stream_full)
+{
+	struct nd_builder *b;
+	struct nd_tile *t;
+	int i;
+
+	ASSERT_EQ(0, nd_builder_new("full", &b));
+	t = nd_sbuf(b, "t", ND_FP32, 1, 1);
+	for (i = 0; i < VNEF_MAX_INSTRS; i++)
+		ASSERT_EQ(0, nd_memset(b, ND_VECTOR, nd_whole(t), (float)i));
+	EXPECT_EQ(-E2BIG, nd_memset(b, ND_VECTOR, nd_whole(t), 0));
+	EXPECT_NE(NULL, strstr(nd_builder_error(b), "VectorE: more than 65536 entries"));
+	nd_builder_free(b);
+}
+
+/* Constants count against the image limit, and so does the image as a whole. */
+TEST(image_limits)
+{
+	const size_t big = 60u << 20;
+	struct nd_builder *b;
+	struct nd_tile *t;
+	uint8_t *data = calloc(1, big);
+	size_t size;
+	void *img;
+	int i;
+
+	ASSERT_NE(NULL, data);
+	ASSERT_EQ(0, nd_builder_new("big", &b));
+	ASSERT_NE(NULL, nd_const(b, "c", ND_FP32, 1, (uint64_t[]){ big / 4 }, data));
+	EXPECT_EQ(NULL, nd_const(b, "d", ND_FP32, 1, (uint64_t[]){ 2u << 20 }, data));
+	EXPECT_NE(NULL, strstr(nd_builder_error(b), "constants over the 67108864-byte image"));
+	nd_builder_free(b);
+
+	ASSERT_EQ(0, nd_builder_new("big", &b));
+	ASSERT_NE(NULL, nd_const(b, "c", ND_FP32, 1, (uint64_t[]){ big / 4 }, data));
+	t = nd_sbuf(b, "t", ND_FP32, 1, 1);
+	for (i = 0; i < 30000; i++)
+		ASSERT_EQ(0, nd_memset(b, i & 1 ? ND_VECTOR : ND_GPSIMD, nd_whole(t), 1.0f));
+	EXPECT_EQ(-E2BIG, nd_builder_finish(b, &img, &size));
+	EXPECT_NE(NULL, strstr(nd_builder_error(b), "the image would be"));
+	nd_builder_free(b);
+	free(data);
+}
+
 TEST_F(err, scopes)
 {
 	char name[16];
