@@ -472,6 +472,17 @@ TEST(image_is_reproducible_and_file_round_trips)
 	EXPECT_EQ(-ENOENT, nd_vnef_read(path, &i3, &s3, &err));
 	EXPECT_NE(NULL, strstr(err.msg, path));
 	EXPECT_EQ(-EINVAL, nd_vnef_read("/dev/null", &i3, &s3, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "not a regular file"));
+	/* too short for a header, then a header without the magic */
+	ASSERT_EQ(0, nd_vnef_write(path, "VNEF", 4, &err));
+	EXPECT_EQ(-EINVAL, nd_vnef_read(path, &i3, &s3, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "is not the size of a .vnef image"));
+	ASSERT_EQ(0, nd_vnef_write(path, i2, 64, &err));
+	((uint8_t *)i2)[0] ^= 1;
+	ASSERT_EQ(0, nd_vnef_write(path, i2, 64, &err));
+	EXPECT_EQ(-EINVAL, nd_vnef_read(path, &i3, &s3, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "not a .vnef image (bad magic)"));
+	unlink(path);
 	EXPECT_EQ(-ENOENT, nd_vnef_write("/nonexistent/dir/x.vnef", i1, s1, &err));
 	free(i1);
 	free(i2);
