@@ -27,17 +27,18 @@ uint64_t vnp_ev_wait(const struct vnp_timeline *tl, const struct vnp_ev *e)
 {
 	size_t idx = (size_t)(e - tl->ev);
 	unsigned int t = vnp_ev_track(e);
+	uint64_t from;
 
 	if (e->sem_wait == VNEURON_TRACE_NO_SEM)
 		return 0;
-	if (idx > tl->track_off[t]) {
+	if (idx > tl->track_off[t] && e[-1].exec == e->exec) {
 		const struct vnp_ev *p = e - 1;
 
-		if (p->exec != e->exec)
-			return 0;
 		return e->start > p->end ? e->start - p->end : 0;
 	}
-	return e->start > tl->t0 ? e->start - tl->t0 : 0;
+	/* the stream's first entry of this execution waited from the execution's start */
+	from = vnp_tl_exec_start(tl, e->core, e->exec);
+	return e->start > from ? e->start - from : 0;
 }
 
 struct sweep {

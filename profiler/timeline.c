@@ -253,27 +253,31 @@ void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
 		tl->sig_stream[i] = VNP_NONE;
 }
 
-static int note_exec(struct vnp_timeline *tl, uint32_t exec)
+/* The execution of (core, exec), added if new; NULL without memory. */
+static struct vnp_exec *note_exec(struct vnp_timeline *tl, unsigned int core, uint32_t exec)
 {
+	uint64_t key = (uint64_t)core << 32 | exec;
 	size_t i;
 
-	if (tl->nexec && tl->last_exec == exec)
-		return 0;
-	tl->last_exec = exec;
+	if (tl->nexec && tl->execs[tl->last_exec].key == key)
+		return &tl->execs[tl->last_exec];
 	for (i = 0; i < tl->nexec; i++)
-		if (tl->execs[i] == exec)
-			return 0;
+		if (tl->execs[i].key == key) {
+			tl->last_exec = i;
+			return &tl->execs[i];
+		}
 	if (tl->nexec == tl->nexecs_cap) {
 		size_t nc = tl->nexecs_cap ? 2 * tl->nexecs_cap : 16;
-		uint32_t *x = realloc(tl->execs, nc * sizeof(*x));
+		struct vnp_exec *x = realloc(tl->execs, nc * sizeof(*x));
 
 		if (!x)
-			return -ENOMEM;
+			return NULL;
 		tl->execs = x;
 		tl->nexecs_cap = nc;
 	}
-	tl->execs[tl->nexec++] = exec;
-	return 0;
+	tl->last_exec = tl->nexec;
+	tl->execs[tl->nexec] = (struct vnp_exec){ .key = key, .lo = UINT64_MAX };
+	return &tl->execs[tl->nexec++];
 }
 
 static int add_marker(struct vnp_timeline *tl, unsigned int core,
@@ -289,7 +293,8 @@ static int add_marker(struct vnp_timeline *tl, unsigned int core,
 		tl->markers_cap = nc;
 	}
 	tl->markers[tl->nmarkers++] = (struct vnp_marker){
-		.time = r->model_start_ps, .value = r->count, .id = r->opcode, .core = (uint8_t)core };
+		.time = r->model_start_ps, .value = r->count, .id = r->opcode,
+		.exec = r->exec_seq, .core = (uint8_t)core };
 	if (core + 1 > tl->ncores)
 		tl->ncores = core + 1;
 	return 0;
@@ -304,6 +309,7 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
 		const struct vneuron_trace_record *r = &recs[i];
+		struct vnp_exec *x;
 		struct vnp_ev *e;
 		unsigned int stream, t;
 
@@ -325,13 +331,21 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 			tl->markers[tl->nmarkers - 1].id = VNP_MARKER_LOST;
 			continue;
 		case VNEURON_TRACE_EXEC_START:
+			x = note_exec(tl, core, r->exec_seq);
+			if (!x)
+				return -ENOMEM;
 			tl->exec_starts++;
-			if (r->model_start_ps < tl->t0)
-				tl->t0 = r->model_start_ps;
+			if (r->model_start_ps < x->lo)
+				x->lo = r->model_start_ps;
 			continue;
 		case VNEURON_TRACE_EXEC_END:
-			if (r->model_end_ps > tl->t1 && r->model_end_ps >= r->model_start_ps)
-				tl->t1 = r->model_end_ps;
+			if (r->model_end_ps < r->model_start_ps)
+				goto bad;
+			x = note_exec(tl, core, r->exec_seq);
+			if (!x)
+				return -ENOMEM;
+			if (r->model_end_ps > x->hi)
+				x->hi = r->model_end_ps;
 			continue;
 		case VNEURON_TRACE_MARKER:
 			if (add_marker(tl, core, r))
@@ -346,8 +360,13 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 		}
 		if (r->model_end_ps < r->model_start_ps)
 			goto bad;
-		if (note_exec(tl, r->exec_seq))
+		x = note_exec(tl, core, r->exec_seq);
+		if (!x)
 			return -ENOMEM;
+		if (r->model_start_ps < x->lo)
+			x->lo = r->model_start_ps;
+		if (r->model_end_ps > x->hi)
+			x->hi = r->model_end_ps;
 		t = core * VNEF_STREAMS + stream;
 		if (tl->tn[t] == tl->tcap[t]) {
 			/* grow by half: large blocks are remapped, not copied */
@@ -375,10 +394,6 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 		e->core = (uint8_t)core;
 		if (r->sem_signal < VNEF_MAX_SEMS)
 			tl->sig_stream[r->sem_signal] = stream;
-		if (e->start < tl->t0)
-			tl->t0 = e->start;
-		if (e->end > tl->t1)
-			tl->t1 = e->end;
 		if (core + 1 > tl->ncores)
 			tl->ncores = core + 1;
 		continue;
@@ -499,6 +514,93 @@ static void sort_events(struct vnp_ev *v, size_t n, unsigned int depth)
  * stays near one copy of the events. A track is sorted only if it arrived out of order
  * (a ring's records arrive in order).
  */
+static int cmp_exec(const void *a, const void *b)
+{
+	const struct vnp_exec *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/*
+ * Lays the executions of each core out back to back in exec_seq order (see struct
+ * vnp_exec) and shifts their events. Returns whether any moved.
+ */
+static int layout_execs(struct vnp_timeline *tl)
+{
+	uint64_t cur = 0;
+	size_t i, k;
+	int moved = 0;
+	unsigned int t;
+
+	if (!tl->nexec)
+		return 0;
+	qsort(tl->execs, tl->nexec, sizeof(*tl->execs), cmp_exec);
+	for (i = 0; i < tl->nexec; i++) {
+		struct vnp_exec *x = &tl->execs[i];
+
+		if (x->lo == UINT64_MAX)	/* only an EXEC_END */
+			x->lo = x->hi;
+		if (x->hi < x->lo)
+			x->hi = x->lo;
+		if (!i || (x->key >> 32) != (tl->execs[i - 1].key >> 32))
+			cur = 0;		/* a new core */
+		x->shift = cur > x->lo ? cur - x->lo : 0;
+		if (x->hi + x->shift < x->hi)	/* no room left: keep the records' times */
+			x->shift = 0;
+		moved |= x->shift != 0;
+		cur = x->hi + x->shift;
+	}
+	if (!moved)
+		return 0;
+	for (t = 0; t < VNP_TRACKS; t++) {
+		uint64_t core = t / VNEF_STREAMS;
+
+		for (k = 0; k < tl->tn[t]; k++) {
+			struct vnp_ev *e = &tl->tev[t][k];
+			uint64_t key = core << 32 | e->exec;
+			size_t lo = 0, hi = tl->nexec;
+
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (tl->execs[mid].key < key)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			/* the event's execution is always there: events create it */
+			e->start += tl->execs[lo].shift;
+			e->end += tl->execs[lo].shift;
+		}
+	}
+	for (k = 0; k < tl->nmarkers; k++) {
+		uint64_t key = (uint64_t)tl->markers[k].core << 32 | tl->markers[k].exec;
+
+		for (i = 0; i < tl->nexec; i++)
+			if (tl->execs[i].key == key)
+				tl->markers[k].time += tl->execs[i].shift;
+	}
+	return 1;
+}
+
+uint64_t vnp_tl_exec_start(const struct vnp_timeline *tl, unsigned int core, uint32_t exec)
+{
+	uint64_t key = (uint64_t)core << 32 | exec;
+	size_t lo = 0, hi = tl->nexec;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl->execs[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < tl->nexec && tl->execs[lo].key == key)
+		return tl->execs[lo].lo + tl->execs[lo].shift;
+	return tl->t0;
+}
+
 int vnp_tl_finish(struct vnp_timeline *tl)
 {
 	size_t i, off = 0;
@@ -506,6 +608,13 @@ int vnp_tl_finish(struct vnp_timeline *tl)
 
 	if (tl->finished)
 		return 0;
+	layout_execs(tl);
+	for (i = 0; i < tl->nexec; i++) {
+		if (tl->execs[i].lo + tl->execs[i].shift < tl->t0)
+			tl->t0 = tl->execs[i].lo + tl->execs[i].shift;
+		if (tl->execs[i].hi + tl->execs[i].shift > tl->t1)
+			tl->t1 = tl->execs[i].hi + tl->execs[i].shift;
+	}
 	if (tl->n) {
 		tl->ev = malloc(tl->n * sizeof(*tl->ev));
 		if (!tl->ev)

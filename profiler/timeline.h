@@ -104,7 +104,20 @@ struct vnp_marker {
 	uint64_t time;		/* ps */
 	uint64_t value;
 	uint32_t id;
+	uint32_t exec;
 	uint8_t core;
+};
+
+/*
+ * One execution of one core, in the records' own clock: lo = earliest start (events,
+ * EXEC_START), hi = latest end (events, EXEC_END). Records may count modeled time from
+ * each execution's start, so two executions would overlap; finish lays them out back to
+ * back in exec_seq order (shift), which leaves times that already increase unchanged.
+ */
+struct vnp_exec {
+	uint64_t key;		/* core << 32 | exec_seq */
+	uint64_t lo, hi;
+	uint64_t shift;		/* added to every time of the execution */
 };
 
 struct vnp_timeline {
@@ -120,14 +133,14 @@ struct vnp_timeline {
 	uint64_t lost;				/* records lost before reaching the profile */
 	uint64_t malformed;			/* records skipped as impossible */
 	uint64_t exec_starts;			/* EXEC_START records */
-	uint64_t nexec;				/* distinct exec_seq values of events */
+	uint64_t nexec;				/* distinct (core, exec_seq) executions */
 	uint64_t model_flops;			/* per execution, for mfu; 0: unknown */
 	uint32_t sig_stream[VNEF_MAX_SEMS];	/* signaller seen in records, or VNP_NONE */
 	struct vnp_marker *markers;
 	size_t nmarkers, markers_cap;
-	uint32_t *execs;			/* distinct exec_seq values seen */
+	struct vnp_exec *execs;			/* nexec of them; by key after finish */
 	size_t nexecs_cap;
-	uint32_t last_exec;
+	size_t last_exec;			/* index of the last one looked up */
 	int finished;
 };
 
@@ -143,6 +156,8 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 /* Sorts and indexes; no more adds after this. 0 or -ENOMEM. */
 int vnp_tl_finish(struct vnp_timeline *tl);
 void vnp_tl_free(struct vnp_timeline *tl);
+/* After finish: where an execution of a core starts on the timeline (t0 if unknown). */
+uint64_t vnp_tl_exec_start(const struct vnp_timeline *tl, unsigned int core, uint32_t exec);
 
 static inline size_t vnp_tl_track_len(const struct vnp_timeline *tl, unsigned int t)
 {

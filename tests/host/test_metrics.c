@@ -134,6 +134,34 @@ TEST(mfu_counts_every_execution)
 	synth_free(s);
 }
 
+TEST(executions_with_their_own_clocks_are_laid_end_to_end)
+{
+	struct synth *s = synth_new();
+	struct vneuron_trace_record *r;
+
+	/* exec 0: TensorE [0,400), EXEC_END at 600; exec 1 counts from 0 again */
+	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, 400, 10);
+	r = synth_rec(s);
+	r->kind = VNEURON_TRACE_EXEC_END;
+	r->engine = VNEURON_TRACE_ENGINE_CORE;
+	r->model_end_ps = 600 * NS;
+	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, 400, 10);
+	s->r[s->n - 1].exec_seq = 1;
+	/* VectorE's first entry of exec 1 waited 100 ns from that execution's start */
+	synth_insn(s, 1, VNEF_OP_COPY, 100, 200, 0);
+	s->r[s->n - 1].exec_seq = 1;
+	s->r[s->n - 1].sem_wait = 0;
+	AEQ(synth_run(s, 0), 0);
+	EQ(s->m.nexec, 2);
+	EQ(s->m.total_ps, 1000 * NS);
+	EQ(s->m.unit[0].active_ps, 800 * NS);
+	AEQ(vnp_tl_track_len(&s->tl, 0), 2);
+	EQ(s->tl.ev[s->tl.track_off[0] + 1].start, 600 * NS);
+	EQ(s->m.unit[1].wait_ps, 100 * NS);
+	EQ(s->m.overlap_ps[0][1], 100 * NS);
+	synth_free(s);
+}
+
 TEST(semaphore_waits)
 {
 	struct synth *s = synth_new();
