@@ -137,7 +137,16 @@ static void put_f32(struct out *o, uint32_t bits)
 	int prec;
 
 	if (f != f) {
-		put(o, "0x%08x", bits);
+		if (bits == 0x7fc00000u)
+			put(o, "nan");
+		else
+			put(o, "0x%08x", bits);
+		return;
+	}
+	/* Plain decimals where one place is enough (10.0, not 1e+01). */
+	snprintf(tmp, sizeof(tmp), "%.1f", (double)f);
+	if (f > -1e7f && f < 1e7f && fbits(strtof(tmp, NULL)) == bits) {
+		put(o, "%s", tmp);
 		return;
 	}
 	for (prec = 1; prec <= 9; prec++) {
