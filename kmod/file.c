@@ -55,6 +55,7 @@ static int vn_release(struct inode *inode, struct file *filp)
 	struct vn_file *vf = filp->private_data;
 
 	vn_exec_release_all(vf);
+	vn_trace_release_all(vf);
 	vn_mem_release_all(vf);
 	vn_file_put(vf);
 	return 0;
@@ -69,7 +70,8 @@ static int vn_get_info(struct vn_file *vf, void *data)
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
 	info->uapi_version = VNEURON_UAPI_VERSION;
-	info->caps = VNEURON_CAP_MEM | VNEURON_CAP_EXEC | VNEURON_CAP_BF16;
+	info->caps = VNEURON_CAP_MEM | VNEURON_CAP_EXEC | VNEURON_CAP_BF16 |
+		     VNEURON_CAP_TRACE;
 	info->device_index = vdev->index;
 	info->device_count = vn_device_count;
 	info->core_count = vdev->core_count;
@@ -147,6 +149,21 @@ static int vn_ioctl_wait(struct vn_file *vf, void *data)
 	return vn_wait_ioctl(vf, data);
 }
 
+static int vn_ioctl_trace_start(struct vn_file *vf, void *data)
+{
+	return vn_trace_start_ioctl(vf, data);
+}
+
+static void vn_undo_trace_start(struct vn_file *vf, void *data)
+{
+	vn_trace_start_undo(vf, data);
+}
+
+static int vn_ioctl_trace_stop(struct vn_file *vf, void *data)
+{
+	return vn_trace_stop_ioctl(vf, data);
+}
+
 union vn_ioctl_buf {
 	struct vneuron_info info;
 	struct vneuron_mem_alloc alloc;
@@ -157,6 +174,8 @@ union vn_ioctl_buf {
 	struct vneuron_program_unload punload;
 	struct vneuron_exec exec;
 	struct vneuron_wait wait;
+	struct vneuron_trace_start tstart;
+	struct vneuron_trace_stop tstop;
 };
 
 struct vn_ioctl_desc {
@@ -184,6 +203,8 @@ static const struct vn_ioctl_desc vn_ioctls[] = {
 	VN_IOCTL(VNEURON_IOCTL_PROGRAM_UNLOAD, vn_ioctl_program_unload, NULL),
 	VN_IOCTL(VNEURON_IOCTL_EXEC, vn_ioctl_exec, vn_undo_exec),
 	VN_IOCTL(VNEURON_IOCTL_WAIT, vn_ioctl_wait, NULL),
+	VN_IOCTL(VNEURON_IOCTL_TRACE_START, vn_ioctl_trace_start, vn_undo_trace_start),
+	VN_IOCTL(VNEURON_IOCTL_TRACE_STOP, vn_ioctl_trace_stop, NULL),
 };
 
 /* Everything of an ioctl number but its size. */
@@ -234,12 +255,15 @@ static long vn_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 
 static int vn_mmap(struct file *filp, struct vm_area_struct *vma)
 {
+	if (vma->vm_pgoff >= VNEURON_MMAP_TRACE_BASE >> PAGE_SHIFT)
+		return vn_trace_mmap(filp->private_data, vma);
 	return vn_mem_mmap(filp->private_data, vma);
 }
 
 static __poll_t vn_poll(struct file *filp, poll_table *wait)
 {
-	return vn_exec_poll(filp->private_data, filp, wait);
+	return vn_exec_poll(filp->private_data, filp, wait) |
+	       vn_trace_poll(filp->private_data, filp, wait);
 }
 
 const struct file_operations vn_fops = {

@@ -462,6 +462,51 @@ int nd_vnef_write(const char *path, const void *image, size_t size, struct nd_er
  */
 int nd_vnef_dump(const void *image, size_t size, FILE *out, struct nd_error *err);
 
+/* ---------------------------------------------------------------------------------- */
+/* Tracing (libneurondev/trace.c; uapi/vneuron_trace.h, docs/trace-buffer.md)           */
+
+struct nd_trace;
+struct vneuron_trace_consumer;
+struct vneuron_trace_start;
+
+#define ND_TRACE_DEFAULT_RING	(4u << 20)	/* data bytes per ring */
+
+struct nd_trace_opts {
+	uint32_t mode;			/* VNEURON_TRACE_MODE_STOP (0) or _OVERWRITE */
+	uint32_t watermark;		/* bytes between wake-ups; 0: half the ring */
+	uint64_t ring_size;		/* power of two, 4 KiB..256 MiB; 0: the default */
+};
+
+/* One ring's mappings, what profiler/ring.c's vnp_ring_init() takes. */
+struct nd_trace_ring {
+	struct vneuron_trace_consumer *cons;	/* writable consumer page */
+	const void *ctrl;			/* read-only control page and data */
+	size_t ctrl_len;
+};
+
+/*
+ * Start tracing a core (o may be NULL: stop mode, default size) and map its rings. Every
+ * execution that starts on the core afterwards is traced, from any process. -EBUSY if
+ * some file already traces it.
+ */
+int nd_trace_start(struct nd_device *dev, unsigned int core, const struct nd_trace_opts *o,
+		   struct nd_trace **tp);
+unsigned int nd_trace_nr_rings(const struct nd_trace *t);
+int nd_trace_ring(const struct nd_trace *t, unsigned int i, struct nd_trace_ring *r);
+/* The kernel's answer to TRACE_START (sizes, offsets, the watermark in force). */
+const struct vneuron_trace_start *nd_trace_params(const struct nd_trace *t);
+/*
+ * Wait up to timeout_ms (-1: forever) until a ring of the device file has unread
+ * records (or an execution of it completed: both report POLLIN). 1 ready, 0 timeout,
+ * -errno. For a drainer thread; nd_device_fd() serves an event loop.
+ */
+int nd_trace_poll(struct nd_device *dev, int timeout_ms);
+/* Stop producing; the rings stay mapped for the last drain. Idempotent. */
+int nd_trace_stop(struct nd_trace *t);
+/* Stop if needed, unmap, free. NULL is fine. */
+void nd_trace_free(struct nd_trace *t);
+
+
 #if defined(__cplusplus)
 }
 #endif

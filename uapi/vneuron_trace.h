@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
 /*
- * vneuron trace rings: the record format, the shared pages of a ring and (marked as a
- * proposal) the ioctls that will start and stop tracing. docs/trace-buffer.md explains
+ * vneuron trace rings: the record format, the shared pages of a ring and the ioctls
+ * that start and stop tracing. docs/trace-buffer.md explains
  * the protocol and its memory ordering.
  *
  * A ring has one producer (an engine worker of the device) and one consumer (the
@@ -55,10 +55,12 @@ enum vneuron_trace_kind {
 
 /*
  * One trace record: 64 bytes, naturally aligned, no implicit padding. Times: model_* in
- * picoseconds of the modeled clock since the core's reset (one TensorE cycle is ~357 ps,
- * so ns would lose cycles); host_ns is CLOCK_MONOTONIC when the record was written.
- * Fields a kind does not use are zero (ids: VNEURON_TRACE_NO_SEM). Records never hold a
- * kernel address.
+ * picoseconds of the modeled clock from the start of the execution exec_seq (one TensorE
+ * cycle is ~357 ps, so ns would lose cycles); host_ns is CLOCK_MONOTONIC when the record
+ * was written. EXEC_START/EXEC_END (engine VNEURON_TRACE_ENGINE_CORE, on ring 0): at
+ * EXEC_END, model_end_ps is the execution's modeled duration, opcode its status (enum
+ * vneuron_exec_status) and elements its reason. Fields a kind does not use are zero
+ * (ids: VNEURON_TRACE_NO_SEM). Records never hold a kernel address.
  */
 struct vneuron_trace_record {
 	__u8 kind;			/* enum vneuron_trace_kind */
@@ -123,13 +125,23 @@ struct vneuron_trace_ctrl {
 };
 
 /*
- * --- Proposal for the kernel glue (not wired up yet) ------------------------------------
- * VNEURON_IOCTL_TRACE_START: start tracing on one core: one ring per producer (each
- * engine, then the DMA queues' worker), all of ring_size data bytes and the same mode.
- * The rings belong to the calling file. poll() on the file reports EPOLLIN when any ring
- * has unread records, and the producers wake it each time watermark more bytes have been
- * published. Errors: EINVAL (core, mode, sizes, flags or pad), EBUSY (already tracing
- * that core), ENOMEM.
+ * VNEURON_IOCTL_TRACE_START: start tracing one core: one ring per producer (the four
+ * engines, then the DMA queues' worker; vneuron_trace_ctrl.engine says which), each of
+ * ring_size data bytes, all in the same mode. Every execution that starts on the core
+ * from then on is traced, whichever file submitted it; one already running is not.
+ * The rings belong to the calling file: only it can map them (other files get EINVAL),
+ * and they stop when it closes (mappings keep the memory). poll() on the file reports
+ * EPOLLIN when any of its rings holds unread records; the producers wake it each time
+ * watermark more bytes have been published and at the end of every execution (when
+ * the rings are published completely, with an EXEC_END record on ring 0).
+ * Errors: EINVAL (core, mode, ring_size not a power of two in MIN..MAX or below the page
+ * size, watermark >= ring_size or not a multiple of the record size, flags or pad),
+ * EBUSY (some file is already tracing that core), ENOMEM.
+ *
+ * mmap of ring i: offset mmap_offset + i * ring_stride, length consumer_len, may be
+ * writable; offset mmap_offset + i * ring_stride + consumer_len, length up to ring_len,
+ * read-only (a writable mapping gives EACCES, mprotect() cannot add write later). Any
+ * other offset or a longer length gives EINVAL; MAP_PRIVATE gives EINVAL.
  */
 struct vneuron_trace_start {
 	__u32 core;			/* in */
@@ -145,7 +157,12 @@ struct vneuron_trace_start {
 	__u64 ring_len;			/* out: control page + data, mapped read-only */
 };
 
-/* VNEURON_IOCTL_TRACE_STOP: publish what is written, wake pollers, stop producing. */
+/*
+ * VNEURON_IOCTL_TRACE_STOP: stop producing: new executions are not traced, the running
+ * one (traced) is waited for, then every ring is published and pollers woken. The rings
+ * stay mapped and readable until the file closes or starts that core again. Errors:
+ * EINVAL (core, flags), ENOENT (this file is not tracing that core).
+ */
 struct vneuron_trace_stop {
 	__u32 core;
 	__u32 flags;			/* must be 0 */
