@@ -53,9 +53,7 @@ static int vn_device_init(struct vn_device *vdev, unsigned int index, unsigned i
 		vdev->cores[i].vdev = vdev;
 		vdev->cores[i].index = i;
 	}
-	ret = vn_cores_start(vdev);
-	if (ret)
-		return ret;
+	vn_cores_init(vdev);
 
 	cdev_init(&vdev->cdev, &vn_fops);
 	vdev->cdev.owner = THIS_MODULE;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Execution through the module: each device core gets an executor (core/exec.h) with
- * its engine and DMA kthreads; programs, executions, WAIT and poll() per open file.
+ * its engine and DMA kthreads on first use; programs, executions, WAIT and poll() per
+ * open file.
  *
  * An execution (struct vn_kexec) holds a reference on its file, its program (inside
  * the executor) and every buffer bound to it. The file's exec table holds one
@@ -49,23 +50,36 @@ struct vn_kexec {
 
 /* ---- cores ---- */
 
-int vn_cores_start(struct vn_device *vdev)
+void vn_cores_init(struct vn_device *vdev)
 {
-	char name[16];
 	unsigned int i;
-	int ret;
 
 	for (i = 0; i < vdev->core_count; i++) {
-		struct vn_dev_core *core = &vdev->cores[i];
-
-		mutex_init(&core->reset_lock);
-		snprintf(name, sizeof(name), "%u.%u", vdev->index, i);
-		ret = vn_core_create(vdev->model, name, &core->ec);
-		if (ret)
-			return ret;
-		vn_core_set_stats(core->ec, &core->stats);
+		mutex_init(&vdev->cores[i].exec_lock);
+		mutex_init(&vdev->cores[i].reset_lock);
 	}
-	return 0;
+}
+
+struct vn_core *vn_dev_core_exec(struct vn_dev_core *core)
+{
+	/* Pairs with the release below: a core seen here is fully made. */
+	struct vn_core *ec = smp_load_acquire(&core->exec_core);
+	char name[16];
+
+	if (ec)
+		return ec;
+	mutex_lock(&core->exec_lock);
+	ec = core->exec_core;
+	if (!ec) {
+		snprintf(name, sizeof(name), "%u.%u", core->vdev->index, core->index);
+		if (!vn_core_create(core->vdev->model, name, &ec)) {
+			vn_core_set_stats(ec, &core->stats);
+			/* Publish only now; pairs with the acquires of the readers. */
+			smp_store_release(&core->exec_core, ec);
+		}
+	}
+	mutex_unlock(&core->exec_lock);
+	return ec;
 }
 
 /* Unload: no file is open, so nothing waits; the workers stop, leftovers end ABORTED. */
@@ -74,8 +88,8 @@ void vn_cores_stop(struct vn_device *vdev)
 	unsigned int i;
 
 	for (i = 0; i < vdev->core_count; i++) {
-		vn_core_destroy(vdev->cores[i].ec);
-		vdev->cores[i].ec = NULL;
+		vn_core_destroy(vdev->cores[i].exec_core);
+		vdev->cores[i].exec_core = NULL;
 	}
 }
 
@@ -88,7 +102,9 @@ int vn_core_reset_ioctl(struct vn_file *vf, const struct vneuron_reset *arg)
 	core = &vf->vdev->cores[arg->core];
 	/* One reset at a time: a second would wait on what the first restarts. */
 	mutex_lock(&core->reset_lock);
-	vn_core_reset(core->ec);
+	/* A core that never ran has nothing to stop (acquire: pairs with its creation). */
+	if (smp_load_acquire(&core->exec_core))
+		vn_core_reset(core->exec_core);
 	vn_core_stats_reset(&core->stats);
 	mutex_unlock(&core->reset_lock);
 	return 0;
@@ -299,6 +315,7 @@ static int vn_kexec_bind(struct vn_file *vf, struct vn_kexec *kx, const struct v
 int vn_exec_ioctl(struct vn_file *vf, struct vneuron_exec *arg)
 {
 	struct vn_device *vdev = vf->vdev;
+	struct vn_core *ec;
 	struct vn_bind *binds = NULL;
 	struct vn_program *p;
 	struct vn_kexec *kx;
@@ -311,6 +328,9 @@ int vn_exec_ioctl(struct vn_file *vf, struct vneuron_exec *arg)
 	if (arg->flags || arg->core >= vdev->core_count || count > VNEF_MAX_TENSORS ||
 	    arg->time_limit_ns > VN_MAX_TIME_LIMIT_NS)
 		return -EINVAL;
+	ec = vn_dev_core_exec(&vdev->cores[arg->core]);
+	if (!ec)
+		return -ENOMEM;
 	p = vn_prog_get(vf, arg->program);
 	if (!p)
 		return -ENOENT;
@@ -350,8 +370,8 @@ int vn_exec_ioctl(struct vn_file *vf, struct vneuron_exec *arg)
 		goto fail;
 
 	kref_get(&kx->ref);		/* the completion's */
-	ret = vn_exec_submit(vdev->cores[arg->core].ec, p, binds, count, arg->time_limit_ns,
-			     vn_kexec_done, kx, &kx->ex);
+	ret = vn_exec_submit(ec, p, binds, count, arg->time_limit_ns, vn_kexec_done, kx,
+			     &kx->ex);
 	if (ret) {
 		kref_put(&kx->ref, vn_kexec_free);	/* not the last: ours remains */
 		goto fail;

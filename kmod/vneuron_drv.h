@@ -33,7 +33,6 @@
 #include <linux/xarray.h>
 
 #include "vneuron.h"
-#include "vneuron_trace.h"
 #include "hbm.h"
 #include "stats.h"
 
@@ -63,7 +62,13 @@ struct vn_core;		/* the executor, core/exec.h */
 struct vn_dev_core {
 	struct vn_device *vdev;
 	unsigned int index;
-	struct vn_core *ec;		/* its executor: engine and DMA workers */
+	/*
+	 * Its executor (engine and DMA kthreads, SBUF and PSUM: 26 MiB), made on first
+	 * use by vn_dev_core_exec(), so a 16-device, 8-core load costs nothing up front.
+	 * Set once under exec_lock, read with acquire; NULL until then.
+	 */
+	struct vn_core *exec_core;
+	struct mutex exec_lock;		/* creating exec_core */
 	struct mutex reset_lock;	/* one RESET of this core at a time */
 	struct vn_core_stats stats;
 	struct kobject *kobj;		/* core<N> */
@@ -104,7 +109,6 @@ struct vn_file {
 	spinlock_t done_lock;		/* protects nr_done and every vn_kexec's flags */
 	unsigned int nr_done;		/* completed and not yet reaped: poll() readiness */
 	wait_queue_head_t done_wq;	/* completions (poll, WAIT's last step) */
-	struct vn_trace_file *trace;	/* trace sessions (kmod/trace.c), or NULL */
 };
 
 /* A device buffer: zeroed host pages mapped into the kernel (and into users by mmap). */
@@ -138,8 +142,10 @@ extern const struct file_operations vn_fops;
 void vn_file_put(struct vn_file *vf);
 
 /* exec.c */
-int vn_cores_start(struct vn_device *vdev);
+void vn_cores_init(struct vn_device *vdev);
 void vn_cores_stop(struct vn_device *vdev);
+/* A core's executor, created on first use; NULL if that fails (-ENOMEM). */
+struct vn_core *vn_dev_core_exec(struct vn_dev_core *core);
 int vn_core_reset_ioctl(struct vn_file *vf, const struct vneuron_reset *arg);
 int vn_program_load_ioctl(struct vn_file *vf, struct vneuron_program_load *arg);
 void vn_program_load_undo(struct vn_file *vf, struct vneuron_program_load *arg);
@@ -149,15 +155,6 @@ void vn_exec_undo(struct vn_file *vf, struct vneuron_exec *arg);
 int vn_wait_ioctl(struct vn_file *vf, struct vneuron_wait *arg);
 __poll_t vn_exec_poll(struct vn_file *vf, struct file *filp, poll_table *wait);
 void vn_exec_release_all(struct vn_file *vf);
-
-/* trace.c */
-struct vn_trace_file;
-int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg);
-void vn_trace_start_undo(struct vn_file *vf, struct vneuron_trace_start *arg);
-int vn_trace_stop_ioctl(struct vn_file *vf, const struct vneuron_trace_stop *arg);
-int vn_trace_mmap(struct vn_file *vf, struct vm_area_struct *vma);
-__poll_t vn_trace_poll(struct vn_file *vf, struct file *filp, poll_table *wait);
-void vn_trace_release_all(struct vn_file *vf);
 
 /* mem.c */
 int vn_mem_alloc(struct vn_file *vf, struct vneuron_mem_alloc *arg);
