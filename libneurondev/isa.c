@@ -613,11 +613,12 @@ int nd_partition_reduce_at(struct nd_builder *b, struct nd_tv dst, struct nd_tv 
 
 static int pick_queue(struct nd_builder *b, const char *op, int queue, uint32_t *stream)
 {
-	if (queue == ND_QUEUE_AUTO) {
+	if (queue == ND_QUEUE_AUTO || queue == ND_QUEUE_SPREAD) {
 		queue = (int)b->next_queue;
 		b->next_queue = (b->next_queue + 1) % VNEF_DMA_QUEUES;
 	} else if (queue < 0 || queue >= VNEF_DMA_QUEUES) {
-		return nd_berr(b, EINVAL, "%s: DMA queue %d; queues are 0..%d or ND_QUEUE_AUTO",
+		return nd_berr(b, EINVAL, "%s: DMA queue %d; queues are 0..%d, ND_QUEUE_AUTO or "
+			       "ND_QUEUE_SPREAD",
 			       op, queue, VNEF_DMA_QUEUES - 1);
 	}
 	*stream = VNEF_STREAM_DMA(queue);
@@ -812,30 +813,57 @@ static int view_xfer(struct nd_builder *b, const char *op, struct nd_tv v, struc
 	return 0;
 }
 
+#define SPREAD_WAYS	4
+#define SPREAD_MIN	(64u << 10)
+
+/*
+ * A load or store of a view. ND_QUEUE_SPREAD splits a large one by partitions over the
+ * next queues, so its parts move in parallel (each queue is one DMA engine).
+ */
+static int view_dma(struct nd_builder *b, const char *op, int queue, struct nd_tv v,
+		    struct nd_hbm h, int tile_is_dst, const char *file, int line)
+{
+	struct nd_dma_xfer x;
+	uint32_t parts = 1, k;
+	int ret;
+
+	ret = view_xfer(b, op, v, h, &x, tile_is_dst);
+	if (ret)
+		return ret;
+	if (queue != ND_QUEUE_SPREAD)
+		return dma(b, op, queue, &x, file, line);
+	if ((uint64_t)v.np * v.nf * nd_dtype_size(v.tile->dtype) >= SPREAD_MIN)
+		parts = v.np < SPREAD_WAYS ? v.np : SPREAD_WAYS;
+	for (k = 0; k < parts; k++) {
+		uint32_t p0 = v.np * k / parts, p1 = v.np * (k + 1) / parts;
+		struct nd_tv sub = v;
+		struct nd_hbm hs = h;
+
+		sub.p0 = v.p0 + p0;
+		sub.np = p1 - p0;
+		hs.offset = h.offset + p0 * h.pstride;
+		/* inside the whole view, which passed: these cannot fail but for limits */
+		ret = view_xfer(b, op, sub, hs, &x, tile_is_dst);
+		if (!ret)
+			ret = dma(b, op, ND_QUEUE_AUTO, &x, file, line);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int nd_load_at(struct nd_builder *b, int queue, struct nd_tv dst, struct nd_hbm src,
 	       const char *file, int line)
 {
-	struct nd_dma_xfer x;
-	int ret;
-
 	if (!b)
 		return -EINVAL;
-	ret = view_xfer(b, "load", dst, src, &x, 1);
-	if (ret)
-		return ret;
-	return dma(b, "load", queue, &x, file, line);
+	return view_dma(b, "load", queue, dst, src, 1, file, line);
 }
 
 int nd_store_at(struct nd_builder *b, int queue, struct nd_hbm dst, struct nd_tv src,
 		const char *file, int line)
 {
-	struct nd_dma_xfer x;
-	int ret;
-
 	if (!b)
 		return -EINVAL;
-	ret = view_xfer(b, "store", src, dst, &x, 0);
-	if (ret)
-		return ret;
-	return dma(b, "store", queue, &x, file, line);
+	return view_dma(b, "store", queue, src, dst, 0, file, line);
 }

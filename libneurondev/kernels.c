@@ -99,7 +99,7 @@ int nd_kernel_matmul(struct nd_builder *b, uint32_t m, uint32_t k, uint32_t n,
 	nd_scope_push(b, "load_b");
 	for (j = 0; j < k / P; j++) {
 		bt[j] = nd_sbuf(b, "b", dt, P, n);
-		nd_load(b, ND_QUEUE_AUTO, nd_whole(bt[j]), nd_hbm_rows(B, j * P, 0));
+		nd_load(b, ND_QUEUE_SPREAD, nd_whole(bt[j]), nd_hbm_rows(B, j * P, 0));
 	}
 	nd_scope_pop(b);
 	for (j = 0; j < 2; j++) {
@@ -113,12 +113,12 @@ int nd_kernel_matmul(struct nd_builder *b, uint32_t m, uint32_t k, uint32_t n,
 		return b->first_err;
 	/* A-side tiles and the accumulator alternate, so block i+1 overlaps block i */
 	for (mi = 0; mi < m / P; mi++) {
-		nd_load(b, ND_QUEUE_AUTO, nd_whole(a[mi & 1]), nd_hbm_rows(A, mi * P, 0));
+		nd_load(b, ND_QUEUE_SPREAD, nd_whole(a[mi & 1]), nd_hbm_rows(A, mi * P, 0));
 		transpose_blocks(b, a[mi & 1], pt[mi & 1], at[mi & 1], k);
 		for (nj = 0; nj < n / nb; nj++, i ^= 1) {
 			matmul_acc(b, acc[i], at[mi & 1], bt, k, nj * nb, nb);
 			nd_copy(b, ND_SCALAR, nd_whole(c[i]), nd_whole(acc[i]));
-			nd_store(b, ND_QUEUE_AUTO, nd_hbm_rows(C, mi * P, nj * nb), nd_whole(c[i]));
+			nd_store(b, ND_QUEUE_SPREAD, nd_hbm_rows(C, mi * P, nj * nb), nd_whole(c[i]));
 		}
 	}
 	nd_scope_pop(b);

@@ -124,8 +124,13 @@ enum nd_act {
 	ND_ACT_RELU, ND_ACT_SQRT, ND_ACT_RSQRT, ND_ACT_RECIPROCAL, ND_ACT_SQUARE,
 };
 
-/* DMA queue for the DMA calls: 0..15, or the next queue round-robin. */
+/*
+ * DMA queue for the DMA calls: 0..15, or the next queue round-robin, or (loads and
+ * stores) split by partitions into up to 4 descriptors on the next queues when the
+ * transfer is 64 KiB or more, so the parts move in parallel.
+ */
 #define ND_QUEUE_AUTO	(-1)
+#define ND_QUEUE_SPREAD	(-2)
 
 /*
  * A part of a tile: partitions [p0, p0 + np) and nf free-axis elements, [f0, f0 + nf)

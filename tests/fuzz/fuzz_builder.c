@@ -100,7 +100,7 @@ static struct nd_tv pick(struct st *s, struct rd *r, uint32_t np, uint32_t nf)
 static void step(struct st *s, struct rd *r)
 {
 	uint32_t op = rd8(r) % 20, np = 1 + rd8(r) % 128, nf = 1 + rd16(r) % 512;
-	int q = (int)(rd8(r) % 17) - 1;
+	int q = (int)(rd8(r) % 18) - 2;
 	struct nd_tv d, a, c;
 
 	switch (op) {

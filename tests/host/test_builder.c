@@ -309,6 +309,51 @@ TEST(hbm_hazards)
 	nd_builder_free(b);
 }
 
+/* ND_QUEUE_SPREAD: a big load becomes four descriptors on four queues; a small one, one. */
+TEST(spread_queues)
+{
+	static const uint64_t shape[] = { 256, 512 };
+	struct nd_builder *b;
+	struct vn_program *p = NULL;
+	uint32_t q, parts = 0, sum = 0;
+	size_t size;
+	void *img;
+
+	ASSERT_EQ(0, nd_builder_new("spread", &b));
+	{
+		struct nd_tensor *x = nd_input(b, "x", ND_FP32, 2, shape);
+		struct nd_tile *t = nd_sbuf(b, "t", ND_FP32, 128, 512);
+		struct nd_tile *u = nd_sbuf(b, "u", ND_FP32, 128, 512);
+
+		/* 128 x 512 x 4 = 256 KiB: four parts of 32 partitions */
+		ASSERT_EQ(0, nd_load(b, ND_QUEUE_SPREAD, nd_whole(t), nd_hbm_rows(x, 128, 0)));
+		ASSERT_EQ(0, nd_activate(b, nd_whole(u), nd_whole(t), ND_ACT_EXP, 1.0f, 0.0f));
+		/* 16 x 512 x 4 = 32 KiB: one descriptor */
+		ASSERT_EQ(0, nd_load(b, ND_QUEUE_SPREAD, nd_part(t, 0, 16, 0, 512),
+				     nd_hbm_rows(x, 0, 0)));
+	}
+	ASSERT_EQ(0, finish_and_load(b, &p, &img, &size));
+	for (q = 0; q < 4; q++) {
+		const struct vn_stream *st = &p->streams[VNEF_STREAM_DMA(q)];
+
+		ASSERT_EQ(1, st->count);
+		EXPECT_EQ(32, st->desc[0].count[0]);
+		EXPECT_EQ(32 * q, st->desc[0].dst.partition);
+		EXPECT_EQ((128 + 32 * q) * 2048ull, st->desc[0].src.offset);
+		parts++;
+		sum += st->desc[0].count[0];
+	}
+	EXPECT_EQ(4, parts);
+	EXPECT_EQ(128, sum);
+	EXPECT_EQ(16, p->streams[VNEF_STREAM_DMA(4)].desc[0].count[0]);
+	/* the exp waits on all four: three NOPs carry the first three waits */
+	EXPECT_EQ(4, p->streams[VNEURON_ENGINE_SCALAR].count);
+	check_sems(_metadata, p);
+	vn_program_put(p);
+	free(img);
+	nd_builder_free(b);
+}
+
 /* Every ISA call at least once, all validated by the core. */
 TEST(every_instruction_validates)
 {
@@ -853,8 +898,8 @@ TEST_F(err, dma_bad_queue)
 {
 	EXPECT_ERR(-EINVAL, "DMA queue 16",
 		   nd_load(self->b, 16, nd_whole(self->s), nd_hbm_rows(self->x, 0, 0)));
-	EXPECT_ERR(-EINVAL, "DMA queue -2",
-		   nd_load(self->b, -2, nd_whole(self->s), nd_hbm_rows(self->x, 0, 0)));
+	EXPECT_ERR(-EINVAL, "DMA queue -3",
+		   nd_load(self->b, -3, nd_whole(self->s), nd_hbm_rows(self->x, 0, 0)));
 }
 
 TEST_F(err, dma_outside_tensor)
