@@ -920,8 +920,8 @@ int vnp_capture_main(int argc, char **argv)
 		}
 	optind = 1;
 	opterr = 0;
-	/* "+": options first, then NAME FILE pairs; "--" ends capture's own arguments. */
-	while ((opt = getopt_long(dashdash ? dashdash : argc, argv, "+n:s:N:k:ic:d:r:m:w:qh",
+	/* Options and NAME FILE pairs in any order; "--" ends capture's own arguments. */
+	while ((opt = getopt_long(dashdash ? dashdash : argc, argv, "n:s:N:k:ic:d:r:m:w:qh",
 				  lo, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
