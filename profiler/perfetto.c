@@ -247,7 +247,8 @@ static void track_desc(struct pw *w, uint64_t uuid, uint64_t parent, const char 
 	d->n = 0;
 	s->n = 0;
 	pb_uint(d, F_TD_UUID, uuid);
-	if (parent)
+	/* a thread track belongs to its process through the pid; others name a parent */
+	if (parent && !tid)
 		pb_uint(d, F_TD_PARENT, parent);
 	pb_str(d, F_TD_NAME, name);
 	if (tid) {

@@ -26,6 +26,7 @@ struct track {
 	uint64_t uuid, parent;
 	char name[96];
 	int kind;		/* 1 process, 2 thread, 3 counter */
+	int pid;
 	int depth, max_depth;
 	uint64_t open_ts[16];
 	unsigned int slices, counters, instants;
@@ -71,7 +72,7 @@ struct pkt {
 	int is_desc, is_event, is_interned, entry;	/* entry: 1 name, 2 annotation */
 	uint64_t iid;
 	uint64_t ts, uuid, parent, track;
-	int type, kind, seq_flags;
+	int type, kind, seq_flags, pid;
 	char name[96], ann_name[32], ann_str[128];
 };
 
@@ -89,6 +90,7 @@ static void finish_packet(struct decoded *d, struct pkt *p)
 		t->uuid = p->uuid;
 		t->parent = p->parent;
 		t->kind = p->kind;
+		t->pid = p->pid;
 		snprintf(t->name, sizeof(t->name), "%s", p->name);
 		return;
 	}
@@ -200,6 +202,8 @@ static int decode(const char *pftrace, struct decoded *d)
 			p.seq_flags = atoi(colon);
 		else if (depth == 2 && p.is_desc && !strcmp(s, "uuid"))
 			p.uuid = strtoull(colon, NULL, 10);
+		else if (depth == 3 && p.is_desc && !strcmp(s, "pid"))
+			p.pid = atoi(colon);
 		else if (depth == 2 && p.is_desc && !strcmp(s, "parent_uuid"))
 			p.parent = strtoull(colon, NULL, 10);
 		else if (depth == 2 && !strcmp(s, "name"))
@@ -311,7 +315,8 @@ TEST(tracks_names_and_nesting)
 	t = by_name(d, "TensorE LoadStationary");
 	ASSERT_NE(t, NULL);
 	EQ(t->kind, 2);
-	EQ(t->parent, proc->uuid);
+	EQ(t->pid, proc->pid);
+	EQ(t->parent, 0);
 	EQ(t->slices, 4);
 	EXPECT_STREQ(t->first_name, "LOAD_STATIONARY");
 	t = by_name(d, "TensorE MultiplyMoving");
@@ -339,6 +344,7 @@ TEST(tracks_names_and_nesting)
 	t = by_name(d, "DMA throughput (GB/s)");
 	ASSERT_NE(t, NULL);
 	EQ(t->kind, 3);
+	EQ(t->parent, proc->uuid);
 	EQ(t->counters, 17);				/* 16 bins and a final 0 */
 	t = by_name(d, "DMA pending");
 	ASSERT_NE(t, NULL);
@@ -391,6 +397,7 @@ TEST(one_process_per_core)
 	struct track *p0, *p1, *t;
 	char path[64];
 	unsigned int i, n;
+	int pids[2] = { -1, -1 };
 
 	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, 100, 10);
 	synth_insn(s, 1, VNEF_OP_COPY, 0, 50, 0);
@@ -415,16 +422,18 @@ TEST(one_process_per_core)
 	ASSERT_NE(p0, NULL);
 	ASSERT_NE(p1, NULL);
 	EXPECT_NE(p0->uuid, p1->uuid);
-	/* two VectorE tracks, one under each process */
+	/* two VectorE tracks, one in each process */
 	for (i = 0, n = 0; i < d->nt; i++) {
 		t = &d->t[i];
 		if (strcmp(t->name, "VectorE"))
 			continue;
-		n++;
-		EXPECT_TRUE(t->parent == p0->uuid || t->parent == p1->uuid);
+		pids[n++ & 1] = t->pid;
 		EQ(t->slices, 1);
 	}
 	EQ(n, 2);
+	EXPECT_NE(pids[0], pids[1]);
+	EXPECT_TRUE(pids[0] == p0->pid || pids[0] == p1->pid);
+	EXPECT_TRUE(pids[1] == p0->pid || pids[1] == p1->pid);
 	EQ(d->bad_end, 0);
 	free(d);
 	synth_free(s);
