@@ -45,6 +45,7 @@ static_assert(sizeof(struct vneuron_trace_record) == VNEURON_TRACE_RECORD_SIZE);
 struct vn_tsession {
 	struct kref ref;
 	struct vn_trace_file *tf;	/* for wake-ups; NULL once stopped */
+	struct vn_core *ec;		/* the traced executor */
 	u32 core;
 	u32 nr;
 	u64 size;			/* data bytes per ring */
@@ -220,7 +221,8 @@ int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg)
 		ret = -EBUSY;
 		goto out;
 	}
-	tf = vn_trace_file_get(vf);
+	ec = vn_dev_core_exec(&vdev->cores[core]);
+	tf = ec ? vn_trace_file_get(vf) : NULL;
 	if (!tf) {
 		ret = -ENOMEM;
 		goto out;
@@ -230,12 +232,12 @@ int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg)
 		ret = PTR_ERR(s);
 		goto out;
 	}
+	s->ec = ec;
 	/* A stopped session of this file on this core lives on only in its mappings. */
 	if (tf->s[core])
 		vn_tsession_put(tf->s[core]);
 	tf->s[core] = s;
 	vn_trace_owner[vdev->index][core] = s;
-	ec = vdev->cores[core].ec;
 	/* The event hook is taken at each execution's start: a running one stays untraced. */
 	vn_core_set_edge_hook(ec, vn_trace_edge, s);
 	vn_core_set_hook(ec, vn_trace_hook, s);
@@ -277,7 +279,7 @@ static void vn_tsession_quiesced(void *arg)
  */
 static void vn_tsession_stop(struct vn_device *vdev, struct vn_tsession *s)
 {
-	struct vn_core *ec = vdev->cores[s->core].ec;
+	struct vn_core *ec = s->ec;
 
 	vn_core_set_hook(ec, NULL, NULL);
 	vn_core_quiesce(ec, vn_tsession_quiesced, s);

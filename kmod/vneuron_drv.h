@@ -33,6 +33,7 @@
 #include <linux/xarray.h>
 
 #include "vneuron.h"
+#include "vneuron_trace.h"
 #include "hbm.h"
 #include "stats.h"
 
@@ -109,6 +110,7 @@ struct vn_file {
 	spinlock_t done_lock;		/* protects nr_done and every vn_kexec's flags */
 	unsigned int nr_done;		/* completed and not yet reaped: poll() readiness */
 	wait_queue_head_t done_wq;	/* completions (poll, WAIT's last step) */
+	struct vn_trace_file *trace;	/* trace sessions (kmod/trace.c), or NULL */
 };
 
 /* A device buffer: zeroed host pages mapped into the kernel (and into users by mmap). */
@@ -155,6 +157,15 @@ void vn_exec_undo(struct vn_file *vf, struct vneuron_exec *arg);
 int vn_wait_ioctl(struct vn_file *vf, struct vneuron_wait *arg);
 __poll_t vn_exec_poll(struct vn_file *vf, struct file *filp, poll_table *wait);
 void vn_exec_release_all(struct vn_file *vf);
+
+/* trace.c */
+struct vn_trace_file;
+int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg);
+void vn_trace_start_undo(struct vn_file *vf, struct vneuron_trace_start *arg);
+int vn_trace_stop_ioctl(struct vn_file *vf, const struct vneuron_trace_stop *arg);
+int vn_trace_mmap(struct vn_file *vf, struct vm_area_struct *vma);
+__poll_t vn_trace_poll(struct vn_file *vf, struct file *filp, poll_table *wait);
+void vn_trace_release_all(struct vn_file *vf);
 
 /* mem.c */
 int vn_mem_alloc(struct vn_file *vf, struct vneuron_mem_alloc *arg);
