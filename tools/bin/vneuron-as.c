@@ -124,7 +124,7 @@ int main(int argc, char **argv)
 			quiet = 1;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "vneuron-as: unknown option '%s'\n", a);
-			return usage("see the options above");
+			return usage("see --help for the options");
 		} else if (in) {
 			return usage("give one input file");
 		} else {

@@ -16,6 +16,7 @@ static const char help[] =
 "\n"
 "SYNOPSIS\n"
 "    vneuron-dis [-o OUT.vasm] [--exact] [--no-strtab] FILE.vnef\n"
+"    vneuron-dis [OPTIONS] -              (the image on standard input)\n"
 "\n"
 "DESCRIPTION\n"
 "    Validates the image with the device's own validator (core/program.c), then\n"
@@ -58,6 +59,40 @@ static int usage(const char *msg)
 	return 2;
 }
 
+/* At most a maximal image (and one byte more, to see that it is too large). */
+static void *read_stdin(size_t *sizep)
+{
+	size_t cap = 1 << 16, len = 0, n;
+	char *buf = malloc(cap), *q;
+
+	if (!buf)
+		return NULL;
+	while ((n = fread(buf + len, 1, cap - len, stdin)) > 0) {
+		len += n;
+		if (len > VNEF_MAX_IMAGE_BYTES) {
+			free(buf);
+			errno = EFBIG;
+			return NULL;
+		}
+		if (len == cap) {
+			q = realloc(buf, cap * 2);
+			if (!q) {
+				free(buf);
+				return NULL;
+			}
+			buf = q;
+			cap *= 2;
+		}
+	}
+	if (ferror(stdin)) {
+		free(buf);
+		errno = EIO;
+		return NULL;
+	}
+	*sizep = len;
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
 	const char *in = NULL, *out = "-";
@@ -86,7 +121,7 @@ int main(int argc, char **argv)
 			flags |= ND_DIS_NO_LAYOUT;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "vneuron-dis: unknown option '%s'\n", a);
-			return usage("see the options above");
+			return usage("see --help for the options");
 		} else if (in) {
 			return usage("give one input file");
 		} else {
@@ -97,10 +132,21 @@ int main(int argc, char **argv)
 		return usage("no input file");
 	if (!*out)
 		return usage("-o needs a file name");
-	ret = nd_vnef_read(in, &img, &size, &err);
-	if (ret) {
-		fprintf(stderr, "vneuron-dis: %s\n", err.msg);
-		return 1;
+	if (!strcmp(in, "-")) {
+		img = read_stdin(&size);
+		if (!img) {
+			fprintf(stderr, "vneuron-dis: standard input: %s\n",
+				errno == EFBIG ? "larger than a .vnef image can be" :
+				"cannot read");
+			return 1;
+		}
+		in = "<stdin>";
+	} else {
+		ret = nd_vnef_read(in, &img, &size, &err);
+		if (ret) {
+			fprintf(stderr, "vneuron-dis: %s\n", err.msg);
+			return 1;
+		}
 	}
 	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
 	if (!f) {
