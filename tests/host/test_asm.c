@@ -9,10 +9,14 @@
  * Every error message is tested for its line, column and wording.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "asm.h"
 #include "neurondev.h"
@@ -216,6 +220,116 @@ TEST(forms_fields)
 	vn_program_put(p);
 	free(img);
 	free(text);
+}
+
+/* Append to a growing text. */
+static void add(char **t, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	*t = realloc(*t, *len + (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(*t + *len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	*len += (size_t)n;
+}
+
+/*
+ * Every opcode on every engine that runs it, with every alu op and function it takes,
+ * both dtypes, both scalar and bias forms, every flag, and DMA between every pair of
+ * memories: assembles, validates and round-trips.
+ */
+TEST(every_opcode_engine_op_round_trips)
+{
+	static const char *const alus[] = { "add", "sub", "mul", "max", "min", "div" };
+	static const char *const acts[] = { "identity", "exp", "log", "tanh", "sigmoid", "gelu",
+					    "relu", "sqrt", "rsqrt", "reciprocal", "square" };
+	static const char *const dts[] = { "fp32", "bf16" };
+	static const char *const ve[] = { "vector", "gpsimd" };
+	const char *X = "sbuf.fp32[0:128]@0x0[64]", *COL = "sbuf.fp32[0:128]@0x1000[1]";
+	char *t = NULL;
+	size_t len = 0, size, n_entries = 0;
+	unsigned int e, i, j, k;
+	void *img;
+	struct nd_asm_diag d;
+
+	add(&t, &len, ".program \"all\"\n.tensor h input fp32 [128, 64]\n"
+		      ".tensor o output fp32 [128, 64]\n");
+	for (e = 0; e < 2; e++) {
+		add(&t, &len, ".engine %s\n", ve[e]);
+		for (i = 0; i < 6; i++) {
+			add(&t, &len, "tensor_tensor %s %s, %s, %s\n", alus[i], X, X, X);
+			for (k = 0; k < 4; k++)
+				add(&t, &len, "tensor_scalar %s %s, %s, %s%s\n", alus[i], X, X,
+				    k & 1 ? COL : "-0.75", k & 2 ? " rev" : "");
+			n_entries += 5;
+		}
+		add(&t, &len, "memset %s, 3.25\nnop\n", X);
+		n_entries += 2;
+	}
+	add(&t, &len, ".engine vector\n");
+	for (i = 0; i < 5; i += (i == 0 ? 3 : 1)) {	/* add, max, min */
+		add(&t, &len, "reduce %s %s, %s\n", alus[i], COL, X);
+		n_entries++;
+	}
+	add(&t, &len, ".engine gpsimd\n");
+	for (i = 0; i < 5; i += (i == 0 ? 3 : 1)) {
+		add(&t, &len, "partition_reduce %s sbuf.fp32[0:1]@0x2000[64], %s\n", alus[i], X);
+		n_entries++;
+	}
+	add(&t, &len, "iota sbuf.bf16[0:128]@0x2000[64], 7, -1, 0\n");
+	n_entries++;
+	for (e = 1; e < 4; e++) {
+		add(&t, &len, ".engine %s\n", e == 1 ? "vector" : e == 2 ? "scalar" : "gpsimd");
+		for (i = 0; i < 2; i++)
+			for (j = 0; j < 2; j++)
+				add(&t, &len, "copy sbuf.%s[0:128]@0x3000[64], sbuf.%s[0:128]@0x0[64]\n",
+				    dts[i], dts[j]);
+		n_entries += 4;
+	}
+	add(&t, &len, ".engine scalar\n");
+	for (i = 0; i < 11; i++) {
+		add(&t, &len, "activate %s %s, %s, 0.5, 0.125\n", acts[i], X, X);
+		add(&t, &len, "activate %s %s, %s, 2.0, %s\n", acts[i], X, X, COL);
+		n_entries += 2;
+	}
+	add(&t, &len, "nop\n.engine tensor\nnop\n");
+	n_entries += 2;
+	for (i = 0; i < 2; i++) {
+		add(&t, &len, "load_stationary sbuf.%s[0:128]@0x0[128]\n", dts[i]);
+		for (j = 0; j < 2; j++) {
+			add(&t, &len, "multiply_moving psum.fp32[0:128]@0x800[512], "
+				      "sbuf.%s[0:128]@0x0[512]%s\n", dts[j], i ? " acc" : "");
+			add(&t, &len, "transpose psum.fp32[0:128]@0x0[128], "
+				      "sbuf.%s[0:128]@0x0[128]%s\n", dts[j], j ? " acc" : "");
+		}
+		n_entries += 5;
+	}
+	add(&t, &len, ".queue 7\n"
+		      "dma sbuf[0; 0, 1]@0x0, h@0x0[0, 256], 1 x 128 x 256\n"
+		      "dma o@0x0[0, 256], sbuf[0; 0, 1]@0x0, 1 x 128 x 256\n"
+		      "dma o@0x100, h@0x0, 1 x 1 x 256\n"
+		      "dma psum[0; 0, 1]@0x0, sbuf[0; 0, 1]@0x0, 1 x 128 x 256\n"
+		      "dma sbuf[64; 0, 1]@0x100, psum[0; 0, 1]@0x0, 1 x 64 x 256\n"
+		      "dma sbuf[0; 1, 0]@0x200, sbuf[0; 1, 0]@0x0, 128 x 1 x 256\n"
+		      "dma o@0x0[256, 4], psum[0; 1, 0]@0x0[0, 8], 128 x 2 x 4\n");
+	n_entries += 7;
+	ASSERT_EQ(0, nd_asm(t, len, "all.vasm", 0, &img, &size, &d, NULL))
+		TH_LOG("all.vasm:%u:%u: %s", d.line, d.col, d.msg);
+	{
+		struct vn_program *p;
+
+		ASSERT_EQ(0, vn_program_load(img, size, &p, NULL));
+		EXPECT_EQ(n_entries, p->total_entries);
+		vn_program_put(p);
+	}
+	round_trip(_metadata, img, size);
+	free(img);
+	free(t);
 }
 
 /* The builder's ready-made kernels: dis then as gives the builder's bytes. */
@@ -695,6 +809,87 @@ TEST(float_immediates)
 		vn_program_put(p);
 		free(img);
 	}
+}
+
+/* ---------------------------------------------------------------------------- */
+/* The tools: help, exit status, -o -, stdin, file:line:col errors               */
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool file_has(const char *path, const char *what)
+{
+	size_t len;
+	char *t = read_text(path, &len);
+	bool yes = t && strstr(t, what);
+
+	free(t);
+	return yes;
+}
+
+TEST(tools)
+{
+	static const char *const heads[] = { "NAME\n", "SYNOPSIS\n", "DESCRIPTION\n", "OPTIONS\n",
+					     "EXIT STATUS\n", "EXAMPLES\n" };
+	const char *as = "build/bin/vneuron-as", *ds = "build/bin/vneuron-dis";
+	char dir[] = "/tmp/test_asm.XXXXXX", path[600];
+	unsigned int i;
+	FILE *f;
+
+	if (access(as, X_OK) || access(ds, X_OK) || access("examples/vasm/exp.vasm", R_OK))
+		SKIP(return, "run from the top of the tree after make (needs build/bin)");
+	ASSERT_NE(NULL, mkdtemp(dir));
+
+	EXPECT_EQ(0, sh("%s --help > %s/h1", as, dir));
+	EXPECT_EQ(0, sh("%s --help > %s/h2", ds, dir));
+	for (i = 0; i < 6; i++) {
+		snprintf(path, sizeof(path), "%s/h1", dir);
+		EXPECT_TRUE(file_has(path, heads[i])) TH_LOG("vneuron-as --help: %s", heads[i]);
+		snprintf(path, sizeof(path), "%s/h2", dir);
+		EXPECT_TRUE(file_has(path, heads[i])) TH_LOG("vneuron-dis --help: %s", heads[i]);
+	}
+	/* Usage errors: 2. */
+	EXPECT_EQ(2, sh("%s 2>/dev/null", as));
+	EXPECT_EQ(2, sh("%s --bogus x.vasm 2>/dev/null", as));
+	EXPECT_EQ(2, sh("%s x.vasm -o 2>/dev/null", as));
+	EXPECT_EQ(2, sh("%s - 2>/dev/null </dev/null", as));
+	EXPECT_EQ(2, sh("%s 2>/dev/null", ds));
+	EXPECT_EQ(2, sh("%s a b 2>/dev/null", ds));
+	/* Input errors: 1, naming the file and the place; nothing written. */
+	EXPECT_EQ(1, sh("%s %s/missing.vasm -o %s/m.vnef 2>%s/e1", as, dir, dir, dir));
+	snprintf(path, sizeof(path), "%s/e1", dir);
+	EXPECT_TRUE(file_has(path, "missing.vasm: No such file"));
+	snprintf(path, sizeof(path), "%s/bad.vasm", dir);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs(".engine vector\n\tfrob\n", f);
+	fclose(f);
+	EXPECT_EQ(1, sh("%s %s/bad.vasm -o %s/bad.vnef 2>%s/e2", as, dir, dir, dir));
+	snprintf(path, sizeof(path), "%s/e2", dir);
+	EXPECT_TRUE(file_has(path, "bad.vasm:2:2: error: unknown mnemonic 'frob'"));
+	snprintf(path, sizeof(path), "%s/bad.vnef", dir);
+	EXPECT_NE(0, access(path, F_OK));
+	EXPECT_EQ(1, sh("%s %s/bad.vasm 2>%s/e3", ds, dir, dir));
+	snprintf(path, sizeof(path), "%s/e3", dir);
+	EXPECT_TRUE(file_has(path, "bad.vasm: 21 bytes is not the size of a .vnef image"));
+	/* The default output name, -o -, stdin, and the round trip through files. */
+	EXPECT_EQ(0, sh("cp examples/vasm/exp.vasm %s/ && %s -q %s/exp.vasm", dir, as, dir));
+	EXPECT_EQ(0, sh("%s %s/exp.vnef -o %s/exp.dis.vasm", ds, dir, dir));
+	EXPECT_EQ(0, sh("%s -q -o - %s/exp.dis.vasm > %s/exp2.vnef", as, dir, dir));
+	EXPECT_EQ(0, sh("cmp -s %s/exp.vnef %s/exp2.vnef", dir, dir));
+	EXPECT_EQ(0, sh("%s --exact - < %s/exp.vnef | %s -q -o %s/exp3.vnef -", ds, dir, as, dir));
+	EXPECT_EQ(0, sh("cmp -s %s/exp.vnef %s/exp3.vnef", dir, dir));
+	EXPECT_EQ(0, sh("rm -rf %s", dir));
 }
 
 TEST_HARNESS_MAIN
