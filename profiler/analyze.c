@@ -78,7 +78,11 @@ static const char *ev_where(const struct vnp_timeline *tl, const struct vnp_ev *
 	return buf;
 }
 
-static void classify(struct vnp_classification *c, uint64_t T, uint64_t busy,
+/*
+ * T: the wall time the class is about; cap: the busy time possible in it (T x cores for
+ * the whole profile, whose busy time is summed over cores; T for a scope).
+ */
+static void classify(struct vnp_classification *c, uint64_t T, uint64_t cap, uint64_t busy,
 		     uint64_t flops, uint64_t tflops, uint64_t bytes, uint64_t cc_ps,
 		     const struct vnp_metrics *m)
 {
@@ -91,26 +95,26 @@ static void classify(struct vnp_classification *c, uint64_t T, uint64_t busy,
 		snprintf(c->why, sizeof(c->why), "no events");
 		return;
 	}
-	if ((double)cc_ps > VNP_COMM_FRAC * (double)T) {
+	if ((double)cc_ps > VNP_COMM_FRAC * (double)cap) {
 		c->cls = VNP_CLASS_COMMUNICATION;
 		snprintf(c->why, sizeof(c->why), "collectives take %.1f%% of the time (> %.0f%%)",
-			 pct(cc_ps, T), 100 * VNP_COMM_FRAC);
+			 pct(cc_ps, cap), 100 * VNP_COMM_FRAC);
 		return;
 	}
-	if ((double)busy < VNP_OVERHEAD_BUSY_FRAC * (double)T) {
+	if ((double)busy < VNP_OVERHEAD_BUSY_FRAC * (double)cap) {
 		c->cls = VNP_CLASS_OVERHEAD;
 		snprintf(c->why, sizeof(c->why),
 			 "engines and DMA are busy %s of %s (%.1f%% < %.0f%%): the rest is "
 			 "semaphore waits and gaps",
-			 vnp_fmt_time(busy, t1, sizeof(t1)), vnp_fmt_time(T, t2, sizeof(t2)),
-			 pct(busy, T), 100 * VNP_OVERHEAD_BUSY_FRAC);
+			 vnp_fmt_time(busy, t1, sizeof(t1)), vnp_fmt_time(cap, t2, sizeof(t2)),
+			 pct(busy, cap), 100 * VNP_OVERHEAD_BUSY_FRAC);
 		return;
 	}
 	if (!bytes && flops <= tflops) {
 		c->cls = VNP_CLASS_COMPUTE;
 		snprintf(c->why, sizeof(c->why),
 			 "no HBM traffic and no TensorE flops: bound by the engines' own "
-			 "instruction time (busy %.1f%%)", pct(busy, T));
+			 "instruction time (busy %.1f%%)", pct(busy, cap));
 		return;
 	}
 	ai = bytes ? (double)(flops - tflops) / (double)bytes : INFINITY;
@@ -185,7 +189,7 @@ static int rule_engines(const struct vnp_metrics *m, struct vnp_analysis *a)
 		if (m->unit[u].active_ps > mx)
 			mx = m->unit[u].active_ps;
 	}
-	f = add(a, VNP_RULE_ENGINES_NO_OVERLAP, (double)(sum - mx) / (double)m->total_ps);
+	f = add(a, VNP_RULE_ENGINES_NO_OVERLAP, (double)(sum - mx) / (double)m->core_ps);
 	if (!f)
 		return -ENOMEM;
 	snprintf(f->title, sizeof(f->title), "The %u engines in use never run at the same time",
@@ -234,7 +238,7 @@ static int rule_dma_overlap(const struct vnp_metrics *m, struct vnp_analysis *a)
 			clast = m->unit[u].last;
 	}
 	f = add(a, VNP_RULE_DMA_NO_OVERLAP,
-		(double)small / (double)(m->total_ps ? m->total_ps : 1));
+		(double)small / (double)(m->core_ps ? m->core_ps : 1));
 	if (!f)
 		return -ENOMEM;
 	snprintf(f->title, sizeof(f->title), "DMA never overlaps compute");
@@ -282,7 +286,7 @@ static int rule_small_dma(const struct vnp_timeline *tl, const struct vnp_metric
 		return 0;
 	ovh = (double)m->dma_count * tl->model.dma_desc_overhead_ns * 1000.0;
 	f = add(a, VNP_RULE_SMALL_DMA,
-		m->total_ps ? ovh / (double)m->total_ps / VNEF_DMA_QUEUES : 0);
+		m->core_ps ? ovh / (double)m->core_ps / VNEF_DMA_QUEUES : 0);
 	if (!f)
 		return -ENOMEM;
 	snprintf(f->title, sizeof(f->title), "DMA transfers average %s (< 32 KiB)",
@@ -435,20 +439,20 @@ static int rule_tensor_idle(const struct vnp_metrics *m, struct vnp_analysis *a)
 	struct vnp_finding *f;
 	char t1[32], t2[32], t3[32], t4[32], t5[32];
 
-	if (!m->unit[0].flops || !m->total_ps ||
-	    (double)m->tensor_idle_ps <= VNP_TENSOR_IDLE_FRAC * (double)m->total_ps)
+	if (!m->unit[0].flops || !m->core_ps ||
+	    (double)m->tensor_idle_ps <= VNP_TENSOR_IDLE_FRAC * (double)m->core_ps)
 		return 0;
-	f = add(a, VNP_RULE_TENSOR_IDLE, (double)m->tensor_idle_ps / (double)m->total_ps);
+	f = add(a, VNP_RULE_TENSOR_IDLE, (double)m->tensor_idle_ps / (double)m->core_ps);
 	if (!f)
 		return -ENOMEM;
 	snprintf(f->title, sizeof(f->title),
 		 "TensorE is idle %.1f%% of the time while other engines work",
-		 pct(m->tensor_idle_ps, m->total_ps));
+		 pct(m->tensor_idle_ps, m->core_ps));
 	cat(f->evidence, sizeof(f->evidence),
 	    "TensorE active %s (%.1f%%); VectorE/ScalarE/GpSimdE busy while TensorE idles: "
 	    "%s (> %.0f%% of total_time); the longest such stretch is %s to %s (%s).",
 	    vnp_fmt_time(m->unit[0].active_ps, t1, sizeof(t1)),
-	    pct(m->unit[0].active_ps, m->total_ps),
+	    pct(m->unit[0].active_ps, m->core_ps),
 	    vnp_fmt_time(m->tensor_idle_ps, t2, sizeof(t2)), 100 * VNP_TENSOR_IDLE_FRAC,
 	    vnp_fmt_time(m->tidle_lo - m->t0, t3, sizeof(t3)),
 	    vnp_fmt_time(m->tidle_hi - m->t0, t4, sizeof(t4)),
@@ -471,7 +475,7 @@ static int rule_transpose(const struct vnp_timeline *tl, const struct vnp_metric
 	    (double)m->transpose_flops <= VNP_TRANSPOSE_FRAC * (double)m->hw_flops)
 		return 0;
 	f = add(a, VNP_RULE_TRANSPOSE_FLOPS,
-		m->total_ps ? (double)m->unit[0].op_ps[VNEF_OP_TRANSPOSE] / (double)m->total_ps : 0);
+		m->core_ps ? (double)m->unit[0].op_ps[VNEF_OP_TRANSPOSE] / (double)m->core_ps : 0);
 	if (!f)
 		return -ENOMEM;
 	snprintf(f->title, sizeof(f->title), "Transposes are %.1f%% of TensorE flops",
@@ -525,7 +529,7 @@ static int sem_finding(const struct vnp_timeline *tl, const struct vnp_metrics *
 			wq = w;
 		}
 	}
-	if ((double)worst <= VNP_SEM_WAIT_FRAC * (double)m->total_ps)
+	if ((double)worst <= VNP_SEM_WAIT_FRAC * (double)m->core_ps)
 		return 0;
 	for (s = 0; s <= VNEF_STREAMS; s++)
 		if (sig[s] > bestv) {
@@ -536,11 +540,11 @@ static int sem_finding(const struct vnp_timeline *tl, const struct vnp_metrics *
 		snprintf(who, sizeof(who), "DMA queues");
 	else
 		vnp_stream_name(w0, who, sizeof(who));
-	f = add(a, VNP_RULE_SEM_WAIT, (double)worst / (double)m->total_ps);
+	f = add(a, VNP_RULE_SEM_WAIT, (double)worst / (double)m->core_ps);
 	if (!f)
 		return -ENOMEM;
 	snprintf(f->title, sizeof(f->title), "%s wait%s on semaphores %.1f%% of the time%s, "
-		 "mostly for %s", who, w1 - w0 > 1 ? "" : "s", pct(worst, m->total_ps),
+		 "mostly for %s", who, w1 - w0 > 1 ? "" : "s", pct(worst, m->core_ps),
 		 w1 - w0 > 1 ? vnp_stream_name(wq, n1, sizeof(n1)) : "",
 		 best < VNEF_STREAMS ? vnp_stream_name(best, n2, sizeof(n2)) :
 		 "an unknown signaller");
@@ -548,7 +552,7 @@ static int sem_finding(const struct vnp_timeline *tl, const struct vnp_metrics *
 		/* "... of the time on DMA q3": say which queue */
 		snprintf(f->title, sizeof(f->title), "DMA queues wait on semaphores: %s %.1f%% of "
 			 "the time, mostly for %s", vnp_stream_name(wq, n1, sizeof(n1)),
-			 pct(worst, m->total_ps),
+			 pct(worst, m->core_ps),
 			 best < VNEF_STREAMS ? vnp_stream_name(best, n2, sizeof(n2)) :
 			 "an unknown signaller");
 		cat(f->evidence, sizeof(f->evidence), "the queues waited %s in total, %s the "
@@ -619,7 +623,7 @@ int vnp_analyze(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 	int ret;
 
 	memset(a, 0, sizeof(*a));
-	classify(&a->whole, m->total_ps, m->busy_ps, m->hw_flops, m->transpose_flops,
+	classify(&a->whole, m->total_ps, m->core_ps, m->busy_ps, m->hw_flops, m->transpose_flops,
 		 m->hbm_read + m->hbm_write, 0, m);
 	if (a->whole.cls == VNP_CLASS_OVERHEAD && m->gap_hi > m->gap_lo) {
 		char t1[32], t2[32], t3[32], t4[32];
@@ -640,8 +644,10 @@ int vnp_analyze(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 	for (i = 0; i <= m->nscopes; i++) {
 		const struct vnp_group *g = &m->scope[i];
 
-		classify(&a->scope[i], g->count ? g->last - g->first : 0, g->active_ps, g->flops,
-			 g->transpose_flops, g->hbm_read + g->hbm_write, 0, m);
+		uint64_t span = g->count ? g->last - g->first : 0;
+
+		classify(&a->scope[i], span, span, g->active_ps, g->flops, g->transpose_flops,
+			 g->hbm_read + g->hbm_write, 0, m);
 	}
 	if (!m->total_ps)
 		return 0;

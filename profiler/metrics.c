@@ -41,11 +41,17 @@ uint64_t vnp_ev_wait(const struct vnp_timeline *tl, const struct vnp_ev *e)
 	return e->start > from ? e->start - from : 0;
 }
 
-struct sweep {
-	uint64_t tp;
+/* Sweep state per core: each core's units are busy on their own prefixes. */
+struct sweep_core {
 	uint64_t cur[VNP_UNITS];
 	uint64_t tidle_run_lo, tidle_run_hi;
 	uint64_t gap_run_lo, gap_run_hi;
+};
+
+struct sweep {
+	uint64_t tp;
+	unsigned int ncores;
+	struct sweep_core c[VNP_MAX_CORES];
 };
 
 static void run_extend(uint64_t *run_lo, uint64_t *run_hi, uint64_t lo, uint64_t hi,
@@ -63,35 +69,42 @@ static void run_extend(uint64_t *run_lo, uint64_t *run_hi, uint64_t lo, uint64_t
 	}
 }
 
+/* [tp, b): every core's units are busy on a prefix; sums are core-time. */
 static void advance(struct sweep *s, struct vnp_metrics *m, uint64_t b)
 {
-	uint64_t a = s->tp, L[VNP_UNITS], lc = 0, lo = 0, lall;
-	unsigned int u, v;
+	uint64_t a = s->tp;
+	unsigned int u, v, k;
 
 	if (b <= a)
 		return;
-	for (u = 0; u < VNP_UNITS; u++) {
-		L[u] = s->cur[u] > a ? u64min(s->cur[u], b) - a : 0;
-		m->unit[u].active_ps += L[u];
-		if (u < VNEF_ENGINES)
-			lc = u64max(lc, L[u]);
-		if (u > 0 && u < VNEF_ENGINES)
-			lo = u64max(lo, L[u]);
+	for (k = 0; k < s->ncores; k++) {
+		struct sweep_core *c = &s->c[k];
+		uint64_t L[VNP_UNITS], lc = 0, lo = 0, lall;
+
+		for (u = 0; u < VNP_UNITS; u++) {
+			L[u] = c->cur[u] > a ? u64min(c->cur[u], b) - a : 0;
+			m->unit[u].active_ps += L[u];
+			if (u < VNEF_ENGINES)
+				lc = u64max(lc, L[u]);
+			if (u > 0 && u < VNEF_ENGINES)
+				lo = u64max(lo, L[u]);
+		}
+		lall = u64max(lc, L[VNP_UNIT_DMA]);
+		m->compute_ps += lc;
+		m->busy_ps += lall;
+		m->dma_compute_ps += u64min(L[VNP_UNIT_DMA], lc);
+		for (u = 0; u < VNP_UNITS; u++)
+			for (v = u + 1; v < VNP_UNITS; v++)
+				m->overlap_ps[u][v] += u64min(L[u], L[v]);
+		if (lo > L[0]) {
+			m->tensor_idle_ps += lo - L[0];
+			run_extend(&c->tidle_run_lo, &c->tidle_run_hi, a + L[0], a + lo,
+				   &m->tidle_lo, &m->tidle_hi);
+		}
+		if (lall < b - a)
+			run_extend(&c->gap_run_lo, &c->gap_run_hi, a + lall, b, &m->gap_lo,
+				   &m->gap_hi);
 	}
-	lall = u64max(lc, L[VNP_UNIT_DMA]);
-	m->compute_ps += lc;
-	m->busy_ps += lall;
-	m->dma_compute_ps += u64min(L[VNP_UNIT_DMA], lc);
-	for (u = 0; u < VNP_UNITS; u++)
-		for (v = u + 1; v < VNP_UNITS; v++)
-			m->overlap_ps[u][v] += u64min(L[u], L[v]);
-	if (lo > L[0]) {
-		m->tensor_idle_ps += lo - L[0];
-		run_extend(&s->tidle_run_lo, &s->tidle_run_hi, a + L[0], a + lo,
-			   &m->tidle_lo, &m->tidle_hi);
-	}
-	if (lall < b - a)
-		run_extend(&s->gap_run_lo, &s->gap_run_hi, a + lall, b, &m->gap_lo, &m->gap_hi);
 	s->tp = b;
 }
 
@@ -200,7 +213,7 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 {
 	const struct vnp_prog *p = tl->prog;
 	unsigned int ncores = tl->ncores ? tl->ncores : 1, u, k, q;
-	struct sweep sw = { 0 };
+	struct sweep *sw;
 	struct vnp_iter *it;
 	const struct vnp_ev *e;
 	double *rate = NULL, tsec;
@@ -211,6 +224,9 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	m->t0 = tl->t0;
 	m->t1 = tl->t1;
 	m->total_ps = tl->t1 - tl->t0;
+	m->core_ps = m->total_ps * ncores;
+	if (ncores && m->core_ps / ncores != m->total_ps)
+		m->core_ps = UINT64_MAX;
 	m->nexec = tl->nexec;
 	m->event_count = tl->n;
 	m->peak_flops = (double)tl->model.peak_flops_bf16 * ncores;
@@ -225,21 +241,24 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	m->first_compute = UINT64_MAX;
 
 	it = malloc(sizeof(*it));
+	sw = calloc(1, sizeof(*sw));
 	m->scope = calloc(m->nscopes + 1, sizeof(*m->scope));
 	m->line = calloc(m->nlines + 1, sizeof(*m->line));
 	m->tput = calloc(m->nbins, sizeof(*m->tput));
 	m->pending = calloc(m->nbins, sizeof(*m->pending));
 	rate = calloc(m->nbins + 1, sizeof(*rate));
 	cover = calloc(m->nbins + 1, sizeof(*cover));
-	if (!it || !m->scope || !m->line || !m->tput || !m->pending || !rate || !cover) {
+	if (!it || !sw || !m->scope || !m->line || !m->tput || !m->pending || !rate || !cover) {
 		free(it);
+		free(sw);
 		free(rate);
 		free(cover);
 		vnp_metrics_free(m);
 		return -ENOMEM;
 	}
 
-	sw.tp = tl->t0;
+	sw->tp = tl->t0;
+	sw->ncores = ncores;
 	vnp_iter_init(it, tl);
 	while ((e = vnp_iter_next(it))) {
 		const struct vnp_loc *loc = vnp_ev_loc(tl, e);
@@ -248,8 +267,8 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 		int transpose = e->opcode == VNEF_OP_TRANSPOSE && e->stream == 0;
 
 		u = is_dma ? VNP_UNIT_DMA : e->stream;
-		advance(&sw, m, e->start);
-		sw.cur[u] = u64max(sw.cur[u], e->end);
+		advance(sw, m, e->start);
+		sw->c[e->core].cur[u] = u64max(sw->c[e->core].cur[u], e->end);
 		unit_add(&m->unit[u], e);
 		if (is_dma) {
 			m->dma_count++;
@@ -306,10 +325,12 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			  e, u, transpose, hr, hw);
 	}
 	tend = tl->t1;
-	for (u = 0; u < VNP_UNITS; u++)
-		tend = u64max(tend, sw.cur[u]);
-	advance(&sw, m, tend);
+	for (k = 0; k < ncores; k++)
+		for (u = 0; u < VNP_UNITS; u++)
+			tend = u64max(tend, sw->c[k].cur[u]);
+	advance(sw, m, tend);
 	free(it);
+	free(sw);
 
 	/* per queue unions: one queue runs one descriptor at a time, but do not assume it */
 	for (q = 0; q < VNEF_DMA_QUEUES; q++) {
@@ -370,9 +391,9 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	else
 		m->ai = m->hw_flops > m->transpose_flops ? INFINITY : 0;
 	m->ridge = m->hbm_bw > 0 ? m->peak_flops / m->hbm_bw : 0;
-	if (m->total_ps)
+	if (m->core_ps)
 		m->dma_active_pct = 100.0 * (double)m->unit[VNP_UNIT_DMA].active_ps /
-				    (double)m->total_ps;
+				    (double)m->core_ps;
 	m->avg_dma_bytes = m->dma_count ? (double)m->dma_bytes / (double)m->dma_count : 0;
 	if (m->first_compute == UINT64_MAX)
 		m->first_compute = 0;

@@ -50,6 +50,11 @@ struct vnp_wait {
 
 struct vnp_metrics {
 	uint64_t t0, t1, total_ps;
+	/*
+	 * total_ps x cores: busy times below are summed over cores (core-time), so their
+	 * percentages are of core_ps; with one core it is total_ps.
+	 */
+	uint64_t core_ps;
 	uint64_t event_count, instr_count, dma_count;
 	uint64_t nexec;
 	double peak_flops;		/* TensorE peak (bf16) x cores */

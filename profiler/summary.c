@@ -160,7 +160,7 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 	if (m->mfu >= 0)
 		fprintf(f, "%.2f%%", 100 * m->mfu);
 	fprintf(f, "\n  mbu          %6.2f%%        busy (any engine or DMA) %.1f%%\n",
-		100 * m->mbu, pct(m->busy_ps, m->total_ps));
+		100 * m->mbu, pct(m->busy_ps, m->core_ps));
 	if (isinf(m->ai))
 		snprintf(line, sizeof(line), "inf (no HBM traffic)");
 	else
@@ -183,7 +183,7 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 				best = op;
 		fprintf(f, "  %-7s %7llu %11s %6.1f%% %11s %11s  %.15s\n", vnp_engine_name(u),
 			(unsigned long long)x->count, vnp_fmt_time(x->active_ps, t1, sizeof(t1)),
-			pct(x->active_ps, m->total_ps), vnp_fmt_time(x->instr_ps, t2, sizeof(t2)),
+			pct(x->active_ps, m->core_ps), vnp_fmt_time(x->instr_ps, t2, sizeof(t2)),
 			vnp_fmt_time(x->wait_ps, t3, sizeof(t3)),
 			x->count ? vnp_opcode_name(best) : "-");
 	}
@@ -238,7 +238,7 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 			continue;
 		fprintf(f, "  q%-2u %7llu desc %12s active %5.1f%%\n", q,
 			(unsigned long long)x->count, vnp_fmt_bytes((double)x->bytes, b1, sizeof(b1)),
-			pct(x->active_ps, m->total_ps));
+			pct(x->active_ps, m->core_ps));
 	}
 	if (groups_text(f, v, 1) || groups_text(f, v, 0))
 		return -ENOMEM;
@@ -346,11 +346,13 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 	fprintf(f, ",\"cores\":%u,\"executions\":%llu,\"lost_records\":%llu,"
 		"\"malformed_records\":%llu,\n\"total_time_ps\":%llu,\"event_count\":%llu,"
 		"\"instruction_count\":%llu,\"dma_count\":%llu,\"start_ps\":%llu,\"end_ps\":%llu,"
+		"\"core_time_ps\":%llu,"
 		"\n\"peak_flops\":", tl->ncores ? tl->ncores : 1, (unsigned long long)m->nexec,
 		(unsigned long long)tl->lost, (unsigned long long)tl->malformed,
 		(unsigned long long)m->total_ps, (unsigned long long)m->event_count,
 		(unsigned long long)m->instr_count, (unsigned long long)m->dma_count,
-		(unsigned long long)m->t0, (unsigned long long)m->t1);
+		(unsigned long long)m->t0, (unsigned long long)m->t1,
+		(unsigned long long)m->core_ps);
 	jnum(f, m->peak_flops);
 	fputs(",\"hbm_bandwidth\":", f);
 	jnum(f, m->hbm_bw);
@@ -376,7 +378,7 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 	fputs(",\n\"engines\":{", f);
 	for (u = 0; u < VNP_UNITS; u++) {
 		fprintf(f, "%s\n \"%s\":", u ? "," : "", vnp_engine_name(u));
-		unit_json(f, &m->unit[u], m->total_ps);
+		unit_json(f, &m->unit[u], m->core_ps);
 	}
 	fputs("},\n\"engine_overlap_ps\":{", f);
 	first = 1;
@@ -406,7 +408,7 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 		if (!m->queue[u].count)
 			continue;
 		fprintf(f, "%s\"%u\":", first ? "" : ",", u);
-		unit_json(f, &m->queue[u], m->total_ps);
+		unit_json(f, &m->queue[u], m->core_ps);
 		first = 0;
 	}
 	fprintf(f, "},\n\"series\":{\"bin_ps\":%llu,\"throughput_bytes_per_s\":[",

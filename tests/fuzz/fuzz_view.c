@@ -30,7 +30,7 @@ static void check(const struct vnp_metrics *m)
 {
 	unsigned int u, v;
 
-	if (m->busy_ps > m->total_ps || m->compute_ps > m->busy_ps ||
+	if (m->busy_ps > m->core_ps || m->compute_ps > m->busy_ps ||
 	    m->dma_compute_ps > m->compute_ps || m->tensor_idle_ps > m->compute_ps)
 		abort();
 	for (u = 0; u < VNP_UNITS; u++) {

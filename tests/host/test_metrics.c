@@ -162,6 +162,41 @@ TEST(executions_with_their_own_clocks_are_laid_end_to_end)
 	synth_free(s);
 }
 
+TEST(cores_are_swept_apart)
+{
+	struct synth *s = synth_new();
+	struct vneuron_trace_record r[2];
+
+	/* core 0: TensorE [0,100); core 1: VectorE [0,100) and DMA [0,50) */
+	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, 100, 10);
+	synth_insn(s, 1, VNEF_OP_COPY, 0, 100, 0);
+	synth_dma(s, 0, 0, 50, 65536, VNEF_MEM_HBM, VNEF_MEM_SBUF, ~0ull);
+	memcpy(r, s->r + 1, sizeof(r));
+	s->n = 1;
+	AEQ(synth_run(s, 0), 0);
+	vnp_analysis_free(&s->a);
+	vnp_metrics_free(&s->m);
+	vnp_tl_free(&s->tl);
+	vnp_tl_init(&s->tl, &vn_model_trn1, &s->prog);
+	AEQ(vnp_tl_add(&s->tl, 0, s->r, 1), 0);
+	AEQ(vnp_tl_add(&s->tl, 1, r, 2), 0);
+	AEQ(vnp_tl_finish(&s->tl), 0);
+	AEQ(vnp_metrics_compute(&s->tl, 0, &s->m), 0);
+	EQ(s->m.total_ps, 100 * NS);
+	EQ(s->m.core_ps, 200 * NS);
+	/* different cores never overlap each other's engines */
+	EQ(s->m.overlap_ps[0][1], 0);
+	EQ(s->m.overlap_ps[1][VNP_UNIT_DMA], 50 * NS);
+	EQ(s->m.overlap_ps[0][VNP_UNIT_DMA], 0);
+	EQ(s->m.busy_ps, 200 * NS);
+	EQ(s->m.compute_ps, 200 * NS);
+	/* core 1's VectorE works while its own TensorE idles */
+	EQ(s->m.tensor_idle_ps, 100 * NS);
+	NEAR(s->m.dma_active_pct, 25);
+	AEQ(vnp_analyze(&s->tl, &s->m, &s->a), 0);
+	synth_free(s);
+}
+
 TEST(semaphore_waits)
 {
 	struct synth *s = synth_new();
