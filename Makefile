@@ -6,6 +6,8 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 		    $(if $(KVER_DEB),/usr/src/linux-headers-$(KVER_DEB)))
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
+# Both cores by default; the kernel build shares the jobserver.
+MAKEFLAGS += -j$(shell nproc)
 CC ?= cc
 # V=1 shows the full commands.
 ifeq ($(V),1)
