@@ -1868,10 +1868,9 @@ static bool directive(struct as *a)
 			return false;
 		}
 		a->strtab_given = true;
-		a->in_braces = false;
 		do {
-			/* The list may go on on the next line after a comma. */
-			while (peek(a) && a->tok.kind == T_NL && a->strtab_given && a->str_len > 1)
+			/* After a comma, the list may go on on the next line. */
+			while (a->str_len > 1 && peek(a) && a->tok.kind == T_NL)
 				take(a);
 			if (!string_arg(a, "a string"))
 				return false;

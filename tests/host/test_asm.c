@@ -530,7 +530,8 @@ static const struct err_case err_cases[] = {
 	{ HDR ".engine tensor\nmultiply_moving psum.fp32[0:128]@0x0[64], " AP "\n", 4,
 	  "multiply_moving", 0, "the device would refuse this program" },
 	{ HDR ".engine tensor\nload_stationary " AP "\nmultiply_moving psum.bf16[0:64]@0x0[64], "
-	  AP "\n", 5, "multiply_moving", 0, "the device would refuse this program" },
+	  AP "\n", 5, "multiply_moving", 0, "(shape check, tensor entry 1): TensorE output must "
+	  "be fp32 in PSUM" },
 	{ HDR ".engine vector\nreduce div sbuf.fp32[0:128]@0x0[1], " AP "\n", 4, "reduce", 0,
 	  "(alu check, vector entry 0)" },
 	{ HDR ".engine vector\nactivate exp " AP ", " AP ", 1.0, 0.0\n", 4, "activate", 0,
