@@ -1741,6 +1741,50 @@ static bool add_entry_src(struct as *a, unsigned int line, unsigned int col)
 	return true;
 }
 
+/* Edit distance, for suggestions (short words only). */
+static unsigned int edits(const char *x, const char *y)
+{
+	unsigned int d[32][32], i, j;
+	size_t n = strlen(x), m = strlen(y);
+
+	if (n >= 32 || m >= 32)
+		return 99;
+	for (i = 0; i <= n; i++)
+		d[i][0] = i;
+	for (j = 0; j <= m; j++)
+		d[0][j] = j;
+	for (i = 1; i <= n; i++) {
+		for (j = 1; j <= m; j++) {
+			unsigned int c = d[i - 1][j - 1] + (x[i - 1] != y[j - 1]);
+
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			d[i][j] = c;
+		}
+	}
+	return d[n][m];
+}
+
+/* The mnemonic within two edits of a misspelt one, if any. */
+static const char *nearest(const char *w)
+{
+	const char *best = NULL;
+	unsigned int i, bd = 3;
+
+	for (i = 0; i <= VNEF_OP_COUNT; i++) {
+		const char *c = i < VNEF_OP_COUNT ? op_names[i] : "dma";
+		unsigned int e = edits(w, c);
+
+		if (e < bd) {
+			bd = e;
+			best = c;
+		}
+	}
+	return best;
+}
+
 static bool statement_entry(struct as *a)
 {
 	unsigned int line = a->tok.line, col = a->tok.col;
@@ -1784,7 +1828,12 @@ static bool statement_entry(struct as *a)
 	}
 	op = lookup(op_names, VNEF_OP_COUNT, mnem);
 	if (op < 0) {
-		diag(a, line, col, "unknown mnemonic '%s'", mnem);
+		const char *near = nearest(mnem);
+
+		if (near)
+			diag(a, line, col, "unknown mnemonic '%s' (did you mean '%s'?)", mnem, near);
+		else
+			diag(a, line, col, "unknown mnemonic '%s'", mnem);
 		return false;
 	}
 	if (a->stream >= VNEF_ENGINES) {

@@ -483,6 +483,8 @@ struct err_case {
 
 static const struct err_case err_cases[] = {
 	{ HDR ".engine vector\nfrob " AP "\n", 4, "frob", 0, "unknown mnemonic 'frob'" },
+	{ HDR ".engine vector\n  tensor_scaler add " AP ", " AP ", 1.0\n", 4, "tensor_scaler", 0,
+	  "unknown mnemonic 'tensor_scaler' (did you mean 'tensor_scalar'?)" },
 	{ HDR ".engine vector\ncopy hbm.fp32[0:128]@0x0[64], " AP "\n", 4, "hbm", 0,
 	  "'hbm' is not an on-chip memory (sbuf or psum)" },
 	{ HDR ".engine vector\ncopy " AP ", 12\n", 4, "12", 1,
