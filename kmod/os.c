@@ -22,14 +22,21 @@ void vn_free(const void *p)
 	kfree(p);
 }
 
+/*
+ * Small areas (an execution's semaphore times, a small program) come from the slab:
+ * a vmalloc per execution costs a page-table update and, at free, a TLB flush.
+ * kvzalloc() falls back to vmalloc quietly for large or fragmented cases.
+ */
 void *vn_vzalloc(size_t size)
 {
-	return vzalloc(size);
+	if (size > INT_MAX)
+		return vzalloc(size);
+	return kvzalloc(size, GFP_KERNEL);
 }
 
 void vn_vfree(const void *p)
 {
-	vfree(p);
+	kvfree(p);
 }
 
 struct vn_lock {

@@ -131,7 +131,10 @@ TEST_F(dev, unknown_ioctls)
 	char buf[256] = { 0 };
 
 	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR('V', 0x7f, struct vneuron_info), buf));
-	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR('V', 0x06, struct vneuron_reset), buf));
+	/* The first number after the execution ioctls (0x06..0x09) is unassigned. */
+	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR('V', 0x0a, struct vneuron_reset), buf));
+	/* A known number with another direction than its own. */
+	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOR('V', 0x08, struct vneuron_exec), buf));
 	/* Right number, wrong type letter or direction. */
 	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR('W', 0x00, struct vneuron_info), buf));
 	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOR('V', 0x00, struct vneuron_info), buf));
@@ -230,7 +233,8 @@ TEST(sysfs_layout)
 			for (f = 0; f < 3; f++) {
 				snprintf(path, sizeof(path), "core%lld/stats/%s/%s", c, stats[s],
 					 fields[f]);
-				EXPECT_EQ(0, vn_sysfs(path)) TH_LOG("%s", path);
+				/* Readable numbers; other tests' executions move them. */
+				EXPECT_LE(0, vn_sysfs(path)) TH_LOG("%s", path);
 			}
 		}
 	}
