@@ -69,6 +69,12 @@ static void run_extend(uint64_t *run_lo, uint64_t *run_hi, uint64_t lo, uint64_t
 	}
 }
 
+/* Core-time sums can exceed 64 bits only in a damaged profile: saturate. */
+static inline void sat_add(uint64_t *a, uint64_t b)
+{
+	*a = *a + b < *a ? UINT64_MAX : *a + b;
+}
+
 /* [tp, b): every core's units are busy on a prefix; sums are core-time. */
 static void advance(struct sweep *s, struct vnp_metrics *m, uint64_t b)
 {
@@ -83,21 +89,21 @@ static void advance(struct sweep *s, struct vnp_metrics *m, uint64_t b)
 
 		for (u = 0; u < VNP_UNITS; u++) {
 			L[u] = c->cur[u] > a ? u64min(c->cur[u], b) - a : 0;
-			m->unit[u].active_ps += L[u];
+			sat_add(&m->unit[u].active_ps, L[u]);
 			if (u < VNEF_ENGINES)
 				lc = u64max(lc, L[u]);
 			if (u > 0 && u < VNEF_ENGINES)
 				lo = u64max(lo, L[u]);
 		}
 		lall = u64max(lc, L[VNP_UNIT_DMA]);
-		m->compute_ps += lc;
-		m->busy_ps += lall;
-		m->dma_compute_ps += u64min(L[VNP_UNIT_DMA], lc);
+		sat_add(&m->compute_ps, lc);
+		sat_add(&m->busy_ps, lall);
+		sat_add(&m->dma_compute_ps, u64min(L[VNP_UNIT_DMA], lc));
 		for (u = 0; u < VNP_UNITS; u++)
 			for (v = u + 1; v < VNP_UNITS; v++)
-				m->overlap_ps[u][v] += u64min(L[u], L[v]);
+				sat_add(&m->overlap_ps[u][v], u64min(L[u], L[v]));
 		if (lo > L[0]) {
-			m->tensor_idle_ps += lo - L[0];
+			sat_add(&m->tensor_idle_ps, lo - L[0]);
 			run_extend(&c->tidle_run_lo, &c->tidle_run_hi, a + L[0], a + lo,
 				   &m->tidle_lo, &m->tidle_hi);
 		}
