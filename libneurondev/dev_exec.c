@@ -65,6 +65,7 @@ int nd_program_load(struct nd_device *dev, const void *image, size_t size,
 		.image_ptr = (uintptr_t)image,
 		.image_size = size,
 	};
+	uint64_t t0 = nd_api_t0(dev);
 	struct nd_program *p;
 	int ret;
 
@@ -117,6 +118,7 @@ int nd_program_load(struct nd_device *dev, const void *image, size_t size,
 				  nd_strerror(ret));
 	}
 	*progp = p;
+	nd_api_note(dev, VNEURON_TRACE_API_PROGRAM_LOAD, t0, size, 0, 0, 0);
 	return 0;
 }
 
@@ -165,10 +167,12 @@ int nd_exec(struct nd_program *p, unsigned int core, const struct nd_bind *binds
 	struct vneuron_exec e;
 	uint32_t *h;
 	unsigned int i;
+	uint64_t t0;
 	int idx, ret;
 
 	if (!p)
 		return -EINVAL;
+	t0 = nd_api_t0(p->dev);
 	if (exec_idp)
 		*exec_idp = 0;
 	if (count && !binds)
@@ -204,6 +208,7 @@ int nd_exec(struct nd_program *p, unsigned int core, const struct nd_bind *binds
 	}
 	if (exec_idp)
 		*exec_idp = e.exec_id;
+	nd_api_note(p->dev, VNEURON_TRACE_API_EXEC, t0, 0, core, e.exec_id, 0);
 	ret = 0;
 out:
 	free(h);
@@ -214,6 +219,7 @@ int nd_wait(struct nd_device *dev, uint64_t exec_id, uint64_t timeout_ns,
 	    struct nd_run_result *res)
 {
 	struct vneuron_wait w = { .exec_id = exec_id, .timeout_ns = timeout_ns };
+	uint64_t t0 = nd_api_t0(dev);
 
 	if (res)
 		memset(res, 0, sizeof(*res));
@@ -225,6 +231,7 @@ int nd_wait(struct nd_device *dev, uint64_t exec_id, uint64_t timeout_ns,
 		return nd_dev_err(dev, errno, "WAIT for execution %llu: %s",
 				  (unsigned long long)exec_id, nd_strerror(errno));
 	}
+	nd_api_note(dev, VNEURON_TRACE_API_WAIT, t0, 0, w.core, exec_id, w.seq);
 	if (res) {
 		res->result = w.status;
 		res->reason = w.reason;

@@ -99,6 +99,7 @@ static int open_error(struct nd_error *err, const char *path, int e)
 
 int nd_open_path(const char *path, struct nd_device **devp, struct nd_error *err)
 {
+	uint64_t t0 = nd_api_t0(NULL);
 	struct nd_device *dev;
 	struct stat st;
 	int fd, e;
@@ -148,6 +149,7 @@ int nd_open_path(const char *path, struct nd_device **devp, struct nd_error *err
 		nd_close(dev);
 		return -EPROTO;
 	}
+	nd_api_open(dev, t0);
 	*devp = dev;
 	return 0;
 }
@@ -166,6 +168,7 @@ void nd_close(struct nd_device *dev)
 		return;
 	while (dev->mems)
 		nd_mem_free(dev->mems);
+	nd_api_close(dev);
 	if (dev->fd >= 0)
 		close(dev->fd);
 	pthread_mutex_destroy(&dev->lock);

@@ -19,6 +19,7 @@ static int need_mem_cap(struct nd_device *dev)
 int nd_mem_alloc(struct nd_device *dev, uint64_t size, struct nd_mem **memp)
 {
 	struct vneuron_mem_alloc a = { .size = size };
+	uint64_t t0 = nd_api_t0(dev);
 	struct nd_mem *mem;
 	int ret;
 
@@ -57,6 +58,7 @@ int nd_mem_alloc(struct nd_device *dev, uint64_t size, struct nd_mem **memp)
 	dev->mems = mem;
 	pthread_mutex_unlock(&dev->lock);
 	*memp = mem;
+	nd_api_note(dev, VNEURON_TRACE_API_MEM_ALLOC, t0, size, 0, 0, 0);
 	return 0;
 }
 
@@ -65,11 +67,13 @@ int nd_mem_free(struct nd_mem *mem)
 	struct vneuron_mem_free f;
 	struct nd_device *dev;
 	struct nd_mem **pp;
+	uint64_t t0;
 	int ret = 0;
 
 	if (!mem)
 		return 0;
 	dev = mem->dev;
+	t0 = nd_api_t0(dev);
 	pthread_mutex_lock(&dev->lock);
 	for (pp = &dev->mems; *pp; pp = &(*pp)->next) {
 		if (*pp == mem) {
@@ -85,6 +89,7 @@ int nd_mem_free(struct nd_mem *mem)
 	if (ioctl(dev->fd, VNEURON_IOCTL_MEM_FREE, &f) < 0)
 		ret = nd_dev_err(dev, errno, "%s: MEM_FREE of handle %u failed: %s", dev->path,
 				 mem->handle, nd_strerror(errno));
+	nd_api_note(dev, VNEURON_TRACE_API_MEM_FREE, t0, mem->size, 0, 0, 0);
 	free(mem);
 	return ret;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "neurondev.h"
+#include "vneuron_trace.h"
 
 #define ND_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
@@ -34,7 +35,19 @@ struct nd_device {
 	pthread_mutex_t lock;		/* protects err and mems */
 	struct nd_error err;
 	struct nd_mem *mems;
+	int api_log;			/* API call log (trace.c): its fd + 1, 0 if none */
 };
+
+/*
+ * Application profiling (trace.c): with VNEURON_PROFILE_API set, each device handle
+ * appends one record per API call to that file for `vneuron-profile capture -- app`.
+ * nd_api_t0() is the call's start (0 when not logging); nd_api_note() logs it.
+ */
+uint64_t nd_api_t0(const struct nd_device *dev);
+void nd_api_note(struct nd_device *dev, unsigned int call, uint64_t t0, uint64_t bytes,
+		 uint32_t core, uint64_t exec_id, uint64_t seq);
+void nd_api_open(struct nd_device *dev, uint64_t t0);
+void nd_api_close(struct nd_device *dev);
 
 /* Record an error on the device handle and return -code. */
 int nd_dev_err(struct nd_device *dev, int code, const char *fmt, ...) ND_PRINTF(3, 4);
