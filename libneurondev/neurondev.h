@@ -511,7 +511,6 @@ int nd_trace_stop(struct nd_trace *t);
 /* Stop if needed, unmap, free. NULL is fine. */
 void nd_trace_free(struct nd_trace *t);
 
-
 #if defined(__cplusplus)
 }
 #endif
