@@ -352,8 +352,12 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 				return -ENOMEM;
 			continue;
 		case VNEURON_TRACE_SEM:
+			/* a further semaphore its instruction or descriptor signalled */
 			if (r->sem_signal < VNEF_MAX_SEMS && r->engine < VNEF_ENGINES)
 				tl->sig_stream[r->sem_signal] = r->engine;
+			else if (r->sem_signal < VNEF_MAX_SEMS &&
+				 r->engine == VNEURON_TRACE_ENGINE_DMA && r->dma_queue < VNEF_DMA_QUEUES)
+				tl->sig_stream[r->sem_signal] = VNEF_STREAM_DMA(r->dma_queue);
 			continue;
 		default:
 			goto bad;
