@@ -847,11 +847,54 @@ out:
 
 /* ---- the application form ---- */
 
+/* The stream of the application's API calls, after the rings' streams. */
+#define CAP_API_STREAM	(CAP_MAX_CORES * CAP_MAX_RINGS)
+
+/*
+ * Moves the API call log the application's libneurondev wrote (VNEURON_PROFILE_API) into
+ * the profile as one stream of MARKER records, and deletes it. 0 or an exit status.
+ */
+static int merge_api_log(struct cap *c, const char *path, pid_t pid, const char *hostname)
+{
+	struct vntf_worker wk = { .stream = CAP_API_STREAM, .engine = VNEURON_TRACE_ENGINE_CORE,
+				  .pid = (uint32_t)pid, .nr_workers = 1 };
+	struct vneuron_trace_record buf[256];
+	size_t n, i, kept;
+	int ret = 0, declared = 0;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return 0;
+	snprintf(wk.hostname, sizeof(wk.hostname), "%s", hostname);
+	while ((n = fread(buf, sizeof(buf[0]), 256, f)) > 0) {
+		/* Only what libneurondev writes there: API markers. */
+		for (i = kept = 0; i < n; i++)
+			if (buf[i].kind == VNEURON_TRACE_MARKER && buf[i].opcode > VNEURON_TRACE_API)
+				buf[kept++] = buf[i];
+		if (!kept)
+			continue;
+		if (!declared && vntf_write_worker(c->w, &wk)) {
+			ret = 3;
+			break;
+		}
+		declared = 1;
+		if (vntf_write_records(c->w, CAP_API_STREAM, buf, kept)) {
+			ret = 3;
+			break;
+		}
+		__atomic_add_fetch(&c->records, kept, __ATOMIC_RELAXED);
+	}
+	fclose(f);
+	unlink(path);
+	return ret;
+}
+
 static int run_app(const struct cap_opts *o)
 {
+	char api[PATH_MAX + 8], host[64] = "";
 	struct cap c = { 0 };
 	struct vneuron_info info;
-	int ret, st, status;
+	int ret, st, status, fd;
 	pid_t pid;
 
 	ret = cap_begin(&c, o, &info, NULL);
@@ -859,15 +902,26 @@ static int run_app(const struct cap_opts *o)
 		ret = cap_trace_start(&c, o, &info);
 	if (ret)
 		goto out;
+	gethostname(host, sizeof(host) - 1);
+	snprintf(api, sizeof(api), "%s.api", o->profile);
+	fd = open(api, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err_msg("%s: %s", api, strerror(errno));
+		ret = 3;
+		goto out;
+	}
+	close(fd);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		err_msg("fork: %s", strerror(errno));
+		unlink(api);
 		ret = 3;
 		goto out;
 	}
 	if (!pid) {
 		setenv("VNEURON_PROFILE", o->profile, 1);
+		setenv("VNEURON_PROFILE_API", api, 1);
 		execvp(o->app[0], o->app);
 		fprintf(stderr, "vneuron-profile capture: %s: %s\n", o->app[0], strerror(errno));
 		_exit(127);
@@ -882,7 +936,13 @@ static int run_app(const struct cap_opts *o)
 	}
 	signal(SIGINT, SIG_DFL);
 	status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-	ret = cap_finish(&c, o, status);
+	ret = cap_trace_stop(&c);
+	if (!ret)
+		ret = merge_api_log(&c, api, pid, host);
+	else
+		unlink(api);
+	if (!ret)
+		ret = cap_finish(&c, o, status);
 out:
 	if (c.w) {
 		cap_trace_stop(&c);

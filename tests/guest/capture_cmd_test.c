@@ -219,6 +219,11 @@ TEST_F(cap, application_form)
 	ASSERT_EQ(0, count(self->vntf, k, &lost));
 	EXPECT_EQ(2, k[VNEURON_TRACE_EXEC_END]);
 	EXPECT_EQ(0, lost);
+	/* The API calls: open, load, two allocs, two (exec, wait); the log file is gone. */
+	EXPECT_EQ(8, k[VNEURON_TRACE_MARKER]);
+	EXPECT_NE(0, sh("test -e %s.api", self->vntf));
+	EXPECT_EQ(0, sh("%s view -n %s -s %s -o /dev/null 2>/dev/null", prof, self->vnef,
+			self->vntf));
 	EXPECT_EQ(3, sh("%s capture -q -s %s -- sh -c 'exit 3'", prof, self->vntf));
 	EXPECT_EQ(127, sh("%s capture -q -s %s -- /nonexistent 2>/dev/null", prof, self->vntf));
 }
