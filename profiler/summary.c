@@ -242,6 +242,22 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 	}
 	if (groups_text(f, v, 1) || groups_text(f, v, 0))
 		return -ENOMEM;
+	{
+		char calls[512] = "";
+		size_t n = 0;
+
+		for (i = 0; i < VNP_API_KINDS && n < sizeof(calls); i++)
+			if (tl->api_calls[i])
+				n += (size_t)snprintf(calls + n, sizeof(calls) - n, "%s%s %llu (%s)",
+						      n ? "; " : "", vnp_api_name(i),
+						      (unsigned long long)tl->api_calls[i],
+						      vnp_fmt_time(tl->api_ns[i] * 1000, t1,
+								   sizeof(t1)));
+		if (n) {
+			fputc('\n', f);
+			wrap(f, "    ", "Host API calls (count, host time):", calls);
+		}
+	}
 
 	fprintf(f, "\nAdvice (%u finding%s)\n", a->n, a->n == 1 ? "" : "s");
 	if (!a->n)
@@ -439,7 +455,17 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 				(unsigned long long)m->wait_ps[w][s]);
 			first = 0;
 		}
-	fputs("],\n\"scopes\":", f);
+	fputs("],\n\"api_calls\":{", f);
+	first = 1;
+	for (i = 0; i < VNP_API_KINDS; i++) {
+		if (!tl->api_calls[i])
+			continue;
+		fprintf(f, "%s\"%s\":{\"count\":%llu,\"host_ns\":%llu}", first ? "" : ",",
+			vnp_api_name(i), (unsigned long long)tl->api_calls[i],
+			(unsigned long long)tl->api_ns[i]);
+		first = 0;
+	}
+	fputs("},\n\"scopes\":", f);
 	groups_json(f, v, 1);
 	fputs(",\n\"lines\":", f);
 	groups_json(f, v, 0);

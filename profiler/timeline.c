@@ -348,6 +348,15 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 				x->hi = r->model_end_ps;
 			continue;
 		case VNEURON_TRACE_MARKER:
+			if (r->opcode >= VNEURON_TRACE_API) {
+				unsigned int k = r->opcode - VNEURON_TRACE_API;
+
+				if (k >= VNP_API_KINDS)
+					k = 0;
+				tl->api_calls[k]++;
+				tl->api_ns[k] += r->count;
+				continue;
+			}
 			if (add_marker(tl, core, r))
 				return -ENOMEM;
 			continue;
@@ -759,6 +768,15 @@ const char *vnp_opcode_name(unsigned int opcode)
 	if (opcode == VNP_OP_DMA)
 		return "DMA";
 	return opcode < VNEF_OP_COUNT ? op_names[opcode] : "?";
+}
+
+const char *vnp_api_name(unsigned int kind)
+{
+	static const char *const names[VNP_API_KINDS] = {
+		"other", "open", "close", "mem_alloc", "mem_free", "program_load", "exec", "wait",
+	};
+
+	return kind < VNP_API_KINDS ? names[kind] : "other";
 }
 
 const char *vnp_mem_name(unsigned int mem)

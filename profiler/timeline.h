@@ -99,6 +99,7 @@ const struct vnef_instr *vnp_prog_instr(const struct vnp_prog *p, unsigned int e
 
 /* MARKER records, and LOST records (id VNP_MARKER_LOST, value = records lost). */
 #define VNP_MARKER_LOST		0xffffffffu
+#define VNP_API_KINDS		8	/* VNEURON_TRACE_API_OPEN..WAIT are 1..7 */
 
 struct vnp_marker {
 	uint64_t time;		/* ps */
@@ -138,6 +139,13 @@ struct vnp_timeline {
 	uint32_t sig_stream[VNEF_MAX_SEMS];	/* signaller seen in records, or VNP_NONE */
 	struct vnp_marker *markers;
 	size_t nmarkers, markers_cap;
+	/*
+	 * libneurondev API calls logged by `capture -- app` (MARKER records with opcode >=
+	 * VNEURON_TRACE_API): host-side, no modeled time, so counted here per call
+	 * (index opcode - VNEURON_TRACE_API, 0 = unknown call) rather than placed.
+	 */
+	uint64_t api_calls[VNP_API_KINDS];
+	uint64_t api_ns[VNP_API_KINDS];
 	struct vnp_exec *execs;			/* nexec of them; by key after finish */
 	size_t nexecs_cap;
 	size_t last_exec;			/* index of the last one looked up */
@@ -195,6 +203,7 @@ const struct vnp_ev *vnp_iter_next(struct vnp_iter *it);
 const char *vnp_engine_name(unsigned int engine);	/* "TensorE" ... */
 const char *vnp_opcode_name(unsigned int opcode);	/* "MULTIPLY_MOVING", "DMA" */
 const char *vnp_mem_name(unsigned int mem);		/* "SBUF", "HBM", "?" */
+const char *vnp_api_name(unsigned int kind);		/* "open", ... "wait", "other" */
 /* "TensorE", "DMA q3" into buf. */
 const char *vnp_stream_name(unsigned int stream, char *buf, size_t len);
 

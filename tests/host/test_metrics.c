@@ -317,6 +317,44 @@ TEST(bad_and_lost_records_are_counted)
 	synth_free(s);
 }
 
+TEST(api_calls_are_counted_not_placed)
+{
+	struct synth *s = synth_new();
+	struct vneuron_trace_record *r;
+	struct vnp_view v;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int i;
+
+	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, 100, 1);
+	for (i = 0; i < 3; i++) {
+		r = synth_rec(s);
+		r->kind = VNEURON_TRACE_MARKER;
+		r->engine = VNEURON_TRACE_ENGINE_CORE;
+		r->opcode = i < 2 ? VNEURON_TRACE_API_EXEC : VNEURON_TRACE_API_OPEN;
+		r->host_ns = 1000000 + i;
+		r->count = 2000;		/* the call took 2 us of host time */
+	}
+	r = synth_rec(s);
+	r->kind = VNEURON_TRACE_MARKER;
+	r->opcode = 3;				/* a user marker */
+	AEQ(synth_run(s, 0), 0);
+	EQ(s->tl.api_calls[VNEURON_TRACE_API_EXEC - VNEURON_TRACE_API], 2);
+	EQ(s->tl.api_ns[VNEURON_TRACE_API_EXEC - VNEURON_TRACE_API], 4000);
+	EQ(s->tl.api_calls[VNEURON_TRACE_API_OPEN - VNEURON_TRACE_API], 1);
+	EQ(s->tl.nmarkers, 1);
+	v = (struct vnp_view){ .tl = &s->tl, .m = &s->m, .a = &s->a, .top = 5 };
+	f = open_memstream(&buf, &len);
+	EQ(vnp_summary_text(f, &v), 0);
+	EQ(vnp_summary_json(f, &v), 0);
+	fclose(f);
+	EXPECT_NE(strstr(buf, "open 1 (2.000 us); exec 2 (4.000 us)"), NULL);
+	EXPECT_NE(strstr(buf, "\"exec\":{\"count\":2,\"host_ns\":4000}"), NULL);
+	free(buf);
+	synth_free(s);
+}
+
 TEST(unsorted_records_are_sorted_per_track)
 {
 	struct synth *s = synth_new();
