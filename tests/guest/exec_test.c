@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -869,6 +870,70 @@ TEST_F(args, unload_while_queued_and_free_while_running)
 	EXPECT_EQ(0, bad);
 	munmap(map, 128 * 512 * 4);
 	free(x);
+}
+
+/* The results cannot be copied back: nothing is left behind (the undo paths). */
+TEST_F(args, efault_on_output_undoes)
+{
+	uint32_t h[2] = { self->in, self->out };
+	long long progs = vn_counter("programs");
+	struct vneuron_program_load *pl;
+	struct vneuron_exec *e;
+	void *ro;
+
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	pl = ro;
+	pl->image_ptr = (uintptr_t)self->img;
+	pl->image_size = self->size;
+	e = (void *)((char *)ro + 2048);
+	e->program = self->prog;
+	e->mem_handles_ptr = (uintptr_t)h;
+	e->mem_count = 2;
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+	EXPECT_EQ(-EFAULT, vn_ioctl(self->fd, VNEURON_IOCTL_PROGRAM_LOAD, pl));
+	EXPECT_EQ(progs, vn_counter("programs"));
+	EXPECT_EQ(-EFAULT, vn_ioctl(self->fd, VNEURON_IOCTL_EXEC, e));
+	/* the execution was cancelled or had ended: it goes without a WAIT */
+	{
+		int i;
+
+		for (i = 0; i < 1000 && vn_counter("execs"); i++)
+			usleep(10000);
+	}
+	EXPECT_EQ(0, vn_counter("execs"));
+	{
+		struct pollfd pf = { .fd = self->fd, .events = POLLIN };
+
+		EXPECT_EQ(0, poll(&pf, 1, 0));
+	}
+	munmap(ro, 4096);
+}
+
+static void on_alarm(int sig)
+{
+}
+
+/* A signal whose handler does not restart calls ends WAIT with -EINTR; the exec lives on. */
+TEST_F(args, wait_interrupted)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { .tv_usec = 50000 } };
+	struct vneuron_wait w;
+	uint32_t lprog;
+	uint64_t id;
+	size_t lsize;
+	void *limg;
+
+	ASSERT_EQ(0, long_image(&limg, &lsize));
+	ASSERT_EQ(0, load_raw(self->fd, limg, lsize, NULL, &lprog));
+	free(limg);
+	ASSERT_EQ(0, exec_raw(self->fd, lprog, 1, NULL, 0, 0, &id));
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));	/* no SA_RESTART */
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	EXPECT_EQ(-EINTR, wait_raw(self->fd, id, VNEURON_WAIT_FOREVER, &w));
+	/* still there: a WAIT now only times out */
+	EXPECT_EQ(-ETIMEDOUT, wait_raw(self->fd, id, 0, &w));
 }
 
 /* ---------------------------------------------------------------------------- */
