@@ -39,6 +39,8 @@ BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench/%,$(wildcard tools/bench/be
 GUEST_BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench-guest/%,$(wildcard tools/bench/guest_*.c))
 TOOLS := $(patsubst tools/bin/%.c,$(B)/bin/%,$(wildcard tools/bin/*.c))
 PROFILER := $(if $(wildcard profiler/main.c),$(B)/bin/vneuron-profile)
+# examples/NAME.c -> build/bin/example-NAME, each linked with examples/common.c.
+EXAMPLES := $(patsubst examples/%.c,$(B)/bin/example-%,$(filter-out examples/common.c,$(wildcard examples/*.c)))
 
 .PHONY: all module user setup check host-test guest-test lint dkms-test fuzz bench demo \
 	vm-run vm-shell clean help
@@ -61,7 +63,7 @@ vneuron.ko: Kbuild $(wildcard kmod/*.c kmod/*.h core/*.c core/*.h uapi/*.h)
 	@test -n "$(KDIR)" || { echo "no kernel build directory: run 'make setup'"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-user: $(B)/rel/libvncore.a $(B)/rel/libneurondev.a $(PROFILER) $(TOOLS) $(HOST_TESTS) \
+user: $(B)/rel/libvncore.a $(B)/rel/libneurondev.a $(PROFILER) $(TOOLS) $(EXAMPLES) $(HOST_TESTS) \
 	$(GUEST_TESTS) $(BENCHES) $(GUEST_BENCHES)
 
 # Two builds of every userspace object: rel (optimised, for tools and the guest) and
@@ -114,6 +116,10 @@ $(B)/bin/%: tools/bin/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
+$(B)/bin/example-%: examples/%.c examples/common.c $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_REL) $(filter %.c %.a,$^) -o $@ $(LIBS)
 $(B)/bin/vneuron-profile: profiler/main.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* The examples' shared runner: device or host backend, options, PRNG, checks. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common.h"
+
+#define EX_MAX_BUFS 32
+
+struct ex_ctx {
+	int host;
+	unsigned int core;
+	char where[64];
+	void *image;
+	size_t size;
+	struct nd_host *h;
+	struct nd_device *dev;
+	struct nd_program *prog;
+	struct {
+		const char *name;
+		struct nd_mem *mem;
+	} mem[EX_MAX_BUFS];
+	unsigned int nmem;
+};
+
+const char ex_common_help[] =
+"    --host              run on the host backend (the device core built into\n"
+"                        libvncore) instead of /dev/vneuronD: no module needed\n"
+"    --device D          use /dev/vneuronD (default 0)\n"
+"    --core C            run on core C of the device (default 0)\n"
+"    --write-vnef FILE   also write the program to FILE, e.g. for\n"
+"                        'vneuron-profile capture -n FILE -s profile.vntf'\n"
+"    -q, --quiet         print only the result line\n"
+"    -h, --help          this help\n";
+
+static int parse_uint(const char *opt, const char *s, unsigned int *v)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = s ? strtoul(s, &end, 10) : 0;
+	if (!s || !*s || *end || errno || x > 1024) {
+		fprintf(stderr, "%s: expects a number, got '%s'\n", opt, s ? s : "");
+		return -1;
+	}
+	*v = (unsigned int)x;
+	return 0;
+}
+
+int ex_common_arg(struct ex_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+
+	if (!strcmp(a, "--host")) {
+		o->host = 1;
+	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+		o->quiet = 1;
+	} else if (!strcmp(a, "--device") || !strcmp(a, "--core")) {
+		if (parse_uint(a, v, a[2] == 'd' ? &o->device : &o->core))
+			return -1;
+		(*i)++;
+	} else if (!strcmp(a, "--write-vnef")) {
+		if (!v) {
+			fprintf(stderr, "--write-vnef: expects a file name\n");
+			return -1;
+		}
+		o->write_vnef = v;
+		(*i)++;
+	} else {
+		return 0;
+	}
+	(*i)++;
+	return 1;
+}
+
+int ex_open(const struct ex_opts *o, struct nd_builder *b, struct ex_ctx **cp)
+{
+	struct nd_load_error le;
+	struct nd_error err = { 0 };
+	struct ex_ctx *c;
+	int ret;
+
+	*cp = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->host = o->host;
+	c->core = o->core;
+	ret = nd_builder_finish(b, &c->image, &c->size);
+	if (ret) {
+		fprintf(stderr, "build: %s\n", nd_builder_error(b));
+		goto fail;
+	}
+	if (o->write_vnef) {
+		ret = nd_vnef_write(o->write_vnef, c->image, c->size, &err);
+		if (ret) {
+			fprintf(stderr, "%s\n", err.msg);
+			goto fail;
+		}
+		if (!o->quiet)
+			printf("wrote %s (%zu bytes)\n", o->write_vnef, c->size);
+	}
+	if (c->host) {
+		ret = nd_host_open(NULL, &c->h, &err);
+		if (ret) {
+			fprintf(stderr, "host backend: %s\n", err.msg);
+			goto fail;
+		}
+		snprintf(c->where, sizeof(c->where), "the host backend");
+	} else {
+		ret = nd_open(o->device, &c->dev, &err);
+		if (ret) {
+			fprintf(stderr, "%s (or run with --host)\n", err.msg);
+			goto fail;
+		}
+		ret = nd_program_load(c->dev, c->image, c->size, &c->prog, &le);
+		if (ret) {
+			fprintf(stderr, "load: %s\n", nd_device_error(c->dev));
+			goto fail;
+		}
+		snprintf(c->where, sizeof(c->where), "/dev/vneuron%u core %u", o->device,
+			 o->core);
+	}
+	*cp = c;
+	return 0;
+fail:
+	ex_close(c);
+	return ret;
+}
+
+static struct nd_mem *dev_mem(struct ex_ctx *c, const struct ex_buf *x)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nmem; i++)
+		if (!strcmp(c->mem[i].name, x->name) && nd_mem_size(c->mem[i].mem) >= x->size)
+			return c->mem[i].mem;
+	if (c->nmem == EX_MAX_BUFS)
+		return NULL;
+	if (nd_mem_alloc(c->dev, x->size, &c->mem[c->nmem].mem))
+		return NULL;
+	c->mem[c->nmem].name = x->name;
+	return c->mem[c->nmem++].mem;
+}
+
+int ex_run(struct ex_ctx *c, const struct ex_buf *bufs, unsigned int n, uint64_t *model_ps)
+{
+	struct nd_host_tensor ht[EX_MAX_BUFS] = { 0 };
+	struct nd_bind bind[EX_MAX_BUFS] = { 0 };
+	struct nd_run_result res = { 0 };
+	unsigned int i;
+	int ret;
+
+	if (n > EX_MAX_BUFS)
+		return -E2BIG;
+	if (c->host) {
+		for (i = 0; i < n; i++)
+			ht[i] = (struct nd_host_tensor){ bufs[i].name, bufs[i].data, bufs[i].size };
+		ret = nd_host_run(c->h, c->image, c->size, ht, n, 0, &res);
+		if (ret) {
+			fprintf(stderr, "run: %s\n", nd_host_error(c->h));
+			return ret;
+		}
+	} else {
+		for (i = 0; i < n; i++) {
+			bind[i].name = bufs[i].name;
+			bind[i].mem = dev_mem(c, &bufs[i]);
+			if (!bind[i].mem) {
+				fprintf(stderr, "alloc %s: %s\n", bufs[i].name,
+					nd_device_error(c->dev));
+				return -ENOMEM;
+			}
+			if (!bufs[i].out) {
+				ret = nd_mem_write(bind[i].mem, 0, bufs[i].data, bufs[i].size);
+				if (ret)
+					goto dev_err;
+			}
+		}
+		ret = nd_run(c->prog, c->core, bind, n, 0, &res);
+		if (ret)
+			goto dev_err;
+		for (i = 0; i < n; i++) {
+			if (!bufs[i].out)
+				continue;
+			ret = nd_mem_read(bind[i].mem, 0, bufs[i].data, bufs[i].size);
+			if (ret)
+				goto dev_err;
+		}
+	}
+	if (model_ps)
+		*model_ps = res.model_ps;
+	return 0;
+dev_err:
+	fprintf(stderr, "run: %s\n", nd_device_error(c->dev));
+	return ret;
+}
+
+void ex_close(struct ex_ctx *c)
+{
+	if (!c)
+		return;
+	if (c->prog)
+		nd_program_unload(c->prog);
+	nd_close(c->dev);
+	nd_host_close(c->h);
+	free(c->image);
+	free(c);
+}
+
+const char *ex_where(const struct ex_ctx *c)
+{
+	return c->where;
+}
+
+uint64_t ex_rand(uint64_t *s)
+{
+	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+float ex_uniform(uint64_t *s, float lo, float hi)
+{
+	return lo + (hi - lo) * (float)((ex_rand(s) >> 40) * (1.0 / 16777216.0));
+}
+
+size_t ex_check(const char *what, const float *got, const float *want, size_t n,
+		float atol, float rtol)
+{
+	size_t i, bad = 0, worst = 0;
+	double wd = -1;
+
+	for (i = 0; i < n; i++) {
+		double d = fabs((double)got[i] - (double)want[i]);
+
+		if (!(d <= atol + rtol * fabs((double)want[i])))
+			bad++;
+		if (!(d <= wd))
+			wd = d, worst = i;
+	}
+	if (bad)
+		fprintf(stderr, "%s: %zu of %zu elements differ; worst [%zu]: got %g, want %g\n",
+			what, bad, n, worst, got[worst], want[worst]);
+	return bad;
+}
+
+double ex_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
