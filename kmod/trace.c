@@ -17,8 +17,10 @@
  *
  * Locking: vn_trace_lock (mutex) serialises start, stop, release and the lookups of
  * mmap; it nests inside mmap_lock and outside the executor's core lock (taken by
- * vn_core_set_hook() and vn_core_quiesce()). Stop waits, holding it, for the running
- * execution to end (at most its time limit).
+ * vn_core_set_hook() and vn_core_quiesce()). Stop drops it while it waits for the
+ * running execution (at most its time limit): the session is marked stopping and its
+ * core stays taken meanwhile. A file's table of sessions also has a spinlock, the only
+ * lock poll() takes.
  */
 #include <linux/fs.h>
 #include <linux/log2.h>
@@ -49,7 +51,8 @@ struct vn_tsession {
 	u32 core;
 	u32 nr;
 	u64 size;			/* data bytes per ring */
-	bool stopped;			/* under the core lock (edge hook) and vn_trace_lock */
+	bool stopped;			/* under the core lock (edge hook) */
+	bool stopping;			/* under vn_trace_lock: TRACE_STOP or release began */
 	bool in_exec;			/* under the core lock: saw this execution start */
 	u64 exec_seq;
 	void *cons[VN_TRACE_NR];	/* one page each */
@@ -60,7 +63,8 @@ struct vn_tsession {
 /* A file's trace state, made at its first TRACE_START and freed with the file. */
 struct vn_trace_file {
 	wait_queue_head_t wq;
-	struct vn_tsession *s[VN_MAX_CORES];	/* under vn_trace_lock */
+	spinlock_t lock;			/* s[] changes under it and vn_trace_lock */
+	struct vn_tsession *s[VN_MAX_CORES];
 };
 
 static DEFINE_MUTEX(vn_trace_lock);
@@ -192,6 +196,7 @@ static struct vn_trace_file *vn_trace_file_get(struct vn_file *vf)
 	if (!tf)
 		return NULL;
 	init_waitqueue_head(&tf->wq);
+	spin_lock_init(&tf->lock);
 	/* poll() reads it without vn_trace_lock. */
 	smp_store_release(&vf->trace, tf);
 	return tf;
@@ -200,8 +205,8 @@ static struct vn_trace_file *vn_trace_file_get(struct vn_file *vf)
 int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg)
 {
 	struct vn_device *vdev = vf->vdev;
+	struct vn_tsession *s, *old = NULL;
 	struct vn_trace_file *tf;
-	struct vn_tsession *s;
 	struct vn_core *ec;
 	u32 core = arg->core;
 	int ret = 0;
@@ -234,9 +239,10 @@ int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg)
 	}
 	s->ec = ec;
 	/* A stopped session of this file on this core lives on only in its mappings. */
-	if (tf->s[core])
-		vn_tsession_put(tf->s[core]);
+	spin_lock(&tf->lock);
+	old = tf->s[core];
 	tf->s[core] = s;
+	spin_unlock(&tf->lock);
 	vn_trace_owner[vdev->index][core] = s;
 	/* The event hook is taken at each execution's start: a running one stays untraced. */
 	vn_core_set_edge_hook(ec, vn_trace_edge, s);
@@ -251,6 +257,8 @@ int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg)
 		arg->watermark = (u32)s->prod[0].watermark;
 out:
 	mutex_unlock(&vn_trace_lock);
+	if (old)
+		vn_tsession_put(old);
 	return ret;
 }
 
@@ -273,18 +281,24 @@ static void vn_tsession_quiesced(void *arg)
 }
 
 /*
- * Stops the producers of a session (under vn_trace_lock): no new execution takes the
- * event hook, the running one ends, then, with the core idle, every ring is published
- * and the pollers woken. The session keeps its records for the drainer.
+ * Stops the producers of a session, called with vn_trace_lock held and returning with
+ * it held, dropped meanwhile: no new execution takes the event hook, the running one
+ * ends, then, with the core idle, every ring is published and the pollers woken. The
+ * session keeps its records for the drainer; the core is free afterwards.
  */
 static void vn_tsession_stop(struct vn_device *vdev, struct vn_tsession *s)
 {
 	struct vn_core *ec = s->ec;
 
+	s->stopping = true;
+	kref_get(&s->ref);
+	mutex_unlock(&vn_trace_lock);
 	vn_core_set_hook(ec, NULL, NULL);
 	vn_core_quiesce(ec, vn_tsession_quiesced, s);
 	vn_core_set_edge_hook(ec, NULL, NULL);
+	mutex_lock(&vn_trace_lock);
 	vn_trace_owner[vdev->index][s->core] = NULL;
+	vn_tsession_put(s);	/* the file's reference remains */
 }
 
 int vn_trace_stop_ioctl(struct vn_file *vf, const struct vneuron_trace_stop *arg)
@@ -297,7 +311,7 @@ int vn_trace_stop_ioctl(struct vn_file *vf, const struct vneuron_trace_stop *arg
 		return -EINVAL;
 	mutex_lock(&vn_trace_lock);
 	s = tf ? tf->s[arg->core] : NULL;
-	if (!s || s->stopped) {
+	if (!s || s->stopping) {
 		ret = -ENOENT;	/* this file is not tracing that core */
 		goto out;
 	}
@@ -307,7 +321,7 @@ out:
 	return ret;
 }
 
-/* The file is going: stop its sessions; mappings keep their memory. */
+/* The file is going (no ioctl of it runs): stop its sessions; mappings keep their memory. */
 void vn_trace_release_all(struct vn_file *vf)
 {
 	struct vn_trace_file *tf = vf->trace;
@@ -321,10 +335,12 @@ void vn_trace_release_all(struct vn_file *vf)
 
 		if (!s)
 			continue;
-		if (!s->stopped)
+		if (!s->stopping)
 			vn_tsession_stop(vf->vdev, s);
 		s->tf = NULL;
+		spin_lock(&tf->lock);
 		tf->s[i] = NULL;
+		spin_unlock(&tf->lock);
 		vn_tsession_put(s);
 	}
 	mutex_unlock(&vn_trace_lock);
@@ -342,7 +358,7 @@ __poll_t vn_trace_poll(struct vn_file *vf, struct file *filp, poll_table *wait)
 	if (!tf)
 		return 0;
 	poll_wait(filp, &tf->wq, wait);
-	mutex_lock(&vn_trace_lock);
+	spin_lock(&tf->lock);
 	for (i = 0; i < VN_MAX_CORES && !mask; i++) {
 		struct vn_tsession *s = tf->s[i];
 
@@ -353,7 +369,7 @@ __poll_t vn_trace_poll(struct vn_file *vf, struct file *filp, poll_table *wait)
 			}
 		}
 	}
-	mutex_unlock(&vn_trace_lock);
+	spin_unlock(&tf->lock);
 	return mask;
 }
 
