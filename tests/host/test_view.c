@@ -404,9 +404,6 @@ TEST_F(view, bad_program_and_usage)
 	EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s -f xml", self->naive_prog,
 			      self->naive_prof));
 	free(self->out);
-	EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s -f html", self->naive_prog,
-			      self->naive_prof));
-	free(self->out);
 	EXPECT_EQ(2, profiler(&self->out, "frobnicate"));
 	free(self->out);
 	EXPECT_EQ(0, profiler(&self->out, "--help"));
