@@ -501,6 +501,41 @@ TEST_F(tr, two_profilers_two_cores)
 	nd_close(t2);
 }
 
+/*
+ * TRACE_STOP while an execution runs waits for it: the execution is traced to its end
+ * (its EXEC_END is there), the core is free once STOP returns, and executions queued
+ * behind it run untraced.
+ */
+TEST_F(tr, stop_while_running)
+{
+	struct nd_run_result r;
+	struct nd_trace *again;
+	struct tsess ts;
+	struct tally t;
+	uint64_t id[3];
+	size_t n;
+	int i;
+
+	ASSERT_EQ(0, tsess_start(&ts, self->tdev, 0, VNEURON_TRACE_MODE_STOP, 1 << 20));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, nd_exec(self->run.prog, 0, self->run.b, self->run.nb, 0, &id[i]));
+	/* Whatever is running now (the first, or the second) ends traced. */
+	ASSERT_EQ(0, nd_trace_stop(ts.t));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, nd_wait(self->run.dev, id[i], ND_WAIT_FOREVER, &r));
+		EXPECT_EQ(VNEURON_EXEC_OK, r.result);
+	}
+	n = drain(&ts, self->recs, self->ringof, 0);
+	tally(&t, self->recs, self->ringof, n);
+	EXPECT_EQ(0, t.bad);
+	EXPECT_EQ(t.start, t.end);	/* every traced execution is complete */
+	EXPECT_GE(2, t.end);		/* the third was queued behind STOP */
+	EXPECT_EQ(t.end * self->exp.len[VNEURON_ENGINE_SCALAR], t.insn[VNEURON_ENGINE_SCALAR]);
+	ASSERT_EQ(0, nd_trace_start(self->tdev, 0, NULL, &again));
+	nd_trace_free(again);
+	nd_trace_free(ts.t);
+}
+
 /* poll(): nothing before an execution, POLLIN after, nothing once drained. */
 TEST_F(tr, poll_wakes_drainer)
 {
