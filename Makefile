@@ -26,7 +26,7 @@ CFLAGS_COMMON := $(CSTD) $(WARN) -g -D_GNU_SOURCE $(INC) -MMD -MP
 CFLAGS_REL := $(CFLAGS_COMMON) -O2 -march=x86-64-v2
 CFLAGS_SAN := $(CFLAGS_COMMON) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	      -fno-sanitize-recover=all
-LIBS := $(shell pkg-config --libs liburing libnl-genl-3.0 2>/dev/null) -lpthread -lm
+LIBS := $(shell pkg-config --libs liburing libnl-genl-3.0 libcrypto 2>/dev/null) -lpthread -lm
 NLINC := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 
 CORE_SRCS := $(wildcard core/*.c)
