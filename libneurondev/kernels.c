@@ -51,17 +51,21 @@ int nd_kernel_exp(struct nd_builder *b, uint32_t rows, uint32_t cols, int double
 
 /*
  * dst[:, j*128 .. +128] = src[:, j*128 .. +128]^T for every 128-column block of a
- * [128 x k] SBUF tile, through PSUM: the stationary operands of a matmul by A.
+ * [128 x k] SBUF tile, through PSUM: the stationary operands of a matmul by A. The
+ * PSUM tile pt may be narrower than k: the blocks then go through it in chunks.
  */
 static void transpose_blocks(struct nd_builder *b, struct nd_tile *src, struct nd_tile *pt,
 			     struct nd_tile *dst, uint32_t k)
 {
-	uint32_t j;
+	uint32_t w = pt->free < k ? pt->free : k, c, j;
 
 	nd_scope_push(b, "transpose");
-	for (j = 0; j < k / P; j++)
-		nd_transpose(b, nd_part(pt, 0, P, j * P, P), nd_part(src, 0, P, j * P, P), 0);
-	nd_copy(b, ND_VECTOR, nd_part(dst, 0, P, 0, k), nd_part(pt, 0, P, 0, k));
+	for (c = 0; c < k; c += w) {
+		for (j = 0; j < w / P; j++)
+			nd_transpose(b, nd_part(pt, 0, P, j * P, P),
+				     nd_part(src, 0, P, c + j * P, P), 0);
+		nd_copy(b, ND_VECTOR, nd_part(dst, 0, P, c, w), nd_part(pt, 0, P, 0, w));
+	}
 	nd_scope_pop(b);
 }
 
@@ -77,21 +81,24 @@ static void matmul_acc(struct nd_builder *b, struct nd_tile *acc, struct nd_tile
 }
 
 #define MAX_KB	12	/* K up to 1536: two [128 x K] fp32 transposes fill 12 of 16 KiB of PSUM */
+/* matmul: K up to 2048, its A blocks transposed through PSUM 1024 columns at a time */
+#define MM_MAX_KB	16
+#define MM_PT_COLS	1024u
 
 int nd_kernel_matmul(struct nd_builder *b, uint32_t m, uint32_t k, uint32_t n,
 		     enum nd_dtype dt, enum nd_dtype out_dt)
 {
 	const uint64_t sa[] = { m, k }, sb[] = { k, n }, sc[] = { m, n };
-	struct nd_tile *bt[MAX_KB], *a[2], *pt[2], *at[2], *acc[2], *c[2];
+	struct nd_tile *bt[MM_MAX_KB], *a[2], *pt[2], *at[2], *acc[2], *c[2];
 	uint32_t nb = n < VNEF_MM_MAX_N ? n : VNEF_MM_MAX_N, mi, nj, j, i = 0;
 	struct nd_tensor *A, *B, *C;
 
 	if (!b)
 		return -EINVAL;
-	if (!m || !k || !n || m % P || k % P || k / P > MAX_KB || n % nb)
+	if (!m || !k || !n || m % P || k % P || k / P > MM_MAX_KB || n % nb)
 		return nd_berr(b, EINVAL, "matmul kernel: [%u x %u] . [%u x %u]: M and K must be "
 			       "multiples of 128, K <= %u, N <= 512 or a multiple of 512", m, k, k,
-			       n, MAX_KB * P);
+			       n, MM_MAX_KB * P);
 	A = nd_input(b, "A", dt, 2, sa);
 	B = nd_input(b, "B", dt, 2, sb);
 	C = nd_output(b, "C", out_dt, 2, sc);
@@ -104,7 +111,7 @@ int nd_kernel_matmul(struct nd_builder *b, uint32_t m, uint32_t k, uint32_t n,
 	nd_scope_pop(b);
 	for (j = 0; j < 2; j++) {
 		a[j] = nd_sbuf(b, "a", dt, P, k);
-		pt[j] = nd_psum(b, "a_t", ND_FP32, P, k);
+		pt[j] = nd_psum(b, "a_t", ND_FP32, P, k > MAX_KB * P ? MM_PT_COLS : k);
 		at[j] = nd_sbuf(b, "a_t_sb", dt, P, k);
 		acc[j] = nd_psum(b, "acc", ND_FP32, P, nb);
 		c[j] = nd_sbuf(b, "c", out_dt, P, nb);

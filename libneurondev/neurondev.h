@@ -320,7 +320,7 @@ float nd_bf16_to_fp32(uint16_t h);
 int nd_kernel_exp(struct nd_builder *b, uint32_t rows, uint32_t cols, int double_buffer);
 /*
  * C [m x n] = A [m x k] . B [k x n] ("A", "B" of dt, "C" of out_dt): A blocks transposed
- * on TensorE, K-accumulated in PSUM, double-buffered. m, k multiples of 128, k <= 1536,
+ * on TensorE, K-accumulated in PSUM, double-buffered. m, k multiples of 128, k <= 2048,
  * n <= 512 or a multiple of 512; B stays in SBUF.
  */
 int nd_kernel_matmul(struct nd_builder *b, uint32_t m, uint32_t k, uint32_t n,
