@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * .npy reader and writer. The header is a Python dict literal; this accepts exactly the
+ * three keys NumPy writes ('descr', 'fortran_order', 'shape'), each once, in any order,
+ * with optional spaces and a trailing comma, then spaces and a final newline, and
+ * nothing else: a file we cannot read with certainty is refused, never guessed at.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npy.h"
+
+static int npy_err(struct nd_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		err->code = -EINVAL;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+struct cur {
+	const char *p, *end;
+};
+
+static void skip_sp(struct cur *c)
+{
+	while (c->p < c->end && *c->p == ' ')
+		c->p++;
+}
+
+static int eat(struct cur *c, char ch)
+{
+	skip_sp(c);
+	if (c->p < c->end && *c->p == ch) {
+		c->p++;
+		return 1;
+	}
+	return 0;
+}
+
+/* A quoted key or string: '...' without escapes, at most size - 1 characters. */
+static int quoted(struct cur *c, char *out, size_t size)
+{
+	size_t n = 0;
+
+	skip_sp(c);
+	if (c->p >= c->end || *c->p != '\'')
+		return -1;
+	for (c->p++; c->p < c->end && *c->p != '\''; c->p++) {
+		if (n + 1 >= size || *c->p == '\\' || *c->p == '\n')
+			return -1;
+		out[n++] = *c->p;
+	}
+	if (c->p >= c->end)
+		return -1;
+	c->p++;
+	out[n] = '\0';
+	return 0;
+}
+
+static int shape_tuple(struct cur *c, struct nd_npy *npy)
+{
+	uint64_t count = 1;
+
+	if (!eat(c, '('))
+		return -1;
+	npy->ndim = 0;
+	for (;;) {
+		uint64_t v = 0;
+		int digits = 0;
+
+		if (eat(c, ')'))
+			break;
+		skip_sp(c);
+		while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+			if (v > (UINT64_MAX - 9) / 10)
+				return -1;
+			v = v * 10 + (uint64_t)(*c->p++ - '0');
+			digits++;
+		}
+		if (!digits || npy->ndim == ND_NPY_MAX_DIMS)
+			return -1;
+		if (v && count > UINT64_MAX / v)
+			return -1;
+		count *= v;
+		npy->shape[npy->ndim++] = v;
+		if (eat(c, ','))
+			continue;
+		if (!eat(c, ')'))
+			return -1;
+		/* a one-element tuple needs its comma: (3) is not a tuple */
+		if (npy->ndim == 1)
+			return -1;
+		break;
+	}
+	npy->count = count;
+	return 0;
+}
+
+int nd_npy_parse(const void *buf, size_t len, struct nd_npy *npy, struct nd_error *err)
+{
+	const unsigned char *b = buf;
+	int seen_descr = 0, seen_fo = 0, seen_shape = 0;
+	size_t pre, hlen;
+	struct cur c;
+
+	if (!buf || !npy)
+		return npy_err(err, "npy: no buffer");
+	memset(npy, 0, sizeof(*npy));
+	if (len < 10 || memcmp(b, "\x93NUMPY", 6))
+		return npy_err(err, "not a .npy file (no \\x93NUMPY magic)");
+	if (b[6] == 1 && b[7] == 0) {
+		pre = 10;
+		hlen = b[8] | (size_t)b[9] << 8;
+	} else if ((b[6] == 2 || b[6] == 3) && b[7] == 0) {
+		pre = 12;
+		if (len < pre)
+			return npy_err(err, "truncated .npy header");
+		hlen = b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
+	} else {
+		return npy_err(err, ".npy version %u.%u; this reads 1.0, 2.0 and 3.0", b[6],
+			       b[7]);
+	}
+	if (hlen > len - pre)
+		return npy_err(err, "truncated .npy header: %zu bytes announced, %zu in the "
+			       "file", hlen, len - pre);
+	if (!hlen || b[pre + hlen - 1] != '\n')
+		return npy_err(err, "malformed .npy header: it must end with a newline");
+	c.p = (const char *)b + pre;
+	c.end = c.p + hlen - 1;
+	if (!eat(&c, '{'))
+		return npy_err(err, "malformed .npy header: no '{'");
+	for (;;) {
+		char key[16], val[16];
+
+		if (eat(&c, '}'))
+			break;
+		if (quoted(&c, key, sizeof(key)) || !eat(&c, ':'))
+			return npy_err(err, "malformed .npy header: expected 'key':");
+		if (!strcmp(key, "descr") && !seen_descr) {
+			seen_descr = 1;
+			if (quoted(&c, val, sizeof(val)))
+				return npy_err(err, "malformed .npy header: bad descr");
+			if (strcmp(val, "<f4"))
+				return npy_err(err, ".npy dtype '%s': only little-endian float32 "
+					       "('<f4') is supported", val);
+		} else if (!strcmp(key, "fortran_order") && !seen_fo) {
+			seen_fo = 1;
+			skip_sp(&c);
+			if ((size_t)(c.end - c.p) >= 5 && !memcmp(c.p, "False", 5))
+				c.p += 5;
+			else if ((size_t)(c.end - c.p) >= 4 && !memcmp(c.p, "True", 4))
+				return npy_err(err, ".npy in Fortran order is not supported "
+					       "(save a C-contiguous array)");
+			else
+				return npy_err(err, "malformed .npy header: bad fortran_order");
+		} else if (!strcmp(key, "shape") && !seen_shape) {
+			seen_shape = 1;
+			if (shape_tuple(&c, npy))
+				return npy_err(err, "malformed .npy header: bad shape");
+		} else {
+			return npy_err(err, "malformed .npy header: unknown or repeated key '%s'",
+				       key);
+		}
+		if (eat(&c, ','))
+			continue;
+		if (!eat(&c, '}'))
+			return npy_err(err, "malformed .npy header: expected ',' or '}'");
+		break;
+	}
+	skip_sp(&c);
+	if (c.p != c.end)
+		return npy_err(err, "malformed .npy header: text after the dict");
+	if (!seen_descr || !seen_fo || !seen_shape)
+		return npy_err(err, "malformed .npy header: missing %s",
+			       !seen_descr ? "descr" : !seen_fo ? "fortran_order" : "shape");
+	npy->data_off = pre + hlen;
+	if (npy->count > (UINT64_MAX - npy->data_off) / 4 ||
+	    len - npy->data_off != npy->count * 4)
+		return npy_err(err, ".npy data: %zu bytes, the shape needs %llu",
+			       len - npy->data_off, (unsigned long long)npy->count * 4);
+	return 0;
+}
+
+/* The whole file, at most 4 GiB. */
+static int read_file(const char *path, void **bufp, size_t *sizep, struct nd_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	long size;
+	void *buf;
+	int e;
+
+	if (!f)
+		goto fail;
+	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		goto fail;
+	}
+	if ((unsigned long)size > (4ul << 30)) {
+		fclose(f);
+		return npy_err(err, "%.100s: %ld bytes; .npy inputs up to 4 GiB", path, size);
+	}
+	buf = malloc(size ? (size_t)size : 1);
+	if (!buf || fread(buf, 1, (size_t)size, f) != (size_t)size) {
+		e = buf ? EIO : ENOMEM;
+		free(buf);
+		fclose(f);
+		errno = e;
+		goto fail;
+	}
+	fclose(f);
+	*bufp = buf;
+	*sizep = (size_t)size;
+	return 0;
+fail:
+	e = errno ? errno : EIO;
+	if (err) {
+		err->code = -e;
+		snprintf(err->msg, sizeof(err->msg), "%.100s: %s", path, strerror(e));
+	}
+	return -e;
+}
+
+int nd_npy_load(const char *path, struct nd_npy *npy, void **filep, struct nd_error *err)
+{
+	void *img = NULL;
+	size_t size = 0;
+	int ret;
+
+	*filep = NULL;
+	ret = read_file(path, &img, &size, err);
+	if (ret)
+		return ret;
+	ret = nd_npy_parse(img, size, npy, err);
+	if (ret) {
+		if (err) {
+			char m[ND_ERRMSG_MAX];
+
+			memcpy(m, err->msg, sizeof(m));
+			snprintf(err->msg, sizeof(err->msg), "%.100s: %.150s", path, m);
+		}
+		free(img);
+		return ret;
+	}
+	*filep = img;
+	return 0;
+}
+
+int nd_npy_save(const char *path, const uint64_t *shape, unsigned int ndim,
+		const float *data, struct nd_error *err)
+{
+	char h[256];
+	uint64_t count = 1;
+	size_t n, pad;
+	unsigned int i;
+	FILE *f;
+	int ok;
+
+	if (ndim > ND_NPY_MAX_DIMS)
+		return npy_err(err, "npy: %u dimensions; at most %d", ndim, ND_NPY_MAX_DIMS);
+	n = (size_t)snprintf(h, sizeof(h), "{'descr': '<f4', 'fortran_order': False, "
+			     "'shape': (");
+	for (i = 0; i < ndim; i++) {
+		n += (size_t)snprintf(h + n, sizeof(h) - n, "%s%llu%s", i ? ", " : "",
+				      (unsigned long long)shape[i], ndim == 1 ? "," : "");
+		count *= shape[i];
+	}
+	n += (size_t)snprintf(h + n, sizeof(h) - n, "), }");
+	/* magic + version + length + header, padded with spaces to 64 bytes, then '\n' */
+	pad = (64 - (10 + n + 1) % 64) % 64;
+	if (n + pad + 1 >= sizeof(h))
+		return npy_err(err, "npy: header too long");
+	memset(h + n, ' ', pad);
+	n += pad;
+	h[n++] = '\n';
+	f = fopen(path, "wb");
+	if (!f) {
+		if (err) {
+			err->code = -errno;
+			snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(errno));
+		}
+		return -errno;
+	}
+	ok = fwrite("\x93NUMPY\x01\x00", 1, 8, f) == 8;
+	ok = ok && fputc((int)(n & 0xff), f) != EOF && fputc((int)(n >> 8), f) != EOF;
+	ok = ok && fwrite(h, 1, n, f) == n;
+	ok = ok && fwrite(data, 4, count, f) == count;
+	if (fclose(f) || !ok) {
+		if (err) {
+			err->code = -EIO;
+			snprintf(err->msg, sizeof(err->msg), "%s: write failed", path);
+		}
+		return -EIO;
+	}
+	return 0;
+}
