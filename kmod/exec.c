@@ -328,15 +328,18 @@ int vn_exec_ioctl(struct vn_file *vf, struct vneuron_exec *arg)
 	if (arg->flags || arg->core >= vdev->core_count || count > VNEF_MAX_TENSORS ||
 	    arg->time_limit_ns > VN_MAX_TIME_LIMIT_NS)
 		return -EINVAL;
-	ec = vn_dev_core_exec(&vdev->cores[arg->core]);
-	if (!ec)
-		return -ENOMEM;
 	p = vn_prog_get(vf, arg->program);
 	if (!p)
 		return -ENOENT;
 	if (count != p->tensor_count) {
 		vn_program_put(p);
 		return -EINVAL;
+	}
+	/* Only now: a refused call must not make a core's executor. */
+	ec = vn_dev_core_exec(&vdev->cores[arg->core]);
+	if (!ec) {
+		vn_program_put(p);
+		return -ENOMEM;
 	}
 	if (atomic_inc_return(&vf->nr_execs) > VN_MAX_EXECS) {
 		atomic_dec(&vf->nr_execs);
