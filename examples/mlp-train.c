@@ -330,8 +330,8 @@ static void usage(FILE *f)
 "    noisy images of 10 class prototypes, from a seeded PRNG, 4 batches in turn),\n"
 "    each step taking the weights the previous one wrote. Every step's loss is\n"
 "    checked against the same step in plain C on the host (within 2e-3 + 1e-3\n"
-"    relative), the final weights too, and the loss must fall to under half of the\n"
-"    first step's.\n"
+"    relative), the final weights too, and (for 10 steps or more) the loss must\n"
+"    fall to under half of the first step's.\n"
 "\n"
 "OPTIONS\n"
 "    --steps N           training steps (default 50, at least 2)\n"
@@ -434,7 +434,8 @@ int main(int argc, char **argv)
 	}
 	bad += ex_check("w1", dev[steps & 1].w1, ref.w1, D * H, 1e-3f, 1e-2f) != 0;
 	bad += ex_check("w2", dev[steps & 1].w2, ref.w2, H * C, 1e-3f, 1e-2f) != 0;
-	if (!(loss < 0.5f * l0)) {
+	/* a short run (e.g. to write the program) need not learn yet */
+	if (steps >= 10 && !(loss < 0.5f * l0)) {
 		fprintf(stderr, "the loss did not fall enough: %.5f -> %.5f\n", l0, loss);
 		bad++;
 	}

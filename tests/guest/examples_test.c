@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Every example on /dev/vneuron0 (the module's workers, not the host backend), each
+ * checked against its host C reference by the example itself, and vneuron-ls and
+ * vneuron-run against the loaded module. The 2048 matmul stays host-only
+ * (tests/host/test_examples.c): under software emulation it takes minutes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* the harness defines fixture functions without prototypes */
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+
+#define BIN "build/bin/"
+
+static char out[1 << 16];
+
+static int run(const char *cmd)
+{
+	char full[1024];
+	size_t n = 0;
+	FILE *p;
+	int st;
+
+	snprintf(full, sizeof(full), "%s 2>&1", cmd);
+	p = popen(full, "r");
+	if (!p)
+		return -1;
+	while (n + 1 < sizeof(out) && (st = fgetc(p)) != EOF)
+		out[n++] = (char)st;
+	while (fgetc(p) != EOF)
+		;
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(vneuron_ls)
+{
+	ASSERT_EQ(0, run(BIN "vneuron-ls")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "/dev/vneuron0")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "uapi: module version 1")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run(BIN "vneuron-ls --json"));
+	EXPECT_NE(NULL, strstr(out, "\"loaded\": true")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run(BIN "vneuron-ls --device 9"));
+}
+
+TEST(exp_naive_and_pipelined)
+{
+	ASSERT_EQ(0, run(BIN "example-exp")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "exp_naive      [250 x 512] fp32 on /dev/vneuron0 core 0: ok"));
+	EXPECT_NE(NULL, strstr(out, "faster pipelined"));
+	/* the other core */
+	ASSERT_EQ(0, run(BIN "example-exp --core 1 --variant pipelined")) TH_LOG("%s", out);
+}
+
+TEST(matmul_512_and_1024)
+{
+	ASSERT_EQ(0, run(BIN "example-matmul --size 512")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "matmul_512_bf16  on /dev/vneuron0 core 0: ok"));
+	EXPECT_NE(NULL, strstr(out, "matmul_512_fp32  on /dev/vneuron0 core 0: ok"));
+	ASSERT_EQ(0, run(BIN "example-matmul --size 1024 --dtype bf16")) TH_LOG("%s", out);
+}
+
+TEST(attention)
+{
+	ASSERT_EQ(0, run(BIN "example-attention")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "on /dev/vneuron0 core 0: ok"));
+}
+
+TEST(mlp_train_learns)
+{
+	ASSERT_EQ(0, run(BIN "example-mlp-train --steps 20")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "mlp-train: ok, loss 2.28")) TH_LOG("%s", out);
+}
+
+TEST(vneuron_run)
+{
+	ASSERT_EQ(0, run(BIN "example-exp -q --host --variant naive --write-vnef "
+			 "/tmp/vn_guest_exp.vnef"));
+	ASSERT_EQ(0, run(BIN "vneuron-run /tmp/vn_guest_exp.vnef -N 2 --core 1 "
+			 "--save-output /tmp/vn_guest_out")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "on /dev/vneuron0 core 1: 2 executions OK"));
+	EXPECT_NE(NULL, strstr(out, "min 1 max 1 mean 1")) TH_LOG("%s", out);
+	EXPECT_EQ(0, access("/tmp/vn_guest_out/out.npy", R_OK));
+	EXPECT_EQ(1, run(BIN "vneuron-run /tmp/vn_guest_exp.vnef --device 7"));
+	EXPECT_NE(NULL, strstr(out, "/dev/vneuron7")) TH_LOG("%s", out);
+	unlink("/tmp/vn_guest_out/out.npy");
+	rmdir("/tmp/vn_guest_out");
+	unlink("/tmp/vn_guest_exp.vnef");
+}
+
+TEST_HARNESS_MAIN
