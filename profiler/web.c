@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The web viewer: `view --output-format html` and `view --serve`. The page (profiler/web/)
+ * is assembled into the binary; its data is one JSON object: the summary-json object, the
+ * program's source lines and scopes, and per core the timeline rows as columns of numbers
+ * (start deltas, durations, opcodes, pcs, operands), which parse far faster and smaller
+ * than one object per event for a million-event profile.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "metrics.h"
+#include "web.h"
+
+/* The page, built in from profiler/web/ (the Makefile makes web.o depend on them). */
+#define VNP_INCBIN(sym, file)						\
+	__asm__(".section .rodata\n"					\
+		".global " #sym "_start\n"				\
+		".global " #sym "_end\n"				\
+		#sym "_start:\n"					\
+		".incbin \"" file "\"\n"				\
+		#sym "_end:\n"						\
+		".byte 0\n"						\
+		".previous\n")
+VNP_INCBIN(vnp_web_page, "profiler/web/viewer.html");
+VNP_INCBIN(vnp_web_css, "profiler/web/viewer.css");
+VNP_INCBIN(vnp_web_js, "profiler/web/viewer.js");
+extern const char vnp_web_page_start[], vnp_web_page_end[];
+extern const char vnp_web_css_start[], vnp_web_css_end[];
+extern const char vnp_web_js_start[], vnp_web_js_end[];
+
+/* Sub-rows of TensorE, as the Neuron profiler shows it. */
+static const struct {
+	const char *name;
+	int op;		/* -1: every other opcode */
+} tensor_rows[] = {
+	{ "TensorE LoadStationary", VNEF_OP_LOAD_STATIONARY },
+	{ "TensorE MultiplyMoving", VNEF_OP_MULTIPLY_MOVING },
+	{ "TensorE other", -1 },
+};
+
+static int in_row(const struct vnp_ev *e, unsigned int stream, int op)
+{
+	if (stream != VNEURON_ENGINE_TENSOR || op == -2)
+		return 1;
+	if (op >= 0)
+		return e->opcode == op;
+	return e->opcode != VNEF_OP_LOAD_STATIONARY && e->opcode != VNEF_OP_MULTIPLY_MOVING;
+}
+
+/* One column of a row: which field of its events. */
+enum col { C_START, C_DUR, C_OP, C_PC, C_EL, C_BYTES, C_FLOPS, C_EXEC, C_WAIT };
+
+static void row_col(FILE *f, const struct vnp_timeline *tl, const struct vnp_ev *ev,
+		    size_t n, unsigned int stream, int op, enum col c)
+{
+	uint64_t prev = tl->t0;
+	int first = 1;
+	size_t i;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		const struct vnp_ev *e = &ev[i];
+		unsigned long long x;
+
+		if (!in_row(e, stream, op))
+			continue;
+		switch (c) {
+		case C_START:
+			x = e->start - prev;	/* tracks are start-ordered */
+			prev = e->start;
+			break;
+		case C_DUR:
+			x = e->end - e->start;
+			break;
+		case C_OP:
+			x = e->opcode == VNP_OP_DMA ? VNEF_OP_COUNT : e->opcode;
+			break;
+		case C_PC:
+			x = e->pc;
+			break;
+		case C_EL:
+			x = e->elements;
+			break;
+		case C_BYTES:
+			x = e->bytes;
+			break;
+		case C_FLOPS:
+			x = e->flops;
+			break;
+		case C_EXEC:
+			x = e->exec;
+			break;
+		default:
+			x = vnp_ev_wait(tl, e);
+			break;
+		}
+		fprintf(f, first ? "%llu" : ",%llu", x);
+		first = 0;
+	}
+	fputc(']', f);
+}
+
+static void row_json(FILE *f, const struct vnp_timeline *tl, unsigned int core,
+		     unsigned int stream, const char *name, int op, int *first)
+{
+	static const char *const keys[] = { "s", "d", "o", "p", "e", "b", "f", "x", "w" };
+	unsigned int t = core * VNEF_STREAMS + stream;
+	const struct vnp_ev *ev = tl->ev + tl->track_off[t];
+	size_t n = vnp_tl_track_len(tl, t), cnt = 0, i;
+	unsigned int c;
+
+	for (i = 0; i < n; i++)
+		cnt += in_row(&ev[i], stream, op);
+	/* engines always get their row; other TensorE ops and DMA queues when used */
+	if (!cnt && (stream >= VNEF_ENGINES || op == -1))
+		return;
+	fprintf(f, "%s\n{\"name\":", *first ? "" : ",");
+	*first = 0;
+	vnp_json_str(f, name);
+	fprintf(f, ",\"stream\":%u,\"dma\":%d,\"n\":%zu", stream, stream >= VNEF_ENGINES, cnt);
+	for (c = 0; c < sizeof(keys) / sizeof(keys[0]); c++) {
+		fprintf(f, ",\"%s\":", keys[c]);
+		row_col(f, tl, ev, n, stream, op, (enum col)c);
+	}
+	fputc('}', f);
+}
+
+static void prog_json(FILE *f, const struct vnp_prog *p)
+{
+	unsigned int s;
+	uint32_t i;
+
+	fputs(",\n\"lines\":[", f);
+	for (i = 0; p && i < p->nlines; i++) {
+		const char *file = vnp_prog_str(p, p->lines[i].file_off);
+		char *buf;
+
+		if (asprintf(&buf, "%s:%u", file, p->lines[i].line) < 0) {
+			fputs(i ? ",\"\"" : "\"\"", f);
+			continue;
+		}
+		if (i)
+			fputc(',', f);
+		vnp_json_str(f, buf);
+		free(buf);
+	}
+	fputs("],\n\"scopes\":[", f);
+	for (i = 0; p && i < p->nscopes; i++) {
+		if (i)
+			fputc(',', f);
+		vnp_json_str(f, vnp_prog_scope(p, i));
+	}
+	/* per stream, per pc: line and scope ids, -1 if none */
+	fputs("],\n\"loc\":[", f);
+	for (s = 0; s < VNEF_STREAMS; s++) {
+		unsigned int k;
+
+		fputs(s ? ",{" : "{", f);
+		for (k = 0; k < 2; k++) {
+			fputs(k ? ",\"s\":[" : "\"l\":[", f);
+			for (i = 0; p && p->loc[s] && i < p->nloc[s]; i++) {
+				uint32_t x = k ? p->loc[s][i].scope : p->loc[s][i].line;
+
+				if (x == VNP_NONE)
+					fputs(i ? ",-1" : "-1", f);
+				else
+					fprintf(f, i ? ",%u" : "%u", x);
+			}
+			fputc(']', f);
+		}
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels)
+{
+	const struct vnp_timeline *tl = v->tl;
+	unsigned int c, s, k, op;
+	char name[48];
+	int ret, first;
+
+	fprintf(f, "{\"version\":1,\"t0\":%llu,\"t1\":%llu,\"ops\":[",
+		(unsigned long long)tl->t0, (unsigned long long)tl->t1);
+	for (op = 0; op <= VNEF_OP_COUNT; op++)
+		fprintf(f, "%s\"%s\"", op ? "," : "",
+			vnp_opcode_name(op == VNEF_OP_COUNT ? VNP_OP_DMA : op));
+	fputs("],\n\"summary\":", f);
+	ret = vnp_summary_json(f, v);
+	if (ret)
+		return ret;
+	prog_json(f, tl->prog);
+	fputs(",\n\"cores\":[", f);
+	for (c = 0; c < (tl->ncores ? tl->ncores : 1); c++) {
+		fputs(c ? ",\n{\"label\":" : "\n{\"label\":", f);
+		if (labels && labels[c]) {
+			vnp_json_str(f, labels[c]);
+		} else {
+			snprintf(name, sizeof(name), "core %u", c);
+			vnp_json_str(f, name);
+		}
+		fputs(",\"rows\":[", f);
+		first = 1;
+		for (s = 0; s < VNEF_STREAMS; s++) {
+			if (s == VNEURON_ENGINE_TENSOR) {
+				for (k = 0; k < sizeof(tensor_rows) / sizeof(tensor_rows[0]); k++)
+					row_json(f, tl, c, s, tensor_rows[k].name, tensor_rows[k].op,
+						 &first);
+				continue;
+			}
+			row_json(f, tl, c, s, vnp_stream_name(s, name, sizeof(name)), -2, &first);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/*
+ * The data as it may sit inside a <script> element: '<' only occurs in JSON strings,
+ * where \u003c is the same character, so no "</script>" or "<!--" can end it early.
+ */
+static int data_buf(const struct vnp_view *v, const char *const *labels, char **out,
+		    size_t *outlen)
+{
+	char *buf = NULL, *esc, *q;
+	size_t len = 0, lt = 0, i;
+	FILE *m = open_memstream(&buf, &len);
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	ret = data_raw(m, v, labels);
+	if (fclose(m) && !ret)
+		ret = -ENOMEM;
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	for (i = 0; i < len; i++)
+		lt += buf[i] == '<';
+	if (!lt) {
+		*out = buf;
+		*outlen = len;
+		return 0;
+	}
+	esc = malloc(len + 5 * lt + 1);
+	if (!esc) {
+		free(buf);
+		return -ENOMEM;
+	}
+	for (i = 0, q = esc; i < len; i++) {
+		if (buf[i] == '<') {
+			memcpy(q, "\\u003c", 6);
+			q += 6;
+		} else {
+			*q++ = buf[i];
+		}
+	}
+	*q = 0;
+	free(buf);
+	*out = esc;
+	*outlen = (size_t)(q - esc);
+	return 0;
+}
+
+int vnp_web_data(FILE *f, const struct vnp_view *v, const char *const *labels)
+{
+	char *buf;
+	size_t len;
+	int ret = data_buf(v, labels, &buf, &len);
+
+	if (ret)
+		return ret;
+	if (fwrite(buf, 1, len, f) != len)
+		ret = -EIO;
+	free(buf);
+	return ret;
+}
+
+/* The page with its markers replaced: <!--VN:CSS-->, <!--VN:JS-->, <!--VN:DATA-->. */
+static void page(FILE *f, const char *data, size_t len)
+{
+	const char *p = vnp_web_page_start, *end = vnp_web_page_end, *mk;
+
+	while (p < end && (mk = memmem(p, (size_t)(end - p), "<!--VN:", 7))) {
+		fwrite(p, 1, (size_t)(mk - p), f);
+		if (!strncmp(mk, "<!--VN:CSS-->", 13)) {
+			fputs("<style>\n", f);
+			fwrite(vnp_web_css_start, 1, (size_t)(vnp_web_css_end - vnp_web_css_start),
+			       f);
+			fputs("</style>", f);
+			p = mk + 13;
+		} else if (!strncmp(mk, "<!--VN:JS-->", 12)) {
+			fputs("<script>\n", f);
+			fwrite(vnp_web_js_start, 1, (size_t)(vnp_web_js_end - vnp_web_js_start), f);
+			fputs("</script>", f);
+			p = mk + 12;
+		} else if (!strncmp(mk, "<!--VN:DATA-->", 14)) {
+			if (data) {
+				fputs("<script type=\"application/json\" id=\"vn-data\">", f);
+				fwrite(data, 1, len, f);
+				fputs("</script>", f);
+			}
+			p = mk + 14;
+		} else {
+			fwrite(mk, 1, 7, f);
+			p = mk + 7;
+		}
+	}
+	if (p < end)
+		fwrite(p, 1, (size_t)(end - p), f);
+}
+
+int vnp_web_html(FILE *f, const struct vnp_view *v, const char *const *labels)
+{
+	char *data;
+	size_t len;
+	int ret = data_buf(v, labels, &data, &len);
+
+	if (ret)
+		return ret;
+	page(f, data, len);
+	free(data);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ==== the server ========================================================================= */
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+static int send_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void reply(int fd, const char *status, const char *type, const char *body,
+		  size_t len, int head)
+{
+	char hdr[512];
+	int n = snprintf(hdr, sizeof(hdr), "HTTP/1.1 %s\r\nContent-Type: %s\r\n"
+			 "Content-Length: %zu\r\nCache-Control: no-store\r\n"
+			 "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
+			 status, type, len);
+
+	if (send_all(fd, hdr, (size_t)n) == 0 && !head)
+		send_all(fd, body, len);
+}
+
+/* One request per connection: GET / (the page), GET /data.json; HEAD of either. */
+static void serve_one(int fd, const char *pg, size_t pglen, const char *data, size_t dlen)
+{
+	struct timeval tv = { .tv_sec = 5 };
+	char req[4096], method[8], path[256];
+	size_t n = 0;
+	int head;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	while (n < sizeof(req) - 1) {
+		ssize_t r = recv(fd, req + n, sizeof(req) - 1 - n, 0);
+
+		if (r < 0 && errno == EINTR && !stop_sig)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		req[n] = 0;
+		if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
+			break;
+	}
+	req[n] = 0;
+	if (sscanf(req, "%7s %255s", method, path) != 2) {
+		reply(fd, "400 Bad Request", "text/plain", "bad request\n", 12, 0);
+		return;
+	}
+	head = !strcmp(method, "HEAD");
+	if (strcmp(method, "GET") && !head) {
+		reply(fd, "405 Method Not Allowed", "text/plain", "GET only\n", 9, 0);
+		return;
+	}
+	path[strcspn(path, "?#")] = 0;
+	if (!strcmp(path, "/") || !strcmp(path, "/index.html"))
+		reply(fd, "200 OK", "text/html; charset=utf-8", pg, pglen, head);
+	else if (!strcmp(path, "/data.json"))
+		reply(fd, "200 OK", "application/json", data, dlen, head);
+	else
+		reply(fd, "404 Not Found", "text/plain", "not found\n", 10, head);
+}
+
+int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const char *addr,
+		  unsigned int port)
+{
+	struct sigaction sa = { .sa_handler = on_stop }, old_int, old_term;
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in a4 = { .sin_family = AF_INET };
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char *data = NULL, *pg = NULL, host[INET6_ADDRSTRLEN + 2];
+	size_t dlen, pglen = 0;
+	int fd = -1, one = 1, v6, ret;
+	FILE *m;
+
+	if (port > 65535) {
+		fprintf(stderr, "vneuron-profile: --port %u: ports are 0..65535\n", port);
+		return -EINVAL;
+	}
+	v6 = strchr(addr, ':') != NULL;
+	if (v6 ? inet_pton(AF_INET6, addr, &a6.sin6_addr) != 1 :
+		 inet_pton(AF_INET, addr, &a4.sin_addr) != 1) {
+		fprintf(stderr, "vneuron-profile: --bind %s: not a numeric IPv4 or IPv6 address "
+			"(the default, 127.0.0.1, is reachable from this machine only)\n", addr);
+		return -EINVAL;
+	}
+	ret = data_buf(v, labels, &data, &dlen);
+	if (ret) {
+		fprintf(stderr, "vneuron-profile: out of memory\n");
+		return ret;
+	}
+	m = open_memstream(&pg, &pglen);
+	if (!m) {
+		free(data);
+		fprintf(stderr, "vneuron-profile: out of memory\n");
+		return -ENOMEM;
+	}
+	page(m, NULL, 0);	/* no data inside: the page fetches data.json */
+	if (fclose(m)) {
+		free(data);
+		free(pg);
+		fprintf(stderr, "vneuron-profile: out of memory\n");
+		return -ENOMEM;
+	}
+
+	a6.sin6_port = htons((uint16_t)port);
+	a4.sin_port = htons((uint16_t)port);
+	fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		ret = -errno;
+		fprintf(stderr, "vneuron-profile: socket: %s\n", strerror(errno));
+		goto out;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if ((v6 ? bind(fd, (struct sockaddr *)&a6, sizeof(a6)) :
+		  bind(fd, (struct sockaddr *)&a4, sizeof(a4))) || listen(fd, 16)) {
+		ret = -errno;
+		if (errno == EADDRINUSE)
+			fprintf(stderr, "vneuron-profile: port %u on %s is already in use; choose "
+				"another with --port N (or --port 0 for any free port)\n", port,
+				addr);
+		else if (errno == EACCES)
+			fprintf(stderr, "vneuron-profile: port %u on %s: permission denied (ports "
+				"below 1024 need privileges)\n", port, addr);
+		else
+			fprintf(stderr, "vneuron-profile: cannot listen on %s port %u: %s\n", addr,
+				port, strerror(errno));
+		goto out;
+	}
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl)) {
+		ret = -errno;
+		goto out;
+	}
+	port = ntohs(v6 ? ((struct sockaddr_in6 *)&ss)->sin6_port :
+		      ((struct sockaddr_in *)&ss)->sin_port);
+	snprintf(host, sizeof(host), v6 ? "[%s]" : "%s", addr);
+	stop_sig = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	printf("vneuron-profile: serving the viewer at http://%s:%u/ (Ctrl-C to stop)\n", host,
+	       port);
+	fflush(stdout);
+	ret = 0;
+	while (!stop_sig) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int c;
+
+		if (poll(&p, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			fprintf(stderr, "vneuron-profile: poll: %s\n", strerror(errno));
+			break;
+		}
+		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;	/* the client went away, or EINTR */
+		serve_one(c, pg, pglen, data, dlen);
+		close(c);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (!ret)
+		fprintf(stderr, "vneuron-profile: stopped\n");
+out:
+	if (fd >= 0)
+		close(fd);
+	free(data);
+	free(pg);
+	return ret;
+}

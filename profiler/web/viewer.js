@@ -1,0 +1,492 @@
+/* vneuron-profile web viewer: plain JS, no framework, no network except data.json when served. */
+(function () {
+'use strict';
+const $ = (id) => document.getElementById(id);
+const AXIS_H = 26, ROW_H = 24, CTR_H = 46, LABEL_W = 210, NB = 1 << 14;
+const COLORS = ['#9aa5b1', '#2f80ed', '#27ae60', '#8e44ad', '#16a085', '#d35400', '#c0392b',
+		'#7f8c8d', '#e67e22', '#2c3e50', '#1abc9c', '#f39c12', '#3d8bd9'];
+let D = null, T = 1, cur = 0, tab = 'core', v0 = 0, v1 = 1;
+let lanes = [];		/* the current tab's rows and counters, top to bottom */
+let search = null;	/* { kind, text, re } */
+let drag = null, stats = { loadMs: 0, firstRenderMs: 0, lastRenderMs: 0, renders: 0 };
+const t_load = performance.now();
+
+function status(s) { $('status').textContent = s; }
+
+function fmtTime(ps) {
+	const a = Math.abs(ps);
+	if (a >= 1e12) return (ps / 1e12).toFixed(3) + ' s';
+	if (a >= 1e9) return (ps / 1e9).toFixed(3) + ' ms';
+	if (a >= 1e6) return (ps / 1e6).toFixed(3) + ' us';
+	if (a >= 1e3) return (ps / 1e3).toFixed(3) + ' ns';
+	return ps.toFixed(0) + ' ps';
+}
+function fmtNum(x) {
+	if (x == null || Number.isNaN(x)) return '-';
+	const a = Math.abs(x);
+	if (a >= 1e12) return (x / 1e12).toFixed(2) + ' T';
+	if (a >= 1e9) return (x / 1e9).toFixed(2) + ' G';
+	if (a >= 1e6) return (x / 1e6).toFixed(2) + ' M';
+	if (a >= 1e4) return (x / 1e3).toFixed(1) + ' k';
+	return String(Math.round(x * 1000) / 1000);
+}
+function fmtPct(x) { return x == null ? '-' : (x * 100).toFixed(1) + '%'; }
+
+/* ---- data ---------------------------------------------------------------------------- */
+function prepRow(r) {
+	const n = r.n, st = new Float64Array(n), en = new Float64Array(n);
+	let t = 0, maxd = 0;
+	for (let i = 0; i < n; i++) {
+		t += r.s[i];
+		st[i] = t;
+		en[i] = t + r.d[i];
+		if (r.d[i] > maxd) maxd = r.d[i];
+	}
+	r.st = st; r.en = en; r.maxd = maxd;
+	r.match = null; r.nmatch = 0;
+	/* level of detail: busy time and bytes per bucket, as prefix sums */
+	const bw = T / NB, busy = new Float64Array(NB + 1), by = new Float64Array(NB + 1);
+	for (let i = 0; i < n; i++) {
+		const a = st[i], b = en[i], d = b - a, bpp = d > 0 ? r.b[i] / d : 0;
+		let k = Math.min(NB - 1, Math.floor(a / bw));
+		const k1 = Math.min(NB - 1, Math.floor(b / bw));
+		if (d <= 0) { by[k + 1] += r.b[i]; continue; }
+		for (; k <= k1; k++) {
+			const o = Math.min(b, (k + 1) * bw) - Math.max(a, k * bw);
+			if (o > 0) { busy[k + 1] += o; by[k + 1] += o * bpp; }
+		}
+	}
+	for (let k = 1; k <= NB; k++) { busy[k] += busy[k - 1]; by[k] += by[k - 1]; }
+	r.pbusy = busy; r.pbytes = by; r.bw = bw;
+}
+
+function init(data) {
+	D = data;
+	const s = D.summary || {};
+	T = Math.max(1, D.t1 - D.t0);
+	let nev = 0;
+	for (const c of D.cores) for (const r of c.rows) { prepRow(r); nev += r.n; }
+	stats.loadMs = performance.now() - t_load;
+	$('title').textContent = (s.program || '') + ' \u00b7 ' + (s.model || '') + ' \u00b7 ' +
+		fmtTime(s.total_time_ps || 0) + ' \u00b7 ' + nev + ' events';
+	const tabs = $('tabs');
+	D.cores.forEach((c, i) => {
+		const b = document.createElement('button');
+		b.textContent = c.label; b.dataset.core = i; b.className = 'tab';
+		b.onclick = () => showCore(i);
+		tabs.appendChild(b);
+	});
+	const sb = document.createElement('button');
+	sb.textContent = 'Summary'; sb.id = 'tab-summary'; sb.className = 'tab';
+	sb.onclick = showSummary;
+	tabs.appendChild(sb);
+	buildSummary();
+	v0 = 0; v1 = T;
+	showCore(0);
+	stats.firstRenderMs = stats.lastRenderMs;
+	document.body.dataset.ready = '1';
+}
+
+function load() {
+	const el = $('vn-data');
+	if (el) {
+		try { init(JSON.parse(el.textContent)); } catch (e) { status('cannot read the data: ' + e.message); throw e; }
+		return;
+	}
+	fetch('data.json').then((r) => { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); })
+		.then(init).catch((e) => status('cannot load data.json: ' + e.message));
+}
+
+/* ---- tabs ---------------------------------------------------------------------------- */
+function markTab() {
+	for (const b of $('tabs').children)
+		b.classList.toggle('on', tab === 'core' ? b.dataset.core == cur : b.id === 'tab-summary');
+}
+function showCore(i) {
+	cur = i; tab = 'core';
+	$('summary').hidden = true; $('timeline').hidden = false;
+	buildLanes(); markTab(); applySearch(); render();
+}
+function showSummary() {
+	tab = 'summary';
+	$('summary').hidden = false; $('timeline').hidden = true; $('tip').hidden = true;
+	markTab();
+}
+
+function buildLanes() {
+	const c = D.cores[cur], lab = $('labels');
+	lanes = [];
+	let y = AXIS_H;
+	for (const r of c.rows) { lanes.push({ kind: 'row', row: r, y: y, h: ROW_H, name: r.name }); y += ROW_H; }
+	lanes.push({ kind: 'tput', y: y, h: CTR_H, name: 'DMA throughput' }); y += CTR_H;
+	lanes.push({ kind: 'pending', y: y, h: CTR_H, name: 'pending DMA' }); y += CTR_H;
+	lab.textContent = '';
+	const ax = document.createElement('div');
+	ax.className = 'axislabel'; ax.style.height = AXIS_H + 'px'; ax.textContent = c.label;
+	lab.appendChild(ax);
+	for (const l of lanes) {
+		const d = document.createElement('div');
+		d.className = 'rowlabel' + (l.kind === 'row' ? '' : ' counter');
+		d.style.height = l.h + 'px';
+		d.dataset.name = l.name;
+		const nm = document.createElement('span'); nm.textContent = l.name; d.appendChild(nm);
+		if (l.kind === 'row') {
+			const ct = document.createElement('span'); ct.className = 'count';
+			ct.textContent = l.row.n; d.dataset.count = l.row.n; d.appendChild(ct);
+		} else {
+			const ct = document.createElement('span'); ct.className = 'count'; d.appendChild(ct);
+			l.valEl = ct;
+		}
+		l.labelEl = d;
+		lab.appendChild(d);
+	}
+}
+
+/* ---- level of detail ------------------------------------------------------------------- */
+function lowerBound(a, x, lo, hi) {	/* first i in [lo,hi) with a[i] >= x */
+	while (lo < hi) { const m = (lo + hi) >>> 1; if (a[m] < x) lo = m + 1; else hi = m; }
+	return lo;
+}
+function visible(r, a, b) {
+	const i0 = lowerBound(r.st, a - r.maxd, 0, r.n);
+	let i1 = lowerBound(r.st, b, i0, r.n);
+	return [i0, i1];
+}
+function prefAt(p, bw, t) {
+	if (t <= 0) return 0;
+	const x = t / bw, k = Math.floor(x);
+	if (k >= NB) return p[NB];
+	return p[k] + (p[k + 1] - p[k]) * (x - k);
+}
+/* Busy ps and bytes per pixel column over [a, b): from buckets when a column spans many */
+function rowPixels(r, a, b, W) {
+	const px = (b - a) / W, busy = new Float64Array(W), by = new Float64Array(W);
+	const [i0, i1] = visible(r, a, b);
+	if (px >= 2 * r.bw && i1 - i0 > W) {
+		let pb = prefAt(r.pbusy, r.bw, a), py = prefAt(r.pbytes, r.bw, a);
+		for (let x = 0; x < W; x++) {
+			const t = a + (x + 1) * px, nb = prefAt(r.pbusy, r.bw, t), ny = prefAt(r.pbytes, r.bw, t);
+			busy[x] = nb - pb; by[x] = ny - py; pb = nb; py = ny;
+		}
+		return { busy, by, px };
+	}
+	for (let i = i0; i < i1; i++) {
+		const s = Math.max(a, r.st[i]), e = Math.min(b, r.en[i]), d = r.en[i] - r.st[i];
+		if (e < s) continue;
+		const bpp = d > 0 ? r.b[i] / d : 0;
+		let x = Math.max(0, Math.floor((s - a) / px));
+		const x1 = Math.min(W - 1, Math.floor((e - a) / px));
+		if (d <= 0) { by[x] += r.b[i]; continue; }
+		for (; x <= x1; x++) {
+			const o = Math.min(e, a + (x + 1) * px) - Math.max(s, a + x * px);
+			if (o > 0) { busy[x] += o; by[x] += o * bpp; }
+		}
+	}
+	return { busy, by, px };
+}
+
+/* ---- drawing --------------------------------------------------------------------------- */
+function niceStep(range, n) {
+	const raw = range / n, p = Math.pow(10, Math.floor(Math.log10(raw)));
+	for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
+	return 10 * p;
+}
+function render() {
+	if (!D || tab !== 'core') return;
+	const t = performance.now(), cv = $('canvas'), wrap = $('lanes');
+	const W = Math.max(100, wrap.clientWidth - LABEL_W - 2);
+	const last = lanes[lanes.length - 1], H = last.y + last.h + 4, dpr = window.devicePixelRatio || 1;
+	if (cv.width !== Math.round(W * dpr) || cv.height !== Math.round(H * dpr)) {
+		cv.width = Math.round(W * dpr); cv.height = Math.round(H * dpr);
+		cv.style.width = W + 'px'; cv.style.height = H + 'px';
+	}
+	const g = cv.getContext('2d');
+	g.setTransform(dpr, 0, 0, dpr, 0, 0);
+	g.fillStyle = '#fff'; g.fillRect(0, 0, W, H);
+	const a = v0, b = v1, px = (b - a) / W;
+	/* axis */
+	g.fillStyle = '#f7f8fa'; g.fillRect(0, 0, W, AXIS_H);
+	g.strokeStyle = '#d5dae0'; g.fillStyle = '#52606d'; g.font = '11px system-ui, sans-serif';
+	const step = niceStep(b - a, Math.max(2, W / 110));
+	for (let x0 = Math.ceil(a / step) * step; x0 <= b; x0 += step) {
+		const x = (x0 - a) / px;
+		g.beginPath(); g.moveTo(x + 0.5, AXIS_H - 6); g.lineTo(x + 0.5, H); g.stroke();
+		g.fillText(fmtTime(x0), x + 3, 14);
+	}
+	let tput = new Float64Array(W), pend = new Float64Array(W);
+	lanes.forEach((l, li) => {
+		if (l.kind !== 'row') return;
+		const r = l.row, y = l.y;
+		if (li % 2) { g.fillStyle = 'rgba(31,41,51,0.035)'; g.fillRect(0, y, W, l.h); }
+		const [i0, i1] = visible(r, a, b);
+		l.lod = i1 - i0 > 2 * W;
+		if (r.dma) {
+			const p = rowPixels(r, a, b, W);
+			for (let x = 0; x < W; x++) { tput[x] += p.by[x]; pend[x] += p.busy[x]; }
+			if (l.lod) drawLod(g, r, p, y, l.h, W);
+		} else if (l.lod) {
+			drawLod(g, r, rowPixels(r, a, b, W), y, l.h, W);
+		}
+		if (!l.lod) {
+			for (let i = i0; i < i1; i++) {
+				const x = (r.st[i] - a) / px, w = Math.max(1, (r.en[i] - r.st[i]) / px);
+				g.fillStyle = COLORS[r.o[i] % COLORS.length];
+				g.fillRect(x, y + 3, w, l.h - 6);
+				if (w > 3) { g.fillStyle = 'rgba(255,255,255,.55)'; g.fillRect(x + w - 1, y + 3, 1, l.h - 6); }
+				if (r.match && r.match[i]) {
+					g.strokeStyle = '#ff6b00'; g.lineWidth = 2;
+					g.strokeRect(x - 1, y + 2, w + 2, l.h - 4); g.lineWidth = 1;
+				}
+				if (w > 70) {
+					g.fillStyle = '#fff'; g.font = '11px system-ui, sans-serif';
+					g.save(); g.beginPath(); g.rect(x, y, w, l.h); g.clip();
+					g.fillText(D.ops[r.o[i]], x + 4, y + l.h / 2 + 4); g.restore();
+				}
+			}
+		} else if (r.match) {
+			/* matches as ticks, one per pixel column at most */
+			g.fillStyle = '#ff6b00';
+			let lastx = -1;
+			for (let i = i0; i < i1; i++) {
+				if (!r.match[i]) continue;
+				const x = Math.floor((r.st[i] - a) / px);
+				if (x !== lastx) { g.fillRect(x, y, 2, 4); g.fillRect(x, y + l.h - 4, 2, 4); lastx = x; }
+			}
+		}
+		g.strokeStyle = '#e4e7eb'; g.beginPath(); g.moveTo(0, y + l.h - 0.5); g.lineTo(W, y + l.h - 0.5); g.stroke();
+	});
+	const secs = px * 1e-12;
+	for (let x = 0; x < W; x++) { tput[x] /= secs; pend[x] /= px; }
+	for (const l of lanes) {
+		if (l.kind === 'row') continue;
+		const arr = l.kind === 'tput' ? tput : pend;
+		l.values = arr;
+		let mx = 0;
+		for (let x = 0; x < W; x++) if (arr[x] > mx) mx = arr[x];
+		l.max = mx;
+		g.fillStyle = '#fafbfc'; g.fillRect(0, l.y, W, l.h);
+		g.fillStyle = l.kind === 'tput' ? 'rgba(47,128,237,.75)' : 'rgba(211,84,0,.75)';
+		if (mx > 0) for (let x = 0; x < W; x++) {
+			const h = (l.h - 6) * arr[x] / mx;
+			if (h > 0) g.fillRect(x, l.y + l.h - 2 - h, 1, h);
+		}
+		l.valEl.textContent = l.kind === 'tput' ? 'peak ' + fmtNum(mx) + 'B/s' : 'peak ' + mx.toFixed(2);
+		g.strokeStyle = '#d5dae0'; g.beginPath(); g.moveTo(0, l.y + l.h - 0.5); g.lineTo(W, l.y + l.h - 0.5); g.stroke();
+	}
+	if (drag && drag.moved) {
+		const x0 = Math.min(drag.x0, drag.x1), x1 = Math.max(drag.x0, drag.x1);
+		g.fillStyle = 'rgba(240,180,41,.25)'; g.fillRect(x0, 0, x1 - x0, H);
+		g.strokeStyle = '#f0b429'; g.strokeRect(x0 + 0.5, 0.5, x1 - x0, H - 1);
+	}
+	$('range').textContent = fmtTime(a) + ' \u2013 ' + fmtTime(b) + '  (' + fmtTime(b - a) + ' visible)';
+	stats.lastRenderMs = performance.now() - t; stats.renders++;
+	status(D.cores.length + ' worker tab(s) \u00b7 ' + lanes.length + ' rows \u00b7 render ' +
+	       stats.lastRenderMs.toFixed(1) + ' ms' + (lanes.some((l) => l.lod) ? ' \u00b7 aggregated (zoom in for single instructions)' : ''));
+}
+function drawLod(g, r, p, y, h, W) {
+	g.fillStyle = r.dma ? '#16a085' : COLORS[r.o.length ? r.o[0] % COLORS.length : 0];
+	for (let x = 0; x < W; x++) {
+		const f = Math.min(1, p.busy[x] / p.px);
+		if (f > 0) { const hh = Math.max(1, (h - 6) * f); g.fillRect(x, y + h - 3 - hh, 1, hh); }
+	}
+}
+
+/* ---- zoom ------------------------------------------------------------------------------ */
+function setRange(a, b) {
+	const minw = 100;
+	if (b - a < minw) { const c = (a + b) / 2; a = c - minw / 2; b = c + minw / 2; }
+	if (a < 0) { b -= a; a = 0; }
+	if (b > T) { a -= b - T; b = T; }
+	v0 = Math.max(0, a); v1 = Math.min(T, b);
+	render();
+}
+function resetZoom() { setRange(0, T); }
+function xToT(x) { return v0 + (v1 - v0) * x / ($('canvas').clientWidth || 1); }
+
+/* ---- hover ----------------------------------------------------------------------------- */
+function laneAt(y) { for (const l of lanes) if (y >= l.y && y < l.y + l.h) return l; return null; }
+function eventAt(r, t, tol) {
+	let i = lowerBound(r.st, t + tol + 1e-9, 0, r.n) - 1, best = -1, bd = Infinity;
+	for (let k = 0; k < 64 && i >= 0; k++, i--) {
+		const d = t < r.st[i] ? r.st[i] - t : t > r.en[i] ? t - r.en[i] : 0;
+		if (d < bd) { bd = d; best = i; }
+		if (r.en[i] + r.maxd < t - tol) break;
+		if (d === 0) break;
+	}
+	return bd <= tol ? best : -1;
+}
+function describe(r, i) {
+	const loc = D.loc[r.stream] || { l: [], s: [] }, p = r.p[i];
+	const li = p < loc.l.length ? loc.l[p] : -1, si = p < loc.s.length ? loc.s[p] : -1;
+	const lines = [D.ops[r.o[i]] + '   (' + r.name + ', ' + D.cores[cur].label + ')',
+		'start    ' + fmtTime(r.st[i]) + '   end ' + fmtTime(r.en[i]),
+		'duration ' + fmtTime(r.en[i] - r.st[i]),
+		'elements ' + r.e[i] + '   bytes ' + r.b[i] + '   flops ' + r.f[i],
+		'source   ' + (li >= 0 ? D.lines[li] : '(unknown)'),
+		'scope    ' + (si >= 0 ? D.scopes[si] : '(none)'),
+		'pc ' + p + '   exec ' + r.x[i] + (r.w[i] ? '   semaphore wait ' + fmtTime(r.w[i]) : '')];
+	return lines.join('\n');
+}
+function onMove(ev) {
+	const cv = $('canvas'), rc = cv.getBoundingClientRect(), x = ev.clientX - rc.left, y = ev.clientY - rc.top;
+	if (drag) { drag.x1 = x; drag.moved = drag.moved || Math.abs(x - drag.x0) > 3; if (drag.moved) render(); return; }
+	const l = laneAt(y), tip = $('tip');
+	let text = null;
+	if (l && l.kind === 'row') {
+		const t = xToT(x), i = eventAt(l.row, t, 3 * (v1 - v0) / rc.width);
+		if (i >= 0) text = describe(l.row, i);
+	} else if (l && l.values) {
+		const k = Math.max(0, Math.min(l.values.length - 1, Math.floor(x)));
+		text = l.name + ' at ' + fmtTime(xToT(x)) + '\n' +
+			(l.kind === 'tput' ? fmtNum(l.values[k]) + 'B/s' : l.values[k].toFixed(2) + ' descriptors in flight');
+	}
+	if (!text) { tip.hidden = true; return; }
+	tip.textContent = text; tip.hidden = false;
+	const tw = tip.offsetWidth, th = tip.offsetHeight;
+	tip.style.left = Math.min(window.innerWidth - tw - 8, ev.clientX + 14) + 'px';
+	tip.style.top = Math.min(window.innerHeight - th - 8, ev.clientY + 14) + 'px';
+}
+
+/* ---- search ---------------------------------------------------------------------------- */
+function applySearch() {
+	const q = $('search').value.trim(), m = $('matches');
+	let here = 0, all = 0;
+	if (!D) return;
+	let test = null;
+	if (q.length > 2 && q[0] === '/' && q[q.length - 1] === '/') {
+		let re;
+		try { re = new RegExp(q.slice(1, -1)); } catch (e) { m.textContent = 'bad regex'; m.dataset.here = m.dataset.total = 0; clearMatches(); render(); return; }
+		/* a source pattern: match per (stream, pc) once, then per event */
+		const lm = D.lines.map((s) => re.test(s)), sm = D.scopes.map((s) => re.test(s));
+		test = (r, i) => {
+			const loc = D.loc[r.stream], p = r.p[i];
+			if (!loc) return false;
+			const li = p < loc.l.length ? loc.l[p] : -1, si = p < loc.s.length ? loc.s[p] : -1;
+			return (li >= 0 && lm[li]) || (si >= 0 && sm[si]);
+		};
+	} else if (q) {
+		const u = q.toUpperCase(), om = D.ops.map((o) => o.includes(u));
+		test = (r, i) => om[r.o[i]];
+	}
+	D.cores.forEach((c, ci) => {
+		for (const r of c.rows) {
+			r.match = null; r.nmatch = 0;
+			if (!test) continue;
+			const mk = new Uint8Array(r.n);
+			let k = 0;
+			for (let i = 0; i < r.n; i++) if (test(r, i)) { mk[i] = 1; k++; }
+			r.match = k ? mk : null; r.nmatch = k; all += k;
+			if (ci === cur) here += k;
+		}
+	});
+	m.dataset.here = here; m.dataset.total = all;
+	m.textContent = test ? here + ' match' + (here === 1 ? '' : 'es') + (D.cores.length > 1 ? ' (' + all + ' in all tabs)' : '') : '';
+}
+function clearMatches() { for (const c of D.cores) for (const r of c.rows) { r.match = null; r.nmatch = 0; } }
+
+/* ---- summary --------------------------------------------------------------------------- */
+function el(tag, text, cls) { const e = document.createElement(tag); if (text != null) e.textContent = text; if (cls) e.className = cls; return e; }
+function table(rows, head) {
+	const t = el('table');
+	if (head) { const tr = el('tr'); for (const h of head) tr.appendChild(el('th', h)); t.appendChild(tr); }
+	for (const r of rows) { const tr = el('tr'); r.forEach((c, i) => tr.appendChild(el(i || head ? 'td' : 'th', c))); t.appendChild(tr); }
+	return t;
+}
+function buildSummary() {
+	const s = D.summary, root = $('summary');
+	root.textContent = '';
+	root.appendChild(el('h2', 'Summary: ' + (s.program || '')));
+	const cls = el('p'); cls.appendChild(el('span', s['class'] + '-bound', 'cls'));
+	cls.appendChild(document.createTextNode('  ' + (s.class_why || ''))); root.appendChild(cls);
+	const tt = table([
+		['total_time', fmtTime(s.total_time_ps)], ['event_count', String(s.event_count)],
+		['instruction_count', String(s.instruction_count)], ['dma_count', String(s.dma_count)],
+		['executions', String(s.executions)], ['cores', String(s.cores)],
+		['hardware_flops', fmtNum(s.hardware_flops)], ['hfu', fmtPct(s.hfu)],
+		['mfu', s.mfu == null ? '- (no --model-flops)' : fmtPct(s.mfu)], ['mbu', fmtPct(s.mbu)],
+		['arithmetic_intensity', s.arithmetic_intensity == null ? '-' : s.arithmetic_intensity.toFixed(2) + ' flops/byte'],
+		['ridge_point', s.ridge_point == null ? '-' : s.ridge_point.toFixed(1) + ' flops/byte'],
+		['lost_records', String(s.lost_records)]]);
+	tt.id = 'metrics';
+	root.appendChild(tt);
+	root.appendChild(el('h2', 'Engines'));
+	const er = [];
+	for (const [k, e] of Object.entries(s.engines || {}))
+		er.push([k, String(e.count), fmtTime(e.active_ps), e.active_pct == null ? '-' : e.active_pct.toFixed(1) + '%', fmtTime(e.sem_wait_ps || 0)]);
+	root.appendChild(table(er, ['engine', 'count', 'active', 'active %', 'semaphore wait']));
+	if (s.dma) {
+		root.appendChild(el('h2', 'DMA'));
+		root.appendChild(table([['descriptors', String(s.dma.count)], ['bytes', fmtNum(s.dma.bytes) + 'B'],
+			['average transfer', s.dma.average_bytes == null ? '-' : fmtNum(s.dma.average_bytes) + 'B'],
+			['HBM read / written', fmtNum(s.dma.hbm_read) + 'B / ' + fmtNum(s.dma.hbm_write) + 'B']]));
+	}
+	const adv = s.advice || [];
+	root.appendChild(el('h2', 'Advice (' + adv.length + ')'));
+	if (!adv.length) root.appendChild(el('p', 'none: no rule found evidence of a problem'));
+	for (const a of adv) {
+		const d = el('div', null, 'advice');
+		d.appendChild(el('div', a.rule + (a.impact != null ? '  impact ' + fmtPct(a.impact) : ''), 'rule'));
+		d.appendChild(el('div', a.title, 'title'));
+		d.appendChild(el('div', a.evidence, 'ev'));
+		d.appendChild(el('div', a.advice, 'ev'));
+		root.appendChild(d);
+	}
+	if (s.scopes && s.scopes.length) {
+		root.appendChild(el('h2', 'Scopes'));
+		root.appendChild(table(s.scopes.slice(0, 30).map((x) => [x.scope, String(x.count), fmtTime(x.active_ps), x['class'] || '']),
+			['scope', 'count', 'active', 'class']));
+	}
+}
+
+/* ---- events ---------------------------------------------------------------------------- */
+function wire() {
+	const cv = $('canvas');
+	cv.addEventListener('mousedown', (ev) => {
+		if (ev.button !== 0) return;
+		const rc = cv.getBoundingClientRect();
+		drag = { x0: ev.clientX - rc.left, x1: ev.clientX - rc.left, moved: false };
+		$('tip').hidden = true;
+	});
+	window.addEventListener('mousemove', (ev) => { if (drag || ev.target === cv) onMove(ev); else $('tip').hidden = true; });
+	window.addEventListener('mouseup', () => {
+		if (!drag) return;
+		const d = drag; drag = null;
+		if (d.moved) setRange(xToT(Math.min(d.x0, d.x1)), xToT(Math.max(d.x0, d.x1)));
+	});
+	cv.addEventListener('dblclick', resetZoom);
+	cv.addEventListener('mouseleave', () => { $('tip').hidden = true; });
+	cv.addEventListener('wheel', (ev) => {
+		ev.preventDefault();
+		const rc = cv.getBoundingClientRect(), t = xToT(ev.clientX - rc.left), f = ev.deltaY > 0 ? 1.25 : 0.8;
+		setRange(t - (t - v0) * f, t + (v1 - t) * f);
+	}, { passive: false });
+	$('reset').onclick = resetZoom;
+	$('search').addEventListener('input', () => { applySearch(); render(); });
+	window.addEventListener('resize', render);
+	window.addEventListener('keydown', (ev) => {
+		if (ev.target === $('search')) { if (ev.key === 'Escape') $('search').blur(); return; }
+		const w = v1 - v0, c = (v0 + v1) / 2;
+		if (ev.key === '/') { ev.preventDefault(); $('search').focus(); }
+		else if (ev.key === 'w') setRange(c - w * 0.4, c + w * 0.4);
+		else if (ev.key === 's') setRange(c - w * 0.625, c + w * 0.625);
+		else if (ev.key === 'a') setRange(v0 - w * 0.2, v1 - w * 0.2);
+		else if (ev.key === 'd') setRange(v0 + w * 0.2, v1 + w * 0.2);
+		else if (ev.key === '0' || ev.key === 'Escape') resetZoom();
+	});
+}
+
+/* for tests and scripts: the state the page shows */
+window.vnViewer = {
+	stats, data: () => D, range: () => [v0, v1], total: () => T, setRange, resetZoom, showCore, showSummary,
+	lanes: () => lanes.map((l) => ({ kind: l.kind, name: l.name, y: l.y, h: l.h, n: l.row ? l.row.n : 0, lod: !!l.lod })),
+	/* client coordinates of the middle of event i of lane k (visible range) */
+	eventPoint(k, i) {
+		const l = lanes[k], r = l.row, rc = $('canvas').getBoundingClientRect();
+		const m = (Math.max(r.st[i], v0) + Math.min(r.en[i], v1)) / 2;
+		return { x: rc.left + (m - v0) / (v1 - v0) * rc.width, y: rc.top + l.y + l.h / 2 };
+	},
+	event(k, i) { const r = lanes[k].row; return { op: D.ops[r.o[i]], start: r.st[i], end: r.en[i], pc: r.p[i] }; },
+};
+wire();
+load();
+})();

@@ -1,0 +1,929 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The web viewer in a real browser: Debian's Chromium driven through the Chrome DevTools
+ * Protocol over a pipe (--remote-debugging-pipe: commands on fd 3, replies and events on
+ * fd 4, each message a JSON object ended by a NUL byte), so no websocket, no npm. A
+ * kernel (exp as in seed 002, plus a matmul) runs on the host backend; its events are
+ * written as a two-worker profile; vneuron-profile writes the html (and serves it); the
+ * page is checked for its rows, summary, zoom, hover, search and tabs, with screenshots
+ * in build/results/browser-*.png. Prints TAP. A 1 M-instruction profile is loaded too and
+ * the page's own load, render and zoom times printed (never asserted).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "neurondev.h"
+#include "../../profiler/sha256.h"
+#include "../../profiler/timeline.h"
+#include "../../profiler/vntf.h"
+
+#define ROWS		128
+#define COLS		2048
+#define PROFILER	"build/bin/vneuron-profile"
+#define RESULTS		"build/results"
+#define CHROMIUM	"/usr/bin/chromium"
+
+static int ntest, nfail;
+static char dir[256];
+static int mm_line;		/* source line of the matmul */
+
+static void tap(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d ", ok ? "ok" : "not ok", ++ntest);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	nfail += !ok;
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("not ok %d ", ++ntest);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n1..%d\n", ntest);
+	exit(1);
+}
+
+/* ---- the profile ----------------------------------------------------------------------- */
+static int build(void **img, size_t *size)
+{
+	uint64_t shx[2] = { ROWS, COLS }, sha[2] = { 128, 128 }, shb[2] = { 128, 512 };
+	struct nd_tensor *x, *y, *a, *bm, *c;
+	struct nd_tile *t, *u, *st, *mv, *ps, *o;
+	struct nd_builder *b;
+	int ret, k;
+
+	if (nd_builder_new("exp_matmul", &b))
+		return -ENOMEM;
+	x = nd_input(b, "x", ND_FP32, 2, shx);
+	a = nd_input(b, "a", ND_FP32, 2, sha);
+	bm = nd_input(b, "b", ND_FP32, 2, shb);
+	y = nd_output(b, "y", ND_FP32, 2, shx);
+	c = nd_output(b, "c", ND_FP32, 2, shb);
+	t = nd_sbuf(b, "t", ND_FP32, ROWS, COLS);
+	u = nd_sbuf(b, "u", ND_FP32, ROWS, COLS);
+	st = nd_sbuf(b, "st", ND_FP32, 128, 128);
+	mv = nd_sbuf(b, "mv", ND_FP32, 128, 512);
+	ps = nd_psum(b, "ps", ND_FP32, 128, 512);
+	o = nd_sbuf(b, "o", ND_FP32, 128, 512);
+	nd_scope_push(b, "exp");
+	nd_load(b, 0, nd_whole(t), nd_hbm_rows(x, 0, 0));
+	nd_activate(b, nd_whole(u), nd_whole(t), ND_ACT_EXP, 1.0f, 0.0f);
+	nd_tensor_scalar(b, ND_VECTOR, nd_whole(t), nd_whole(u), ND_MUL, 2.0f, 0);
+	nd_tensor_scalar(b, ND_GPSIMD, nd_whole(u), nd_whole(t), ND_ADD, 1.0f, 0);
+	nd_store(b, 8, nd_hbm_rows(y, 0, 0), nd_whole(u));
+	nd_scope_pop(b);
+	nd_scope_push(b, "mm");
+	nd_load(b, 1, nd_whole(st), nd_hbm_rows(a, 0, 0));
+	nd_load(b, 2, nd_whole(mv), nd_hbm_rows(bm, 0, 0));
+	for (k = 0; k < 4; k++) {
+		mm_line = __LINE__ + 1;
+		ret = nd_matmul(b, nd_whole(ps), nd_whole(st), nd_whole(mv), k > 0);
+		if (ret)
+			break;
+	}
+	nd_copy(b, ND_VECTOR, nd_whole(o), nd_whole(ps));
+	nd_store(b, 9, nd_hbm_rows(c, 0, 0), nd_whole(o));
+	nd_scope_pop(b);
+	ret = nd_builder_finish(b, img, size);
+	if (ret)
+		fprintf(stderr, "# builder: %s\n", nd_builder_error(b));
+	nd_builder_free(b);
+	return ret;
+}
+
+static int write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (fwrite(buf, 1, len, f) != len)
+		ret = -EIO;
+	if (fclose(f))
+		ret = -EIO;
+	return ret;
+}
+
+/* Expected figures of worker 0, from the events themselves. */
+struct expect {
+	size_t ls, mm, per_stream[VNEF_STREAMS], at_line, nev;
+};
+
+/*
+ * Runs the image on the host; writes its events as a profile of `workers` workers (the
+ * same events each), repeated `reps` times as successive executions.
+ */
+static int capture(const void *img, size_t size, const char *path, unsigned int workers,
+		   unsigned int reps, struct expect *ex)
+{
+	size_t bx = (size_t)ROWS * COLS * 4, nev, i;
+	float *x = calloc(1, bx), *y = calloc(1, bx), *a = calloc(128 * 128, 4);
+	float *bm = calloc(128 * 512, 4), *c = calloc(128 * 512, 4);
+	struct nd_host_tensor ht[5] = { { "x", x, bx }, { "y", y, bx }, { "a", a, 128 * 128 * 4 },
+					{ "b", bm, 128 * 512 * 4 }, { "c", c, 128 * 512 * 4 } };
+	struct vntf_clock clk = { .model_unit_ps = 1 };
+	struct vntf_program prog = { .hash_algo = VNTF_HASH_SHA256, .hash_len = 32 };
+	struct vneuron_trace_record *recs = NULL;
+	const struct nd_event *ev;
+	struct nd_run_result res;
+	struct nd_error err;
+	struct vntf_writer *w = NULL;
+	struct nd_host *h = NULL;
+	struct vnp_prog p;
+	char perr[256];
+	unsigned int s, wk;
+	int ret;
+
+	ret = -ENOMEM;
+	if (!x || !y || !a || !bm || !c)
+		goto out;
+	ret = nd_host_open(NULL, &h, &err);
+	if (ret)
+		goto out;
+	nd_host_record(h, 1);
+	ret = nd_host_run(h, img, size, ht, 5, 0, &res);
+	if (ret) {
+		fprintf(stderr, "# host run: %s\n", nd_host_error(h));
+		goto out;
+	}
+	ev = nd_host_events(h, &nev);
+	if (ex) {
+		memset(ex, 0, sizeof(*ex));
+		if (vnp_prog_load(&p, img, size, perr, sizeof(perr))) {
+			fprintf(stderr, "# %s\n", perr);
+			ret = -EINVAL;
+			goto out;
+		}
+		for (i = 0; i < nev; i++) {
+			const struct vnp_loc *l = vnp_prog_loc(&p, ev[i].stream, ev[i].pc);
+
+			ex->per_stream[ev[i].stream]++;
+			ex->ls += ev[i].stream == 0 && ev[i].opcode == VNEF_OP_LOAD_STATIONARY;
+			ex->mm += ev[i].stream == 0 && ev[i].opcode == VNEF_OP_MULTIPLY_MOVING;
+			if (l && l->line != VNP_NONE && p.lines[l->line].line == (uint32_t)mm_line &&
+			    strstr(vnp_prog_str(&p, p.lines[l->line].file_off), "browser_test.c"))
+				ex->at_line++;
+		}
+		ex->nev = nev;
+		vnp_prog_free(&p);
+	}
+	recs = calloc(nev ? nev : 1, sizeof(*recs));
+	if (!recs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	vnp_sha256(img, size, prog.hash);
+	prog.image_size = size;
+	snprintf(prog.name, sizeof(prog.name), "exp_matmul");
+	ret = vntf_writer_open(&w, path);
+	if (ret)
+		goto out;
+	ret = vntf_write_model(w, &vn_model_trn1) ?: vntf_write_clock(w, &clk) ?:
+	      vntf_write_program(w, &prog, NULL, 0);
+	for (wk = 0; wk < workers && !ret; wk++)
+		for (s = 0; s < VNEF_STREAMS && !ret; s++) {
+			struct vntf_worker vw = { .stream = wk * VNEF_STREAMS + s, .worker = wk,
+						  .nr_workers = workers, .ring_size = 1 << 20,
+						  .engine = s < 4 ? s : VNEURON_TRACE_ENGINE_DMA };
+
+			ret = vntf_write_worker(w, &vw);
+		}
+	for (wk = 0; wk < workers && !ret; wk++) {
+		unsigned int rep;
+
+		for (rep = 0; rep < reps && !ret; rep++) {
+			for (i = 0; i < nev; i++) {
+				struct vneuron_trace_record *r = &recs[i];
+
+				memset(r, 0, sizeof(*r));
+				r->pc = ev[i].pc;
+				r->exec_seq = rep;
+				r->model_start_ps = ev[i].start_ps;
+				r->model_end_ps = ev[i].end_ps;
+				r->elements = (uint32_t)ev[i].elements;
+				r->bytes = (uint32_t)ev[i].bytes;
+				r->flops = ev[i].flops;
+				r->sem_wait = ev[i].wait_sem == ~0u ? VNEURON_TRACE_NO_SEM :
+					      (uint16_t)ev[i].wait_sem;
+				r->sem_value = ev[i].wait_value;
+				r->sem_signal = VNEURON_TRACE_NO_SEM;
+				if (ev[i].stream < 4) {
+					r->kind = VNEURON_TRACE_INSN;
+					r->engine = (uint8_t)ev[i].stream;
+					r->opcode = (uint16_t)ev[i].opcode;
+				} else {
+					r->kind = VNEURON_TRACE_DMA;
+					r->engine = VNEURON_TRACE_ENGINE_DMA;
+					r->dma_queue = (uint16_t)(ev[i].stream - 4);
+					r->dma_desc = (uint16_t)ev[i].pc;
+				}
+			}
+			for (i = 0; i < nev && !ret; i++)
+				ret = vntf_write_records(w, wk * VNEF_STREAMS + ev[i].stream,
+							 &recs[i], 1);
+		}
+	}
+	if (ret)
+		vntf_writer_abort(w);
+	else
+		ret = vntf_writer_finish(w, 1);
+out:
+	if (h)
+		nd_host_close(h);
+	free(recs);
+	free(x);
+	free(y);
+	free(a);
+	free(bm);
+	free(c);
+	return ret;
+}
+
+static int run(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* ---- the browser ----------------------------------------------------------------------- */
+static pid_t browser;
+static int to_fd = -1, from_fd = -1;
+static char *inbuf;
+static size_t inlen, incap;
+static int next_id = 1;
+static char session[128];
+
+static int cdp_start(void)
+{
+	int cmd[2], rep[2];
+	char udd[300];
+
+	if (access(CHROMIUM, X_OK)) {
+		fprintf(stderr, "# %s not found: run 'make setup' (it installs Debian's chromium)\n",
+			CHROMIUM);
+		return -1;
+	}
+	snprintf(udd, sizeof(udd), "--user-data-dir=%s/chromium-profile", dir);
+	if (pipe(cmd) || pipe(rep))
+		return -1;
+	browser = fork();
+	if (browser < 0)
+		return -1;
+	if (!browser) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		/* fd 3: commands to the browser, fd 4: its replies */
+		if (dup2(cmd[0], 10) < 0 || dup2(rep[1], 11) < 0 || dup2(10, 3) < 0 ||
+		    dup2(11, 4) < 0)
+			_exit(127);
+		if (devnull >= 0) {
+			dup2(devnull, 1);
+			dup2(devnull, 2);
+		}
+		close(10);
+		close(11);
+		execl(CHROMIUM, "chromium", "--headless", "--no-sandbox", "--disable-gpu",
+		      "--disable-quic", "--no-first-run", "--disable-background-networking",
+		      "--disable-component-update", "--disable-sync", "--remote-debugging-pipe",
+		      "--allow-file-access-from-files", "--hide-scrollbars", udd, (char *)NULL);
+		_exit(127);
+	}
+	close(cmd[0]);
+	close(rep[1]);
+	to_fd = cmd[1];
+	from_fd = rep[0];
+	return 0;
+}
+
+static void cdp_stop(void)
+{
+	int st;
+
+	if (browser <= 0)
+		return;
+	close(to_fd);
+	close(from_fd);
+	kill(browser, SIGTERM);
+	waitpid(browser, &st, 0);
+	browser = 0;
+}
+
+/* Sends one command; returns the reply (malloc()ed) or NULL. */
+static char *cdp(const char *method, const char *params_fmt, ...)
+{
+	char *params = NULL, *msg = NULL, prefix[32];
+	int id = next_id++, n;
+	va_list ap;
+
+	va_start(ap, params_fmt);
+	if (vasprintf(&params, params_fmt, ap) < 0)
+		params = NULL;
+	va_end(ap);
+	if (!params)
+		return NULL;
+	n = asprintf(&msg, "{\"id\":%d,%s%s%s\"method\":\"%s\",\"params\":%s}", id,
+		     session[0] ? "\"sessionId\":\"" : "", session, session[0] ? "\"," : "",
+		     method, params);
+	free(params);
+	if (n < 0)
+		return NULL;
+	if (write(to_fd, msg, (size_t)n + 1) != n + 1) {	/* with its NUL */
+		free(msg);
+		return NULL;
+	}
+	free(msg);
+	snprintf(prefix, sizeof(prefix), "{\"id\":%d,", id);
+	for (;;) {
+		char *z = inlen ? memchr(inbuf, 0, inlen) : NULL;
+
+		if (z) {
+			size_t len = (size_t)(z - inbuf) + 1;
+			char *m = NULL;
+
+			if (!strncmp(inbuf, prefix, strlen(prefix)))
+				m = strdup(inbuf);
+			memmove(inbuf, inbuf + len, inlen - len);
+			inlen -= len;
+			if (m)
+				return m;
+			continue;
+		}
+		if (inlen + 65536 > incap) {
+			char *nb = realloc(inbuf, incap * 2 + 65536);
+
+			if (!nb)
+				return NULL;
+			inbuf = nb;
+			incap = incap * 2 + 65536;
+		}
+		ssize_t r = read(from_fd, inbuf + inlen, incap - inlen);
+
+		if (r <= 0)
+			return NULL;
+		inlen += (size_t)r;
+	}
+}
+
+/* A JSON string value after "key":" in s, unescaped into a malloc()ed string. */
+static char *json_str(const char *s, const char *key)
+{
+	char pat[64], *out, *q;
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
+	p = s ? strstr(s, pat) : NULL;
+	if (!p)
+		return NULL;
+	p += strlen(pat);
+	out = q = malloc(strlen(p) + 1);
+	if (!out)
+		return NULL;
+	while (*p && *p != '"') {
+		if (*p == '\\' && p[1]) {
+			p++;
+			switch (*p) {
+			case 'n':
+				*q++ = '\n';
+				break;
+			case 't':
+				*q++ = '\t';
+				break;
+			case 'u':
+				if (strlen(p) >= 5) {
+					unsigned int c = 0;
+
+					sscanf(p + 1, "%4x", &c);
+					*q++ = c < 128 ? (char)c : '?';
+					p += 4;
+				}
+				break;
+			default:
+				*q++ = *p;
+			}
+			p++;
+			continue;
+		}
+		*q++ = *p++;
+	}
+	*q = 0;
+	return out;
+}
+
+/* Evaluates expr in the page as String(expr); malloc()ed text or NULL. */
+static char *eval(const char *expr)
+{
+	char *r, *v, *esc, *q;
+	const char *p;
+
+	esc = malloc(strlen(expr) * 2 + 1);
+	if (!esc)
+		return NULL;
+	for (p = expr, q = esc; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			*q++ = '\\';
+		*q++ = *p == '\n' ? ' ' : *p;
+	}
+	*q = 0;
+	r = cdp("Runtime.evaluate", "{\"expression\":\"String(%s)\",\"returnByValue\":true,"
+		"\"awaitPromise\":true}", esc);
+	free(esc);
+	if (r && strstr(r, "\"exceptionDetails\""))
+		fprintf(stderr, "# exception in %.200s: %.300s\n", expr, r);
+	v = json_str(r, "value");
+	free(r);
+	return v;
+}
+
+static long eval_long(const char *expr)
+{
+	char *v = eval(expr);
+	long x = v ? strtol(v, NULL, 10) : -1;
+
+	free(v);
+	return x;
+}
+
+static double eval_double(const char *expr)
+{
+	char *v = eval(expr);
+	double x = v ? strtod(v, NULL) : -1;
+
+	free(v);
+	return x;
+}
+
+static void mouse(const char *type, double x, double y, int buttons)
+{
+	free(cdp("Input.dispatchMouseEvent", "{\"type\":\"%s\",\"x\":%.1f,\"y\":%.1f,"
+		 "\"button\":\"%s\",\"buttons\":%d,\"clickCount\":1}", type, x, y,
+		 buttons || strcmp(type, "mouseMoved") ? "left" : "none", buttons));
+}
+
+static void click(double x, double y)
+{
+	mouse("mouseMoved", x, y, 0);
+	mouse("mousePressed", x, y, 1);
+	mouse("mouseReleased", x, y, 0);
+}
+
+/* Clicks the middle of the element a selector names. */
+static int click_el(const char *sel)
+{
+	char expr[512];
+	double x, y;
+
+	snprintf(expr, sizeof(expr), "(()=>{const r=document.querySelector('%s')"
+		 ".getBoundingClientRect();return r.left+r.width/2;})()", sel);
+	x = eval_double(expr);
+	snprintf(expr, sizeof(expr), "(()=>{const r=document.querySelector('%s')"
+		 ".getBoundingClientRect();return r.top+r.height/2;})()", sel);
+	y = eval_double(expr);
+	if (x < 0 || y < 0)
+		return -1;
+	click(x, y);
+	return 0;
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static int screenshot(const char *name)
+{
+	char *r = cdp("Page.captureScreenshot", "{\"format\":\"png\"}"), *d, path[256];
+	size_t n, i, o = 0;
+	unsigned char *png;
+	unsigned int acc = 0, bits = 0;
+	int ret;
+
+	d = json_str(r, "data");
+	free(r);
+	if (!d)
+		return -1;
+	n = strlen(d);
+	png = malloc(n);
+	if (!png) {
+		free(d);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const char *c = strchr(b64, d[i]);
+
+		if (!c || !d[i])
+			continue;	/* padding */
+		acc = acc << 6 | (unsigned int)(c - b64);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			png[o++] = (unsigned char)(acc >> bits);
+		}
+	}
+	snprintf(path, sizeof(path), RESULTS "/browser-%s.png", name);
+	ret = write_file(path, png, o);
+	printf("# screenshot %s (%zu bytes)\n", path, o);
+	free(png);
+	free(d);
+	return ret;
+}
+
+static int wait_ready(int seconds)
+{
+	int i;
+
+	for (i = 0; i < seconds * 10; i++) {
+		if (eval_long("document.body && document.body.dataset.ready === '1' ? 1 : 0") == 1)
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
+static int open_page(const char *url)
+{
+	char *r;
+
+	r = cdp("Page.navigate", "{\"url\":\"%s\"}", url);
+	if (!r || strstr(r, "errorText")) {
+		fprintf(stderr, "# navigate %s: %s\n", url, r ? r : "no reply");
+		free(r);
+		return -1;
+	}
+	free(r);
+	return wait_ready(120);
+}
+
+/* Lane index of a row name in the current tab, or -1. */
+static long lane_of(const char *name)
+{
+	char expr[256];
+
+	snprintf(expr, sizeof(expr), "vnViewer.lanes().findIndex(l=>l.name==='%s')", name);
+	return eval_long(expr);
+}
+
+static long row_count(const char *name)
+{
+	char expr[320];
+
+	snprintf(expr, sizeof(expr), "(()=>{const e=[...document.querySelectorAll('.rowlabel')]"
+		 ".find(d=>d.dataset.name==='%s');return e?e.dataset.count:-1;})()", name);
+	return eval_long(expr);
+}
+
+static void type_search(const char *text)
+{
+	free(eval("(()=>{const s=document.getElementById('search');s.value='';"
+		  "s.dispatchEvent(new Event('input'));return 1;})()"));
+	click_el("#search");
+	free(cdp("Input.insertText", "{\"text\":\"%s\"}", text));
+}
+
+int main(void)
+{
+	char prog[300], prof[300], html[300], big_prof[300], big_html[300], url[400];
+	char *s, *sj = NULL, expr[512];
+	struct expect ex;
+	void *img = NULL;
+	size_t size = 0;
+	double w0, w1;
+	long k;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	mkdir(RESULTS, 0755);
+	snprintf(dir, sizeof(dir), "/tmp/vn-browser-XXXXXX");
+	if (!mkdtemp(dir))
+		die("temporary directory: %s", strerror(errno));
+	snprintf(prog, sizeof(prog), "%s/k.vnef", dir);
+	snprintf(prof, sizeof(prof), "%s/k.vntf", dir);
+	snprintf(html, sizeof(html), "%s/k.html", dir);
+	snprintf(big_prof, sizeof(big_prof), "%s/big.vntf", dir);
+	snprintf(big_html, sizeof(big_html), "%s/big.html", dir);
+	if (build(&img, &size) || write_file(prog, img, size) ||
+	    capture(img, size, prof, 2, 1, &ex))
+		die("making the profile");
+	tap(ex.ls == 4 && ex.mm == 4 && ex.at_line == 8, "profile: %zu events, %zu LoadStationary, "
+	    "%zu MultiplyMoving, %zu at the matmul's line", ex.nev, ex.ls, ex.mm, ex.at_line);
+	if (run(PROFILER " view -n %s -s %s -f html -o %s", prog, prof, html))
+		die("vneuron-profile -f html");
+	if (run(PROFILER " view -n %s -s %s -f summary-json -o %s/s.json", prog, prof, dir))
+		die("vneuron-profile -f summary-json");
+	{
+		void *b = NULL;
+		FILE *f;
+		char p2[320];
+		long n;
+
+		snprintf(p2, sizeof(p2), "%s/s.json", dir);
+		f = fopen(p2, "r");
+		if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 && (b = calloc(1, n + 1))) {
+			rewind(f);
+			if (fread(b, 1, n, f) != (size_t)n)
+				n = 0;
+		}
+		if (f)
+			fclose(f);
+		sj = b;
+	}
+	if (!sj)
+		die("reading the summary-json");
+
+	if (cdp_start())
+		die("chromium is missing: run 'make setup' (installs Debian's chromium)");
+	s = cdp("Target.createTarget", "{\"url\":\"about:blank\"}");
+	{
+		char *tid = json_str(s, "targetId"), *r;
+
+		free(s);
+		if (!tid)
+			die("chromium did not answer over the pipe");
+		r = cdp("Target.attachToTarget", "{\"targetId\":\"%s\",\"flatten\":true}", tid);
+		free(tid);
+		s = json_str(r, "sessionId");
+		free(r);
+		if (!s)
+			die("attaching to the page");
+		snprintf(session, sizeof(session), "%s", s);
+		free(s);
+	}
+	free(cdp("Page.enable", "{}"));
+	free(cdp("Emulation.setDeviceMetricsOverride", "{\"width\":1500,\"height\":720,"
+		 "\"deviceScaleFactor\":1,\"mobile\":false}"));
+	snprintf(url, sizeof(url), "file://%s", html);
+	tap(open_page(url) == 0, "the html page loads from %s", html);
+
+	/* rows */
+	tap(row_count("TensorE LoadStationary") == (long)ex.ls &&
+	    row_count("TensorE MultiplyMoving") == (long)ex.mm,
+	    "TensorE rows: LoadStationary %ld, MultiplyMoving %ld", row_count("TensorE LoadStationary"),
+	    row_count("TensorE MultiplyMoving"));
+	tap(row_count("VectorE") == (long)ex.per_stream[VNEURON_ENGINE_VECTOR] &&
+	    row_count("ScalarE") == (long)ex.per_stream[VNEURON_ENGINE_SCALAR] &&
+	    row_count("GpSimdE") == (long)ex.per_stream[VNEURON_ENGINE_GPSIMD],
+	    "engine rows: VectorE %ld, ScalarE %ld, GpSimdE %ld", row_count("VectorE"),
+	    row_count("ScalarE"), row_count("GpSimdE"));
+	{
+		int ok = 1, q;
+
+		for (q = 0; q < VNEF_DMA_QUEUES; q++) {
+			char name[32];
+			long want = (long)ex.per_stream[VNEF_ENGINES + q], got;
+
+			snprintf(name, sizeof(name), "DMA q%d", q);
+			got = row_count(name);
+			if (want ? got != want : got != -1) {
+				printf("# %s: %ld rows, want %ld\n", name, got, want);
+				ok = 0;
+			}
+		}
+		tap(ok, "one row per DMA queue used, with its descriptor count");
+	}
+	tap(lane_of("DMA throughput") > 0 && lane_of("pending DMA") > 0,
+	    "DMA throughput and pending-DMA counter rows");
+	s = eval("document.querySelector('.rowlabel.counter .count').textContent");
+	tap(s && strstr(s, "B/s") && !strstr(s, "peak 0B"), "throughput row shows a peak: %s",
+	    s ? s : "?");
+	free(s);
+	screenshot("timeline");
+
+	/* drag to zoom */
+	w0 = eval_double("vnViewer.range()[1]-vnViewer.range()[0]");
+	{
+		double cx = eval_double("document.getElementById('canvas').getBoundingClientRect().left");
+		double cy = eval_double("document.getElementById('canvas').getBoundingClientRect().top");
+
+		mouse("mouseMoved", cx + 300, cy + 60, 0);
+		mouse("mousePressed", cx + 300, cy + 60, 1);
+		mouse("mouseMoved", cx + 500, cy + 80, 1);
+		mouse("mouseMoved", cx + 700, cy + 90, 1);
+		mouse("mouseReleased", cx + 700, cy + 90, 0);
+	}
+	w1 = eval_double("vnViewer.range()[1]-vnViewer.range()[0]");
+	tap(w1 > 0 && w1 < w0 * 0.5, "a drag zooms in: visible %.0f ps -> %.0f ps", w0, w1);
+	screenshot("zoom");
+	free(eval("vnViewer.resetZoom()"));
+	tap(eval_double("vnViewer.range()[1]-vnViewer.range()[0]") == w0, "reset shows it all");
+
+	/* hover over the first MultiplyMoving */
+	k = lane_of("TensorE MultiplyMoving");
+	snprintf(expr, sizeof(expr), "(()=>{const e=vnViewer.event(%ld,0),w=e.end-e.start;"
+		 "vnViewer.setRange(Math.max(0,e.start-4*w),e.end+4*w);return 1;})()", k);
+	free(eval(expr));
+	snprintf(expr, sizeof(expr), "vnViewer.eventPoint(%ld,0).x", k);
+	w0 = eval_double(expr);
+	snprintf(expr, sizeof(expr), "vnViewer.eventPoint(%ld,0).y", k);
+	w1 = eval_double(expr);
+	mouse("mouseMoved", w0, w1, 0);
+	s = eval("document.getElementById('tip').hidden?'':document.getElementById('tip').textContent");
+	{
+		char want[64];
+
+		snprintf(want, sizeof(want), "browser_test.c:%d", mm_line);
+		tap(s && strstr(s, "MULTIPLY_MOVING") && strstr(s, want) && strstr(s, "mm") &&
+		    strstr(s, "flops"), "hover shows opcode, source line %s and scope", want);
+		if (s)
+			printf("# tooltip: %s\n", strtok(s, "\n"));
+	}
+	free(s);
+	screenshot("hover");
+	free(eval("vnViewer.resetZoom()"));
+
+	/* search */
+	type_search("MULTIPLY");
+	k = eval_long("document.getElementById('matches').dataset.here");
+	tap(k == (long)ex.mm, "search MULTIPLY finds %ld (want %zu)", k, ex.mm);
+	snprintf(expr, sizeof(expr), "/browser_test.c:%d$/", mm_line);
+	type_search(expr);
+	k = eval_long("document.getElementById('matches').dataset.here");
+	tap(k == (long)ex.at_line, "search %s finds %ld (want %zu)", expr, k, ex.at_line);
+	s = eval("document.getElementById('matches').textContent");
+	printf("# matches: %s\n", s ? s : "?");
+	free(s);
+	screenshot("search");
+	type_search("/^exp[/]/");
+	k = eval_long("document.getElementById('matches').dataset.here");
+	/* the exp scope: its load (q0), ACTIVATE, two TENSOR_SCALARs and its store (q8) */
+	tap(k == (long)(ex.per_stream[VNEF_ENGINES] + 3 + ex.per_stream[VNEF_ENGINES + 8]),
+	    "search /^exp[/]/ (a scope) finds %ld", k);
+	if (k != (long)(ex.per_stream[VNEF_ENGINES] + 3 + ex.per_stream[VNEF_ENGINES + 8])) {
+		s = eval("JSON.stringify(vnViewer.data().scopes)");
+		printf("# scopes: %s\n", s ? s : "?");
+		free(s);
+	}
+
+	/* worker tabs */
+	click_el(".tab[data-core=\"1\"]");
+	s = eval("document.querySelector('.tab.on').textContent + '|' + "
+		 "document.querySelector('.axislabel').textContent");
+	tap(s && !strcmp(s, "worker 1 core 0|worker 1 core 0"), "worker tab switches: %s",
+	    s ? s : "?");
+	free(s);
+	tap(row_count("TensorE MultiplyMoving") == (long)ex.mm, "worker 1 has its rows");
+
+	/* summary */
+	click_el("#tab-summary");
+	s = eval("document.getElementById('summary').hidden ? '' : "
+		 "document.getElementById('summary').innerText");
+	{
+		char *tt = json_str(sj, "class"), want[64], *p = sj;
+		unsigned long long ps = 0;
+		int ok = s != NULL, nadv = 0;
+		const char *tp = strstr(sj, "\"total_time_ps\":");
+
+		if (tp)
+			ps = strtoull(tp + 16, NULL, 10);
+		if (ps >= 1000000000ull)
+			snprintf(want, sizeof(want), "%.3f ms", ps / 1e9);
+		else if (ps >= 1000000ull)
+			snprintf(want, sizeof(want), "%.3f us", ps / 1e6);
+		else
+			snprintf(want, sizeof(want), "%.3f ns", ps / 1e3);
+		ok = ok && strstr(s, "total_time") && strstr(s, want);
+		ok = ok && tt && strstr(s, tt);
+		while ((p = strstr(p, "\"rule\":\""))) {
+			char rule[64];
+
+			p += 8;
+			snprintf(rule, sizeof(rule), "%.*s", (int)strcspn(p, "\""), p);
+			if (!strstr(s, rule)) {
+				printf("# advice %s missing\n", rule);
+				ok = 0;
+			}
+			nadv++;
+		}
+		tap(ok && nadv > 0, "Summary tab: total_time %s, class %s, %d advice rules",
+		    want, tt ? tt : "?", nadv);
+		free(tt);
+	}
+	free(s);
+	screenshot("summary");
+
+	/* --serve */
+	{
+		char cmd[1024], line[512] = "";
+		FILE *pf;
+		pid_t pid;
+		int fds[2], st;
+
+		snprintf(cmd, sizeof(cmd), "%s", PROFILER);
+		if (pipe(fds))
+			die("pipe");
+		pid = fork();
+		if (!pid) {
+			dup2(fds[1], 1);
+			close(fds[0]);
+			execl(PROFILER, "vneuron-profile", "view", "-n", prog, "-s", prof, "--serve",
+			      "--port", "0", (char *)NULL);
+			_exit(127);
+		}
+		close(fds[1]);
+		pf = fdopen(fds[0], "r");
+		if (!pf || !fgets(line, sizeof(line), pf))
+			line[0] = 0;
+		s = strstr(line, "http://127.0.0.1:");
+		tap(s != NULL, "--serve prints its URL: %.*s", (int)strcspn(line, "\n"), line);
+		if (s) {
+			s[strcspn(s, " \n")] = 0;
+			tap(open_page(s) == 0 && row_count("TensorE MultiplyMoving") == (long)ex.mm,
+			    "the served page loads its data over HTTP and renders its rows");
+			screenshot("serve");
+		}
+		kill(pid, SIGTERM);
+		waitpid(pid, &st, 0);
+		tap(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the server stops cleanly on SIGTERM");
+		if (pf)
+			fclose(pf);
+	}
+	/* a busy port is a clear error */
+	{
+		struct sockaddr_in sa = { .sin_family = AF_INET,
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t sl = sizeof(sa);
+		int ls = socket(AF_INET, SOCK_STREAM, 0), st = -1;
+
+		if (ls >= 0 && !bind(ls, (struct sockaddr *)&sa, sizeof(sa)) && !listen(ls, 1) &&
+		    !getsockname(ls, (struct sockaddr *)&sa, &sl))
+			st = run("timeout 20 " PROFILER " view -n %s -s %s --serve --port %u "
+				 ">%s/e.txt 2>&1", prog, prof, ntohs(sa.sin_port), dir);
+		if (ls >= 0)
+			close(ls);
+		char p2[320], buf[512] = "";
+		FILE *f;
+
+		snprintf(p2, sizeof(p2), "%s/e.txt", dir);
+		f = fopen(p2, "r");
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = 0;
+			fclose(f);
+		}
+		tap(st == 1 && strstr(buf, "in use"),
+		    "an unusable port is a clear error: %.*s", (int)strcspn(buf, "\n"), buf);
+	}
+
+	/* a million instructions */
+	{
+		unsigned int reps = (unsigned int)(1000000 / ex.nev) + 1;
+		struct timespec t0, t1;
+		double gen;
+
+		if (capture(img, size, big_prof, 1, reps, NULL))
+			die("the 1M profile");
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (run(PROFILER " view -n %s -s %s -f html -o %s", prog, big_prof, big_html))
+			die("vneuron-profile -f html (1M)");
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		gen = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		snprintf(url, sizeof(url), "file://%s", big_html);
+		k = open_page(url);
+		tap(k == 0, "a %zu-event profile loads", ex.nev * reps);
+		if (!k) {
+			struct stat sb;
+
+			stat(big_html, &sb);
+			printf("# 1M: html %.1f MB written in %.2f s; page: load %.0f ms, first render "
+			       "%.1f ms", sb.st_size / 1e6, gen, eval_double("vnViewer.stats.loadMs"),
+			       eval_double("vnViewer.stats.firstRenderMs"));
+			free(eval("vnViewer.setRange(vnViewer.total()*0.4, vnViewer.total()*0.45)"));
+			printf(", zoom render %.1f ms", eval_double("vnViewer.stats.lastRenderMs"));
+			free(eval("vnViewer.setRange(vnViewer.total()*0.4, vnViewer.total()*0.40001)"));
+			printf(", deep zoom %.1f ms\n", eval_double("vnViewer.stats.lastRenderMs"));
+			tap(eval_long("vnViewer.stats.renders") >= 3, "renders and zooms at 1M");
+			free(eval("vnViewer.setRange(vnViewer.total()*0.4, vnViewer.total()*0.41)"));
+			screenshot("1m");
+		}
+	}
+	cdp_stop();
+	free(sj);
+	free(img);
+	run("rm -rf %s", dir);
+	printf("1..%d\n", ntest);
+	return nfail ? 1 : 0;
+}
