@@ -14,6 +14,7 @@
 #include "sha256.h"
 #include "summary.h"
 #include "vntf.h"
+#include "web.h"
 
 static const char usage_text[] =
 "NAME\n"
@@ -23,6 +24,7 @@ static const char usage_text[] =
 "    vneuron-profile view -n PROGRAM.vnef -s PROFILE.vntf\n"
 "                         [--output-format FORMAT] [--output-file FILE]\n"
 "                         [--model-flops N] [--bins N] [--top N]\n"
+"                         [--serve [--port N] [--bind ADDR]]\n"
 "    vneuron-profile capture -n PROGRAM.vnef -s PROFILE.vntf ... | -- APP ARGS\n"
 "    vneuron-profile --help | help [view|capture]\n"
 "\n"
@@ -49,12 +51,16 @@ static const char usage_text[] =
 "                              (a track per engine, TensorE split into\n"
 "                              LoadStationary and MultiplyMoving, a track per DMA\n"
 "                              queue, DMA throughput and pending counters);\n"
-"                            html: the web viewer (not in this build).\n"
+"                            html: the web viewer as one self-contained page\n"
+"                              (docs/profiler.md, \"The web viewer\").\n"
 "    -o, --output-file FILE  write there instead of standard output\n"
 "    -m, --model-flops N     the model's useful flops per execution, for mfu\n"
 "    -b, --bins N            bins of the DMA throughput and pending series (200)\n"
 "    -t, --top N             rows of the scope and line tables (10)\n"
 "    -q, --no-hash-check     accept a program whose hash differs (not advised)\n"
+"    --serve                 serve the web viewer over HTTP until Ctrl-C\n"
+"    --port N                its port (3001; 0: any free port)\n"
+"    --bind ADDR             its address (127.0.0.1: this machine only)\n"
 "\n"
 "ANALYSIS\n"
 "    The execution and each scope are classified compute-, memory-,\n"
@@ -142,6 +148,10 @@ struct opts {
 	uint64_t model_flops;
 	unsigned int bins, top;
 	int no_hash;
+	/* web viewer: --serve [--port N] [--bind ADDR] */
+	int serve;
+	unsigned int port;
+	const char *bind;
 };
 
 static void hex(const uint8_t *h, unsigned int n, char *out)
@@ -319,6 +329,21 @@ static int view(const struct opts *o)
 		status = 3;
 		goto out;
 	}
+	if (o->serve) {
+		const char *labels[VNP_MAX_CORES] = { NULL };
+		char lb[VNP_MAX_CORES][64];
+
+		for (i = 0; i < slots.n; i++) {
+			snprintf(lb[i], sizeof(lb[i]), "worker %u core %u", slots.key[i][1],
+				 slots.key[i][2]);
+			labels[i] = lb[i];
+		}
+		v = (struct vnp_view){ .tl = &tl, .m = &m, .a = &a, .program_path = o->program,
+				       .profile_path = o->profile, .top = o->top };
+		ret = vnp_web_serve(&v, labels, o->bind, o->port);
+		status = !ret ? 0 : ret == -ENOMEM ? 3 : 1;
+		goto done;
+	}
 	if (o->out) {
 		out = fopen(o->out, o->fmt == F_PERFETTO ? "wb" : "w");
 		if (!out) {
@@ -342,6 +367,18 @@ static int view(const struct opts *o)
 	case F_PERFETTO:
 		ret = vnp_perfetto(out, &v);
 		break;
+	case F_HTML: {
+		const char *labels[VNP_MAX_CORES] = { NULL };
+		char lb[VNP_MAX_CORES][64];
+
+		for (i = 0; i < slots.n; i++) {
+			snprintf(lb[i], sizeof(lb[i]), "worker %u core %u", slots.key[i][1],
+				 slots.key[i][2]);
+			labels[i] = lb[i];
+		}
+		ret = vnp_web_html(out, &v, labels);
+		break;
+	}
 	default:
 		ret = -EINVAL;
 	}
@@ -388,9 +425,13 @@ static int cmd_view(int argc, char **argv)
 		{ "top", required_argument, NULL, 't' },
 		{ "no-hash-check", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "serve", no_argument, NULL, 'S' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "bind", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { .fmt = F_TEXT, .bins = 0, .top = 10 };
+	struct opts o = { .fmt = F_TEXT, .bins = 0, .top = 10, .port = 3001,
+			  .bind = "127.0.0.1" };
 	uint64_t x;
 	int ch;
 
@@ -446,6 +487,19 @@ static int cmd_view(int argc, char **argv)
 		case 'q':
 			o.no_hash = 1;
 			break;
+		case 'S':
+			o.serve = 1;
+			break;
+		case 'P':
+			if (parse_u64(optarg, &x) || x > 65535) {
+				fprintf(stderr, "vneuron-profile: --port needs 0..65535\n");
+				return 2;
+			}
+			o.port = (unsigned int)x;
+			break;
+		case 'B':
+			o.bind = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -463,9 +517,9 @@ static int cmd_view(int argc, char **argv)
 			"Try 'vneuron-profile --help'.\n");
 		return 2;
 	}
-	if (o.fmt == F_HTML) {
-		fprintf(stderr, "vneuron-profile: the html viewer is not part of this build; "
-			"use --output-format json (its input) or perfetto\n");
+	if (o.serve && o.out) {
+		fprintf(stderr, "vneuron-profile: --serve writes no file; for one use "
+			"--output-format html -o FILE\n");
 		return 2;
 	}
 	return view(&o);
