@@ -38,6 +38,7 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c)
 BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench/%,$(wildcard tools/bench/bench_*.c))
 GUEST_BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench-guest/%,$(wildcard tools/bench/guest_*.c))
 TOOLS := $(patsubst tools/bin/%.c,$(B)/bin/%,$(wildcard tools/bin/*.c))
+BROWSER_TESTS := $(patsubst tests/browser/%.c,$(B)/rel/browser/%,$(wildcard tests/browser/*_test.c))
 PROFILER := $(if $(wildcard profiler/main.c),$(B)/bin/vneuron-profile)
 # examples/NAME.c -> build/bin/example-NAME, each linked with examples/common.c.
 EXAMPLES := $(patsubst examples/%.c,$(B)/bin/example-%,$(filter-out examples/common.c,$(wildcard examples/*.c)))
@@ -64,7 +65,7 @@ vneuron.ko: Kbuild $(wildcard kmod/*.c kmod/*.h core/*.c core/*.h uapi/*.h)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 user: $(B)/rel/libvncore.a $(B)/rel/libneurondev.a $(PROFILER) $(TOOLS) $(EXAMPLES) $(HOST_TESTS) \
-	$(GUEST_TESTS) $(BENCHES) $(GUEST_BENCHES)
+	$(GUEST_TESTS) $(BENCHES) $(GUEST_BENCHES) $(BROWSER_TESTS)
 
 # Two builds of every userspace object: rel (optimised, for tools and the guest) and
 # san (ASan + UBSan, for host tests).
@@ -103,6 +104,12 @@ $(B)/rel/guest/%: tests/guest/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(KSFT_INC) $(filter %.c %.a,$^) -o $@ $(LIBS)
+# The web viewer's page is assembled into web.o (.incbin); tests/browser/ drive Chromium.
+$(patsubst %,$(B)/%/profiler/web.o,rel san): $(wildcard profiler/web/*)
+$(B)/rel/browser/%: tests/browser/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 # Benchmarks that run inside the guest (tools/bench/guest-bench), kept out of bench/.
 $(B)/rel/bench-guest/%: tools/bench/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
