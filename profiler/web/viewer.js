@@ -396,7 +396,7 @@ function buildSummary() {
 	const s = D.summary, root = $('summary');
 	root.textContent = '';
 	root.appendChild(el('h2', 'Summary: ' + (s.program || '')));
-	const cls = el('p'); cls.appendChild(el('span', s['class'] + '-bound', 'cls'));
+	const cls = el('p'); cls.appendChild(el('span', s['class'], 'cls'));
 	cls.appendChild(document.createTextNode('  ' + (s.class_why || ''))); root.appendChild(cls);
 	const tt = table([
 		['total_time', fmtTime(s.total_time_ps)], ['event_count', String(s.event_count)],
