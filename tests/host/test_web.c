@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The web viewer's C side (profiler/web.c) on a synthetic timeline: the html page is
+ * self-contained with its data (rows split as the page shows them, '<' escaped so a
+ * source name cannot end the script element), and the server answers GET and HEAD of
+ * the page and data.json, 404, 405 and 400, stops on SIGTERM with status 0, and refuses
+ * a bad address, a port out of range and a port in use with clear errors.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vnp_synth.h"
+#include "../../profiler/web.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+static struct synth *make(void)
+{
+	struct synth *s = synth_new();
+	uint32_t pc;
+
+	pc = synth_insn(s, 0, VNEF_OP_LOAD_STATIONARY, 0, 10, 0);
+	synth_debug(s, 0, pc, "mm.c", 7, "mlp/fc1");
+	pc = synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 10, 50, 1000);
+	synth_debug(s, 0, pc, "mm.c", 8, "mlp/fc1");
+	pc = synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 50, 90, 1000);
+	synth_debug(s, 0, pc, "mm.c", 8, "mlp/fc1");
+	pc = synth_insn(s, 1, VNEF_OP_TENSOR_TENSOR, 90, 120, 0);
+	synth_debug(s, 1, pc, "</script><!--x.c", 3, "mlp/act");
+	synth_dma(s, 3, 0, 40, 4096, VNEF_MEM_HBM, VNEF_MEM_SBUF, ~0ull);
+	return s;
+}
+
+static char *render(struct synth *s, int html)
+{
+	struct vnp_view v = { .tl = &s->tl, .m = &s->m, .a = &s->a, .top = 10 };
+	const char *labels[VNP_MAX_CORES] = { "worker 3 core 1" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int ret;
+
+	if (!f)
+		return NULL;
+	ret = html ? vnp_web_html(f, &v, labels) : vnp_web_data(f, &v, NULL);
+	fclose(f);
+	if (ret) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int count(const char *s, const char *what)
+{
+	int n = 0;
+
+	while ((s = strstr(s, what))) {
+		n++;
+		s += strlen(what);
+	}
+	return n;
+}
+
+TEST(html_is_self_contained)
+{
+	struct synth *s = make();
+	char *h;
+
+	ASSERT_EQ(0, synth_run(s, 0));
+	h = render(s, 1);
+	ASSERT_NE(NULL, h);
+	EXPECT_NE(NULL, strstr(h, "<canvas id=\"canvas\">"));
+	EXPECT_NE(NULL, strstr(h, "<script type=\"application/json\" id=\"vn-data\">"));
+	EXPECT_NE(NULL, strstr(h, "window.vnViewer"));	/* the script is inside */
+	EXPECT_EQ(NULL, strstr(h, "<!--VN:"));		/* every marker replaced */
+	EXPECT_EQ(NULL, strstr(h, "http://"));		/* nothing to fetch */
+	EXPECT_EQ(NULL, strstr(h, "https://"));
+	/* rows: TensorE split by opcode, every engine, the DMA queue used */
+	EXPECT_NE(NULL, strstr(h, "\"name\":\"TensorE LoadStationary\",\"stream\":0,\"dma\":0,\"n\":1,"));
+	EXPECT_NE(NULL, strstr(h, "\"name\":\"TensorE MultiplyMoving\",\"stream\":0,\"dma\":0,\"n\":2,"));
+	EXPECT_NE(NULL, strstr(h, "\"name\":\"GpSimdE\",\"stream\":3,\"dma\":0,\"n\":0,"));
+	EXPECT_NE(NULL, strstr(h, "\"name\":\"DMA q3\",\"stream\":7,\"dma\":1,\"n\":1,"));
+	EXPECT_EQ(NULL, strstr(h, "TensorE other"));
+	EXPECT_EQ(NULL, strstr(h, "DMA q0\""));
+	EXPECT_NE(NULL, strstr(h, "\"label\":\"worker 3 core 1\""));
+	/* start deltas and durations in ps */
+	EXPECT_NE(NULL, strstr(h, "\"s\":[10000,40000],\"d\":[40000,40000]"));
+	EXPECT_NE(NULL, strstr(h, "\"mm.c:8\""));
+	EXPECT_NE(NULL, strstr(h, "\"total_time_ps\":120000"));
+	/* the hostile file name stays inside the data: one </script> per script element */
+	EXPECT_NE(NULL, strstr(h, "\\u003c/script>\\u003c!--x.c:3"));
+	EXPECT_EQ(count(h, "<script"), count(h, "</script>"));
+	EXPECT_EQ(NULL, strstr(h, "<!--"));
+	free(h);
+	h = render(s, 0);
+	ASSERT_NE(NULL, h);
+	EXPECT_EQ('{', h[0]);
+	EXPECT_NE(NULL, strstr(h, "\"label\":\"core 0\""));
+	free(h);
+	synth_free(s);
+}
+
+/* The server in a child, its URL read from its stdout. */
+struct server {
+	pid_t pid;
+	unsigned int port;
+};
+
+static int start(struct synth *s, struct server *sv, const char *addr, unsigned int port)
+{
+	struct vnp_view v = { .tl = &s->tl, .m = &s->m, .a = &s->a, .top = 10 };
+	char line[256] = "";
+	int fds[2];
+	FILE *f;
+	char *p;
+
+	if (pipe(fds))
+		return -1;
+	fflush(stdout);
+	sv->pid = fork();
+	if (!sv->pid) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		_exit(vnp_web_serve(&v, NULL, addr, port) ? 1 : 0);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	if (!f || !fgets(line, sizeof(line), f))
+		line[0] = 0;
+	if (f)
+		fclose(f);
+	p = strstr(line, "http://127.0.0.1:");
+	if (!p)
+		return -1;
+	sv->port = (unsigned int)strtoul(p + 17, NULL, 10);
+	return 0;
+}
+
+static char *ask(unsigned int port, const char *req)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap + 1);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	ssize_t r;
+
+	if (!buf || fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return NULL;
+	}
+	while ((r = read(fd, buf + len, cap - len)) > 0) {
+		len += (size_t)r;
+		if (len == cap) {
+			char *nb = realloc(buf, 2 * cap + 1);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	buf[len] = 0;
+	close(fd);
+	return buf;
+}
+
+TEST(serve_answers_and_stops)
+{
+	struct synth *s = make();
+	struct server sv;
+	char *r;
+	int st;
+
+	ASSERT_EQ(0, synth_run(s, 0));
+	ASSERT_EQ(0, start(s, &sv, "127.0.0.1", 0));
+	EXPECT_NE(0, (int)sv.port);
+	r = ask(sv.port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 200 OK\r\n", 17));
+	EXPECT_NE(NULL, strstr(r, "Content-Type: text/html"));
+	EXPECT_NE(NULL, strstr(r, "<canvas"));
+	EXPECT_EQ(NULL, strstr(r, "id=\"vn-data\""));	/* fetched, not embedded */
+	free(r);
+	r = ask(sv.port, "GET /data.json?x=1 HTTP/1.1\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 200 OK\r\n", 17));
+	EXPECT_NE(NULL, strstr(r, "application/json"));
+	EXPECT_NE(NULL, strstr(r, "\r\n\r\n{\"version\":1,"));
+	free(r);
+	r = ask(sv.port, "HEAD /data.json HTTP/1.1\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 200 OK\r\n", 17));
+	EXPECT_EQ(NULL, strstr(r, "{\"version\""));
+	free(r);
+	r = ask(sv.port, "GET /../etc/passwd HTTP/1.1\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 404", 12));
+	free(r);
+	r = ask(sv.port, "POST / HTTP/1.1\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 405", 12));
+	free(r);
+	r = ask(sv.port, "\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 400", 12));
+	free(r);
+	kill(sv.pid, SIGTERM);
+	ASSERT_EQ(sv.pid, waitpid(sv.pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	synth_free(s);
+}
+
+TEST(serve_errors)
+{
+	struct vnp_view v;
+	struct synth *s = make();
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(a);
+	int fd;
+
+	ASSERT_EQ(0, synth_run(s, 0));
+	v = (struct vnp_view){ .tl = &s->tl, .m = &s->m, .a = &s->a, .top = 10 };
+	EXPECT_EQ(-EINVAL, vnp_web_serve(&v, NULL, "localhost", 0));
+	EXPECT_EQ(-EINVAL, vnp_web_serve(&v, NULL, "127.0.0.1", 65536));
+	EXPECT_EQ(-EINVAL, vnp_web_serve(&v, NULL, "::zz", 0));
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&a, sizeof(a)));
+	ASSERT_EQ(0, listen(fd, 1));
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&a, &sl));
+	EXPECT_EQ(-EADDRINUSE, vnp_web_serve(&v, NULL, "127.0.0.1", ntohs(a.sin_port)));
+	close(fd);
+	synth_free(s);
+}
+
+TEST_HARNESS_MAIN
