@@ -220,6 +220,8 @@ static int view(const struct opts *o)
 	struct vntf_chunk c;
 	struct slots slots = { .n = 0 };
 	struct vnp_view v;
+	const char *labels[VNP_MAX_CORES] = { NULL };
+	char lb[VNP_MAX_CORES][64];
 	char err[512];
 	uint8_t hash[32];
 	void *image = NULL;
@@ -329,15 +331,12 @@ static int view(const struct opts *o)
 		status = 3;
 		goto out;
 	}
+	for (i = 0; i < slots.n; i++) {	/* the web viewer's tabs */
+		snprintf(lb[i], sizeof(lb[i]), "worker %u core %u", slots.key[i][1],
+			 slots.key[i][2]);
+		labels[i] = lb[i];
+	}
 	if (o->serve) {
-		const char *labels[VNP_MAX_CORES] = { NULL };
-		char lb[VNP_MAX_CORES][64];
-
-		for (i = 0; i < slots.n; i++) {
-			snprintf(lb[i], sizeof(lb[i]), "worker %u core %u", slots.key[i][1],
-				 slots.key[i][2]);
-			labels[i] = lb[i];
-		}
 		v = (struct vnp_view){ .tl = &tl, .m = &m, .a = &a, .program_path = o->program,
 				       .profile_path = o->profile, .top = o->top };
 		ret = vnp_web_serve(&v, labels, o->bind, o->port);
@@ -367,18 +366,9 @@ static int view(const struct opts *o)
 	case F_PERFETTO:
 		ret = vnp_perfetto(out, &v);
 		break;
-	case F_HTML: {
-		const char *labels[VNP_MAX_CORES] = { NULL };
-		char lb[VNP_MAX_CORES][64];
-
-		for (i = 0; i < slots.n; i++) {
-			snprintf(lb[i], sizeof(lb[i]), "worker %u core %u", slots.key[i][1],
-				 slots.key[i][2]);
-			labels[i] = lb[i];
-		}
+	case F_HTML:
 		ret = vnp_web_html(out, &v, labels);
 		break;
-	}
 	default:
 		ret = -EINVAL;
 	}
