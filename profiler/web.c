@@ -59,14 +59,40 @@ static int in_row(const struct vnp_ev *e, unsigned int stream, int op)
 /* One column of a row: which field of its events. */
 enum col { C_START, C_DUR, C_OP, C_PC, C_EL, C_BYTES, C_FLOPS, C_EXEC, C_WAIT };
 
+/* Numbers go through a local buffer: fprintf() per value was most of the html's time. */
+struct numbuf {
+	FILE *f;
+	size_t len;
+	char buf[1 << 14];
+};
+
+static void nb_put(struct numbuf *b, unsigned long long x, int comma)
+{
+	char tmp[24];
+	int n = 0;
+
+	if (b->len > sizeof(b->buf) - 32) {
+		fwrite(b->buf, 1, b->len, b->f);
+		b->len = 0;
+	}
+	if (comma)
+		b->buf[b->len++] = ',';
+	do {
+		tmp[n++] = (char)('0' + x % 10);
+		x /= 10;
+	} while (x);
+	while (n)
+		b->buf[b->len++] = tmp[--n];
+}
+
 static void row_col(FILE *f, const struct vnp_timeline *tl, const struct vnp_ev *ev,
 		    size_t n, unsigned int stream, int op, enum col c)
 {
+	struct numbuf nb = { .f = f, .len = 1, .buf = "[" };
 	uint64_t prev = tl->t0;
 	int first = 1;
 	size_t i;
 
-	fputc('[', f);
 	for (i = 0; i < n; i++) {
 		const struct vnp_ev *e = &ev[i];
 		unsigned long long x;
@@ -103,10 +129,11 @@ static void row_col(FILE *f, const struct vnp_timeline *tl, const struct vnp_ev 
 			x = vnp_ev_wait(tl, e);
 			break;
 		}
-		fprintf(f, first ? "%llu" : ",%llu", x);
+		nb_put(&nb, x, !first);
 		first = 0;
 	}
-	fputc(']', f);
+	nb.buf[nb.len++] = ']';
+	fwrite(nb.buf, 1, nb.len, f);
 }
 
 static void row_json(FILE *f, const struct vnp_timeline *tl, unsigned int core,
