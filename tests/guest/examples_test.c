@@ -19,6 +19,19 @@
 
 static char out[1 << 16];
 
+/* Software emulation is 10-50x slower than the host: minutes, not the default 30 s. */
+FIXTURE(dev) {
+	int unused;
+};
+
+FIXTURE_SETUP(dev)
+{
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+}
+
 static int run(const char *cmd)
 {
 	char full[1024];
@@ -39,7 +52,7 @@ static int run(const char *cmd)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-TEST(vneuron_ls)
+TEST_F_TIMEOUT(dev, vneuron_ls, 600)
 {
 	ASSERT_EQ(0, run(BIN "vneuron-ls")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "/dev/vneuron0")) TH_LOG("%s", out);
@@ -49,7 +62,7 @@ TEST(vneuron_ls)
 	EXPECT_EQ(1, run(BIN "vneuron-ls --device 9"));
 }
 
-TEST(exp_naive_and_pipelined)
+TEST_F_TIMEOUT(dev, exp_naive_and_pipelined, 600)
 {
 	ASSERT_EQ(0, run(BIN "example-exp")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "exp_naive      [250 x 512] fp32 on /dev/vneuron0 core 0: ok"));
@@ -58,7 +71,7 @@ TEST(exp_naive_and_pipelined)
 	ASSERT_EQ(0, run(BIN "example-exp --core 1 --variant pipelined")) TH_LOG("%s", out);
 }
 
-TEST(matmul_512_and_1024)
+TEST_F_TIMEOUT(dev, matmul_512_and_1024, 600)
 {
 	ASSERT_EQ(0, run(BIN "example-matmul --size 512")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "matmul_512_bf16  on /dev/vneuron0 core 0: ok"));
@@ -66,19 +79,19 @@ TEST(matmul_512_and_1024)
 	ASSERT_EQ(0, run(BIN "example-matmul --size 1024 --dtype bf16")) TH_LOG("%s", out);
 }
 
-TEST(attention)
+TEST_F_TIMEOUT(dev, attention, 600)
 {
 	ASSERT_EQ(0, run(BIN "example-attention")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "on /dev/vneuron0 core 0: ok"));
 }
 
-TEST(mlp_train_learns)
+TEST_F_TIMEOUT(dev, mlp_train_learns, 600)
 {
 	ASSERT_EQ(0, run(BIN "example-mlp-train --steps 20")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "mlp-train: ok, loss 2.28")) TH_LOG("%s", out);
 }
 
-TEST(vneuron_run)
+TEST_F_TIMEOUT(dev, vneuron_run, 600)
 {
 	ASSERT_EQ(0, run(BIN "example-exp -q --host --variant naive --write-vnef "
 			 "/tmp/vn_guest_exp.vnef"));
