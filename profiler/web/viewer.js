@@ -349,6 +349,7 @@ function onMove(ev) {
 
 /* ---- search ---------------------------------------------------------------------------- */
 function applySearch() {
+	jumpT = -1;
 	const q = $('search').value.trim(), m = $('matches');
 	let here = 0, all = 0;
 	if (!D) return;
@@ -381,6 +382,26 @@ function applySearch() {
 	});
 	m.dataset.here = here; m.dataset.total = all;
 	m.textContent = test ? here + ' match' + (here === 1 ? '' : 'es') + (D.cores.length > 1 ? ' (' + all + ' in all tabs)' : '') : '';
+}
+/* Enter: zoom to the next match of this tab in time order (Shift+Enter: the previous). */
+let jumpT = -1;
+function nextMatch(back) {
+	let best = null;
+	for (const l of lanes) {
+		const r = l.row;
+		if (!r || !r.match) continue;
+		if (!back) {
+			for (let i = lowerBound(r.st, jumpT + 1e-6, 0, r.n); i < r.n; i++)
+				if (r.match[i]) { if (!best || r.st[i] < best.t) best = { r, i, t: r.st[i] }; break; }
+		} else {
+			for (let i = lowerBound(r.st, jumpT, 0, r.n) - 1; i >= 0; i--)
+				if (r.match[i]) { if (!best || r.st[i] > best.t) best = { r, i, t: r.st[i] }; break; }
+		}
+	}
+	if (!best) { if (jumpT !== (back ? Infinity : -1)) { jumpT = back ? Infinity : -1; nextMatch(back); } return; }
+	jumpT = best.t;
+	const d = Math.max(best.r.en[best.i] - best.r.st[best.i], 100), c = best.t + d / 2;
+	setRange(c - 10 * d, c + 10 * d);
 }
 function clearMatches() { for (const c of D.cores) for (const r of c.rows) { r.match = null; r.nmatch = 0; } }
 
@@ -464,7 +485,11 @@ function wire() {
 	$('search').addEventListener('input', () => { applySearch(); render(); });
 	window.addEventListener('resize', render);
 	window.addEventListener('keydown', (ev) => {
-		if (ev.target === $('search')) { if (ev.key === 'Escape') $('search').blur(); return; }
+		if (ev.target === $('search')) {
+			if (ev.key === 'Escape') $('search').blur();
+			else if (ev.key === 'Enter') { ev.preventDefault(); nextMatch(ev.shiftKey); }
+			return;
+		}
 		const w = v1 - v0, c = (v0 + v1) / 2;
 		if (ev.key === '/') { ev.preventDefault(); $('search').focus(); }
 		else if (ev.key === 'w') setRange(c - w * 0.4, c + w * 0.4);

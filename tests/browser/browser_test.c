@@ -759,6 +759,16 @@ int main(void)
 	type_search("MULTIPLY");
 	k = eval_long("document.getElementById('matches').dataset.here");
 	tap(k == (long)ex.mm, "search MULTIPLY finds %ld (want %zu)", k, ex.mm);
+	/* Enter zooms to the first match */
+	free(cdp("Input.dispatchKeyEvent", "{\"type\":\"keyDown\",\"key\":\"Enter\","
+		 "\"code\":\"Enter\",\"windowsVirtualKeyCode\":13,\"text\":\"\\r\"}"));
+	free(cdp("Input.dispatchKeyEvent", "{\"type\":\"keyUp\",\"key\":\"Enter\","
+		 "\"code\":\"Enter\",\"windowsVirtualKeyCode\":13}"));
+	snprintf(expr, sizeof(expr), "(()=>{const k=vnViewer.lanes().findIndex(l=>l.name==="
+		 "'TensorE MultiplyMoving'),e=vnViewer.event(k,0),r=vnViewer.range();"
+		 "return r[0]<=e.start&&e.end<=r[1]&&r[1]-r[0]<vnViewer.total()/4?1:0;})()");
+	tap(eval_long(expr) == 1, "Enter in the search box zooms to the first match");
+	free(eval("vnViewer.resetZoom()"));
 	snprintf(expr, sizeof(expr), "/browser_test.c:%d$/", mm_line);
 	type_search(expr);
 	k = eval_long("document.getElementById('matches').dataset.here");
