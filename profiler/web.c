@@ -57,7 +57,8 @@ static int in_row(const struct vnp_ev *e, unsigned int stream, int op)
 }
 
 /* One column of a row: which field of its events. */
-enum col { C_START, C_DUR, C_OP, C_PC, C_EL, C_BYTES, C_FLOPS, C_EXEC, C_WAIT };
+/* C_MEM (DMA rows only): source memory << 4 | destination memory, enum vnef_mem. */
+enum col { C_START, C_DUR, C_OP, C_PC, C_EL, C_BYTES, C_FLOPS, C_EXEC, C_WAIT, C_MEM };
 
 /* Numbers go through a local buffer: fprintf() per value was most of the html's time. */
 struct numbuf {
@@ -125,6 +126,13 @@ static void row_col(FILE *f, const struct vnp_timeline *tl, const struct vnp_ev 
 		case C_EXEC:
 			x = e->exec;
 			break;
+		case C_MEM: {
+			unsigned int src, dst;
+
+			vnp_ev_dma_mems(tl, e, &src, &dst);
+			x = (src & 15) << 4 | (dst & 15);
+			break;
+		}
 		default:
 			x = vnp_ev_wait(tl, e);
 			break;
@@ -139,7 +147,7 @@ static void row_col(FILE *f, const struct vnp_timeline *tl, const struct vnp_ev 
 static void row_json(FILE *f, const struct vnp_timeline *tl, unsigned int core,
 		     unsigned int stream, const char *name, int op, int *first)
 {
-	static const char *const keys[] = { "s", "d", "o", "p", "e", "b", "f", "x", "w" };
+	static const char *const keys[] = { "s", "d", "o", "p", "e", "b", "f", "x", "w", "m" };
 	unsigned int t = core * VNEF_STREAMS + stream;
 	const struct vnp_ev *ev = tl->ev + tl->track_off[t];
 	size_t n = vnp_tl_track_len(tl, t), cnt = 0, i;
@@ -154,7 +162,7 @@ static void row_json(FILE *f, const struct vnp_timeline *tl, unsigned int core,
 	*first = 0;
 	vnp_json_str(f, name);
 	fprintf(f, ",\"stream\":%u,\"dma\":%d,\"n\":%zu", stream, stream >= VNEF_ENGINES, cnt);
-	for (c = 0; c < sizeof(keys) / sizeof(keys[0]); c++) {
+	for (c = 0; c < sizeof(keys) / sizeof(keys[0]) - (stream < VNEF_ENGINES); c++) {
 		fprintf(f, ",\"%s\":", keys[c]);
 		row_col(f, tl, ev, n, stream, op, (enum col)c);
 	}
@@ -221,7 +229,9 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 	for (op = 0; op <= VNEF_OP_COUNT; op++)
 		fprintf(f, "%s\"%s\"", op ? "," : "",
 			vnp_opcode_name(op == VNEF_OP_COUNT ? VNP_OP_DMA : op));
-	fputs("],\n\"summary\":", f);
+	fprintf(f, "],\"mems\":[\"?\",\"%s\",\"%s\",\"%s\"]", vnp_mem_name(VNEF_MEM_SBUF),
+		vnp_mem_name(VNEF_MEM_PSUM), vnp_mem_name(VNEF_MEM_HBM));
+	fputs(",\n\"summary\":", f);
 	ret = vnp_summary_json(f, v);
 	if (ret)
 		return ret;

@@ -7,7 +7,7 @@ const COLORS = ['#9aa5b1', '#2f80ed', '#27ae60', '#8e44ad', '#16a085', '#d35400'
 		'#7f8c8d', '#e67e22', '#2c3e50', '#1abc9c', '#f39c12', '#3d8bd9'];
 let D = null, T = 1, cur = 0, tab = 'core', v0 = 0, v1 = 1;
 let lanes = [];		/* the current tab's rows and counters, top to bottom */
-let search = null;	/* { kind, text, re } */
+let searching = false;	/* a search is active: dim what does not match */
 let drag = null, stats = { loadMs: 0, firstRenderMs: 0, lastRenderMs: 0, renders: 0 };
 const t_load = performance.now();
 
@@ -231,7 +231,9 @@ function render() {
 			for (let i = i0; i < i1; i++) {
 				const x = (r.st[i] - a) / px, w = Math.max(1, (r.en[i] - r.st[i]) / px);
 				g.fillStyle = COLORS[r.o[i] % COLORS.length];
+				g.globalAlpha = searching && !(r.match && r.match[i]) ? 0.3 : 1;
 				g.fillRect(x, y + 3, w, l.h - 6);
+				g.globalAlpha = 1;
 				if (w > 3) { g.fillStyle = 'rgba(255,255,255,.55)'; g.fillRect(x + w - 1, y + 3, 1, l.h - 6); }
 				if (r.match && r.match[i]) {
 					g.strokeStyle = '#ff6b00'; g.lineWidth = 2;
@@ -240,7 +242,7 @@ function render() {
 				if (w > 70) {
 					g.fillStyle = '#fff'; g.font = '11px system-ui, sans-serif';
 					g.save(); g.beginPath(); g.rect(x, y, w, l.h); g.clip();
-					g.fillText(D.ops[r.o[i]], x + 4, y + l.h / 2 + 4); g.restore();
+					g.fillText(opName(r, i), x + 4, y + l.h / 2 + 4); g.restore();
 				}
 			}
 		} else if (r.match) {
@@ -315,13 +317,20 @@ function eventAt(r, t, tol) {
 	}
 	return bd <= tol ? best : -1;
 }
+/* "MULTIPLY_MOVING", or "DMA HBM->SBUF" */
+function opName(r, i) {
+	if (!r.m) return D.ops[r.o[i]];
+	const ms = D.mems || [];
+	return 'DMA ' + (ms[r.m[i] >> 4] || '?') + '->' + (ms[r.m[i] & 15] || '?');
+}
 function describe(r, i) {
 	const loc = D.loc[r.stream] || { l: [], s: [] }, p = r.p[i];
 	const li = p < loc.l.length ? loc.l[p] : -1, si = p < loc.s.length ? loc.s[p] : -1;
-	const lines = [D.ops[r.o[i]] + '   (' + r.name + ', ' + D.cores[cur].label + ')',
+	const lines = [opName(r, i) + '   (' + r.name + ', ' + D.cores[cur].label + ')',
 		'start    ' + fmtTime(r.st[i]) + '   end ' + fmtTime(r.en[i]),
 		'duration ' + fmtTime(r.en[i] - r.st[i]),
-		'elements ' + r.e[i] + '   bytes ' + r.b[i] + '   flops ' + r.f[i],
+		r.m ? 'bytes    ' + r.b[i] + '   (' + fmtNum(r.b[i] / Math.max(1e-12, (r.en[i] - r.st[i]) * 1e-12)) + 'B/s)'
+		    : 'elements ' + r.e[i] + '   bytes ' + r.b[i] + '   flops ' + r.f[i],
 		'source   ' + (li >= 0 ? D.lines[li] : '(unknown)'),
 		'scope    ' + (si >= 0 ? D.scopes[si] : '(none)'),
 		'pc ' + p + '   exec ' + r.x[i] + (r.w[i] ? '   semaphore wait ' + fmtTime(r.w[i]) : '')];
@@ -356,7 +365,7 @@ function applySearch() {
 	let test = null;
 	if (q.length > 2 && q[0] === '/' && q[q.length - 1] === '/') {
 		let re;
-		try { re = new RegExp(q.slice(1, -1)); } catch (e) { m.textContent = 'bad regex'; m.dataset.here = m.dataset.total = 0; clearMatches(); render(); return; }
+		try { re = new RegExp(q.slice(1, -1)); } catch (e) { m.textContent = 'bad regex'; m.dataset.here = m.dataset.total = 0; searching = false; clearMatches(); return; }
 		/* a source pattern: match per (stream, pc) once, then per event */
 		const lm = D.lines.map((s) => re.test(s)), sm = D.scopes.map((s) => re.test(s));
 		test = (r, i) => {
@@ -381,6 +390,7 @@ function applySearch() {
 		}
 	});
 	m.dataset.here = here; m.dataset.total = all;
+	searching = !!test;
 	m.textContent = test ? here + ' match' + (here === 1 ? '' : 'es') + (D.cores.length > 1 ? ' (' + all + ' in all tabs)' : '') : '';
 }
 /* Enter: zoom to the next match of this tab in time order (Shift+Enter: the previous). */
