@@ -10,6 +10,7 @@
  * the page's own load, render and zoom times printed (never asserted).
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -606,7 +607,49 @@ static void type_search(const char *text)
 	free(cdp("Input.insertText", "{\"text\":\"%s\"}", text));
 }
 
-int main(void)
+/* Attaches to a fresh page of the browser started by cdp_start(). */
+static void attach(void)
+{
+	char *s = cdp("Target.createTarget", "{\"url\":\"about:blank\"}");
+	char *tid = json_str(s, "targetId"), *r;
+
+	free(s);
+	if (!tid)
+		die("chromium did not answer over the pipe");
+	r = cdp("Target.attachToTarget", "{\"targetId\":\"%s\",\"flatten\":true}", tid);
+	free(tid);
+	s = json_str(r, "sessionId");
+	free(r);
+	if (!s)
+		die("attaching to the page");
+	snprintf(session, sizeof(session), "%s", s);
+	free(s);
+	free(cdp("Page.enable", "{}"));
+	free(cdp("Emulation.setDeviceMetricsOverride", "{\"width\":1500,\"height\":720,"
+		 "\"deviceScaleFactor\":1,\"mobile\":false}"));
+}
+
+/* browser_test --shot PAGE.html NAME: a screenshot of any viewer page, for looking at. */
+static int shot(const char *page, const char *name)
+{
+	char url[PATH_MAX + 16], rp[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "/tmp/vn-browser-XXXXXX");
+	if (!mkdtemp(dir) || !realpath(page, rp))
+		die("%s: %s", page, strerror(errno));
+	if (cdp_start())
+		die("chromium is missing: run 'make setup' (installs Debian's chromium)");
+	attach();
+	snprintf(url, sizeof(url), "file://%s", rp);
+	tap(open_page(url) == 0, "%s loads", page);
+	screenshot(name);
+	cdp_stop();
+	run("rm -rf %s", dir);
+	printf("1..%d\n", ntest);
+	return nfail ? 1 : 0;
+}
+
+int main(int argc, char **argv)
 {
 	char prog[300], prof[300], html[300], big_prof[300], big_html[300], url[400];
 	char *s, *sj = NULL, expr[512];
@@ -618,6 +661,8 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mkdir(RESULTS, 0755);
+	if (argc == 4 && !strcmp(argv[1], "--shot"))
+		return shot(argv[2], argv[3]);
 	snprintf(dir, sizeof(dir), "/tmp/vn-browser-XXXXXX");
 	if (!mkdtemp(dir))
 		die("temporary directory: %s", strerror(errno));
@@ -657,25 +702,7 @@ int main(void)
 
 	if (cdp_start())
 		die("chromium is missing: run 'make setup' (installs Debian's chromium)");
-	s = cdp("Target.createTarget", "{\"url\":\"about:blank\"}");
-	{
-		char *tid = json_str(s, "targetId"), *r;
-
-		free(s);
-		if (!tid)
-			die("chromium did not answer over the pipe");
-		r = cdp("Target.attachToTarget", "{\"targetId\":\"%s\",\"flatten\":true}", tid);
-		free(tid);
-		s = json_str(r, "sessionId");
-		free(r);
-		if (!s)
-			die("attaching to the page");
-		snprintf(session, sizeof(session), "%s", s);
-		free(s);
-	}
-	free(cdp("Page.enable", "{}"));
-	free(cdp("Emulation.setDeviceMetricsOverride", "{\"width\":1500,\"height\":720,"
-		 "\"deviceScaleFactor\":1,\"mobile\":false}"));
+	attach();
 	snprintf(url, sizeof(url), "file://%s", html);
 	tap(open_page(url) == 0, "the html page loads from %s", html);
 
