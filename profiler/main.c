@@ -149,7 +149,7 @@ struct opts {
 	unsigned int bins, top;
 	int no_hash;
 	/* web viewer: --serve [--port N] [--bind ADDR] */
-	int serve;
+	int serve, net_opts;
 	unsigned int port;
 	const char *bind;
 };
@@ -486,9 +486,11 @@ static int cmd_view(int argc, char **argv)
 				return 2;
 			}
 			o.port = (unsigned int)x;
+			o.net_opts = 1;
 			break;
 		case 'B':
 			o.bind = optarg;
+			o.net_opts = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -505,6 +507,10 @@ static int cmd_view(int argc, char **argv)
 	if (!o.program || !o.profile) {
 		fprintf(stderr, "vneuron-profile: view needs -n PROGRAM.vnef and -s PROFILE.vntf\n"
 			"Try 'vneuron-profile --help'.\n");
+		return 2;
+	}
+	if (o.net_opts && !o.serve) {
+		fprintf(stderr, "vneuron-profile: --port and --bind go with --serve\n");
 		return 2;
 	}
 	if (o.serve && o.out) {

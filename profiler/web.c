@@ -408,8 +408,35 @@ static void reply(int fd, const char *status, const char *type, const char *body
 		send_all(fd, body, len);
 }
 
+/*
+ * A loopback server answers only requests naming a loopback host: a web page elsewhere
+ * could otherwise point a name of its own at 127.0.0.1 (DNS rebinding) and read the
+ * profile. No Host header (HTTP/1.0) is accepted.
+ */
+static int host_ok(const char *req, int loopback)
+{
+	static const char *const ok[] = { "127.0.0.1", "localhost", "[::1]" };
+	const char *h = strcasestr(req, "\nHost:");
+	size_t n, i;
+
+	if (!loopback || !h)
+		return 1;
+	h += 6;
+	h += strspn(h, " \t");
+	n = strcspn(h, "\r\n");
+	if (n && h[0] != '[')
+		n = strcspn(h, ":\r\n");
+	else if (n)
+		n = strcspn(h, "]\r\n") + (h[strcspn(h, "]\r\n")] == ']');
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (strlen(ok[i]) == n && !strncasecmp(h, ok[i], n))
+			return 1;
+	return 0;
+}
+
 /* One request per connection: GET / (the page), GET /data.json; HEAD of either. */
-static void serve_one(int fd, const char *pg, size_t pglen, const char *data, size_t dlen)
+static void serve_one(int fd, const char *pg, size_t pglen, const char *data, size_t dlen,
+		      int loopback)
 {
 	struct timeval tv = { .tv_sec = 5 };
 	char req[4096], method[8], path[256];
@@ -440,6 +467,11 @@ static void serve_one(int fd, const char *pg, size_t pglen, const char *data, si
 		reply(fd, "405 Method Not Allowed", "text/plain", "GET only\n", 9, 0);
 		return;
 	}
+	if (!host_ok(req, loopback)) {
+		reply(fd, "403 Forbidden", "text/plain", "this server answers loopback names only\n",
+		      40, 0);
+		return;
+	}
 	path[strcspn(path, "?#")] = 0;
 	if (!strcmp(path, "/") || !strcmp(path, "/index.html"))
 		reply(fd, "200 OK", "text/html; charset=utf-8", pg, pglen, head);
@@ -459,7 +491,7 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 	socklen_t sl = sizeof(ss);
 	char *data = NULL, *pg = NULL, host[INET6_ADDRSTRLEN + 2];
 	size_t dlen, pglen = 0;
-	int fd = -1, one = 1, v6, ret;
+	int fd = -1, one = 1, v6, ret, loopback;
 	FILE *m;
 
 	if (port > 65535) {
@@ -473,6 +505,8 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 			"(the default, 127.0.0.1, is reachable from this machine only)\n", addr);
 		return -EINVAL;
 	}
+	loopback = v6 ? IN6_IS_ADDR_LOOPBACK(&a6.sin6_addr) :
+			(ntohl(a4.sin_addr.s_addr) >> 24) == 127;
 	ret = data_buf(v, labels, &data, &dlen);
 	if (ret) {
 		fprintf(stderr, "vneuron-profile: out of memory\n");
@@ -545,7 +579,7 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0)
 			continue;	/* the client went away, or EINTR */
-		serve_one(c, pg, pglen, data, dlen);
+		serve_one(c, pg, pglen, data, dlen, loopback);
 		close(c);
 	}
 	sigaction(SIGINT, &old_int, NULL);

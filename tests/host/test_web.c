@@ -3,7 +3,8 @@
  * The web viewer's C side (profiler/web.c) on a synthetic timeline: the html page is
  * self-contained with its data (rows split as the page shows them, '<' escaped so a
  * source name cannot end the script element), and the server answers GET and HEAD of
- * the page and data.json, 404, 405 and 400, stops on SIGTERM with status 0, and refuses
+ * the page and data.json, 404, 405 and 400, 403 for a Host that is not a loopback name
+ * (DNS rebinding), stops on SIGTERM with status 0, and refuses
  * a bad address, a port out of range and a port in use with clear errors.
  */
 #include <arpa/inet.h>
@@ -187,7 +188,7 @@ TEST(serve_answers_and_stops)
 	ASSERT_EQ(0, synth_run(s, 0));
 	ASSERT_EQ(0, start(s, &sv, "127.0.0.1", 0));
 	EXPECT_NE(0, (int)sv.port);
-	r = ask(sv.port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+	r = ask(sv.port, "GET / HTTP/1.1\r\nHost: 127.0.0.1:3001\r\n\r\n");
 	ASSERT_NE(NULL, r);
 	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 200 OK\r\n", 17));
 	EXPECT_NE(NULL, strstr(r, "Content-Type: text/html"));
@@ -208,6 +209,22 @@ TEST(serve_answers_and_stops)
 	r = ask(sv.port, "GET /../etc/passwd HTTP/1.1\r\n\r\n");
 	ASSERT_NE(NULL, r);
 	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 404", 12));
+	free(r);
+	r = ask(sv.port, "GET / HTTP/1.1\r\nHost: evil.example:3001\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 403", 12));	/* DNS rebinding */
+	free(r);
+	r = ask(sv.port, "GET / HTTP/1.1\r\nhost: localhost:3001\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 200", 12));
+	free(r);
+	r = ask(sv.port, "GET / HTTP/1.1\r\nHost: [::1]:3001\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 200", 12));
+	free(r);
+	r = ask(sv.port, "GET / HTTP/1.1\r\nHost: 127.0.0.1.evil.example\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 403", 12));
 	free(r);
 	r = ask(sv.port, "POST / HTTP/1.1\r\n\r\n");
 	ASSERT_NE(NULL, r);
