@@ -925,6 +925,12 @@ int main(int argc, char **argv)
 		    "an unusable port is a clear error: %.*s", (int)strcspn(buf, "\n"), buf);
 	}
 
+	tap(run(PROFILER " view -n %s -s %s --port 5 >/dev/null 2>&1", prog, prof) == 2 &&
+	    run(PROFILER " view -n %s -s %s --serve -o %s/x >/dev/null 2>&1", prog, prof, dir) == 2 &&
+	    run(PROFILER " view -n %s -s %s --serve --port 70000 >/dev/null 2>&1", prog, prof) == 2 &&
+	    run(PROFILER " view -n %s -s %s --serve --bind localhost >/dev/null 2>&1", prog,
+		prof) == 1, "bad --serve usage: --port without --serve, -o, port and address");
+
 	/* a million instructions */
 	{
 		unsigned int reps = (unsigned int)(1000000 / ex.nev) + 1;
