@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -387,8 +388,15 @@ static char *cdp(const char *method, const char *params_fmt, ...)
 			inbuf = nb;
 			incap = incap * 2 + 65536;
 		}
-		ssize_t r = read(from_fd, inbuf + inlen, incap - inlen);
+		struct pollfd pf = { .fd = from_fd, .events = POLLIN };
+		ssize_t r;
 
+		/* a browser that stops answering fails the test instead of hanging it */
+		if (poll(&pf, 1, 120000) <= 0) {
+			fprintf(stderr, "# chromium did not answer %s within 120 s\n", method);
+			return NULL;
+		}
+		r = read(from_fd, inbuf + inlen, incap - inlen);
 		if (r <= 0)
 			return NULL;
 		inlen += (size_t)r;
