@@ -869,6 +869,8 @@ int main(int argc, char **argv)
 	}
 	free(s);
 	screenshot("summary");
+	free(eval("(()=>{const a=document.querySelector('.advice');if(a)a.scrollIntoView();return 1;})()"));
+	screenshot("advice");
 
 	/* --serve */
 	{
