@@ -21,6 +21,14 @@ function fmtTime(ps) {
 	if (a >= 1e3) return (ps / 1e3).toFixed(3) + ' ns';
 	return ps.toFixed(0) + ' ps';
 }
+/* An axis label with as many decimals as the tick step needs. */
+function fmtTick(ps, step) {
+	if (ps === 0) return '0';
+	const units = [[1e12, ' s'], [1e9, ' ms'], [1e6, ' us'], [1e3, ' ns'], [1, ' ps']];
+	const u = units.find((x) => Math.abs(ps) >= x[0]) || units[4];
+	const dec = Math.max(0, Math.min(9, Math.ceil(-Math.log10(step / u[0]) - 1e-9)));
+	return (ps / u[0]).toFixed(dec) + u[1];
+}
 function fmtNum(x) {
 	if (x == null || Number.isNaN(x)) return '-';
 	const a = Math.abs(x);
@@ -211,7 +219,7 @@ function render() {
 	for (let x0 = Math.ceil(a / step) * step; x0 <= b; x0 += step) {
 		const x = (x0 - a) / px;
 		g.beginPath(); g.moveTo(x + 0.5, AXIS_H - 6); g.lineTo(x + 0.5, H); g.stroke();
-		g.fillText(fmtTime(x0), x + 3, 14);
+		g.fillText(fmtTick(x0, step), x + 3, 14);
 	}
 	let tput = new Float64Array(W), pend = new Float64Array(W);
 	lanes.forEach((l, li) => {
@@ -285,12 +293,17 @@ function render() {
 	status(D.cores.length + ' worker tab(s) \u00b7 ' + lanes.length + ' rows \u00b7 render ' +
 	       stats.lastRenderMs.toFixed(1) + ' ms' + (lanes.some((l) => l.lod) ? ' \u00b7 aggregated (zoom in for single instructions)' : ''));
 }
+/* Aggregated: a pale column where anything ran, a solid one as high as the busy fraction. */
 function drawLod(g, r, p, y, h, W) {
 	g.fillStyle = r.dma ? '#16a085' : COLORS[r.o.length ? r.o[0] % COLORS.length : 0];
 	for (let x = 0; x < W; x++) {
 		const f = Math.min(1, p.busy[x] / p.px);
-		if (f > 0) { const hh = Math.max(1, (h - 6) * f); g.fillRect(x, y + h - 3 - hh, 1, hh); }
+		if (f <= 0) continue;
+		const hh = Math.max(1, (h - 6) * f);
+		g.globalAlpha = 0.28; g.fillRect(x, y + 3, 1, h - 6);
+		g.globalAlpha = 1; g.fillRect(x, y + h - 3 - hh, 1, hh);
 	}
+	g.globalAlpha = 1;
 }
 
 /* ---- zoom ------------------------------------------------------------------------------ */

@@ -969,8 +969,10 @@ int main(int argc, char **argv)
 			free(eval("vnViewer.setRange(vnViewer.total()*0.4, vnViewer.total()*0.40001)"));
 			printf(", deep zoom %.1f ms\n", eval_double("vnViewer.stats.lastRenderMs"));
 			tap(eval_long("vnViewer.stats.renders") >= 3, "renders and zooms at 1M");
-			free(eval("vnViewer.setRange(vnViewer.total()*0.4, vnViewer.total()*0.41)"));
+			free(eval("vnViewer.resetZoom()"));
 			screenshot("1m");
+			free(eval("vnViewer.setRange(vnViewer.total()*0.4, vnViewer.total()*0.4003)"));
+			screenshot("1m-zoom");
 		}
 	}
 	cdp_stop();
