@@ -5,10 +5,11 @@
  *
  * A session traces one core for one open file: one ring per producer thread of the
  * executor (four engines, the DMA worker), each a consumer page and a control page plus
- * data from vmalloc_user(). The executor's event hook writes each event into the ring
- * of the worker that ran it (single producer, no lock); its execution edge hook, which
- * runs under the core lock with no worker producing, writes EXEC_START/EXEC_END records
- * and publishes every ring at the end of an execution.
+ * data from vmalloc (zeroed, charged to the caller's memcg). The executor's event hook
+ * writes each event into the ring of the worker that ran it (single producer, no lock);
+ * its execution edge hook, which runs under the core lock with no worker producing,
+ * writes EXEC_START/EXEC_END records and publishes every ring at the end of an
+ * execution.
  *
  * Lifetime: the session is refcounted; the file's table holds one reference until
  * TRACE_STOP or close, each vma one. Producers stop (hooks removed, rings published)
@@ -39,6 +40,8 @@
 #define VN_TRACE_RING_SHIFT	30
 #define VN_TRACE_CORE_SHIFT	(VN_TRACE_RING_SHIFT + 3)
 #define VN_TRACE_NR		VN_TRACE_RINGS_PER_CORE
+/* Up to 5 x 256 MiB per session: accounted, and a refusal is no kernel warning. */
+#define VN_TRACE_GFP		(GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN)
 
 static_assert(VNEURON_TRACE_MAX_RING + 2 * 65536 <= (1ULL << VN_TRACE_RING_SHIFT));
 static_assert(VN_TRACE_NR <= 8);
@@ -165,9 +168,9 @@ static struct vn_tsession *vn_tsession_new(struct vn_trace_file *tf, u32 core,
 	s->core = core;
 	s->size = arg->ring_size;
 	for (i = 0; i < VN_TRACE_NR; i++) {
-		/* vmalloc_user(): zeroed and VM_USERMAP, nothing stale reaches userspace. */
-		s->cons[i] = vmalloc_user(PAGE_SIZE);
-		s->buf[i] = vmalloc_user(PAGE_SIZE + arg->ring_size);
+		/* Zeroed: nothing stale reaches userspace. Faults map the pages one by one. */
+		s->cons[i] = __vmalloc(PAGE_SIZE, VN_TRACE_GFP);
+		s->buf[i] = __vmalloc(PAGE_SIZE + arg->ring_size, VN_TRACE_GFP);
 		s->nr = i + 1;
 		if (!s->cons[i] || !s->buf[i]) {
 			ret = -ENOMEM;
