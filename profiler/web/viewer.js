@@ -354,7 +354,16 @@ function onMove(ev) {
 	if (drag) { drag.x1 = x; drag.moved = drag.moved || Math.abs(x - drag.x0) > 3; if (drag.moved) render(); return; }
 	const l = laneAt(y), tip = $('tip');
 	let text = null;
-	if (l && l.kind === 'row') {
+	if (l && l.kind === 'row' && l.lod) {
+		/* aggregated: what this pixel column holds */
+		const r = l.row, px = (v1 - v0) / rc.width, a = v0 + Math.floor(x) * px, b = a + px;
+		const n = lowerBound(r.st, b, 0, r.n) - lowerBound(r.st, a, 0, r.n);
+		const p = rowPixels(r, a, b, 1);
+		if (n || p.busy[0] > 0)
+			text = r.name + '   ' + fmtTime(a) + ' \u2013 ' + fmtTime(b) + '\n' + n +
+				' started here, busy ' + (100 * Math.min(1, p.busy[0] / px)).toFixed(1) +
+				'%\nzoom in (drag or wheel) for single instructions';
+	} else if (l && l.kind === 'row') {
 		const t = xToT(x), i = eventAt(l.row, t, 3 * (v1 - v0) / rc.width);
 		if (i >= 0) text = describe(l.row, i);
 	} else if (l && l.values) {

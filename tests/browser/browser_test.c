@@ -970,6 +970,19 @@ int main(int argc, char **argv)
 			printf(", deep zoom %.1f ms\n", eval_double("vnViewer.stats.lastRenderMs"));
 			tap(eval_long("vnViewer.stats.renders") >= 3, "renders and zooms at 1M");
 			free(eval("vnViewer.resetZoom()"));
+			k = lane_of("TensorE MultiplyMoving");
+			snprintf(expr, sizeof(expr), "(()=>{const r=document.getElementById('canvas')"
+				 ".getBoundingClientRect(),l=vnViewer.lanes()[%ld];return r.left+r.width/2"
+				 "+','+(r.top+l.y+l.h/2);})()", k);
+			s = eval(expr);
+			if (s && sscanf(s, "%lf,%lf", &w0, &w1) == 2)
+				mouse("mouseMoved", w0, w1, 0);
+			free(s);
+			s = eval("document.getElementById('tip').hidden?'':"
+				 "document.getElementById('tip').textContent");
+			tap(s && strstr(s, "started here, busy") && strstr(s, "zoom in"),
+			    "hovering an aggregated row tells what its pixel holds");
+			free(s);
 			screenshot("1m");
 			free(eval("vnViewer.setRange(vnViewer.total()*0.4, vnViewer.total()*0.4003)"));
 			screenshot("1m-zoom");
