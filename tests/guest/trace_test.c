@@ -591,6 +591,19 @@ TEST_F(tr, bad_start_and_stop)
 
 		EXPECT_EQ(-E2BIG, ioctl(fd, _IOWR('V', 0x20, big), &big) ? -errno : 0);
 	}
+	/* Unreadable argument; readable but not writable: the started session is undone. */
+	EXPECT_EQ(-EFAULT, ioctl(fd, VNEURON_IOCTL_TRACE_START, (void *)8) ? -errno : 0);
+	{
+		struct vneuron_trace_start *ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+						      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		ASSERT_NE(MAP_FAILED, ro);
+		*ro = ok;
+		ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+		EXPECT_EQ(-EFAULT, tstart(fd, ro));
+		EXPECT_EQ(-ENOENT, tstop(fd, 0, 0));	/* nothing left running */
+		munmap(ro, 4096);
+	}
 	EXPECT_EQ(-EINVAL, tstop(fd, 0, 1));
 	EXPECT_EQ(-EINVAL, tstop(fd, self->info.core_count, 0));
 	EXPECT_EQ(-ENOENT, tstop(fd, 0, 0));		/* not started */
