@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -481,6 +482,70 @@ static void serve_one(int fd, const char *pg, size_t pglen, const char *data, si
 		reply(fd, "404 Not Found", "text/plain", "not found\n", 10, head);
 }
 
+/*
+ * A thread per connection, so a browser's idle speculative connection cannot hold the
+ * next request up; the page and data are read-only while any runs.
+ */
+#define VNP_WEB_MAX_CONNS	32
+
+struct conn {
+	int fd, loopback;
+	const char *pg, *data;
+	size_t pglen, dlen;
+};
+
+static pthread_mutex_t conn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t conn_done = PTHREAD_COND_INITIALIZER;
+static unsigned int conns;
+
+static void *conn_thread(void *arg)
+{
+	struct conn *c = arg;
+
+	serve_one(c->fd, c->pg, c->pglen, c->data, c->dlen, c->loopback);
+	close(c->fd);
+	free(c);
+	pthread_mutex_lock(&conn_lock);
+	conns--;
+	pthread_cond_broadcast(&conn_done);
+	pthread_mutex_unlock(&conn_lock);
+	return NULL;
+}
+
+static void conn_start(const struct conn *tmpl, int fd)
+{
+	struct conn *c = malloc(sizeof(*c));
+	pthread_attr_t at;
+	pthread_t th;
+	sigset_t all, old;
+	int ret = -1;
+
+	if (c) {
+		*c = *tmpl;
+		c->fd = fd;
+		pthread_mutex_lock(&conn_lock);
+		if (conns < VNP_WEB_MAX_CONNS) {
+			conns++;
+			pthread_attr_init(&at);
+			pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+			/* SIGINT and SIGTERM stay with the accepting thread */
+			sigfillset(&all);
+			pthread_sigmask(SIG_BLOCK, &all, &old);
+			ret = pthread_create(&th, &at, conn_thread, c);
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			pthread_attr_destroy(&at);
+			if (ret)
+				conns--;
+		}
+		pthread_mutex_unlock(&conn_lock);
+	}
+	if (ret) {	/* too many at once, or no thread: answer here */
+		serve_one(fd, tmpl->pg, tmpl->pglen, tmpl->data, tmpl->dlen, tmpl->loopback);
+		close(fd);
+		free(c);
+	}
+}
+
 int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const char *addr,
 		  unsigned int port)
 {
@@ -492,6 +557,7 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 	char *data = NULL, *pg = NULL, host[INET6_ADDRSTRLEN + 2];
 	size_t dlen, pglen = 0;
 	int fd = -1, one = 1, v6, ret, loopback;
+	struct conn tmpl;
 	FILE *m;
 
 	if (port > 65535) {
@@ -564,6 +630,8 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 	printf("vneuron-profile: serving the viewer at http://%s:%u/ (Ctrl-C to stop)\n", host,
 	       port);
 	fflush(stdout);
+	tmpl = (struct conn){ .loopback = loopback, .pg = pg, .pglen = pglen, .data = data,
+			      .dlen = dlen };
 	ret = 0;
 	while (!stop_sig) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -579,9 +647,13 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0)
 			continue;	/* the client went away, or EINTR */
-		serve_one(c, pg, pglen, data, dlen, loopback);
-		close(c);
+		conn_start(&tmpl, c);
 	}
+	/* answers under way finish (their sockets time out in 5 s) before the data goes */
+	pthread_mutex_lock(&conn_lock);
+	while (conns)
+		pthread_cond_wait(&conn_done, &conn_lock);
+	pthread_mutex_unlock(&conn_lock);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (!ret)

@@ -897,8 +897,16 @@ int main(int argc, char **argv)
 		s = strstr(line, "http://127.0.0.1:");
 		tap(s != NULL, "--serve prints its URL: %.*s", (int)strcspn(line, "\n"), line);
 		if (s) {
+			struct timespec a, b;
+			int ok;
+
 			s[strcspn(s, " \n")] = 0;
-			tap(open_page(s) == 0 && row_count("TensorE MultiplyMoving") == (long)ex.mm,
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			ok = open_page(s) == 0;
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			printf("# served page ready in %.2f s\n", (double)(b.tv_sec - a.tv_sec) +
+			       (b.tv_nsec - a.tv_nsec) / 1e9);
+			tap(ok && row_count("TensorE MultiplyMoving") == (long)ex.mm,
 			    "the served page loads its data over HTTP and renders its rows");
 			screenshot("serve");
 		}

@@ -4,10 +4,11 @@
  * self-contained with its data (rows split as the page shows them, '<' escaped so a
  * source name cannot end the script element), and the server answers GET and HEAD of
  * the page and data.json, 404, 405 and 400, 403 for a Host that is not a loopback name
- * (DNS rebinding), stops on SIGTERM with status 0, and refuses
+ * (DNS rebinding), answers while another connection sits idle, stops on SIGTERM with status 0, and refuses
  * a bad address, a port out of range and a port in use with clear errors.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -234,6 +235,26 @@ TEST(serve_answers_and_stops)
 	ASSERT_NE(NULL, r);
 	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 400", 12));
 	free(r);
+	/* an idle connection (a browser's speculative one) does not hold a request up */
+	{
+		struct sockaddr_in ad = { .sin_family = AF_INET,
+					  .sin_port = htons((uint16_t)sv.port),
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int idle = socket(AF_INET, SOCK_STREAM, 0);
+		char c;
+
+		ASSERT_LE(0, idle);
+		ASSERT_EQ(0, connect(idle, (struct sockaddr *)&ad, sizeof(ad)));
+		usleep(100000);		/* let the server accept it first */
+		r = ask(sv.port, "GET /data.json HTTP/1.0\r\n\r\n");
+		ASSERT_NE(NULL, r);
+		EXPECT_EQ(0, strncmp(r, "HTTP/1.1 200", 12));
+		free(r);
+		/* answered while the idle one is still open, not after it timed out */
+		EXPECT_EQ(-1, recv(idle, &c, 1, MSG_DONTWAIT));
+		EXPECT_EQ(EAGAIN, errno);
+		close(idle);
+	}
 	kill(sv.pid, SIGTERM);
 	ASSERT_EQ(sv.pid, waitpid(sv.pid, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st));
