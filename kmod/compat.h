@@ -33,4 +33,19 @@ static inline void vn_vma_set_flags(struct vm_area_struct *vma, unsigned long fl
 #endif
 }
 
+/*
+ * 6.3 gave io_uring_cmd_done() and the task-work callback an issue_flags argument;
+ * Debian's 6.1.y carries that change as a stable backport (6.1.192 has it; the first
+ * 6.1.y with it was not pinned down here, older ones take the 3-argument form).
+ */
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE || \
+	(KERNEL_VERSION(6, 1, 192) <= LINUX_VERSION_CODE && \
+	 KERNEL_VERSION(6, 2, 0) > LINUX_VERSION_CODE)
+#define VN_URING_ISSUE_FLAGS	1
+#define vn_uring_cmd_done(cmd, ret, res2, flags)	io_uring_cmd_done(cmd, ret, res2, flags)
+#else
+#define VN_URING_ISSUE_FLAGS	0
+#define vn_uring_cmd_done(cmd, ret, res2, flags)	io_uring_cmd_done(cmd, ret, res2)
+#endif
+
 #endif /* VNEURON_COMPAT_H */

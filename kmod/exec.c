@@ -44,6 +44,9 @@ struct vn_kexec {
 	u32 core;
 	bool completed;			/* under vf->done_lock */
 	bool reaped;			/* under vf->done_lock: out of the exec table */
+	vn_kexec_notify_fn notify;	/* io_uring submissions: told at completion */
+	void *notify_arg;
+	struct vn_exec_status st;	/* with notify: the status, set before it runs */
 	u32 nmems;
 	struct vn_mem *mems[];		/* bound buffers, until completion */
 };
@@ -266,6 +269,11 @@ static void vn_kexec_done(struct vn_exec *ex, void *arg)
 		vf->nr_done++;
 	spin_unlock(&vf->done_lock);
 	wake_up_all(&vf->done_wq);
+	/* Hands notify its reference; kx->ex may not be set yet (submit still returning). */
+	if (kx->notify) {
+		vn_exec_status(ex, &kx->st);
+		kx->notify(kx, kx->notify_arg);
+	}
 	vn_kexec_put(kx);
 }
 
@@ -312,7 +320,12 @@ static int vn_kexec_bind(struct vn_file *vf, struct vn_kexec *kx, const struct v
 	return 0;
 }
 
-int vn_exec_ioctl(struct vn_file *vf, struct vneuron_exec *arg)
+/*
+ * Validate and queue an execution. On success *out holds the caller's reference (the
+ * exec table's, or with notify, the one notify receives at completion).
+ */
+static int vn_kexec_start(struct vn_file *vf, const struct vneuron_exec *arg,
+			  vn_kexec_notify_fn notify, void *notify_arg, struct vn_kexec **out)
 {
 	struct vn_device *vdev = vf->vdev;
 	struct vn_core *ec;
@@ -321,10 +334,8 @@ int vn_exec_ioctl(struct vn_file *vf, struct vneuron_exec *arg)
 	struct vn_kexec *kx;
 	u32 *handles = NULL;
 	u32 count = arg->mem_count;
-	u32 id;
 	int ret;
 
-	arg->exec_id = 0;
 	if (arg->flags || arg->core >= vdev->core_count || count > VNEF_MAX_TENSORS ||
 	    arg->time_limit_ns > VN_MAX_TIME_LIMIT_NS)
 		return -EINVAL;
@@ -358,6 +369,9 @@ int vn_exec_ioctl(struct vn_file *vf, struct vneuron_exec *arg)
 	kref_get(&vf->ref);
 	kx->vf = vf;
 	kx->core = arg->core;
+	kx->notify = notify;
+	kx->notify_arg = notify_arg;
+	kx->reaped = notify;		/* never in the exec table: poll() ignores it */
 
 	ret = -ENOMEM;
 	handles = kmalloc_array(count ? count : 1, sizeof(*handles), GFP_KERNEL);
@@ -373,23 +387,18 @@ int vn_exec_ioctl(struct vn_file *vf, struct vneuron_exec *arg)
 		goto fail;
 
 	kref_get(&kx->ref);		/* the completion's */
+	if (notify)
+		kref_get(&kx->ref);	/* notify's, handed over at completion */
 	ret = vn_exec_submit(ec, p, binds, count, arg->time_limit_ns, vn_kexec_done, kx,
 			     &kx->ex);
 	if (ret) {
-		kref_put(&kx->ref, vn_kexec_free);	/* not the last: ours remains */
+		/* Not the last: ours remains. */
+		kref_put(&kx->ref, vn_kexec_free);
+		if (notify)
+			kref_put(&kx->ref, vn_kexec_free);
 		goto fail;
 	}
-	ret = xa_alloc_cyclic(&vf->execs, &id, kx, XA_LIMIT(1, U32_MAX), &vf->next_exec,
-			      GFP_KERNEL_ACCOUNT);
-	if (ret < 0) {
-		/* Nobody can wait for it: end it; its completion frees the rest. */
-		vn_exec_cancel(kx->ex);
-		vn_kexec_reap(vf, kx);
-		ret = ret == -EBUSY ? -ENOSPC : ret;
-		goto out;
-	}
-	arg->exec_id = id;
-	ret = 0;
+	*out = kx;
 	goto out;
 fail:
 	vn_kexec_put(kx);
@@ -398,6 +407,65 @@ out:
 	kfree(binds);
 	vn_program_put(p);	/* the execution holds its own */
 	return ret;
+}
+
+int vn_exec_ioctl(struct vn_file *vf, struct vneuron_exec *arg)
+{
+	struct vn_kexec *kx;
+	u32 id;
+	int ret;
+
+	arg->exec_id = 0;
+	ret = vn_kexec_start(vf, arg, NULL, NULL, &kx);
+	if (ret)
+		return ret;
+	ret = xa_alloc_cyclic(&vf->execs, &id, kx, XA_LIMIT(1, U32_MAX), &vf->next_exec,
+			      GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
+		/* Nobody can wait for it: end it; its completion frees the rest. */
+		vn_exec_cancel(kx->ex);
+		vn_kexec_reap(vf, kx);
+		return ret == -EBUSY ? -ENOSPC : ret;
+	}
+	arg->exec_id = id;
+	return 0;
+}
+
+/*
+ * Queue an execution whose end is told to notify(kx, notify_arg) (from a worker, no
+ * lock held) instead of a WAIT: the callee then owns kx, reads it with
+ * vn_kexec_result() and drops it with vn_kexec_release().
+ */
+int vn_exec_async(struct vn_file *vf, const struct vneuron_exec *arg,
+		  vn_kexec_notify_fn notify, void *notify_arg)
+{
+	struct vn_kexec *kx;
+	int ret;
+
+	ret = vn_kexec_start(vf, arg, notify, notify_arg, &kx);
+	if (!ret)
+		vn_kexec_put(kx);	/* held across submit: kx->ex is set by now */
+	return ret;
+}
+
+/* How a notified execution ended, as WAIT reports it (exec_id and timeout left alone). */
+void vn_kexec_result(struct vn_kexec *kx, struct vneuron_wait *w)
+{
+	const struct vn_exec_status st = kx->st;
+
+	w->status = st.result;
+	w->reason = st.reason;
+	w->stream = st.stream;
+	w->pc = st.pc;
+	w->core = kx->core;
+	w->seq = st.seq;
+	w->model_ps = st.model_ps;
+	w->host_ns = st.host_ns;
+}
+
+void vn_kexec_release(struct vn_kexec *kx)
+{
+	vn_kexec_put(kx);
 }
 
 /* The exec id never reached the caller: cancel and forget it. */

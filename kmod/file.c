@@ -72,6 +72,8 @@ static int vn_get_info(struct vn_file *vf, void *data)
 	info->uapi_version = VNEURON_UAPI_VERSION;
 	info->caps = VNEURON_CAP_MEM | VNEURON_CAP_EXEC | VNEURON_CAP_BF16 |
 		     VNEURON_CAP_TRACE;
+	if (IS_ENABLED(CONFIG_IO_URING))
+		info->caps |= VNEURON_CAP_URING_CMD;
 	info->device_index = vdev->index;
 	info->device_count = vn_device_count;
 	info->core_count = vdev->core_count;
@@ -274,4 +276,5 @@ const struct file_operations vn_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = vn_mmap,
 	.poll = vn_poll,
+	.uring_cmd = vn_uring_cmd,
 };

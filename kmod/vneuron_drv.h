@@ -157,6 +157,16 @@ void vn_exec_undo(struct vn_file *vf, struct vneuron_exec *arg);
 int vn_wait_ioctl(struct vn_file *vf, struct vneuron_wait *arg);
 __poll_t vn_exec_poll(struct vn_file *vf, struct file *filp, poll_table *wait);
 void vn_exec_release_all(struct vn_file *vf);
+struct vn_kexec;
+typedef void (*vn_kexec_notify_fn)(struct vn_kexec *kx, void *arg);
+int vn_exec_async(struct vn_file *vf, const struct vneuron_exec *arg,
+		  vn_kexec_notify_fn notify, void *notify_arg);
+void vn_kexec_result(struct vn_kexec *kx, struct vneuron_wait *w);
+void vn_kexec_release(struct vn_kexec *kx);
+
+/* uring.c */
+struct io_uring_cmd;
+int vn_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
 
 /* trace.c */
 struct vn_trace_file;

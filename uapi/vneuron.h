@@ -208,6 +208,19 @@ struct vneuron_wait {
 	__u64 host_ns;			/* out: host time from start to end */
 };
 
+/*
+ * EXEC through io_uring (VNEURON_CAP_URING_CMD): an IORING_OP_URING_CMD SQE on
+ * /dev/vneuronN with cmd_op VNEURON_URING_CMD_EXEC and this struct in the SQE's command
+ * area (16 bytes: a plain 64-byte SQE suffices; with IORING_SETUP_SQE128 the other 64
+ * bytes must be zero). uring_cmd_flags must be 0. The CQE arrives when the execution
+ * ends: res 0 (OK), -EIO (ERROR), -ETIMEDOUT (TIMEOUT), -ECANCELED (ABORTED), or the
+ * -errno EXEC would give when it is refused; -EFAULT if the status cannot be written.
+ */
+struct vneuron_uring_cmd {
+	__u64 exec_ptr;			/* in: struct vneuron_exec, as for EXEC; exec_id 0 */
+	__u64 status_ptr;		/* in: struct vneuron_wait written at the end, or 0 */
+};
+
 #define VNEURON_IOCTL_BASE		'V'
 #define VNEURON_IOCTL_GET_INFO		_IOWR(VNEURON_IOCTL_BASE, 0x00, struct vneuron_info)
 #define VNEURON_IOCTL_MEM_ALLOC		_IOWR(VNEURON_IOCTL_BASE, 0x01, struct vneuron_mem_alloc)
@@ -220,6 +233,9 @@ struct vneuron_wait {
 	_IOW(VNEURON_IOCTL_BASE, 0x07, struct vneuron_program_unload)
 #define VNEURON_IOCTL_EXEC		_IOWR(VNEURON_IOCTL_BASE, 0x08, struct vneuron_exec)
 #define VNEURON_IOCTL_WAIT		_IOWR(VNEURON_IOCTL_BASE, 0x09, struct vneuron_wait)
+
+/* io_uring command ops (io_uring_cmd.cmd_op), numbered like ioctls. */
+#define VNEURON_URING_CMD_EXEC		_IOW(VNEURON_IOCTL_BASE, 0x40, struct vneuron_uring_cmd)
 
 #if defined(__cplusplus)
 }
