@@ -148,6 +148,11 @@ uint32_t nd_program_tensor_count(const struct nd_program *p)
 	return p ? p->tensor_count : 0;
 }
 
+struct nd_device *nd_program_dev(const struct nd_program *p)
+{
+	return p ? p->dev : NULL;
+}
+
 int nd_program_tensor(const struct nd_program *p, const char *name)
 {
 	uint32_t i;

@@ -52,6 +52,9 @@ void nd_api_close(struct nd_device *dev);
 /* Record an error on the device handle and return -code. */
 int nd_dev_err(struct nd_device *dev, int code, const char *fmt, ...) ND_PRINTF(3, 4);
 
+/* The device a program was loaded on (dev_exec.c), or NULL. */
+struct nd_device *nd_program_dev(const struct nd_program *p);
+
 /* ------------------------------------------------------------------------------- */
 /* The builder                                                                     */
 

@@ -456,6 +456,64 @@ int nd_run(struct nd_program *prog, unsigned int core, const struct nd_bind *bin
 	   unsigned int count, uint64_t limit_ns, struct nd_run_result *res);
 
 /* ---------------------------------------------------------------------------------- */
+/* Batched executions through io_uring (uring.c, VNEURON_CAP_URING_CMD)                */
+/*
+ * One io_uring on a device handle: nd_uring_submit_exec() queues many executions with
+ * one system call, nd_uring_reap() collects their completions (one CQE each, when the
+ * execution ends: no WAIT). A ring is for one thread at a time; close it before
+ * nd_close() of its device.
+ */
+
+struct nd_uring;
+
+/* One execution to queue; the bindings are read before nd_uring_submit_exec() returns. */
+struct nd_uring_exec {
+	struct nd_program *prog;
+	unsigned int core;
+	const struct nd_bind *binds;
+	unsigned int count;
+	uint64_t limit_ns;		/* host-time limit, 0 for the module's default */
+	uint64_t user_data;		/* returned in its nd_uring_done */
+};
+
+/* One completion. */
+struct nd_uring_done {
+	uint64_t user_data;
+	/*
+	 * 0 OK, -EIO (ERROR), -ETIMEDOUT (TIMEOUT), -ECANCELED (ABORTED), or the -errno
+	 * with which the module refused it (as nd_exec() would have).
+	 */
+	int ret;
+	int has_result;			/* res is valid: the execution ran or was aborted */
+	struct nd_run_result res;
+};
+
+/*
+ * depth: executions in flight at most (1..4096). -EOPNOTSUPP without
+ * VNEURON_CAP_URING_CMD; other -errno from io_uring_queue_init().
+ */
+int nd_uring_open(struct nd_device *dev, unsigned int depth, struct nd_uring **ringp);
+/*
+ * Queue up to n executions with one io_uring_enter(). Returns how many were queued
+ * (fewer than n when the ring is full: reap, then submit the rest) or -errno for a
+ * bad argument (nothing queued from that entry on).
+ */
+int nd_uring_submit_exec(struct nd_uring *r, const struct nd_uring_exec *ex, unsigned int n);
+/*
+ * Collect up to max completions, blocking until at least min_wait have arrived (0: only
+ * what is there). Returns the number collected or -errno (-EINTR on a signal).
+ */
+int nd_uring_reap(struct nd_uring *r, struct nd_uring_done *out, unsigned int max,
+		  unsigned int min_wait);
+/* Executions submitted and not yet reaped. */
+unsigned int nd_uring_inflight(const struct nd_uring *r);
+/*
+ * Close the ring. Waits for executions still in flight (the module writes their status
+ * into the ring's memory): each ends by its time limit at the latest, at once on RESET.
+ */
+void nd_uring_close(struct nd_uring *r);
+
+/* ---------------------------------------------------------------------------------- */
 /* .vnef files                                                                         */
 
 /* Read a whole file into a malloc()ed buffer. */
