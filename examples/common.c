@@ -243,10 +243,13 @@ size_t ex_check(const char *what, const float *got, const float *want, size_t n,
 	for (i = 0; i < n; i++) {
 		double d = fabs((double)got[i] - (double)want[i]);
 
+		/* written so that a NaN counts as a mismatch and as the worst */
 		if (!(d <= atol + rtol * fabs((double)want[i])))
 			bad++;
-		if (!(d <= wd))
-			wd = d, worst = i;
+		if (!(d <= wd)) {
+			wd = d;
+			worst = i;
+		}
 	}
 	if (bad)
 		fprintf(stderr, "%s: %zu of %zu elements differ; worst [%zu]: got %g, want %g\n",

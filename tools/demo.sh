@@ -22,7 +22,7 @@ if [ "${1:-}" = "--guest" ]; then
 	step "guest: the examples on /dev/vneuron0, checked against host C references"
 	{
 		"$bin/example-exp" &&
-		"$bin/example-mlp-train" --steps "${DEMO_STEPS:-50}" &&
+		"$bin/example-mlp-train" --steps "${DEMO_STEPS:-25}" &&
 		"$bin/example-attention" &&
 		"$bin/example-matmul" --size 512
 	} 2>&1 | tee examples.txt
@@ -33,6 +33,10 @@ if [ "${1:-}" = "--guest" ]; then
 			tee "capture-$p.txt"
 		[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 	done
+	step "guest: vneuron-profile capture -- example-mlp-train --steps 3 (an application)"
+	"$bin/vneuron-profile" capture -s mlp_train_app.vntf -- \
+		"$bin/example-mlp-train" -q --steps 3 2>&1 | tee capture-mlp_train_app.txt
+	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 	step "guest: vneuron-run exp_pipelined.vnef (zeros in, exp(0) = 1 out)"
 	"$bin/vneuron-run" "$DEMO_SRC/exp_pipelined.vnef" --save-output run-out 2>&1 |
 		tee vneuron-run.txt
@@ -60,7 +64,7 @@ step "host: build the programs (and check them on the host backend)"
 
 step "guest: one boot of the emulated machine with vneuron.ko loaded (a few minutes)"
 token=$RANDOM$RANDOM$$
-tools/vmtest -t 600 -- "DEMO_SRC=$out DEMO_TOKEN=$token DEMO_STEPS=${DEMO_STEPS:-50} \
+tools/vmtest -t 600 -- "DEMO_SRC=$out DEMO_TOKEN=$token DEMO_STEPS=${DEMO_STEPS:-25} \
 bash $top/tools/demo.sh --guest /run/vm/out"
 grc=$?
 g=$top/build/vm/share/out
@@ -88,6 +92,17 @@ done
 [ $html = 1 ] && rm -f "$out/html-error.txt"
 [ $html = 0 ] && echo "  html: --output-format html is not available in this build" \
 	"($(head -c 200 "$out/html-error.txt"))"
+
+# The application's profile: three steps and the library's API calls, correlated.
+if "$bin/vneuron-profile" view -n "$out/mlp_train_step.vnef" -s "$out/mlp_train_app.vntf" \
+	-f summary-text -o "$out/mlp_train_app.summary.txt"; then
+	"$bin/vneuron-profile" view -n "$out/mlp_train_step.vnef" -s "$out/mlp_train_app.vntf" \
+		-f perfetto -o "$out/mlp_train_app.pftrace"
+	echo "  mlp_train_app (capture -- example-mlp-train --steps 3): summary, perfetto"
+else
+	echo "demo: view of the application profile failed" >&2
+	grc=1
+fi
 
 step "the MLP training step (summary)"
 sed -n '1,40p' "$out/mlp_train_step.summary.txt"
