@@ -58,4 +58,5 @@ static void __exit vneuron_exit(void)
 module_init(vneuron_init);
 module_exit(vneuron_exit);
 MODULE_LICENSE("GPL");
+MODULE_VERSION(VNEURON_VERSION);
 MODULE_DESCRIPTION("vneuron: a virtual ML accelerator modelled on the NeuronCore");

@@ -28,7 +28,7 @@ static void usage(FILE *f)
 "    (VNEURON_IOCTL_GET_INFO) and prints one table row per device: cores, HBM\n"
 "    backed and in use, the device model and its capabilities. Below it, per core,\n"
 "    the counters of /sys/class/vneuron/vneuronN/coreM/stats (executions ok, failed\n"
-"    and timed out, busy time, bytes moved, flops), then the module (srcversion\n"
+"    and timed out, busy time, bytes moved, flops), then the module (version, srcversion\n"
 "    and parameters from /sys/module/vneuron) and the uapi versions of the module\n"
 "    and of this tool. --model adds the device model's figures (engines, clocks,\n"
 "    SBUF, PSUM, DMA, HBM bandwidth, peak FLOP/s).\n"
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 	struct vneuron_info info[MAX_DEVICES];
 	unsigned int idx[MAX_DEVICES], n = 0, d, c, s, first = 0, last = MAX_DEVICES - 1;
 	int json = 0, model = 0, i, only = 0;
-	char caps[64], srcv[64] = "", param[64];
+	char caps[64], srcv[64] = "", modver[32] = "", param[64];
 	static const char *const params[] = { "devices", "cores", "hbm_mb" };
 
 	for (i = 1; i < argc; i++) {
@@ -150,10 +150,11 @@ int main(int argc, char **argv)
 		nd_close(dev);
 	}
 	read_line("/sys/module/vneuron/srcversion", srcv, sizeof(srcv));
+	read_line("/sys/module/vneuron/version", modver, sizeof(modver));
 	if (json) {
 		printf("{\"tool_uapi_version\": %d, \"module\": {\"loaded\": %s, "
-		       "\"srcversion\": \"%s\"", VNEURON_UAPI_VERSION,
-		       access("/sys/module/vneuron", 0) ? "false" : "true", srcv);
+		       "\"version\": \"%s\", \"srcversion\": \"%s\"", VNEURON_UAPI_VERSION,
+		       access("/sys/module/vneuron", 0) ? "false" : "true", modver, srcv);
 		for (s = 0; s < 3; s++) {
 			char path[96];
 
@@ -238,7 +239,8 @@ int main(int argc, char **argv)
 			       (double)m->hbm_modeled_bytes / (1u << 30));
 		}
 	}
-	printf("\nmodule: vneuron%s%s", srcv[0] ? " srcversion " : "", srcv);
+	printf("\nmodule: vneuron%s%s%s%s", modver[0] ? " " : "", modver,
+	       srcv[0] ? " srcversion " : "", srcv);
 	for (s = 0; s < 3; s++) {
 		char path[96];
 
