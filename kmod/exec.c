@@ -8,7 +8,9 @@
  * the executor) and every buffer bound to it. The file's exec table holds one
  * reference until WAIT reaps it; the pending completion holds another, dropped by
  * vn_kexec_done(), which also drops the buffers. Closing the file cancels whatever is
- * still queued or running and returns at once; the completions free the rest.
+ * still queued or running and returns at once; the completions free the rest. An
+ * execution submitted through io_uring (kmod/uring.c) is never in the table: its
+ * notifier's reference takes the table's place and is handed over at completion.
  */
 #include <linux/fs.h>
 #include <linux/overflow.h>
