@@ -560,6 +560,21 @@ TEST_F(raw, sqe128_pad)
 	io_uring_queue_exit(&ring);
 }
 
+/* Completions are CQEs, never polled for: an IOPOLL ring is refused. */
+TEST_F(raw, iopoll_ring_refused)
+{
+	uint32_t h[2] = { self->mem, self->mem };
+	struct vneuron_exec e = { .program = self->prog, .mem_handles_ptr = (uintptr_t)h,
+				  .mem_count = 2 };
+	struct vneuron_wait w;
+	struct io_uring ring;
+
+	ASSERT_EQ(0, io_uring_queue_init(4, &ring, IORING_SETUP_IOPOLL));
+	EXPECT_EQ(-EOPNOTSUPP, raw_exec(&ring, self->fd, VNEURON_URING_CMD_EXEC, &e, &w));
+	io_uring_queue_exit(&ring);
+	EXPECT_EQ(0, vn_counter("execs"));
+}
+
 /* Status memory the module may still write after the ring and file are gone. */
 static struct vneuron_wait late_status[4];
 
