@@ -514,6 +514,15 @@ unsigned int nd_uring_inflight(const struct nd_uring *r);
 void nd_uring_close(struct nd_uring *r);
 
 /* ---------------------------------------------------------------------------------- */
+/* Files                                                                               */
+
+/*
+ * Read all of path ("-": standard input) into a malloc()ed buffer of at most max bytes
+ * (max < SIZE_MAX). 0, or -errno: -EFBIG when the input is longer than max.
+ */
+int nd_read_file(const char *path, size_t max, void **bufp, size_t *lenp);
+
+/* ---------------------------------------------------------------------------------- */
 /* .vnef files                                                                         */
 
 /* Read a whole file into a malloc()ed buffer. */

@@ -193,40 +193,16 @@ int nd_npy_parse(const void *buf, size_t len, struct nd_npy *npy, struct nd_erro
 /* The whole file, at most 4 GiB. */
 static int read_file(const char *path, void **bufp, size_t *sizep, struct nd_error *err)
 {
-	FILE *f = fopen(path, "rb");
-	long size;
-	void *buf;
-	int e;
+	int ret = nd_read_file(path, 4ul << 30, bufp, sizep);
 
-	if (!f)
-		goto fail;
-	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		goto fail;
+	if (ret == -EFBIG)
+		return npy_err(err, "%.100s: larger than 4 GiB, the most a .npy input may be",
+			       path);
+	if (ret && err) {
+		err->code = ret;
+		snprintf(err->msg, sizeof(err->msg), "%.100s: %s", path, strerror(-ret));
 	}
-	if ((unsigned long)size > (4ul << 30)) {
-		fclose(f);
-		return npy_err(err, "%.100s: %ld bytes; .npy inputs up to 4 GiB", path, size);
-	}
-	buf = malloc(size ? (size_t)size : 1);
-	if (!buf || fread(buf, 1, (size_t)size, f) != (size_t)size) {
-		e = buf ? EIO : ENOMEM;
-		free(buf);
-		fclose(f);
-		errno = e;
-		goto fail;
-	}
-	fclose(f);
-	*bufp = buf;
-	*sizep = (size_t)size;
-	return 0;
-fail:
-	e = errno ? errno : EIO;
-	if (err) {
-		err->code = -e;
-		snprintf(err->msg, sizeof(err->msg), "%.100s: %s", path, strerror(e));
-	}
-	return -e;
+	return ret;
 }
 
 int nd_npy_load(const char *path, struct nd_npy *npy, void **filep, struct nd_error *err)

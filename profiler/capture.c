@@ -198,38 +198,6 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 	return 0;
 }
 
-static int read_whole(const char *path, uint8_t **bufp, size_t *lenp, size_t max)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf;
-	long len;
-
-	if (!f)
-		return -errno;
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return -EIO;
-	}
-	if ((unsigned long)len > max) {
-		fclose(f);
-		return -EFBIG;
-	}
-	buf = malloc(len ? (size_t)len : 1);
-	if (!buf) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	if (fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		fclose(f);
-		free(buf);
-		return -EIO;
-	}
-	fclose(f);
-	*bufp = buf;
-	*lenp = (size_t)len;
-	return 0;
-}
-
 /* ---- the program image ---- */
 
 static const char *strtab_at(const uint8_t *st, uint64_t st_size, uint32_t off)
@@ -247,9 +215,11 @@ static int prog_parse(struct cap_prog *p, const char *path)
 	const uint8_t *st = NULL;
 	uint64_t st_size = 0;
 	uint32_t i, nt = 0;
+	void *raw = NULL;
 	int ret;
 
-	ret = read_whole(path, &p->img, &p->size, VNEF_MAX_IMAGE_BYTES);
+	ret = nd_read_file(path, VNEF_MAX_IMAGE_BYTES, &raw, &p->size);
+	p->img = raw;
 	if (ret) {
 		err_msg("%s: %s", path, ret == -EFBIG ? "larger than a program may be" :
 			strerror(-ret));
@@ -398,11 +368,13 @@ static int load_input(const struct cap_tensor *t, const char *path, uint8_t *buf
 	const uint8_t *data;
 	const char *why = NULL;
 	uint8_t *file;
+	void *raw = NULL;
 	size_t len;
 	uint64_t n, i;
 	int ret;
 
-	ret = read_whole(path, &file, &len, VNEF_MAX_TENSOR_BYTES * 2 + 4096);
+	ret = nd_read_file(path, VNEF_MAX_TENSOR_BYTES * 2 + 4096, &raw, &len);
+	file = raw;
 	if (ret) {
 		err_msg("input '%s': %s: %s", t->name, path, strerror(-ret));
 		return ret == -ENOMEM ? 3 : 1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "neurondev.h"
 #include "model.h"
 #include "sha256.h"
 #include "summary.h"
@@ -95,49 +96,6 @@ static const char usage_text[] =
 static void usage(FILE *f)
 {
 	fputs(usage_text, f);
-}
-
-static int read_file(const char *path, void **bufp, size_t *lenp)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, n = 0;
-	char *buf = NULL;
-
-	if (!f)
-		return -errno;
-	for (;;) {
-		char *nb;
-		size_t got;
-
-		if (n == cap || !buf) {
-			if (n >= VNEF_MAX_IMAGE_BYTES + 1) {
-				fclose(f);
-				free(buf);
-				return -EFBIG;
-			}
-			cap = buf ? cap * 2 : cap;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				fclose(f);
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		fclose(f);
-		free(buf);
-		return -EIO;
-	}
-	fclose(f);
-	*bufp = buf;
-	*lenp = n;
-	return 0;
 }
 
 enum fmt { F_TEXT, F_SJSON, F_JSON, F_PERFETTO, F_HTML };
@@ -230,7 +188,7 @@ static int view(const struct opts *o)
 	uint32_t i;
 	FILE *out = stdout;
 
-	ret = read_file(o->program, &image, &size);
+	ret = nd_read_file(o->program, VNEF_MAX_IMAGE_BYTES, &image, &size);
 	if (ret) {
 		fprintf(stderr, "vneuron-profile: %s: %s\n", o->program,
 			ret == -EFBIG ? "larger than a program can be" : strerror(-ret));

@@ -61,40 +61,6 @@ static int usage(const char *msg)
 	return 2;
 }
 
-/* The whole input as one buffer. */
-static char *slurp(FILE *f, size_t *lenp)
-{
-	size_t cap = 1 << 16, len = 0, n;
-	char *buf = malloc(cap), *q;
-
-	if (!buf)
-		return NULL;
-	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
-		len += n;
-		if (len == cap) {
-			if (cap >= (size_t)1 << 30) {
-				free(buf);
-				errno = EFBIG;
-				return NULL;
-			}
-			q = realloc(buf, cap * 2);
-			if (!q) {
-				free(buf);
-				return NULL;
-			}
-			buf = q;
-			cap *= 2;
-		}
-	}
-	if (ferror(f)) {
-		free(buf);
-		errno = EIO;
-		return NULL;
-	}
-	*lenp = len;
-	return buf;
-}
-
 int main(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
@@ -103,8 +69,7 @@ int main(int argc, char **argv)
 	int quiet = 0, i, ret;
 	struct nd_error err;
 	size_t len, size;
-	void *img;
-	FILE *f;
+	void *img, *raw;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -149,20 +114,14 @@ int main(int argc, char **argv)
 	}
 	if (!*out)
 		return usage("-o needs a file name");
-	f = strcmp(in, "-") ? fopen(in, "r") : stdin;
-	if (!f) {
-		fprintf(stderr, "vneuron-as: %s: %s\n", in, strerror(errno));
+	ret = nd_read_file(in, (size_t)1 << 30, &raw, &len);
+	if (ret) {
+		fprintf(stderr, "vneuron-as: %s: %s\n", strcmp(in, "-") ? in : "standard input",
+			ret == -EFBIG ? "larger than 1 GiB" : strerror(-ret));
 		free(defout);
 		return 1;
 	}
-	text = slurp(f, &len);
-	if (f != stdin)
-		fclose(f);
-	if (!text) {
-		fprintf(stderr, "vneuron-as: %s: cannot read: %s\n", in, strerror(errno));
-		free(defout);
-		return 1;
-	}
+	text = raw;
 	ret = nd_asm(text, len, strcmp(in, "-") ? in : "<stdin>", flags, &img, &size, NULL,
 		     stderr);
 	free(text);

@@ -59,40 +59,6 @@ static int usage(const char *msg)
 	return 2;
 }
 
-/* At most a maximal image (and one byte more, to see that it is too large). */
-static void *read_stdin(size_t *sizep)
-{
-	size_t cap = 1 << 16, len = 0, n;
-	char *buf = malloc(cap), *q;
-
-	if (!buf)
-		return NULL;
-	while ((n = fread(buf + len, 1, cap - len, stdin)) > 0) {
-		len += n;
-		if (len > VNEF_MAX_IMAGE_BYTES) {
-			free(buf);
-			errno = EFBIG;
-			return NULL;
-		}
-		if (len == cap) {
-			q = realloc(buf, cap * 2);
-			if (!q) {
-				free(buf);
-				return NULL;
-			}
-			buf = q;
-			cap *= 2;
-		}
-	}
-	if (ferror(stdin)) {
-		free(buf);
-		errno = EIO;
-		return NULL;
-	}
-	*sizep = len;
-	return buf;
-}
-
 int main(int argc, char **argv)
 {
 	const char *in = NULL, *out = "-";
@@ -133,11 +99,11 @@ int main(int argc, char **argv)
 	if (!*out)
 		return usage("-o needs a file name");
 	if (!strcmp(in, "-")) {
-		img = read_stdin(&size);
-		if (!img) {
+		ret = nd_read_file("-", VNEF_MAX_IMAGE_BYTES, &img, &size);
+		if (ret) {
 			fprintf(stderr, "vneuron-dis: standard input: %s\n",
-				errno == EFBIG ? "larger than a .vnef image can be" :
-				"cannot read");
+				ret == -EFBIG ? "larger than a .vnef image can be" :
+				strerror(-ret));
 			return 1;
 		}
 		in = "<stdin>";
