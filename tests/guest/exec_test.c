@@ -23,6 +23,7 @@
 #include "neurondev.h"
 #include "program.h"
 #include "kmod_test.h"
+#include "exec_util.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wsign-compare"
@@ -31,12 +32,6 @@
 
 #define FP32_U	(1.0 / 16777216.0)
 #define BF16_U	(1.0 / 256.0)
-
-static float rnd(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
-	return (float)((double)(*s >> 40) / (double)(1ull << 23) - 1.0);
-}
 
 static void fill(float *x, size_t n, uint64_t seed, float scale)
 {
@@ -75,16 +70,6 @@ static struct nd_mem *dev_buf(struct nd_device *d, const void *data, uint64_t n)
 		return NULL;
 	}
 	return m;
-}
-
-static int finish(struct nd_builder *b, void **img, size_t *size)
-{
-	int ret = nd_builder_finish(b, img, size);
-
-	if (ret)
-		fprintf(stderr, "# builder: %s\n", nd_builder_error(b));
-	nd_builder_free(b);
-	return ret;
 }
 
 /* Load, run once on core, unload. 0 when the execution ended OK. */
@@ -399,71 +384,14 @@ static int small_image(void **img, size_t *size)
 }
 
 /* Many large ScalarE instructions on SBUF: long enough to be stopped midway. */
-static int long_image(void **img, size_t *size)
-{
-	struct nd_builder *b;
-	struct nd_tile *t0, *t1;
-	int i;
-
-	if (nd_builder_new("long", &b))
-		return -1;
-	t0 = nd_sbuf(b, "t0", ND_FP32, 128, 16384);
-	t1 = nd_sbuf(b, "t1", ND_FP32, 128, 16384);
-	nd_memset(b, ND_VECTOR, nd_whole(t0), 0.5f);
-	for (i = 0; i < 4000; i++)
-		nd_activate(b, nd_whole(i & 1 ? t0 : t1), nd_whole(i & 1 ? t1 : t0),
-			    ND_ACT_TANH, 1.0f, 0.0f);
-	return finish(b, img, size);
-}
 
 /* The entries of an image's section (type, index), or NULL. */
-static void *section(void *img, uint32_t type, uint32_t index, uint32_t *count)
-{
-	struct vnef_header *h = img;
-	struct vnef_section *s = (void *)((uint8_t *)img + h->header_size);
-	uint32_t i;
-
-	for (i = 0; i < h->section_count; i++) {
-		if (s[i].type == type && s[i].index == index) {
-			if (count)
-				*count = s[i].count;
-			return (uint8_t *)img + s[i].offset;
-		}
-	}
-	return NULL;
-}
 
 /*
  * VectorE writes a, ScalarE reads a and writes c, VectorE reads c: the builder makes
  * ScalarE wait on VectorE and VectorE's second entry on ScalarE. Then VectorE's first
  * entry is made to wait on ScalarE too: a cycle only execution can find.
  */
-static __attribute__((noinline)) int deadlock_image(void **img, size_t *size)
-{
-	struct nd_builder *b;
-	struct nd_tile *a, *c, *e;
-	struct vnef_instr *v, *s;
-	uint32_t nv = 0, ns = 0;
-
-	if (nd_builder_new("deadlock", &b))
-		return -1;
-	a = nd_sbuf(b, "a", ND_FP32, 128, 64);
-	c = nd_sbuf(b, "c", ND_FP32, 128, 64);
-	e = nd_sbuf(b, "e", ND_FP32, 128, 64);
-	nd_memset(b, ND_VECTOR, nd_whole(a), 1.0f);
-	nd_activate(b, nd_whole(c), nd_whole(a), ND_ACT_EXP, 1.0f, 0.0f);
-	nd_copy(b, ND_VECTOR, nd_whole(e), nd_whole(c));
-	if (finish(b, img, size))
-		return -1;
-	v = section(*img, VNEF_SEC_INSTR, ND_VECTOR, &nv);
-	s = section(*img, VNEF_SEC_INSTR, ND_SCALAR, &ns);
-	if (!v || !s || nv < 2 || ns < 1 || !s[0].signal_mask || v[0].flags & VNEF_IF_WAIT)
-		return -1;
-	v[0].flags |= VNEF_IF_WAIT;
-	v[0].wait_sem = __builtin_ctzll(s[0].signal_mask);
-	v[0].wait_value = 1;
-	return 0;
-}
 
 /* The small program runs OK on core with fresh buffers. */
 static int small_runs(struct nd_device *d, unsigned int core)
@@ -1012,19 +940,6 @@ TEST(wait_timeout_then_close_cancels)
 	ASSERT_EQ(0, nd_open(0, &d, NULL));
 	EXPECT_EQ(0, small_runs(d, 0));
 	nd_close(d);
-}
-
-static int counters_drained(void)
-{
-	static const char *const names[] = {
-		"mem_objects", "mem_bytes", "open_files", "programs", "execs",
-	};
-	unsigned int i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (vn_counter(names[i]) != 0)
-			return 0;
-	return 1;
 }
 
 TEST(sigkill_while_running)
