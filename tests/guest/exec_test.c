@@ -30,26 +30,6 @@
 #pragma GCC diagnostic ignored "-Wmisleading-indentation"
 #include "kselftest_harness.h"
 
-#define FP32_U	(1.0 / 16777216.0)
-#define BF16_U	(1.0 / 256.0)
-
-static void fill(float *x, size_t n, uint64_t seed, float scale)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		x[i] = scale * rnd(&seed);
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (!p)
-		abort();
-	return p;
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;

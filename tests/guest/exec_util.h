@@ -11,12 +11,7 @@
 #include "neurondev.h"
 #include "program.h"
 #include "kmod_test.h"
-
-static inline float rnd(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
-	return (float)((double)(*s >> 40) / (double)(1ull << 23) - 1.0);
-}
+#include "../test_data.h"
 
 static inline int finish(struct nd_builder *b, void **img, size_t *size)
 {

@@ -31,32 +31,7 @@
 #pragma GCC diagnostic ignored "-Wmisleading-indentation"
 #include "kselftest_harness.h"
 
-#define FP32_U	(1.0 / 16777216.0)
-#define BF16_U	(1.0 / 256.0)
-
-/* Deterministic inputs in [-1, 1). */
-static float rnd(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
-	return (float)((double)(*s >> 40) / (double)(1ull << 23) - 1.0);
-}
-
-static void fill(float *x, size_t n, uint64_t seed, float scale)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		x[i] = scale * rnd(&seed);
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (!p)
-		abort();
-	return p;
-}
+#include "../test_data.h"
 
 /* Build, report the builder's error, and hand back the image. */
 static int finish(struct nd_builder *b, void **img, size_t *size)
