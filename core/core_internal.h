@@ -44,6 +44,7 @@ struct vn_exec {
 	u64 *sem_times;		/* sem_incs[s] slots per semaphore */
 	u64 *sem_base[VNEF_MAX_SEMS];
 	u64 limit_ns;
+	u64 owner;
 	vn_exec_done_fn done;
 	void *done_arg;
 	struct vn_exec_status st;
@@ -63,6 +64,10 @@ struct vn_core {
 	struct vn_cond *cond;
 	struct vn_thread *thr[VN_WORKERS];
 	bool stop;
+	bool fault_abort;	/* host: vn_bug() on a fault (vn_core_set_fault_abort()) */
+	bool clean;		/* SBUF, PSUM and semaphores all zero */
+	u64 owner;		/* given to executions at submission */
+	u64 last_owner;		/* of the last execution started */
 	u32 paused;		/* reset or quiesce in progress: start nothing */
 	struct vn_exec *cur;
 	struct vn_exec *q_head, *q_tail;
@@ -73,10 +78,11 @@ struct vn_core {
 	u32 streams_live;
 	struct vn_stream_run ss[VNEF_STREAMS];
 	u32 sem_val[VNEF_MAX_SEMS];
+	/* the observer in force, and the one the running execution took (ex_*) */
 	vn_event_hook hook, ex_hook;
-	void *hook_arg, *ex_hook_arg;
-	vn_exec_edge_hook edge;
-	void *edge_arg;
+	vn_exec_edge_hook edge, ex_edge;
+	void *hook_arg, *ex_arg;
+	void (*ex_gone)(void *arg);	/* vn_core_unhook() waits for the end: then this */
 	struct vn_fp_ctx fp[VNEF_ENGINES];
 	struct vn_counters cnt;
 	struct vn_core_stats *stats;
@@ -87,13 +93,26 @@ struct vn_core {
 /* core/engine.c */
 int vn_engine_ctx_init(struct vn_fp_ctx *x, u8 *sbuf, u8 *psum);
 void vn_engine_ctx_free(struct vn_fp_ctx *x);
+void vn_engine_ctx_scrub(struct vn_fp_ctx *x);
+/*
+ * The executor's own check of an instruction against the memory and buffers its
+ * numerics will touch, independent of the validator: true if it may run, else false
+ * with f (but time_ps) filled in.
+ */
+bool vn_engine_check(const struct vn_core *c, u32 engine, const struct vnef_instr *in,
+		     struct vn_fault *f);
 int vn_engine_run(struct vn_core *c, u32 engine, const struct vnef_instr *in);
 /* Modeled cost in ps, with the event's element, byte and flop counts filled in. */
 u64 vn_engine_cost(const struct vn_core *c, u32 engine, const struct vnef_instr *in,
 		   struct vn_event *ev);
 
-/* core/dma.c */
-int vn_dma_run(struct vn_core *c, struct vn_exec *ex, const struct vnef_dma_desc *d);
+/*
+ * core/dma.c. Checks every chunk against the memory it targets before copying it:
+ * -EFAULT with f (but time_ps) filled in if one is outside; -EINTR, -ETIMEDOUT if the
+ * execution is stopping or over its time limit.
+ */
+int vn_dma_run(struct vn_core *c, struct vn_exec *ex, const struct vnef_dma_desc *d,
+	       struct vn_fault *f);
 u64 vn_dma_cost(const struct vn_core *c, const struct vn_exec *ex,
 		const struct vnef_dma_desc *d, struct vn_event *ev);
 

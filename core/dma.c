@@ -9,53 +9,115 @@
 #define VN_DMA_YIELD_BYTES	0x100000u	/* scheduling point and stop check */
 #define VN_DMA_MIN_CHUNK	64		/* a chunk costs at least one burst */
 
+/*
+ * One endpoint as the copy loop walks it. Chunk (i1, i0) is at byte offset + i1 *
+ * stride[1] + i0 * stride[0] of the partition numbered partition + i1 * part_stride[1] +
+ * i0 * part_stride[0] (on chip: each partition is a region of pbytes), or of the buffer
+ * bound to the tensor (HBM: one region of pbytes, the buffer's size). Every chunk is
+ * checked against its region before it is copied, with overflow-checked arithmetic:
+ * this is the executor's own check, independent of the validator's.
+ */
 struct vn_dma_side {
-	u8 *base;
-	u64 stride[2];		/* bytes, partition steps folded in */
+	u8 *base;		/* SBUF, PSUM or the bound buffer */
+	u64 pbytes;		/* bytes of one partition, or of the buffer */
+	u64 parts;		/* partitions (1 for HBM) */
+	u32 mem;
+	u32 tensor;
+	const struct vnef_dma_ep *e;
 };
 
-static void dma_side(struct vn_core *c, struct vn_exec *ex, const struct vnef_dma_ep *e,
-		     struct vn_dma_side *s)
+static bool dma_side(struct vn_core *c, struct vn_exec *ex, const struct vnef_dma_ep *e,
+		     struct vn_dma_side *s, struct vn_fault *f)
 {
-	u64 pb;
-	u32 i;
-
-	if (e->mem == VNEF_MEM_HBM) {
-		s->base = (u8 *)ex->binds[e->tensor].ptr + e->offset;
-		s->stride[0] = e->stride[0];
-		s->stride[1] = e->stride[1];
-		return;
+	s->e = e;
+	s->mem = e->mem;
+	s->tensor = e->tensor;
+	s->parts = VNEF_PARTITIONS;
+	switch (e->mem) {
+	case VNEF_MEM_HBM:
+		if (e->tensor >= ex->prog->tensor_count || !ex->binds[e->tensor].ptr)
+			break;
+		s->base = ex->binds[e->tensor].ptr;
+		s->pbytes = ex->binds[e->tensor].size;
+		s->parts = 1;
+		return true;
+	case VNEF_MEM_SBUF:
+		s->base = c->sbuf;
+		s->pbytes = VNEF_SBUF_PART_BYTES;
+		return true;
+	case VNEF_MEM_PSUM:
+		s->base = c->psum;
+		s->pbytes = VNEF_PSUM_PART_BYTES;
+		return true;
 	}
-	pb = e->mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES;
-	s->base = (e->mem == VNEF_MEM_PSUM ? c->psum : c->sbuf) + e->partition * pb + e->offset;
-	for (i = 0; i < 2; i++)
-		s->stride[i] = e->part_stride[i] * pb + e->stride[i];
+	*f = (struct vn_fault){ .mem = e->mem == VNEF_MEM_HBM ? VNEF_MEM_HBM : VNEF_MEM_NONE,
+				.index = e->tensor };
+	return false;
 }
 
-int vn_dma_run(struct vn_core *c, struct vn_exec *ex, const struct vnef_dma_desc *d)
+/*
+ * The address of chunk (i1, i0) of n bytes, or NULL with f filled in if any byte of it
+ * lies outside its partition or buffer.
+ */
+static u8 *dma_chunk(const struct vn_dma_side *s, u64 i1, u64 i0, u64 n, struct vn_fault *f)
+{
+	const struct vnef_dma_ep *e = s->e;
+	u64 part = 0, off, t, end;
+	bool ok;
+
+	ok = !check_mul_overflow(i1, e->stride[1], &off) &&
+	     !check_mul_overflow(i0, e->stride[0], &t) && !check_add_overflow(off, t, &off) &&
+	     !check_add_overflow(off, e->offset, &off) && !check_add_overflow(off, n, &end) &&
+	     end <= s->pbytes;
+	if (ok && s->mem != VNEF_MEM_HBM) {
+		ok = !check_mul_overflow(i1, (u64)e->part_stride[1], &part) &&
+		     !check_mul_overflow(i0, (u64)e->part_stride[0], &t) &&
+		     !check_add_overflow(part, t, &part) &&
+		     !check_add_overflow(part, (u64)e->partition, &part) && part < s->parts;
+	}
+	if (!ok) {
+		*f = (struct vn_fault){
+			.mem = s->mem,
+			.index = s->mem == VNEF_MEM_HBM ? s->tensor : (u32)min_t(u64, part, ~0u),
+			.offset = off,
+			.len = n,
+		};
+		return NULL;
+	}
+	return s->base + part * s->pbytes + off;
+}
+
+int vn_dma_run(struct vn_core *c, struct vn_exec *ex, const struct vnef_dma_desc *d,
+	       struct vn_fault *f)
 {
 	struct vn_dma_side s, t;
 	u64 chunk = d->chunk_bytes, since = 0;
 	u32 i0, i1, n0 = d->count[0];
+	u8 *from, *to;
 
-	dma_side(c, ex, &d->src, &s);
-	dma_side(c, ex, &d->dst, &t);
-	/* Rows of back-to-back chunks on both sides copy as one. */
-	if (n0 > 1 && s.stride[0] == chunk && t.stride[0] == chunk) {
-		chunk *= n0;
+	if (!dma_side(c, ex, &d->src, &s, f) || !dma_side(c, ex, &d->dst, &t, f))
+		return -EFAULT;
+	/* Rows of back-to-back chunks in one partition on both sides copy as one. */
+	if (n0 > 1 && d->src.stride[0] == chunk && d->dst.stride[0] == chunk &&
+	    !d->src.part_stride[0] && !d->dst.part_stride[0] &&
+	    !check_mul_overflow(chunk, (u64)n0, &chunk)) {
 		n0 = 1;
+	} else {
+		chunk = d->chunk_bytes;
 	}
 	for (i1 = 0; i1 < d->count[1]; i1++) {
 		for (i0 = 0; i0 < n0; i0++) {
-			u64 so = i1 * s.stride[1] + i0 * s.stride[0];
-			u64 to = i1 * t.stride[1] + i0 * t.stride[0];
 			u64 done = 0;
 
+			from = dma_chunk(&s, i1, i0, chunk, f);
+			to = from ? dma_chunk(&t, i1, i0, chunk, f) : NULL;
+			if (!to)
+				return -EFAULT;
 			/* Big chunks in pieces, so a stop is seen within a bounded time. */
 			while (done < chunk) {
 				u64 n = min_t(u64, chunk - done, VN_DMA_YIELD_BYTES);
 
-				memmove(t.base + to + done, s.base + so + done, n);
+				memmove(to + done, from + done, n);
 				done += n;
 				since += n;
 				if (since >= VN_DMA_YIELD_BYTES) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Running one engine instruction: the FPU sections around the numerics in *_fp.c
- * (bounded steps, a yield and a stop check between them) and the modeled cost.
- * Integer only: this file is not built with floating point.
+ * Running one engine instruction: the executor's own check of its operands, the FPU
+ * sections around the numerics in *_fp.c (bounded steps, a yield and a stop check
+ * between them) and the modeled cost. Integer only: this file is not built with
+ * floating point.
  */
 #include "core_internal.h"
 
@@ -32,6 +33,21 @@ int vn_engine_ctx_init(struct vn_fp_ctx *x, u8 *sbuf, u8 *psum)
 	return 0;
 }
 
+/* A new owner's executions find nothing of the last one's in the engine's buffers. */
+void vn_engine_ctx_scrub(struct vn_fp_ctx *x)
+{
+	u32 i;
+
+	memset(x->stat, 0, sizeof(u32) * VNEF_MM_MAX_K * VNEF_MM_MAX_M);
+	memset(x->mov, 0, sizeof(u32) * VNEF_MM_MAX_K * VN_MM_LD);
+	memset(x->out, 0, sizeof(u32) * VNEF_PARTITIONS * VN_MM_LD);
+	for (i = 0; i < ARRAY_SIZE(x->seg); i++)
+		memset(x->seg[i], 0, sizeof(u32) * VN_FP_SEG);
+	x->stat_k = 0;
+	x->stat_m = 0;
+	x->stat_fp32 = 0;
+}
+
 void vn_engine_ctx_free(struct vn_fp_ctx *x)
 {
 	u32 i;
@@ -44,31 +60,166 @@ void vn_engine_ctx_free(struct vn_fp_ctx *x)
 	memset(x, 0, sizeof(*x));
 }
 
+/*
+ * The executor's own check, written apart from the validator's (core/program.c) so that
+ * one mistake cannot hide in both: for each operand the numerics will touch, that it
+ * lies inside its memory and partition, and that it covers every partition and element
+ * index the numerics will use with it (which follows from how *_fp.c walk operands).
+ */
+
+/* Describes an operand for a fault report. */
+static bool ap_fault(const struct vnef_ap *a, struct vn_fault *f, u64 offset, u64 len)
+{
+	f->mem = a->mem == VNEF_MEM_SBUF || a->mem == VNEF_MEM_PSUM ? a->mem : VNEF_MEM_NONE;
+	f->index = a->start_partition;
+	f->offset = offset;
+	f->len = len;
+	return false;
+}
+
+/* The free size of an operand, or 0 if it is not one the engines can walk. */
+static u64 ap_walk_free(const struct vnef_ap *a)
+{
+	u64 n = (u64)a->count[0] * a->count[1];
+
+	return n <= VNEF_MAX_FREE ? n : 0;
+}
+
+/* Inside SBUF or PSUM: partitions exist, every element within the partition. */
+static bool ap_inside(const struct vnef_ap *a, struct vn_fault *f)
+{
+	u64 pbytes, es, i0, i1, last, end;
+
+	if (a->mem == VNEF_MEM_SBUF)
+		pbytes = VNEF_SBUF_PART_BYTES;
+	else if (a->mem == VNEF_MEM_PSUM)
+		pbytes = VNEF_PSUM_PART_BYTES;
+	else
+		return ap_fault(a, f, 0, 0);
+	es = a->dtype == VNEF_DT_FP32 ? 4 : a->dtype == VNEF_DT_BF16 ? 2 : 0;
+	if (!es || a->offset % es || !ap_walk_free(a) || !a->partitions)
+		return ap_fault(a, f, a->offset, 0);
+	if (a->start_partition + (u32)a->partitions > VNEF_PARTITIONS) {
+		ap_fault(a, f, a->offset, es);
+		f->index = a->start_partition + a->partitions - 1;
+		return false;
+	}
+	/* Both products fit 64 bits (32 x 32); their sum and the rest are checked. */
+	i0 = (u64)(a->count[0] - 1) * a->stride[0];
+	i1 = (u64)(a->count[1] - 1) * a->stride[1];
+	if (check_add_overflow(i0, i1, &last) || check_mul_overflow(last, es, &last) ||
+	    check_add_overflow(last, (u64)a->offset, &last) ||
+	    check_add_overflow(last, es, &end) || end > pbytes)
+		return ap_fault(a, f, last, es);
+	return true;
+}
+
+/* Inside, and covering partitions [0, p) and free elements [0, n) as the walk uses. */
+static bool ap_covers(const struct vnef_ap *a, u64 p, u64 n, struct vn_fault *f)
+{
+	if (!ap_inside(a, f))
+		return false;
+	if (a->partitions < p || ap_walk_free(a) < n) {
+		ap_fault(a, f, a->offset, 0);
+		f->mem = VNEF_MEM_NONE;		/* a shape the engine cannot walk */
+		return false;
+	}
+	return true;
+}
+
+static bool state_fault(struct vn_fault *f)
+{
+	*f = (struct vn_fault){ .mem = VNEF_MEM_NONE };
+	return false;
+}
+
+bool vn_engine_check(const struct vn_core *c, u32 engine, const struct vnef_instr *in,
+		     struct vn_fault *f)
+{
+	const struct vn_fp_ctx *x = &c->fp[engine];
+	const struct vnef_ap *d = &in->dst, *a = &in->src0, *b = &in->src1;
+	u64 p, n;
+
+	switch (in->opcode) {
+	case VNEF_OP_NOP:
+		return true;
+	case VNEF_OP_LOAD_STATIONARY:
+		/* rows k < partitions of the [128][128] stationary buffer, m < free */
+		return ap_inside(a, f) && (ap_walk_free(a) <= VNEF_MM_MAX_M || state_fault(f));
+	case VNEF_OP_MULTIPLY_MOVING:
+		/* k < stat_k from src0, columns < free(src0) <= VN_MM_LD; rows m < stat_m */
+		if (!x->stat_k || x->stat_k > VNEF_MM_MAX_K || x->stat_m > VNEF_MM_MAX_M)
+			return state_fault(f);
+		if (!ap_covers(a, x->stat_k, 1, f))
+			return false;
+		n = ap_walk_free(a);
+		if (n > VN_MM_LD)
+			return state_fault(f);
+		return ap_covers(d, x->stat_m, n, f);
+	case VNEF_OP_TRANSPOSE:
+		/* out rows m < free(src0) <= 128, columns p < partitions(src0) <= 128 */
+		if (!ap_inside(a, f))
+			return false;
+		n = ap_walk_free(a);
+		if (n > VNEF_MM_MAX_M)
+			return state_fault(f);
+		return ap_covers(d, n, a->partitions, f);
+	case VNEF_OP_TENSOR_TENSOR:
+		if (!ap_inside(d, f))
+			return false;
+		p = d->partitions;
+		n = ap_walk_free(d);
+		return ap_covers(a, p, n, f) && ap_covers(b, p, n, f);
+	case VNEF_OP_TENSOR_SCALAR:
+	case VNEF_OP_ACTIVATE:
+		if (!ap_inside(d, f))
+			return false;
+		p = d->partitions;
+		n = ap_walk_free(d);
+		if (!ap_covers(a, p, n, f))
+			return false;
+		/* a [P x 1] column: element 0 of each partition */
+		if (in->flags & (VNEF_IF_SCALAR_COLUMN | VNEF_IF_BIAS_COLUMN))
+			return ap_covers(b, p, 1, f);
+		return true;
+	case VNEF_OP_COPY:
+		return ap_inside(d, f) && ap_covers(a, d->partitions, ap_walk_free(d), f);
+	case VNEF_OP_MEMSET:
+	case VNEF_OP_IOTA:
+		return ap_inside(d, f);
+	case VNEF_OP_REDUCE:
+		/* every partition of src0 to element 0 of the same partition of dst */
+		return ap_inside(a, f) && ap_covers(d, a->partitions, 1, f);
+	case VNEF_OP_PARTITION_REDUCE:
+		/* all partitions of src0 to partition 0 of dst, element by element */
+		return ap_inside(a, f) && ap_covers(d, 1, ap_walk_free(a), f);
+	default:
+		return state_fault(f);
+	}
+}
+
 int vn_engine_run(struct vn_core *c, u32 engine, const struct vnef_instr *in)
 {
 	struct vn_fp_ctx *x = &c->fp[engine];
 	struct vn_fp_cursor cur = { 0 };
 	bool done;
 
-	switch (in->opcode) {
-	case VNEF_OP_NOP:
+	if (in->opcode == VNEF_OP_NOP)
 		return 0;
-	case VNEF_OP_LOAD_STATIONARY:
-	case VNEF_OP_MULTIPLY_MOVING:
-	case VNEF_OP_TRANSPOSE:
-		vn_fpu_begin();
-		vn_fp_tensor(x, in);
-		vn_fpu_end();
-		return 0;
-	default:
-		break;
-	}
 	for (;;) {
 		vn_fpu_begin();
-		if (in->opcode == VNEF_OP_ACTIVATE)
+		switch (in->opcode) {
+		case VNEF_OP_LOAD_STATIONARY:
+		case VNEF_OP_MULTIPLY_MOVING:
+		case VNEF_OP_TRANSPOSE:
+			done = vn_fp_tensor_step(x, in, &cur);
+			break;
+		case VNEF_OP_ACTIVATE:
 			done = vn_fp_act_step(x, in, &cur);
-		else
+			break;
+		default:
 			done = vn_fp_vector_step(x, in, &cur);
+		}
 		vn_fpu_end();
 		if (done)
 			return 0;

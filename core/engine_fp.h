@@ -15,6 +15,14 @@
 #define VN_FP_SEG	2048		/* elements per gathered segment */
 #define VN_FP_CHUNK	65536		/* elements between FPU sections */
 #define VN_MM_LD	512		/* row stride of the moving and output buffers */
+/*
+ * TensorE multiply-adds between FPU sections: a full 128 x 128 x 512 MULTIPLY_MOVING
+ * (8 Mi) runs in 16 sections of 32 columns. Steps are whole multiples of the widest
+ * micro-kernel (32 columns), so the columns each kernel computes, and with them every
+ * result bit, are those of one unsplit multiply.
+ */
+#define VN_MM_STEP_MACS	524288u		/* 2^19 */
+#define VN_MM_STEP_COLS	32
 
 #define VN_SIMD_SSE2	0
 #define VN_SIMD_AVX2	1	/* with FMA */
@@ -41,8 +49,9 @@ struct vn_fp_cursor {
 	u32 pad;
 };
 
-/* One TensorE instruction, whole (at most 128 x 128 x 512 multiply-adds). */
-void vn_fp_tensor(struct vn_fp_ctx *x, const struct vnef_instr *in);
+/* One step of a TensorE instruction (at most VN_MM_STEP_MACS); true when finished. */
+bool vn_fp_tensor_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
+		       struct vn_fp_cursor *cur);
 /* One step of a VectorE/GpSimdE or ScalarE instruction; true when it is finished. */
 bool vn_fp_vector_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 		       struct vn_fp_cursor *cur);

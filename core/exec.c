@@ -12,7 +12,8 @@
  *
  * Locking: c->lock guards the queue, stream states and semaphores; ex->lock guards an
  * execution's status for waiters. Order: c->lock, then ex->lock. Engine work runs
- * without locks (operands were validated; on-chip races are the program's own).
+ * without locks (operands were validated and are checked again just before each access;
+ * on-chip races are the program's own).
  */
 #include "core_internal.h"
 #include "model.h"
@@ -83,6 +84,7 @@ static void set_abort(struct vn_core *c, u32 result, u32 reason, u32 stream, u32
 {
 	struct vn_exec *ex = c->cur;
 
+	vn_lock_assert_held(c->lock);
 	if (!ex || c->abort)
 		return;
 	vn_store_release(&c->abort, 1);
@@ -93,12 +95,70 @@ static void set_abort(struct vn_core *c, u32 result, u32 reason, u32 stream, u32
 	vn_cond_broadcast(c->cond);
 }
 
+static const char *const fault_what[] = {
+	[VN_REASON_FAULT_SBUF - VN_REASON_FAULT_SBUF] = "an access outside SBUF",
+	[VN_REASON_FAULT_PSUM - VN_REASON_FAULT_SBUF] = "an access outside PSUM",
+	[VN_REASON_FAULT_HBM - VN_REASON_FAULT_SBUF] = "an access outside a bound HBM buffer",
+	[VN_REASON_FAULT_SEM - VN_REASON_FAULT_SBUF] = "a semaphore outside its table",
+	[VN_REASON_FAULT_STATE - VN_REASON_FAULT_SBUF] = "operands the engine cannot hold",
+};
+
+/* The executor's check stopped an access the validator let through. */
+static void set_fault(struct vn_core *c, u32 reason, u32 stream, u32 pc,
+		      const struct vn_fault *f)
+{
+	struct vn_exec *ex = c->cur;
+
+	vn_lock_assert_held(c->lock);
+	if (c->fault_abort)
+		vn_bug("device fault: the validator accepted", fault_what[reason -
+		       VN_REASON_FAULT_SBUF]);
+	if (!ex || c->abort)
+		return;
+	ex->st.fault = *f;
+	set_abort(c, VN_RES_FAULT, reason, stream, pc);
+}
+
+static u32 fault_reason(const struct vn_fault *f)
+{
+	switch (f->mem) {
+	case VNEF_MEM_SBUF:
+		return VN_REASON_FAULT_SBUF;
+	case VNEF_MEM_PSUM:
+		return VN_REASON_FAULT_PSUM;
+	case VNEF_MEM_HBM:
+		return VN_REASON_FAULT_HBM;
+	default:
+		return VN_REASON_FAULT_STATE;
+	}
+}
+
+/* Zero what one owner may have left on chip, in pieces: it is 26 MiB. */
+static void scrub(struct vn_core *c)
+{
+	size_t sb = (size_t)VNEF_PARTITIONS * VNEF_SBUF_PART_BYTES;
+	size_t pb = (size_t)VNEF_PARTITIONS * VNEF_PSUM_PART_BYTES;
+	size_t off, step = 1u << 20;
+	u32 i;
+
+	for (off = 0; off < sb; off += step) {
+		memset(c->sbuf + off, 0, min(step, sb - off));
+		vn_cond_resched();
+	}
+	memset(c->psum, 0, pb);
+	memset(c->sem_val, 0, sizeof(c->sem_val));
+	for (i = 0; i < VNEF_ENGINES; i++)
+		vn_engine_ctx_scrub(&c->fp[i]);
+	c->clean = true;
+}
+
 static void start_next(struct vn_core *c)
 {
 	struct vn_program *p;
 	struct vn_exec *ex;
 	u32 sid;
 
+	vn_lock_assert_held(c->lock);
 	if (c->cur || c->paused || c->stop || !c->q_head)
 		return;
 	ex = c->q_head;
@@ -108,6 +168,12 @@ static void start_next(struct vn_core *c)
 	ex->next = NULL;
 	p = ex->prog;
 
+	if (ex->owner != c->last_owner) {
+		if (!c->clean)
+			scrub(c);
+		c->last_owner = ex->owner;
+	}
+	c->clean = false;
 	c->cur = ex;
 	vn_store_release(&c->abort, 0);
 	memset(c->sem_val, 0, sizeof(c->sem_val));
@@ -123,14 +189,20 @@ static void start_next(struct vn_core *c)
 		c->fp[sid].stat_k = 0;
 	c->start_ns = vn_time_ns();
 	c->deadline_ns = c->start_ns + ex->limit_ns;
-	c->ex_hook = c->hook;
-	c->ex_hook_arg = c->hook_arg;
 	vn_lock_take(ex->lock);
 	ex->st.state = VN_EXEC_RUNNING;
 	ex->st.seq = ++c->seq;
 	vn_lock_drop(ex->lock);
-	if (c->edge)
-		c->edge(c->edge_arg, &ex->st, false);
+	/* The observer decides at the start; this execution keeps what it took. */
+	c->ex_hook = c->hook;
+	c->ex_edge = c->edge;
+	c->ex_arg = c->hook_arg;
+	c->ex_gone = NULL;
+	if (c->ex_edge && !c->ex_edge(c->ex_arg, &ex->st, false)) {
+		c->ex_hook = NULL;
+		c->ex_edge = NULL;
+		c->ex_arg = NULL;
+	}
 	vn_cond_broadcast(c->cond);
 }
 
@@ -147,6 +219,7 @@ static struct vn_exec *finish_locked(struct vn_core *c)
 	u64 end = 0, busy = 0, flops = 0, bytes = 0;
 	u32 sid;
 
+	vn_lock_assert_held(c->lock);
 	for (sid = 0; sid < VNEF_STREAMS; sid++) {
 		struct vn_stream_run *r = &c->ss[sid];
 
@@ -170,8 +243,14 @@ static struct vn_exec *finish_locked(struct vn_core *c)
 	ex->st.model_ps = end;
 	ex->st.host_ns = vn_time_ns() - c->start_ns;
 	vn_lock_drop(ex->lock);
-	if (c->edge)
-		c->edge(c->edge_arg, &ex->st, true);
+	if (c->ex_edge)
+		c->ex_edge(c->ex_arg, &ex->st, true);
+	if (c->ex_gone)
+		c->ex_gone(c->ex_arg);
+	c->ex_hook = NULL;
+	c->ex_edge = NULL;
+	c->ex_arg = NULL;
+	c->ex_gone = NULL;
 	switch (ex->st.result) {
 	case VN_RES_OK:
 		c->cnt.exec_ok++;
@@ -184,6 +263,11 @@ static struct vn_exec *finish_locked(struct vn_core *c)
 	case VN_RES_ABORTED:
 		c->cnt.exec_aborted++;
 		count_stat(c, VN_STAT_EXEC_FAILED, 1);
+		break;
+	case VN_RES_FAULT:
+		c->cnt.exec_fault++;
+		count_stat(c, VN_STAT_EXEC_FAILED, 1);
+		count_stat(c, VN_STAT_DEVICE_FAULTS, 1);
 		break;
 	default:
 		c->cnt.exec_failed++;
@@ -260,23 +344,43 @@ static int wait_sem(struct vn_core *c, u32 sid, u32 sem, u32 val)
 	return r;
 }
 
-static void signal_sems(struct vn_core *c, struct vn_exec *ex, u64 mask, u64 t_ps)
+/*
+ * The validator bounds each semaphore's increments by sem_incs[s], the slots its time
+ * table has; checked again here before each slot is written. False: a fault (f says).
+ */
+static bool signal_sems(struct vn_core *c, struct vn_exec *ex, u64 mask, u64 t_ps,
+			struct vn_fault *f)
 {
 	u32 s;
 
-	for (s = 0; s < VNEF_MAX_SEMS; s++) {
-		if (!(mask & (1ull << s)))
-			continue;
-		/* The validator bounds the increments by sem_incs[s]: the slot exists. */
+	vn_lock_assert_held(c->lock);
+	for (; mask; mask &= mask - 1) {
+		s = __builtin_ctzll(mask);
+		if (c->sem_val[s] >= ex->prog->sem_incs[s]) {
+			*f = (struct vn_fault){ .index = s, .offset = c->sem_val[s] + 1ull,
+						.time_ps = t_ps };
+			return false;
+		}
 		ex->sem_base[s][c->sem_val[s]] = t_ps;
 		c->sem_val[s]++;
 	}
 	vn_cond_broadcast(c->cond);
+	return true;
+}
+
+/* A wait names a slot of the semaphore's time table: checked like a signal. */
+static bool wait_ok(const struct vn_exec *ex, u32 sem, u32 val, u64 t_ps, struct vn_fault *f)
+{
+	if (sem < VNEF_MAX_SEMS && val && val <= ex->prog->sem_incs[sem])
+		return true;
+	*f = (struct vn_fault){ .index = sem, .offset = val, .time_ps = t_ps };
+	return false;
 }
 
 static void emit(struct vn_core *c, struct vn_exec *ex, struct vn_event *ev, u32 sid, u32 pc,
 		 u32 wsem, u32 wval, u64 mask, u64 start, u64 end)
 {
+	/* The hook runs without the lock: ex_hook and ex_arg stay fixed until the end. */
 	ev->exec_seq = ex->st.seq;
 	ev->stream = sid;
 	ev->pc = pc;
@@ -287,7 +391,7 @@ static void emit(struct vn_core *c, struct vn_exec *ex, struct vn_event *ev, u32
 	ev->wait_value = wval;
 	ev->signal_mask = mask;
 	ev->sem_values = c->sem_val;
-	c->ex_hook(c->ex_hook_arg, ev);
+	c->ex_hook(c->ex_arg, ev);
 }
 
 /* ---- workers ---- */
@@ -298,6 +402,7 @@ static struct vn_exec *run_engine(struct vn_core *c, struct vn_exec *ex, u32 e)
 	const struct vn_stream *st = &ex->prog->streams[e];
 	struct vn_stream_run *r = &c->ss[e];
 	u64 now, last_yield = vn_time_ns();
+	struct vn_fault f;
 	struct vn_event ev;
 	u32 pc;
 
@@ -321,12 +426,24 @@ static struct vn_exec *run_engine(struct vn_core *c, struct vn_exec *ex, u32 e)
 		}
 		if (in->flags & VNEF_IF_WAIT) {
 			vn_lock_take(c->lock);
+			if (!wait_ok(ex, in->wait_sem, in->wait_value, start, &f)) {
+				set_fault(c, VN_REASON_FAULT_SEM, e, pc, &f);
+				vn_lock_drop(c->lock);
+				break;
+			}
 			if (wait_sem(c, e, in->wait_sem, in->wait_value)) {
 				vn_lock_drop(c->lock);
 				break;
 			}
 			start = max(start, ex->sem_base[in->wait_sem][in->wait_value - 1]);
 			vn_lock_drop(c->lock);
+		}
+		if (!vn_engine_check(c, e, in, &f)) {
+			f.time_ps = start;
+			vn_lock_take(c->lock);
+			set_fault(c, fault_reason(&f), e, pc, &f);
+			vn_lock_drop(c->lock);
+			break;
 		}
 		if (vn_engine_run(c, e, in)) {
 			/* stopped, or over the time limit inside one long instruction */
@@ -349,7 +466,11 @@ static struct vn_exec *run_engine(struct vn_core *c, struct vn_exec *ex, u32 e)
 		}
 		if (in->signal_mask) {
 			vn_lock_take(c->lock);
-			signal_sems(c, ex, in->signal_mask, r->t_ps);
+			if (!signal_sems(c, ex, in->signal_mask, r->t_ps, &f)) {
+				set_fault(c, VN_REASON_FAULT_SEM, e, pc, &f);
+				vn_lock_drop(c->lock);
+				break;
+			}
 			vn_lock_drop(c->lock);
 		}
 		if (unlikely(c->ex_hook))
@@ -366,9 +487,12 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 	struct vn_program *p = ex->prog;
 	struct vn_exec *fin = NULL;
 	u64 now, last_yield = vn_time_ns();
+	struct vn_fault f;
 	struct vn_event ev;
 	u32 q, sid, i, live;
+	int ret;
 
+	vn_lock_assert_held(c->lock);
 	for (q = 0; q < VNEF_DMA_QUEUES; q++)
 		if (c->ss[VNEF_STREAM_DMA(q)].state == VN_SS_READY)
 			c->ss[VNEF_STREAM_DMA(q)].state = VN_SS_RUN;
@@ -396,6 +520,11 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 				continue;
 			live++;
 			d = &p->streams[sid].desc[c->ss[sid].pc];
+			if ((d->flags & VNEF_IF_WAIT) &&
+			    !wait_ok(ex, d->wait_sem, d->wait_value, c->ss[sid].t_ps, &f)) {
+				set_fault(c, VN_REASON_FAULT_SEM, sid, c->ss[sid].pc, &f);
+				break;
+			}
 			if (!(d->flags & VNEF_IF_WAIT) ||
 			    c->sem_val[d->wait_sem] >= d->wait_value) {
 				r = &c->ss[sid];
@@ -403,6 +532,8 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 			}
 			block(c, sid, d->wait_sem, d->wait_value);
 		}
+		if (c->abort)
+			continue;
 		if (!live)
 			return NULL;
 		if (!r) {
@@ -430,9 +561,15 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 			vn_thread_yield();
 			last_yield = now;
 		}
-		if (vn_dma_run(c, ex, d)) {
+		ret = vn_dma_run(c, ex, d, &f);
+		if (ret) {
 			vn_lock_take(c->lock);
-			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, sid, pc);
+			if (ret == -EFAULT) {
+				f.time_ps = start;
+				set_fault(c, fault_reason(&f), sid, pc, &f);
+			} else {
+				set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, sid, pc);
+			}
 			continue;
 		}
 		ev.opcode = VN_EVT_OPCODE_DMA;
@@ -450,8 +587,10 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 			     d->wait_value, d->signal_mask, start, r->t_ps);
 
 		vn_lock_take(c->lock);
-		if (d->signal_mask)
-			signal_sems(c, ex, d->signal_mask, r->t_ps);
+		if (d->signal_mask && !signal_sems(c, ex, d->signal_mask, r->t_ps, &f)) {
+			set_fault(c, VN_REASON_FAULT_SEM, sid, pc, &f);
+			continue;
+		}
 		r->pc++;
 		if (r->pc == p->streams[sid].count) {
 			fin = stream_done(c, sid);
@@ -519,12 +658,16 @@ int vn_core_create(const struct vneuron_model *m, const char *name, struct vn_co
 	if (!c)
 		return -ENOMEM;
 	c->m = m ? *m : vn_model_trn1;
+	c->clean = true;
+#ifndef __KERNEL__
+	c->fault_abort = true;
+#endif
 	for (n = 0; name && name[n] && n < sizeof(c->name) - 1; n++)
 		c->name[n] = name[n];
 	c->sbuf = vn_vzalloc((size_t)VNEF_PARTITIONS * VNEF_SBUF_PART_BYTES);
 	c->psum = vn_vzalloc((size_t)VNEF_PARTITIONS * VNEF_PSUM_PART_BYTES);
-	c->lock = vn_lock_create();
-	c->cond = vn_cond_create();
+	c->lock = vn_lock_create("vn_core.lock");
+	c->cond = vn_cond_create("vn_core.cond");
 	if (!c->sbuf || !c->psum || !c->lock || !c->cond)
 		goto fail;
 	for (i = 0; i < VNEF_ENGINES; i++)
@@ -614,9 +757,7 @@ void vn_core_reset(struct vn_core *c)
 	set_abort(c, VN_RES_ABORTED, VN_REASON_RESET, NO_IDX, 0);
 	while (c->cur)
 		vn_cond_wait_worker(c->cond, c->lock, 0);
-	memset(c->sbuf, 0, (size_t)VNEF_PARTITIONS * VNEF_SBUF_PART_BYTES);
-	memset(c->psum, 0, (size_t)VNEF_PARTITIONS * VNEF_PSUM_PART_BYTES);
-	memset(c->sem_val, 0, sizeof(c->sem_val));
+	scrub(c);
 	for (i = 0; i < VNEF_ENGINES; i++)
 		c->fp[i].stat_k = 0;
 	c->paused--;
@@ -632,31 +773,52 @@ void vn_core_counters(struct vn_core *c, struct vn_counters *out)
 	vn_lock_drop(c->lock);
 }
 
-void vn_core_set_hook(struct vn_core *c, vn_event_hook hook, void *arg)
+void vn_core_set_hooks(struct vn_core *c, vn_event_hook hook, vn_exec_edge_hook edge,
+		       void *arg)
 {
 	vn_lock_take(c->lock);
 	c->hook = hook;
+	c->edge = edge;
 	c->hook_arg = arg;
 	vn_lock_drop(c->lock);
 }
 
-void vn_core_set_edge_hook(struct vn_core *c, vn_exec_edge_hook hook, void *arg)
+void vn_core_set_hook(struct vn_core *c, vn_event_hook hook, void *arg)
+{
+	vn_core_set_hooks(c, hook, NULL, arg);
+}
+
+bool vn_core_unhook(struct vn_core *c, void *arg, void (*gone)(void *arg))
+{
+	bool now = true;
+
+	vn_lock_take(c->lock);
+	if (c->hook_arg == arg) {
+		c->hook = NULL;
+		c->edge = NULL;
+		c->hook_arg = NULL;
+	}
+	if (c->cur && c->ex_arg == arg && (c->ex_hook || c->ex_edge)) {
+		c->ex_gone = gone;
+		now = false;
+	} else if (gone) {
+		gone(arg);
+	}
+	vn_lock_drop(c->lock);
+	return now;
+}
+
+void vn_core_set_owner(struct vn_core *c, u64 owner)
 {
 	vn_lock_take(c->lock);
-	c->edge = hook;
-	c->edge_arg = arg;
+	c->owner = owner;
 	vn_lock_drop(c->lock);
 }
 
-void vn_core_quiesce(struct vn_core *c, void (*fn)(void *arg), void *arg)
+void vn_core_set_fault_abort(struct vn_core *c, bool abort)
 {
 	vn_lock_take(c->lock);
-	c->paused++;
-	while (c->cur)
-		vn_cond_wait_worker(c->cond, c->lock, 0);
-	fn(arg);
-	c->paused--;
-	start_next(c);
+	c->fault_abort = abort;
 	vn_lock_drop(c->lock);
 }
 
@@ -742,8 +904,8 @@ int vn_exec_submit(struct vn_core *c, struct vn_program *p, const struct vn_bind
 	ex->refs = 1;
 	vn_program_get(p);
 	ex->prog = p;
-	ex->lock = vn_lock_create();
-	ex->cond = vn_cond_create();
+	ex->lock = vn_lock_create("vn_exec.lock");
+	ex->cond = vn_cond_create("vn_exec.cond");
 	ex->binds = vn_zalloc(sizeof(*ex->binds) * (p->tensor_count ? p->tensor_count : 1));
 	for (s = 0; s < VNEF_MAX_SEMS; s++)
 		slots += p->sem_incs[s];
@@ -773,6 +935,8 @@ int vn_exec_submit(struct vn_core *c, struct vn_program *p, const struct vn_bind
 	}
 	vn_exec_get(ex);	/* the core's reference, dropped by exec_complete() */
 	ex->core = c;
+	ex->owner = c->owner;
+	ex->st.owner = c->owner;
 	if (c->q_tail)
 		c->q_tail->next = ex;
 	else

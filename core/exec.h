@@ -4,7 +4,15 @@
  * (core/program.h) on its engine workers and DMA worker, one execution at a time, in
  * submission order. docs/isa.md gives the semantics and the modeled clock.
  *
- * Lock order: the core's lock is the only lock; completion callbacks run without it.
+ * Lock order: a core's lock, then an execution's lock; completion callbacks run with
+ * neither held, hooks with the core's lock held as documented at each.
+ *
+ * A second line of defence: before every engine instruction and every DMA chunk the
+ * executor checks the access against the memory it targets (SBUF, PSUM, the bound HBM
+ * buffer, the semaphore tables, the engine's own buffers), with code of its own rather
+ * than the validator's. An access out of range ends the execution with VN_RES_FAULT and
+ * says where (struct vn_fault), so a validator bug is an error status, never memory
+ * corruption. The host build aborts instead (vn_bug()), so fuzzing finds such programs.
  */
 #ifndef VN_EXEC_H
 #define VN_EXEC_H
@@ -28,6 +36,7 @@ enum vn_exec_result {
 	VN_RES_ERROR = 1,	/* engine, pc and reason say where */
 	VN_RES_TIMEOUT = 2,	/* host-time limit or a certain deadlock (reason says) */
 	VN_RES_ABORTED = 3,	/* reset or core stopped */
+	VN_RES_FAULT = 4,	/* the executor's own check stopped an access (reason says where) */
 };
 
 enum vn_exec_reason {
@@ -38,6 +47,20 @@ enum vn_exec_reason {
 	VN_REASON_STOP = 4,
 	VN_REASON_NOMEM = 5,		/* scratch memory */
 	VN_REASON_CANCEL = 6,		/* vn_exec_cancel(): its owner went away */
+	VN_REASON_FAULT_SBUF = 7,	/* VN_RES_FAULT: an access outside SBUF or its partition */
+	VN_REASON_FAULT_PSUM = 8,
+	VN_REASON_FAULT_HBM = 9,	/* outside the buffer bound to the tensor */
+	VN_REASON_FAULT_SEM = 10,	/* a semaphore id or value outside the execution's tables */
+	VN_REASON_FAULT_STATE = 11,	/* operands the engine's state or buffers cannot hold */
+};
+
+/* Where the executor's own checks stopped an access (result VN_RES_FAULT). */
+struct vn_fault {
+	u32 mem;		/* enum vnef_mem; VNEF_MEM_NONE for a semaphore or engine state */
+	u32 index;		/* SBUF/PSUM: partition; HBM: tensor; semaphore: its id */
+	u64 offset;		/* bytes into that partition or tensor; semaphore: the value */
+	u64 len;		/* bytes of the access (0 if not an access) */
+	u64 time_ps;		/* modeled start of the faulting entry */
 };
 
 struct vn_exec_status {
@@ -50,6 +73,8 @@ struct vn_exec_status {
 	u64 seq;		/* execution sequence number on this core, from 1 */
 	u64 model_ps;		/* modeled duration: the latest stream end */
 	u64 host_ns;		/* host time from start to end */
+	u64 owner;		/* the core's owner when it was submitted (vn_core_set_owner()) */
+	struct vn_fault fault;	/* result VN_RES_FAULT: where */
 };
 
 /* An HBM binding: the memory behind one program tensor, by tensor index. */
@@ -94,9 +119,11 @@ typedef void (*vn_event_hook)(void *arg, const struct vn_event *ev);
  * Called under the core's lock when an execution starts (end false: before any of its
  * events) and when it ends (end true: after all of its events, status final), with no
  * worker producing events: the place to flush per-worker trace rings and write
- * execution records. Must not sleep or call the core's API.
+ * execution records. At the start it decides: false leaves this execution unobserved
+ * (no events, no end call), e.g. when it belongs to an owner the observer may not see.
+ * Must not sleep or call the core's API.
  */
-typedef void (*vn_exec_edge_hook)(void *arg, const struct vn_exec_status *st, bool end);
+typedef bool (*vn_exec_edge_hook)(void *arg, const struct vn_exec_status *st, bool end);
 typedef void (*vn_exec_done_fn)(struct vn_exec *ex, void *arg);
 
 struct vn_counters {
@@ -104,6 +131,7 @@ struct vn_counters {
 	u64 exec_failed;
 	u64 exec_timeout;
 	u64 exec_aborted;
+	u64 exec_fault;
 	u64 busy_ps[VNEF_STREAMS];	/* modeled busy time per stream */
 	u64 model_ps;			/* modeled time of all executions */
 	u64 flops;			/* TensorE, transposes included */
@@ -122,15 +150,34 @@ void vn_core_destroy(struct vn_core *c);
 /* Ends the running and queued executions (ABORTED, reason RESET) and clears the state. */
 void vn_core_reset(struct vn_core *c);
 void vn_core_counters(struct vn_core *c, struct vn_counters *out);
-/* Hook for every event; taken at each execution's start. NULL to remove. */
-void vn_core_set_hook(struct vn_core *c, vn_event_hook hook, void *arg);
-/* The execution start/end hook (see vn_exec_edge_hook); NULL to remove. */
-void vn_core_set_edge_hook(struct vn_core *c, vn_exec_edge_hook hook, void *arg);
 /*
- * Run fn(arg) under the core's lock once no execution is running, holding queued ones
- * back meanwhile (e.g. to stop trace rings). Waits for the running execution to end.
+ * The observer of the core's executions: hook for every event and edge (start/end) hook,
+ * either may be NULL, sharing arg. Each execution takes the hooks in force when it
+ * starts and keeps them to its end, so changing them never disturbs a running one.
  */
-void vn_core_quiesce(struct vn_core *c, void (*fn)(void *arg), void *arg);
+void vn_core_set_hooks(struct vn_core *c, vn_event_hook hook, vn_exec_edge_hook edge,
+		       void *arg);
+/* Only the event hook (the edge hook goes too). NULL to remove. */
+void vn_core_set_hook(struct vn_core *c, vn_event_hook hook, void *arg);
+/*
+ * Removes the hooks without waiting: executions that start from now on are unobserved.
+ * If the running execution took hooks with this arg, they stay in force to its end, and
+ * then gone(arg) runs from the worker that ended it; otherwise gone(arg) runs before
+ * this returns, which it then says by returning true. Either way gone runs once, under
+ * the core's lock, with no worker producing events (so rings may be stopped there).
+ */
+bool vn_core_unhook(struct vn_core *c, void *arg, void (*gone)(void *arg));
+/*
+ * The owner of the executions submitted from now on (an id the caller never reuses; 0
+ * for none). When an execution of another owner than the previous one starts, SBUF,
+ * PSUM and the semaphores are zeroed first: no owner sees another's on-chip data.
+ */
+void vn_core_set_owner(struct vn_core *c, u64 owner);
+/*
+ * The host build aborts on a device fault by default (fuzzing); tests of the fault
+ * status turn that off. The kernel always ends the execution with VN_RES_FAULT.
+ */
+void vn_core_set_fault_abort(struct vn_core *c, bool abort);
 /* Also count into these sysfs counters (core/stats.h); NULL to stop. */
 void vn_core_set_stats(struct vn_core *c, struct vn_core_stats *stats);
 

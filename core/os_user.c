@@ -1,14 +1,131 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-/* The OS layer for the host library: pthreads and libc. Never built into the module. */
+/*
+ * The OS layer for the host library: pthreads and libc. Never built into the module.
+ *
+ * It checks the kernel's rules as a debug kernel would (core/vn_os.h), so the host tests
+ * and fuzzers catch what lockdep and DEBUG_ATOMIC_SLEEP catch in the guest: recursive
+ * locking, two lock classes taken in both orders, a lock dropped by a thread that does
+ * not hold it, sleeping in an FPU section, nested or unbalanced FPU sections. A violation
+ * prints what happened and aborts. Like lockdep, the order check reasons about classes
+ * (vn_lock_create() call sites), so an inversion is found even if it never deadlocks.
+ */
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "vn_os.h"
 
+#define VN_MAX_CLASSES	64	/* vn_lock_create() call sites */
+#define VN_MAX_HELD	16	/* locks one thread holds at once */
+
+struct vn_lock {
+	pthread_mutex_t m;
+	pthread_t owner;
+	bool owned;
+	struct vn_lock_class *cls;
+	const char *name;
+};
+
+/* What the calling thread holds, and whether it is in an FPU section. */
+static __thread struct vn_lock *vn_held[VN_MAX_HELD];
+static __thread unsigned int vn_nheld;
+static __thread unsigned int vn_in_fpu;
+
+/* after[a] has bit b once a lock of class b was taken while one of class a was held. */
+static pthread_mutex_t vn_order_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t vn_after[VN_MAX_CLASSES];
+static const char *vn_class_name[VN_MAX_CLASSES];
+static int vn_nclasses;
+
+static void vn_die(const char *what, const char *a, const char *b)
+{
+	fprintf(stderr, "vneuron core: %s%s%s%s%s\n", what, a ? ": " : "", a ? a : "",
+		b ? " / " : "", b ? b : "");
+	abort();
+}
+
+void vn_bug(const char *what, const char *detail)
+{
+	vn_die(what, detail, NULL);
+}
+
+static void vn_might_sleep(const char *what)
+{
+	if (vn_in_fpu)
+		vn_die("sleeping in an FPU section", what, NULL);
+}
+
+/* The class's number, from 1; 0 once the table is full (order checks then skip it). */
+static int vn_class_id(struct vn_lock_class *cls, const char *name)
+{
+	int id = __atomic_load_n(&cls->id, __ATOMIC_ACQUIRE);
+
+	if (id)
+		return id;
+	pthread_mutex_lock(&vn_order_lock);
+	if (!cls->id && vn_nclasses < VN_MAX_CLASSES) {
+		vn_class_name[vn_nclasses] = name;
+		__atomic_store_n(&cls->id, ++vn_nclasses, __ATOMIC_RELEASE);
+	}
+	id = cls->id;
+	pthread_mutex_unlock(&vn_order_lock);
+	return id;
+}
+
+/* Record "held before l" for every held lock; die on the reverse order seen before. */
+static void vn_check_order(struct vn_lock *l)
+{
+	int b = vn_class_id(l->cls, l->name), a;
+	unsigned int i;
+
+	if (!b)
+		return;
+	pthread_mutex_lock(&vn_order_lock);
+	for (i = 0; i < vn_nheld; i++) {
+		a = vn_class_id(vn_held[i]->cls, vn_held[i]->name);
+		if (!a)
+			continue;
+		if (a == b) {
+			pthread_mutex_unlock(&vn_order_lock);
+			vn_die("two locks of one class nested", vn_held[i]->name, l->name);
+		}
+		if (vn_after[b - 1] & (1ull << (a - 1))) {
+			pthread_mutex_unlock(&vn_order_lock);
+			vn_die("lock order inversion", vn_class_name[a - 1], vn_class_name[b - 1]);
+		}
+		vn_after[a - 1] |= 1ull << (b - 1);
+	}
+	pthread_mutex_unlock(&vn_order_lock);
+}
+
+static void vn_note_taken(struct vn_lock *l)
+{
+	l->owner = pthread_self();
+	l->owned = true;
+	if (vn_nheld == VN_MAX_HELD)
+		vn_die("too many locks held", l->name, NULL);
+	vn_held[vn_nheld++] = l;
+}
+
+static void vn_note_dropped(struct vn_lock *l)
+{
+	unsigned int i;
+
+	if (!l->owned || !pthread_equal(l->owner, pthread_self()))
+		vn_die("dropping a lock this thread does not hold", l->name, NULL);
+	for (i = 0; i < vn_nheld && vn_held[i] != l; i++)
+		;
+	if (i == vn_nheld)
+		vn_die("dropping a lock missing from the held list", l->name, NULL);
+	vn_held[i] = vn_held[--vn_nheld];
+	l->owned = false;
+}
+
 void *vn_zalloc(size_t size)
 {
+	vn_might_sleep("allocation");
 	return calloc(1, size ? size : 1);
 }
 
@@ -19,6 +136,7 @@ void vn_free(const void *p)
 
 void *vn_vzalloc(size_t size)
 {
+	vn_might_sleep("allocation");
 	return calloc(1, size ? size : 1);
 }
 
@@ -27,16 +145,15 @@ void vn_vfree(const void *p)
 	free((void *)p);
 }
 
-struct vn_lock {
-	pthread_mutex_t m;
-};
-
-struct vn_lock *vn_lock_create(void)
+struct vn_lock *vn_lock_create_class(struct vn_lock_class *cls, const char *name)
 {
-	struct vn_lock *l = malloc(sizeof(*l));
+	struct vn_lock *l = calloc(1, sizeof(*l));
 
-	if (l)
-		pthread_mutex_init(&l->m, NULL);
+	if (!l)
+		return NULL;
+	pthread_mutex_init(&l->m, NULL);
+	l->cls = cls;
+	l->name = name;
 	return l;
 }
 
@@ -44,29 +161,45 @@ void vn_lock_destroy(struct vn_lock *l)
 {
 	if (!l)
 		return;
+	if (l->owned)
+		vn_die("destroying a held lock", l->name, NULL);
 	pthread_mutex_destroy(&l->m);
 	free(l);
 }
 
 void vn_lock_take(struct vn_lock *l)
 {
+	vn_might_sleep(l->name);
+	if (l->owned && pthread_equal(l->owner, pthread_self()))
+		vn_die("recursive locking", l->name, NULL);
+	vn_check_order(l);
 	pthread_mutex_lock(&l->m);
+	vn_note_taken(l);
 }
 
 void vn_lock_drop(struct vn_lock *l)
 {
+	vn_note_dropped(l);
 	pthread_mutex_unlock(&l->m);
+}
+
+void vn_lock_assert_held(struct vn_lock *l)
+{
+	if (!l->owned || !pthread_equal(l->owner, pthread_self()))
+		vn_die("lock not held", l->name, NULL);
 }
 
 struct vn_cond {
 	pthread_cond_t c;
 };
 
-struct vn_cond *vn_cond_create(void)
+struct vn_cond *vn_cond_create_class(struct vn_lock_class *cls, const char *name)
 {
 	struct vn_cond *c = malloc(sizeof(*c));
 	pthread_condattr_t a;
 
+	(void)cls;
+	(void)name;
 	if (!c)
 		return NULL;
 	pthread_condattr_init(&a);
@@ -87,16 +220,23 @@ void vn_cond_destroy(struct vn_cond *c)
 int vn_cond_wait(struct vn_cond *c, struct vn_lock *l, u64 deadline_ns)
 {
 	struct timespec ts;
+	int r = 0;
 
+	vn_might_sleep("condition wait");
+	vn_lock_assert_held(l);
+	if (deadline_ns && vn_time_ns() >= deadline_ns)
+		return -ETIMEDOUT;
+	vn_note_dropped(l);
 	if (!deadline_ns) {
 		pthread_cond_wait(&c->c, &l->m);
-		return 0;
+	} else {
+		ts.tv_sec = deadline_ns / 1000000000ull;
+		ts.tv_nsec = deadline_ns % 1000000000ull;
+		if (pthread_cond_timedwait(&c->c, &l->m, &ts) == ETIMEDOUT)
+			r = -ETIMEDOUT;
 	}
-	if (vn_time_ns() >= deadline_ns)
-		return -ETIMEDOUT;
-	ts.tv_sec = deadline_ns / 1000000000ull;
-	ts.tv_nsec = deadline_ns % 1000000000ull;
-	return pthread_cond_timedwait(&c->c, &l->m, &ts) == ETIMEDOUT ? -ETIMEDOUT : 0;
+	vn_note_taken(l);
+	return r;
 }
 
 int vn_cond_wait_worker(struct vn_cond *c, struct vn_lock *l, u64 deadline_ns)
@@ -113,17 +253,17 @@ struct vn_thread {
 	pthread_t tid;
 	int (*fn)(void *arg);
 	void *arg;
-	volatile int stop;
 };
-
-static __thread struct vn_thread *vn_self;
 
 static void *vn_thread_main(void *p)
 {
 	struct vn_thread *t = p;
 
-	vn_self = t;
 	t->fn(t->arg);
+	if (vn_nheld)
+		vn_die("thread ends holding a lock", vn_held[0]->name, NULL);
+	if (vn_in_fpu)
+		vn_die("thread ends inside an FPU section", NULL, NULL);
 	return NULL;
 }
 
@@ -147,19 +287,25 @@ void vn_thread_stop(struct vn_thread *t)
 {
 	if (!t)
 		return;
-	__atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
+	vn_might_sleep("thread stop");
 	pthread_join(t->tid, NULL);
 	free(t);
 }
 
-bool vn_thread_should_stop(void)
-{
-	return vn_self && __atomic_load_n(&vn_self->stop, __ATOMIC_ACQUIRE);
-}
-
 void vn_thread_yield(void)
 {
+	vn_might_sleep("scheduling point");
 	sched_yield();
+}
+
+void vn_cond_resched(void)
+{
+	vn_might_sleep("scheduling point");
+}
+
+bool vn_fatal_signal_pending(void)
+{
+	return false;
 }
 
 u64 vn_time_ns(void)
@@ -172,8 +318,14 @@ u64 vn_time_ns(void)
 
 void vn_fpu_begin(void)
 {
+	if (vn_in_fpu)
+		vn_die("nested FPU section", NULL, NULL);
+	vn_in_fpu = 1;
 }
 
 void vn_fpu_end(void)
 {
+	if (!vn_in_fpu)
+		vn_die("FPU section ended twice", NULL, NULL);
+	vn_in_fpu = 0;
 }

@@ -11,6 +11,16 @@
 #include "vneuron.h"
 
 #define NO_IDX	(~0u)
+/* Entries validated between two scheduling points (and fatal-signal checks). */
+#define VN_VALIDATE_BATCH	4096
+
+#ifdef VNEURON_TEST_HOOKS
+/* Test builds only: range checks to skip, to prove the executor's own checks. */
+u32 vn_test_skip_checks;
+#define skip_check(bit)		(vn_test_skip_checks & (bit))
+#else
+#define skip_check(bit)		false
+#endif
 
 struct vctx {
 	const u8 *img;
@@ -353,9 +363,25 @@ static u64 ap_free(const struct vnef_ap *a)
 	return (u64)a->count[0] * a->count[1];
 }
 
+/*
+ * The byte just past an operand's last element inside its partition: offset plus the
+ * element size past the largest index i1 * stride[1] + i0 * stride[0]. False if the
+ * arithmetic overflows 64 bits.
+ */
+static bool ap_end(const struct vnef_ap *a, u64 *end)
+{
+	u64 last;
+
+	return vn_last_of(0, a->count[0], a->stride[0], &last) &&
+	       vn_last_of(last, a->count[1], a->stride[1], &last) &&
+	       !check_add_overflow(last, 1ull, &last) &&
+	       !check_mul_overflow(last, (u64)vn_dtype_size(a->dtype), &last) &&
+	       !check_add_overflow(last, (u64)a->offset, end);
+}
+
 static int check_ap(struct vctx *c, const struct vnef_ap *a)
 {
-	u64 span0, span1, last;
+	u64 end;
 	u32 es;
 
 	if (a->mem != VNEF_MEM_SBUF && a->mem != VNEF_MEM_PSUM)
@@ -364,7 +390,7 @@ static int check_ap(struct vctx *c, const struct vnef_ap *a)
 		return fail(c, VNEF_CHK_OPERAND, "bad operand dtype");
 	if (a->pad)
 		return fail(c, VNEF_CHK_RESERVED, "operand pad");
-	if (!a->partitions || a->start_partition + a->partitions > VNEF_PARTITIONS)
+	if (!a->partitions || (u32)a->start_partition + a->partitions > VNEF_PARTITIONS)
 		return fail(c, VNEF_CHK_OPERAND, "operand partitions out of range");
 	if (!a->count[0] || !a->count[1])
 		return fail(c, VNEF_CHK_OPERAND, "operand count 0");
@@ -373,11 +399,7 @@ static int check_ap(struct vctx *c, const struct vnef_ap *a)
 	es = vn_dtype_size(a->dtype);
 	if (a->offset % es)
 		return fail(c, VNEF_CHK_OPERAND, "operand offset not dtype aligned");
-	/* Each product fits in 64 bits (32 x 32); the sums are checked. */
-	span0 = (u64)(a->count[0] - 1) * a->stride[0];
-	span1 = (u64)(a->count[1] - 1) * a->stride[1];
-	if (check_add_overflow(span0, span1, &last) || last >= (1ull << 40) ||
-	    (last + 1) * es + a->offset > part_bytes(a->mem))
+	if ((!ap_end(a, &end) || end > part_bytes(a->mem)) && !skip_check(VN_TEST_SKIP_AP_RANGE))
 		return fail(c, VNEF_CHK_OPERAND, "operand beyond the partition");
 	return 0;
 }
@@ -385,10 +407,12 @@ static int check_ap(struct vctx *c, const struct vnef_ap *a)
 /* The byte range of an operand inside one partition, inclusive. */
 static void ap_span(const struct vnef_ap *a, u64 *lo, u64 *hi)
 {
-	u64 last = (u64)(a->count[0] - 1) * a->stride[0] + (u64)(a->count[1] - 1) * a->stride[1];
+	u64 end = 0;
 
+	/* Only for an operand check_ap() accepted: ap_end() cannot fail. */
+	ap_end(a, &end);
 	*lo = a->offset;
-	*hi = a->offset + (last + 1) * vn_dtype_size(a->dtype) - 1;
+	*hi = end - 1;
 }
 
 static int check_psum_out(struct vctx *c, const struct vnef_ap *d)
@@ -546,17 +570,22 @@ static int check_instr(struct vctx *c, u32 engine, const struct vnef_instr *in)
 
 /* ---- DMA descriptors ---- */
 
+/*
+ * An endpoint's chunks: (i1, i0) at byte offset + i1 * stride[1] + i0 * stride[0] (+
+ * chunk_bytes), and on chip in the partition numbered partition + i1 * part_stride[1] +
+ * i0 * part_stride[0]. Every term is non-negative, so the last chunk bounds them all; each
+ * sum is overflow-checked (a wrapped sum would look small and pass the limit).
+ */
 static int check_ep(struct vctx *c, const struct vnef_dma_ep *e, const struct vnef_dma_desc *d,
 		    bool is_dst)
 {
 	struct vn_program *p = c->p;
-	u64 s0, s1, span, end, limit;
+	u64 end, last_part;
 
 	if (e->pad)
 		return fail(c, VNEF_CHK_RESERVED, "DMA endpoint pad");
-	if (check_mul_overflow((u64)(d->count[0] - 1), e->stride[0], &s0) ||
-	    check_mul_overflow((u64)(d->count[1] - 1), e->stride[1], &s1) ||
-	    check_add_overflow(s0, s1, &span) || check_add_overflow(span, e->offset, &end) ||
+	if (!vn_last_of(e->offset, d->count[0], e->stride[0], &end) ||
+	    !vn_last_of(end, d->count[1], e->stride[1], &end) ||
 	    check_add_overflow(end, (u64)d->chunk_bytes, &end))
 		return fail(c, VNEF_CHK_DMA, "DMA endpoint span overflows");
 
@@ -578,12 +607,14 @@ static int check_ep(struct vctx *c, const struct vnef_dma_ep *e, const struct vn
 		return fail(c, VNEF_CHK_DMA, "bad DMA endpoint memory");
 	if (e->tensor)
 		return fail(c, VNEF_CHK_RESERVED, "tensor of an on-chip endpoint");
-	limit = (u64)e->partition + (u64)(d->count[0] - 1) * e->part_stride[0] +
-		(u64)(d->count[1] - 1) * e->part_stride[1];
-	if (limit >= VNEF_PARTITIONS)
-		return fail(c, VNEF_CHK_DMA, "DMA beyond the last partition");
+	if (!vn_last_of(e->partition, d->count[0], e->part_stride[0], &last_part) ||
+	    !vn_last_of(last_part, d->count[1], e->part_stride[1], &last_part) ||
+	    last_part >= VNEF_PARTITIONS) {
+		if (!skip_check(VN_TEST_SKIP_DMA_RANGE))
+			return fail(c, VNEF_CHK_DMA, "DMA beyond the last partition");
+	}
 	/* Byte offsets never wrap into the next partition, so no chunk crosses one. */
-	if (end > part_bytes(e->mem))
+	if (end > part_bytes(e->mem) && !skip_check(VN_TEST_SKIP_DMA_RANGE))
 		return fail(c, VNEF_CHK_DMA, "DMA beyond the partition");
 	return 0;
 }
@@ -599,8 +630,8 @@ static int check_desc(struct vctx *c, const struct vnef_dma_desc *d)
 		return fail(c, VNEF_CHK_RESERVED, "wait fields without VNEF_IF_WAIT");
 	if (!d->chunk_bytes || !d->count[0] || !d->count[1])
 		return fail(c, VNEF_CHK_DMA, "empty DMA");
-	bytes = (u64)d->chunk_bytes * d->count[0];
-	if (check_mul_overflow(bytes, (u64)d->count[1], &bytes) || bytes > VNEF_MAX_TENSOR_BYTES)
+	if (check_mul_overflow((u64)d->chunk_bytes, (u64)d->count[0], &bytes) ||
+	    check_mul_overflow(bytes, (u64)d->count[1], &bytes) || bytes > VNEF_MAX_TENSOR_BYTES)
 		return fail(c, VNEF_CHK_DMA, "DMA too large");
 	r = check_ep(c, &d->src, d, false);
 	if (!r)
@@ -632,10 +663,20 @@ static void entry_sync(const struct vn_stream *st, u32 i, u32 *flags, u32 *sem, 
 	}
 }
 
+/* A scheduling point every VN_VALIDATE_BATCH entries: a 64 MiB image is long work. */
+static int validate_pace(u64 *n)
+{
+	if (++*n % VN_VALIDATE_BATCH)
+		return 0;
+	vn_cond_resched();
+	return vn_fatal_signal_pending() ? -EINTR : 0;
+}
+
 static int check_streams(struct vctx *c)
 {
 	struct vn_program *p = c->p;
 	u32 own[VNEF_MAX_SEMS];
+	u64 done = 0, m;
 	u32 sid, i, s;
 	int r;
 
@@ -654,6 +695,9 @@ static int check_streams(struct vctx *c)
 			u64 mask;
 
 			c->idx = i;
+			r = validate_pace(&done);
+			if (r)
+				return r;
 			r = st->instr ? check_instr(c, sid, &st->instr[i]) :
 					check_desc(c, &st->desc[i]);
 			if (r)
@@ -661,9 +705,8 @@ static int check_streams(struct vctx *c)
 			entry_sync(st, i, &flags, &sem, &val, &mask);
 			if ((flags & VNEF_IF_WAIT) && (sem >= VNEF_MAX_SEMS || !val))
 				return fail(c, VNEF_CHK_SEM, "bad semaphore id or wait value 0");
-			for (s = 0; s < VNEF_MAX_SEMS; s++) {
-				if (!(mask & (1ull << s)))
-					continue;
+			for (m = mask; m; m &= m - 1) {
+				s = __builtin_ctzll(m);
 				if (p->sem_writer[s] != NO_IDX && p->sem_writer[s] != sid)
 					return fail(c, VNEF_CHK_SEM,
 						    "semaphore signalled by two streams");
@@ -692,6 +735,9 @@ static int check_streams(struct vctx *c)
 			u64 mask;
 
 			c->idx = i;
+			r = validate_pace(&done);
+			if (r)
+				return r;
 			entry_sync(st, i, &flags, &sem, &val, &mask);
 			if (flags & VNEF_IF_WAIT) {
 				if (p->sem_writer[sem] == NO_IDX || val > p->sem_incs[sem])
@@ -701,9 +747,8 @@ static int check_streams(struct vctx *c)
 					return fail(c, VNEF_CHK_DEADLOCK,
 						    "wait for the stream's own later signal");
 			}
-			for (s = 0; s < VNEF_MAX_SEMS; s++)
-				if (mask & (1ull << s))
-					own[s]++;
+			for (m = mask; m; m &= m - 1)
+				own[__builtin_ctzll(m)]++;
 		}
 	}
 	c->sec = NO_IDX;
@@ -714,7 +759,9 @@ static int check_streams(struct vctx *c)
 static int check_debug(struct vctx *c)
 {
 	struct vn_program *p = c->p;
+	u64 done = 0;
 	u32 i;
+	int r;
 
 	c->sec = find_section(c, VNEF_SEC_DEBUG, 0);
 	if (p->debug_count > p->total_entries)
@@ -723,6 +770,9 @@ static int check_debug(struct vctx *c)
 		const struct vnef_debug *d = &p->debug[i];
 
 		c->idx = i;
+		r = validate_pace(&done);
+		if (r)
+			return r;
 		if (d->pad)
 			return fail(c, VNEF_CHK_RESERVED, "debug pad");
 		if (d->stream >= VNEF_STREAMS || d->index >= p->streams[d->stream].count)
@@ -749,35 +799,18 @@ static int validate(struct vctx *c)
 	return r;
 }
 
-int vn_program_load(const void *image, u64 size, struct vn_program **out,
-		    struct vn_prog_error *err)
+static int load(void *copy, u64 size, struct vn_program **out, struct vn_prog_error *err)
 {
-	struct vn_program *p;
 	struct vctx c = { .err = err, .sec = NO_IDX, .idx = NO_IDX };
+	struct vn_program *p;
 	int r;
 
-	*out = NULL;
-	if (err) {
-		err->check = VNEF_CHK_OK;
-		err->section = NO_IDX;
-		err->index = NO_IDX;
-		err->msg = "ok";
-	}
-	if (size > VNEF_MAX_IMAGE_BYTES) {
-		fail(&c, VNEF_CHK_SIZE, "image too large");
-		return -E2BIG;
-	}
-	if (size < sizeof(struct vnef_header))
-		return fail(&c, VNEF_CHK_SIZE, "image smaller than its header");
 	p = vn_zalloc(sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	p->image = vn_vzalloc(size);
-	if (!p->image) {
-		vn_free(p);
+	if (!p) {
+		vn_vfree(copy);
 		return -ENOMEM;
 	}
-	memcpy(p->image, image, size);
+	p->image = copy;
 	p->size = size;
 	p->refs = 1;
 	c.img = p->image;
@@ -790,6 +823,57 @@ int vn_program_load(const void *image, u64 size, struct vn_program **out,
 	}
 	*out = p;
 	return 0;
+}
+
+/* The size checks both entry points make first; 0 or the error to return. */
+static int check_size(u64 size, struct vn_prog_error *err)
+{
+	struct vctx c = { .err = err, .sec = NO_IDX, .idx = NO_IDX };
+
+	if (err) {
+		err->check = VNEF_CHK_OK;
+		err->section = NO_IDX;
+		err->index = NO_IDX;
+		err->msg = "ok";
+	}
+	if (size > VNEF_MAX_IMAGE_BYTES) {
+		fail(&c, VNEF_CHK_SIZE, "image too large");
+		return -E2BIG;
+	}
+	if (size < sizeof(struct vnef_header))
+		return fail(&c, VNEF_CHK_SIZE, "image smaller than its header");
+	return 0;
+}
+
+int vn_program_load(const void *image, u64 size, struct vn_program **out,
+		    struct vn_prog_error *err)
+{
+	void *copy;
+	int r;
+
+	*out = NULL;
+	r = check_size(size, err);
+	if (r)
+		return r;
+	copy = vn_vzalloc(size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, image, size);
+	return load(copy, size, out, err);
+}
+
+int vn_program_adopt(void *image, u64 size, struct vn_program **out,
+		     struct vn_prog_error *err)
+{
+	int r;
+
+	*out = NULL;
+	r = check_size(size, err);
+	if (r) {
+		vn_vfree(image);
+		return r;
+	}
+	return load(image, size, out, err);
 }
 
 int vn_program_check(const void *image, u64 size, struct vn_prog_error *err)

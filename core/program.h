@@ -43,9 +43,25 @@ struct vn_program {
 	u64 total_entries;
 };
 
-/* Validate and copy an image. Returns 0 or -EINVAL/-E2BIG/-ENOMEM; err may be NULL. */
+/*
+ * Validate and copy an image. Returns 0 or -EINVAL/-E2BIG/-ENOMEM, or -EINTR if the
+ * caller was killed during a long validation (kernel only); err may be NULL.
+ */
 int vn_program_load(const void *image, u64 size, struct vn_program **out,
 		    struct vn_prog_error *err);
+/*
+ * The same for an image the caller copied into vn_vzalloc() memory: the program keeps it
+ * (or frees it on failure), so a large image is never held twice.
+ */
+int vn_program_adopt(void *image, u64 size, struct vn_program **out,
+		     struct vn_prog_error *err);
+
+#ifdef VNEURON_TEST_HOOKS
+/* Test builds: validator range checks to skip (VN_TEST_SKIP_*), to reach the executor's. */
+extern u32 vn_test_skip_checks;
+#endif
+#define VN_TEST_SKIP_DMA_RANGE	0x1u	/* DMA endpoints: partitions and bytes on chip */
+#define VN_TEST_SKIP_AP_RANGE	0x2u	/* engine operands: bytes in the partition */
 void vn_program_get(struct vn_program *p);
 void vn_program_put(struct vn_program *p);
 

@@ -8,4 +8,5 @@ const char *const vn_stat_names[VN_STAT_COUNT] = {
 	[VN_STAT_BUSY_NS] = "busy_time_ns",
 	[VN_STAT_BYTES_MOVED] = "bytes_moved",
 	[VN_STAT_FLOPS] = "flops",
+	[VN_STAT_DEVICE_FAULTS] = "device_faults",
 };

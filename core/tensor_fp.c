@@ -48,10 +48,11 @@ static void mm_edge(const float *st, const float *mv, float *out, u32 k_n, u32 m
 typedef void (*vn_mm_block)(const float *st, const float *mv, float *out, u32 k_n, u32 m0,
 			    u32 n0);
 
-static void mm(const struct vn_fp_ctx *x, u32 k_n, u32 m_n, u32 n_n)
+/* out[m][n] for m < m_n and n in [n0, n1): micro-kernels on whole blocks, then edges. */
+static void mm(const struct vn_fp_ctx *x, u32 k_n, u32 m_n, u32 n0, u32 n1)
 {
 	vn_mm_block blk = mm_4x8;
-	u32 mb = 4, nb = 8, m0, n0, mfull, nfull;
+	u32 mb = 4, nb = 8, m, n, mfull, nfull;
 
 #ifndef __KERNEL__
 	if (x->simd == VN_SIMD_AVX512) {
@@ -63,64 +64,79 @@ static void mm(const struct vn_fp_ctx *x, u32 k_n, u32 m_n, u32 n_n)
 		nb = 16;
 	}
 #endif
+	/* n0 is a multiple of VN_MM_STEP_COLS, hence of nb: the blocks of one whole pass */
 	mfull = m_n / mb * mb;
-	nfull = n_n / nb * nb;
-	for (m0 = 0; m0 < mfull; m0 += mb)
-		for (n0 = 0; n0 < nfull; n0 += nb)
-			blk(x->stat, x->mov, x->out, k_n, m0, n0);
-	mm_edge(x->stat, x->mov, x->out, k_n, 0, mfull, nfull, n_n);
-	mm_edge(x->stat, x->mov, x->out, k_n, mfull, m_n, 0, n_n);
+	nfull = n0 + (n1 - n0) / nb * nb;
+	for (m = 0; m < mfull; m += mb)
+		for (n = n0; n < nfull; n += nb)
+			blk(x->stat, x->mov, x->out, k_n, m, n);
+	mm_edge(x->stat, x->mov, x->out, k_n, 0, mfull, nfull, n1);
+	mm_edge(x->stat, x->mov, x->out, k_n, mfull, m_n, n0, n1);
 }
 
-/* Write rows [0, rows) of x->out (cols wide) to a PSUM operand, adding if asked. */
-static void store_out(struct vn_fp_ctx *x, const struct vnef_ap *d, u32 rows, u32 cols,
+/* Write rows [0, rows) of x->out, columns [c0, c1), to a PSUM operand, adding if asked. */
+static void store_out(struct vn_fp_ctx *x, const struct vnef_ap *d, u32 rows, u32 c0, u32 c1,
 		      bool accumulate)
 {
-	u32 m, n;
+	u32 m, n, w = c1 - c0;
 
 	for (m = 0; m < rows; m++) {
-		float *row = x->out + (size_t)m * VN_MM_LD;
+		float *row = x->out + (size_t)m * VN_MM_LD + c0;
 
 		if (accumulate) {
-			vn_gather(x, d, m, 0, cols, x->seg[0]);
-			for (n = 0; n < cols; n++)
+			vn_gather(x, d, m, c0, w, x->seg[0]);
+			for (n = 0; n < w; n++)
 				row[n] += x->seg[0][n];
 		}
-		vn_scatter(x, d, m, 0, cols, row);
+		vn_scatter(x, d, m, c0, w, row);
 	}
 }
 
-void vn_fp_tensor(struct vn_fp_ctx *x, const struct vnef_instr *in)
+/* Columns per MULTIPLY_MOVING step: as many whole VN_MM_STEP_COLS as the budget allows. */
+static u32 mm_step_cols(const struct vn_fp_ctx *x)
+{
+	u32 per_col = max(1u, x->stat_k * x->stat_m);
+	u32 cols = VN_MM_STEP_MACS / per_col / VN_MM_STEP_COLS * VN_MM_STEP_COLS;
+
+	return max_t(u32, cols, VN_MM_STEP_COLS);
+}
+
+bool vn_fp_tensor_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
+		       struct vn_fp_cursor *cur)
 {
 	const struct vnef_ap *a = &in->src0;
-	u32 k, m, p, f;
+	u32 k, m, p, f, c0, c1;
 
 	switch (in->opcode) {
 	case VNEF_OP_LOAD_STATIONARY:
+		/* 128 x 128 elements at most: one step */
 		x->stat_k = a->partitions;
 		x->stat_m = vn_ap_free(a);
 		x->stat_fp32 = a->dtype == VNEF_DT_FP32;
 		for (k = 0; k < x->stat_k; k++)
 			vn_gather(x, a, k, 0, x->stat_m, x->stat + k * VNEF_MM_MAX_M);
-		break;
+		return true;
 	case VNEF_OP_MULTIPLY_MOVING:
 		f = vn_ap_free(a);
+		c0 = cur->j0;
+		c1 = min(f, c0 + mm_step_cols(x));
 		for (k = 0; k < x->stat_k; k++)
-			vn_gather(x, a, k, 0, f, x->mov + (size_t)k * VN_MM_LD);
-		mm(x, x->stat_k, x->stat_m, f);
-		store_out(x, &in->dst, x->stat_m, f, in->flags & VNEF_IF_ACCUMULATE);
-		break;
+			vn_gather(x, a, k, c0, c1 - c0, x->mov + (size_t)k * VN_MM_LD + c0);
+		mm(x, x->stat_k, x->stat_m, c0, c1);
+		store_out(x, &in->dst, x->stat_m, c0, c1, in->flags & VNEF_IF_ACCUMULATE);
+		cur->j0 = c1;
+		return c1 >= f;
 	case VNEF_OP_TRANSPOSE:
-		/* Exact: each output is one input times 1 (the identity moving operand). */
+		/* 128 x 128 elements at most: one step. Exact: each output is one input x 1. */
 		f = vn_ap_free(a);
 		for (p = 0; p < a->partitions; p++) {
 			vn_gather(x, a, p, 0, f, x->seg[1]);
 			for (m = 0; m < f; m++)
 				x->out[(size_t)m * VN_MM_LD + p] = x->seg[1][m];
 		}
-		store_out(x, &in->dst, f, a->partitions, in->flags & VNEF_IF_ACCUMULATE);
-		break;
+		store_out(x, &in->dst, f, 0, a->partitions, in->flags & VNEF_IF_ACCUMULATE);
+		return true;
 	default:
-		break;
+		return true;
 	}
 }

@@ -14,9 +14,32 @@
 #include <linux/compiler.h>
 #include <linux/overflow.h>
 #include <linux/minmax.h>
+#include <linux/lockdep_types.h>
+
+/* A lock class: one per vn_lock_create() call site (core/vn_os.h). */
+struct vn_lock_class {
+	struct lock_class_key key;
+};
 #else
 #include "vn_platform_user.h"
+
+/* The host layer numbers the classes it sees, for its lock-order checks. */
+struct vn_lock_class {
+	int id;		/* 0 until first used */
+};
 #endif
+
+/*
+ * v = base + (n - 1) * step for a count n >= 1: the offset of the last of n items
+ * step apart. False if n is 0 or the result does not fit 64 bits.
+ */
+static inline bool vn_last_of(u64 base, u64 n, u64 step, u64 *v)
+{
+	u64 span;
+
+	return n && !check_mul_overflow(n - 1, step, &span) &&
+	       !check_add_overflow(base, span, v);
+}
 
 /* Release/acquire for the trace rings, the same on both sides of the mmap. */
 #define vn_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)

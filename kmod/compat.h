@@ -14,6 +14,13 @@
 #define vn_class_create(name)	class_create(THIS_MODULE, name)
 #endif
 
+/* 6.2 made the device of a class's devnode() callback const. */
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+#define VN_DEVNODE_CONST	const
+#else
+#define VN_DEVNODE_CONST
+#endif
+
 /* 6.3 made vma->vm_flags read-only behind vm_flags_{set,clear}(). */
 static inline void vn_vma_clear_flags(struct vm_area_struct *vma, unsigned long flags)
 {

@@ -76,6 +76,17 @@ static int vn_device_init(struct vn_device *vdev, unsigned int index, unsigned i
 	return 0;
 }
 
+/*
+ * The nodes' mode where no udev rule sets one (devtmpfs, a bare system): owner and group
+ * only, never 0666. The DKMS package's udev rule gives them the group "vneuron".
+ */
+static char *vn_devnode(VN_DEVNODE_CONST struct device *dev, umode_t *mode)
+{
+	if (mode)
+		*mode = 0660;
+	return NULL;
+}
+
 int vn_devices_create(unsigned int devices, unsigned int cores, unsigned int hbm_mb)
 {
 	unsigned int i;
@@ -93,6 +104,7 @@ int vn_devices_create(unsigned int devices, unsigned int cores, unsigned int hbm
 		ret = PTR_ERR(vn_class);
 		goto err_region;
 	}
+	vn_class->devnode = vn_devnode;
 	vn_device_count = devices;
 	for (i = 0; i < devices; i++) {
 		ret = vn_device_init(&vn_devs[i], i, cores, hbm_mb);

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Execution through the module: each device core gets an executor (core/exec.h) with
- * its engine and DMA kthreads on first use; programs, executions, WAIT and poll() per
- * open file.
+ * Programs and executions per open file: PROGRAM_LOAD/UNLOAD, EXEC, WAIT, poll(), and
+ * what close() and release do to them. Cores and their executors are in dev_core.c.
  *
  * An execution (struct vn_kexec) holds a reference on its file, its program (inside
  * the executor) and every buffer bound to it. The file's exec table holds one
  * reference until WAIT reaps it; the pending completion holds another, dropped by
- * vn_kexec_done(), which also drops the buffers. Closing the file cancels whatever is
- * still queued or running and returns at once; the completions free the rest. An
- * execution submitted through io_uring (kmod/uring.c) is never in the table: its
- * notifier's reference takes the table's place and is handed over at completion.
+ * vn_kexec_done(), which also drops the buffers. An execution submitted through
+ * io_uring (kmod/uring.c) is never in the table: its notifier's reference takes the
+ * table's place and is handed over at completion.
+ *
+ * Executions belong to the process that submitted them: a close() of the device file
+ * by that process (flush(), which also runs for every descriptor at exit) cancels its
+ * queued and running executions, ioctl and io_uring alike, without waiting: the engines
+ * stop at their next bounded chunk and the completions free the rest. So an io_uring
+ * command never outlives its ring's teardown, and a killed process leaves nothing
+ * running. Release cancels whatever is left (executions of processes that still had
+ * the file when they exited cannot exist: their flush ran).
  */
 #include <linux/fs.h>
 #include <linux/overflow.h>
@@ -21,6 +27,7 @@
 #include <linux/uaccess.h>
 
 #include "vneuron_drv.h"
+#include "vn_os.h"
 #include "exec.h"
 #include "program.h"
 
@@ -29,12 +36,18 @@ static_assert((int)VNEURON_EXEC_OK == (int)VN_RES_OK);
 static_assert((int)VNEURON_EXEC_ERROR == (int)VN_RES_ERROR);
 static_assert((int)VNEURON_EXEC_TIMEOUT == (int)VN_RES_TIMEOUT);
 static_assert((int)VNEURON_EXEC_ABORTED == (int)VN_RES_ABORTED);
+static_assert((int)VNEURON_EXEC_FAULT == (int)VN_RES_FAULT);
 static_assert((int)VNEURON_REASON_DEADLOCK == (int)VN_REASON_DEADLOCK);
 static_assert((int)VNEURON_REASON_TIME_LIMIT == (int)VN_REASON_TIME_LIMIT);
 static_assert((int)VNEURON_REASON_RESET == (int)VN_REASON_RESET);
 static_assert((int)VNEURON_REASON_STOP == (int)VN_REASON_STOP);
 static_assert((int)VNEURON_REASON_NOMEM == (int)VN_REASON_NOMEM);
 static_assert((int)VNEURON_REASON_CANCEL == (int)VN_REASON_CANCEL);
+static_assert((int)VNEURON_REASON_FAULT_SBUF == (int)VN_REASON_FAULT_SBUF);
+static_assert((int)VNEURON_REASON_FAULT_PSUM == (int)VN_REASON_FAULT_PSUM);
+static_assert((int)VNEURON_REASON_FAULT_HBM == (int)VN_REASON_FAULT_HBM);
+static_assert((int)VNEURON_REASON_FAULT_SEM == (int)VN_REASON_FAULT_SEM);
+static_assert((int)VNEURON_REASON_FAULT_STATE == (int)VN_REASON_FAULT_STATE);
 
 /* A per-execution host-time limit above this is refused: deadlines must not overflow. */
 #define VN_MAX_TIME_LIMIT_NS	(600ULL * NSEC_PER_SEC)
@@ -43,7 +56,11 @@ struct vn_kexec {
 	struct kref ref;
 	struct vn_file *vf;		/* holds a file reference */
 	struct vn_exec *ex;		/* holds the submitter's reference */
+	struct pid *tgid;		/* the submitting process */
+	struct list_head live;		/* in vf->live until completed, under done_lock */
+	u64 bytes;			/* charged to vf->exec_bytes */
 	u32 core;
+	bool cancelled;			/* under vf->done_lock: flush() or release did */
 	bool completed;			/* under vf->done_lock */
 	bool reaped;			/* under vf->done_lock: out of the exec table */
 	vn_kexec_notify_fn notify;	/* io_uring submissions: told at completion */
@@ -53,68 +70,6 @@ struct vn_kexec {
 	struct vn_mem *mems[];		/* bound buffers, until completion */
 };
 
-/* ---- cores ---- */
-
-void vn_cores_init(struct vn_device *vdev)
-{
-	unsigned int i;
-
-	for (i = 0; i < vdev->core_count; i++) {
-		mutex_init(&vdev->cores[i].exec_lock);
-		mutex_init(&vdev->cores[i].reset_lock);
-	}
-}
-
-struct vn_core *vn_dev_core_exec(struct vn_dev_core *core)
-{
-	/* Pairs with the release below: a core seen here is fully made. */
-	struct vn_core *ec = smp_load_acquire(&core->exec_core);
-	char name[16];
-
-	if (ec)
-		return ec;
-	mutex_lock(&core->exec_lock);
-	ec = core->exec_core;
-	if (!ec) {
-		snprintf(name, sizeof(name), "%u.%u", core->vdev->index, core->index);
-		if (!vn_core_create(core->vdev->model, name, &ec)) {
-			vn_core_set_stats(ec, &core->stats);
-			/* Publish only now; pairs with the acquires of the readers. */
-			smp_store_release(&core->exec_core, ec);
-		}
-	}
-	mutex_unlock(&core->exec_lock);
-	return ec;
-}
-
-/* Unload: no file is open, so nothing waits; the workers stop, leftovers end ABORTED. */
-void vn_cores_stop(struct vn_device *vdev)
-{
-	unsigned int i;
-
-	for (i = 0; i < vdev->core_count; i++) {
-		vn_core_destroy(vdev->cores[i].exec_core);
-		vdev->cores[i].exec_core = NULL;
-	}
-}
-
-int vn_core_reset_ioctl(struct vn_file *vf, const struct vneuron_reset *arg)
-{
-	struct vn_dev_core *core;
-
-	if (arg->flags || arg->core >= vf->vdev->core_count)
-		return -EINVAL;
-	core = &vf->vdev->cores[arg->core];
-	/* One reset at a time: a second would wait on what the first restarts. */
-	mutex_lock(&core->reset_lock);
-	/* A core that never ran has nothing to stop (acquire: pairs with its creation). */
-	if (smp_load_acquire(&core->exec_core))
-		vn_core_reset(core->exec_core);
-	vn_core_stats_reset(&core->stats);
-	mutex_unlock(&core->reset_lock);
-	return 0;
-}
-
 /* ---- programs ---- */
 
 static void vn_prog_drop(struct vn_file *vf, struct vn_program *p)
@@ -123,6 +78,24 @@ static void vn_prog_drop(struct vn_file *vf, struct vn_program *p)
 	atomic64_sub(p->size, &vf->prog_bytes);
 	atomic64_dec(&vn_counters.programs);
 	vn_program_put(p);
+}
+
+/* The image into kernel memory in pieces: a scheduling point and a kill check each. */
+static int vn_copy_image(void *img, u64 uptr, u64 size)
+{
+	u64 done = 0;
+
+	while (done < size) {
+		size_t n = min_t(u64, size - done, VN_COPY_CHUNK);
+
+		if (copy_from_user(img + done, u64_to_user_ptr(uptr + done), n))
+			return -EFAULT;
+		done += n;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
 }
 
 int vn_program_load_ioctl(struct vn_file *vf, struct vneuron_program_load *arg)
@@ -149,27 +122,27 @@ int vn_program_load_ioctl(struct vn_file *vf, struct vneuron_program_load *arg)
 	}
 	if (size > VNEF_MAX_IMAGE_BYTES)
 		return -E2BIG;
-	if (atomic_inc_return(&vf->nr_progs) > VN_MAX_PROGRAMS) {
+	if (atomic_inc_return(&vf->nr_progs) > vn_limits.max_programs) {
 		ret = -ENOSPC;
 		goto err_count;
 	}
-	if (atomic64_add_return(size, &vf->prog_bytes) > VN_MAX_PROGRAM_BYTES) {
+	if (atomic64_add_return(size, &vf->prog_bytes) > vn_limits.max_program_bytes) {
 		ret = -ENOSPC;
 		goto err_bytes;
 	}
-	/* Validate a private copy: the user's buffer may change under us. */
-	img = kvmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	/* A private copy (charged, may fail): the user's buffer may change under us. */
+	img = vn_vzalloc(size);
 	if (!img) {
 		ret = -ENOMEM;
 		goto err_bytes;
 	}
-	if (copy_from_user(img, u64_to_user_ptr(arg->image_ptr), size)) {
-		kvfree(img);
-		ret = -EFAULT;
+	ret = vn_copy_image(img, arg->image_ptr, size);
+	if (ret) {
+		vn_vfree(img);
 		goto err_bytes;
 	}
-	ret = vn_program_load(img, size, &p, &pe);
-	kvfree(img);
+	/* The program keeps the copy, or frees it. */
+	ret = vn_program_adopt(img, size, &p, &pe);
 	if (ret) {
 		if (ret == -EINVAL) {
 			arg->check = pe.check;
@@ -244,6 +217,8 @@ static void vn_kexec_free(struct kref *ref)
 	for (i = 0; i < kx->nmems; i++)
 		vn_mem_put(kx->mems[i]);
 	vn_exec_put(kx->ex);
+	put_pid(kx->tgid);
+	atomic64_sub(kx->bytes, &vf->exec_bytes);
 	atomic_dec(&vf->nr_execs);
 	atomic64_dec(&vn_counters.execs);
 	kfree(kx);
@@ -267,6 +242,8 @@ static void vn_kexec_done(struct vn_exec *ex, void *arg)
 		vn_mem_put(kx->mems[i]);
 	spin_lock(&vf->done_lock);
 	kx->completed = true;
+	if (!list_empty(&kx->live))
+		list_del_init(&kx->live);
 	if (!kx->reaped)
 		vf->nr_done++;
 	spin_unlock(&vf->done_lock);
@@ -288,6 +265,23 @@ static void vn_kexec_reap(struct vn_file *vf, struct vn_kexec *kx)
 		vf->nr_done--;
 	spin_unlock(&vf->done_lock);
 	vn_kexec_put(kx);
+}
+
+/*
+ * The executor's allocations for one execution (core/exec.c): scratch for every scratch
+ * tensor bound to 0, 64-byte aligned, and the semaphores' time tables.
+ */
+static u64 vn_kexec_bytes(const struct vn_program *p, const u32 *handles)
+{
+	u64 bytes = 0;
+	u32 i, s;
+
+	for (i = 0; i < p->tensor_count; i++)
+		if (p->tensors[i].kind == VNEF_TENSOR_SCRATCH && !handles[i])
+			bytes += ALIGN(p->tensors[i].size, 64);
+	for (s = 0; s < VNEF_MAX_SEMS; s++)
+		bytes += (u64)p->sem_incs[s] * sizeof(u64);
+	return bytes;
 }
 
 /* Bind handles[i] to tensor i, taking a buffer reference for each. */
@@ -348,16 +342,10 @@ static int vn_kexec_start(struct vn_file *vf, const struct vneuron_exec *arg,
 		vn_program_put(p);
 		return -EINVAL;
 	}
-	/* Only now: a refused call must not make a core's executor. */
-	ec = vn_dev_core_exec(&vdev->cores[arg->core]);
-	if (!ec) {
-		vn_program_put(p);
-		return -ENOMEM;
-	}
-	if (atomic_inc_return(&vf->nr_execs) > VN_MAX_EXECS) {
+	if (atomic_inc_return(&vf->nr_execs) > vn_limits.max_execs) {
 		atomic_dec(&vf->nr_execs);
 		vn_program_put(p);
-		return -EBUSY;
+		return -EAGAIN;
 	}
 	atomic64_inc(&vn_counters.execs);
 	kx = kzalloc(struct_size(kx, mems, count), GFP_KERNEL_ACCOUNT);
@@ -374,6 +362,8 @@ static int vn_kexec_start(struct vn_file *vf, const struct vneuron_exec *arg,
 	kx->notify = notify;
 	kx->notify_arg = notify_arg;
 	kx->reaped = notify;		/* never in the exec table: poll() ignores it */
+	kx->tgid = get_pid(task_tgid(current));
+	INIT_LIST_HEAD(&kx->live);
 
 	ret = -ENOMEM;
 	handles = kmalloc_array(count ? count : 1, sizeof(*handles), GFP_KERNEL);
@@ -387,6 +377,18 @@ static int vn_kexec_start(struct vn_file *vf, const struct vneuron_exec *arg,
 	ret = vn_kexec_bind(vf, kx, p, handles, binds);
 	if (ret)
 		goto fail;
+	/* What the executor will allocate for it, against the file's limit. */
+	kx->bytes = vn_kexec_bytes(p, handles);
+	if (atomic64_add_return(kx->bytes, &vf->exec_bytes) > vn_limits.max_exec_bytes) {
+		ret = kx->bytes > vn_limits.max_exec_bytes ? -E2BIG : -ENOSPC;
+		goto fail;
+	}
+	/* Only now, with every argument checked: a refused call claims nothing. */
+	ec = vn_dev_core_claim(vf, &vdev->cores[arg->core]);
+	if (IS_ERR(ec)) {
+		ret = PTR_ERR(ec);
+		goto fail;
+	}
 
 	kref_get(&kx->ref);		/* the completion's */
 	if (notify)
@@ -400,6 +402,11 @@ static int vn_kexec_start(struct vn_file *vf, const struct vneuron_exec *arg,
 			kref_put(&kx->ref, vn_kexec_free);
 		goto fail;
 	}
+	/* Now flush() may cancel it (kx->ex is set); unless it has ended already. */
+	spin_lock(&vf->done_lock);
+	if (!kx->completed)
+		list_add_tail(&kx->live, &vf->live);
+	spin_unlock(&vf->done_lock);
 	*out = kx;
 	goto out;
 fail:
@@ -509,7 +516,10 @@ int vn_wait_ioctl(struct vn_file *vf, struct vneuron_wait *arg)
 	if (ret)
 		goto out;
 	/* DONE is published just before the completion runs: wait for its buffer drops. */
-	wait_event(vf->done_wq, READ_ONCE(kx->completed));
+	if (wait_event_killable(vf->done_wq, READ_ONCE(kx->completed))) {
+		ret = -EINTR;
+		goto out;
+	}
 	vn_exec_status(kx->ex, &st);
 	arg->status = st.result;
 	arg->reason = st.reason;
@@ -539,6 +549,40 @@ __poll_t vn_exec_poll(struct vn_file *vf, struct file *filp, poll_table *wait)
 	return mask;
 }
 
+/*
+ * Cancel the live executions submitted by the calling process (all with NULL), a batch
+ * at a time: the list's lock is a spinlock, and cancelling takes the executor's locks.
+ */
+static void vn_exec_cancel_of(struct vn_file *vf, struct pid *tgid)
+{
+	struct vn_kexec *kx, *batch[16];
+	unsigned int i, n;
+
+	do {
+		n = 0;
+		spin_lock(&vf->done_lock);
+		list_for_each_entry(kx, &vf->live, live) {
+			if (kx->cancelled || (tgid && kx->tgid != tgid))
+				continue;
+			kx->cancelled = true;
+			kref_get(&kx->ref);
+			batch[n++] = kx;
+			if (n == ARRAY_SIZE(batch))
+				break;
+		}
+		spin_unlock(&vf->done_lock);
+		for (i = 0; i < n; i++) {
+			vn_exec_cancel(batch[i]->ex);
+			vn_kexec_put(batch[i]);
+		}
+	} while (n == ARRAY_SIZE(batch));
+}
+
+void vn_exec_flush(struct vn_file *vf)
+{
+	vn_exec_cancel_of(vf, task_tgid(current));
+}
+
 /* The file is going: no ioctl runs. Cancel what runs, drop what is loaded. */
 void vn_exec_release_all(struct vn_file *vf)
 {
@@ -546,9 +590,9 @@ void vn_exec_release_all(struct vn_file *vf)
 	struct vn_kexec *kx;
 	unsigned long idx;
 
+	vn_exec_cancel_of(vf, NULL);
 	xa_for_each(&vf->execs, idx, kx) {
 		xa_erase(&vf->execs, idx);
-		vn_exec_cancel(kx->ex);
 		vn_kexec_reap(vf, kx);
 	}
 	xa_for_each(&vf->progs, idx, p) {

@@ -18,12 +18,15 @@ static int vn_open(struct inode *inode, struct file *filp)
 		return -ENOMEM;
 	kref_init(&vf->ref);
 	vf->vdev = vdev;
+	vf->writable = filp->f_mode & FMODE_WRITE;
+	INIT_LIST_HEAD(&vf->live);
 	xa_init_flags(&vf->mems, XA_FLAGS_ALLOC1);
 	atomic_set(&vf->nr_mems, 0);
 	xa_init_flags(&vf->progs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&vf->execs, XA_FLAGS_ALLOC1);
 	spin_lock_init(&vf->done_lock);
 	init_waitqueue_head(&vf->done_wq);
+	init_waitqueue_head(&vf->trace_wq);
 	filp->private_data = vf;
 	atomic64_inc(&vn_counters.open_files);
 	return nonseekable_open(inode, filp);
@@ -46,9 +49,20 @@ void vn_file_put(struct vn_file *vf)
 }
 
 /*
+ * Every close() of a descriptor of this file, exit included: the closing process's
+ * executions end (kmod/exec.c), so none outlives its process, io_uring ones included.
+ */
+static int vn_flush(struct file *filp, fl_owner_t id)
+{
+	vn_exec_flush(filp->private_data);
+	return 0;
+}
+
+/*
  * The last reference to the file: everything it owns goes. Running executions are
  * cancelled, not waited for (a killed process must not hang here); their completions
- * drop their buffers and the last file reference. Mappings keep their buffers.
+ * drop their buffers and the last file reference. Its cores are released (their
+ * executors go once unused). Mappings keep their buffers.
  */
 static int vn_release(struct inode *inode, struct file *filp)
 {
@@ -57,6 +71,7 @@ static int vn_release(struct inode *inode, struct file *filp)
 	vn_exec_release_all(vf);
 	vn_trace_release_all(vf);
 	vn_mem_release_all(vf);
+	vn_dev_core_release_all(vf);
 	vn_file_put(vf);
 	return 0;
 }
@@ -71,7 +86,8 @@ static int vn_get_info(struct vn_file *vf, void *data)
 	memset(info, 0, sizeof(*info));
 	info->uapi_version = VNEURON_UAPI_VERSION;
 	info->caps = VNEURON_CAP_MEM | VNEURON_CAP_EXEC | VNEURON_CAP_BF16 |
-		     VNEURON_CAP_TRACE;
+		     VNEURON_CAP_TRACE | VNEURON_CAP_FAULT | VNEURON_CAP_LIMITS |
+		     VNEURON_CAP_OWNERSHIP;
 	if (IS_ENABLED(CONFIG_IO_URING))
 		info->caps |= VNEURON_CAP_URING_CMD;
 	info->device_index = vdev->index;
@@ -84,6 +100,7 @@ static int vn_get_info(struct vn_file *vf, void *data)
 	mutex_unlock(&vdev->hbm_lock);
 	info->max_alloc = info->hbm_bytes;
 	info->model = *vdev->model;
+	info->limits = vn_limits;
 	return 0;
 }
 
@@ -182,19 +199,27 @@ union vn_ioctl_buf {
 
 struct vn_ioctl_desc {
 	unsigned int cmd;
+	unsigned int min_size;		/* the struct's size in uapi version 1 */
+	unsigned int size;		/* its size now */
 	int (*fn)(struct vn_file *vf, void *data);
 	void (*undo)(struct vn_file *vf, void *data);	/* when copying out fails */
+	bool read_only;			/* allowed on a file opened without FMODE_WRITE */
 	bool out_on_einval;		/* -EINVAL has output too (which check failed) */
 };
 
+/* min_size and size 0: both are the size in the ioctl number. */
 #define VN_IOCTL(c, f, u)	{ .cmd = (c), .fn = (f), .undo = (u) }
 
+/* Version 1's GET_INFO ended before the limits. */
+#define VN_INFO_V1_SIZE		offsetof(struct vneuron_info, limits)
+
 /*
- * The size in each number here is the struct's size in uapi version 1, the smallest a
- * caller may pass; structs only ever grow at the end.
+ * Structs only ever grow at the end: a caller may pass any size from its struct's
+ * version-1 size up (copy_struct_from_user() zero-fills or checks the difference).
  */
 static const struct vn_ioctl_desc vn_ioctls[] = {
-	VN_IOCTL(VNEURON_IOCTL_GET_INFO, vn_get_info, NULL),
+	{ .cmd = VNEURON_IOCTL_GET_INFO, .min_size = VN_INFO_V1_SIZE,
+	  .size = sizeof(struct vneuron_info), .fn = vn_get_info, .read_only = true },
 	VN_IOCTL(VNEURON_IOCTL_MEM_ALLOC, vn_ioctl_mem_alloc, vn_undo_mem_alloc),
 	VN_IOCTL(VNEURON_IOCTL_MEM_FREE, vn_ioctl_mem_free, NULL),
 	VN_IOCTL(VNEURON_IOCTL_MEM_WRITE, vn_ioctl_mem_write, NULL),
@@ -219,7 +244,7 @@ static long vn_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	const struct vn_ioctl_desc *d = NULL;
 	union vn_ioctl_buf buf;
 	unsigned int usize = _IOC_SIZE(cmd);
-	unsigned int ksize, i;
+	unsigned int i, min_size, size;
 	int ret;
 
 	for (i = 0; i < ARRAY_SIZE(vn_ioctls); i++) {
@@ -230,11 +255,15 @@ static long vn_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	}
 	if (!d)
 		return -ENOTTY;
-	ksize = _IOC_SIZE(d->cmd);
-	if (usize < ksize)
+	/* A read-only descriptor may only query (docs/uapi.md, security model). */
+	if (!vf->writable && !d->read_only)
+		return -EBADF;
+	min_size = d->min_size ?: _IOC_SIZE(d->cmd);
+	size = d->size ?: _IOC_SIZE(d->cmd);
+	if (usize < min_size)
 		return -EINVAL;
 	/* Every ioctl takes input (flags at least); a larger struct must end in zeroes. */
-	ret = copy_struct_from_user(&buf, ksize, uarg, usize);
+	ret = copy_struct_from_user(&buf, size, uarg, usize);
 	if (ret)
 		return ret;
 	ret = d->fn(vf, &buf);
@@ -243,11 +272,11 @@ static long vn_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	if (ret) {
 		/* Best effort: the error stands whether or not the details arrive. */
 		if (ret == -EINVAL && d->out_on_einval &&
-		    copy_to_user(uarg, &buf, min_t(unsigned int, usize, ksize)))
+		    copy_to_user(uarg, &buf, min(usize, size)))
 			return -EFAULT;
 		return ret;
 	}
-	if (copy_to_user(uarg, &buf, min_t(unsigned int, usize, ksize))) {
+	if (copy_to_user(uarg, &buf, min(usize, size))) {
 		if (d->undo)
 			d->undo(vf, &buf);
 		return -EFAULT;
@@ -257,6 +286,11 @@ static long vn_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 
 static int vn_mmap(struct file *filp, struct vm_area_struct *vma)
 {
+	struct vn_file *vf = filp->private_data;
+
+	/* A read-only file owns no buffer and no ring: nothing to map. */
+	if (!vf->writable)
+		return -EACCES;
 	if (vma->vm_pgoff >= VNEURON_MMAP_TRACE_BASE >> PAGE_SHIFT)
 		return vn_trace_mmap(filp->private_data, vma);
 	return vn_mem_mmap(filp->private_data, vma);
@@ -271,6 +305,7 @@ static __poll_t vn_poll(struct file *filp, poll_table *wait)
 const struct file_operations vn_fops = {
 	.owner = THIS_MODULE,
 	.open = vn_open,
+	.flush = vn_flush,
 	.release = vn_release,
 	.unlocked_ioctl = vn_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,

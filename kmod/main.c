@@ -6,6 +6,7 @@
 #include <linux/moduleparam.h>
 
 #include "vneuron_drv.h"
+#include "program.h"
 
 static unsigned int devices = 1;
 module_param(devices, uint, 0444);
@@ -19,7 +20,39 @@ static unsigned int hbm_mb = 256;
 module_param(hbm_mb, uint, 0444);
 MODULE_PARM_DESC(hbm_mb, "Host memory backing each device's HBM, in MiB (1..4096, default 256)");
 
+/* Per-file limits (docs/uapi.md); GET_INFO reports them in bytes. */
+static unsigned int max_programs = 256;
+module_param(max_programs, uint, 0444);
+MODULE_PARM_DESC(max_programs, "Programs one open file may hold (1..65535, default 256)");
+
+static unsigned int max_program_mb = 256;
+module_param(max_program_mb, uint, 0444);
+MODULE_PARM_DESC(max_program_mb,
+		 "MiB of program images one open file may hold (1..65536, default 256)");
+
+static unsigned int max_execs = 1024;
+module_param(max_execs, uint, 0444);
+MODULE_PARM_DESC(max_execs,
+		 "Executions of one open file submitted and not yet reaped (1..65536, default 1024)");
+
+static unsigned int max_exec_mb = 1024;
+module_param(max_exec_mb, uint, 0444);
+MODULE_PARM_DESC(max_exec_mb,
+		 "MiB of core-provided scratch and semaphore tables of one file's executions (1..65536, default 1024)");
+
+static unsigned int max_trace_mb = 1280;
+module_param(max_trace_mb, uint, 0444);
+MODULE_PARM_DESC(max_trace_mb,
+		 "MiB of trace rings one open file may hold (1..65536, default 1280: five 256 MiB rings)");
+
+#ifdef VNEURON_TEST_HOOKS
+/* Test builds only (tools/check's fault phase): validator checks to skip. */
+module_param_named(test_skip_checks, vn_test_skip_checks, uint, 0644);
+MODULE_PARM_DESC(test_skip_checks, "TEST BUILD: validator range checks to skip (bits)");
+#endif
+
 struct vn_mod_counters vn_counters;
+struct vneuron_limits vn_limits;
 
 static int vn_check_param(const char *name, unsigned int val, unsigned int lo, unsigned int hi)
 {
@@ -38,13 +71,35 @@ static int __init vneuron_init(void)
 		ret = vn_check_param("cores", cores, 1, VN_MAX_CORES);
 	if (!ret)
 		ret = vn_check_param("hbm_mb", hbm_mb, 1, VN_MAX_HBM_MB);
+	if (!ret)
+		ret = vn_check_param("max_programs", max_programs, 1, 65535);
+	if (!ret)
+		ret = vn_check_param("max_program_mb", max_program_mb, 1, 65536);
+	if (!ret)
+		ret = vn_check_param("max_execs", max_execs, 1, 65536);
+	if (!ret)
+		ret = vn_check_param("max_exec_mb", max_exec_mb, 1, 65536);
+	if (!ret)
+		ret = vn_check_param("max_trace_mb", max_trace_mb, 1, 65536);
 	if (ret)
 		return ret;
+	vn_limits = (struct vneuron_limits){
+		.max_programs = max_programs,
+		.max_execs = max_execs,
+		.max_program_bytes = (u64)max_program_mb << 20,
+		.max_exec_bytes = (u64)max_exec_mb << 20,
+		.max_trace_bytes = (u64)max_trace_mb << 20,
+	};
 
+	ret = vn_workqueue_init();
+	if (ret)
+		return ret;
 	vn_sysfs_init();
 	ret = vn_devices_create(devices, cores, hbm_mb);
-	if (ret)
+	if (ret) {
+		vn_workqueue_exit();
 		return ret;
+	}
 	vn_debugfs_init();
 	return 0;
 }
@@ -53,6 +108,7 @@ static void __exit vneuron_exit(void)
 {
 	vn_debugfs_exit();
 	vn_devices_destroy();
+	vn_workqueue_exit();
 }
 
 module_init(vneuron_init);

@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The device core's OS layer (core/vn_os.h) on Linux kernel primitives. */
+/*
+ * The device core's OS layer (core/vn_os.h) on Linux kernel primitives.
+ *
+ * Every allocation is made for the process whose system call runs (program images,
+ * executions, a core's executor made at its claim): charged to its memory cgroup, and
+ * allowed to fail rather than invoke the OOM killer or warn (__GFP_RETRY_MAYFAIL,
+ * __GFP_NOWARN), so a process in a small cgroup gets -ENOMEM and nobody else suffers.
+ */
 #include <linux/kthread.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
@@ -12,9 +19,11 @@
 
 #include "vn_os.h"
 
+#define VN_GFP	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
+
 void *vn_zalloc(size_t size)
 {
-	return kzalloc(size, GFP_KERNEL);
+	return kzalloc(size, VN_GFP);
 }
 
 void vn_free(const void *p)
@@ -30,8 +39,8 @@ void vn_free(const void *p)
 void *vn_vzalloc(size_t size)
 {
 	if (size > INT_MAX)
-		return vzalloc(size);
-	return kvzalloc(size, GFP_KERNEL);
+		return __vmalloc(size, VN_GFP | __GFP_ZERO);
+	return kvzalloc(size, VN_GFP);
 }
 
 void vn_vfree(const void *p)
@@ -43,12 +52,13 @@ struct vn_lock {
 	struct mutex m;	/* sleeping: engine work may take long */
 };
 
-struct vn_lock *vn_lock_create(void)
+/* Each call site's class is its own lockdep class (core/vn_os.h). */
+struct vn_lock *vn_lock_create_class(struct vn_lock_class *cls, const char *name)
 {
-	struct vn_lock *l = kmalloc(sizeof(*l), GFP_KERNEL);
+	struct vn_lock *l = kmalloc(sizeof(*l), VN_GFP);
 
 	if (l)
-		mutex_init(&l->m);
+		__mutex_init(&l->m, name, &cls->key);
 	return l;
 }
 
@@ -70,16 +80,21 @@ void vn_lock_drop(struct vn_lock *l)
 	mutex_unlock(&l->m);
 }
 
+void vn_lock_assert_held(struct vn_lock *l)
+{
+	lockdep_assert_held(&l->m);
+}
+
 struct vn_cond {
 	struct wait_queue_head wq;
 };
 
-struct vn_cond *vn_cond_create(void)
+struct vn_cond *vn_cond_create_class(struct vn_lock_class *cls, const char *name)
 {
-	struct vn_cond *c = kmalloc(sizeof(*c), GFP_KERNEL);
+	struct vn_cond *c = kmalloc(sizeof(*c), VN_GFP);
 
 	if (c)
-		init_waitqueue_head(&c->wq);
+		__init_waitqueue_head(&c->wq, name, &cls->key);
 	return c;
 }
 
@@ -166,14 +181,19 @@ void vn_thread_stop(struct vn_thread *t)
 	kfree(t);
 }
 
-bool vn_thread_should_stop(void)
-{
-	return kthread_should_stop();
-}
-
 void vn_thread_yield(void)
 {
 	cond_resched();
+}
+
+void vn_cond_resched(void)
+{
+	cond_resched();
+}
+
+bool vn_fatal_signal_pending(void)
+{
+	return fatal_signal_pending(current);
 }
 
 u64 vn_time_ns(void)
@@ -189,4 +209,10 @@ void vn_fpu_begin(void)
 void vn_fpu_end(void)
 {
 	kernel_fpu_end();
+}
+
+/* Not called in the kernel: a fault ends the execution with a status (core/exec.c). */
+void vn_bug(const char *what, const char *detail)
+{
+	pr_err_ratelimited("vneuron: %s: %s\n", what, detail);
 }

@@ -5,6 +5,7 @@
  */
 #include <linux/debugfs.h>
 #include <linux/device.h>
+#include <linux/pid.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -112,6 +113,21 @@ struct vn_kobj {
 	struct vn_dev_core *core;
 };
 
+/* core<N>/owner_pid: the process that claimed the core, in the reader's pid namespace. */
+static ssize_t owner_pid_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct vn_dev_core *core = container_of(kobj, struct vn_kobj, kobj)->core;
+	pid_t pid;
+
+	if (mutex_lock_killable(&core->lock))
+		return -EINTR;
+	pid = core->owner_pid ? pid_vnr(core->owner_pid) : 0;
+	mutex_unlock(&core->lock);
+	return sysfs_emit(buf, "%d\n", pid);
+}
+
+static struct kobj_attribute vn_owner_pid_attr = __ATTR_RO(owner_pid);
+
 static void vn_kobj_release(struct kobject *kobj)
 {
 	kfree(container_of(kobj, struct vn_kobj, kobj));
@@ -196,6 +212,9 @@ int vn_sysfs_add_core(struct vn_dev_core *core)
 	core->kobj = vn_kobj_add(core, &core->vdev->dev->kobj, "core%u", core->index);
 	if (!core->kobj)
 		return -ENOMEM;
+	ret = sysfs_create_file(core->kobj, &vn_owner_pid_attr.attr);
+	if (ret)
+		return ret;
 	core->stats_kobj = vn_kobj_add(core, core->kobj, "stats", 0);
 	if (!core->stats_kobj)
 		return -ENOMEM;
@@ -219,6 +238,7 @@ void vn_sysfs_del_core(struct vn_dev_core *core)
 		core->stats_kobj = NULL;
 	}
 	if (core->kobj) {
+		sysfs_remove_file(core->kobj, &vn_owner_pid_attr.attr);
 		kobject_del(core->kobj);
 		kobject_put(core->kobj);
 		core->kobj = NULL;

@@ -5,29 +5,40 @@
  *
  * A session traces one core for one open file: one ring per producer thread of the
  * executor (four engines, the DMA worker), each a consumer page and a control page plus
- * data from vmalloc (zeroed, charged to the caller's memcg). The executor's event hook
- * writes each event into the ring of the worker that ran it (single producer, no lock);
- * its execution edge hook, which runs under the core lock with no worker producing,
- * writes EXEC_START/EXEC_END records and publishes every ring at the end of an
- * execution.
+ * data from vmalloc (zeroed, charged to the caller's memcg and to the file's
+ * max_trace_bytes). The executor's event hook writes each event into the ring of the
+ * worker that ran it (single producer, no lock); its edge hook, which runs under the
+ * core lock with no worker producing, decides at each execution's start whether the
+ * session may see it (its owner is the tracer's own file, or a dumpable process of the
+ * same user, or the tracer has CAP_PERFMON), writes EXEC_START, and at the end ERROR (a
+ * device fault) and EXEC_END records and publishes every ring.
  *
- * Lifetime: the session is refcounted; the file's table holds one reference until
- * TRACE_STOP or close, each vma one. Producers stop (hooks removed, rings published)
- * before the file's reference goes, so a mapping that outlives the file only keeps
- * memory alive. Pages go in at fault time, like device buffers (kmod/mem.c).
+ * Stopping never waits inside the kernel for someone else's work: the hooks are removed
+ * for future executions at once; a traced execution still running keeps them to its end,
+ * when the executor calls vn_tsession_gone() (vn_core_unhook()). TRACE_STOP waits for
+ * that, killably; release does not wait at all.
  *
- * Locking: vn_trace_lock (mutex) serialises start, stop, release and the lookups of
- * mmap; it nests inside mmap_lock and outside the executor's core lock (taken by
- * vn_core_set_hook() and vn_core_quiesce()). Stop drops it while it waits for the
- * running execution (at most its time limit): the session is marked stopping and its
- * core stays taken meanwhile. A file's table of sessions also has a spinlock, the only
- * lock poll() takes.
+ * Lifetime: the session is refcounted: the file's table holds one reference until
+ * TRACE_STOP's successor or close, each vma one, the executor's hooks one until gone. It
+ * holds its file's state (the trace_bytes charge, the wait queue its producers wake)
+ * and the executor (vn_kcore) until gone, so a producer never wakes freed memory, and
+ * an epoll entry (removed when the file goes) never outlives its wait queue.
+ *
+ * Locking: vn_dev_core.lock serialises start, stop and claims of a core (a session is in
+ * core->tsession while it takes new executions); a file's table of sessions has a
+ * spinlock, the only lock poll() and mmap() lookups take.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
-#include <linux/mutex.h>
+#include <linux/pid.h>
 #include <linux/poll.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -40,8 +51,9 @@
 #define VN_TRACE_RING_SHIFT	30
 #define VN_TRACE_CORE_SHIFT	(VN_TRACE_RING_SHIFT + 3)
 #define VN_TRACE_NR		VN_TRACE_RINGS_PER_CORE
-/* Up to 5 x 256 MiB per session: accounted, and a refusal is no kernel warning. */
-#define VN_TRACE_GFP		(GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN)
+/* Up to 5 x 256 MiB per session: accounted, and a refusal is no kernel warning or OOM. */
+#define VN_TRACE_GFP		(GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN | \
+				 __GFP_RETRY_MAYFAIL)
 
 static_assert(VNEURON_TRACE_MAX_RING + 2 * 65536 <= (1ULL << VN_TRACE_RING_SHIFT));
 static_assert(VN_TRACE_NR <= 8);
@@ -49,15 +61,18 @@ static_assert(sizeof(struct vneuron_trace_record) == VNEURON_TRACE_RECORD_SIZE);
 
 struct vn_tsession {
 	struct kref ref;
-	struct vn_trace_file *tf;	/* for wake-ups; NULL once stopped */
-	struct vn_core *ec;		/* the traced executor */
+	struct vn_file *vf;		/* holds a reference: its trace_bytes charge */
+	struct vn_kcore *kc;		/* the traced executor, until gone */
+	const struct cred *cred;	/* the tracer's, for owners that claim later */
+	bool privileged;		/* CAP_PERFMON or CAP_SYS_ADMIN at TRACE_START */
+	u64 visible;			/* the claim id whose executions it may see, or 0 */
 	u32 core;
 	u32 nr;
 	u64 size;			/* data bytes per ring */
-	bool stopped;			/* under the core lock (edge hook) */
-	bool stopping;			/* under vn_trace_lock: TRACE_STOP or release began */
-	bool in_exec;			/* under the core lock: saw this execution start */
-	u64 exec_seq;
+	u64 bytes;			/* charged to vf->trace_bytes */
+	bool stopping;			/* TRACE_STOP or release began (under core->lock) */
+	bool stopped;			/* gone: rings final, producers detached */
+	bool in_exec;			/* under the executor's lock: an execution is traced */
 	void *cons[VN_TRACE_NR];	/* one page each */
 	void *buf[VN_TRACE_NR];		/* control page + data */
 	struct vn_trace_ring prod[VN_TRACE_NR];
@@ -65,14 +80,9 @@ struct vn_tsession {
 
 /* A file's trace state, made at its first TRACE_START and freed with the file. */
 struct vn_trace_file {
-	wait_queue_head_t wq;
-	spinlock_t lock;			/* s[] changes under it and vn_trace_lock */
+	spinlock_t lock;			/* s[] */
 	struct vn_tsession *s[VN_MAX_CORES];
 };
-
-static DEFINE_MUTEX(vn_trace_lock);
-/* Which session traces each core of each device, under vn_trace_lock. */
-static struct vn_tsession *vn_trace_owner[VN_MAX_DEVICES][VN_MAX_CORES];
 
 static void vn_tsession_free(struct kref *ref)
 {
@@ -83,6 +93,9 @@ static void vn_tsession_free(struct kref *ref)
 		vfree(s->cons[i]);
 		vfree(s->buf[i]);
 	}
+	atomic64_sub(s->bytes, &s->vf->trace_bytes);
+	vn_file_put(s->vf);
+	put_cred(s->cred);
 	kfree(s);
 }
 
@@ -94,10 +107,10 @@ static void vn_tsession_put(struct vn_tsession *s)
 /* From a producer (ring watermark) or the edge hook: nudge the file's pollers. */
 static void vn_trace_wake(void *arg)
 {
-	struct vn_trace_file *tf = arg;
+	struct vn_tsession *s = arg;
 
-	if (wq_has_sleeper(&tf->wq))
-		wake_up_interruptible(&tf->wq);
+	if (wq_has_sleeper(&s->vf->trace_wq))
+		wake_up_interruptible(&s->vf->trace_wq);
 }
 
 /* Event hook: the worker that ran the event writes its own ring. */
@@ -108,27 +121,56 @@ static void vn_trace_hook(void *arg, const struct vn_event *ev)
 	vn_trace_event(&s->prod[vn_trace_ring_of(ev->stream)], ev);
 }
 
-/* Edge hook, under the core lock with no worker producing: rings may change hands. */
-static void vn_trace_edge(void *arg, const struct vn_exec_status *st, bool end)
+/* ERROR: where a device fault stopped the execution (uapi/vneuron_trace.h). */
+static void vn_trace_fault(struct vn_tsession *s, const struct vn_exec_status *st)
+{
+	struct vneuron_trace_record rec;
+	bool dma = st->stream >= VNEF_ENGINES && st->stream < VNEF_STREAMS;
+
+	vn_trace_rec_init(&rec, VNEURON_TRACE_ERROR,
+			  dma ? VNEURON_TRACE_ENGINE_DMA : (u8)min_t(u32, st->stream, 0xff));
+	rec.host_ns = ktime_get_ns();
+	rec.exec_seq = (u32)st->seq;
+	rec.pc = st->pc;
+	rec.opcode = (u16)st->reason;
+	rec.model_start_ps = st->fault.time_ps;
+	rec.model_end_ps = st->fault.time_ps;
+	rec.elements = st->fault.mem;
+	rec.sem_value = st->fault.index;
+	rec.count = st->fault.offset;
+	rec.bytes = (u32)min_t(u64, st->fault.len, U32_MAX);
+	if (dma) {
+		rec.dma_queue = (u16)(st->stream - VNEF_ENGINES);
+		rec.dma_desc = (u16)min_t(u32, st->pc, 0xffff);
+	}
+	vn_trace_write(&s->prod[0], &rec);
+}
+
+/*
+ * Edge hook, under the executor's lock with no worker producing: rings may change hands.
+ * At the start: whether this session may see the execution's owner.
+ */
+static bool vn_trace_edge(void *arg, const struct vn_exec_status *st, bool end)
 {
 	struct vn_tsession *s = arg;
 	struct vneuron_trace_record rec;
 	bool woke = false;
 	u32 i;
 
-	if (s->stopped || (end && (!s->in_exec || s->exec_seq != st->seq)))
-		return;
+	if (!end && !s->privileged && st->owner != READ_ONCE(s->visible))
+		return false;
 	vn_trace_rec_init(&rec, end ? VNEURON_TRACE_EXEC_END : VNEURON_TRACE_EXEC_START,
 			  VNEURON_TRACE_ENGINE_CORE);
 	rec.host_ns = ktime_get_ns();
 	rec.exec_seq = (u32)st->seq;
 	if (!end) {
 		s->in_exec = true;
-		s->exec_seq = st->seq;
 		vn_trace_write(&s->prod[0], &rec);
-		return;
+		return true;
 	}
 	s->in_exec = false;
+	if (st->result == VN_RES_FAULT)
+		vn_trace_fault(s, st);
 	rec.model_end_ps = st->model_ps;
 	rec.opcode = (u16)st->result;	/* enum vneuron_exec_status */
 	rec.elements = st->reason;
@@ -143,11 +185,31 @@ static void vn_trace_edge(void *arg, const struct vn_exec_status *st, bool end)
 	}
 	/* The drainer gets each execution's tail now, not at the next watermark. */
 	if (woke)
-		vn_trace_wake(s->tf);
+		vn_trace_wake(s);
+	return true;
 }
 
-static struct vn_tsession *vn_tsession_new(struct vn_trace_file *tf, u32 core,
-					   const struct vneuron_trace_start *arg)
+/*
+ * No execution uses the session's hooks any more (vn_core_unhook()): under the
+ * executor's lock, with no worker producing. Publishes the rings for good, wakes
+ * TRACE_STOP and the pollers, lets the executor go and drops the hooks' reference.
+ */
+static void vn_tsession_gone(void *arg)
+{
+	struct vn_tsession *s = arg;
+	u32 i;
+
+	for (i = 0; i < s->nr; i++)
+		vn_trace_stop(&s->prod[i]);
+	WRITE_ONCE(s->stopped, true);
+	wake_up_all(&s->vf->trace_wq);
+	vn_kcore_put(s->kc);
+	s->kc = NULL;
+	vn_tsession_put(s);
+}
+
+static struct vn_tsession *vn_tsession_new(struct vn_file *vf, u32 core,
+					   const struct vneuron_trace_start *arg, u64 bytes)
 {
 	struct vn_trace_params p = {
 		.mode = arg->mode,
@@ -164,7 +226,11 @@ static struct vn_tsession *vn_tsession_new(struct vn_trace_file *tf, u32 core,
 	if (!s)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&s->ref);
-	s->tf = tf;
+	kref_get(&vf->ref);
+	s->vf = vf;
+	s->bytes = bytes;		/* charged by the caller */
+	s->cred = get_current_cred();
+	s->privileged = perfmon_capable();
 	s->core = core;
 	s->size = arg->ring_size;
 	for (i = 0; i < VN_TRACE_NR; i++) {
@@ -176,10 +242,14 @@ static struct vn_tsession *vn_tsession_new(struct vn_trace_file *tf, u32 core,
 			ret = -ENOMEM;
 			goto err;
 		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err;
+		}
 		p.engine = i < VNEURON_ENGINE_COUNT ? i : VNEURON_TRACE_ENGINE_DMA;
 		ret = vn_trace_ring_init(&s->prod[i], s->cons[i], s->buf[i],
 					 s->buf[i] + PAGE_SIZE, arg->ring_size, &p,
-					 vn_trace_wake, tf);
+					 vn_trace_wake, s);
 		if (ret)
 			goto err;
 	}
@@ -191,31 +261,96 @@ err:
 
 static struct vn_trace_file *vn_trace_file_get(struct vn_file *vf)
 {
-	struct vn_trace_file *tf = vf->trace;
+	/* Pairs with the cmpxchg_release() below: an initialised lock. */
+	struct vn_trace_file *tf = smp_load_acquire(&vf->trace), *old;
 
 	if (tf)
 		return tf;
 	tf = kzalloc(sizeof(*tf), GFP_KERNEL_ACCOUNT);
 	if (!tf)
 		return NULL;
-	init_waitqueue_head(&tf->wq);
 	spin_lock_init(&tf->lock);
-	/* poll() reads it without vn_trace_lock. */
-	smp_store_release(&vf->trace, tf);
+	/* Two TRACE_STARTs of one file may race here: one table wins. */
+	old = cmpxchg_release(&vf->trace, NULL, tf);
+	if (old) {
+		kfree(tf);
+		return old;
+	}
 	return tf;
+}
+
+/*
+ * The uid check of ptrace_may_access() (which modules cannot call), for a tracer with
+ * credentials tracer and a target with credentials target and memory mm: the same user
+ * and group as every id of the target, and a dumpable target (so a setuid process, or
+ * one that made itself undumpable, stays private).
+ */
+static bool vn_cred_may_see(const struct cred *tracer, const struct cred *target,
+			    struct mm_struct *mm)
+{
+	if (!uid_eq(tracer->uid, target->euid) || !uid_eq(tracer->uid, target->suid) ||
+	    !uid_eq(tracer->uid, target->uid) || !gid_eq(tracer->gid, target->egid) ||
+	    !gid_eq(tracer->gid, target->sgid) || !gid_eq(tracer->gid, target->gid))
+		return false;
+	return mm && get_dumpable(mm) == SUID_DUMP_USER;
+}
+
+/* May the calling process (a tracer) see the executions of the core's current owner? */
+static bool vn_may_see_owner(struct vn_dev_core *core)
+{
+	struct task_struct *task;
+	const struct cred *tcred;
+	struct mm_struct *mm;
+	bool ok;
+
+	if (perfmon_capable())
+		return true;
+	task = get_pid_task(core->owner_pid, PIDTYPE_TGID);
+	if (!task)
+		return false;
+	tcred = get_task_cred(task);
+	mm = get_task_mm(task);
+	ok = vn_cred_may_see(current_cred(), tcred, mm);
+	if (mm)
+		mmput(mm);
+	put_cred(tcred);
+	put_task_struct(task);
+	return ok;
+}
+
+void vn_trace_core_claimed(struct vn_dev_core *core)
+{
+	struct vn_tsession *s = core->tsession;
+
+	lockdep_assert_held(&core->lock);
+	if (!s)
+		return;
+	if (core->owner && (s->privileged || core->owner == s->vf ||
+			    vn_cred_may_see(s->cred, current_cred(), current->mm)))
+		WRITE_ONCE(s->visible, core->claim);
+	else
+		WRITE_ONCE(s->visible, 0);
+}
+
+/* The session's share of the file's max_trace_bytes: rings with their two pages. */
+static u64 vn_trace_bytes(u64 ring_size)
+{
+	return VN_TRACE_NR * (ring_size + 2 * PAGE_SIZE);
 }
 
 int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg)
 {
 	struct vn_device *vdev = vf->vdev;
-	struct vn_tsession *s, *old = NULL;
+	struct vn_tsession *s, *old;
+	struct vn_dev_core *core;
 	struct vn_trace_file *tf;
-	struct vn_core *ec;
-	u32 core = arg->core;
-	int ret = 0;
+	struct vn_kcore *kc;
+	u32 c = arg->core;
+	u64 bytes;
+	int ret;
 
 	if (arg->flags || arg->pad || arg->mode > VNEURON_TRACE_MODE_OVERWRITE ||
-	    core >= vdev->core_count)
+	    c >= vdev->core_count)
 		return -EINVAL;
 	if (arg->ring_size < max_t(u64, VNEURON_TRACE_MIN_RING, PAGE_SIZE) ||
 	    arg->ring_size > VNEURON_TRACE_MAX_RING || !is_power_of_2(arg->ring_size))
@@ -223,46 +358,90 @@ int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg)
 	if (arg->watermark >= arg->ring_size ||
 	    arg->watermark % VNEURON_TRACE_RECORD_SIZE)
 		return -EINVAL;
-
-	mutex_lock(&vn_trace_lock);
-	if (vn_trace_owner[vdev->index][core]) {
-		ret = -EBUSY;
-		goto out;
+	core = &vdev->cores[c];
+	bytes = vn_trace_bytes(arg->ring_size);
+	if (atomic64_add_return(bytes, &vf->trace_bytes) > vn_limits.max_trace_bytes) {
+		atomic64_sub(bytes, &vf->trace_bytes);
+		return -ENOSPC;
 	}
-	ec = vn_dev_core_exec(&vdev->cores[core]);
-	tf = ec ? vn_trace_file_get(vf) : NULL;
+	tf = vn_trace_file_get(vf);
 	if (!tf) {
+		atomic64_sub(bytes, &vf->trace_bytes);
+		return -ENOMEM;
+	}
+	/* The rings first, with no lock held: they may be large. The session owns bytes. */
+	s = vn_tsession_new(vf, c, arg, bytes);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+
+	if (mutex_lock_killable(&core->lock)) {
+		ret = -EINTR;
+		goto err;
+	}
+	if (core->tsession) {
+		ret = -EBUSY;
+		goto err_unlock;
+	}
+	if (core->owner && core->owner != vf && !vn_may_see_owner(core)) {
+		ret = -EPERM;
+		goto err_unlock;
+	}
+	kc = vn_kcore_get(core);
+	if (!kc) {
 		ret = -ENOMEM;
-		goto out;
+		goto err_unlock;
 	}
-	s = vn_tsession_new(tf, core, arg);
-	if (IS_ERR(s)) {
-		ret = PTR_ERR(s);
-		goto out;
-	}
-	s->ec = ec;
+	s->kc = kc;
+	s->visible = core->owner ? core->claim : 0;
+	core->tsession = s;
 	/* A stopped session of this file on this core lives on only in its mappings. */
 	spin_lock(&tf->lock);
-	old = tf->s[core];
-	tf->s[core] = s;
+	old = tf->s[c];
+	tf->s[c] = s;
 	spin_unlock(&tf->lock);
-	vn_trace_owner[vdev->index][core] = s;
-	/* The event hook is taken at each execution's start: a running one stays untraced. */
-	vn_core_set_edge_hook(ec, vn_trace_edge, s);
-	vn_core_set_hook(ec, vn_trace_hook, s);
+	kref_get(&s->ref);		/* the hooks', dropped when gone */
+	/* The hooks are taken at each execution's start: a running one stays untraced. */
+	vn_core_set_hooks(kc->ec, vn_trace_hook, vn_trace_edge, s);
+	mutex_unlock(&core->lock);
+	if (old)
+		vn_tsession_put(old);
 
 	arg->nr_rings = s->nr;
-	arg->mmap_offset = VNEURON_MMAP_TRACE_BASE + ((u64)core << VN_TRACE_CORE_SHIFT);
+	arg->mmap_offset = VNEURON_MMAP_TRACE_BASE + ((u64)c << VN_TRACE_CORE_SHIFT);
 	arg->ring_stride = 1ULL << VN_TRACE_RING_SHIFT;
 	arg->consumer_len = PAGE_SIZE;
 	arg->ring_len = PAGE_SIZE + arg->ring_size;
 	if (!arg->watermark)
 		arg->watermark = (u32)s->prod[0].watermark;
-out:
-	mutex_unlock(&vn_trace_lock);
-	if (old)
-		vn_tsession_put(old);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&core->lock);
+err:
+	vn_tsession_put(s);
 	return ret;
+}
+
+/*
+ * Takes a session out of its core (no new execution takes its hooks) and has the
+ * executor call vn_tsession_gone() once no execution uses them, maybe at once.
+ */
+static void vn_tsession_detach(struct vn_tsession *s, struct vn_dev_core *core)
+{
+	struct vn_kcore *kc;
+
+	mutex_lock(&core->lock);
+	if (s->stopping) {
+		mutex_unlock(&core->lock);
+		return;
+	}
+	s->stopping = true;
+	if (core->tsession == s)
+		core->tsession = NULL;
+	kc = s->kc;
+	mutex_unlock(&core->lock);
+	/* The session's own executor reference keeps kc alive until gone. */
+	vn_core_unhook(kc->ec, s, vn_tsession_gone);
 }
 
 /* TRACE_START's answer never arrived: nobody knows the rings, stop them. */
@@ -273,104 +452,86 @@ void vn_trace_start_undo(struct vn_file *vf, struct vneuron_trace_start *arg)
 	vn_trace_stop_ioctl(vf, &st);
 }
 
-static void vn_tsession_quiesced(void *arg)
+/* This file's session on a core, with a reference, or NULL. */
+static struct vn_tsession *vn_tsession_of(struct vn_file *vf, u32 core)
 {
-	struct vn_tsession *s = arg;
-	u32 i;
+	/* Pairs with the cmpxchg_release() of vn_trace_file_get(): an initialised lock. */
+	struct vn_trace_file *tf = smp_load_acquire(&vf->trace);
+	struct vn_tsession *s = NULL;
 
-	s->stopped = true;
-	for (i = 0; i < s->nr; i++)
-		vn_trace_stop(&s->prod[i]);
-}
-
-/*
- * Stops the producers of a session, called with vn_trace_lock held and returning with
- * it held, dropped meanwhile: no new execution takes the event hook, the running one
- * ends, then, with the core idle, every ring is published and the pollers woken. The
- * session keeps its records for the drainer; the core is free afterwards.
- */
-static void vn_tsession_stop(struct vn_device *vdev, struct vn_tsession *s)
-{
-	struct vn_core *ec = s->ec;
-
-	s->stopping = true;
-	kref_get(&s->ref);
-	mutex_unlock(&vn_trace_lock);
-	vn_core_set_hook(ec, NULL, NULL);
-	vn_core_quiesce(ec, vn_tsession_quiesced, s);
-	vn_core_set_edge_hook(ec, NULL, NULL);
-	mutex_lock(&vn_trace_lock);
-	vn_trace_owner[vdev->index][s->core] = NULL;
-	vn_tsession_put(s);	/* the file's reference remains */
+	if (!tf || core >= VN_MAX_CORES)
+		return NULL;
+	spin_lock(&tf->lock);
+	s = tf->s[core];
+	if (s)
+		kref_get(&s->ref);
+	spin_unlock(&tf->lock);
+	return s;
 }
 
 int vn_trace_stop_ioctl(struct vn_file *vf, const struct vneuron_trace_stop *arg)
 {
-	struct vn_trace_file *tf = vf->trace;
 	struct vn_tsession *s;
 	int ret = 0;
 
 	if (arg->flags || arg->core >= vf->vdev->core_count)
 		return -EINVAL;
-	mutex_lock(&vn_trace_lock);
-	s = tf ? tf->s[arg->core] : NULL;
-	if (!s || s->stopping) {
-		ret = -ENOENT;	/* this file is not tracing that core */
+	s = vn_tsession_of(vf, arg->core);
+	if (!s)
+		return -ENOENT;		/* this file is not tracing that core */
+	if (READ_ONCE(s->stopping)) {
+		ret = -ENOENT;
 		goto out;
 	}
-	vn_tsession_stop(vf->vdev, s);
+	vn_tsession_detach(s, &vf->vdev->cores[arg->core]);
+	/* A traced execution still running keeps its hooks to its end: wait, killably. */
+	if (wait_event_killable(vf->trace_wq, READ_ONCE(s->stopped)))
+		ret = -EINTR;
 out:
-	mutex_unlock(&vn_trace_lock);
+	vn_tsession_put(s);
 	return ret;
 }
 
-/* The file is going (no ioctl of it runs): stop its sessions; mappings keep their memory. */
+/* The file is going (no ioctl of it runs): detach its sessions, waiting for nothing. */
 void vn_trace_release_all(struct vn_file *vf)
 {
 	struct vn_trace_file *tf = vf->trace;
+	struct vn_tsession *s;
 	u32 i;
 
 	if (!tf)
 		return;
-	mutex_lock(&vn_trace_lock);
 	for (i = 0; i < VN_MAX_CORES; i++) {
-		struct vn_tsession *s = tf->s[i];
-
-		if (!s)
-			continue;
-		if (!s->stopping)
-			vn_tsession_stop(vf->vdev, s);
-		s->tf = NULL;
 		spin_lock(&tf->lock);
+		s = tf->s[i];
 		tf->s[i] = NULL;
 		spin_unlock(&tf->lock);
+		if (!s)
+			continue;
+		vn_tsession_detach(s, &vf->vdev->cores[i]);
 		vn_tsession_put(s);
 	}
-	mutex_unlock(&vn_trace_lock);
 	vf->trace = NULL;
 	kfree(tf);
 }
 
 __poll_t vn_trace_poll(struct vn_file *vf, struct file *filp, poll_table *wait)
 {
-	/* Pairs with the release in vn_trace_file_get(): an initialised wait queue. */
+	/* Pairs with the cmpxchg_release() of vn_trace_file_get(): an initialised lock. */
 	struct vn_trace_file *tf = smp_load_acquire(&vf->trace);
 	__poll_t mask = 0;
 	u32 i, j;
 
 	if (!tf)
 		return 0;
-	poll_wait(filp, &tf->wq, wait);
+	poll_wait(filp, &vf->trace_wq, wait);
 	spin_lock(&tf->lock);
-	for (i = 0; i < VN_MAX_CORES && !mask; i++) {
+	for (i = 0; i < VN_MAX_CORES; i++) {
 		struct vn_tsession *s = tf->s[i];
 
-		for (j = 0; s && j < s->nr; j++) {
-			if (vn_trace_readable(&s->prod[j])) {
+		for (j = 0; s && j < s->nr && !mask; j++)
+			if (vn_trace_readable(&s->prod[j]))
 				mask = EPOLLIN | EPOLLRDNORM;
-				break;
-			}
-		}
 	}
 	spin_unlock(&tf->lock);
 	return mask;
@@ -432,7 +593,6 @@ int vn_trace_mmap(struct vn_file *vf, struct vm_area_struct *vma)
 	u32 core = off >> VN_TRACE_CORE_SHIFT;
 	u32 ring = (off >> VN_TRACE_RING_SHIFT) & 7;
 	u64 in = off & ((1ULL << VN_TRACE_RING_SHIFT) - 1);
-	struct vn_trace_file *tf = vf->trace;
 	struct vn_tsession *s;
 	int ret = 0;
 
@@ -442,13 +602,12 @@ int vn_trace_mmap(struct vn_file *vf, struct vm_area_struct *vma)
 		return -EACCES;
 	if (core >= VN_MAX_CORES || core >= vf->vdev->core_count)
 		return -EINVAL;
-	mutex_lock(&vn_trace_lock);
-	s = tf ? tf->s[core] : NULL;
-	if (!s || ring >= s->nr) {
+	s = vn_tsession_of(vf, core);
+	if (!s)
+		return -EINVAL;
+	if (ring >= s->nr) {
 		ret = -EINVAL;
-		goto out;
-	}
-	if (in == 0) {
+	} else if (in == 0) {
 		if (len > PAGE_SIZE)
 			ret = -EINVAL;
 	} else if (in == PAGE_SIZE) {
@@ -461,14 +620,13 @@ int vn_trace_mmap(struct vn_file *vf, struct vm_area_struct *vma)
 	} else {
 		ret = -EINVAL;
 	}
-	if (ret)
-		goto out;
+	if (ret) {
+		vn_tsession_put(s);
+		return ret;
+	}
 	vn_vma_clear_flags(vma, VM_MAYEXEC);
 	vn_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	kref_get(&s->ref);
-	vma->vm_private_data = s;
+	vma->vm_private_data = s;	/* takes over our reference */
 	vma->vm_ops = &vn_trace_vm_ops;
-out:
-	mutex_unlock(&vn_trace_lock);
-	return ret;
+	return 0;
 }

@@ -4,10 +4,12 @@
  * (docs/uapi.md). The command is validated and queued like the EXEC ioctl, but never
  * enters the file's exec table: its CQE is posted when the execution ends.
  *
- * There is no cancellation callback for uring commands in 6.1, so every command that
- * is accepted completes on its own: an execution always ends (its host time limit,
- * RESET, or unload; a file's release cannot come first, since the request holds the
- * file). The executor's completion runs on a worker; the status is copied out and the
+ * There is no cancellation callback for uring commands in 6.1. Instead a command's
+ * execution belongs to the submitting process like an ioctl one: when that process
+ * closes the device file or exits, flush() cancels it (kmod/exec.c), its CQE is posted
+ * promptly, and io_uring's ring teardown, which waits for every request, never waits
+ * for long. Otherwise an execution always ends on its own (its host time limit, RESET,
+ * unload). The executor's completion runs on a worker; the status is copied out and the
  * CQE posted from task work in the submitter's context (or io_uring's fallback worker
  * if that task is exiting, which has no user memory to write to).
  */
@@ -119,6 +121,9 @@ int vn_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
 	struct vn_file *vf = cmd->file->private_data;
 
+	/* As for the ioctls: a read-only descriptor may only query. */
+	if (!vf->writable)
+		return -EBADF;
 	switch (cmd->cmd_op) {
 	case VNEURON_URING_CMD_EXEC:
 		return vn_uring_exec(vf, cmd, issue_flags);

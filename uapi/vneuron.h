@@ -23,7 +23,11 @@
 extern "C" {
 #endif
 
-#define VNEURON_UAPI_VERSION		1
+/*
+ * 2: device faults (VNEURON_EXEC_FAULT), per-file limits in GET_INFO, exclusive core
+ * ownership (docs/uapi.md, "Security model").
+ */
+#define VNEURON_UAPI_VERSION		2
 
 /* Capability bits in vneuron_info.caps. */
 #define VNEURON_CAP_MEM			_BITULL(0)	/* MEM_* ioctls and mmap */
@@ -31,6 +35,9 @@ extern "C" {
 #define VNEURON_CAP_TRACE		_BITULL(2)	/* trace rings */
 #define VNEURON_CAP_URING_CMD		_BITULL(3)	/* EXEC through IORING_OP_URING_CMD */
 #define VNEURON_CAP_BF16		_BITULL(4)
+#define VNEURON_CAP_FAULT		_BITULL(5)	/* status VNEURON_EXEC_FAULT, trace ERROR */
+#define VNEURON_CAP_LIMITS		_BITULL(6)	/* vneuron_info.limits */
+#define VNEURON_CAP_OWNERSHIP		_BITULL(7)	/* a core belongs to one file */
 
 /* Engines of a core, in this order everywhere (trace records, sysfs, profiles). */
 enum vneuron_engine {
@@ -70,6 +77,18 @@ struct vneuron_model {
 	__u64 peak_flops_fp32;
 };
 
+/*
+ * Per open file, set by module parameters (docs/uapi.md): what one file may hold at once.
+ * Beyond them the call that would pass one fails (-ENOSPC, or -EAGAIN for executions).
+ */
+struct vneuron_limits {
+	__u32 max_programs;		/* loaded programs */
+	__u32 max_execs;		/* executions submitted and not yet reaped */
+	__u64 max_program_bytes;	/* bytes of loaded program images */
+	__u64 max_exec_bytes;		/* core-provided scratch and semaphore tables of them */
+	__u64 max_trace_bytes;		/* trace ring memory of the file's sessions */
+};
+
 /* VNEURON_IOCTL_GET_INFO: the device, its limits and the model. All output. */
 struct vneuron_info {
 	__u32 uapi_version;
@@ -83,6 +102,8 @@ struct vneuron_info {
 	__u64 hbm_used;			/* bytes allocated now, by all files */
 	__u64 max_alloc;		/* largest single allocation */
 	struct vneuron_model model;
+	/* uapi 2 (VNEURON_CAP_LIMITS): a version-1 caller's struct ends above */
+	struct vneuron_limits limits;
 };
 
 /* VNEURON_IOCTL_MEM_ALLOC: device memory, zeroed, owned by the calling file. */
@@ -116,7 +137,10 @@ struct vneuron_mem_rw {
 	__u64 user_ptr;			/* the user memory to copy from or to */
 };
 
-/* VNEURON_IOCTL_RESET: stop a core's work, fail what is queued, clear its state. */
+/*
+ * VNEURON_IOCTL_RESET: stop a core's work, fail what is queued, clear its state. Only
+ * the file that owns the core (or, for an unowned core, any writer) or CAP_SYS_ADMIN.
+ */
 struct vneuron_reset {
 	__u32 core;
 	__u32 flags;			/* must be 0 */
@@ -168,6 +192,7 @@ enum vneuron_exec_status {
 	VNEURON_EXEC_ERROR = 1,		/* stream, pc and reason say where */
 	VNEURON_EXEC_TIMEOUT = 2,	/* time limit or a deadlock on semaphores */
 	VNEURON_EXEC_ABORTED = 3,	/* reset, cancel or unload */
+	VNEURON_EXEC_FAULT = 4,		/* an access outside its memory: reason says which */
 };
 
 /* Why it ended (vneuron_wait.reason). */
@@ -179,6 +204,12 @@ enum vneuron_exec_reason {
 	VNEURON_REASON_STOP = 4,	/* module unload */
 	VNEURON_REASON_NOMEM = 5,
 	VNEURON_REASON_CANCEL = 6,
+	/* VNEURON_EXEC_FAULT: stream and pc say which entry; the trace has an ERROR record */
+	VNEURON_REASON_FAULT_SBUF = 7,	/* outside SBUF or the partition */
+	VNEURON_REASON_FAULT_PSUM = 8,	/* outside PSUM or the partition */
+	VNEURON_REASON_FAULT_HBM = 9,	/* outside the buffer bound to the tensor */
+	VNEURON_REASON_FAULT_SEM = 10,	/* a semaphore id or value outside its table */
+	VNEURON_REASON_FAULT_STATE = 11, /* operands the engine's state cannot hold */
 };
 
 /* The stream value for "no stream": engines are 0..3, DMA queue q is 4 + q. */
@@ -213,8 +244,10 @@ struct vneuron_wait {
  * /dev/vneuronN with cmd_op VNEURON_URING_CMD_EXEC and this struct in the SQE's command
  * area (16 bytes: a plain 64-byte SQE suffices; with IORING_SETUP_SQE128 the other 64
  * bytes must be zero). uring_cmd_flags must be 0. The CQE arrives when the execution
- * ends: res 0 (OK), -EIO (ERROR), -ETIMEDOUT (TIMEOUT), -ECANCELED (ABORTED), or the
- * -errno EXEC would give when it is refused; -EFAULT if the status cannot be written.
+ * ends: res 0 (OK), -EIO (ERROR, FAULT), -ETIMEDOUT (TIMEOUT), -ECANCELED (ABORTED), or
+ * the -errno EXEC would give when it is refused; -EFAULT if the status cannot be written.
+ * The device file must be open for writing (else -EBADF). Closing the device file or
+ * exiting cancels the process's commands (docs/uapi.md).
  */
 struct vneuron_uring_cmd {
 	__u64 exec_ptr;			/* in: struct vneuron_exec, as for EXEC; exec_id 0 */

@@ -43,8 +43,19 @@ enum vneuron_trace_kind {
 	VNEURON_TRACE_EXEC_END = 5,
 	VNEURON_TRACE_MARKER = 6,	/* opcode = marker id, count = user value */
 	VNEURON_TRACE_LOST = 7,		/* count = records dropped just before this one */
-	VNEURON_TRACE_KIND_MAX = 7,
+	VNEURON_TRACE_ERROR = 8,	/* a device fault ended the execution (see below) */
+	VNEURON_TRACE_KIND_MAX = 8,
 };
+
+/*
+ * ERROR records (ring 0, just before EXEC_END; VNEURON_CAP_FAULT): where the executor's
+ * own check stopped an access. engine, pc, dma_queue and dma_desc name the faulting entry
+ * as for INSN and DMA records; opcode is the reason (enum vneuron_exec_reason,
+ * VNEURON_REASON_FAULT_*); elements the memory (enum vnef_mem, 0 for a semaphore or the
+ * engine's state); sem_value the partition (SBUF, PSUM), tensor index (HBM) or
+ * semaphore; count the byte offset in that partition or tensor (semaphore: the value);
+ * bytes the access's length; model_start_ps = model_end_ps the entry's modeled start.
+ */
 
 /*
  * MARKER records with opcode >= VNEURON_TRACE_API are libneurondev API calls logged for
@@ -147,15 +158,20 @@ struct vneuron_trace_ctrl {
  * VNEURON_IOCTL_TRACE_START: start tracing one core: one ring per producer (the four
  * engines, then the DMA queues' worker; vneuron_trace_ctrl.engine says which), each of
  * ring_size data bytes, all in the same mode. Every execution that starts on the core
- * from then on is traced, whichever file submitted it; one already running is not.
- * The rings belong to the calling file: only it can map them (other files get EINVAL),
- * and they stop when it closes (mappings keep the memory). poll() on the file reports
- * EPOLLIN when any of its rings holds unread records; the producers wake it each time
- * watermark more bytes have been published and at the end of every execution (when
- * the rings are published completely, with an EXEC_END record on ring 0).
+ * from then on is traced if the caller may see its owner: the file's own, or those of a
+ * process of the caller's user (real uid and gid equal to every id of the owner) that is
+ * dumpable, as ptrace's rule has it, or any with CAP_PERFMON or CAP_SYS_ADMIN. Other
+ * executions run untraced. One already running is
+ * not traced. The rings belong to the calling file: only it can map them (other files
+ * get EINVAL), and they stop when it closes (mappings keep the memory). poll() on the
+ * file reports EPOLLIN when any of its rings holds unread records; the producers wake it
+ * each time watermark more bytes have been published and at the end of every execution
+ * (when the rings are published completely, with an EXEC_END record on ring 0).
  * Errors: EINVAL (core, mode, ring_size not a power of two in MIN..MAX or below the page
  * size, watermark >= ring_size or not a multiple of the record size, flags or pad),
- * EBUSY (some file is already tracing that core), ENOMEM.
+ * EBUSY (some file is already tracing that core), EPERM (the core's owner is a process
+ * the caller may not trace), ENOSPC (the file's rings would pass its max_trace_bytes),
+ * ENOMEM, EBADF (read-only file).
  *
  * mmap of ring i: offset mmap_offset + i * ring_stride, length consumer_len, may be
  * writable; offset mmap_offset + i * ring_stride + consumer_len, length up to ring_len,
@@ -177,10 +193,12 @@ struct vneuron_trace_start {
 };
 
 /*
- * VNEURON_IOCTL_TRACE_STOP: stop producing: new executions are not traced, the running
- * one (traced) is waited for, then every ring is published and pollers woken. The rings
- * stay mapped and readable until the file closes or starts that core again. Errors:
- * EINVAL (core, flags), ENOENT (this file is not tracing that core).
+ * VNEURON_IOCTL_TRACE_STOP: stop producing: new executions are not traced; a traced one
+ * still running stays traced to its end, then every ring is published and pollers woken.
+ * The call waits for that end (killable: a fatal signal ends the wait, not the stop;
+ * closing the file never waits). The rings stay mapped and readable until the file
+ * closes or starts that core again. Errors: EINVAL (core, flags), ENOENT (this file is
+ * not tracing that core), EINTR (killed while waiting).
  */
 struct vneuron_trace_stop {
 	__u32 core;

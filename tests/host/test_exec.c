@@ -672,7 +672,8 @@ TEST_F(ex, dma_deadlock_is_detected)
 }
 
 /* Many large instructions: long enough to be stopped midway. */
-static uint8_t *build_long(uint64_t *size)
+/* n ScalarE tanh over 128 x 16384 fp32 each (4000: far longer than any limit used). */
+static uint8_t *build_long_n(uint64_t *size, uint32_t n)
 {
 	struct vnef_instr *in;
 	float one = 1.0f;
@@ -680,7 +681,7 @@ static uint8_t *build_long(uint64_t *size)
 	uint32_t i;
 
 	vb_init(&b);
-	for (i = 0; i < 4000; i++) {
+	for (i = 0; i < n; i++) {
 		in = vb_op(&b, SE, VNEF_OP_ACTIVATE);
 		in->op = VNEF_ACT_TANH;
 		memcpy(&in->imm[0], &one, 4);
@@ -691,6 +692,11 @@ static uint8_t *build_long(uint64_t *size)
 
 	vb_free(&b);
 	return img;
+}
+
+static uint8_t *build_long(uint64_t *size)
+{
+	return build_long_n(size, 4000);
 }
 
 static void done_cb(struct vn_exec *e, void *arg)
@@ -866,55 +872,135 @@ struct edges {
 	struct evlog *log;
 };
 
-static void edge_hook(void *arg, const struct vn_exec_status *st, bool end)
-{
-	struct edges *e = arg;
+/* One observer: the event log, the edges seen, gone calls, and what to answer starts. */
+struct observer {
+	struct evlog *log;
+	struct edges e;
+	int gone;
+	bool refuse;
+};
 
+static void obs_event(void *arg, const struct vn_event *ev)
+{
+	log_hook(((struct observer *)arg)->log, ev);
+}
+
+static bool obs_edge(void *arg, const struct vn_exec_status *st, bool end)
+{
+	struct observer *o = arg;
+	struct edges *e = &o->e;
+
+	if (!end && o->refuse)
+		return false;
 	if (e->n < 8) {
 		e->seq[e->n] = st->seq | (end ? 1ull << 63 : 0);
 		e->result[e->n] = st->result;
 		e->n++;
 	}
 	if (end)
-		e->events_at_end = e->log->n;
+		e->events_at_end = o->log->n;
+	return true;
 }
 
-static void quiesced(void *arg)
+static void obs_gone(void *arg)
 {
-	(*(int *)arg)++;
+	__atomic_add_fetch(&((struct observer *)arg)->gone, 1, __ATOMIC_SEQ_CST);
 }
 
-TEST_F(ex, edge_hook_and_quiesce)
+TEST_F(ex, edge_hook_and_unhook)
 {
 	static struct evlog l;
-	struct edges e = { .log = &l };
+	struct observer o = { .log = &l };
 	struct vn_exec_status st;
-	int calls = 0;
 	struct vb b;
 
 	memset(&l, 0, sizeof(l));
 	pthread_mutex_init(&l.m, NULL);
-	vn_core_set_hook(self->c, log_hook, &l);
-	vn_core_set_edge_hook(self->c, edge_hook, &e);
+	vn_core_set_hooks(self->c, obs_event, obs_edge, &o);
 	build_small_ok(&b);
 	ASSERT_EQ(0, run_b(self->c, &b, NULL, &st));
 	build_deadlock(&b);
 	ASSERT_EQ(0, run_b(self->c, &b, NULL, &st));
-	vn_core_set_edge_hook(self->c, NULL, NULL);
-	vn_core_set_hook(self->c, NULL, NULL);
-	ASSERT_EQ(4, e.n);
-	EXPECT_EQ(1ull, e.seq[0]);
-	EXPECT_EQ(1ull | 1ull << 63, e.seq[1]);
-	EXPECT_EQ((uint32_t)VN_RES_OK, e.result[1]);
-	EXPECT_EQ(2ull, e.seq[2]);
-	EXPECT_EQ(2ull | 1ull << 63, e.seq[3]);
-	EXPECT_EQ((uint32_t)VN_RES_TIMEOUT, e.result[3]);
-	EXPECT_EQ(2, e.events_at_end);	/* the first program's two entries, all before its end */
-	vn_core_quiesce(self->c, quiesced, &calls);
-	EXPECT_EQ(1, calls);
+	ASSERT_EQ(4, o.e.n);
+	EXPECT_EQ(1ull, o.e.seq[0]);
+	EXPECT_EQ(1ull | 1ull << 63, o.e.seq[1]);
+	EXPECT_EQ((uint32_t)VN_RES_OK, o.e.result[1]);
+	EXPECT_EQ(2ull, o.e.seq[2]);
+	EXPECT_EQ(2ull | 1ull << 63, o.e.seq[3]);
+	EXPECT_EQ((uint32_t)VN_RES_TIMEOUT, o.e.result[3]);
+	EXPECT_EQ(2, o.e.events_at_end);	/* the first program's two entries, before its end */
+	/* Nothing runs: gone is called before unhook returns. */
+	EXPECT_TRUE(vn_core_unhook(self->c, &o, obs_gone));
+	EXPECT_EQ(1, o.gone);
 	build_small_ok(&b);
 	ASSERT_EQ(0, run_b(self->c, &b, NULL, &st));
 	EXPECT_EQ(VN_RES_OK, st.result);
+	EXPECT_EQ(4, o.e.n);	/* unobserved */
+	EXPECT_EQ(2u, l.n);
+}
+
+/* An observer that refuses an execution at its start sees none of it. */
+TEST_F(ex, edge_hook_may_refuse_an_execution)
+{
+	static struct evlog l;
+	struct observer o = { .log = &l, .refuse = true };
+	struct vn_exec_status st;
+	struct vb b;
+
+	memset(&l, 0, sizeof(l));
+	pthread_mutex_init(&l.m, NULL);
+	vn_core_set_hooks(self->c, obs_event, obs_edge, &o);
+	build_small_ok(&b);
+	ASSERT_EQ(0, run_b(self->c, &b, NULL, &st));
+	EXPECT_EQ(VN_RES_OK, st.result);
+	EXPECT_EQ(0, o.e.n);
+	EXPECT_EQ(0u, l.n);
+	o.refuse = false;
+	build_small_ok(&b);
+	ASSERT_EQ(0, run_b(self->c, &b, NULL, &st));
+	EXPECT_EQ(2, o.e.n);
+	EXPECT_EQ(2u, l.n);
+	EXPECT_TRUE(vn_core_unhook(self->c, &o, obs_gone));
+}
+
+/*
+ * Unhooking while an observed execution runs does not wait: the execution keeps its
+ * hooks to its end (events and end edge delivered), gone runs once, at that end, and the
+ * next execution is unobserved.
+ */
+TEST_F(ex, unhook_while_running_calls_gone_at_its_end)
+{
+	static struct evlog l;
+	struct observer o = { .log = &l };
+	struct vn_exec_status st;
+	struct vn_program *p;
+	struct vn_exec *e;
+	uint64_t size;
+	uint8_t *img = build_long_n(&size, 60);
+	struct vb b;
+
+	memset(&l, 0, sizeof(l));
+	pthread_mutex_init(&l.m, NULL);
+	ASSERT_EQ(0, vn_program_load(img, size, &p, NULL));
+	free(img);
+	vn_core_set_hooks(self->c, obs_event, obs_edge, &o);
+	ASSERT_EQ(0, vn_exec_submit(self->c, p, NULL, 0, 0, NULL, NULL, &e));
+	while (!__atomic_load_n(&l.n, __ATOMIC_SEQ_CST))
+		usleep(100);
+	EXPECT_FALSE(vn_core_unhook(self->c, &o, obs_gone));
+	EXPECT_EQ(0, __atomic_load_n(&o.gone, __ATOMIC_SEQ_CST));
+	ASSERT_EQ(0, vn_exec_wait(e, 0));
+	vn_exec_status(e, &st);
+	EXPECT_EQ(VN_RES_OK, st.result);
+	EXPECT_EQ(1, o.gone);
+	ASSERT_EQ(2, o.e.n);		/* its start and its end */
+	EXPECT_EQ(60, o.e.events_at_end);
+	vn_exec_put(e);
+	vn_program_put(p);
+	build_small_ok(&b);
+	ASSERT_EQ(0, run_b(self->c, &b, NULL, &st));
+	EXPECT_EQ(2, o.e.n);
+	EXPECT_EQ(1, o.gone);
 }
 
 TEST_F(ex, queue_runs_in_order_and_counts)

@@ -63,7 +63,7 @@ static void hook(void *arg, const struct vn_event *ev)
 	vn_trace_event(&g->prod[vn_trace_ring_of(ev->stream)], ev);
 }
 
-static void edge(void *arg, const struct vn_exec_status *st, bool end)
+static bool edge(void *arg, const struct vn_exec_status *st, bool end)
 {
 	struct glue *g = arg;
 	struct vneuron_trace_record rec;
@@ -75,10 +75,11 @@ static void edge(void *arg, const struct vn_exec_status *st, bool end)
 	rec.model_end_ps = end ? st->model_ps : 0;
 	vn_trace_write(&g->prod[0], &rec);
 	if (!end)
-		return;
+		return true;
 	for (i = 0; i < NR; i++)
 		vn_trace_flush(&g->prod[i]);
 	wake(g);
+	return true;
 }
 
 static void *drainer(void *arg)
@@ -198,11 +199,9 @@ int main(int argc, char **argv)
 		off = t < off ? t : off;
 		g.stop = 0;
 		pthread_create(&thr, NULL, drainer, &g);
-		vn_core_set_edge_hook(core, edge, &g);
-		vn_core_set_hook(core, hook, &g);
+		vn_core_set_hooks(core, hook, edge, &g);
 		t = run(core, p, bi, n);
-		vn_core_set_hook(core, NULL, NULL);
-		vn_core_set_edge_hook(core, NULL, NULL);
+		vn_core_set_hooks(core, NULL, NULL, NULL);
 		pthread_mutex_lock(&g.lock);
 		g.stop = 1;
 		pthread_cond_signal(&g.cond);
