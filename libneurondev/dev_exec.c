@@ -248,12 +248,11 @@ int nd_wait(struct nd_device *dev, uint64_t exec_id, uint64_t timeout_ns,
 	return 0;
 }
 
-static const char *const result_names[] = { "ok", "error", "timeout", "aborted" };
-
 int nd_run(struct nd_program *p, unsigned int core, const struct nd_bind *binds,
 	   unsigned int count, uint64_t limit_ns, struct nd_run_result *res)
 {
 	struct nd_run_result r;
+	char msg[160];
 	uint64_t id;
 	int ret;
 
@@ -267,8 +266,6 @@ int nd_run(struct nd_program *p, unsigned int core, const struct nd_bind *binds,
 		return ret;
 	if (r.result == VNEURON_EXEC_OK)
 		return 0;
-	return nd_dev_err(p->dev, r.result == VNEURON_EXEC_TIMEOUT ? ETIMEDOUT : EIO,
-			  "execution %s (reason %u) at stream %d entry %u",
-			  r.result < 4 ? result_names[r.result] : "failed", r.reason,
-			  (int)r.stream, r.pc);
+	return nd_dev_err(p->dev, nd_run_errno(&r), "%s",
+			  nd_run_describe(&r, msg, sizeof(msg)));
 }

@@ -129,11 +129,6 @@ const struct nd_event *nd_host_events(const struct nd_host *h, size_t *count)
 	return h ? h->ev : NULL;
 }
 
-static const char *const result_names[] = { "ok", "error", "timeout", "aborted" };
-static const char *const reason_names[] = {
-	"", "deadlock", "time limit", "reset", "stop", "out of scratch memory"
-};
-
 static int bind_tensors(struct nd_host *h, const struct vn_program *p,
 			const struct nd_host_tensor *t, unsigned int count, struct vn_bind *binds)
 {
@@ -170,6 +165,11 @@ static int bind_tensors(struct nd_host *h, const struct vn_program *p,
 	}
 	return 0;
 }
+
+/* The host core's results are the uapi's, so one set of names serves both. */
+_Static_assert((int)VN_RES_FAULT == (int)VNEURON_EXEC_FAULT, "result numbers");
+_Static_assert((int)VN_REASON_FAULT_STATE == (int)VNEURON_REASON_FAULT_STATE,
+	       "reason numbers");
 
 int nd_host_run(struct nd_host *h, const void *image, size_t size,
 		const struct nd_host_tensor *tensors, unsigned int count, uint64_t limit_ns,
@@ -239,12 +239,11 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 	if (h->nev)
 		qsort(h->ev, h->nev, sizeof(*h->ev), ev_cmp);
 	if (st.result != VN_RES_OK) {
-		ret = herr(h, st.result == VN_RES_TIMEOUT ? ETIMEDOUT : EIO,
-			   "execution %s%s%s at %s entry %u",
-			   st.result < 4 ? result_names[st.result] : "failed",
-			   st.reason && st.reason < 6 ? ": " : "",
-			   st.reason < 6 ? reason_names[st.reason] : "",
-			   nd_stream_name(st.stream), st.pc);
+		struct nd_run_result r = { .result = st.result, .reason = st.reason,
+					   .stream = st.stream, .pc = st.pc };
+		char msg[160];
+
+		ret = herr(h, nd_run_errno(&r), "%s", nd_run_describe(&r, msg, sizeof(msg)));
 		goto out;
 	}
 	ret = 0;

@@ -354,7 +354,10 @@ struct nd_host_tensor {
 	uint64_t size;
 };
 
-/* How an execution ended (enum vn_exec_result / vn_exec_reason of core/exec.h). */
+/*
+ * How an execution ended: result is enum vneuron_exec_status (VNEURON_EXEC_OK = 0,
+ * ERROR, TIMEOUT, ABORTED, FAULT), reason enum vneuron_exec_reason (uapi/vneuron.h).
+ */
 struct nd_run_result {
 	uint32_t result;		/* 0 = OK */
 	uint32_t reason;
@@ -363,6 +366,15 @@ struct nd_run_result {
 	uint64_t model_ps;		/* modeled duration */
 	uint64_t host_ns;
 };
+
+/* "ok", "error", "timeout", "aborted", "device fault"; never NULL. */
+const char *nd_exec_result_name(uint32_t result);
+/* "deadlock on semaphores", "an access outside SBUF or its partition", ...; never NULL. */
+const char *nd_exec_reason_name(uint32_t reason);
+/* The errno an unsuccessful result maps to: ETIMEDOUT, ECANCELED or EIO (0 for OK). */
+int nd_run_errno(const struct nd_run_result *r);
+/* "execution device fault: an access outside SBUF ... at DMA q3 entry 2" into buf. */
+const char *nd_run_describe(const struct nd_run_result *r, char *buf, size_t len);
 
 /* One executed instruction or descriptor, in modeled time (picoseconds). */
 struct nd_event {

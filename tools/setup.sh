@@ -7,7 +7,8 @@ B=build
 
 PKGS=(build-essential pkg-config linux-headers-amd64 linux-source-6.1 qemu-system-x86
       busybox-static cpio xz-utils kmod dkms sparse clang llvm libclang-rt-14-dev
-      liburing-dev libnl-genl-3-dev libssl-dev libopenblas-dev protobuf-compiler chromium)
+      liburing-dev libnl-genl-3-dev libssl-dev libopenblas-dev protobuf-compiler chromium
+      flex bison bc libelf-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -64,4 +65,7 @@ if [ ! -e "$k/.done" ]; then
 		'*/scripts/const_structs.checkpatch'
 	touch "$k/.done"
 fi
-echo "setup: ok (guest kernel $kver)"
+# The debug guest kernel (KASAN, lockdep, kmemleak...), built once per machine and
+# cached outside the clone: about 13 minutes on two cores the first time.
+dk=$(tools/debug-kernel/build) || { echo "setup: the debug guest kernel did not build" >&2; exit 1; }
+echo "setup: ok (guest kernel $kver; debug guest kernel in $dk)"

@@ -83,6 +83,12 @@ check "refuse cores=0" refused cores 0 1..8
 check "refuse cores=9" refused cores 9 1..8
 check "refuse hbm_mb=0" refused hbm_mb 0 1..4096
 check "refuse hbm_mb=4097" refused hbm_mb 4097 1..4096
+check "refuse max_programs=0" refused max_programs 0 1..65535
+check "refuse max_programs=65536" refused max_programs 65536 1..65535
+check "refuse max_program_mb=65537" refused max_program_mb 65537 1..65536
+check "refuse max_execs=0" refused max_execs 0 1..65536
+check "refuse max_exec_mb=0" refused max_exec_mb 0 1..65536
+check "refuse max_trace_mb=0" refused max_trace_mb 0 1..65536
 check "refuse devices=-1 (unparsable)" refused_unparsable devices -1
 check "refuse cores=abc (unparsable)" refused_unparsable cores abc
 
@@ -115,6 +121,9 @@ defaults() {
 	[ "$(cat /sys/class/vneuron/vneuron0/hbm_total)" = $((256 << 20)) ]
 }
 check "defaults: one device, 2 cores, 256 MiB" defaults
+check "the node is 0660, not world-accessible" bash -c '[ "$(stat -c %a /dev/vneuron0)" = 660 ]'
+check "GET_INFO reports the default per-file limits" bash -c "'$top/build/bin/vneuron-ls' --json |
+	grep -q '\"limits\": {\"max_programs\": 256, \"max_execs\": 1024, \"max_program_bytes\": 268435456, \"max_exec_bytes\": 1073741824, \"max_trace_bytes\": 1342177280}'"
 
 busy_while_open() {
 	local rc=0
@@ -171,6 +180,46 @@ reload() {
 }
 check "the largest configuration loads and unloads" reload
 
+# Executor threads (vn-D.C-engine) alive now.
+executors() {
+	local c n=0
+	for c in /proc/[0-9]*/comm; do
+		case $(cat "$c" 2>/dev/null) in vn-*) n=$((n + 1)) ;; esac
+	done
+	echo $n
+}
+
+# A core's executor (5 threads, 26 MiB) lives while the core is claimed, and goes once
+# its owner closes: idle cores cost nothing, however many were used.
+executors_freed() {
+	local i r=0
+	insmod "$ko" devices=4 cores=8 || return 1
+	[ "$(executors)" = 0 ] || r=1
+	for i in 0 1 2 3; do
+		"$traffic" /dev/vneuron$i || r=1
+	done
+	for i in $(seq 1 100); do
+		[ "$(executors)" = 0 ] && break
+		sleep 0.1
+	done
+	[ "$(executors)" = 0 ] || { echo "# $(executors) executor threads left"; r=1; }
+	drained || r=1
+	rmmod vneuron || r=1
+	return $r
+}
+check "executors of released cores are freed" executors_freed
+limits_params() {
+	local r=0
+	insmod "$ko" max_programs=3 max_program_mb=1 max_execs=5 max_exec_mb=2 max_trace_mb=7 ||
+		return 1
+	"$top/build/bin/vneuron-ls" --json |
+		grep -q '"limits": {"max_programs": 3, "max_execs": 5, "max_program_bytes": 1048576, "max_exec_bytes": 2097152, "max_trace_bytes": 7340032}' ||
+		r=1
+	rmmod vneuron || r=1
+	return $r
+}
+check "limit parameters reach GET_INFO" limits_params
+
 quiet() {
 	# Loads, refusals and traffic leave nothing in the log but the refusals.
 	! dmesg | grep -E 'vneuron' | grep -v -E 'out of range|invalid for parameter|taints kernel|module verification failed|Unknown parameter' | grep -q .
@@ -197,7 +246,9 @@ check "an allocation the host cannot back fails with ENOMEM, quietly" unbacked
 # Last: every param at its bounds is accepted.
 bounds() {
 	local p
-	for p in "devices=1 cores=1 hbm_mb=1" "devices=16 cores=1 hbm_mb=1" "cores=8 hbm_mb=4096"; do
+	for p in "devices=1 cores=1 hbm_mb=1" "devices=16 cores=1 hbm_mb=1" "cores=8 hbm_mb=4096" \
+		"max_programs=1 max_program_mb=1 max_execs=1 max_exec_mb=1 max_trace_mb=1" \
+		"max_programs=65535 max_program_mb=65536 max_execs=65536 max_exec_mb=65536 max_trace_mb=65536"; do
 		insmod "$ko" $p || return 1
 		rmmod vneuron || return 1
 	done

@@ -27,11 +27,15 @@ static void usage(FILE *f)
 "    Opens every /dev/vneuronN (or only /dev/vneuronD), asks it for its information\n"
 "    (VNEURON_IOCTL_GET_INFO) and prints one table row per device: cores, HBM\n"
 "    backed and in use, the device model and its capabilities. Below it, per core,\n"
-"    the counters of /sys/class/vneuron/vneuronN/coreM/stats (executions ok, failed\n"
-"    and timed out, busy time, bytes moved, flops), then the module (version, srcversion\n"
-"    and parameters from /sys/module/vneuron) and the uapi versions of the module\n"
-"    and of this tool. --model adds the device model's figures (engines, clocks,\n"
-"    SBUF, PSUM, DMA, HBM bandwidth, peak FLOP/s).\n"
+"    the process that owns it (a core belongs to one open file at a time: the first\n"
+"    to run on it; /sys/class/vneuron/vneuronN/coreM/owner_pid) and the counters of\n"
+"    /sys/class/vneuron/vneuronN/coreM/stats (executions ok, failed and timed out,\n"
+"    device faults, busy time, bytes moved, flops); then what one open file may hold\n"
+"    (the per-file limits), the module (version, srcversion and parameters from\n"
+"    /sys/module/vneuron) and the uapi versions of the module and of this tool.\n"
+"    --model adds the device model's figures (engines, clocks, SBUF, PSUM, DMA, HBM\n"
+"    bandwidth, peak FLOP/s). Opening a device read-only is enough: the tool changes\n"
+"    nothing.\n"
 "\n"
 "    Without the module loaded it says so and exits 1: load it with\n"
 "    'sudo insmod vneuron.ko' or run inside the guest ('make vm-shell').\n"
@@ -81,13 +85,26 @@ static unsigned long long stat_of(unsigned int dev, unsigned int core, const cha
 }
 
 static const char *const stat_names[] = {
-	"executions_ok", "executions_failed", "executions_timed_out", "busy_time_ns",
-	"bytes_moved", "flops",
+	"executions_ok", "executions_failed", "executions_timed_out", "device_faults",
+	"busy_time_ns", "bytes_moved", "flops",
 };
+
+/* The pid owning a core (0: none), from sysfs. */
+static long owner_of(unsigned int dev, unsigned int core)
+{
+	char path[128], v[32];
+
+	snprintf(path, sizeof(path), "/sys/class/vneuron/vneuron%u/core%u/owner_pid", dev, core);
+	if (read_line(path, v, sizeof(v)))
+		return 0;
+	return strtol(v, NULL, 10);
+}
 
 static void caps_str(uint64_t caps, char *buf, size_t size)
 {
-	static const char *const names[] = { "mem", "exec", "trace", "uring_cmd", "bf16" };
+	static const char *const names[] = {
+		"mem", "exec", "trace", "uring_cmd", "bf16", "fault", "limits", "ownership"
+	};
 	size_t i, n = 0;
 
 	buf[0] = '\0';
@@ -108,7 +125,11 @@ int main(int argc, char **argv)
 	unsigned int idx[MAX_DEVICES], n = 0, d, c, s, first = 0, last = MAX_DEVICES - 1;
 	int json = 0, model = 0, i, only = 0;
 	char caps[64], srcv[64] = "", modver[32] = "", param[64];
-	static const char *const params[] = { "devices", "cores", "hbm_mb" };
+	static const char *const params[] = {
+		"devices", "cores", "hbm_mb", "max_programs", "max_program_mb", "max_execs",
+		"max_exec_mb", "max_trace_mb",
+	};
+	const unsigned int nparams = sizeof(params) / sizeof(params[0]);
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
@@ -155,7 +176,7 @@ int main(int argc, char **argv)
 		printf("{\"tool_uapi_version\": %d, \"module\": {\"loaded\": %s, "
 		       "\"version\": \"%s\", \"srcversion\": \"%s\"", VNEURON_UAPI_VERSION,
 		       access("/sys/module/vneuron", 0) ? "false" : "true", modver, srcv);
-		for (s = 0; s < 3; s++) {
+		for (s = 0; s < nparams; s++) {
 			char path[96];
 
 			snprintf(path, sizeof(path), "/sys/module/vneuron/parameters/%s",
@@ -179,8 +200,17 @@ int main(int argc, char **argv)
 			       (unsigned long long)x->model.peak_flops_bf16,
 			       (unsigned long long)x->model.peak_flops_fp32,
 			       (unsigned long long)x->model.hbm_bw);
+			if (x->caps & VNEURON_CAP_LIMITS)
+				printf("], \"limits\": {\"max_programs\": %u, \"max_execs\": %u, "
+				       "\"max_program_bytes\": %llu, \"max_exec_bytes\": %llu, "
+				       "\"max_trace_bytes\": %llu}, \"core_stats\": [",
+				       x->limits.max_programs, x->limits.max_execs,
+				       (unsigned long long)x->limits.max_program_bytes,
+				       (unsigned long long)x->limits.max_exec_bytes,
+				       (unsigned long long)x->limits.max_trace_bytes);
 			for (c = 0; c < x->core_count; c++) {
-				printf("%s{\"core\": %u", c ? ", " : "", c);
+				printf("%s{\"core\": %u, \"owner_pid\": %ld", c ? ", " : "", c,
+				       owner_of(idx[d], c));
 				for (s = 0; s < sizeof(stat_names) / sizeof(stat_names[0]); s++)
 					printf(", \"%s\": %llu", stat_names[s],
 					       stat_of(idx[d], c, stat_names[s], "total"));
@@ -211,15 +241,30 @@ int main(int argc, char **argv)
 	printf("+----------------+-------+-----------------------+-------+------------------------+\n");
 	for (d = 0; d < n; d++) {
 		printf("\n/dev/vneuron%u cores:\n", idx[d]);
-		printf("  CORE  EXEC OK  FAILED  TIMED OUT   BUSY (ms)   MOVED (MiB)        GFLOP\n");
-		for (c = 0; c < info[d].core_count; c++)
-			printf("  %4u %8llu %7llu %10llu %11.3f %13.1f %12.3f\n", c,
+		printf("  CORE    OWNER  EXEC OK  FAILED  TIMED OUT  FAULTS   BUSY (ms)   MOVED (MiB)"
+		       "        GFLOP\n");
+		for (c = 0; c < info[d].core_count; c++) {
+			long owner = owner_of(idx[d], c);
+			char who[16];
+
+			snprintf(who, sizeof(who), owner ? "%ld" : "-", owner);
+			printf("  %4u %8s %8llu %7llu %10llu %7llu %11.3f %13.1f %12.3f\n", c, who,
 			       stat_of(idx[d], c, "executions_ok", "total"),
 			       stat_of(idx[d], c, "executions_failed", "total"),
 			       stat_of(idx[d], c, "executions_timed_out", "total"),
+			       stat_of(idx[d], c, "device_faults", "total"),
 			       (double)stat_of(idx[d], c, "busy_time_ns", "total") * 1e-6,
 			       mib(stat_of(idx[d], c, "bytes_moved", "total")),
 			       (double)stat_of(idx[d], c, "flops", "total") * 1e-9);
+		}
+		if (info[d].caps & VNEURON_CAP_LIMITS) {
+			const struct vneuron_limits *l = &info[d].limits;
+
+			printf("  per open file: %u programs (%.0f MiB of images), %u executions "
+			       "(%.0f MiB of scratch), %.0f MiB of trace rings\n", l->max_programs,
+			       mib(l->max_program_bytes), l->max_execs, mib(l->max_exec_bytes),
+			       mib(l->max_trace_bytes));
+		}
 		if (model) {
 			const struct vneuron_model *m = &info[d].model;
 
@@ -241,7 +286,7 @@ int main(int argc, char **argv)
 	}
 	printf("\nmodule: vneuron%s%s%s%s", modver[0] ? " " : "", modver,
 	       srcv[0] ? " srcversion " : "", srcv);
-	for (s = 0; s < 3; s++) {
+	for (s = 0; s < nparams; s++) {
 		char path[96];
 
 		snprintf(path, sizeof(path), "/sys/module/vneuron/parameters/%s", params[s]);

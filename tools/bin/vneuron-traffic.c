@@ -104,7 +104,7 @@ static void one_round(const char *dev)
 
 	CHECK(fd >= 0);
 	CHECK(xioctl(fd, VNEURON_IOCTL_GET_INFO, &info) == 0);
-	CHECK(info.uapi_version == 1);
+	CHECK(info.uapi_version == VNEURON_UAPI_VERSION);
 	CHECK(info.caps & VNEURON_CAP_EXEC);
 	a = alloc(fd, sizeof(src));
 	for (i = 0; i < sizeof(src); i++)
