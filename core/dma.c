@@ -27,7 +27,7 @@ struct vn_dma_side {
 };
 
 static bool dma_side(struct vn_core *c, struct vn_exec *ex, const struct vnef_dma_ep *e,
-		     struct vn_dma_side *s, struct vn_fault *f)
+		     bool is_dst, struct vn_dma_side *s, struct vn_fault *f)
 {
 	s->e = e;
 	s->mem = e->mem;
@@ -36,6 +36,9 @@ static bool dma_side(struct vn_core *c, struct vn_exec *ex, const struct vnef_dm
 	switch (e->mem) {
 	case VNEF_MEM_HBM:
 		if (e->tensor >= ex->prog->tensor_count || !ex->binds[e->tensor].ptr)
+			break;
+		/* Constants live in the program's image, which its executions share. */
+		if (is_dst && ex->prog->tensors[e->tensor].kind == VNEF_TENSOR_CONST)
 			break;
 		s->base = ex->binds[e->tensor].ptr;
 		s->pbytes = ex->binds[e->tensor].size;
@@ -62,18 +65,22 @@ static bool dma_side(struct vn_core *c, struct vn_exec *ex, const struct vnef_dm
 static u8 *dma_chunk(const struct vn_dma_side *s, u64 i1, u64 i0, u64 n, struct vn_fault *f)
 {
 	const struct vnef_dma_ep *e = s->e;
-	u64 part = 0, off, t, end;
+	u64 part = 0, off = 0, t, end;
 	bool ok;
 
+	/* Both computed whatever fails, so a fault report names the partition and offset. */
 	ok = !check_mul_overflow(i1, e->stride[1], &off) &&
 	     !check_mul_overflow(i0, e->stride[0], &t) && !check_add_overflow(off, t, &off) &&
 	     !check_add_overflow(off, e->offset, &off) && !check_add_overflow(off, n, &end) &&
 	     end <= s->pbytes;
-	if (ok && s->mem != VNEF_MEM_HBM) {
-		ok = !check_mul_overflow(i1, (u64)e->part_stride[1], &part) &&
-		     !check_mul_overflow(i0, (u64)e->part_stride[0], &t) &&
-		     !check_add_overflow(part, t, &part) &&
-		     !check_add_overflow(part, (u64)e->partition, &part) && part < s->parts;
+	if (s->mem != VNEF_MEM_HBM) {
+		bool in = !check_mul_overflow(i1, (u64)e->part_stride[1], &part) &&
+			  !check_mul_overflow(i0, (u64)e->part_stride[0], &t) &&
+			  !check_add_overflow(part, t, &part) &&
+			  !check_add_overflow(part, (u64)e->partition, &part) &&
+			  part < s->parts;
+
+		ok = ok && in;
 	}
 	if (!ok) {
 		*f = (struct vn_fault){
@@ -95,7 +102,7 @@ int vn_dma_run(struct vn_core *c, struct vn_exec *ex, const struct vnef_dma_desc
 	u32 i0, i1, n0 = d->count[0];
 	u8 *from, *to;
 
-	if (!dma_side(c, ex, &d->src, &s, f) || !dma_side(c, ex, &d->dst, &t, f))
+	if (!dma_side(c, ex, &d->src, false, &s, f) || !dma_side(c, ex, &d->dst, true, &t, f))
 		return -EFAULT;
 	/* Rows of back-to-back chunks in one partition on both sides copy as one. */
 	if (n0 > 1 && d->src.stride[0] == chunk && d->dst.stride[0] == chunk &&

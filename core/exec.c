@@ -877,6 +877,11 @@ static int bind_tensors(struct vn_exec *ex, const struct vn_bind *binds, u32 cou
 		const struct vnef_tensor *t = &p->tensors[i];
 
 		if (t->kind == VNEF_TENSOR_CONST) {
+			u64 end;
+
+			/* The validator keeps constants inside CONST; check again. */
+			if (check_add_overflow(t->const_off, t->size, &end) || end > p->const_size)
+				return -EINVAL;
 			ex->binds[i].ptr = (void *)(p->consts + t->const_off);
 			ex->binds[i].size = t->size;
 		} else if (t->kind == VNEF_TENSOR_SCRATCH && !binds[i].ptr) {

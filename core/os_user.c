@@ -39,6 +39,9 @@ static uint64_t vn_after[VN_MAX_CLASSES];
 static const char *vn_class_name[VN_MAX_CLASSES];
 static int vn_nclasses;
 
+/* FPU sections begun by any thread: host tests check that long instructions are split. */
+unsigned long vn_os_fpu_sections;
+
 static void vn_die(const char *what, const char *a, const char *b)
 {
 	fprintf(stderr, "vneuron core: %s%s%s%s%s\n", what, a ? ": " : "", a ? a : "",
@@ -321,6 +324,7 @@ void vn_fpu_begin(void)
 	if (vn_in_fpu)
 		vn_die("nested FPU section", NULL, NULL);
 	vn_in_fpu = 1;
+	__atomic_add_fetch(&vn_os_fpu_sections, 1, __ATOMIC_RELAXED);
 }
 
 void vn_fpu_end(void)

@@ -228,7 +228,8 @@ TEST_F(cap, application_form)
 	EXPECT_EQ(127, sh("%s capture -q -s %s -- /nonexistent 2>/dev/null", prof, self->vntf));
 }
 
-TEST_F(cap, errors)
+/* Many short runs of the tool: minutes on the debug kernel under emulation. */
+TEST_F_TIMEOUT(cap, errors, 600)
 {
 	EXPECT_EQ(0, sh("%s capture --help | grep -q SYNOPSIS", prof));
 	EXPECT_EQ(2, sh("%s capture -n %s 2>/dev/null", prof, self->vnef));	/* no -s */

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "kmod_test.h"
 
@@ -238,13 +239,23 @@ struct race {
 	atomic_int bad;
 };
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* 3000 rounds, or 10 s of them on a slow guest (the debug kernel under emulation). */
 static void *race_alloc_free(void *arg)
 {
 	struct race *r = arg;
 	struct vneuron_mem_alloc a;
+	double end = now_s() + 10;
 	int i;
 
-	for (i = 0; i < 3000; i++) {
+	for (i = 0; i < 3000 && now_s() < end; i++) {
 		if (vn_alloc(r->fd, 2 * PAGE, &a) <= 0) {
 			atomic_fetch_add(&r->bad, 1);
 			continue;

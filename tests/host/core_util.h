@@ -4,7 +4,10 @@
 #define CORE_UTIL_H
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include "exec.h"
 #include "program.h"
 #include "vnef_build.h"
@@ -137,6 +140,132 @@ static inline int run_vb(struct vn_core *c, struct vb *b, struct vn_exec_status 
 	if (!r && st->result != VN_RES_OK)
 		r = -EIO;
 	return r;
+}
+
+/* Load b's image (b is freed); 0 or the loader's error. */
+static inline int load_vb(struct vb *b, struct vn_program **p)
+{
+	struct vn_prog_error err;
+	uint64_t size;
+	uint8_t *img = vb_finish(b, &size);
+	int r = vn_program_load(img, size, p, &err);
+
+	if (r)
+		fprintf(stderr, "load: %d check %s sec %u idx %u: %s\n", r,
+			vn_check_name(err.check), err.section, err.index, err.msg);
+	free(img);
+	vb_free(b);
+	return r;
+}
+
+/* Submit a loaded program, wait for its end; 0 and its status, or the submit error. */
+static inline int run_prog(struct vn_core *c, struct vn_program *p, const struct vn_bind *binds,
+			   uint32_t nb, struct vn_exec_status *st)
+{
+	struct vn_exec *ex;
+	int r = vn_exec_submit(c, p, binds, nb, 0, NULL, NULL, &ex);
+
+	if (r)
+		return r;
+	r = vn_exec_wait(ex, 0);
+	vn_exec_status(ex, st);
+	vn_exec_put(ex);
+	return r;
+}
+
+/*
+ * A loaded program's own copy of an entry, writable: changing it after vn_program_load()
+ * simulates a validator that let the change through, to reach the executor's own checks.
+ */
+static inline struct vnef_dma_desc *prog_desc(struct vn_program *p, uint32_t q, uint32_t i)
+{
+	const uint8_t *at = (const uint8_t *)&p->streams[VNEF_STREAM_DMA(q)].desc[i];
+
+	return (struct vnef_dma_desc *)(p->image + (at - p->image));
+}
+
+static inline struct vnef_instr *prog_instr(struct vn_program *p, uint32_t engine, uint32_t i)
+{
+	const uint8_t *at = (const uint8_t *)&p->streams[engine].instr[i];
+
+	return (struct vnef_instr *)(p->image + (at - p->image));
+}
+
+/* True if every byte of SBUF and PSUM is zero. */
+static inline bool chip_all_zero(struct vn_core *c)
+{
+	uint32_t p, i;
+
+	for (p = 0; p < VNEF_PARTITIONS; p++) {
+		const uint8_t *s = vn_core_sbuf(c, p), *q = vn_core_psum(c, p);
+
+		for (i = 0; i < VNEF_SBUF_PART_BYTES; i++)
+			if (s[i])
+				return false;
+		for (i = 0; i < VNEF_PSUM_PART_BYTES; i++)
+			if (q[i])
+				return false;
+	}
+	return true;
+}
+
+/* FPU sections begun so far (core/os_user.c, host build only). */
+extern unsigned long vn_os_fpu_sections;
+
+/*
+ * Runs fn(arg) in a forked child whose stderr is captured (the harness has no death
+ * test): returns the child's wait status, with up to size - 1 bytes of its stderr in buf.
+ * The child exits 0 if fn returns.
+ */
+static inline int run_child(void (*fn)(void *arg), void *arg, char *buf, size_t size)
+{
+	int fds[2], status = -1;
+	char sink[256];
+	size_t n = 0;
+	ssize_t r;
+	pid_t pid;
+
+	buf[0] = 0;
+	if (pipe(fds))
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (!pid) {
+		close(fds[0]);
+		dup2(fds[1], 2);
+		close(fds[1]);
+		fn(arg);
+		_exit(0);
+	}
+	close(fds[1]);
+	for (;;) {
+		if (n + 1 < size)
+			r = read(fds[0], buf + n, size - 1 - n);
+		else
+			r = read(fds[0], sink, sizeof(sink));	/* drain: never block the child */
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (n + 1 < size)
+			n += r;
+	}
+	buf[n] = 0;
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+/* The child died of SIGABRT. */
+static inline bool aborted(int status)
+{
+	return status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
 }
 
 #endif /* CORE_UTIL_H */

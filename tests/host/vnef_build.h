@@ -102,11 +102,17 @@ static inline struct vnef_ap vb_ap2(uint32_t mem, uint32_t dt, uint32_t p0, uint
 	return vb_ap(mem, dt, p0, np, off, f, 1, 1, 0);
 }
 
+/* Room for entry n of an array grown by doubling (a realloc per entry is quadratic). */
+static inline void *vb_grow(void *a, uint32_t n, size_t esz)
+{
+	return n & (n - 1) ? a : realloc(a, esz * (n ? 2 * (size_t)n : 1));
+}
+
 static inline struct vnef_instr *vb_op(struct vb *b, uint32_t eng, uint32_t opcode)
 {
 	struct vnef_instr *in;
 
-	b->in[eng] = realloc(b->in[eng], sizeof(*in) * (b->nin[eng] + 1));
+	b->in[eng] = vb_grow(b->in[eng], b->nin[eng], sizeof(*in));
 	in = &b->in[eng][b->nin[eng]++];
 	memset(in, 0, sizeof(*in));
 	in->opcode = opcode;
@@ -127,7 +133,7 @@ static inline struct vnef_dma_desc *vb_dma(struct vb *b, uint32_t q)
 {
 	struct vnef_dma_desc *d;
 
-	b->dd[q] = realloc(b->dd[q], sizeof(*d) * (b->ndd[q] + 1));
+	b->dd[q] = vb_grow(b->dd[q], b->ndd[q], sizeof(*d));
 	d = &b->dd[q][b->ndd[q]++];
 	memset(d, 0, sizeof(*d));
 	return d;
