@@ -27,6 +27,7 @@
 #include "neurondev.h"
 #include "ring.h"
 #include "sha256.h"
+#include "timeline.h"
 #include "vntf.h"
 
 #define CAP_MAX_CORES	8
@@ -782,13 +783,22 @@ static int run_program(const struct cap_opts *o)
 				goto out;
 		}
 		if (r.result != VNEURON_EXEC_OK) {
-			static const char *const res[] = { "ok", "failed", "timed out", "aborted" };
+			char where[48] = "";
 
 			if (tty && last)
 				fputc('\n', stderr);
-			err_msg("execution %u %s (reason %u, stream %d, entry %u)%s", i,
-				r.result < 4 ? res[r.result] : "failed", r.reason, (int)r.stream,
-				r.pc, o->ignore_errors ? "; going on (--ignore-exec-errors)" : "");
+			if (r.stream < VNEF_STREAMS) {
+				char sn[32];
+
+				snprintf(where, sizeof(where), " at %s %s %u",
+					 vnp_stream_name(r.stream, sn, sizeof(sn)),
+					 r.stream < VNEF_ENGINES ? "pc" : "desc", r.pc);
+			}
+			/* FAULT: the profile's ERROR record says which access (view shows it) */
+			err_msg("execution %u ended %s%s%s (reason %u)%s%s", i,
+				vnp_exec_status_name(r.result), *vnp_exec_reason_name(r.reason) ?
+				": " : "", vnp_exec_reason_name(r.reason), r.reason, where,
+				o->ignore_errors ? "; going on (--ignore-exec-errors)" : "");
 			failed++;
 			status = 1;
 			if (!o->ignore_errors)

@@ -6,7 +6,9 @@
  *   one process per core ("vneuron core N"), in it one thread track per row: TensorE
  *   LoadStationary, TensorE MultiplyMoving (and transposes), VectorE, ScalarE, GpSimdE,
  *   DMA q0..q15 (rows with no events are left out); counter tracks "DMA throughput
- *   (GB/s)" and "DMA pending" per core.
+ *   (GB/s)" and "DMA pending" per core. MARKER and LOST records are instants on the
+ *   core's process track; ERROR records (device faults) instants "device fault: ..." on
+ *   the faulting engine's or DMA queue's track, which is then shown even if empty.
  * Slices must nest on a track, so events that overlap on one row (never expected from
  * the device, possible in a damaged profile) go to extra rows "NAME #2", ... chosen
  * greedily. Timestamps are nanoseconds (floored); exact picoseconds are in the args.
@@ -182,6 +184,7 @@ struct pw {
 	unsigned int ncores;
 	const struct vnp_marker **mk;	/* markers in time order */
 	size_t nmk, next_mk;
+	size_t next_fault;		/* the timeline's faults are in time order */
 	int err;
 };
 
@@ -206,6 +209,14 @@ static unsigned int ev_row(const struct vnp_ev *e)
 	if (e->stream == 0)
 		return e->opcode == VNEF_OP_LOAD_STATIONARY ? 0 : 1;
 	return e->stream + 1;
+}
+
+/* The row of a fault: its stream's, TensorE's by the program's opcode (default MultiplyMoving). */
+static unsigned int fault_row(const struct vnp_timeline *tl, const struct vnp_fault *f)
+{
+	if (f->stream == 0)
+		return vnp_fault_opcode(tl, f) == VNEF_OP_LOAD_STATIONARY ? 0 : 1;
+	return f->stream + 1u;
 }
 
 static const char *row_name(unsigned int row, char *buf, size_t len)
@@ -274,14 +285,16 @@ static void track_desc(struct pw *w, uint64_t uuid, uint64_t parent, const char 
  * categories and the debug annotation names; events refer to them by iid.
  */
 enum { A_PC = 1, A_DESC, A_SOURCE, A_SCOPE, A_START, A_DUR, A_EXEC, A_BYTES, A_ELEMENTS,
-       A_FLOPS, A_SEM, A_WAIT, A_VALUE, A_COUNT };
+       A_FLOPS, A_SEM, A_WAIT, A_VALUE, A_REASON, A_MEM, A_INDEX, A_OFFSET, A_LEN, A_COUNT };
 static const char *const ann_names[A_COUNT] = {
 	[A_PC] = "pc", [A_DESC] = "desc", [A_SOURCE] = "source", [A_SCOPE] = "scope",
 	[A_START] = "start_ps", [A_DUR] = "dur_ps", [A_EXEC] = "exec", [A_BYTES] = "bytes",
 	[A_ELEMENTS] = "elements", [A_FLOPS] = "flops", [A_SEM] = "sem_wait",
-	[A_WAIT] = "wait_ps", [A_VALUE] = "value",
+	[A_WAIT] = "wait_ps", [A_VALUE] = "value", [A_REASON] = "reason", [A_MEM] = "memory",
+	[A_INDEX] = "index", [A_OFFSET] = "offset", [A_LEN] = "length",
 };
-static const char *const cat_names[] = { "tensor", "vector", "scalar", "gpsimd", "dma" };
+static const char *const cat_names[] = { "tensor", "vector", "scalar", "gpsimd", "dma", "fault" };
+#define CAT_FAULT	6
 #define IID_DMA_NAME	32	/* + src * 4 + dst; opcodes are opcode + 1 */
 
 static const char *dma_name(unsigned int src, unsigned int dst, char *buf, size_t len)
@@ -307,7 +320,7 @@ static void interned_packet(struct pw *w)
 	char buf[32];
 
 	w->te.n = 0;
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < sizeof(cat_names) / sizeof(cat_names[0]); i++)
 		interned_entry(w, F_ID_CATEGORIES, i + 1, cat_names[i]);
 	for (i = 0; i < VNEF_OP_COUNT; i++)
 		interned_entry(w, F_ID_EVENT_NAMES, i + 1, vnp_opcode_name(i));
@@ -484,6 +497,41 @@ static void marker(struct pw *w, const struct vnp_marker *mk)
 	packet_event(w, mk->time, 1);
 }
 
+/*
+ * An ERROR record: an instant "device fault: what" on the faulting row's first lane, with
+ * the entry, its source and the record's fields as arguments.
+ */
+static void fault(struct pw *w, const struct vnp_fault *f)
+{
+	const struct vnp_timeline *tl = w->v->tl;
+	const struct vnp_prog *p = tl->prog;
+	const struct vnp_loc *loc = p ? vnp_prog_loc(p, f->stream, f->pc) : NULL;
+	char what[160], name[200], buf[300];
+
+	snprintf(name, sizeof(name), "device fault: %s", vnp_fault_what(tl, f, what, sizeof(what)));
+	w->te.n = 0;
+	pb_uint(&w->te, F_TE_TYPE, TYPE_INSTANT);
+	pb_uint(&w->te, F_TE_TRACK, row_uuid(f->core, fault_row(tl, f), 0));
+	pb_uint(&w->te, F_TE_CATEGORY_IIDS, CAT_FAULT);
+	pb_str(&w->te, F_TE_NAME, name);
+	ann_uint(w, f->stream >= VNEF_ENGINES ? A_DESC : A_PC, f->pc);
+	ann_uint(w, A_EXEC, f->exec);
+	if (loc && loc->line != VNP_NONE) {
+		snprintf(buf, sizeof(buf), "%s:%u", vnp_prog_str(p, p->lines[loc->line].file_off),
+			 p->lines[loc->line].line);
+		ann_str(w, A_SOURCE, buf);
+	}
+	if (loc && loc->scope != VNP_NONE)
+		ann_str(w, A_SCOPE, vnp_prog_scope(p, loc->scope));
+	ann_str(w, A_REASON, vnp_fault_reason_id(f->reason));
+	ann_str(w, A_MEM, f->mem ? vnp_mem_name(f->mem) : "none");
+	ann_uint(w, A_INDEX, f->index);
+	ann_uint(w, A_OFFSET, f->offset);
+	ann_uint(w, A_LEN, f->len);
+	ann_uint(w, A_START, f->time);
+	packet_event(w, f->time, 1);
+}
+
 static int cmp_marker(const void *x, const void *y)
 {
 	const struct vnp_marker *a = *(const struct vnp_marker *const *)x;
@@ -494,21 +542,29 @@ static int cmp_marker(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* Everything due up to time t: slice ends, counter samples and markers, in time order. */
+/*
+ * Everything due up to time t: slice ends, markers, faults and counter samples, in time
+ * order (in that order at equal times).
+ */
 static void flush_until(struct pw *w, uint64_t t, unsigned int *bin)
 {
 	const struct vnp_metrics *m = w->v->m;
+	const struct vnp_timeline *tl = w->v->tl;
 
 	for (;;) {
 		uint64_t tb = *bin < m->nbins ? m->t0 + *bin * m->bin_ps : UINT64_MAX;
 		uint64_t te = w->nends ? w->ends[0].end : UINT64_MAX;
 		uint64_t tm = w->next_mk < w->nmk ? w->mk[w->next_mk]->time : UINT64_MAX;
+		uint64_t tf = w->next_fault < tl->nfaults ? tl->faults[w->next_fault].time :
+			      UINT64_MAX;
 
-		if (w->nends && te <= t && te <= tb && te <= tm) {
+		if (w->nends && te <= t && te <= tb && te <= tm && te <= tf) {
 			slice_end(w, te, w->ends[0].uuid);
 			ends_pop(w);
-		} else if (w->next_mk < w->nmk && tm <= t && tm <= tb) {
+		} else if (w->next_mk < w->nmk && tm <= t && tm <= tb && tm <= tf) {
 			marker(w, w->mk[w->next_mk++]);
+		} else if (w->next_fault < tl->nfaults && tf <= t && tf <= tb) {
+			fault(w, &tl->faults[w->next_fault++]);
 		} else if (tb <= t && tb < UINT64_MAX) {
 			if (m->dma_count) {
 				counter(w, tb, counter_uuid(0), m->tput[*bin] / 1e9);
@@ -547,6 +603,14 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 	for (i = 0; i < tl->n; i++)
 		if (pick_lane(&w, &tl->ev[i]) < 0)
 			skipped++;
+	/* a fault's row is shown even if its stream ran nothing */
+	for (i = 0; i < tl->nfaults; i++) {
+		uint8_t *nl = &w.lanes[(size_t)tl->faults[i].core * ROWS +
+				       fault_row(tl, &tl->faults[i])];
+
+		if (!*nl)
+			*nl = 1;
+	}
 
 	interned_packet(&w);
 	for (c = 0; c < w.ncores && !w.err; c++) {

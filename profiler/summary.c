@@ -128,6 +128,79 @@ static int groups_text(FILE *f, const struct vnp_view *v, int scope)
 	return 0;
 }
 
+/* "k.c:42" and "mlp/fc1" of a stream's entry, "" where the debug table says nothing. */
+static void entry_loc(const struct vnp_timeline *tl, unsigned int stream, uint32_t pc,
+		      char *src, size_t srclen, const char **scope)
+{
+	const struct vnp_prog *p = tl->prog;
+	const struct vnp_loc *loc = p ? vnp_prog_loc(p, stream, pc) : NULL;
+
+	src[0] = 0;
+	*scope = "";
+	if (loc && loc->line != VNP_NONE)
+		snprintf(src, srclen, "%s:%u", vnp_prog_str(p, p->lines[loc->line].file_off),
+			 p->lines[loc->line].line);
+	if (loc && loc->scope != VNP_NONE)
+		*scope = vnp_prog_scope(p, loc->scope);
+}
+
+/*
+ * One line of "Device faults": "exec 0, DMA q3 desc 2, k.c:42 in mlp/fc1, at 1.234 us:
+ * DMA chunk outside SBUF: partition 131, bytes 0..63".
+ */
+static void faults_text(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_timeline *tl = v->tl;
+	char line[768], what[160], src[300], sn[32], op[40], t1[32], first[32];
+	const char *scope;
+	size_t i;
+
+	if (!tl->nfaults)
+		return;
+	fprintf(f, "\nDevice faults (%zu): the executor refused an access and ended the "
+		"execution\n", tl->nfaults);
+	for (i = 0; i < tl->nfaults; i++) {
+		const struct vnp_fault *x = &tl->faults[i];
+		uint32_t opc = vnp_fault_opcode(tl, x);
+		char core[16] = "";
+
+		entry_loc(tl, x->stream, x->pc, src, sizeof(src), &scope);
+		op[0] = 0;
+		if (opc != VNP_NONE && opc != VNP_OP_DMA)
+			snprintf(op, sizeof(op), " (%s)", vnp_opcode_name(opc));
+		if (tl->ncores > 1)
+			snprintf(core, sizeof(core), "core %u ", x->core);
+		snprintf(line, sizeof(line), "%sexec %u, %s %s %u%s%s%s%s%s, at %s: %s", core,
+			 x->exec, vnp_stream_name(x->stream, sn, sizeof(sn)),
+			 x->stream >= VNEF_ENGINES ? "desc" : "pc", x->pc, op, *src ? ", " : "",
+			 src, *scope ? " in " : "", scope,
+			 vnp_fmt_time(x->time - tl->t0, t1, sizeof(t1)),
+			 vnp_fault_what(tl, x, what, sizeof(what)));
+		snprintf(first, sizeof(first), "  %zu.", i + 1);
+		wrap(f, "     ", first, line);
+	}
+}
+
+/* "2 OK, 1 FAULT" when some execution did not end OK; "" otherwise. */
+static const char *statuses(const struct vnp_timeline *tl, char *buf, size_t len)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	buf[0] = 0;
+	for (i = 1; i < VNP_EXEC_STATUSES; i++)
+		if (tl->exec_status[i])
+			break;
+	if (i == VNP_EXEC_STATUSES)
+		return buf;
+	for (i = 0; i < VNP_EXEC_STATUSES && n < len; i++)
+		if (tl->exec_status[i])
+			n += (size_t)snprintf(buf + n, len - n, "%s%llu %s", n ? ", " : "",
+					      (unsigned long long)tl->exec_status[i],
+					      vnp_exec_status_name(i));
+	return buf;
+}
+
 int vnp_summary_text(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_timeline *tl = v->tl;
@@ -150,6 +223,9 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 		fprintf(f, "  WARNING: %llu records lost in capture, %llu malformed records "
 			"skipped: figures are incomplete\n", (unsigned long long)tl->lost,
 			(unsigned long long)tl->malformed);
+	if (*statuses(tl, line, sizeof(line)))
+		fprintf(f, "  executions ended: %s\n", line);
+	faults_text(f, v);
 
 	fprintf(f, "\nOverall\n");
 	fprintf(f, "  total_time   %-14s event_count %llu (%llu instructions, %llu DMA)\n",
@@ -347,6 +423,57 @@ static void groups_json(FILE *f, const struct vnp_view *v, int scope)
 	fputs("]", f);
 }
 
+/* The ERROR records (docs/profiler.md, "Device faults"), in time order. */
+static void faults_json(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_timeline *tl = v->tl;
+	const struct vnp_prog *p = tl->prog;
+	char what[160], src[300], sn[32];
+	const char *scope;
+	size_t i;
+
+	fputc('[', f);
+	for (i = 0; i < tl->nfaults; i++) {
+		const struct vnp_fault *x = &tl->faults[i];
+		uint32_t opc = vnp_fault_opcode(tl, x);
+
+		fprintf(f, "%s\n {\"core\":%u,\"exec\":%u,\"engine\":\"%s\",\"stream\":%u,",
+			i ? "," : "", x->core, x->exec, vnp_stream_name(x->stream, sn, sizeof(sn)),
+			x->stream);
+		if (x->stream >= VNEF_ENGINES)
+			fprintf(f, "\"queue\":%u,", x->stream - VNEF_ENGINES);
+		fprintf(f, "\"pc\":%u,", x->pc);
+		if (opc != VNP_NONE)
+			fprintf(f, "\"opcode\":\"%s\",", vnp_opcode_name(opc));
+		fprintf(f, "\"reason\":\"%s\",\"reason_code\":%u,\"memory\":\"%s\","
+			"\"index\":%u,\"offset\":%llu,\"length\":%u,\"time_ps\":%llu,"
+			"\"exec_time_ps\":%llu", vnp_fault_reason_id(x->reason), x->reason,
+			x->mem ? vnp_mem_name(x->mem) : "none", x->index,
+			(unsigned long long)x->offset, x->len, (unsigned long long)x->time,
+			(unsigned long long)x->model_ps);
+		if (x->mem == VNEF_MEM_HBM && p && p->tensors && x->index < p->ntensors) {
+			fputs(",\"tensor_name\":", f);
+			vnp_json_str(f, vnp_prog_str(p, p->tensors[x->index].name_off));
+		}
+		entry_loc(tl, x->stream, x->pc, src, sizeof(src), &scope);
+		if (*src) {
+			const struct vnp_loc *loc = vnp_prog_loc(p, x->stream, x->pc);
+
+			fputs(",\"file\":", f);
+			vnp_json_str(f, vnp_prog_str(p, p->lines[loc->line].file_off));
+			fprintf(f, ",\"line\":%u", p->lines[loc->line].line);
+		}
+		if (*scope) {
+			fputs(",\"scope\":", f);
+			vnp_json_str(f, scope);
+		}
+		fputs(",\"what\":", f);
+		vnp_json_str(f, vnp_fault_what(tl, x, what, sizeof(what)));
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
 int vnp_summary_json(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_timeline *tl = v->tl;
@@ -465,7 +592,17 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 			(unsigned long long)tl->api_ns[i]);
 		first = 0;
 	}
-	fputs("},\n\"scopes\":", f);
+	fputs("},\n\"exec_status\":{", f);
+	for (i = 0, first = 1; i < VNP_EXEC_STATUSES; i++) {
+		if (!tl->exec_status[i])
+			continue;
+		fprintf(f, "%s\"%s\":%llu", first ? "" : ",", vnp_exec_status_name(i),
+			(unsigned long long)tl->exec_status[i]);
+		first = 0;
+	}
+	fputs("},\n\"faults\":", f);
+	faults_json(f, v);
+	fputs(",\n\"scopes\":", f);
 	groups_json(f, v, 1);
 	fputs(",\n\"lines\":", f);
 	groups_json(f, v, 0);

@@ -300,6 +300,36 @@ static int add_marker(struct vnp_timeline *tl, unsigned int core,
 	return 0;
 }
 
+/*
+ * An ERROR record, kept apart from the events: it is not work the core did. Placed on
+ * its execution like an event (and it widens the execution if it lies outside).
+ */
+static int add_fault(struct vnp_timeline *tl, unsigned int core, unsigned int stream,
+		     const struct vneuron_trace_record *r, struct vnp_exec *x)
+{
+	if (tl->nfaults == tl->faults_cap) {
+		size_t nc = tl->faults_cap ? 2 * tl->faults_cap : 8;
+		struct vnp_fault *f = realloc(tl->faults, nc * sizeof(*f));
+
+		if (!f)
+			return -ENOMEM;
+		tl->faults = f;
+		tl->faults_cap = nc;
+	}
+	tl->faults[tl->nfaults++] = (struct vnp_fault){
+		.time = r->model_start_ps, .model_ps = r->model_start_ps, .offset = r->count,
+		.pc = r->pc, .exec = r->exec_seq, .index = r->sem_value, .len = r->bytes,
+		.reason = r->opcode, .mem = (uint8_t)r->elements, .stream = (uint8_t)stream,
+		.core = (uint8_t)core };
+	if (r->model_start_ps < x->lo)
+		x->lo = r->model_start_ps;
+	if (r->model_start_ps > x->hi)
+		x->hi = r->model_start_ps;
+	if (core + 1 > tl->ncores)
+		tl->ncores = core + 1;
+	return 0;
+}
+
 int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 	       const struct vneuron_trace_record *recs, size_t n)
 {
@@ -346,6 +376,24 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 				return -ENOMEM;
 			if (r->model_end_ps > x->hi)
 				x->hi = r->model_end_ps;
+			tl->exec_status[r->opcode < VNP_EXEC_STATUSES - 1 ? r->opcode :
+					VNP_EXEC_STATUSES - 1]++;
+			continue;
+		case VNEURON_TRACE_ERROR:
+			if (r->opcode < VNEURON_REASON_FAULT_SBUF ||
+			    r->opcode > VNEURON_REASON_FAULT_STATE || r->elements > VNEF_MEM_HBM ||
+			    r->model_end_ps < r->model_start_ps)
+				goto bad;
+			if (r->engine < VNEF_ENGINES)
+				stream = r->engine;
+			else if (r->engine == VNEURON_TRACE_ENGINE_DMA &&
+				 r->dma_queue < VNEF_DMA_QUEUES)
+				stream = VNEF_STREAM_DMA(r->dma_queue);
+			else
+				goto bad;
+			x = note_exec(tl, core, r->exec_seq);
+			if (!x || add_fault(tl, core, stream, r, x))
+				return -ENOMEM;
 			continue;
 		case VNEURON_TRACE_MARKER:
 			if (r->opcode >= VNEURON_TRACE_API) {
@@ -593,7 +641,25 @@ static int layout_execs(struct vnp_timeline *tl)
 			if (tl->execs[i].key == key)
 				tl->markers[k].time += tl->execs[i].shift;
 	}
+	for (k = 0; k < tl->nfaults; k++) {
+		uint64_t key = (uint64_t)tl->faults[k].core << 32 | tl->faults[k].exec;
+
+		for (i = 0; i < tl->nexec; i++)
+			if (tl->execs[i].key == key)
+				tl->faults[k].time += tl->execs[i].shift;
+	}
 	return 1;
+}
+
+static int cmp_fault(const void *a, const void *b)
+{
+	const struct vnp_fault *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->core != y->core)
+		return x->core < y->core ? -1 : 1;
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
 }
 
 uint64_t vnp_tl_exec_start(const struct vnp_timeline *tl, unsigned int core, uint32_t exec)
@@ -656,6 +722,8 @@ int vnp_tl_finish(struct vnp_timeline *tl)
 		tl->tcap[t] = 0;
 	}
 	tl->track_off[VNP_TRACKS] = off;
+	if (tl->nfaults)
+		qsort(tl->faults, tl->nfaults, sizeof(*tl->faults), cmp_fault);
 	if (tl->t0 == UINT64_MAX)
 		tl->t0 = 0;
 	if (tl->t1 < tl->t0)
@@ -672,6 +740,7 @@ void vnp_tl_free(struct vnp_timeline *tl)
 		free(tl->tev[t]);
 	free(tl->ev);
 	free(tl->markers);
+	free(tl->faults);
 	free(tl->execs);
 	memset(tl, 0, sizeof(*tl));
 }
@@ -777,6 +846,91 @@ const char *vnp_api_name(unsigned int kind)
 	};
 
 	return kind < VNP_API_KINDS ? names[kind] : "other";
+}
+
+const char *vnp_exec_status_name(unsigned int status)
+{
+	static const char *const names[] = { "OK", "ERROR", "TIMEOUT", "ABORTED", "FAULT" };
+
+	return status < sizeof(names) / sizeof(names[0]) ? names[status] : "?";
+}
+
+const char *vnp_exec_reason_name(unsigned int reason)
+{
+	static const char *const names[] = {
+		[VNEURON_REASON_NONE] = "",
+		[VNEURON_REASON_DEADLOCK] = "deadlock",
+		[VNEURON_REASON_TIME_LIMIT] = "time limit",
+		[VNEURON_REASON_RESET] = "reset",
+		[VNEURON_REASON_STOP] = "module unload",
+		[VNEURON_REASON_NOMEM] = "out of scratch memory",
+		[VNEURON_REASON_CANCEL] = "cancelled",
+		[VNEURON_REASON_FAULT_SBUF] = "access outside SBUF",
+		[VNEURON_REASON_FAULT_PSUM] = "access outside PSUM",
+		[VNEURON_REASON_FAULT_HBM] = "access outside a bound HBM buffer",
+		[VNEURON_REASON_FAULT_SEM] = "semaphore outside its table",
+		[VNEURON_REASON_FAULT_STATE] = "operands the engine cannot hold",
+	};
+
+	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "?";
+}
+
+const char *vnp_fault_reason_id(unsigned int reason)
+{
+	static const char *const ids[] = { "sbuf", "psum", "hbm", "semaphore", "state" };
+
+	if (reason < VNEURON_REASON_FAULT_SBUF || reason > VNEURON_REASON_FAULT_STATE)
+		return "?";
+	return ids[reason - VNEURON_REASON_FAULT_SBUF];
+}
+
+uint32_t vnp_fault_opcode(const struct vnp_timeline *tl, const struct vnp_fault *f)
+{
+	const struct vnef_instr *in;
+
+	if (f->stream >= VNEF_ENGINES)
+		return VNP_OP_DMA;
+	in = vnp_prog_instr(tl->prog, f->stream, f->pc);
+	return in && in->opcode < VNEF_OP_COUNT ? in->opcode : VNP_NONE;
+}
+
+const char *vnp_fault_what(const struct vnp_timeline *tl, const struct vnp_fault *f,
+			   char *buf, size_t len)
+{
+	const char *what = f->stream >= VNEF_ENGINES ? "DMA chunk" : "operand";
+	unsigned long long off = f->offset, last = off + f->len - 1;
+	unsigned int mem = f->mem;
+
+	/* the memory the reason names when the record leaves it out */
+	if (!mem && f->reason >= VNEURON_REASON_FAULT_SBUF &&
+	    f->reason <= VNEURON_REASON_FAULT_HBM)
+		mem = f->reason - VNEURON_REASON_FAULT_SBUF + VNEF_MEM_SBUF;
+	if (f->reason == VNEURON_REASON_FAULT_SEM) {
+		snprintf(buf, len, "semaphore %u value %llu beyond its table", f->index, off);
+	} else if (f->reason == VNEURON_REASON_FAULT_STATE || !mem) {
+		snprintf(buf, len, "%s", f->stream >= VNEF_ENGINES ?
+			 "a DMA endpoint the queue cannot address" :
+			 "operands the engine cannot hold");
+	} else if (mem == VNEF_MEM_HBM) {
+		const struct vnp_prog *p = tl->prog;
+		const char *name = p && f->index < p->ntensors && p->tensors ?
+				   vnp_prog_str(p, p->tensors[f->index].name_off) : "";
+
+		if (!f->len)
+			snprintf(buf, len, "%s of HBM tensor %u%s%s%s, which has no buffer bound",
+				 what, f->index, *name ? " (" : "", name, *name ? ")" : "");
+		else
+			snprintf(buf, len, "%s outside HBM tensor %u%s%s%s: bytes %llu..%llu", what,
+				 f->index, *name ? " (" : "", name, *name ? ")" : "", off,
+				 last < off ? ~0ull : last);
+	} else if (!f->len) {
+		snprintf(buf, len, "%s outside %s partition %u (offset %llu)", what,
+			 vnp_mem_name(mem), f->index, off);
+	} else {
+		snprintf(buf, len, "%s outside %s: partition %u, bytes %llu..%llu", what,
+			 vnp_mem_name(mem), f->index, off, last < off ? ~0ull : last);
+	}
+	return buf;
 }
 
 const char *vnp_mem_name(unsigned int mem)

@@ -110,6 +110,28 @@ struct vnp_marker {
 };
 
 /*
+ * An ERROR record: a device fault that ended its execution (uapi/vneuron_trace.h). time
+ * is on the timeline (the execution's shift added, as for events), model_ps the record's
+ * own modeled time.
+ */
+struct vnp_fault {
+	uint64_t time;		/* ps */
+	uint64_t model_ps;
+	uint64_t offset;	/* bytes into the partition or tensor; semaphore: the value */
+	uint32_t pc;		/* entry of the stream: instruction or descriptor index */
+	uint32_t exec;
+	uint32_t index;		/* partition (SBUF, PSUM), tensor (HBM) or semaphore */
+	uint32_t len;		/* bytes of the access, 0 if not an access */
+	uint16_t reason;	/* VNEURON_REASON_FAULT_SBUF..STATE */
+	uint8_t mem;		/* enum vnef_mem; 0 for a semaphore or the engine's state */
+	uint8_t stream;		/* engine 0..3 or VNEF_STREAM_DMA(queue) */
+	uint8_t core;
+};
+
+/* EXEC_END statuses counted per enum vneuron_exec_status; the last slot: unknown ones. */
+#define VNP_EXEC_STATUSES	(VNEURON_EXEC_FAULT + 2)
+
+/*
  * One execution of one core, in the records' own clock: lo = earliest start (events,
  * EXEC_START), hi = latest end (events, EXEC_END). Records may count modeled time from
  * each execution's start, so two executions would overlap; finish lays them out back to
@@ -146,6 +168,9 @@ struct vnp_timeline {
 	 */
 	uint64_t api_calls[VNP_API_KINDS];
 	uint64_t api_ns[VNP_API_KINDS];
+	struct vnp_fault *faults;		/* ERROR records; by (time, core) after finish */
+	size_t nfaults, faults_cap;
+	uint64_t exec_status[VNP_EXEC_STATUSES];	/* EXEC_END records by status */
 	struct vnp_exec *execs;			/* nexec of them; by key after finish */
 	size_t nexecs_cap;
 	size_t last_exec;			/* index of the last one looked up */
@@ -157,7 +182,8 @@ void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
 /*
  * Adds records of one core (the records of a profile, in any order, in as many calls
  * as convenient). Impossible records (unknown kind or engine, end before start, DMA
- * queue out of range) are counted in tl->malformed and skipped. 0 or -ENOMEM.
+ * queue out of range, an ERROR record whose reason is not a fault or whose memory is
+ * unknown) are counted in tl->malformed and skipped. 0 or -ENOMEM.
  */
 int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 	       const struct vneuron_trace_record *recs, size_t n);
@@ -199,11 +225,25 @@ void vnp_iter_init(struct vnp_iter *it, const struct vnp_timeline *tl);
 /* The next event in start order, or NULL at the end. */
 const struct vnp_ev *vnp_iter_next(struct vnp_iter *it);
 
+/*
+ * A fault for people: what was refused, e.g. "DMA chunk outside SBUF: partition 131,
+ * bytes 0..63" or "semaphore 5 value 3 beyond its table", into buf.
+ */
+const char *vnp_fault_what(const struct vnp_timeline *tl, const struct vnp_fault *f,
+			   char *buf, size_t len);
+/* The faulting entry's opcode from the program (VNP_OP_DMA for a descriptor), or VNP_NONE. */
+uint32_t vnp_fault_opcode(const struct vnp_timeline *tl, const struct vnp_fault *f);
+
 /* Names for output. */
 const char *vnp_engine_name(unsigned int engine);	/* "TensorE" ... */
 const char *vnp_opcode_name(unsigned int opcode);	/* "MULTIPLY_MOVING", "DMA" */
 const char *vnp_mem_name(unsigned int mem);		/* "SBUF", "HBM", "?" */
 const char *vnp_api_name(unsigned int kind);		/* "open", ... "wait", "other" */
+const char *vnp_exec_status_name(unsigned int status);	/* "OK", ... "FAULT", "?" */
+/* "deadlock", ... "SBUF fault"; "" for none, "?" if unknown. */
+const char *vnp_exec_reason_name(unsigned int reason);
+/* A fault reason's short id: "sbuf", "psum", "hbm", "semaphore", "state"; "?" if none. */
+const char *vnp_fault_reason_id(unsigned int reason);
 /* "TensorE", "DMA q3" into buf. */
 const char *vnp_stream_name(unsigned int stream, char *buf, size_t len);
 

@@ -4,7 +4,8 @@
  * is assembled into the binary; its data is one JSON object: the summary-json object, the
  * program's source lines and scopes, and per core the timeline rows as columns of numbers
  * (start deltas, durations, opcodes, pcs, operands), which parse far faster and smaller
- * than one object per event for a million-event profile.
+ * than one object per event for a million-event profile. Each row also lists its device
+ * faults, as indices into the summary's faults (the page draws them as red marks).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -55,6 +56,27 @@ static int in_row(const struct vnp_ev *e, unsigned int stream, int op)
 	if (op >= 0)
 		return e->opcode == op;
 	return e->opcode != VNEF_OP_LOAD_STATIONARY && e->opcode != VNEF_OP_MULTIPLY_MOVING;
+}
+
+/*
+ * Whether a fault belongs on a row: its stream's; on TensorE the row of the faulting
+ * instruction's opcode, MultiplyMoving when the program does not say.
+ */
+static int fault_in_row(const struct vnp_timeline *tl, const struct vnp_fault *f,
+			unsigned int core, unsigned int stream, int op)
+{
+	uint32_t opc;
+
+	if (f->core != core || f->stream != stream)
+		return 0;
+	if (stream != VNEURON_ENGINE_TENSOR || op == -2)
+		return 1;
+	opc = vnp_fault_opcode(tl, f);
+	if (opc == VNP_NONE)
+		opc = VNEF_OP_MULTIPLY_MOVING;
+	if (op >= 0)
+		return opc == (uint32_t)op;
+	return opc != VNEF_OP_LOAD_STATIONARY && opc != VNEF_OP_MULTIPLY_MOVING;
 }
 
 /* One column of a row: which field of its events. */
@@ -151,13 +173,15 @@ static void row_json(FILE *f, const struct vnp_timeline *tl, unsigned int core,
 	static const char *const keys[] = { "s", "d", "o", "p", "e", "b", "f", "x", "w", "m" };
 	unsigned int t = core * VNEF_STREAMS + stream;
 	const struct vnp_ev *ev = tl->ev + tl->track_off[t];
-	size_t n = vnp_tl_track_len(tl, t), cnt = 0, i;
+	size_t n = vnp_tl_track_len(tl, t), cnt = 0, nf = 0, i;
 	unsigned int c;
 
 	for (i = 0; i < n; i++)
 		cnt += in_row(&ev[i], stream, op);
-	/* engines always get their row; other TensorE ops and DMA queues when used */
-	if (!cnt && (stream >= VNEF_ENGINES || op == -1))
+	for (i = 0; i < tl->nfaults; i++)
+		nf += fault_in_row(tl, &tl->faults[i], core, stream, op);
+	/* engines always get their row; other TensorE ops and DMA queues when used or faulted */
+	if (!cnt && !nf && (stream >= VNEF_ENGINES || op == -1))
 		return;
 	fprintf(f, "%s\n{\"name\":", *first ? "" : ",");
 	*first = 0;
@@ -167,7 +191,12 @@ static void row_json(FILE *f, const struct vnp_timeline *tl, unsigned int core,
 		fprintf(f, ",\"%s\":", keys[c]);
 		row_col(f, tl, ev, n, stream, op, (enum col)c);
 	}
-	fputc('}', f);
+	/* device faults on this row: indices into summary.faults (same order) */
+	fputs(",\"faults\":[", f);
+	for (i = 0, nf = 0; i < tl->nfaults; i++)
+		if (fault_in_row(tl, &tl->faults[i], core, stream, op))
+			fprintf(f, "%s%zu", nf++ ? "," : "", i);
+	fputs("]}", f);
 }
 
 static void prog_json(FILE *f, const struct vnp_prog *p)

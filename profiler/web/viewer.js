@@ -3,6 +3,7 @@
 'use strict';
 const $ = (id) => document.getElementById(id);
 const AXIS_H = 26, ROW_H = 24, CTR_H = 46, LABEL_W = 210, NB = 1 << 14;
+const FAULT = '#e02424';	/* device fault markers */
 const COLORS = ['#9aa5b1', '#2f80ed', '#27ae60', '#8e44ad', '#16a085', '#d35400', '#c0392b',
 		'#7f8c8d', '#e67e22', '#2c3e50', '#1abc9c', '#f39c12', '#3d8bd9'];
 let D = null, T = 1, cur = 0, tab = 'core', v0 = 0, v1 = 1;
@@ -75,8 +76,10 @@ function init(data) {
 	let nev = 0;
 	for (const c of D.cores) for (const r of c.rows) { prepRow(r); nev += r.n; }
 	stats.loadMs = performance.now() - t_load;
+	const nf = (s.faults || []).length;
 	$('title').textContent = (s.program || '') + ' \u00b7 ' + (s.model || '') + ' \u00b7 ' +
-		fmtTime(s.total_time_ps || 0) + ' \u00b7 ' + nev + ' events';
+		fmtTime(s.total_time_ps || 0) + ' \u00b7 ' + nev + ' events' +
+		(nf ? ' \u00b7 ' + nf + ' device fault' + (nf === 1 ? '' : 's') : '');
 	const tabs = $('tabs');
 	D.cores.forEach((c, i) => {
 		const b = document.createElement('button');
@@ -264,6 +267,7 @@ function render() {
 			}
 		}
 		g.strokeStyle = '#e4e7eb'; g.beginPath(); g.moveTo(0, y + l.h - 0.5); g.lineTo(W, y + l.h - 0.5); g.stroke();
+		drawFaults(g, l, a, px, W);
 	});
 	const secs = px * 1e-12;
 	for (let x = 0; x < W; x++) { tput[x] /= secs; pend[x] /= px; }
@@ -292,6 +296,27 @@ function render() {
 	stats.lastRenderMs = performance.now() - t; stats.renders++;
 	status(D.cores.length + ' worker tab(s) \u00b7 ' + lanes.length + ' rows \u00b7 render ' +
 	       stats.lastRenderMs.toFixed(1) + ' ms' + (lanes.some((l) => l.lod) ? ' \u00b7 aggregated (zoom in for single instructions)' : ''));
+}
+/*
+ * Device faults on a row: a red bar over the row with a triangle on top at the fault's
+ * time, outlined in white so it stands out on any instruction colour.
+ */
+function faultX(f, a, px) { return (f.time_ps - D.t0 - a) / px; }
+function drawFaults(g, l, a, px, W) {
+	const fs = (D.summary && D.summary.faults) || [];
+	for (const fi of l.row.faults || []) {
+		const f = fs[fi];
+		if (!f) continue;
+		const x = Math.round(faultX(f, a, px));
+		if (x < -8 || x > W + 8) continue;
+		g.fillStyle = '#fff';
+		g.fillRect(x - 3, l.y, 6, l.h);
+		g.fillStyle = FAULT;
+		g.fillRect(x - 2, l.y + 1, 4, l.h - 2);
+		g.beginPath(); g.moveTo(x - 8, l.y); g.lineTo(x + 8, l.y); g.lineTo(x, l.y + 10);
+		g.closePath();
+		g.strokeStyle = '#fff'; g.lineWidth = 1.5; g.stroke(); g.lineWidth = 1; g.fill();
+	}
 }
 /* Aggregated: a pale column where anything ran, a solid one as high as the busy fraction. */
 function drawLod(g, r, p, y, h, W) {
@@ -336,6 +361,32 @@ function opName(r, i) {
 	const ms = D.mems || [];
 	return 'DMA ' + (ms[r.m[i] >> 4] || '?') + '->' + (ms[r.m[i] & 15] || '?');
 }
+/* "VectorE pc 7 (TENSOR_TENSOR)", "DMA q3 desc 2" */
+function faultEntry(f) {
+	if (f.queue != null) return f.engine + ' desc ' + f.pc;
+	return f.engine + ' pc ' + f.pc + (f.opcode ? ' (' + f.opcode + ')' : '');
+}
+function describeFault(f) {
+	const lines = ['device fault: ' + f.what,
+		faultEntry(f) + '   exec ' + f.exec + '   (' + D.cores[f.core].label + ')',
+		'at       ' + fmtTime(f.time_ps - D.t0) + '   (' + fmtTime(f.exec_time_ps) +
+			' into the execution)',
+		'source   ' + (f.file != null ? f.file + ':' + f.line : '(unknown)'),
+		'scope    ' + (f.scope != null ? f.scope : '(none)'),
+		'reason ' + f.reason + '   memory ' + f.memory + '   index ' + f.index +
+			'   offset ' + f.offset + '   length ' + f.length];
+	return lines.join('\n');
+}
+/* The fault of row lane l nearest to pixel x, within 6 px, or null. */
+function faultAt(l, x, W) {
+	const fs = (D.summary && D.summary.faults) || [], px = (v1 - v0) / W;
+	let best = null, bd = 6;
+	for (const fi of l.row.faults || []) {
+		const f = fs[fi], d = f ? Math.abs(faultX(f, v0, px) - x) : Infinity;
+		if (d <= bd) { bd = d; best = f; }
+	}
+	return best;
+}
 function describe(r, i) {
 	const loc = D.loc[r.stream] || { l: [], s: [] }, p = r.p[i];
 	const li = p < loc.l.length ? loc.l[p] : -1, si = p < loc.s.length ? loc.s[p] : -1;
@@ -354,7 +405,10 @@ function onMove(ev) {
 	if (drag) { drag.x1 = x; drag.moved = drag.moved || Math.abs(x - drag.x0) > 3; if (drag.moved) render(); return; }
 	const l = laneAt(y), tip = $('tip');
 	let text = null;
-	if (l && l.kind === 'row' && l.lod) {
+	const fault = l && l.kind === 'row' ? faultAt(l, x, rc.width) : null;
+	if (fault) {
+		text = describeFault(fault);
+	} else if (l && l.kind === 'row' && l.lod) {
 		/* aggregated: what this pixel column holds */
 		const r = l.row, px = (v1 - v0) / rc.width, a = v0 + Math.floor(x) * px, b = a + px;
 		const n = lowerBound(r.st, b, 0, r.n) - lowerBound(r.st, a, 0, r.n);
@@ -460,8 +514,26 @@ function buildSummary() {
 		['arithmetic_intensity', s.arithmetic_intensity == null ? '-' : s.arithmetic_intensity.toFixed(2) + ' flops/byte'],
 		['ridge_point', s.ridge_point == null ? '-' : s.ridge_point.toFixed(1) + ' flops/byte'],
 		['lost_records', String(s.lost_records)]]);
+	/* how the executions ended, when some did not end OK */
+	const es = Object.entries(s.exec_status || {});
+	if (es.some(([k]) => k !== 'OK'))
+		tt.appendChild(table([['executions ended', es.map(([k, n]) => n + ' ' + k).join(', ')]]).firstChild);
 	tt.id = 'metrics';
 	root.appendChild(tt);
+	const fs = s.faults || [];
+	if (fs.length) {
+		const h = el('h2', 'Device faults (' + fs.length + ')', 'faults');
+		h.id = 'faults';
+		root.appendChild(h);
+		root.appendChild(el('p', 'The executor refused an access and ended the execution ' +
+			'(red marks on the timeline).'));
+		const rows = fs.map((f) => [D.cores[f.core] ? D.cores[f.core].label : String(f.core),
+			String(f.exec), faultEntry(f), f.file != null ? f.file + ':' + f.line : '-',
+			f.scope != null ? f.scope : '-', f.what, fmtTime(f.time_ps - D.t0)]);
+		const ft = table(rows, ['worker', 'exec', 'entry', 'source', 'scope', 'what', 'at']);
+		ft.className = 'faults';
+		root.appendChild(ft);
+	}
 	root.appendChild(el('h2', 'Engines'));
 	const er = [];
 	for (const [k, e] of Object.entries(s.engines || {}))
@@ -543,6 +615,20 @@ window.vnViewer = {
 		return { x: rc.left + (m - v0) / (v1 - v0) * rc.width, y: rc.top + l.y + l.h / 2 };
 	},
 	event(k, i) { const r = lanes[k].row; return { op: D.ops[r.o[i]], start: r.st[i], end: r.en[i], pc: r.p[i] }; },
+	/* the device faults of this tab: lane, time (from the start), where their mark is */
+	faults() {
+		const fs = (D.summary && D.summary.faults) || [], out = [];
+		const rc = $('canvas').getBoundingClientRect();
+		lanes.forEach((l, k) => {
+			if (!l.row) return;
+			for (const fi of l.row.faults || []) {
+				const t = fs[fi].time_ps - D.t0;
+				out.push({ lane: k, name: l.name, t, what: fs[fi].what,
+					   x: rc.left + (t - v0) / (v1 - v0) * rc.width, y: rc.top + l.y + l.h / 2 });
+			}
+		});
+		return out;
+	},
 };
 wire();
 load();

@@ -5,7 +5,8 @@
  * fd 4, each message a JSON object ended by a NUL byte), so no websocket, no npm. A
  * kernel (exp as in seed 002, plus a matmul) runs on the host backend; its events are
  * written as a two-worker profile; vneuron-profile writes the html (and serves it); the
- * page is checked for its rows, summary, zoom, hover, search and tabs, with screenshots
+ * page is checked for its rows, summary, zoom, hover, search and tabs, a device fault's
+ * red marker (worker 1 carries an ERROR record) and its hover text, with screenshots
  * in build/results/browser-*.png. Prints TAP. A 1 M-instruction profile is loaded too and
  * the page's own load, render and zoom times printed (never asserted).
  */
@@ -134,12 +135,17 @@ struct expect {
 	size_t ls, mm, per_stream[VNEF_STREAMS], at_line, nev;
 };
 
+/* The device fault worker 1 reports (FAULT_TEXT is how the viewer names it). */
+#define FAULT_PARTITION	5
+#define FAULT_TEXT	"operand outside PSUM partition 5 (offset 2048)"
+
 /*
  * Runs the image on the host; writes its events as a profile of `workers` workers (the
- * same events each), repeated `reps` times as successive executions.
+ * same events each), repeated `reps` times as successive executions. With fault, worker
+ * 1's ring 0 also has an ERROR record: VectorE's first instruction faulted on PSUM.
  */
 static int capture(const void *img, size_t size, const char *path, unsigned int workers,
-		   unsigned int reps, struct expect *ex)
+		   unsigned int reps, struct expect *ex, int fault)
 {
 	size_t bx = (size_t)ROWS * COLS * 4, nev, i;
 	float *x = calloc(1, bx), *y = calloc(1, bx), *a = calloc(128 * 128, 4);
@@ -246,6 +252,21 @@ static int capture(const void *img, size_t size, const char *path, unsigned int 
 			for (i = 0; i < nev && !ret; i++)
 				ret = vntf_write_records(w, wk * VNEF_STREAMS + ev[i].stream,
 							 &recs[i], 1);
+		}
+		if (fault && wk == 1 && !ret) {
+			struct vneuron_trace_record fr = {
+				.kind = VNEURON_TRACE_ERROR, .engine = VNEURON_ENGINE_VECTOR,
+				.opcode = VNEURON_REASON_FAULT_PSUM, .elements = VNEF_MEM_PSUM,
+				.sem_value = FAULT_PARTITION, .count = 2048,
+				.sem_wait = VNEURON_TRACE_NO_SEM, .sem_signal = VNEURON_TRACE_NO_SEM,
+			};
+
+			for (i = 0; i < nev; i++)
+				if (ev[i].stream == VNEURON_ENGINE_VECTOR) {
+					fr.model_start_ps = fr.model_end_ps = ev[i].start_ps;
+					break;
+				}
+			ret = vntf_write_records(w, wk * VNEF_STREAMS, &fr, 1);
 		}
 	}
 	if (ret)
@@ -680,7 +701,7 @@ int main(int argc, char **argv)
 	snprintf(big_prof, sizeof(big_prof), "%s/big.vntf", dir);
 	snprintf(big_html, sizeof(big_html), "%s/big.html", dir);
 	if (build(&img, &size) || write_file(prog, img, size) ||
-	    capture(img, size, prof, 2, 1, &ex))
+	    capture(img, size, prof, 2, 1, &ex, 1))
 		die("making the profile");
 	tap(ex.ls == 4 && ex.mm == 4 && ex.at_line == 8, "profile: %zu events, %zu LoadStationary, "
 	    "%zu MultiplyMoving, %zu at the matmul's line", ex.nev, ex.ls, ex.mm, ex.at_line);
@@ -832,6 +853,35 @@ int main(int argc, char **argv)
 	free(s);
 	tap(row_count("TensorE MultiplyMoving") == (long)ex.mm, "worker 1 has its rows");
 
+	/* worker 1's device fault: a red mark on VectorE, its hover text, the title */
+	s = eval("JSON.stringify(vnViewer.faults().map(f=>f.name))");
+	tap(s && !strcmp(s, "[\"VectorE\"]"), "worker 1 shows one device fault, on VectorE: %s",
+	    s ? s : "?");
+	free(s);
+	free(eval("vnViewer.resetZoom()"));
+	w0 = eval_double("vnViewer.faults()[0].x");
+	w1 = eval_double("vnViewer.faults()[0].y");
+	/* the marker's top (a triangle) is red, whatever is drawn under it */
+	k = eval_long("(()=>{const c=document.getElementById('canvas'),r=c.getBoundingClientRect(),"
+		      "f=vnViewer.faults()[0],l=vnViewer.lanes()[f.lane],d=window.devicePixelRatio||1,"
+		      "p=c.getContext('2d').getImageData(Math.round((f.x-r.left)*d),"
+		      "Math.round((l.y+3)*d),1,1).data;return p[0]>200&&p[1]<90&&p[2]<90?1:0;})()");
+	tap(k == 1, "the fault's marker is drawn in red");
+	mouse("mouseMoved", w0, w1, 0);
+	s = eval("document.getElementById('tip').hidden?'':document.getElementById('tip').textContent");
+	tap(s && strstr(s, "device fault: " FAULT_TEXT) && strstr(s, "VectorE pc 0 (TENSOR_SCALAR)") &&
+	    strstr(s, "memory PSUM"), "hovering the fault's marker describes it");
+	if (s)
+		printf("# fault tooltip: %s\n", strtok(s, "\n"));
+	free(s);
+	screenshot("fault");
+	s = eval("document.getElementById('title').textContent");
+	tap(s && strstr(s, "1 device fault"), "the title counts the device faults");
+	free(s);
+	free(eval("vnViewer.showCore(0)"));
+	tap(eval_long("vnViewer.faults().length") == 0, "worker 0 has no fault mark");
+	free(eval("vnViewer.showCore(1)"));
+
 	/* summary */
 	click_el("#tab-summary");
 	s = eval("document.getElementById('summary').hidden ? '' : "
@@ -865,6 +915,8 @@ int main(int argc, char **argv)
 		}
 		tap(ok && nadv > 0, "Summary tab: total_time %s, class %s, %d advice rules",
 		    want, tt ? tt : "?", nadv);
+		tap(s && strstr(s, "Device faults (1)") && strstr(s, FAULT_TEXT),
+		    "Summary tab lists the device fault");
 		free(tt);
 	}
 	free(s);
@@ -955,7 +1007,7 @@ int main(int argc, char **argv)
 		struct timespec t0, t1;
 		double gen;
 
-		if (capture(img, size, big_prof, 1, reps, NULL))
+		if (capture(img, size, big_prof, 1, reps, NULL, 0))
 			die("the 1M profile");
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (run(PROFILER " view -n %s -s %s -f html -o %s", prog, big_prof, big_html))

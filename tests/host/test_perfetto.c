@@ -3,7 +3,8 @@
  * The Perfetto output: written from a synthetic timeline, decoded by protoc against
  * tests/perfetto/trace.proto (Perfetto's field numbers), then checked: the tracks and
  * their names, slice names and arguments, counters, time order, and that the slices on
- * every track nest properly (begin/end pairs as a stack, never a partial overlap).
+ * every track nest properly (begin/end pairs as a stack, never a partial overlap); device
+ * faults (ERROR records) as instants on their engine's or DMA queue's track.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -31,6 +32,9 @@ struct track {
 	uint64_t open_ts[16];
 	unsigned int slices, counters, instants;
 	char first_name[64];
+	/* the first instant: its name and the fault arguments it carries */
+	char instant_name[128], reason[16], mem[16], src[64];
+	uint64_t index, length, exec;
 };
 
 struct decoded {
@@ -73,7 +77,11 @@ struct pkt {
 	uint64_t iid;
 	uint64_t ts, uuid, parent, track;
 	int type, kind, seq_flags, pid;
-	char name[96], ann_name[32], ann_str[128];
+	char name[128], ann_name[32], ann_str[128];
+	uint64_t ann_uint;
+	/* fault arguments seen in this event */
+	char reason[16], mem[16], src[64];
+	uint64_t index, length, exec;
 };
 
 static void finish_packet(struct decoded *d, struct pkt *p)
@@ -91,7 +99,7 @@ static void finish_packet(struct decoded *d, struct pkt *p)
 		t->parent = p->parent;
 		t->kind = p->kind;
 		t->pid = p->pid;
-		snprintf(t->name, sizeof(t->name), "%s", p->name);
+		snprintf(t->name, sizeof(t->name), "%.95s", p->name);
 		return;
 	}
 	if (!p->is_event)
@@ -119,7 +127,15 @@ static void finish_packet(struct decoded *d, struct pkt *p)
 		else
 			t->depth--;
 	} else if (p->type == 3) {
-		t->instants++;
+		if (!t->instants++) {
+			snprintf(t->instant_name, sizeof(t->instant_name), "%s", p->name);
+			snprintf(t->reason, sizeof(t->reason), "%s", p->reason);
+			snprintf(t->mem, sizeof(t->mem), "%s", p->mem);
+			snprintf(t->src, sizeof(t->src), "%s", p->src);
+			t->index = p->index;
+			t->length = p->length;
+			t->exec = p->exec;
+		}
 	} else if (p->type == 4) {
 		t->counters++;
 	}
@@ -186,6 +202,18 @@ static int decode(const char *pftrace, struct decoded *d)
 				}
 				if (!strcmp(p.ann_name, "scope"))
 					d->saw_scope = 1;
+				if (!strcmp(p.ann_name, "source"))
+					snprintf(p.src, sizeof(p.src), "%.63s", p.ann_str);
+				if (!strcmp(p.ann_name, "reason"))
+					snprintf(p.reason, sizeof(p.reason), "%.15s", p.ann_str);
+				if (!strcmp(p.ann_name, "memory"))
+					snprintf(p.mem, sizeof(p.mem), "%.15s", p.ann_str);
+				if (!strcmp(p.ann_name, "index"))
+					p.index = p.ann_uint;
+				if (!strcmp(p.ann_name, "length"))
+					p.length = p.ann_uint;
+				if (!strcmp(p.ann_name, "exec"))
+					p.exec = p.ann_uint;
 			}
 			if (depth == 0)
 				finish_packet(d, &p);
@@ -229,6 +257,8 @@ static int decode(const char *pftrace, struct decoded *d)
 			unquote(colon, p.ann_name, sizeof(p.ann_name));
 		else if (depth == 3 && !strcmp(s, "string_value"))
 			unquote(colon, p.ann_str, sizeof(p.ann_str));
+		else if (depth == 3 && !strcmp(s, "uint_value"))
+			p.ann_uint = strtoull(colon, NULL, 10);
 	}
 	return pclose(f) == 0 ? 0 : -1;
 }
@@ -435,6 +465,83 @@ TEST(one_process_per_core)
 	EXPECT_TRUE(pids[0] == p0->pid || pids[0] == p1->pid);
 	EXPECT_TRUE(pids[1] == p0->pid || pids[1] == p1->pid);
 	EQ(d->bad_end, 0);
+	free(d);
+	synth_free(s);
+}
+
+/*
+ * ERROR records: an instant "device fault: ..." on the faulting row (DMA q3 ran nothing,
+ * its track is there for the fault), with the fault's fields as arguments; slices and
+ * time order undisturbed.
+ */
+TEST(device_faults_are_instants_on_their_track)
+{
+	static struct vnef_instr te[1] = { { .opcode = VNEF_OP_LOAD_STATIONARY } };
+	struct synth *s = synth_new();
+	struct decoded *d = calloc(1, sizeof(*d));
+	struct track *t, *proc;
+	char path[64];
+	unsigned int i;
+
+	/* TensorE's entry 0 is a LoadStationary: its fault goes on that row */
+	s->prog.instr[VNEURON_ENGINE_TENSOR] = te;
+	s->prog.ninstr[VNEURON_ENGINE_TENSOR] = 1;
+	for (i = 0; i < 4; i++)
+		synth_insn(s, 1, VNEF_OP_COPY, i * 100, i * 100 + 80, 0);
+	synth_dma(s, 0, 0, 300, 4096, VNEF_MEM_HBM, VNEF_MEM_SBUF, ~0ull);
+	synth_debug(s, VNEF_STREAM_DMA(3), 2, "k.c", 42, "mlp/fc1");
+	/* at the end of VectorE's second instruction: after its slice ends */
+	synth_fault(s, 0, VNEF_STREAM_DMA(3), 2, 180, VNEURON_REASON_FAULT_SBUF, VNEF_MEM_SBUF,
+		    131, 0, 64);
+	synth_fault(s, 0, 1, 4, 400, VNEURON_REASON_FAULT_PSUM, VNEF_MEM_PSUM, 5, 1024, 0);
+	synth_fault(s, 0, VNEURON_ENGINE_TENSOR, 0, 50, VNEURON_REASON_FAULT_STATE, 0, 0, 0, 0);
+	AEQ(synth_run(s, 8), 0);
+	AEQ(s->tl.nfaults, 3);
+	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
+	ASSERT_EQ(decode(path, d), 0);
+	unlink(path);
+
+	EQ(d->unknown_track, 0);
+	EQ(d->bad_order, 0);
+	EQ(d->bad_end, 0);
+	proc = by_name(d, "vneuron core 0: synthetic");
+	ASSERT_NE(proc, NULL);
+	EQ(proc->instants, 0);
+	t = by_name(d, "DMA q3");
+	ASSERT_NE(t, NULL);
+	EQ(t->kind, 2);
+	EQ(t->pid, proc->pid);
+	EQ(t->slices, 0);
+	EQ(t->instants, 1);
+	EXPECT_STREQ(t->instant_name,
+		     "device fault: DMA chunk outside SBUF: partition 131, bytes 0..63");
+	EXPECT_STREQ(t->reason, "sbuf");
+	EXPECT_STREQ(t->mem, "SBUF");
+	EXPECT_STREQ(t->src, "k.c:42");
+	EQ(t->index, 131);
+	EQ(t->length, 64);
+	t = by_name(d, "VectorE");
+	ASSERT_NE(t, NULL);
+	EQ(t->slices, 4);
+	EQ(t->instants, 1);
+	EXPECT_STREQ(t->instant_name,
+		     "device fault: operand outside PSUM partition 5 (offset 1024)");
+	EXPECT_STREQ(t->reason, "psum");
+	EQ(t->index, 5);
+	t = by_name(d, "TensorE LoadStationary");
+	ASSERT_NE(t, NULL);
+	EQ(t->instants, 1);
+	EXPECT_STREQ(t->instant_name, "device fault: operands the engine cannot hold");
+	EXPECT_STREQ(t->reason, "state");
+	EXPECT_STREQ(t->mem, "none");
+	EXPECT_EQ(by_name(d, "TensorE MultiplyMoving"), NULL);
+	t = by_name(d, "DMA q0");
+	ASSERT_NE(t, NULL);
+	EQ(t->instants, 0);
+	for (i = 0; i < d->nt; i++) {
+		EQ(d->t[i].depth, 0);
+		EXPECT_LE(d->t[i].max_depth, 1);
+	}
 	free(d);
 	synth_free(s);
 }

@@ -177,6 +177,35 @@ static inline void synth_exec(struct synth *s, uint64_t t0, uint64_t t1)
 	r->model_end_ps = t1 * NS;
 }
 
+/*
+ * An ERROR record (a device fault, uapi/vneuron_trace.h) of entry pc of stream (engine
+ * 0..3 or VNEF_STREAM_DMA(q)) at t ns of execution exec: reason VNEURON_REASON_FAULT_*,
+ * memory, partition/tensor/semaphore index, byte offset (semaphore: value) and length.
+ */
+static inline struct vneuron_trace_record *
+synth_fault(struct synth *s, uint32_t exec, unsigned int stream, uint32_t pc, uint64_t t,
+	    unsigned int reason, unsigned int mem, uint32_t index, uint64_t offset, uint32_t len)
+{
+	struct vneuron_trace_record *r = synth_rec(s);
+
+	r->kind = VNEURON_TRACE_ERROR;
+	r->engine = stream < VNEF_ENGINES ? (uint8_t)stream : VNEURON_TRACE_ENGINE_DMA;
+	if (stream >= VNEF_ENGINES) {
+		r->dma_queue = (uint16_t)(stream - VNEF_ENGINES);
+		r->dma_desc = (uint16_t)pc;
+	}
+	r->pc = pc;
+	r->exec_seq = exec;
+	r->opcode = (uint16_t)reason;
+	r->elements = mem;
+	r->sem_value = index;
+	r->count = offset;
+	r->bytes = len;
+	r->model_start_ps = t * NS;
+	r->model_end_ps = t * NS;
+	return r;
+}
+
 /* Builds the program tables, the timeline, the metrics and the analysis. 0 or -errno. */
 static inline int synth_run(struct synth *s, unsigned int nbins)
 {
