@@ -332,10 +332,14 @@ void vn_trace_core_claimed(struct vn_dev_core *core)
 		WRITE_ONCE(s->visible, 0);
 }
 
-/* The session's share of the file's max_trace_bytes: rings with their two pages. */
+/*
+ * The session's share of the file's max_trace_bytes: its rings' data. (Each ring's
+ * consumer and control pages are charged to the memory cgroup only: at most 8 sessions
+ * of 5 rings per file.)
+ */
 static u64 vn_trace_bytes(u64 ring_size)
 {
-	return VN_TRACE_NR * (ring_size + 2 * PAGE_SIZE);
+	return VN_TRACE_NR * ring_size;
 }
 
 int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg)

@@ -3,6 +3,8 @@
  * vneuron.ko in the guest: GET_INFO, RESET, sysfs, and the ioctl ABI rules every call
  * shares (struct size in the number, flags, unknown numbers, failed copies).
  */
+#include <stddef.h>
+
 #include "kmod_test.h"
 
 /* The 6.1 harness and its FIXTURE_* macros define functions without prototypes. */
@@ -63,13 +65,21 @@ TEST_F(dev, get_info_flags)
 	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, VNEURON_IOCTL_GET_INFO, &info));
 }
 
+/* Version 1's struct vneuron_info ended before the limits (uapi 2 appended them). */
+#define INFO_V1_SIZE	offsetof(struct vneuron_info, limits)
+
 TEST_F(dev, struct_smaller_than_v1)
 {
 	struct vneuron_info info = { 0 };
 	struct vneuron_mem_alloc a = { .size = 4096 };
 
-	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, resize(VNEURON_IOCTL_GET_INFO, sizeof(info) - 8),
+	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, resize(VNEURON_IOCTL_GET_INFO, INFO_V1_SIZE - 8),
 				    &info));
+	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, resize(VNEURON_IOCTL_GET_INFO, INFO_V1_SIZE - 1),
+				    &info));
+	/* Between version 1's size and today's: accepted (the version-1 caller). */
+	EXPECT_EQ(0, vn_ioctl(self->fd, resize(VNEURON_IOCTL_GET_INFO, INFO_V1_SIZE), &info));
+	EXPECT_EQ((__u32)VNEURON_UAPI_VERSION, info.uapi_version);
 	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, resize(VNEURON_IOCTL_GET_INFO, 0), &info));
 	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, resize(VNEURON_IOCTL_MEM_ALLOC, 8), &a));
 	EXPECT_EQ(0, vn_sysfs("hbm_used"));

@@ -458,25 +458,33 @@ TEST_F(mem, copy_between_buffers_through_a_map)
 	munmap(p, sizeof(in));
 }
 
-/* A read-only open maps read-only, shared; writing maps need a writable open. */
+/*
+ * A read-only open owns nothing: it cannot allocate, copy or free, and maps nothing, not
+ * even, read-only, a buffer another (writable) file of this process holds.
+ */
 TEST_F(mem, mmap_readonly_open)
 {
-	struct vneuron_mem_alloc a;
+	struct vneuron_mem_alloc a, r = { .size = PAGE };
 	int ro = open(VN_DEV, O_RDONLY | O_CLOEXEC);
-	unsigned char *p;
+	char buf[2] = "ro";
 
 	ASSERT_LE(0, ro);
-	ASSERT_LT(0, vn_alloc(ro, PAGE, &a));
-	ASSERT_EQ(0, vn_rw(ro, 1, a.handle, 0, "ro", 2));
-	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, ro, a.mmap_offset);
-	ASSERT_NE(MAP_FAILED, p) TH_LOG("mmap: %s", strerror(errno));
-	EXPECT_EQ(0, memcmp(p, "ro", 2));
-	munmap(p, PAGE);
+	ASSERT_LT(0, vn_alloc(self->fd, PAGE, &a));
+	EXPECT_EQ(-EBADF, vn_ioctl(ro, VNEURON_IOCTL_MEM_ALLOC, &r));
+	EXPECT_EQ(0U, r.handle);
+	EXPECT_EQ(-EBADF, vn_rw(ro, 1, a.handle, 0, buf, sizeof(buf)));
+	EXPECT_EQ(-EBADF, vn_rw(ro, 0, a.handle, 0, buf, sizeof(buf)));
+	EXPECT_EQ(-EBADF, vn_free(ro, a.handle));
 	errno = 0;
-	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, ro,
-				   a.mmap_offset));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ, MAP_SHARED, ro, a.mmap_offset));
+	EXPECT_EQ(EACCES, errno);
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ, MAP_SHARED, ro, 0));
 	EXPECT_EQ(EACCES, errno);
 	close(ro);
+	/* Only the writable file's buffer is charged, and it is intact. */
+	EXPECT_EQ((long long)PAGE, vn_sysfs("hbm_used"));
+	EXPECT_EQ(0, vn_free(self->fd, a.handle));
 }
 
 /* Mapping costs nothing up front: a map of the whole budget, touched sparsely. */

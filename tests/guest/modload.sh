@@ -219,6 +219,15 @@ limits_params() {
 	return $r
 }
 check "limit parameters reach GET_INFO" limits_params
+small_limits() {
+	local r=0
+	insmod "$ko" max_programs=2 max_execs=2 max_trace_mb=1 || return 1
+	"$traffic" --limits /dev/vneuron0 || r=1
+	drained || r=1
+	rmmod vneuron || r=1
+	return $r
+}
+check "small limits refuse the call that passes them" small_limits
 
 quiet() {
 	# Loads, refusals and traffic leave nothing in the log but the refusals.

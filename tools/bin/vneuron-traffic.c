@@ -8,6 +8,8 @@
  *   vneuron-traffic --hold DEV            open DEV, map a buffer, print "held", and keep
  *                                         the map until stdin closes
  *   vneuron-traffic --enomem DEV BYTES    MEM_ALLOC of BYTES must fail with ENOMEM
+ *   vneuron-traffic --limits DEV          with small per-file limits loaded: each one
+ *                                         refuses the call that would pass it
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "neurondev.h"
+#include "vneuron_trace.h"
 
 #define CHECK(cond) do {							\
 	if (!(cond)) {								\
@@ -136,6 +139,77 @@ static void enomem(const char *dev, uint64_t size)
 	close(fd);
 }
 
+/* The exp program of run_everywhere(), loaded; its handle, or -errno. */
+static int load_exp(int fd)
+{
+	struct vneuron_program_load l = { 0 };
+	struct nd_builder *b;
+	size_t size;
+	void *img;
+	int ret;
+
+	CHECK(nd_builder_new("traffic", &b) == 0);
+	CHECK(nd_kernel_exp(b, 128, 64, 0) == 0);
+	CHECK(nd_builder_finish(b, &img, &size) == 0);
+	nd_builder_free(b);
+	l.image_ptr = (uintptr_t)img;
+	l.image_size = size;
+	ret = xioctl(fd, VNEURON_IOCTL_PROGRAM_LOAD, &l);
+	free(img);
+	return ret ? ret : (int)l.handle;
+}
+
+/*
+ * Every per-file limit (module parameters, GET_INFO's limits) refuses the call that
+ * would pass it: programs (ENOSPC), unreaped executions (EAGAIN), trace rings (ENOSPC).
+ * Meant for small limits: modload.sh loads max_programs=2 max_execs=2 max_trace_mb=1.
+ */
+static void limits(const char *dev)
+{
+	struct vneuron_info info = { 0 };
+	struct vneuron_mem_alloc in, out;
+	uint32_t h[2], i;
+	int fd = open(dev, O_RDWR | O_CLOEXEC), prog = 0;
+	uint64_t ring;
+
+	CHECK(fd >= 0);
+	CHECK(xioctl(fd, VNEURON_IOCTL_GET_INFO, &info) == 0);
+	CHECK(info.caps & VNEURON_CAP_LIMITS);
+	CHECK(info.limits.max_programs <= 16 && info.limits.max_execs <= 16);
+	for (i = 0; i < info.limits.max_programs; i++) {
+		prog = load_exp(fd);
+		CHECK(prog > 0);
+	}
+	CHECK(load_exp(fd) == -ENOSPC);
+	in = alloc(fd, 128 * 64 * 4);
+	out = alloc(fd, 128 * 64 * 4);
+	h[0] = in.handle;
+	h[1] = out.handle;
+	for (i = 0; i <= info.limits.max_execs; i++) {
+		struct vneuron_exec e = {
+			.program = (uint32_t)prog, .mem_handles_ptr = (uintptr_t)h, .mem_count = 2,
+		};
+
+		CHECK(xioctl(fd, VNEURON_IOCTL_EXEC, &e) ==
+		      (i < info.limits.max_execs ? 0 : -EAGAIN));
+	}
+	/* The smallest rings whose 5 rings' data pass the limit; half of them fit. */
+	for (ring = VNEURON_TRACE_MIN_RING; 5 * ring <= info.limits.max_trace_bytes; ring *= 2)
+		;
+	CHECK(ring <= VNEURON_TRACE_MAX_RING);
+	{
+		struct vneuron_trace_start t = { .core = 0, .ring_size = ring };
+		struct vneuron_trace_start half = { .core = 0, .ring_size = ring / 2 };
+		struct vneuron_trace_start more = { .core = 1, .ring_size = ring / 2 };
+
+		CHECK(xioctl(fd, VNEURON_IOCTL_TRACE_START, &t) == -ENOSPC);
+		CHECK(xioctl(fd, VNEURON_IOCTL_TRACE_START, &half) == 0);
+		if (info.core_count > 1)
+			CHECK(xioctl(fd, VNEURON_IOCTL_TRACE_START, &more) == -ENOSPC);
+	}
+	close(fd);
+}
+
 static void hold(const char *dev)
 {
 	int fd = open(dev, O_RDWR | O_CLOEXEC);
@@ -161,6 +235,8 @@ int main(int argc, char **argv)
 {
 	if (argc > 2 && !strcmp(argv[1], "--hold"))
 		hold(argv[2]);
+	else if (argc > 2 && !strcmp(argv[1], "--limits"))
+		limits(argv[2]);
 	else if (argc > 3 && !strcmp(argv[1], "--enomem"))
 		enomem(argv[2], strtoull(argv[3], NULL, 0));
 	else
