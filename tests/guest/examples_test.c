@@ -84,6 +84,13 @@ TEST_F_TIMEOUT(dev, matmul_512_and_1024, 600)
 	ASSERT_EQ(0, run(BIN "example-matmul --size 512")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "matmul_512_bf16  on /dev/vneuron0 core 0: ok"));
 	EXPECT_NE(NULL, strstr(out, "matmul_512_fp32  on /dev/vneuron0 core 0: ok"));
+	/*
+	 * The debug kernel under emulation (VN_GUEST_SLOW, set by tools/check) runs the
+	 * numerics many times slower: 1024 would pass its 30 s limit there. It checks the
+	 * driver on the 512 case; the Debian kernel's run checks 1024.
+	 */
+	if (getenv("VN_GUEST_SLOW"))
+		return;
 	ASSERT_EQ(0, run(BIN "example-matmul --size 1024 --dtype bf16")) TH_LOG("%s", out);
 }
 
