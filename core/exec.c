@@ -725,15 +725,23 @@ void vn_core_destroy(struct vn_core *c)
 	}
 	for (i = 0; i < VN_WORKERS; i++)
 		vn_thread_stop(c->thr[i]);
-	/* The workers are gone: finish what they left. */
-	cur = c->cur;
-	queued = c->q_head;
-	c->q_head = NULL;
-	c->q_tail = NULL;
-	if (cur) {
-		cur = finish_locked(c);
-		exec_complete(cur);
+	/*
+	 * The workers are gone: finish what they left (an execution started but not yet
+	 * picked up by any of them), under the lock its hooks expect, completing it after.
+	 */
+	cur = NULL;
+	queued = NULL;
+	if (c->lock) {
+		vn_lock_take(c->lock);
+		queued = c->q_head;
+		c->q_head = NULL;
+		c->q_tail = NULL;
+		if (c->cur)
+			cur = finish_locked(c);
+		vn_lock_drop(c->lock);
 	}
+	if (cur)
+		exec_complete(cur);
 	abort_queued(queued, VN_REASON_STOP);
 	for (i = 0; i < VNEF_ENGINES; i++)
 		vn_engine_ctx_free(&c->fp[i]);

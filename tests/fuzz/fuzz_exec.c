@@ -2,12 +2,17 @@
 /*
  * libFuzzer target: every program the validator accepts is executed on a core, with
  * each tensor bound to memory of exactly its declared size. Under ASan this checks
- * that validation really bounds every access the engines and DMA make.
+ * that validation really bounds every access the engines and DMA make; the executor's
+ * own checks stay in their default abort mode, so a program the validator accepts but
+ * the executor refuses crashes here too. Inputs are mutated with knowledge of the format
+ * (vnef_mutator.h): boundary and wrapping values in counts, strides and partitions.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include "exec.h"
+#define VNM_LIBFUZZER
+#include "vnef_mutator.h"
 
 #define MAX_BOUND	(8u << 20)	/* skip programs whose tensors need more */
 

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-/* libFuzzer target: the .vnef validator (core/program.c) on arbitrary bytes. */
+/*
+ * libFuzzer target: the .vnef validator (core/program.c) on arbitrary bytes, mutated
+ * with knowledge of the format (vnef_mutator.h) so its arithmetic sees boundary values.
+ */
 #include <stddef.h>
 #include <stdint.h>
 #include "program.h"
+#define VNM_LIBFUZZER
+#include "vnef_mutator.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

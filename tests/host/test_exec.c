@@ -865,6 +865,40 @@ TEST(destroy_stops_a_running_execution)
 	vn_program_put(p);
 }
 
+/*
+ * Destroyed at once: the execution is current (submitted to an idle core) but no worker
+ * has picked it up, so destroy finishes it itself, under the core's lock as the end
+ * hooks expect (the host layer aborts otherwise), with its gone hook called once.
+ */
+TEST(destroy_right_after_submit)
+{
+	static struct evlog l;
+	struct vn_exec_status st;
+	struct vn_program *p;
+	struct vn_exec *e;
+	struct vn_core *c;
+	uint64_t size;
+	uint8_t *img = build_long_n(&size, 4);
+	int calls = 0, round;
+
+	ASSERT_EQ(0, vn_program_load(img, size, &p, NULL));
+	free(img);
+	memset(&l, 0, sizeof(l));
+	pthread_mutex_init(&l.m, NULL);
+	for (round = 0; round < 20; round++) {
+		ASSERT_EQ(0, vn_core_create(NULL, "d", &c));
+		vn_core_set_hook(c, log_hook, &l);
+		ASSERT_EQ(0, vn_exec_submit(c, p, NULL, 0, 0, done_cb, &calls, &e));
+		vn_core_destroy(c);
+		vn_exec_status(e, &st);
+		EXPECT_EQ(VN_EXEC_DONE, st.state);
+		EXPECT_TRUE(st.result == VN_RES_ABORTED || st.result == VN_RES_OK);
+		vn_exec_put(e);
+	}
+	EXPECT_EQ(20, calls);
+	vn_program_put(p);
+}
+
 struct edges {
 	uint64_t seq[8];
 	uint32_t result[8];
