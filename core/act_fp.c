@@ -4,7 +4,7 @@
  * functions are written here: range reduction plus short polynomials, accurate to a
  * few ulp in fp32 (tests compare with libm at a relative 1e-5).
  */
-#include "ap_fp.h"
+#include "vn_ap_fp.h"
 
 #define LN2_HI		0.693145751953125f
 #define LN2_LO		0.0000014286068f

@@ -4,7 +4,7 @@
  * and its modeled cost. The descriptor rings are the program's per-queue DMA streams;
  * the DMA worker in core/exec.c picks the next runnable descriptor of each queue.
  */
-#include "core_internal.h"
+#include "vn_internal.h"
 
 #define VN_DMA_YIELD_BYTES	0x100000u	/* scheduling point and stop check */
 #define VN_DMA_MIN_CHUNK	64		/* a chunk costs at least one burst */

@@ -5,7 +5,7 @@
  * between them) and the modeled cost. Integer only: this file is not built with
  * floating point.
  */
-#include "core_internal.h"
+#include "vn_internal.h"
 
 int vn_engine_ctx_init(struct vn_fp_ctx *x, u8 *sbuf, u8 *psum)
 {

@@ -15,8 +15,8 @@
  * without locks (operands were validated and are checked again just before each access;
  * on-chip races are the program's own).
  */
-#include "core_internal.h"
-#include "model.h"
+#include "vn_internal.h"
+#include "vn_model.h"
 
 #define NO_IDX		(~0u)
 #define VN_YIELD_NS	1000000	/* a scheduling point at least this often */

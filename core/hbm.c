@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* Device memory bookkeeping; see hbm.h. */
-#include "hbm.h"
+#include "vn_hbm.h"
 
 int vn_hbm_init(struct vn_hbm *h, u64 total, u64 space)
 {

@@ -4,7 +4,7 @@
  * core: TensorE does one bf16 multiply-add (2 flops) per PE per cycle, fp32 inputs run
  * at a quarter of that rate.
  */
-#include "model.h"
+#include "vn_model.h"
 
 #define VN_KIB		1024ULL
 #define VN_GIB		(1024ULL * 1024 * 1024)

@@ -7,7 +7,7 @@
  * docs/program-format.md lists the rules.
  */
 #include "vn_os.h"
-#include "program.h"
+#include "vn_program.h"
 #include "vneuron.h"
 
 #define NO_IDX	(~0u)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-#include "stats.h"
+#include "vn_stats.h"
 
 const char *const vn_stat_names[VN_STAT_COUNT] = {
 	[VN_STAT_EXEC_OK] = "executions_ok",

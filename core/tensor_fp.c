@@ -7,26 +7,26 @@
  * (k innermost) that the compiler vectorises: 4x8 with SSE2 in the module; on the host
  * 4x16 with AVX2+FMA or 8x32 with AVX-512, chosen at run time by CPU feature.
  */
-#include "ap_fp.h"
+#include "vn_ap_fp.h"
 
 #define VN_MM_NAME	mm_4x8
 #define VN_MM_MB	4
 #define VN_MM_NB	8
 #define VN_MM_ATTR
-#include "mm_kernel_fp.h"
+#include "vn_mm_kernel_fp.h"
 
 #ifndef __KERNEL__
 #define VN_MM_NAME	mm_4x16_avx2
 #define VN_MM_MB	4
 #define VN_MM_NB	16
 #define VN_MM_ATTR	__attribute__((target("avx2,fma")))
-#include "mm_kernel_fp.h"
+#include "vn_mm_kernel_fp.h"
 
 #define VN_MM_NAME	mm_8x32_avx512
 #define VN_MM_MB	8
 #define VN_MM_NB	32
 #define VN_MM_ATTR	__attribute__((target("avx512f")))
-#include "mm_kernel_fp.h"
+#include "vn_mm_kernel_fp.h"
 #endif
 
 /* Any remaining rows or columns, one output at a time. */

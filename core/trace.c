@@ -11,7 +11,7 @@
  *    whether its copy can have been torn.
  */
 #include "vn_os.h"
-#include "trace.h"
+#include "vn_trace.h"
 
 #define VN_TRACE_REC	((u64)sizeof(struct vneuron_trace_record))
 

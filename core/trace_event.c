@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Executor events (core/exec.h) to trace records: what the glue's event hook calls, in
+ * Executor events (core/vn_exec.h) to trace records: what the glue's event hook calls, in
  * the worker thread that ran the instruction or descriptor, on that worker's ring.
  */
-#include "exec.h"
-#include "trace.h"
+#include "vn_exec.h"
+#include "vn_trace.h"
 
 static u32 vn_sat32(u64 v)
 {

@@ -4,7 +4,7 @@
  * partition-axis reductions, copy/cast, memset and iota. Work goes segment by segment
  * (gather to fp32, compute, scatter) so in-place operands are fine and any stride works.
  */
-#include "ap_fp.h"
+#include "vn_ap_fp.h"
 
 static inline float f_max(float a, float b)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A device's cores: who owns each (one open file at a time, as the Neuron driver gives a
- * NeuronCore to one process), their executors (core/exec.h), made on first use and
+ * NeuronCore to one process), their executors (core/vn_exec.h), made on first use and
  * freed once unused, and RESET.
  *
  * A core is claimed by the first EXEC of a file on it and released when that file is
@@ -18,7 +18,7 @@
 #include <linux/workqueue.h>
 
 #include "vneuron_drv.h"
-#include "exec.h"
+#include "vn_exec.h"
 
 static struct workqueue_struct *vn_wq;
 static atomic64_t vn_next_claim = ATOMIC64_INIT(0);

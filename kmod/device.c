@@ -7,7 +7,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "model.h"
+#include "vn_model.h"
 #include "vneuron_drv.h"
 
 static struct class *vn_class;

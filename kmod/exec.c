@@ -28,8 +28,8 @@
 
 #include "vneuron_drv.h"
 #include "vn_os.h"
-#include "exec.h"
-#include "program.h"
+#include "vn_exec.h"
+#include "vn_program.h"
 
 /* The uapi mirrors the executor's result and reason numbers. */
 static_assert((int)VNEURON_EXEC_OK == (int)VN_RES_OK);

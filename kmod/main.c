@@ -6,7 +6,7 @@
 #include <linux/moduleparam.h>
 
 #include "vneuron_drv.h"
-#include "program.h"
+#include "vn_program.h"
 
 static unsigned int devices = 1;
 module_param(devices, uint, 0444);

@@ -44,8 +44,8 @@
 
 #include "vneuron_drv.h"
 #include "compat.h"
-#include "exec.h"
-#include "trace.h"
+#include "vn_exec.h"
+#include "vn_trace.h"
 
 /* mmap layout: one window of 8 rings per core, 1 GiB per ring. */
 #define VN_TRACE_RING_SHIFT	30

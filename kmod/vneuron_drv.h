@@ -10,7 +10,7 @@
  * Lock order (outermost first; see docs/uapi.md):
  *   mm->mmap_lock (held by the mm around mmap(), munmap(), faults in user copies)
  *   -> vn_dev_core.lock (mutex: a core's owner, claim, executor and trace session)
- *   -> the executor's locks (core/exec.h: core lock, then execution lock), taken only
+ *   -> the executor's locks (core/vn_exec.h: core lock, then execution lock), taken only
  *      inside core calls
  *   vn_device.hbm_lock (mutex: HBM budget, peak and device addresses; a mutex because
  *      first-fit walks every live buffer of the device) nests inside mmap_lock only.
@@ -43,8 +43,8 @@
 
 #include "vneuron.h"
 #include "vneuron_trace.h"
-#include "hbm.h"
-#include "stats.h"
+#include "vn_hbm.h"
+#include "vn_stats.h"
 
 #define VN_MAX_DEVICES		16
 #define VN_MAX_CORES		8
@@ -65,7 +65,7 @@
 extern struct vneuron_limits vn_limits;
 
 struct vn_device;
-struct vn_core;		/* the executor, core/exec.h */
+struct vn_core;		/* the executor, core/vn_exec.h */
 
 /*
  * A core's executor (engine and DMA kthreads, SBUF and PSUM: 26 MiB) and who uses it:

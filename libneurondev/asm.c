@@ -16,7 +16,7 @@
 
 #include "asm.h"
 #include "nd_internal.h"
-#include "program.h"
+#include "vn_program.h"
 
 #define MAX_ERRORS	20
 #define MAX_STR		1024

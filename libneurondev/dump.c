@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "nd_internal.h"
-#include "program.h"
+#include "vn_program.h"
 
 static const char *const op_names[VNEF_OP_COUNT] = {
 	"nop", "load_stationary", "multiply_moving", "transpose", "tensor_tensor",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The host backend: programs run on the host build of the device core, so kernels can be
- * tested without the module. Validation (core/program.c) and execution (core/exec.h) are
+ * tested without the module. Validation (core/program.c) and execution (core/vn_exec.h) are
  * the very code vneuron.ko runs.
  */
 #include <errno.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "nd_internal.h"
-#include "exec.h"
-#include "program.h"
+#include "vn_exec.h"
+#include "vn_program.h"
 
 struct nd_host {
 	struct vn_core *core;

@@ -341,7 +341,7 @@ int nd_kernel_mlp(struct nd_builder *b, uint32_t d_in, uint32_t hidden, uint32_t
 /* The host backend: run an image on the host build of the device core (libvncore)     */
 /*
  * No module needed: the image is validated by the same code the kernel uses
- * (core/program.c) and run by the same executor (core/exec.h) on host threads, with
+ * (core/program.c) and run by the same executor (core/vn_exec.h) on host threads, with
  * host buffers as the HBM tensors. A host handle is one core; use it from one thread.
  */
 

@@ -11,7 +11,7 @@
 
 #include "capture.h"
 #include "neurondev.h"
-#include "model.h"
+#include "vn_model.h"
 #include "sha256.h"
 #include "summary.h"
 #include "vntf.h"

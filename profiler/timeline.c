@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "program.h"
+#include "vn_program.h"
 #include "timeline.h"
 
 /* ------------------------------------------------------------------------------------ */

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model.h"
+#include "vn_model.h"
 #include "neurondev.h"
 #include "../../profiler/sha256.h"
 #include "../../profiler/timeline.h"

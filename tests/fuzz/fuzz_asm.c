@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "asm.h"
-#include "program.h"
+#include "vn_program.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "neurondev.h"
-#include "program.h"
+#include "vn_program.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include "exec.h"
+#include "vn_exec.h"
 #define VNM_LIBFUZZER
 #include "vnef_mutator.h"
 

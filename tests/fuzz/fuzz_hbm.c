@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbm.h"
+#include "vn_hbm.h"
 
 #define SLOTS	32
 

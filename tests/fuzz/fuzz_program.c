@@ -5,7 +5,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
-#include "program.h"
+#include "vn_program.h"
 #define VNM_LIBFUZZER
 #include "vnef_mutator.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
+#include "vn_trace.h"
 #include "../../profiler/ring.h"
 
 #define PAGE	4096u

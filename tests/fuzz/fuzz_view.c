@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "vn_model.h"
 #include "../../profiler/summary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

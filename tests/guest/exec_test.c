@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "neurondev.h"
-#include "program.h"
+#include "vn_program.h"
 #include "kmod_test.h"
 #include "exec_util.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "neurondev.h"
-#include "program.h"
+#include "vn_program.h"
 #include "kmod_test.h"
 #include "../test_data.h"
 

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 
 #include "kmod_test.h"
-#include "program.h"	/* VN_TEST_SKIP_* */
+#include "vn_program.h"	/* VN_TEST_SKIP_* */
 #include "../host/vnef_build.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"

@@ -33,7 +33,7 @@
 
 #include "kmod_test.h"
 #include "vneuron_trace.h"
-#include "program.h"
+#include "vn_program.h"
 #include "../host/vnef_build.h"
 #include "../fuzz/vnef_mutator.h"
 

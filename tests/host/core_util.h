@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include "exec.h"
-#include "program.h"
+#include "vn_exec.h"
+#include "vn_program.h"
 #include "vnef_build.h"
 
 /* Independent of the core's own conversion: round to nearest even via the exponent. */

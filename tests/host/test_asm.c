@@ -20,7 +20,7 @@
 
 #include "asm.h"
 #include "neurondev.h"
-#include "program.h"
+#include "vn_program.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wsign-compare"

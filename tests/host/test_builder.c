@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "neurondev.h"
-#include "program.h"
+#include "vn_program.h"
 
 /*
  * The 6.1 harness (and its FIXTURE macros) define functions without prototypes, compare

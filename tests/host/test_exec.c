@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <unistd.h>
 #include "core_util.h"
-#include "engine_fp.h"
+#include "vn_engine_fp.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"

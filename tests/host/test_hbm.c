@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* Host tests of the device core's memory bookkeeping and model table. */
-#include "hbm.h"
-#include "model.h"
-#include "stats.h"
+#include "vn_hbm.h"
+#include "vn_model.h"
+#include "vn_stats.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
 #pragma GCC diagnostic push

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "core_util.h"
-#include "model.h"
-#include "trace.h"
+#include "vn_model.h"
+#include "vn_trace.h"
 #include "../../profiler/ring.h"
 #include "../../profiler/vntf.h"
 

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exec.h"
-#include "trace.h"
+#include "vn_exec.h"
+#include "vn_trace.h"
 #include "../../profiler/ring.h"
 #include "../../profiler/vntf.h"
 

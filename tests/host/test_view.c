@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "model.h"
+#include "vn_model.h"
 #include "neurondev.h"
 #include "../../profiler/sha256.h"
 #include "../../profiler/vntf.h"

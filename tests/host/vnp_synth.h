@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "vn_model.h"
 #include "../../profiler/analyze.h"
 #include "../../profiler/summary.h"
 

@@ -14,11 +14,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "exec.h"
-#include "model.h"
+#include "vn_exec.h"
+#include "vn_model.h"
 #include "neurondev.h"
-#include "program.h"
-#include "trace.h"
+#include "vn_program.h"
+#include "vn_trace.h"
 #include "../../profiler/ring.h"
 #include "../../profiler/vntf.h"
 

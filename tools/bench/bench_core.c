@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "exec.h"
+#include "vn_exec.h"
 #include "../../tests/host/vnef_build.h"
 
 #define RUNS	5

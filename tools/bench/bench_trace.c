@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "trace.h"
+#include "vn_trace.h"
 #include "../../profiler/ring.h"
 
 #define PAGE		4096u

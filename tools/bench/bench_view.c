@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model.h"
+#include "vn_model.h"
 #include "../../profiler/summary.h"
 #include "../../profiler/vntf.h"
 

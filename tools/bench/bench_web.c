@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "model.h"
+#include "vn_model.h"
 #include "../../profiler/web.h"
 
 #define N	1000000u

@@ -13,7 +13,7 @@
 
 #include "neurondev.h"
 #include "npy.h"
-#include "program.h"
+#include "vn_program.h"
 
 static void usage(FILE *f)
 {

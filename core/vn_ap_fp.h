@@ -6,7 +6,7 @@
 #ifndef VN_AP_FP_H
 #define VN_AP_FP_H
 
-#include "engine_fp.h"
+#include "vn_engine_fp.h"
 
 union vn_f32 {
 	float f;

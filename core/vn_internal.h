@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /* The executor's internals, shared by core/exec.c, core/engine.c and core/dma.c. */
-#ifndef VN_CORE_INTERNAL_H
-#define VN_CORE_INTERNAL_H
+#ifndef VN_INTERNAL_H
+#define VN_INTERNAL_H
 
 #include "vn_os.h"
-#include "exec.h"
-#include "engine_fp.h"
+#include "vn_exec.h"
+#include "vn_engine_fp.h"
 
 #define VN_WORKERS	(VNEF_ENGINES + 1)	/* four engines and one DMA worker */
 #define VN_DMA_WORKER	VNEF_ENGINES
@@ -116,4 +116,4 @@ int vn_dma_run(struct vn_core *c, struct vn_exec *ex, const struct vnef_dma_desc
 u64 vn_dma_cost(const struct vn_core *c, const struct vn_exec *ex,
 		const struct vnef_dma_desc *d, struct vn_event *ev);
 
-#endif /* VN_CORE_INTERNAL_H */
+#endif /* VN_INTERNAL_H */

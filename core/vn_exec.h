@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * The executor: one struct vn_core per NeuronCore, running validated programs
- * (core/program.h) on its engine workers and DMA worker, one execution at a time, in
+ * (core/vn_program.h) on its engine workers and DMA worker, one execution at a time, in
  * submission order. docs/isa.md gives the semantics and the modeled clock.
  *
  * Lock order: a core's lock, then an execution's lock; completion callbacks run with
@@ -19,8 +19,8 @@
 
 #include "vn_platform.h"
 #include "vneuron.h"
-#include "program.h"
-#include "stats.h"
+#include "vn_program.h"
+#include "vn_stats.h"
 
 struct vn_core;
 struct vn_exec;
@@ -143,7 +143,7 @@ struct vn_counters {
 	u64 descriptors;
 };
 
-/* A core with its SBUF, PSUM and workers. m may be NULL for vn_model_trn1 (core/model.h). */
+/* A core with its SBUF, PSUM and workers. m may be NULL for vn_model_trn1 (core/vn_model.h). */
 int vn_core_create(const struct vneuron_model *m, const char *name, struct vn_core **out);
 /* Stops the workers; a running execution ends ABORTED, queued ones too. */
 void vn_core_destroy(struct vn_core *c);
@@ -178,7 +178,7 @@ void vn_core_set_owner(struct vn_core *c, u64 owner);
  * status turn that off. The kernel always ends the execution with VN_RES_FAULT.
  */
 void vn_core_set_fault_abort(struct vn_core *c, bool abort);
-/* Also count into these sysfs counters (core/stats.h); NULL to stop. */
+/* Also count into these sysfs counters (core/vn_stats.h); NULL to stop. */
 void vn_core_set_stats(struct vn_core *c, struct vn_core_stats *stats);
 
 /* Host-time limit of an execution when the submitter gives 0. */
