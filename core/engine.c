@@ -6,6 +6,7 @@
  * floating point.
  */
 #include "vn_internal.h"
+#include "vn_isa.h"
 
 int vn_engine_ctx_init(struct vn_fp_ctx *x, u8 *sbuf, u8 *psum)
 {
@@ -251,59 +252,54 @@ static u64 ap_bytes(const struct vnef_ap *a)
 u64 vn_engine_cost(const struct vn_core *c, u32 engine, const struct vnef_instr *in,
 		   struct vn_event *ev)
 {
+	const struct vn_opcode_info *info = vn_opcode_info(in->opcode);
 	const struct vneuron_model *m = &c->m;
 	const struct vnef_ap *a = &in->src0, *d = &in->dst;
-	u64 f, p, cyc, nin = 1, lanes;
+	u32 slow = a->dtype == VNEF_DT_FP32 ? 4 : 1;	/* TensorE: fp32 at a quarter rate */
+	u64 f, p, cyc, lanes, k = a->partitions, n = (u64)a->count[0] * a->count[1];
 
 	ev->flags = 0;
 	ev->hbm_read = 0;
 	ev->hbm_write = 0;
 	ev->flops = 0;
+	ev->elements = 0;
 	ev->bytes = ap_bytes(d) + ap_bytes(a) + ap_bytes(&in->src1);
-	if (in->opcode == VNEF_OP_NOP) {
-		ev->elements = 0;
-		return 0;
-	}
-	if (engine == VNEURON_ENGINE_TENSOR) {
-		u32 slow = a->dtype == VNEF_DT_FP32 ? 4 : 1;	/* fp32 at a quarter rate */
-		u64 k = a->partitions, n = (u64)a->count[0] * a->count[1];
-
-		switch (in->opcode) {
-		case VNEF_OP_LOAD_STATIONARY:
-			ev->elements = ap_elems(a);
-			return cycles_ps(max_t(u64, n, 64) * slow, m->tensor_khz);
-		case VNEF_OP_MULTIPLY_MOVING:
-			if (c->fp[engine].stat_fp32)
-				slow = 4;
-			ev->elements = ap_elems(d);
-			ev->flops = 2 * k * c->fp[engine].stat_m * n;
-			return cycles_ps(max_t(u64, n, 64) * slow, m->tensor_khz);
-		default:	/* TRANSPOSE: input as stationary, identity [P x P] moving */
-			ev->elements = ap_elems(d);
-			ev->flops = 2 * k * n * k;
-			ev->flags = VN_EVT_F_TRANSPOSE;
-			return cycles_ps(max_t(u64, k, 64) * slow, m->tensor_khz);
-		}
-	}
-
-	/* The widest free axis the engine walks, per partition. */
-	if (in->opcode == VNEF_OP_REDUCE || in->opcode == VNEF_OP_PARTITION_REDUCE) {
-		f = (u64)a->count[0] * a->count[1];
+	switch (info ? info->cost : VN_COST_NONE) {
+	case VN_COST_STATIONARY:
+		ev->elements = ap_elems(a);
+		return cycles_ps(max_t(u64, n, 64) * slow, m->tensor_khz);
+	case VN_COST_MOVING:
+		if (c->fp[engine].stat_fp32)
+			slow = 4;
+		ev->elements = ap_elems(d);
+		ev->flops = 2 * k * c->fp[engine].stat_m * n;
+		return cycles_ps(max_t(u64, n, 64) * slow, m->tensor_khz);
+	case VN_COST_TRANSPOSE:
+		/* the input as stationary, an identity [P x P] moving */
+		ev->elements = ap_elems(d);
+		ev->flops = 2 * k * n * k;
+		ev->flags = VN_EVT_F_TRANSPOSE;
+		return cycles_ps(max_t(u64, k, 64) * slow, m->tensor_khz);
+	case VN_COST_REDUCE:
+		/* the widest free axis the engine walks, per partition: the source's */
+		f = n;
 		p = a->partitions;
-	} else {
+		break;
+	case VN_COST_ELEMENTWISE:
 		f = (u64)d->count[0] * d->count[1];
 		p = d->partitions;
+		break;
+	default:
+		return 0;
 	}
-	if (in->opcode == VNEF_OP_TENSOR_TENSOR)
-		nin = 2;
 	ev->elements = p * f;
 	ev->flops = p * f;
 	if (engine == VNEURON_ENGINE_GPSIMD) {
 		/* 8 cores x 512 bits = 128 fp32 lanes over all partitions */
 		lanes = (u64)(m->gpsimd_cores ? m->gpsimd_cores : 1) * 16;
-		cyc = VN_STATIC_CYCLES + (p * f * nin + lanes - 1) / lanes;
+		cyc = VN_STATIC_CYCLES + (p * f * info->inputs + lanes - 1) / lanes;
 		return cycles_ps(cyc, m->gpsimd_khz);
 	}
-	cyc = VN_STATIC_CYCLES + f * nin;
+	cyc = VN_STATIC_CYCLES + f * info->inputs;
 	return cycles_ps(cyc, engine == VNEURON_ENGINE_SCALAR ? m->scalar_khz : m->vector_khz);
 }

@@ -7,6 +7,7 @@
  * docs/program-format.md lists the rules.
  */
 #include "vn_os.h"
+#include "vn_isa.h"
 #include "vn_program.h"
 #include "vneuron.h"
 
@@ -326,38 +327,6 @@ static int check_tensors(struct vctx *c)
 
 /* ---- engine instructions ---- */
 
-/* Which engines accept each opcode (bit = engine). */
-#define E_T	0x1u	/* 1 << VNEURON_ENGINE_TENSOR */
-#define E_V	0x2u
-#define E_S	0x4u
-#define E_G	0x8u
-
-/* Operands used: D = dst, A = src0, B = src1 (optional ones decided by flags). */
-#define U_D	1u
-#define U_A	2u
-#define U_B	4u
-
-static const struct {
-	u8 engines;
-	u8 uses;
-	u8 flags;	/* allowed besides VNEF_IF_WAIT */
-	u8 imms;	/* imm[] words used (by default) */
-} op_info[VNEF_OP_COUNT] = {
-	[VNEF_OP_NOP] = { E_T | E_V | E_S | E_G, 0, 0, 0 },
-	[VNEF_OP_LOAD_STATIONARY] = { E_T, U_A, 0, 0 },
-	[VNEF_OP_MULTIPLY_MOVING] = { E_T, U_D | U_A, VNEF_IF_ACCUMULATE, 0 },
-	[VNEF_OP_TRANSPOSE] = { E_T, U_D | U_A, VNEF_IF_ACCUMULATE, 0 },
-	[VNEF_OP_TENSOR_TENSOR] = { E_V | E_G, U_D | U_A | U_B, 0, 0 },
-	[VNEF_OP_TENSOR_SCALAR] = { E_V | E_G, U_D | U_A,
-				    VNEF_IF_SCALAR_COLUMN | VNEF_IF_REVERSE, 1 },
-	[VNEF_OP_REDUCE] = { E_V, U_D | U_A, 0, 0 },
-	[VNEF_OP_COPY] = { E_V | E_S | E_G, U_D | U_A, 0, 0 },
-	[VNEF_OP_ACTIVATE] = { E_S, U_D | U_A, VNEF_IF_BIAS_COLUMN, 2 },
-	[VNEF_OP_MEMSET] = { E_V | E_G, U_D, 0, 1 },
-	[VNEF_OP_IOTA] = { E_G, U_D, 0, 3 },
-	[VNEF_OP_PARTITION_REDUCE] = { E_G, U_D | U_A, 0, 0 },
-};
-
 static u64 ap_free(const struct vnef_ap *a)
 {
 	return (u64)a->count[0] * a->count[1];
@@ -497,73 +466,55 @@ static int check_shape(struct vctx *c, const struct vnef_instr *in)
 	}
 }
 
+/* Each operand the opcode uses is checked; each it does not must be all zero. */
+static int check_operand(struct vctx *c, const struct vnef_ap *a, bool used,
+			 const char *unused_msg)
+{
+	if (used)
+		return check_ap(c, a);
+	if (!all_zero(a, sizeof(*a)))
+		return fail(c, VNEF_CHK_RESERVED, unused_msg);
+	return 0;
+}
+
 static int check_instr(struct vctx *c, u32 engine, const struct vnef_instr *in)
 {
-	u32 uses, allowed, imms, i;
+	const struct vn_opcode_info *info = vn_opcode_info(in->opcode);
+	u32 uses, imms, i;
 	int r;
 
-	if (in->opcode >= VNEF_OP_COUNT || !(op_info[in->opcode].engines & (1u << engine)))
+	if (!info || !(info->engines & (1u << engine)))
 		return fail(c, VNEF_CHK_OPCODE, "opcode unknown or not for this engine");
-	allowed = VNEF_IF_WAIT | op_info[in->opcode].flags;
-	if (in->flags & ~allowed)
+	if (in->flags & ~(VNEF_IF_WAIT | info->flags))
 		return fail(c, VNEF_CHK_FLAGS, "flag unknown or not for this opcode");
 	if (!(in->flags & VNEF_IF_WAIT) && (in->wait_sem || in->wait_value))
 		return fail(c, VNEF_CHK_RESERVED, "wait fields without VNEF_IF_WAIT");
 	if (in->pad || !all_zero(in->reserved, sizeof(in->reserved)))
 		return fail(c, VNEF_CHK_RESERVED, "instruction pad or reserved field");
 
-	uses = op_info[in->opcode].uses;
-	if (in->flags & (VNEF_IF_SCALAR_COLUMN | VNEF_IF_BIAS_COLUMN))
-		uses |= U_B;
-	imms = op_info[in->opcode].imms;
-	if (in->flags & VNEF_IF_SCALAR_COLUMN)
-		imms = 0;
-	if (in->flags & VNEF_IF_BIAS_COLUMN)
-		imms = 1;
-	for (i = imms; i < ARRAY_SIZE(in->imm); i++)
-		if (in->imm[i])
+	vn_opcode_uses(info, in->flags, &uses, &imms);
+	for (i = 0; i < ARRAY_SIZE(in->imm); i++)
+		if (in->imm[i] && !(imms & (1u << i)))
 			return fail(c, VNEF_CHK_RESERVED, "unused immediate");
+	r = check_operand(c, &in->dst, uses & VN_USE_DST, "unused dst operand");
+	if (!r)
+		r = check_operand(c, &in->src0, uses & VN_USE_SRC0, "unused src0 operand");
+	if (!r)
+		r = check_operand(c, &in->src1, uses & VN_USE_SRC1, "unused src1 operand");
+	if (r)
+		return r;
 
-	if (uses & U_D) {
-		r = check_ap(c, &in->dst);
-		if (r)
-			return r;
-	} else if (!all_zero(&in->dst, sizeof(in->dst))) {
-		return fail(c, VNEF_CHK_RESERVED, "unused dst operand");
-	}
-	if (uses & U_A) {
-		r = check_ap(c, &in->src0);
-		if (r)
-			return r;
-	} else if (!all_zero(&in->src0, sizeof(in->src0))) {
-		return fail(c, VNEF_CHK_RESERVED, "unused src0 operand");
-	}
-	if (uses & U_B) {
-		r = check_ap(c, &in->src1);
-		if (r)
-			return r;
-	} else if (!all_zero(&in->src1, sizeof(in->src1))) {
-		return fail(c, VNEF_CHK_RESERVED, "unused src1 operand");
-	}
-
-	switch (in->opcode) {
-	case VNEF_OP_TENSOR_TENSOR:
-	case VNEF_OP_TENSOR_SCALAR:
-		if (in->op >= VNEF_ALU_COUNT)
+	if (!vn_op_valid(info->op_kind, in->op)) {
+		switch (info->op_kind) {
+		case VN_OPK_ALU:
 			return fail(c, VNEF_CHK_ALU, "bad alu op");
-		break;
-	case VNEF_OP_REDUCE:
-	case VNEF_OP_PARTITION_REDUCE:
-		if (in->op != VNEF_ALU_ADD && in->op != VNEF_ALU_MAX && in->op != VNEF_ALU_MIN)
+		case VN_OPK_REDUCE:
 			return fail(c, VNEF_CHK_ALU, "reductions are ADD, MAX or MIN");
-		break;
-	case VNEF_OP_ACTIVATE:
-		if (in->op >= VNEF_ACT_COUNT)
+		case VN_OPK_ACT:
 			return fail(c, VNEF_CHK_ALU, "bad activation function");
-		break;
-	default:
-		if (in->op)
+		default:
 			return fail(c, VNEF_CHK_RESERVED, "op field of an opcode without one");
+		}
 	}
 	return check_shape(c, in);
 }

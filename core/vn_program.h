@@ -7,6 +7,7 @@
 #define VN_PROGRAM_H
 
 #include "vn_platform.h"
+#include "vn_isa.h"
 #include "vneuron_program.h"
 
 /* Which check failed; msg is a static string, never freed. */
@@ -73,9 +74,10 @@ const char *vn_program_str(const struct vn_program *p, u32 off);
 int vn_program_tensor(const struct vn_program *p, const char *name);
 const char *vn_check_name(u32 check);
 
+/* Bytes of an element (core/vn_isa.h's dtype table); 0 for a dtype that is none. */
 static inline u32 vn_dtype_size(u32 dt)
 {
-	return dt == VNEF_DT_BF16 ? 2 : 4;
+	return vn_dtype_bytes(dt);
 }
 
 #endif /* VN_PROGRAM_H */
