@@ -41,6 +41,8 @@ static int vn_nclasses;
 
 /* FPU sections begun by any thread: host tests check that long instructions are split. */
 unsigned long vn_os_fpu_sections;
+/* Scheduling points of system-call work (validation): host tests check they come often. */
+unsigned long vn_os_resched_points;
 
 static void vn_die(const char *what, const char *a, const char *b)
 {
@@ -304,6 +306,7 @@ void vn_thread_yield(void)
 void vn_cond_resched(void)
 {
 	vn_might_sleep("scheduling point");
+	__atomic_add_fetch(&vn_os_resched_points, 1, __ATOMIC_RELAXED);
 }
 
 bool vn_fatal_signal_pending(void)

@@ -211,6 +211,8 @@ static inline bool chip_all_zero(struct vn_core *c)
 
 /* FPU sections begun so far (core/os_user.c, host build only). */
 extern unsigned long vn_os_fpu_sections;
+/* Scheduling points of validation so far (vn_cond_resched(), host build only). */
+extern unsigned long vn_os_resched_points;
 
 /*
  * Runs fn(arg) in a forked child whose stderr is captured (the harness has no death

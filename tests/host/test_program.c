@@ -225,6 +225,32 @@ BADI(no_entries, VNEF_CHK_SECTION_MISSING,
      for (int i = S_T; i <= S_Q1; i++) { sec[i].count = 0; sec[i].size = 0; }
      h->section_count = S_DBG)
 
+/*
+ * A large image is long work for PROGRAM_LOAD: validation reaches a scheduling point (and
+ * a fatal-signal check) every 4096 entries, in both of its passes over the streams.
+ */
+TEST(validation_has_scheduling_points)
+{
+	struct vn_prog_error err;
+	unsigned long before;
+	uint64_t size;
+	uint8_t *img;
+	struct vb b;
+	uint32_t i, e;
+
+	vb_init(&b);
+	for (e = 0; e < VNEF_ENGINES; e++)
+		for (i = 0; i < VNEF_MAX_INSTRS; i++)
+			vb_op(&b, e, VNEF_OP_NOP);
+	img = vb_finish(&b, &size);
+	vb_free(&b);
+	before = __atomic_load_n(&vn_os_resched_points, __ATOMIC_RELAXED);
+	EXPECT_EQ(0, load(img, size, &err));
+	/* 4 x 65536 entries, twice: 128 batches of 4096 */
+	EXPECT_LE(128ul, __atomic_load_n(&vn_os_resched_points, __ATOMIC_RELAXED) - before);
+	free(img);
+}
+
 TEST(too_many_tensors)
 {
 	struct vn_prog_error err;
