@@ -31,7 +31,10 @@ NLINC := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 
 CORE_SRCS := $(wildcard core/*.c)
 LIB_SRCS := $(wildcard libneurondev/*.c)
-PROF_SRCS := $(filter-out profiler/main.c,$(wildcard profiler/*.c))
+# profiler/: main.c and one builtin-NAME.c per command make vneuron-profile; the rest is
+# the profiler library, libvnprof.a.
+PROF_CMD_SRCS := profiler/main.c $(wildcard profiler/builtin-*.c)
+PROF_SRCS := $(filter-out $(PROF_CMD_SRCS),$(wildcard profiler/*.c))
 HOST_TESTS := $(patsubst tests/host/%.c,$(B)/san/tests/%,$(wildcard tests/host/test_*.c))
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(B)/rel/guest/%,$(wildcard tests/guest/*_test.c))
 FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -127,10 +130,11 @@ $(B)/bin/example-%: examples/%.c examples/common.c $(B)/rel/libneurondev.a $(B)/
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(filter %.c %.a,$^) -o $@ $(LIBS)
-$(B)/bin/vneuron-profile: profiler/main.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+$(B)/bin/vneuron-profile: $(patsubst %.c,$(B)/rel/%.o,$(PROF_CMD_SRCS)) $(B)/rel/libvnprof.a \
+			  $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
+	$(Q)$(CC) $(CFLAGS_REL) $(filter %.o %.a,$^) -o $@ $(LIBS)
 
 FUZZ_CFLAGS := $(CSTD) -g -O1 -D_GNU_SOURCE $(INC) -fsanitize=fuzzer,address,undefined
 $(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS) $(PROF_SRCS) $(LIB_SRCS)

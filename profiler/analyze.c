@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,27 +56,35 @@ static void cat(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0;
-}
-
-/* "file.c:12 (scope a/b)" of an event, or "" */
+/* " at file.c:12 [a/b]" of an event (its line and scope, as far as known), or "" */
 static const char *ev_where(const struct vnp_timeline *tl, const struct vnp_ev *e,
 			    char *buf, size_t len)
 {
 	const struct vnp_loc *l = vnp_ev_loc(tl, e);
+	char src[256];
 
 	buf[0] = 0;
-	if (!l)
-		return buf;
-	if (l->line != VNP_NONE)
-		snprintf(buf, len, " at %s:%u",
-			 vnp_prog_str(tl->prog, tl->prog->lines[l->line].file_off),
-			 tl->prog->lines[l->line].line);
-	if (l->scope != VNP_NONE)
+	if (l && l->line != VNP_NONE)
+		snprintf(buf, len, " at %s", vnp_prog_line(tl->prog, l->line, src, sizeof(src)));
+	if (l && l->scope != VNP_NONE)
 		cat(buf, len, " [%s]", vnp_prog_scope(tl->prog, l->scope));
 	return buf;
+}
+
+/* The source line with the most of a uint64_t field of struct vnp_group, or VNP_NONE. */
+static uint32_t top_line(const struct vnp_metrics *m, size_t field)
+{
+	uint32_t i, best = VNP_NONE;
+	uint64_t v, most = 0;
+
+	for (i = 0; i < m->nlines; i++) {
+		v = *(const uint64_t *)((const char *)&m->line[i] + field);
+		if (v > most) {
+			most = v;
+			best = i;
+		}
+	}
+	return best;
 }
 
 /*
@@ -98,7 +107,7 @@ static void classify(struct vnp_classification *c, uint64_t T, uint64_t cap, uin
 	if ((double)cc_ps > VNP_COMM_FRAC * (double)cap) {
 		c->cls = VNP_CLASS_COMMUNICATION;
 		snprintf(c->why, sizeof(c->why), "collectives take %.1f%% of the time (> %.0f%%)",
-			 pct(cc_ps, cap), 100 * VNP_COMM_FRAC);
+			 vnp_pct(cc_ps, cap), 100 * VNP_COMM_FRAC);
 		return;
 	}
 	if ((double)busy < VNP_OVERHEAD_BUSY_FRAC * (double)cap) {
@@ -107,14 +116,14 @@ static void classify(struct vnp_classification *c, uint64_t T, uint64_t cap, uin
 			 "engines and DMA are busy %s of %s (%.1f%% < %.0f%%): the rest is "
 			 "semaphore waits and gaps",
 			 vnp_fmt_time(busy, t1, sizeof(t1)), vnp_fmt_time(cap, t2, sizeof(t2)),
-			 pct(busy, cap), 100 * VNP_OVERHEAD_BUSY_FRAC);
+			 vnp_pct(busy, cap), 100 * VNP_OVERHEAD_BUSY_FRAC);
 		return;
 	}
 	if (!bytes && flops <= tflops) {
 		c->cls = VNP_CLASS_COMPUTE;
 		snprintf(c->why, sizeof(c->why),
 			 "no HBM traffic and no TensorE flops: bound by the engines' own "
-			 "instruction time (busy %.1f%%)", pct(busy, cap));
+			 "instruction time (busy %.1f%%)", vnp_pct(busy, cap));
 		return;
 	}
 	ai = bytes ? (double)(flops - tflops) / (double)bytes : INFINITY;
@@ -151,16 +160,6 @@ static struct vnp_finding *add(struct vnp_analysis *a, enum vnp_rule r, double i
 	f->rule = r;
 	f->impact = impact;
 	return f;
-}
-
-int vnp_analysis_has(const struct vnp_analysis *a, enum vnp_rule r)
-{
-	unsigned int i;
-
-	for (i = 0; i < a->n; i++)
-		if (a->f[i].rule == r)
-			return 1;
-	return 0;
 }
 
 static int rule_engines(const struct vnp_metrics *m, struct vnp_analysis *a)
@@ -277,9 +276,9 @@ static int rule_dma_overlap(const struct vnp_metrics *m, struct vnp_analysis *a)
 static int rule_small_dma(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 			  struct vnp_analysis *a)
 {
+	uint32_t best = top_line(m, offsetof(struct vnp_group, dma_count));
 	struct vnp_finding *f;
-	char b1[32], b2[32], t1[32];
-	uint32_t i, best = VNP_NONE;
+	char b1[32], b2[32], t1[32], src[256];
 	double ovh;
 
 	if (!m->dma_count || m->avg_dma_bytes >= VNP_SMALL_DMA_BYTES)
@@ -297,15 +296,11 @@ static int rule_small_dma(const struct vnp_timeline *tl, const struct vnp_metric
 	    (unsigned long long)m->dma_count, vnp_fmt_bytes((double)m->dma_bytes, b1, sizeof(b1)),
 	    vnp_fmt_bytes(m->avg_dma_bytes, t1, sizeof(t1)), tl->model.dma_desc_overhead_ns,
 	    vnp_fmt_time((uint64_t)ovh, b2, sizeof(b2)));
-	for (i = 0; i < m->nlines; i++)
-		if (m->line[i].dma_count &&
-		    (best == VNP_NONE || m->line[i].dma_count > m->line[best].dma_count))
-			best = i;
 	if (best != VNP_NONE)
 		cat(f->evidence, sizeof(f->evidence),
-		    " Most descriptors come from %s:%u (%llu, %s average).",
-		    vnp_prog_str(tl->prog, tl->prog->lines[best].file_off),
-		    tl->prog->lines[best].line, (unsigned long long)m->line[best].dma_count,
+		    " Most descriptors come from %s (%llu, %s average).",
+		    vnp_prog_line(tl->prog, best, src, sizeof(src)),
+		    (unsigned long long)m->line[best].dma_count,
 		    vnp_fmt_bytes((double)m->line[best].dma_bytes /
 				  (double)m->line[best].dma_count, b1, sizeof(b1)));
 	snprintf(f->advice, sizeof(f->advice),
@@ -326,13 +321,7 @@ static int cmp_range(const void *x, const void *y)
 {
 	const struct range_use *a = x, *b = y;
 
-	if (a->tensor != b->tensor)
-		return a->tensor < b->tensor ? -1 : 1;
-	if (a->lo != b->lo)
-		return a->lo < b->lo ? -1 : 1;
-	if (a->hi != b->hi)
-		return a->hi < b->hi ? -1 : 1;
-	return 0;
+	return vnp_cmp(a->tensor, b->tensor) ?: vnp_cmp(a->lo, b->lo) ?: vnp_cmp(a->hi, b->hi);
 }
 
 static uint64_t ep_hi(const struct vnef_dma_desc *d)
@@ -447,12 +436,12 @@ static int rule_tensor_idle(const struct vnp_metrics *m, struct vnp_analysis *a)
 		return -ENOMEM;
 	snprintf(f->title, sizeof(f->title),
 		 "TensorE is idle %.1f%% of the time while other engines work",
-		 pct(m->tensor_idle_ps, m->core_ps));
+		 vnp_pct(m->tensor_idle_ps, m->core_ps));
 	cat(f->evidence, sizeof(f->evidence),
 	    "TensorE active %s (%.1f%%); VectorE/ScalarE/GpSimdE busy while TensorE idles: "
 	    "%s (> %.0f%% of total_time); the longest such stretch is %s to %s (%s).",
 	    vnp_fmt_time(m->unit[0].active_ps, t1, sizeof(t1)),
-	    pct(m->unit[0].active_ps, m->core_ps),
+	    vnp_pct(m->unit[0].active_ps, m->core_ps),
 	    vnp_fmt_time(m->tensor_idle_ps, t2, sizeof(t2)), 100 * VNP_TENSOR_IDLE_FRAC,
 	    vnp_fmt_time(m->tidle_lo - m->t0, t3, sizeof(t3)),
 	    vnp_fmt_time(m->tidle_hi - m->t0, t4, sizeof(t4)),
@@ -467,9 +456,9 @@ static int rule_tensor_idle(const struct vnp_metrics *m, struct vnp_analysis *a)
 static int rule_transpose(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 			  struct vnp_analysis *a)
 {
+	uint32_t best = top_line(m, offsetof(struct vnp_group, transpose_flops));
 	struct vnp_finding *f;
-	uint32_t i, best = VNP_NONE;
-	char t1[32];
+	char t1[32], src[256];
 
 	if (!m->hw_flops ||
 	    (double)m->transpose_flops <= VNP_TRANSPOSE_FRAC * (double)m->hw_flops)
@@ -486,15 +475,9 @@ static int rule_transpose(const struct vnp_timeline *tl, const struct vnp_metric
 	    (unsigned long long)m->transpose_flops, (unsigned long long)m->hw_flops,
 	    100 * VNP_TRANSPOSE_FRAC,
 	    vnp_fmt_time(m->unit[0].op_ps[VNEF_OP_TRANSPOSE], t1, sizeof(t1)));
-	for (i = 0; i < m->nlines; i++)
-		if (m->line[i].transpose_flops &&
-		    (best == VNP_NONE || m->line[i].transpose_flops >
-					 m->line[best].transpose_flops))
-			best = i;
 	if (best != VNP_NONE)
-		cat(f->evidence, sizeof(f->evidence), " Most come from %s:%u.",
-		    vnp_prog_str(tl->prog, tl->prog->lines[best].file_off),
-		    tl->prog->lines[best].line);
+		cat(f->evidence, sizeof(f->evidence), " Most come from %s.",
+		    vnp_prog_line(tl->prog, best, src, sizeof(src)));
 	snprintf(f->advice, sizeof(f->advice),
 		 "Lay the data out in HBM the way TensorE consumes it (contraction dimension on "
 		 "the partitions), or transpose with the DMA access pattern while loading, so "
@@ -544,7 +527,7 @@ static int sem_finding(const struct vnp_timeline *tl, const struct vnp_metrics *
 	if (!f)
 		return -ENOMEM;
 	snprintf(f->title, sizeof(f->title), "%s wait%s on semaphores %.1f%% of the time%s, "
-		 "mostly for %s", who, w1 - w0 > 1 ? "" : "s", pct(worst, m->core_ps),
+		 "mostly for %s", who, w1 - w0 > 1 ? "" : "s", vnp_pct(worst, m->core_ps),
 		 w1 - w0 > 1 ? vnp_stream_name(wq, n1, sizeof(n1)) : "",
 		 best < VNEF_STREAMS ? vnp_stream_name(best, n2, sizeof(n2)) :
 		 "an unknown signaller");
@@ -552,7 +535,7 @@ static int sem_finding(const struct vnp_timeline *tl, const struct vnp_metrics *
 		/* "... of the time on DMA q3": say which queue */
 		snprintf(f->title, sizeof(f->title), "DMA queues wait on semaphores: %s %.1f%% of "
 			 "the time, mostly for %s", vnp_stream_name(wq, n1, sizeof(n1)),
-			 pct(worst, m->core_ps),
+			 vnp_pct(worst, m->core_ps),
 			 best < VNEF_STREAMS ? vnp_stream_name(best, n2, sizeof(n2)) :
 			 "an unknown signaller");
 		cat(f->evidence, sizeof(f->evidence), "the queues waited %s in total, %s the "

@@ -61,8 +61,6 @@ struct vnp_analysis {
 int vnp_analyze(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 		struct vnp_analysis *a);
 void vnp_analysis_free(struct vnp_analysis *a);
-/* Has rule r fired? */
-int vnp_analysis_has(const struct vnp_analysis *a, enum vnp_rule r);
 
 const char *vnp_class_name(enum vnp_class c);	/* "compute-bound" ... */
 const char *vnp_rule_id(enum vnp_rule r);	/* "engines-no-overlap" ... */

@@ -1,9 +1,89 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
-/* `vneuron-profile capture` (profiler/capture.c, docs/profiler.md). */
+/*
+ * Capture (docs/profiler.md, "How it runs"): traces cores of a vneuron device and writes
+ * their records into a .vntf profile while a workload runs.
+ *
+ * The capture has its own device file, which traces (TRACE_START, ring mappings, poll());
+ * the workload runs on another, so the drainer's poll() reports ring data only, never
+ * the workload's completions. A drainer thread owns the profile writer from
+ * vnp_cap_start() to vnp_cap_stop(); the caller writes the header sections before and
+ * the lost counts and the end section after.
+ *
+ * Every function returns 0 or -errno and has said why on stderr ("vneuron-profile
+ * capture: ...").
+ */
 #ifndef VNP_CAPTURE_H
 #define VNP_CAPTURE_H
 
-/* argv[0] is "capture". Returns the exit status (0 ok, 1 bad input or failed run, 2 usage, 3 system). */
-int vnp_capture_main(int argc, char **argv);
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "neurondev.h"
+#include "prog.h"
+#include "ring.h"
+
+#define VNP_CAP_MAX_CORES	8
+#define VNP_CAP_MAX_RINGS	8
+/* The stream of the application's API calls, after the rings' streams. */
+#define VNP_CAP_API_STREAM	(VNP_CAP_MAX_CORES * VNP_CAP_MAX_RINGS)
+
+struct vnp_capture {
+	struct nd_device *tdev;		/* the tracing file */
+	unsigned int device;		/* N of /dev/vneuronN */
+	struct vneuron_info info;
+	unsigned int nr_cores;
+	unsigned int core[VNP_CAP_MAX_CORES];
+	struct nd_trace *tr[VNP_CAP_MAX_CORES];
+	unsigned int nr_rings[VNP_CAP_MAX_CORES];
+	struct vnp_ring ring[VNP_CAP_MAX_CORES][VNP_CAP_MAX_RINGS];
+	const char *path;		/* the profile */
+	struct vntf_writer *w;
+	pthread_t thr;
+	int running;
+	int stop;			/* atomic: main -> drainer */
+	int err;			/* drainer's error, after join */
+	uint64_t records;		/* atomic: drained so far */
+};
+
+void vnp_cap_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Opens /dev/vneuronN for tracing into a zeroed c. */
+int vnp_cap_open(struct vnp_capture *c, unsigned int device);
+/* The cores to trace (n 0: all of the device's); -ERANGE for one it does not have. */
+int vnp_cap_cores(struct vnp_capture *c, const unsigned int *cores, unsigned int n);
+/* Creates the profile: device model, clocks and (if prog) the program's identity. */
+int vnp_cap_create(struct vnp_capture *c, const char *path, const struct vnp_prog *prog);
+/* Starts tracing the cores, declares a stream per ring and starts the drainer. */
+int vnp_cap_start(struct vnp_capture *c, const struct nd_trace_opts *o);
+/* Stops the rings, lets the drainer take the rest, joins it. */
+int vnp_cap_stop(struct vnp_capture *c);
+/*
+ * Moves the API call log an application's libneurondev wrote (VNEURON_PROFILE_API) into
+ * the profile as one stream of MARKER records, and deletes it.
+ */
+int vnp_cap_merge_api(struct vnp_capture *c, const char *path, pid_t pid);
+/*
+ * Stops tracing (if it runs) and completes the profile: every ring's lost counts and the
+ * end section. Says how many records it holds and how many were lost (the loss even if
+ * quiet).
+ */
+int vnp_cap_finish(struct vnp_capture *c, int quiet);
+/* Stops what runs, drops an incomplete profile, frees everything. */
+void vnp_cap_close(struct vnp_capture *c);
+
+static inline uint64_t vnp_now_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t vnp_cap_records(const struct vnp_capture *c)
+{
+	return __atomic_load_n(&c->records, __ATOMIC_RELAXED);
+}
 
 #endif /* VNP_CAPTURE_H */

@@ -42,6 +42,19 @@ static void ep_json(FILE *f, const struct vnp_prog *p, const char *name,
 		(unsigned long long)ep->stride[0], (unsigned long long)ep->stride[1]);
 }
 
+void vnp_json_loc(FILE *f, const struct vnp_prog *p, const struct vnp_loc *loc)
+{
+	if (loc && loc->line < p->nlines) {
+		fputs(",\"file\":", f);
+		vnp_json_str(f, vnp_prog_str(p, p->lines[loc->line].file_off));
+		fprintf(f, ",\"line\":%u", p->lines[loc->line].line);
+	}
+	if (loc && loc->scope != VNP_NONE) {
+		fputs(",\"scope\":", f);
+		vnp_json_str(f, vnp_prog_scope(p, loc->scope));
+	}
+}
+
 int vnp_json_events(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_timeline *tl = v->tl;
@@ -62,8 +75,6 @@ int vnp_json_events(FILE *f, const struct vnp_view *v)
 	fputs(",\"events\":[", f);
 	vnp_iter_init(it, tl);
 	while ((e = vnp_iter_next(it))) {
-		const struct vnp_loc *loc = vnp_ev_loc(tl, e);
-
 		fprintf(f, "%s\n{\"core\":%u,\"engine\":\"%s\",\"opcode\":\"%s\",\"pc\":%u,"
 			"\"exec\":%u,\"start_ps\":%llu,\"end_ps\":%llu,\"elements\":%u,\"bytes\":%u,"
 			"\"flops\":%llu", first ? "" : ",", e->core,
@@ -76,15 +87,7 @@ int vnp_json_events(FILE *f, const struct vnp_view *v)
 				(unsigned long long)vnp_ev_wait(tl, e));
 		if (e->sem_signal != VNEURON_TRACE_NO_SEM)
 			fprintf(f, ",\"sem_signal\":%u", e->sem_signal);
-		if (loc && loc->line != VNP_NONE) {
-			fputs(",\"file\":", f);
-			vnp_json_str(f, vnp_prog_str(p, p->lines[loc->line].file_off));
-			fprintf(f, ",\"line\":%u", p->lines[loc->line].line);
-		}
-		if (loc && loc->scope != VNP_NONE) {
-			fputs(",\"scope\":", f);
-			vnp_json_str(f, vnp_prog_scope(p, loc->scope));
-		}
+		vnp_json_loc(f, p, vnp_ev_loc(tl, e));
 		if (e->opcode == VNP_OP_DMA) {
 			const struct vnef_dma_desc *d = vnp_prog_desc(p, e->stream - VNEF_ENGINES,
 								      e->pc);

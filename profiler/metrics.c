@@ -237,7 +237,6 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	m->event_count = tl->n;
 	m->peak_flops = (double)tl->model.peak_flops_bf16 * ncores;
 	m->hbm_bw = (double)tl->model.hbm_bw * ncores;
-	m->dma_bw = (double)tl->model.dma_engine_bw * tl->model.dma_engines * ncores;
 	m->nscopes = p ? p->nscopes : 0;
 	m->nlines = p ? p->nlines : 0;
 	m->nbins = nbins ? nbins : VNP_DEFAULT_BINS;
@@ -289,10 +288,8 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 				hw = e->bytes;
 			m->hbm_read += hr;
 			m->hbm_write += hw;
-			if (dst == VNEF_MEM_SBUF || dst == VNEF_MEM_PSUM) {
+			if (dst == VNEF_MEM_SBUF || dst == VNEF_MEM_PSUM)
 				m->dma_in_count++;
-				m->last_dma_in_end = u64max(m->last_dma_in_end, e->end);
-			}
 			series_add(m, rate, cover, tl->t0, e);
 		} else {
 			m->instr_count++;

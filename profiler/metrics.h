@@ -59,7 +59,6 @@ struct vnp_metrics {
 	uint64_t nexec;
 	double peak_flops;		/* TensorE peak (bf16) x cores */
 	double hbm_bw;			/* bytes/s x cores */
-	double dma_bw;			/* all DMA engines, bytes/s x cores */
 
 	struct vnp_unit unit[VNP_UNITS];
 	struct vnp_unit queue[VNEF_DMA_QUEUES];
@@ -83,7 +82,7 @@ struct vnp_metrics {
 	uint64_t tensor_idle_ps;	/* TensorE idle while another engine is busy */
 	uint64_t tidle_lo, tidle_hi;	/* the longest such range */
 	uint64_t gap_lo, gap_hi;	/* the longest range with nothing busy */
-	uint64_t first_compute, last_dma_in_end;	/* for "loaded before compute" */
+	uint64_t first_compute;		/* for "loaded before compute" */
 	uint64_t dma_in_count, dma_in_before_compute;
 
 	/* semaphore waits: [waiter stream][signaller stream, VNEF_STREAMS = unknown] */
@@ -108,6 +107,12 @@ struct vnp_metrics {
 int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			struct vnp_metrics *m);
 void vnp_metrics_free(struct vnp_metrics *m);
+
+/* part as a percentage of whole (0 of nothing). */
+static inline double vnp_pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
 
 /* The wait before event e on its track (0 if it waited on no semaphore). */
 uint64_t vnp_ev_wait(const struct vnp_timeline *tl, const struct vnp_ev *e);

@@ -204,19 +204,23 @@ static uint64_t counter_uuid(unsigned int which)
 	return proc_uuid(0) + 0xff00 + which;
 }
 
-static unsigned int ev_row(const struct vnp_ev *e)
+/* A stream's row; TensorE's by opcode: LoadStationary, or MultiplyMoving for the rest. */
+static unsigned int row_of(unsigned int stream, uint32_t opcode)
 {
-	if (e->stream == 0)
-		return e->opcode == VNEF_OP_LOAD_STATIONARY ? 0 : 1;
-	return e->stream + 1;
+	if (stream == 0)
+		return opcode == VNEF_OP_LOAD_STATIONARY ? 0 : 1;
+	return stream + 1;
 }
 
-/* The row of a fault: its stream's, TensorE's by the program's opcode (default MultiplyMoving). */
+static unsigned int ev_row(const struct vnp_ev *e)
+{
+	return row_of(e->stream, e->opcode);
+}
+
+/* The row of a fault: by the program's opcode on TensorE (MultiplyMoving if unknown). */
 static unsigned int fault_row(const struct vnp_timeline *tl, const struct vnp_fault *f)
 {
-	if (f->stream == 0)
-		return vnp_fault_opcode(tl, f) == VNEF_OP_LOAD_STATIONARY ? 0 : 1;
-	return f->stream + 1u;
+	return row_of(f->stream, vnp_fault_opcode(tl, f));
 }
 
 static const char *row_name(unsigned int row, char *buf, size_t len)
@@ -356,6 +360,17 @@ static void ann_str(struct pw *w, unsigned int iid, const char *v)
 	pb_bytes(&w->te, F_DA_STRING, v, vl);
 }
 
+/* The source line and scope of an entry, as far as loc has them. */
+static void ann_loc(struct pw *w, const struct vnp_prog *p, const struct vnp_loc *loc)
+{
+	char buf[300];
+
+	if (loc && loc->line != VNP_NONE)
+		ann_str(w, A_SOURCE, vnp_prog_line(p, loc->line, buf, sizeof(buf)));
+	if (loc && loc->scope != VNP_NONE)
+		ann_str(w, A_SCOPE, vnp_prog_scope(p, loc->scope));
+}
+
 static void packet_event(struct pw *w, uint64_t ps, int interned)
 {
 	pb_uint(&w->pkt, F_PKT_TIMESTAMP, ps / 1000);
@@ -386,8 +401,6 @@ static void counter(struct pw *w, uint64_t ps, uint64_t uuid, double value)
 static void slice_begin(struct pw *w, const struct vnp_ev *e, uint64_t uuid)
 {
 	const struct vnp_timeline *tl = w->v->tl;
-	const struct vnp_loc *loc = vnp_ev_loc(tl, e);
-	char buf[300];
 
 	w->te.n = 0;
 	pb_uint(&w->te, F_TE_TYPE, TYPE_SLICE_BEGIN);
@@ -403,14 +416,7 @@ static void slice_begin(struct pw *w, const struct vnp_ev *e, uint64_t uuid)
 		pb_uint(&w->te, F_TE_NAME_IID, e->opcode + 1u);
 		ann_uint(w, A_PC, e->pc);
 	}
-	if (loc && loc->line != VNP_NONE) {
-		snprintf(buf, sizeof(buf), "%s:%u",
-			 vnp_prog_str(tl->prog, tl->prog->lines[loc->line].file_off),
-			 tl->prog->lines[loc->line].line);
-		ann_str(w, A_SOURCE, buf);
-	}
-	if (loc && loc->scope != VNP_NONE)
-		ann_str(w, A_SCOPE, vnp_prog_scope(tl->prog, loc->scope));
+	ann_loc(w, tl->prog, vnp_ev_loc(tl, e));
 	ann_uint(w, A_START, e->start);
 	ann_uint(w, A_DUR, e->end - e->start);
 	ann_uint(w, A_EXEC, e->exec);
@@ -504,9 +510,7 @@ static void marker(struct pw *w, const struct vnp_marker *mk)
 static void fault(struct pw *w, const struct vnp_fault *f)
 {
 	const struct vnp_timeline *tl = w->v->tl;
-	const struct vnp_prog *p = tl->prog;
-	const struct vnp_loc *loc = p ? vnp_prog_loc(p, f->stream, f->pc) : NULL;
-	char what[160], name[200], buf[300];
+	char what[160], name[200];
 
 	snprintf(name, sizeof(name), "device fault: %s", vnp_fault_what(tl, f, what, sizeof(what)));
 	w->te.n = 0;
@@ -516,13 +520,7 @@ static void fault(struct pw *w, const struct vnp_fault *f)
 	pb_str(&w->te, F_TE_NAME, name);
 	ann_uint(w, f->stream >= VNEF_ENGINES ? A_DESC : A_PC, f->pc);
 	ann_uint(w, A_EXEC, f->exec);
-	if (loc && loc->line != VNP_NONE) {
-		snprintf(buf, sizeof(buf), "%s:%u", vnp_prog_str(p, p->lines[loc->line].file_off),
-			 p->lines[loc->line].line);
-		ann_str(w, A_SOURCE, buf);
-	}
-	if (loc && loc->scope != VNP_NONE)
-		ann_str(w, A_SCOPE, vnp_prog_scope(p, loc->scope));
+	ann_loc(w, tl->prog, vnp_prog_loc(tl->prog, f->stream, f->pc));
 	ann_str(w, A_REASON, vnp_fault_reason_id(f->reason));
 	ann_str(w, A_MEM, f->mem ? vnp_mem_name(f->mem) : "none");
 	ann_uint(w, A_INDEX, f->index);
@@ -537,9 +535,8 @@ static int cmp_marker(const void *x, const void *y)
 	const struct vnp_marker *a = *(const struct vnp_marker *const *)x;
 	const struct vnp_marker *b = *(const struct vnp_marker *const *)y;
 
-	if (a->time != b->time)
-		return a->time < b->time ? -1 : 1;
-	return a < b ? -1 : a > b;
+	/* equal times keep the timeline's order */
+	return vnp_cmp(a->time, b->time) ?: vnp_cmp((uintptr_t)a, (uintptr_t)b);
 }
 
 /*

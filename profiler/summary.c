@@ -7,11 +7,6 @@
 
 #include "summary.h"
 
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0;
-}
-
 /* Prints text wrapped at 78 columns, every line starting with indent. */
 static void wrap(FILE *f, const char *indent, const char *first, const char *s)
 {
@@ -69,8 +64,7 @@ static const char *group_name(const struct vnp_view *v, int scope, uint32_t i, c
 	if (scope)
 		snprintf(buf, len, "%s", i < v->m->nscopes ? vnp_prog_scope(p, i) : "(no scope)");
 	else if (i < v->m->nlines)
-		snprintf(buf, len, "%s:%u", vnp_prog_str(p, p->lines[i].file_off),
-			 p->lines[i].line);
+		vnp_prog_line(p, i, buf, len);
 	else
 		snprintf(buf, len, "(no line)");
 	return buf;
@@ -80,12 +74,10 @@ static const struct vnp_group *sort_groups;
 
 static int cmp_group(const void *x, const void *y)
 {
-	const struct vnp_group *a = &sort_groups[*(const uint32_t *)x];
-	const struct vnp_group *b = &sort_groups[*(const uint32_t *)y];
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
 
-	if (a->instr_ps != b->instr_ps)
-		return a->instr_ps > b->instr_ps ? -1 : 1;
-	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+	/* most time first */
+	return vnp_cmp(sort_groups[j].instr_ps, sort_groups[i].instr_ps) ?: vnp_cmp(i, j);
 }
 
 static int groups_text(FILE *f, const struct vnp_view *v, int scope)
@@ -120,7 +112,7 @@ static int groups_text(FILE *f, const struct vnp_view *v, int scope)
 		if (strlen(name) > 30)
 			memmove(name, name + strlen(name) - 30, 31);
 		fprintf(f, "  %-30s %8llu %5.1f%% %12s  %s\n", name,
-			(unsigned long long)g[i].count, pct(g[i].instr_ps, all),
+			(unsigned long long)g[i].count, vnp_pct(g[i].instr_ps, all),
 			vnp_fmt_time(g[i].active_ps, t1, sizeof(t1)),
 			scope ? vnp_class_name(v->a->scope[i].cls) : "");
 	}
@@ -132,16 +124,27 @@ static int groups_text(FILE *f, const struct vnp_view *v, int scope)
 static void entry_loc(const struct vnp_timeline *tl, unsigned int stream, uint32_t pc,
 		      char *src, size_t srclen, const char **scope)
 {
-	const struct vnp_prog *p = tl->prog;
-	const struct vnp_loc *loc = p ? vnp_prog_loc(p, stream, pc) : NULL;
+	const struct vnp_loc *loc = vnp_prog_loc(tl->prog, stream, pc);
 
-	src[0] = 0;
-	*scope = "";
-	if (loc && loc->line != VNP_NONE)
-		snprintf(src, srclen, "%s:%u", vnp_prog_str(p, p->lines[loc->line].file_off),
-			 p->lines[loc->line].line);
-	if (loc && loc->scope != VNP_NONE)
-		*scope = vnp_prog_scope(p, loc->scope);
+	vnp_prog_line(tl->prog, loc ? loc->line : VNP_NONE, src, srclen);
+	*scope = vnp_prog_scope(tl->prog, loc ? loc->scope : VNP_NONE);
+}
+
+/* "NAME count (time); ..." of the nonzero counts into buf; a unit of time is unit_ps. */
+static void count_list(char *buf, size_t len, const char *(*name)(unsigned int),
+		       const uint64_t *count, const uint64_t *time, uint64_t unit_ps,
+		       unsigned int n)
+{
+	size_t k = 0;
+	unsigned int i;
+	char t1[32];
+
+	buf[0] = 0;
+	for (i = 0; i < n && k < len; i++)
+		if (count[i])
+			k += (size_t)snprintf(buf + k, len - k, "%s%s %llu (%s)", k ? "; " : "",
+					      name(i), (unsigned long long)count[i],
+					      vnp_fmt_time(time[i] * unit_ps, t1, sizeof(t1)));
 }
 
 /*
@@ -236,7 +239,7 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 	if (m->mfu >= 0)
 		fprintf(f, "%.2f%%", 100 * m->mfu);
 	fprintf(f, "\n  mbu          %6.2f%%        busy (any engine or DMA) %.1f%%\n",
-		100 * m->mbu, pct(m->busy_ps, m->core_ps));
+		100 * m->mbu, vnp_pct(m->busy_ps, m->core_ps));
 	if (isinf(m->ai))
 		snprintf(line, sizeof(line), "inf (no HBM traffic)");
 	else
@@ -259,22 +262,16 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 				best = op;
 		fprintf(f, "  %-7s %7llu %11s %6.1f%% %11s %11s  %.15s\n", vnp_engine_name(u),
 			(unsigned long long)x->count, vnp_fmt_time(x->active_ps, t1, sizeof(t1)),
-			pct(x->active_ps, m->core_ps), vnp_fmt_time(x->instr_ps, t2, sizeof(t2)),
+			vnp_pct(x->active_ps, m->core_ps), vnp_fmt_time(x->instr_ps, t2, sizeof(t2)),
 			vnp_fmt_time(x->wait_ps, t3, sizeof(t3)),
 			x->count ? vnp_opcode_name(best) : "-");
 	}
 	for (u = 0; u < VNEF_ENGINES; u++) {
-		const struct vnp_unit *x = &m->unit[u];
-		char ops[1024] = "";
-		size_t n = 0;
+		char ops[1024];
 
-		for (op = 0; op < VNEF_OP_COUNT && n < sizeof(ops); op++)
-			if (x->op_count[op])
-				n += (size_t)snprintf(ops + n, sizeof(ops) - n, "%s%s %llu (%s)",
-						      n ? "; " : "", vnp_opcode_name(op),
-						      (unsigned long long)x->op_count[op],
-						      vnp_fmt_time(x->op_ps[op], t1, sizeof(t1)));
-		if (!n)
+		count_list(ops, sizeof(ops), vnp_opcode_name, m->unit[u].op_count,
+			   m->unit[u].op_ps, 1, VNEF_OP_COUNT);
+		if (!*ops)
 			continue;
 		snprintf(line, sizeof(line), "  %s:", vnp_engine_name(u));
 		wrap(f, "    ", line, ops);
@@ -314,25 +311,15 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 			continue;
 		fprintf(f, "  q%-2u %7llu desc %12s active %5.1f%%\n", q,
 			(unsigned long long)x->count, vnp_fmt_bytes((double)x->bytes, b1, sizeof(b1)),
-			pct(x->active_ps, m->core_ps));
+			vnp_pct(x->active_ps, m->core_ps));
 	}
 	if (groups_text(f, v, 1) || groups_text(f, v, 0))
 		return -ENOMEM;
-	{
-		char calls[512] = "";
-		size_t n = 0;
-
-		for (i = 0; i < VNP_API_KINDS && n < sizeof(calls); i++)
-			if (tl->api_calls[i])
-				n += (size_t)snprintf(calls + n, sizeof(calls) - n, "%s%s %llu (%s)",
-						      n ? "; " : "", vnp_api_name(i),
-						      (unsigned long long)tl->api_calls[i],
-						      vnp_fmt_time(tl->api_ns[i] * 1000, t1,
-								   sizeof(t1)));
-		if (n) {
-			fputc('\n', f);
-			wrap(f, "    ", "Host API calls (count, host time):", calls);
-		}
+	count_list(line, sizeof(line), vnp_api_name, tl->api_calls, tl->api_ns, 1000,
+		   VNP_API_KINDS);
+	if (*line) {
+		fputc('\n', f);
+		wrap(f, "    ", "Host API calls (count, host time):", line);
 	}
 
 	fprintf(f, "\nAdvice (%u finding%s)\n", a->n, a->n == 1 ? "" : "s");
@@ -357,28 +344,56 @@ static void jnum(FILE *f, double x)
 		fprintf(f, "%.6g", x);
 }
 
+static void jnums(FILE *f, const double *v, unsigned int n)
+{
+	unsigned int i;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		jnum(f, v[i]);
+	}
+	fputc(']', f);
+}
+
+/*
+ * {"NAME":{"count":C,"KEY":T},...} of the nonzero counts, or {"NAME":C,...} without
+ * times.
+ */
+static void json_counts(FILE *f, const char *(*name)(unsigned int), const uint64_t *count,
+			const uint64_t *time, const char *key, unsigned int n)
+{
+	unsigned int i, first = 1;
+
+	fputc('{', f);
+	for (i = 0; i < n; i++) {
+		if (!count[i])
+			continue;
+		fprintf(f, "%s\"%s\":", first ? "" : ",", name(i));
+		if (time)
+			fprintf(f, "{\"count\":%llu,\"%s\":%llu}", (unsigned long long)count[i],
+				key, (unsigned long long)time[i]);
+		else
+			fprintf(f, "%llu", (unsigned long long)count[i]);
+		first = 0;
+	}
+	fputc('}', f);
+}
+
 static void unit_json(FILE *f, const struct vnp_unit *x, uint64_t total)
 {
-	unsigned int op, first = 1;
-
 	fprintf(f, "{\"count\":%llu,\"active_ps\":%llu,\"active_pct\":",
 		(unsigned long long)x->count, (unsigned long long)x->active_ps);
-	jnum(f, pct(x->active_ps, total));
+	jnum(f, vnp_pct(x->active_ps, total));
 	fprintf(f, ",\"instr_ps\":%llu,\"flops\":%llu,\"bytes\":%llu,\"sem_wait_ps\":%llu,"
-		"\"sem_waits\":%llu,\"first_ps\":%llu,\"last_ps\":%llu,\"opcodes\":{",
+		"\"sem_waits\":%llu,\"first_ps\":%llu,\"last_ps\":%llu,\"opcodes\":",
 		(unsigned long long)x->instr_ps, (unsigned long long)x->flops,
 		(unsigned long long)x->bytes, (unsigned long long)x->wait_ps,
 		(unsigned long long)x->waits, (unsigned long long)x->first,
 		(unsigned long long)x->last);
-	for (op = 0; op < VNEF_OP_COUNT; op++) {
-		if (!x->op_count[op])
-			continue;
-		fprintf(f, "%s\"%s\":{\"count\":%llu,\"ps\":%llu}", first ? "" : ",",
-			vnp_opcode_name(op), (unsigned long long)x->op_count[op],
-			(unsigned long long)x->op_ps[op]);
-		first = 0;
-	}
-	fputs("}}", f);
+	json_counts(f, vnp_opcode_name, x->op_count, x->op_ps, "ps", VNEF_OP_COUNT);
+	fputc('}', f);
 }
 
 static void groups_json(FILE *f, const struct vnp_view *v, int scope)
@@ -428,8 +443,7 @@ static void faults_json(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_timeline *tl = v->tl;
 	const struct vnp_prog *p = tl->prog;
-	char what[160], src[300], sn[32];
-	const char *scope;
+	char what[160], sn[32];
 	size_t i;
 
 	fputc('[', f);
@@ -455,18 +469,7 @@ static void faults_json(FILE *f, const struct vnp_view *v)
 			fputs(",\"tensor_name\":", f);
 			vnp_json_str(f, vnp_prog_str(p, p->tensors[x->index].name_off));
 		}
-		entry_loc(tl, x->stream, x->pc, src, sizeof(src), &scope);
-		if (*src) {
-			const struct vnp_loc *loc = vnp_prog_loc(p, x->stream, x->pc);
-
-			fputs(",\"file\":", f);
-			vnp_json_str(f, vnp_prog_str(p, p->lines[loc->line].file_off));
-			fprintf(f, ",\"line\":%u", p->lines[loc->line].line);
-		}
-		if (*scope) {
-			fputs(",\"scope\":", f);
-			vnp_json_str(f, scope);
-		}
+		vnp_json_loc(f, p, vnp_prog_loc(p, x->stream, x->pc));
 		fputs(",\"what\":", f);
 		vnp_json_str(f, vnp_fault_what(tl, x, what, sizeof(what)));
 		fputc('}', f);
@@ -554,20 +557,12 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 		unit_json(f, &m->queue[u], m->core_ps);
 		first = 0;
 	}
-	fprintf(f, "},\n\"series\":{\"bin_ps\":%llu,\"throughput_bytes_per_s\":[",
+	fprintf(f, "},\n\"series\":{\"bin_ps\":%llu,\"throughput_bytes_per_s\":",
 		(unsigned long long)m->bin_ps);
-	for (i = 0; i < m->nbins; i++) {
-		if (i)
-			fputc(',', f);
-		jnum(f, m->tput[i]);
-	}
-	fputs("],\"pending\":[", f);
-	for (i = 0; i < m->nbins; i++) {
-		if (i)
-			fputc(',', f);
-		jnum(f, m->pending[i]);
-	}
-	fputs("]}},\n\"semaphore_waits\":[", f);
+	jnums(f, m->tput, m->nbins);
+	fputs(",\"pending\":", f);
+	jnums(f, m->pending, m->nbins);
+	fputs("}},\n\"semaphore_waits\":[", f);
 	first = 1;
 	for (w = 0; w < VNEF_STREAMS; w++)
 		for (s = 0; s <= VNEF_STREAMS; s++) {
@@ -582,25 +577,11 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 				(unsigned long long)m->wait_ps[w][s]);
 			first = 0;
 		}
-	fputs("],\n\"api_calls\":{", f);
-	first = 1;
-	for (i = 0; i < VNP_API_KINDS; i++) {
-		if (!tl->api_calls[i])
-			continue;
-		fprintf(f, "%s\"%s\":{\"count\":%llu,\"host_ns\":%llu}", first ? "" : ",",
-			vnp_api_name(i), (unsigned long long)tl->api_calls[i],
-			(unsigned long long)tl->api_ns[i]);
-		first = 0;
-	}
-	fputs("},\n\"exec_status\":{", f);
-	for (i = 0, first = 1; i < VNP_EXEC_STATUSES; i++) {
-		if (!tl->exec_status[i])
-			continue;
-		fprintf(f, "%s\"%s\":%llu", first ? "" : ",", vnp_exec_status_name(i),
-			(unsigned long long)tl->exec_status[i]);
-		first = 0;
-	}
-	fputs("},\n\"faults\":", f);
+	fputs("],\n\"api_calls\":", f);
+	json_counts(f, vnp_api_name, tl->api_calls, tl->api_ns, "host_ns", VNP_API_KINDS);
+	fputs(",\n\"exec_status\":", f);
+	json_counts(f, vnp_exec_status_name, tl->exec_status, NULL, NULL, VNP_EXEC_STATUSES);
+	fputs(",\n\"faults\":", f);
 	faults_json(f, v);
 	fputs(",\n\"scopes\":", f);
 	groups_json(f, v, 1);

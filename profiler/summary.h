@@ -19,6 +19,8 @@ struct vnp_view {
 /* 0 or -EIO (a write failed). */
 int vnp_summary_text(FILE *f, const struct vnp_view *v);
 int vnp_summary_json(FILE *f, const struct vnp_view *v);
+/* ,"file":"k.c","line":42,"scope":"mlp/fc1" of an entry, as far as loc has them. */
+void vnp_json_loc(FILE *f, const struct vnp_prog *p, const struct vnp_loc *loc);
 /* Every instruction and descriptor in start order, with its program entry. */
 int vnp_json_events(FILE *f, const struct vnp_view *v);
 /* A Perfetto trace (protobuf, Perfetto's trace.proto numbering). 0, -ENOMEM or -EIO. */

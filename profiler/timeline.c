@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Loading a profile's records into a timeline and joining them with the program's debug
- * table (engine or DMA queue + pc -> source line and scope).
+ * A profile's records as a timeline: events kept per track (core x stream), executions
+ * laid out back to back, all tracks walked merged in start order; and the names and
+ * formatting the outputs share. The program side (pc -> source line and scope) is
+ * prog.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -9,233 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vn_program.h"
 #include "timeline.h"
-
-/* ------------------------------------------------------------------------------------ */
-/* The program                                                                            */
-
-const char *vnp_prog_str(const struct vnp_prog *p, uint32_t off)
-{
-	if (!p || !p->strtab || off >= p->strtab_size)
-		return "";
-	/* vnp_prog_index() checked that the table ends with a NUL. */
-	return p->strtab + off;
-}
-
-const char *vnp_prog_scope(const struct vnp_prog *p, uint32_t scope)
-{
-	if (!p || scope >= p->nscopes)
-		return "";
-	return vnp_prog_str(p, p->scope_off[scope]);
-}
-
-const struct vnp_loc *vnp_prog_loc(const struct vnp_prog *p, unsigned int stream, uint32_t pc)
-{
-	if (stream >= VNEF_STREAMS || !p->loc[stream] || pc >= p->nloc[stream])
-		return NULL;
-	return &p->loc[stream][pc];
-}
-
-const struct vnef_dma_desc *vnp_prog_desc(const struct vnp_prog *p, unsigned int queue,
-					  uint32_t pc)
-{
-	if (!p || queue >= VNEF_DMA_QUEUES || !p->desc[queue] || pc >= p->ndesc[queue])
-		return NULL;
-	return &p->desc[queue][pc];
-}
-
-const struct vnef_instr *vnp_prog_instr(const struct vnp_prog *p, unsigned int engine,
-					uint32_t pc)
-{
-	if (!p || engine >= VNEF_ENGINES || !p->instr[engine] || pc >= p->ninstr[engine])
-		return NULL;
-	return &p->instr[engine][pc];
-}
-
-static const struct vnp_prog *cmp_prog;	/* qsort has no context argument */
-
-static int cmp_str_off(const void *a, const void *b)
-{
-	return strcmp(vnp_prog_str(cmp_prog, *(const uint32_t *)a),
-		      vnp_prog_str(cmp_prog, *(const uint32_t *)b));
-}
-
-static int cmp_line(const void *a, const void *b)
-{
-	const struct vnp_line *x = a, *y = b;
-	int c = strcmp(vnp_prog_str(cmp_prog, x->file_off), vnp_prog_str(cmp_prog, y->file_off));
-
-	if (c)
-		return c;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-static uint32_t find_scope(const struct vnp_prog *p, uint32_t off)
-{
-	const char *s = vnp_prog_str(p, off);
-	uint32_t lo = 0, hi = p->nscopes;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(vnp_prog_str(p, p->scope_off[mid]), s);
-
-		if (!c)
-			return mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return VNP_NONE;
-}
-
-static uint32_t find_line(const struct vnp_prog *p, uint32_t file_off, uint32_t line)
-{
-	struct vnp_line key = { file_off, line };
-	uint32_t lo = 0, hi = p->nlines;
-
-	cmp_prog = p;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = cmp_line(&p->lines[mid], &key);
-
-		if (!c)
-			return mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return VNP_NONE;
-}
-
-int vnp_prog_index(struct vnp_prog *p)
-{
-	uint32_t s, i, n;
-
-	if (p->strtab && (!p->strtab_size || p->strtab[p->strtab_size - 1]))
-		return -EINVAL;
-	for (i = 0; i < VNEF_MAX_SEMS; i++)
-		p->sem_writer[i] = VNP_NONE;
-	for (s = 0; s < VNEF_STREAMS; s++) {
-		uint32_t cnt = s < VNEF_ENGINES ? p->ninstr[s] : p->ndesc[s - VNEF_ENGINES];
-
-		for (i = 0; i < cnt; i++) {
-			uint64_t mask = s < VNEF_ENGINES ? p->instr[s][i].signal_mask :
-					p->desc[s - VNEF_ENGINES][i].signal_mask;
-			uint32_t b;
-
-			for (b = 0; b < VNEF_MAX_SEMS; b++)
-				if (mask & (1ull << b))
-					p->sem_writer[b] = s;
-		}
-	}
-	if (!p->ndebug)
-		return 0;
-	p->scope_off = calloc(p->ndebug, sizeof(*p->scope_off));
-	p->lines = calloc(p->ndebug, sizeof(*p->lines));
-	if (!p->scope_off || !p->lines)
-		return -ENOMEM;
-	for (i = 0; i < p->ndebug; i++) {
-		p->scope_off[i] = p->debug[i].scope_off;
-		p->lines[i].file_off = p->debug[i].file_off;
-		p->lines[i].line = p->debug[i].line;
-	}
-	cmp_prog = p;
-	qsort(p->scope_off, p->ndebug, sizeof(*p->scope_off), cmp_str_off);
-	qsort(p->lines, p->ndebug, sizeof(*p->lines), cmp_line);
-	for (i = 0, n = 0; i < p->ndebug; i++)
-		if (!n || cmp_str_off(&p->scope_off[n - 1], &p->scope_off[i]))
-			p->scope_off[n++] = p->scope_off[i];
-	p->nscopes = n;
-	for (i = 0, n = 0; i < p->ndebug; i++)
-		if (!n || cmp_line(&p->lines[n - 1], &p->lines[i]))
-			p->lines[n++] = p->lines[i];
-	p->nlines = n;
-
-	for (i = 0; i < p->ndebug; i++) {
-		const struct vnef_debug *d = &p->debug[i];
-
-		s = d->stream;
-		if (s >= VNEF_STREAMS)
-			return -EINVAL;
-		if (d->index >= VNEF_MAX_INSTRS)
-			return -EINVAL;
-		if (d->index >= p->nloc[s]) {
-			uint32_t nn = d->index + 1, k;
-			struct vnp_loc *l;
-
-			if (nn < 2 * p->nloc[s])
-				nn = 2 * p->nloc[s];
-			l = realloc(p->loc[s], (size_t)nn * sizeof(*l));
-			if (!l)
-				return -ENOMEM;
-			for (k = p->nloc[s]; k < nn; k++)
-				l[k] = (struct vnp_loc){ VNP_NONE, VNP_NONE };
-			p->loc[s] = l;
-			p->nloc[s] = nn;
-		}
-		p->loc[s][d->index].scope = d->scope_off ? find_scope(p, d->scope_off) : VNP_NONE;
-		p->loc[s][d->index].line = d->file_off || d->line ?
-					   find_line(p, d->file_off, d->line) : VNP_NONE;
-	}
-	return 0;
-}
-
-int vnp_prog_load(struct vnp_prog *p, const void *image, size_t size, char *err,
-		  size_t errlen)
-{
-	struct vn_prog_error pe = { 0 };
-	struct vn_program *vp = NULL;
-	unsigned int s;
-	int ret;
-
-	memset(p, 0, sizeof(*p));
-	ret = vn_program_load(image, size, &vp, &pe);
-	if (ret) {
-		snprintf(err, errlen, "invalid program: %s (%s, section %d, entry %d)",
-			 pe.msg ? pe.msg : "rejected", vn_check_name(pe.check),
-			 (int)pe.section, (int)pe.index);
-		return ret;
-	}
-	p->owner = vp;
-	p->strtab = vp->strtab;
-	p->strtab_size = vp->strtab_size;
-	p->tensors = vp->tensors;
-	p->ntensors = vp->tensor_count;
-	p->debug = vp->debug;
-	p->ndebug = vp->debug_count;
-	for (s = 0; s < VNEF_ENGINES; s++) {
-		p->instr[s] = vp->streams[s].instr;
-		p->ninstr[s] = vp->streams[s].count;
-	}
-	for (s = 0; s < VNEF_DMA_QUEUES; s++) {
-		p->desc[s] = vp->streams[VNEF_STREAM_DMA(s)].desc;
-		p->ndesc[s] = vp->streams[VNEF_STREAM_DMA(s)].count;
-	}
-	if (size >= sizeof(struct vnef_header))
-		p->name = vnp_prog_str(p, ((const struct vnef_header *)vp->image)->name_off);
-	ret = vnp_prog_index(p);
-	if (ret) {
-		snprintf(err, errlen, "program debug table: %s", strerror(-ret));
-		vnp_prog_free(p);
-	}
-	return ret;
-}
-
-void vnp_prog_free(struct vnp_prog *p)
-{
-	unsigned int s;
-
-	for (s = 0; s < VNEF_STREAMS; s++)
-		free(p->loc[s]);
-	free(p->scope_off);
-	free(p->lines);
-	if (p->owner)
-		vn_program_put(p->owner);
-	memset(p, 0, sizeof(*p));
-}
 
 /* ------------------------------------------------------------------------------------ */
 /* Building the timeline                                                                  */
@@ -253,10 +29,39 @@ void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
 		tl->sig_stream[i] = VNP_NONE;
 }
 
+/*
+ * Room for one more element of size bytes in arr, which holds n of *cap: grows by half
+ * (large blocks are remapped, not copied), from first. The array, or NULL without memory.
+ */
+static void *room(void *arr, size_t n, size_t *cap, size_t size, size_t first)
+{
+	size_t nc;
+
+	if (n < *cap)
+		return arr;
+	nc = *cap ? *cap + *cap / 2 : first;
+	arr = realloc(arr, nc * size);
+	if (arr)
+		*cap = nc;
+	return arr;
+}
+
+static void see_core(struct vnp_timeline *tl, unsigned int core)
+{
+	if (core + 1 > tl->ncores)
+		tl->ncores = core + 1;
+}
+
+static uint64_t exec_key(unsigned int core, uint32_t exec)
+{
+	return (uint64_t)core << 32 | exec;
+}
+
 /* The execution of (core, exec), added if new; NULL without memory. */
 static struct vnp_exec *note_exec(struct vnp_timeline *tl, unsigned int core, uint32_t exec)
 {
-	uint64_t key = (uint64_t)core << 32 | exec;
+	uint64_t key = exec_key(core, exec);
+	struct vnp_exec *x;
 	size_t i;
 
 	if (tl->nexec && tl->execs[tl->last_exec].key == key)
@@ -266,37 +71,36 @@ static struct vnp_exec *note_exec(struct vnp_timeline *tl, unsigned int core, ui
 			tl->last_exec = i;
 			return &tl->execs[i];
 		}
-	if (tl->nexec == tl->nexecs_cap) {
-		size_t nc = tl->nexecs_cap ? 2 * tl->nexecs_cap : 16;
-		struct vnp_exec *x = realloc(tl->execs, nc * sizeof(*x));
-
-		if (!x)
-			return NULL;
-		tl->execs = x;
-		tl->nexecs_cap = nc;
-	}
+	x = room(tl->execs, tl->nexec, &tl->nexecs_cap, sizeof(*x), 16);
+	if (!x)
+		return NULL;
+	tl->execs = x;
 	tl->last_exec = tl->nexec;
-	tl->execs[tl->nexec] = (struct vnp_exec){ .key = key, .lo = UINT64_MAX };
-	return &tl->execs[tl->nexec++];
+	x[tl->nexec] = (struct vnp_exec){ .key = key, .lo = UINT64_MAX };
+	return &x[tl->nexec++];
+}
+
+/* Widens an execution to [lo, hi] (UINT64_MAX or 0 to leave a side). */
+static void widen(struct vnp_exec *x, uint64_t lo, uint64_t hi)
+{
+	if (lo < x->lo)
+		x->lo = lo;
+	if (hi > x->hi)
+		x->hi = hi;
 }
 
 static int add_marker(struct vnp_timeline *tl, unsigned int core,
-		      const struct vneuron_trace_record *r)
+		      const struct vneuron_trace_record *r, uint32_t id)
 {
-	if (tl->nmarkers == tl->markers_cap) {
-		size_t nc = tl->markers_cap ? 2 * tl->markers_cap : 64;
-		struct vnp_marker *m = realloc(tl->markers, nc * sizeof(*m));
+	struct vnp_marker *m = room(tl->markers, tl->nmarkers, &tl->markers_cap, sizeof(*m), 64);
 
-		if (!m)
-			return -ENOMEM;
-		tl->markers = m;
-		tl->markers_cap = nc;
-	}
-	tl->markers[tl->nmarkers++] = (struct vnp_marker){
-		.time = r->model_start_ps, .value = r->count, .id = r->opcode,
+	if (!m)
+		return -ENOMEM;
+	tl->markers = m;
+	m[tl->nmarkers++] = (struct vnp_marker){
+		.time = r->model_start_ps, .value = r->count, .id = id,
 		.exec = r->exec_seq, .core = (uint8_t)core };
-	if (core + 1 > tl->ncores)
-		tl->ncores = core + 1;
+	see_core(tl, core);
 	return 0;
 }
 
@@ -307,27 +111,29 @@ static int add_marker(struct vnp_timeline *tl, unsigned int core,
 static int add_fault(struct vnp_timeline *tl, unsigned int core, unsigned int stream,
 		     const struct vneuron_trace_record *r, struct vnp_exec *x)
 {
-	if (tl->nfaults == tl->faults_cap) {
-		size_t nc = tl->faults_cap ? 2 * tl->faults_cap : 8;
-		struct vnp_fault *f = realloc(tl->faults, nc * sizeof(*f));
+	struct vnp_fault *f = room(tl->faults, tl->nfaults, &tl->faults_cap, sizeof(*f), 8);
 
-		if (!f)
-			return -ENOMEM;
-		tl->faults = f;
-		tl->faults_cap = nc;
-	}
-	tl->faults[tl->nfaults++] = (struct vnp_fault){
+	if (!f)
+		return -ENOMEM;
+	tl->faults = f;
+	f[tl->nfaults++] = (struct vnp_fault){
 		.time = r->model_start_ps, .model_ps = r->model_start_ps, .offset = r->count,
 		.pc = r->pc, .exec = r->exec_seq, .index = r->sem_value, .len = r->bytes,
 		.reason = r->opcode, .mem = (uint8_t)r->elements, .stream = (uint8_t)stream,
 		.core = (uint8_t)core };
-	if (r->model_start_ps < x->lo)
-		x->lo = r->model_start_ps;
-	if (r->model_start_ps > x->hi)
-		x->hi = r->model_start_ps;
-	if (core + 1 > tl->ncores)
-		tl->ncores = core + 1;
+	widen(x, r->model_start_ps, r->model_start_ps);
+	see_core(tl, core);
 	return 0;
+}
+
+/* The stream of a record of an engine or a DMA queue, or VNP_NONE. */
+static unsigned int rec_stream(const struct vneuron_trace_record *r)
+{
+	if (r->engine < VNEF_ENGINES)
+		return r->engine;
+	if (r->engine == VNEURON_TRACE_ENGINE_DMA && r->dma_queue < VNEF_DMA_QUEUES)
+		return VNEF_STREAM_DMA(r->dma_queue);
+	return VNP_NONE;
 }
 
 int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
@@ -356,17 +162,14 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 			break;
 		case VNEURON_TRACE_LOST:
 			tl->lost += r->count;
-			if (add_marker(tl, core, r))
+			if (add_marker(tl, core, r, VNP_MARKER_LOST))
 				return -ENOMEM;
-			tl->markers[tl->nmarkers - 1].id = VNP_MARKER_LOST;
 			continue;
 		case VNEURON_TRACE_EXEC_START:
 			x = note_exec(tl, core, r->exec_seq);
 			if (!x)
 				return -ENOMEM;
-			tl->exec_starts++;
-			if (r->model_start_ps < x->lo)
-				x->lo = r->model_start_ps;
+			widen(x, r->model_start_ps, 0);
 			continue;
 		case VNEURON_TRACE_EXEC_END:
 			if (r->model_end_ps < r->model_start_ps)
@@ -374,8 +177,7 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 			x = note_exec(tl, core, r->exec_seq);
 			if (!x)
 				return -ENOMEM;
-			if (r->model_end_ps > x->hi)
-				x->hi = r->model_end_ps;
+			widen(x, UINT64_MAX, r->model_end_ps);
 			tl->exec_status[r->opcode < VNP_EXEC_STATUSES - 1 ? r->opcode :
 					VNP_EXEC_STATUSES - 1]++;
 			continue;
@@ -384,12 +186,8 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 			    r->opcode > VNEURON_REASON_FAULT_STATE || r->elements > VNEF_MEM_HBM ||
 			    r->model_end_ps < r->model_start_ps)
 				goto bad;
-			if (r->engine < VNEF_ENGINES)
-				stream = r->engine;
-			else if (r->engine == VNEURON_TRACE_ENGINE_DMA &&
-				 r->dma_queue < VNEF_DMA_QUEUES)
-				stream = VNEF_STREAM_DMA(r->dma_queue);
-			else
+			stream = rec_stream(r);
+			if (stream == VNP_NONE)
 				goto bad;
 			x = note_exec(tl, core, r->exec_seq);
 			if (!x || add_fault(tl, core, stream, r, x))
@@ -405,16 +203,14 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 				tl->api_ns[k] += r->count;
 				continue;
 			}
-			if (add_marker(tl, core, r))
+			if (add_marker(tl, core, r, r->opcode))
 				return -ENOMEM;
 			continue;
 		case VNEURON_TRACE_SEM:
 			/* a further semaphore its instruction or descriptor signalled */
-			if (r->sem_signal < VNEF_MAX_SEMS && r->engine < VNEF_ENGINES)
-				tl->sig_stream[r->sem_signal] = r->engine;
-			else if (r->sem_signal < VNEF_MAX_SEMS &&
-				 r->engine == VNEURON_TRACE_ENGINE_DMA && r->dma_queue < VNEF_DMA_QUEUES)
-				tl->sig_stream[r->sem_signal] = VNEF_STREAM_DMA(r->dma_queue);
+			stream = rec_stream(r);
+			if (r->sem_signal < VNEF_MAX_SEMS && stream != VNP_NONE)
+				tl->sig_stream[r->sem_signal] = stream;
 			continue;
 		default:
 			goto bad;
@@ -424,22 +220,13 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 		x = note_exec(tl, core, r->exec_seq);
 		if (!x)
 			return -ENOMEM;
-		if (r->model_start_ps < x->lo)
-			x->lo = r->model_start_ps;
-		if (r->model_end_ps > x->hi)
-			x->hi = r->model_end_ps;
+		widen(x, r->model_start_ps, r->model_end_ps);
 		t = core * VNEF_STREAMS + stream;
-		if (tl->tn[t] == tl->tcap[t]) {
-			/* grow by half: large blocks are remapped, not copied */
-			size_t nc = tl->tcap[t] ? tl->tcap[t] + tl->tcap[t] / 2 : 1024;
-
-			e = realloc(tl->tev[t], nc * sizeof(*e));
-			if (!e)
-				return -ENOMEM;
-			tl->tev[t] = e;
-			tl->tcap[t] = nc;
-		}
-		e = &tl->tev[t][tl->tn[t]++];
+		e = room(tl->tev[t], tl->tn[t], &tl->tcap[t], sizeof(*e), 1024);
+		if (!e)
+			return -ENOMEM;
+		tl->tev[t] = e;
+		e = &e[tl->tn[t]++];
 		tl->n++;
 		e->start = r->model_start_ps;
 		e->end = r->model_end_ps;
@@ -455,8 +242,7 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 		e->core = (uint8_t)core;
 		if (r->sem_signal < VNEF_MAX_SEMS)
 			tl->sig_stream[r->sem_signal] = stream;
-		if (core + 1 > tl->ncores)
-			tl->ncores = core + 1;
+		see_core(tl, core);
 		continue;
 bad:
 		tl->malformed++;
@@ -569,32 +355,40 @@ static void sort_events(struct vnp_ev *v, size_t n, unsigned int depth)
 	}
 }
 
-/*
- * Joins the per-track arrays into one. Each track's pages are freed as soon as they are
- * copied and the new array's pages are touched only as they are written, so the peak
- * stays near one copy of the events. A track is sorted only if it arrived out of order
- * (a ring's records arrive in order).
- */
 static int cmp_exec(const void *a, const void *b)
 {
-	const struct vnp_exec *x = a, *y = b;
+	return vnp_cmp(((const struct vnp_exec *)a)->key, ((const struct vnp_exec *)b)->key);
+}
 
-	return x->key < y->key ? -1 : x->key > y->key;
+/* Once the executions are sorted: the execution of (core, exec), or NULL. */
+static const struct vnp_exec *find_exec(const struct vnp_timeline *tl, unsigned int core,
+					uint32_t exec)
+{
+	struct vnp_exec key = { .key = exec_key(core, exec) };
+
+	return tl->nexec ? bsearch(&key, tl->execs, tl->nexec, sizeof(key), cmp_exec) : NULL;
+}
+
+static uint64_t shift_of(const struct vnp_timeline *tl, unsigned int core, uint32_t exec)
+{
+	const struct vnp_exec *x = find_exec(tl, core, exec);
+
+	return x ? x->shift : 0;
 }
 
 /*
- * Lays the executions of each core out back to back in exec_seq order (see struct
- * vnp_exec) and shifts their events. Returns whether any moved.
+ * Sorts the executions and lays those of each core out back to back in exec_seq order
+ * (see struct vnp_exec), shifting their events, markers and faults.
  */
-static int layout_execs(struct vnp_timeline *tl)
+static void layout_execs(struct vnp_timeline *tl)
 {
-	uint64_t cur = 0;
+	uint64_t cur = 0, sh;
 	size_t i, k;
 	int moved = 0;
 	unsigned int t;
 
 	if (!tl->nexec)
-		return 0;
+		return;
 	qsort(tl->execs, tl->nexec, sizeof(*tl->execs), cmp_exec);
 	for (i = 0; i < tl->nexec; i++) {
 		struct vnp_exec *x = &tl->execs[i];
@@ -612,74 +406,48 @@ static int layout_execs(struct vnp_timeline *tl)
 		cur = x->hi + x->shift;
 	}
 	if (!moved)
-		return 0;
+		return;
 	for (t = 0; t < VNP_TRACKS; t++) {
-		uint64_t core = t / VNEF_STREAMS;
+		const struct vnp_exec *x = NULL;
 
 		for (k = 0; k < tl->tn[t]; k++) {
 			struct vnp_ev *e = &tl->tev[t][k];
-			uint64_t key = core << 32 | e->exec;
-			size_t lo = 0, hi = tl->nexec;
 
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (tl->execs[mid].key < key)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			/* the event's execution is always there: events create it */
-			e->start += tl->execs[lo].shift;
-			e->end += tl->execs[lo].shift;
+			/* a track's events come an execution at a time */
+			if (!x || x->key != exec_key(t / VNEF_STREAMS, e->exec))
+				x = find_exec(tl, t / VNEF_STREAMS, e->exec);
+			sh = x ? x->shift : 0;
+			e->start += sh;
+			e->end += sh;
 		}
 	}
-	for (k = 0; k < tl->nmarkers; k++) {
-		uint64_t key = (uint64_t)tl->markers[k].core << 32 | tl->markers[k].exec;
-
-		for (i = 0; i < tl->nexec; i++)
-			if (tl->execs[i].key == key)
-				tl->markers[k].time += tl->execs[i].shift;
-	}
-	for (k = 0; k < tl->nfaults; k++) {
-		uint64_t key = (uint64_t)tl->faults[k].core << 32 | tl->faults[k].exec;
-
-		for (i = 0; i < tl->nexec; i++)
-			if (tl->execs[i].key == key)
-				tl->faults[k].time += tl->execs[i].shift;
-	}
-	return 1;
+	for (k = 0; k < tl->nmarkers; k++)
+		tl->markers[k].time += shift_of(tl, tl->markers[k].core, tl->markers[k].exec);
+	for (k = 0; k < tl->nfaults; k++)
+		tl->faults[k].time += shift_of(tl, tl->faults[k].core, tl->faults[k].exec);
 }
 
 static int cmp_fault(const void *a, const void *b)
 {
 	const struct vnp_fault *x = a, *y = b;
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	if (x->core != y->core)
-		return x->core < y->core ? -1 : 1;
-	return x->stream < y->stream ? -1 : x->stream > y->stream;
+	return vnp_cmp(x->time, y->time) ?: vnp_cmp(x->core, y->core) ?:
+	       vnp_cmp(x->stream, y->stream);
 }
 
 uint64_t vnp_tl_exec_start(const struct vnp_timeline *tl, unsigned int core, uint32_t exec)
 {
-	uint64_t key = (uint64_t)core << 32 | exec;
-	size_t lo = 0, hi = tl->nexec;
+	const struct vnp_exec *x = find_exec(tl, core, exec);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tl->execs[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < tl->nexec && tl->execs[lo].key == key)
-		return tl->execs[lo].lo + tl->execs[lo].shift;
-	return tl->t0;
+	return x ? x->lo + x->shift : tl->t0;
 }
 
+/*
+ * Lays out the executions, then joins the per-track arrays into one. Each track's pages
+ * are freed as soon as they are copied and the new array's pages are touched only as
+ * they are written, so the peak stays near one copy of the events. A track is sorted
+ * only if it arrived out of order (a ring's records arrive in order).
+ */
 int vnp_tl_finish(struct vnp_timeline *tl)
 {
 	size_t i, off = 0;

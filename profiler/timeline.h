@@ -15,14 +15,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "prog.h"
 #include "vneuron.h"
-#include "vneuron_program.h"
 #include "vneuron_trace.h"
 
 #define VNP_MAX_CORES		16
 #define VNP_TRACKS		(VNP_MAX_CORES * VNEF_STREAMS)
 #define VNP_OP_DMA		0xffffu		/* vnp_ev.opcode of a DMA descriptor */
-#define VNP_NONE		0xffffffffu	/* no scope, no line, no stream */
 
 /* One instruction or DMA descriptor (48 bytes). Times in modeled picoseconds. */
 struct vnp_ev {
@@ -39,63 +38,6 @@ struct vnp_ev {
 	uint8_t stream;		/* engine 0..3 or VNEF_STREAM_DMA(queue) */
 	uint8_t core;
 };
-
-/* Where an entry of the program came from: dense ids, VNP_NONE if unknown. */
-struct vnp_loc {
-	uint32_t scope;
-	uint32_t line;
-};
-
-/* A source line: file (string table offset) and line number. */
-struct vnp_line {
-	uint32_t file_off;
-	uint32_t line;
-};
-
-/*
- * The program, as far as the view needs it. vnp_prog_load() fills it from a .vnef image
- * (validated by the same code as the kernel's loader); tests may fill the raw tables by
- * hand and call vnp_prog_index(). Every pointer may be NULL / count 0: events of unknown
- * entries get no source location and DMA of unknown descriptors no memory kinds.
- */
-struct vnp_prog {
-	const char *name;
-	const char *strtab;
-	uint32_t strtab_size;
-	const struct vnef_tensor *tensors;
-	uint32_t ntensors;
-	const struct vnef_instr *instr[VNEF_ENGINES];
-	uint32_t ninstr[VNEF_ENGINES];
-	const struct vnef_dma_desc *desc[VNEF_DMA_QUEUES];
-	uint32_t ndesc[VNEF_DMA_QUEUES];
-	const struct vnef_debug *debug;
-	uint32_t ndebug;
-	/* derived by vnp_prog_index() */
-	struct vnp_loc *loc[VNEF_STREAMS];	/* per entry of each stream */
-	uint32_t nloc[VNEF_STREAMS];
-	uint32_t *scope_off;			/* scope id -> string table offset */
-	uint32_t nscopes;
-	struct vnp_line *lines;			/* line id -> file and line */
-	uint32_t nlines;
-	uint32_t sem_writer[VNEF_MAX_SEMS];	/* stream, or VNP_NONE */
-	void *owner;				/* the loaded struct vn_program, if any */
-};
-
-/* Loads and validates an image; 0 or -errno with a message in err. */
-int vnp_prog_load(struct vnp_prog *p, const void *image, size_t size, char *err,
-		  size_t errlen);
-/* Builds the derived tables from the raw ones. 0 or -ENOMEM / -EINVAL (bad offsets). */
-int vnp_prog_index(struct vnp_prog *p);
-void vnp_prog_free(struct vnp_prog *p);
-/* A string of the table, "" for an offset outside it. */
-const char *vnp_prog_str(const struct vnp_prog *p, uint32_t off);
-const char *vnp_prog_scope(const struct vnp_prog *p, uint32_t scope);
-const struct vnp_loc *vnp_prog_loc(const struct vnp_prog *p, unsigned int stream,
-				   uint32_t pc);
-const struct vnef_dma_desc *vnp_prog_desc(const struct vnp_prog *p, unsigned int queue,
-					  uint32_t pc);
-const struct vnef_instr *vnp_prog_instr(const struct vnp_prog *p, unsigned int engine,
-					uint32_t pc);
 
 /* MARKER records, and LOST records (id VNP_MARKER_LOST, value = records lost). */
 #define VNP_MARKER_LOST		0xffffffffu
@@ -155,7 +97,6 @@ struct vnp_timeline {
 	uint64_t t0, t1;			/* first start, last end (ps) */
 	uint64_t lost;				/* records lost before reaching the profile */
 	uint64_t malformed;			/* records skipped as impossible */
-	uint64_t exec_starts;			/* EXEC_START records */
 	uint64_t nexec;				/* distinct (core, exec_seq) executions */
 	uint64_t model_flops;			/* per execution, for mfu; 0: unknown */
 	uint32_t sig_stream[VNEF_MAX_SEMS];	/* signaller seen in records, or VNP_NONE */
@@ -193,6 +134,12 @@ void vnp_tl_free(struct vnp_timeline *tl);
 /* After finish: where an execution of a core starts on the timeline (t0 if unknown). */
 uint64_t vnp_tl_exec_start(const struct vnp_timeline *tl, unsigned int core, uint32_t exec);
 
+/* Three-way comparison for qsort() callbacks. */
+static inline int vnp_cmp(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
 static inline size_t vnp_tl_track_len(const struct vnp_timeline *tl, unsigned int t)
 {
 	return tl->track_off[t + 1] - tl->track_off[t];
@@ -206,7 +153,7 @@ static inline unsigned int vnp_ev_track(const struct vnp_ev *e)
 static inline const struct vnp_loc *vnp_ev_loc(const struct vnp_timeline *tl,
 					       const struct vnp_ev *e)
 {
-	return tl->prog ? vnp_prog_loc(tl->prog, e->stream, e->pc) : NULL;
+	return vnp_prog_loc(tl->prog, e->stream, e->pc);
 }
 
 /* The memory a DMA event reads (src) and writes (dst): enum vnef_mem, 0 if unknown. */

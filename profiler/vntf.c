@@ -33,7 +33,7 @@ static const char *const section_names[] = {
 	[VNTF_SEC_END] = "end",
 };
 
-const char *vntf_section_name(uint32_t type)
+static const char *section_name(uint32_t type)
 {
 	if (type < sizeof(section_names) / sizeof(section_names[0]) && section_names[type])
 		return section_names[type];
@@ -474,7 +474,7 @@ static uint64_t size_limit(uint32_t type, uint32_t flags)
 }
 
 #define SEC_FMT		"section %llu (%s) at offset %llu: "
-#define SEC_ARGS(r, h)	(unsigned long long)(r)->nsections, vntf_section_name((h)->type), \
+#define SEC_ARGS(r, h)	(unsigned long long)(r)->nsections, section_name((h)->type), \
 			(unsigned long long)(r)->off
 
 /* The payload must hold at least the fixed part a section of its type has. */

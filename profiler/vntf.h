@@ -190,6 +190,4 @@ const struct vntf_info *vntf_reader_info(const struct vntf_reader *r);
 const char *vntf_error(const struct vntf_reader *r);
 void vntf_close(struct vntf_reader *r);
 
-const char *vntf_section_name(uint32_t type);
-
 #endif /* VNP_VNTF_H */

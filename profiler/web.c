@@ -49,38 +49,39 @@ static const struct {
 	{ "TensorE other", -1 },
 };
 
-static int in_row(const struct vnp_ev *e, unsigned int stream, int op)
+/*
+ * Whether an entry of this opcode belongs on a row of stream with op (a tensor_rows op,
+ * or -2 for a row of the whole stream).
+ */
+static int op_in_row(uint32_t opcode, unsigned int stream, int op)
 {
 	if (stream != VNEURON_ENGINE_TENSOR || op == -2)
 		return 1;
 	if (op >= 0)
-		return e->opcode == op;
-	return e->opcode != VNEF_OP_LOAD_STATIONARY && e->opcode != VNEF_OP_MULTIPLY_MOVING;
+		return opcode == (uint32_t)op;
+	return opcode != VNEF_OP_LOAD_STATIONARY && opcode != VNEF_OP_MULTIPLY_MOVING;
 }
 
-/*
- * Whether a fault belongs on a row: its stream's; on TensorE the row of the faulting
- * instruction's opcode, MultiplyMoving when the program does not say.
- */
+static int in_row(const struct vnp_ev *e, unsigned int stream, int op)
+{
+	return op_in_row(e->opcode, stream, op);
+}
+
+/* A fault's row: on TensorE, its instruction's opcode's, MultiplyMoving if unknown. */
 static int fault_in_row(const struct vnp_timeline *tl, const struct vnp_fault *f,
 			unsigned int core, unsigned int stream, int op)
 {
-	uint32_t opc;
+	uint32_t opc = vnp_fault_opcode(tl, f);
 
 	if (f->core != core || f->stream != stream)
 		return 0;
-	if (stream != VNEURON_ENGINE_TENSOR || op == -2)
-		return 1;
-	opc = vnp_fault_opcode(tl, f);
-	if (opc == VNP_NONE)
-		opc = VNEF_OP_MULTIPLY_MOVING;
-	if (op >= 0)
-		return opc == (uint32_t)op;
-	return opc != VNEF_OP_LOAD_STATIONARY && opc != VNEF_OP_MULTIPLY_MOVING;
+	return op_in_row(opc == VNP_NONE ? VNEF_OP_MULTIPLY_MOVING : opc, stream, op);
 }
 
-/* One column of a row: which field of its events. */
-/* C_MEM (DMA rows only): source memory << 4 | destination memory, enum vnef_mem. */
+/*
+ * One column of a row: which field of its events. C_MEM (DMA rows only): source memory
+ * << 4 | destination memory, enum vnef_mem.
+ */
 enum col { C_START, C_DUR, C_OP, C_PC, C_EL, C_BYTES, C_FLOPS, C_EXEC, C_WAIT, C_MEM };
 
 /* Numbers go through a local buffer: fprintf() per value was most of the html's time. */

@@ -1,0 +1,701 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * `vneuron-profile capture`: runs a program (or a whole application) on a vneuron device
+ * with tracing on and writes the raw records into a .vntf profile while it runs
+ * (docs/profiler.md, "capture"); the tracing itself is profiler/capture.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "capture.h"
+#include "npy.h"
+#include "timeline.h"
+
+#define MAX_INPUTS	64
+
+static const char capture_usage[] =
+"NAME\n"
+"    vneuron-profile capture - run a program or an application with tracing on\n"
+"\n"
+"SYNOPSIS\n"
+"    vneuron-profile capture -n PROGRAM.vnef -s PROFILE.vntf [NAME FILE ...]\n"
+"                            [--num-exec N] [--profile-nth-exec K]\n"
+"                            [--ignore-exec-errors] [--core C] [--device D]\n"
+"                            [--ring-size BYTES] [--mode stop|overwrite]\n"
+"    vneuron-profile capture -s PROFILE.vntf [--core C]... [--device D]\n"
+"                            [--ring-size BYTES] [--mode stop|overwrite] -- APP [ARGS]\n"
+"\n"
+"DESCRIPTION\n"
+"    The first form loads PROGRAM.vnef on /dev/vneuronD, binds every input and\n"
+"    output tensor to a device buffer, fills the inputs (from the NAME FILE pairs,\n"
+"    zeros for the others), runs the program N times on core C and writes every\n"
+"    trace record of the traced executions into PROFILE.vntf, together with the\n"
+"    device model, the program's SHA-256, name and debug table, the clocks, the\n"
+"    rings' lost counts and the core's identity. Read it with\n"
+"    'vneuron-profile view -n PROGRAM.vnef -s PROFILE.vntf'.\n"
+"\n"
+"    The second form traces cores of the device while APP runs (every execution\n"
+"    any process starts there) and writes the profile when APP exits; APP gets\n"
+"    VNEURON_PROFILE=PROFILE.vntf in its environment. Capture's exit status is then\n"
+"    APP's (or 128+signal). APP also gets VNEURON_PROFILE_API=PROFILE.vntf.api:\n"
+"    libneurondev logs every API call there (open, alloc, load, exec, wait, with\n"
+"    host times and sequence numbers) and capture moves that log into the profile\n"
+"    as one more stream, correlated with the device's records by execution number.\n"
+"\n"
+"    The rings are drained through mmap while the workload runs, by a thread woken\n"
+"    by poll(); nothing is processed at capture time. Every record the device could\n"
+"    not store (stop mode, ring full) or that was overwritten before it was read\n"
+"    (overwrite mode) is counted, printed at the end and stored in the profile.\n"
+"    On a terminal, runs longer than a second show their progress on stderr.\n"
+"\n"
+"INPUTS\n"
+"    NAME FILE binds the input tensor NAME to FILE: a NumPy .npy file (little-endian\n"
+"    float32, C order, as many elements as the tensor; converted for bf16 tensors)\n"
+"    or raw bytes of exactly the tensor's size in its dtype.\n"
+"\n"
+"OPTIONS\n"
+"    -n, --program FILE        the .vnef program to run\n"
+"    -s, --session FILE        the .vntf profile to write (required)\n"
+"    -N, --num-exec N          executions (default 1)\n"
+"    -k, --profile-nth-exec K  trace only the K-th execution (1..N); the others run\n"
+"                              untraced, as warm-up or cool-down (default: trace all)\n"
+"    -i, --ignore-exec-errors  keep going when an execution fails (default: stop\n"
+"                              after the failed one, still write the profile, exit 1)\n"
+"    -c, --core C              core to run and trace (default 0); in the second\n"
+"                              form, repeat it to trace several (default: all)\n"
+"    -d, --device D            /dev/vneuronD (default 0)\n"
+"    -r, --ring-size BYTES     data bytes per ring, a power of two from 4K to 256M;\n"
+"                              suffixes K, M (default 4M: 65536 records per engine)\n"
+"    -m, --mode MODE           stop: a full ring drops new records and counts them\n"
+"                              (default); overwrite: a flight recorder that keeps the\n"
+"                              newest records and counts the overwritten ones\n"
+"    -w, --watermark BYTES     published bytes between two wake-ups of the drainer\n"
+"                              (default half the ring)\n"
+"    -q, --quiet               no progress, no summary line\n"
+"    -h, --help                this text\n"
+"\n"
+"EXIT STATUS\n"
+"    0 success; 1 bad input (unreadable or invalid program, bad input file) or a\n"
+"    failed execution; 2 usage error; 3 device, memory or write error.\n"
+"\n"
+"EXAMPLES\n"
+"    vneuron-profile capture -n mm.vnef -s mm.vntf a at.npy b b.npy --num-exec 10\n"
+"    vneuron-profile capture -n mm.vnef -s mm.vntf -N 5 -k 5 --mode overwrite\n"
+"    vneuron-profile capture -s app.vntf -- ./train --steps 100\n"
+"\n"
+"SEE ALSO\n"
+"    vneuron-profile view, docs/profiler.md, docs/trace-buffer.md\n";
+
+struct cap_input {
+	const char *name, *path;
+	void *data;			/* the tensor's bytes, read from path */
+};
+
+struct cap_opts {
+	const char *program, *profile;
+	unsigned int num_exec, nth, device, nr_cores, cores[VNP_CAP_MAX_CORES];
+	int ignore_errors, quiet, help;
+	struct nd_trace_opts trace;
+	unsigned int nr_inputs;
+	struct cap_input inputs[MAX_INPUTS];
+	char **app;
+};
+
+/* The program form's run: the program on its own device file, its tensors' buffers. */
+struct run {
+	struct vnp_prog prog;
+	struct vnp_capture cap;
+	struct nd_device *dev;
+	struct nd_program *loaded;
+	unsigned int nb;
+	struct nd_bind *binds;
+	struct nd_mem **mems;
+};
+
+/* ---- options ---- */
+
+static int bad_value(const char *name, const char *arg, const char *what)
+{
+	vnp_cap_err("--%s '%s': give %s", name, arg, what);
+	return -EINVAL;
+}
+
+/* A number option's value, in [min, max]: 0, or -EINVAL with the reason said. */
+static int num_opt(const char *name, const char *arg, uint64_t min, uint64_t max,
+		   int suffixes, const char *what, uint64_t *v)
+{
+	if (!vnp_parse_uint(arg, max, suffixes, v) && *v >= min)
+		return 0;
+	return bad_value(name, arg, what);
+}
+
+/* 0 (o->help: print the manual and stop), or -EINVAL with the reason said. */
+static int parse_opts(int argc, char **argv, struct cap_opts *o)
+{
+	static const struct option lo[] = {
+		{ "program", required_argument, NULL, 'n' },
+		{ "session", required_argument, NULL, 's' },
+		{ "num-exec", required_argument, NULL, 'N' },
+		{ "profile-nth-exec", required_argument, NULL, 'k' },
+		{ "ignore-exec-errors", no_argument, NULL, 'i' },
+		{ "core", required_argument, NULL, 'c' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "ring-size", required_argument, NULL, 'r' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "watermark", required_argument, NULL, 'w' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char ring_sizes[] = "a power of two from 4K to 256M";
+	char core_max[48], watermarks[48];
+	uint64_t v = 0;
+	int opt, i, dashdash = 0, ret = 0;
+
+	*o = (struct cap_opts){ .num_exec = 1 };
+	snprintf(core_max, sizeof(core_max), "a core number from 0 to %u",
+		 VNP_CAP_MAX_CORES - 1);
+	snprintf(watermarks, sizeof(watermarks), "bytes, a multiple of %u",
+		 VNEURON_TRACE_RECORD_SIZE);
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			dashdash = i;
+			break;
+		}
+	optind = 1;
+	opterr = 0;
+	/* Options and NAME FILE pairs in any order; "--" ends capture's own arguments. */
+	while (!ret && (opt = getopt_long(dashdash ? dashdash : argc, argv,
+					  "n:s:N:k:ic:d:r:m:w:qh", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			o->program = optarg;
+			break;
+		case 's':
+			o->profile = optarg;
+			break;
+		case 'N':
+			ret = num_opt("num-exec", optarg, 1, UINT_MAX, 0, "a count of at least 1",
+				      &v);
+			o->num_exec = (unsigned int)v;
+			break;
+		case 'k':
+			ret = num_opt("profile-nth-exec", optarg, 1, UINT_MAX, 0,
+				      "an execution number from 1", &v);
+			o->nth = (unsigned int)v;
+			break;
+		case 'i':
+			o->ignore_errors = 1;
+			break;
+		case 'c':
+			ret = num_opt("core", optarg, 0, VNP_CAP_MAX_CORES - 1, 0, core_max, &v);
+			if (!ret && o->nr_cores == VNP_CAP_MAX_CORES) {
+				vnp_cap_err("--core given more than %u times", VNP_CAP_MAX_CORES);
+				ret = -EINVAL;
+			}
+			if (!ret)
+				o->cores[o->nr_cores++] = (unsigned int)v;
+			break;
+		case 'd':
+			ret = num_opt("device", optarg, 0, 255, 0, "a device number", &v);
+			o->device = (unsigned int)v;
+			break;
+		case 'r':
+			ret = num_opt("ring-size", optarg, VNEURON_TRACE_MIN_RING,
+				      VNEURON_TRACE_MAX_RING, 1, ring_sizes, &v);
+			if (!ret && (v & (v - 1)))
+				ret = bad_value("ring-size", optarg, ring_sizes);
+			o->trace.ring_size = v;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "stop"))
+				o->trace.mode = VNEURON_TRACE_MODE_STOP;
+			else if (!strcmp(optarg, "overwrite"))
+				o->trace.mode = VNEURON_TRACE_MODE_OVERWRITE;
+			else
+				ret = bad_value("mode", optarg, "stop or overwrite");
+			break;
+		case 'w':
+			ret = num_opt("watermark", optarg, 0, UINT32_MAX, 1, watermarks, &v);
+			if (!ret && v % VNEURON_TRACE_RECORD_SIZE)
+				ret = bad_value("watermark", optarg, watermarks);
+			o->trace.watermark = (uint32_t)v;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			o->help = 1;
+			return 0;
+		default:
+			if (optopt)
+				vnp_cap_err("option '-%c' %s", optopt, strchr("nsNkcdrmw", optopt) ?
+					    "needs a value" : "is unknown");
+			else
+				vnp_cap_err("option '%s' is unknown or needs a value",
+					    argv[optind - 1]);
+			fputs("Try 'vneuron-profile capture --help'.\n", stderr);
+			return -EINVAL;
+		}
+	}
+	if (ret)
+		return ret;
+	if (!o->profile) {
+		vnp_cap_err("give the profile to write with -s PROFILE.vntf");
+		return -EINVAL;
+	}
+	if (dashdash) {
+		if (o->program || optind < dashdash) {
+			vnp_cap_err("the application form takes no program and no inputs "
+				    "(-n and NAME FILE pairs are for the program form)");
+			return -EINVAL;
+		}
+		if (dashdash + 1 >= argc) {
+			vnp_cap_err("nothing to run after '--'");
+			return -EINVAL;
+		}
+		if (o->nth || o->num_exec != 1 || o->ignore_errors) {
+			vnp_cap_err("--num-exec, --profile-nth-exec and --ignore-exec-errors are "
+				    "for the program form");
+			return -EINVAL;
+		}
+		o->app = argv + dashdash + 1;
+		return 0;
+	}
+	if (!o->program) {
+		vnp_cap_err("give the program to run with -n PROGRAM.vnef, or an application "
+			    "after '--'");
+		return -EINVAL;
+	}
+	if ((argc - optind) % 2) {
+		vnp_cap_err("inputs come in NAME FILE pairs; '%s' has no file", argv[argc - 1]);
+		return -EINVAL;
+	}
+	for (i = optind; i + 1 < argc; i += 2) {
+		if (o->nr_inputs == MAX_INPUTS) {
+			vnp_cap_err("more than %u inputs", MAX_INPUTS);
+			return -EINVAL;
+		}
+		o->inputs[o->nr_inputs].name = argv[i];
+		o->inputs[o->nr_inputs].path = argv[i + 1];
+		o->nr_inputs++;
+	}
+	if (o->nth > o->num_exec) {
+		vnp_cap_err("--profile-nth-exec %u is beyond --num-exec %u", o->nth, o->num_exec);
+		return -EINVAL;
+	}
+	if (o->nr_cores > 1) {
+		vnp_cap_err("the program form runs on one core: give --core once");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- the program form ---- */
+
+/*
+ * Reads an input file into a tensor's bytes: a .npy of float32 (converted for a bf16
+ * tensor) or raw bytes of exactly the tensor's size. 0 or -errno (said).
+ */
+static int read_input(const struct vnef_tensor *t, struct cap_input *in)
+{
+	uint64_t numel = 1, i;
+	struct nd_error e;
+	struct nd_npy npy;
+	uint8_t *file, *buf;
+	void *raw = NULL;
+	size_t len;
+	int ret;
+
+	for (i = 0; i < t->rank && i < VNEF_MAX_RANK; i++)
+		numel *= t->shape[i];
+	ret = nd_read_file(in->path, VNEF_MAX_TENSOR_BYTES * 2 + 4096, &raw, &len);
+	if (ret) {
+		vnp_cap_err("input '%s': %s: %s", in->name, in->path, strerror(-ret));
+		return ret;
+	}
+	file = raw;
+	if (len < 6 || memcmp(file, "\x93NUMPY", 6)) {
+		if (len != t->size) {
+			vnp_cap_err("input '%s': %s is %zu bytes of raw data, the tensor %llu "
+				    "bytes (or give a .npy file)", in->name, in->path, len,
+				    (unsigned long long)t->size);
+			free(file);
+			return -EINVAL;
+		}
+		in->data = file;
+		return 0;
+	}
+	ret = nd_npy_parse(file, len, &npy, &e);
+	if (ret) {
+		vnp_cap_err("input '%s': %s: %s", in->name, in->path, e.msg);
+		free(file);
+		return ret;
+	}
+	if (npy.count != numel) {
+		vnp_cap_err("input '%s': %s holds %llu elements, the tensor %llu", in->name,
+			    in->path, (unsigned long long)npy.count, (unsigned long long)numel);
+		free(file);
+		return -EINVAL;
+	}
+	buf = malloc(t->size);
+	if (!buf) {
+		free(file);
+		return -ENOMEM;
+	}
+	for (i = 0; i < numel; i++) {
+		float f;
+
+		memcpy(&f, file + npy.data_off + 4 * i, 4);
+		if (t->dtype == VNEF_DT_FP32) {
+			memcpy(buf + 4 * i, &f, 4);
+		} else {
+			uint16_t h = nd_fp32_to_bf16(f);
+
+			memcpy(buf + 2 * i, &h, 2);
+		}
+	}
+	free(file);
+	in->data = buf;
+	return 0;
+}
+
+/*
+ * Every NAME FILE pair names an input tensor of the program; the first pair of a name
+ * gives its bytes. 0 or -errno (said).
+ */
+static int read_inputs(const struct vnp_prog *p, struct cap_opts *o)
+{
+	unsigned int i, k;
+	int j, ret;
+
+	for (i = 0; i < o->nr_inputs; i++) {
+		j = vnp_prog_tensor(p, o->inputs[i].name);
+		if (j < 0 || p->tensors[j].kind != VNEF_TENSOR_INPUT) {
+			vnp_cap_err("%s has no input tensor '%s'", o->program, o->inputs[i].name);
+			return -ENOENT;
+		}
+	}
+	for (i = 0; i < o->nr_inputs; i++) {
+		for (k = 0; k < i; k++)
+			if (!strcmp(o->inputs[k].name, o->inputs[i].name))
+				break;
+		if (k < i)
+			continue;
+		j = vnp_prog_tensor(p, o->inputs[i].name);
+		ret = read_input(&p->tensors[j], &o->inputs[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void free_inputs(struct cap_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nr_inputs; i++) {
+		free(o->inputs[i].data);
+		o->inputs[i].data = NULL;
+	}
+}
+
+/* The program on a device file of its own. 0 or -errno (said). */
+static int run_open(struct run *r, const struct cap_opts *o)
+{
+	struct nd_error e;
+	int ret = nd_open(o->device, &r->dev, &e);
+
+	if (ret)
+		vnp_cap_err("%s", e.msg);
+	return ret;
+}
+
+/* Loads the program on the device: what the kernel refuses is bad input. */
+static int run_load(struct run *r, const struct cap_opts *o)
+{
+	struct nd_load_error le;
+	const void *image;
+	size_t size;
+	int ret;
+
+	image = vnp_prog_image(&r->prog, &size);
+	ret = nd_program_load(r->dev, image, size, &r->loaded, &le);
+	if (ret)
+		vnp_cap_err("%s: %s", o->program, nd_device_error(r->dev));
+	return ret;
+}
+
+/*
+ * A device buffer for every input and output tensor (scratch tensors come from the core,
+ * constants from the image), filled from the inputs given; the others stay zero, as
+ * device memory starts. 0 or -errno (said).
+ */
+static int run_bind(struct run *r, const struct cap_opts *o)
+{
+	const struct vnp_prog *p = &r->prog;
+	unsigned int i;
+	uint32_t j;
+	int ret;
+
+	r->binds = calloc(p->ntensors + 1, sizeof(*r->binds));
+	r->mems = calloc(p->ntensors + 1, sizeof(*r->mems));
+	if (!r->binds || !r->mems)
+		return -ENOMEM;
+	for (j = 0; j < p->ntensors; j++) {
+		const struct vnef_tensor *t = &p->tensors[j];
+		const char *name = vnp_prog_str(p, t->name_off);
+		struct nd_mem **m = &r->mems[r->nb];
+
+		if (t->kind != VNEF_TENSOR_INPUT && t->kind != VNEF_TENSOR_OUTPUT)
+			continue;
+		ret = nd_mem_alloc(r->dev, t->size, m);
+		if (ret) {
+			vnp_cap_err("tensor '%s' (%llu bytes): %s", name,
+				    (unsigned long long)t->size, nd_device_error(r->dev));
+			return ret;
+		}
+		r->binds[r->nb].name = name;
+		r->binds[r->nb++].mem = *m;
+		for (i = 0; i < o->nr_inputs; i++) {
+			if (!o->inputs[i].data || strcmp(name, o->inputs[i].name))
+				continue;
+			ret = nd_mem_write(*m, 0, o->inputs[i].data, t->size);
+			if (ret) {
+				vnp_cap_err("input '%s': %s", name, nd_device_error(r->dev));
+				return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+static void run_free(struct run *r)
+{
+	unsigned int j;
+
+	for (j = 0; r->mems && j < r->nb; j++)
+		nd_mem_free(r->mems[j]);
+	free(r->mems);
+	free(r->binds);
+	if (r->loaded)
+		nd_program_unload(r->loaded);
+	nd_close(r->dev);
+	vnp_cap_close(&r->cap);
+	vnp_prog_free(&r->prog);
+}
+
+/* On a terminal, runs longer than a second show their progress five times a second. */
+static void progress(const struct vnp_capture *c, unsigned int i, unsigned int n, uint64_t t0,
+		     uint64_t *last, int done)
+{
+	uint64_t t = vnp_now_ns(CLOCK_MONOTONIC);
+
+	if (!done && (t - t0 < 1000000000ull || t - *last < 200000000ull))
+		return;
+	if (!*last && done)
+		return;		/* short run: nothing was shown */
+	*last = t;
+	fprintf(stderr, "\rexecution %u/%u, %llu records, %.1f s%s", i, n,
+		(unsigned long long)vnp_cap_records(c), (double)(t - t0) / 1e9,
+		done ? "\n" : "");
+}
+
+/* "execution 1 ended FAULT: access outside SBUF (reason 7) at DMA q3 desc 2" */
+static void exec_failed(const struct nd_run_result *res, unsigned int i,
+			const struct cap_opts *o)
+{
+	char where[48] = "", sn[32];
+
+	if (res->stream < VNEF_STREAMS)
+		snprintf(where, sizeof(where), " at %s %s %u",
+			 vnp_stream_name(res->stream, sn, sizeof(sn)),
+			 res->stream < VNEF_ENGINES ? "pc" : "desc", res->pc);
+	/* FAULT: the profile's ERROR record says which access (view shows it) */
+	vnp_cap_err("execution %u ended %s%s%s (reason %u)%s%s", i,
+		    vnp_exec_status_name(res->result), *vnp_exec_reason_name(res->reason) ?
+		    ": " : "", vnp_exec_reason_name(res->reason), res->reason, where,
+		    o->ignore_errors ? "; going on (--ignore-exec-errors)" : "");
+}
+
+/*
+ * Runs the program --num-exec times, tracing all executions or the --profile-nth-exec
+ * one; a failed execution stops the runs unless --ignore-exec-errors. 0 or -errno
+ * (said); *failed counts the executions that did not end OK.
+ */
+static int run_execs(struct run *r, const struct cap_opts *o, unsigned int *failed)
+{
+	int tty = isatty(2) && !o->quiet, ret;
+	uint64_t t0, last = 0;
+	unsigned int i;
+
+	*failed = 0;
+	if (!o->nth) {
+		ret = vnp_cap_start(&r->cap, &o->trace);
+		if (ret)
+			return ret;
+	}
+	t0 = vnp_now_ns(CLOCK_MONOTONIC);
+	for (i = 1; i <= o->num_exec; i++) {
+		struct nd_run_result res;
+		uint64_t id;
+
+		if (o->nth == i) {
+			ret = vnp_cap_start(&r->cap, &o->trace);
+			if (ret)
+				return ret;
+		}
+		ret = nd_exec(r->loaded, r->cap.core[0], r->binds, r->nb, 0, &id) ?:
+		      nd_wait(r->dev, id, ND_WAIT_FOREVER, &res);
+		if (ret) {
+			vnp_cap_err("execution %u: %s", i, nd_device_error(r->dev));
+			return ret;
+		}
+		if (o->nth == i) {
+			ret = vnp_cap_stop(&r->cap);
+			if (ret)
+				return ret;
+		}
+		if (res.result != VNEURON_EXEC_OK) {
+			if (tty && last)
+				fputc('\n', stderr);
+			exec_failed(&res, i, o);
+			++*failed;
+			if (!o->ignore_errors)
+				break;
+		}
+		if (tty)
+			progress(&r->cap, i, o->num_exec, t0, &last, 0);
+	}
+	if (tty)
+		progress(&r->cap, i > o->num_exec ? o->num_exec : i, o->num_exec, t0, &last, 1);
+	return 0;
+}
+
+/* The exit status of the program form. */
+static int cmd_capture_program(struct cap_opts *o)
+{
+	struct run r = { 0 };
+	unsigned int failed = 0;
+	char err[512];
+	int ret, status;
+
+	ret = vnp_prog_open(&r.prog, o->program, err, sizeof(err));
+	if (ret) {
+		vnp_cap_err("%s: %s", o->program, err);
+		status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+		goto out;
+	}
+	ret = read_inputs(&r.prog, o);
+	if (ret) {
+		status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+		goto out;
+	}
+	status = VNP_EXIT_SYSTEM;
+	if (vnp_cap_open(&r.cap, o->device))
+		goto out;
+	/* one core: the one given, or core 0 */
+	if (vnp_cap_cores(&r.cap, o->cores, 1)) {
+		status = VNP_EXIT_USAGE;
+		goto out;
+	}
+	if (vnp_cap_create(&r.cap, o->profile, &r.prog) || run_open(&r, o))
+		goto out;
+	if (run_load(&r, o)) {
+		status = VNP_EXIT_INPUT;
+		goto out;
+	}
+	if (run_bind(&r, o) || run_execs(&r, o, &failed))
+		goto out;
+	ret = vnp_cap_finish(&r.cap, o->quiet);
+	status = ret ? VNP_EXIT_SYSTEM : failed ? VNP_EXIT_INPUT : VNP_EXIT_OK;
+	if (failed && o->ignore_errors)
+		vnp_cap_err("%u of %u executions failed", failed, o->num_exec);
+out:
+	free_inputs(o);
+	run_free(&r);
+	return status;
+}
+
+/* ---- the application form ---- */
+
+/* The exit status of the application form: the application's own. */
+static int cmd_capture_app(const struct cap_opts *o)
+{
+	char api[PATH_MAX + 8];
+	struct vnp_capture c = { 0 };
+	int st, status = VNP_EXIT_SYSTEM, fd, ret;
+	pid_t pid;
+
+	if (vnp_cap_open(&c, o->device))
+		goto out;
+	if (vnp_cap_cores(&c, o->cores, o->nr_cores)) {
+		status = VNP_EXIT_USAGE;
+		goto out;
+	}
+	if (vnp_cap_create(&c, o->profile, NULL) || vnp_cap_start(&c, &o->trace))
+		goto out;
+	snprintf(api, sizeof(api), "%s.api", o->profile);
+	fd = open(api, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		vnp_cap_err("%s: %s", api, strerror(errno));
+		goto out;
+	}
+	close(fd);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		vnp_cap_err("fork: %s", strerror(errno));
+		unlink(api);
+		goto out;
+	}
+	if (!pid) {
+		setenv("VNEURON_PROFILE", o->profile, 1);
+		setenv("VNEURON_PROFILE_API", api, 1);
+		execvp(o->app[0], o->app);
+		vnp_cap_err("%s: %s", o->app[0], strerror(errno));
+		_exit(127);
+	}
+	/* The application owns the terminal's ^C; we stay to write what it left. */
+	signal(SIGINT, SIG_IGN);
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			st = 0;
+			break;
+		}
+	}
+	signal(SIGINT, SIG_DFL);
+	ret = vnp_cap_stop(&c);
+	if (ret)
+		unlink(api);
+	else
+		ret = vnp_cap_merge_api(&c, api, pid) ?: vnp_cap_finish(&c, o->quiet);
+	if (!ret)
+		status = WIFEXITED(st) ? WEXITSTATUS(st) :
+			 WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+out:
+	vnp_cap_close(&c);
+	return status;
+}
+
+int cmd_capture(int argc, char **argv)
+{
+	struct cap_opts o;
+
+	if (parse_opts(argc, argv, &o))
+		return VNP_EXIT_USAGE;
+	if (o.help) {
+		fputs(capture_usage, stdout);
+		return VNP_EXIT_OK;
+	}
+	return o.app ? cmd_capture_app(&o) : cmd_capture_program(&o);
+}

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * `vneuron-profile view`: reads a program and a profile, computes the metrics and the
+ * analysis and writes one output: a summary, the full event list, a Perfetto trace or the
+ * web viewer, in a file or served over HTTP (docs/profiler.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "profile.h"
+#include "summary.h"
+#include "web.h"
+
+/* The manual page's body, after its synopsis and commands (main.c). */
+const char vnp_view_manual[] =
+"\n"
+"DESCRIPTION\n"
+"    view joins the trace records of a profile with the program that produced them\n"
+"    (its debug table gives every instruction a source line and a scope), computes\n"
+"    the metrics of docs/metrics.md, classifies the execution and each scope on the\n"
+"    roofline and prints advice backed by the evidence it found.\n"
+"\n"
+"    The profile records the SHA-256 of the program it was captured with; view\n"
+"    refuses a program with another hash. Records lost during capture are counted\n"
+"    and reported: the figures then cover only what was kept.\n"
+"\n"
+"OPTIONS (view)\n"
+"    -n, --program FILE      the .vnef program (required)\n"
+"    -s, --session FILE      the .vntf profile (required)\n"
+"    -f, --output-format F   summary-text (default): a summary that fits a terminal;\n"
+"                            summary-json: every metric, per scope and per line,\n"
+"                              the DMA series and the advice, as one JSON object;\n"
+"                            json: the summary-json object plus every instruction\n"
+"                              and DMA descriptor with timestamps, engine, opcode,\n"
+"                              operands and source location;\n"
+"                            perfetto: a .pftrace protobuf for ui.perfetto.dev\n"
+"                              (a track per engine, TensorE split into\n"
+"                              LoadStationary and MultiplyMoving, a track per DMA\n"
+"                              queue, DMA throughput and pending counters);\n"
+"                            html: the web viewer as one self-contained page\n"
+"                              (docs/profiler.md, \"The web viewer\").\n"
+"    -o, --output-file FILE  write there instead of standard output\n"
+"    -m, --model-flops N     the model's useful flops per execution, for mfu\n"
+"    -b, --bins N            bins of the DMA throughput and pending series (200)\n"
+"    -t, --top N             rows of the scope and line tables (10)\n"
+"    -q, --no-hash-check     accept a program whose hash differs (not advised)\n"
+"    --serve                 serve the web viewer over HTTP until Ctrl-C\n"
+"    --port N                its port (3001; 0: any free port)\n"
+"    --bind ADDR             its address (127.0.0.1: this machine only)\n"
+"\n"
+"ANALYSIS\n"
+"    The execution and each scope are classified compute-, memory-,\n"
+"    communication- or overhead-bound: overhead if engines and DMA are busy less\n"
+"    than half the time, else by arithmetic intensity against the ridge point\n"
+"    (TensorE peak / HBM bandwidth). Advice rules, each printed with its evidence:\n"
+"      engines-no-overlap  engines in use never run at the same time\n"
+"      dma-no-overlap      DMA never overlaps compute (data loaded before compute)\n"
+"      small-dma           DMA transfers average under 32 KiB\n"
+"      repeated-load       one HBM range read more than twice per execution\n"
+"      tensor-idle         TensorE idle over 25% of the time while others work\n"
+"      transpose-flops     transposes over 10% of TensorE flops\n"
+"      semaphore-wait      an engine (or DMA queue) waits over 10% of the time,\n"
+"                          and for which engine\n"
+"\n"
+"CAPTURE\n"
+"    capture runs a program (or an application) with tracing on and writes a\n"
+"    profile: see vneuron-profile capture --help.\n"
+"\n"
+"EXIT STATUS\n"
+"    0 success; 1 bad input (unreadable, malformed, truncated or unknown-version\n"
+"    profile, invalid program, program and profile that do not belong together);\n"
+"    2 usage error; 3 out of memory or write error.\n"
+"\n"
+"EXAMPLES\n"
+"    vneuron-profile view -n mlp.vnef -s mlp.vntf\n"
+"    vneuron-profile view -n mlp.vnef -s mlp.vntf -f perfetto -o mlp.pftrace\n"
+"\n"
+"SEE ALSO\n"
+"    docs/profiler.md, docs/metrics.md, docs/profile-format.md\n";
+
+static const struct format {
+	const char *name;
+	/* NULL for html, which also needs the tabs' labels */
+	int (*write)(FILE *f, const struct vnp_view *v);
+	int binary;
+} formats[] = {
+	{ "summary-text", vnp_summary_text, 0 },
+	{ "summary-json", vnp_summary_json, 0 },
+	{ "json", vnp_json_events, 0 },
+	{ "perfetto", vnp_perfetto, 1 },
+	{ "html", NULL, 0 },
+};
+
+#define NR_FORMATS	(sizeof(formats) / sizeof(formats[0]))
+
+struct view_opts {
+	const char *program, *profile, *out;
+	const struct format *fmt;
+	uint64_t model_flops;
+	unsigned int bins, top;
+	int no_hash, help;
+	/* web viewer: --serve [--port N] [--bind ADDR] */
+	int serve, net_opts;
+	unsigned int port;
+	const char *bind;
+};
+
+/* What view computes from the program and the profile. */
+struct view_data {
+	struct vnp_prog prog;
+	struct vnp_profile pf;
+	struct vnp_metrics m;
+	struct vnp_analysis a;
+	struct vnp_view v;
+};
+
+static int parse_format(const char *s, struct view_opts *o)
+{
+	char names[96] = "";
+	size_t i;
+
+	for (i = 0; i < NR_FORMATS; i++) {
+		if (!strcmp(s, formats[i].name)) {
+			o->fmt = &formats[i];
+			return 0;
+		}
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 i ? ", " : "", formats[i].name);
+	}
+	fprintf(stderr, "vneuron-profile: unknown output format '%s' (%s)\n", s, names);
+	return -EINVAL;
+}
+
+/* 0 (o->help: print the manual and stop), or -EINVAL with the reason printed. */
+static int parse_opts(int argc, char **argv, struct view_opts *o)
+{
+	static const struct option lo[] = {
+		{ "program", required_argument, NULL, 'n' },
+		{ "session", required_argument, NULL, 's' },
+		{ "output-format", required_argument, NULL, 'f' },
+		{ "output-file", required_argument, NULL, 'o' },
+		{ "model-flops", required_argument, NULL, 'm' },
+		{ "bins", required_argument, NULL, 'b' },
+		{ "top", required_argument, NULL, 't' },
+		{ "no-hash-check", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "serve", no_argument, NULL, 'S' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "bind", required_argument, NULL, 'B' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *bad = NULL;
+	uint64_t x = 0;
+	int ch;
+
+	*o = (struct view_opts){ .fmt = &formats[0], .top = 10, .port = 3001,
+				 .bind = "127.0.0.1" };
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "n:s:f:o:m:b:t:qh", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'n':
+			o->program = optarg;
+			break;
+		case 's':
+			o->profile = optarg;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'f':
+			if (parse_format(optarg, o))
+				return -EINVAL;
+			break;
+		case 'm':
+			if (vnp_parse_uint(optarg, UINT64_MAX, 0, &o->model_flops))
+				bad = "--model-flops needs a number";
+			break;
+		case 'b':
+			if (vnp_parse_uint(optarg, 1000000, 0, &x) || !x)
+				bad = "--bins needs 1..1000000";
+			o->bins = (unsigned int)x;
+			break;
+		case 't':
+			if (vnp_parse_uint(optarg, 100000, 0, &x))
+				bad = "--top needs 0..100000";
+			o->top = (unsigned int)x;
+			break;
+		case 'q':
+			o->no_hash = 1;
+			break;
+		case 'S':
+			o->serve = 1;
+			break;
+		case 'P':
+			if (vnp_parse_uint(optarg, 65535, 0, &x))
+				bad = "--port needs 0..65535";
+			o->port = (unsigned int)x;
+			o->net_opts = 1;
+			break;
+		case 'B':
+			o->bind = optarg;
+			o->net_opts = 1;
+			break;
+		case 'h':
+			o->help = 1;
+			return 0;
+		default:
+			fprintf(stderr, "Try 'vneuron-profile --help'.\n");
+			return -EINVAL;
+		}
+		if (bad) {
+			fprintf(stderr, "vneuron-profile: %s\n", bad);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "vneuron-profile: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->program || !o->profile)
+		bad = "view needs -n PROGRAM.vnef and -s PROFILE.vntf\n"
+		      "Try 'vneuron-profile --help'.";
+	else if (o->net_opts && !o->serve)
+		bad = "--port and --bind go with --serve";
+	else if (o->serve && o->out)
+		bad = "--serve writes no file; for one use --output-format html -o FILE";
+	if (bad) {
+		fprintf(stderr, "vneuron-profile: %s\n", bad);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Reads the program and the profile and analyzes them. 0, or -errno (said). */
+static int view_load(struct view_data *d, const struct view_opts *o)
+{
+	char err[512];
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	ret = vnp_prog_open(&d->prog, o->program, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "vneuron-profile: %s: %s\n", o->program, err);
+		return ret;
+	}
+	ret = vnp_profile_read(&d->pf, o->profile, &d->prog, o->program, !o->no_hash, err,
+			       sizeof(err));
+	if (ret) {
+		fprintf(stderr, "vneuron-profile: %s\n", err);
+		goto free_prog;
+	}
+	if (d->pf.no_identity)
+		fprintf(stderr, "vneuron-profile: %s records no program identity; assuming %s "
+			"is the program it ran\n", o->profile, o->program);
+	d->pf.tl.model_flops = o->model_flops;
+	ret = vnp_tl_finish(&d->pf.tl) ?: vnp_metrics_compute(&d->pf.tl, o->bins, &d->m);
+	if (ret)
+		goto oom;
+	ret = vnp_analyze(&d->pf.tl, &d->m, &d->a);
+	if (ret) {
+		vnp_metrics_free(&d->m);
+		goto oom;
+	}
+	d->v = (struct vnp_view){ .tl = &d->pf.tl, .m = &d->m, .a = &d->a,
+				  .program_path = o->program, .profile_path = o->profile,
+				  .top = o->top };
+	return 0;
+oom:
+	fprintf(stderr, "vneuron-profile: out of memory\n");
+	vnp_profile_free(&d->pf);
+free_prog:
+	vnp_prog_free(&d->prog);
+	return ret;
+}
+
+static void view_free(struct view_data *d)
+{
+	vnp_analysis_free(&d->a);
+	vnp_metrics_free(&d->m);
+	vnp_profile_free(&d->pf);
+	vnp_prog_free(&d->prog);
+}
+
+/* The output file, or standard output. 0 or -errno (said). */
+static int open_output(const struct view_opts *o, FILE **out)
+{
+	int ret;
+
+	*out = stdout;
+	if (!o->out)
+		return 0;
+	*out = fopen(o->out, o->fmt->binary ? "wb" : "w");
+	if (*out)
+		return 0;
+	ret = -errno;
+	fprintf(stderr, "vneuron-profile: %s: %s\n", o->out, strerror(-ret));
+	return ret;
+}
+
+/* Writes the chosen output and closes it. 0 or -errno (said). */
+static int write_output(FILE *out, const struct view_opts *o, const struct view_data *d)
+{
+	int ret;
+
+	if (o->fmt->write)
+		ret = o->fmt->write(out, &d->v);
+	else
+		ret = vnp_web_html(out, &d->v, d->pf.labels);
+	if (fflush(out) && !ret)
+		ret = -EIO;
+	if (o->out && fclose(out) && !ret)
+		ret = -EIO;
+	if (ret)
+		fprintf(stderr, "vneuron-profile: writing %s: %s\n", o->out ? o->out : "output",
+			strerror(-ret));
+	return ret;
+}
+
+int cmd_view(int argc, char **argv)
+{
+	struct view_opts o;
+	struct view_data d;
+	FILE *out;
+	int ret, status;
+
+	if (parse_opts(argc, argv, &o))
+		return VNP_EXIT_USAGE;
+	if (o.help) {
+		vnp_usage(stdout);
+		return VNP_EXIT_OK;
+	}
+	ret = view_load(&d, &o);
+	if (ret)
+		return ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+	if (o.serve) {
+		ret = vnp_web_serve(&d.v, d.pf.labels, o.bind, o.port);
+		status = !ret ? VNP_EXIT_OK : ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+	} else if (open_output(&o, &out)) {
+		status = VNP_EXIT_INPUT;
+	} else {
+		status = write_output(out, &o, &d) ? VNP_EXIT_SYSTEM : VNP_EXIT_OK;
+	}
+	view_free(&d);
+	return status;
+}

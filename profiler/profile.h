@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * A .vntf profile read for viewing (docs/profiler.md, "Checks on input"): its records in
+ * a timeline joined with the program they came from, after checking that the program is
+ * the one the profile was captured with. Each (device, worker, core) of the profile gets
+ * a core slot of the timeline, in the order they appear.
+ */
+#ifndef VNP_PROFILE_H
+#define VNP_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "timeline.h"
+
+struct vnp_profile {
+	struct vnp_timeline tl;
+	bool no_identity;			/* the profile names no program */
+	unsigned int nslots;
+	uint32_t slot[VNP_MAX_CORES][3];	/* device, worker, core of each slot */
+	char label[VNP_MAX_CORES][48];		/* "worker W core C": the viewer's tabs */
+	const char *labels[VNP_MAX_CORES];
+};
+
+/*
+ * Reads the profile at path into pf->tl for prog, which was read from prog_path (both
+ * paths are for messages). With check_hash, a profile whose programs all have another
+ * SHA-256 than prog's image is refused. Lost records are counted in pf->tl.lost; the
+ * timeline is not finished. 0, or -errno with a message in err (pf is then freed):
+ * -ENOMEM, -EINVAL (malformed, or another program's profile), -E2BIG (more core slots
+ * than VNP_MAX_CORES) or the .vntf reader's error.
+ */
+int vnp_profile_read(struct vnp_profile *pf, const char *path, const struct vnp_prog *prog,
+		     const char *prog_path, bool check_hash, char *err, size_t errlen);
+void vnp_profile_free(struct vnp_profile *pf);
+
+#endif /* VNP_PROFILE_H */
