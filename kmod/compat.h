@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Kernel-version differences, in one place. */
-#ifndef VNEURON_COMPAT_H
-#define VNEURON_COMPAT_H
+#ifndef VNK_COMPAT_H
+#define VNK_COMPAT_H
 
 #include <linux/device.h>
 #include <linux/mm.h>
@@ -9,20 +9,26 @@
 
 /* 6.4 dropped class_create()'s owner argument. */
 #if KERNEL_VERSION(6, 4, 0) <= LINUX_VERSION_CODE
-#define vn_class_create(name)	class_create(name)
+#define vnk_class_create(name)	class_create(name)
 #else
-#define vn_class_create(name)	class_create(THIS_MODULE, name)
+#define vnk_class_create(name)	class_create(THIS_MODULE, name)
 #endif
 
 /* 6.2 made the device of a class's devnode() callback const. */
 #if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
-#define VN_DEVNODE_CONST	const
+#define VNK_DEVNODE_CONST	const
 #else
-#define VN_DEVNODE_CONST
+#define VNK_DEVNODE_CONST
 #endif
 
-/* 6.3 made vma->vm_flags read-only behind vm_flags_{set,clear}(). */
-static inline void vn_vma_clear_flags(struct vm_area_struct *vma, unsigned long flags)
+/**
+ * vnk_vma_clear_flags() - clear flags of a vma being set up by mmap()
+ * @vma: the vma
+ * @flags: VM_* bits to clear
+ *
+ * 6.3 made vma->vm_flags read-only behind vm_flags_{set,clear}().
+ */
+static inline void vnk_vma_clear_flags(struct vm_area_struct *vma, unsigned long flags)
 {
 #if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
 	vm_flags_clear(vma, flags);
@@ -31,7 +37,12 @@ static inline void vn_vma_clear_flags(struct vm_area_struct *vma, unsigned long 
 #endif
 }
 
-static inline void vn_vma_set_flags(struct vm_area_struct *vma, unsigned long flags)
+/**
+ * vnk_vma_set_flags() - set flags of a vma being set up by mmap()
+ * @vma: the vma
+ * @flags: VM_* bits to set
+ */
+static inline void vnk_vma_set_flags(struct vm_area_struct *vma, unsigned long flags)
 {
 #if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
 	vm_flags_set(vma, flags);
@@ -48,11 +59,11 @@ static inline void vn_vma_set_flags(struct vm_area_struct *vma, unsigned long fl
 #if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE || \
 	(KERNEL_VERSION(6, 1, 192) <= LINUX_VERSION_CODE && \
 	 KERNEL_VERSION(6, 2, 0) > LINUX_VERSION_CODE)
-#define VN_URING_ISSUE_FLAGS	1
-#define vn_uring_cmd_done(cmd, ret, res2, flags)	io_uring_cmd_done(cmd, ret, res2, flags)
+#define VNK_URING_ISSUE_FLAGS	1
+#define vnk_uring_cmd_done(cmd, ret, res2, flags)	io_uring_cmd_done(cmd, ret, res2, flags)
 #else
-#define VN_URING_ISSUE_FLAGS	0
-#define vn_uring_cmd_done(cmd, ret, res2, flags)	io_uring_cmd_done(cmd, ret, res2)
+#define VNK_URING_ISSUE_FLAGS	0
+#define vnk_uring_cmd_done(cmd, ret, res2, flags)	io_uring_cmd_done(cmd, ret, res2)
 #endif
 
-#endif /* VNEURON_COMPAT_H */
+#endif /* VNK_COMPAT_H */

@@ -17,25 +17,27 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "vneuron_drv.h"
+#include "dev_core.h"
+#include "device.h"
+#include "file.h"
+#include "trace.h"
 #include "vn_exec.h"
 
-static struct workqueue_struct *vn_wq;
-static atomic64_t vn_next_claim = ATOMIC64_INIT(0);
+static struct workqueue_struct *vnk_wq;
+static atomic64_t vnk_next_claim = ATOMIC64_INIT(0);
 
-int vn_workqueue_init(void)
+int vnk_workqueue_init(void)
 {
-	vn_wq = alloc_workqueue("vneuron", WQ_UNBOUND, 0);
-	return vn_wq ? 0 : -ENOMEM;
+	vnk_wq = alloc_workqueue("vneuron", WQ_UNBOUND, 0);
+	return vnk_wq ? 0 : -ENOMEM;
 }
 
-/* After the last file: waits for executors still being freed. */
-void vn_workqueue_exit(void)
+void vnk_workqueue_exit(void)
 {
-	destroy_workqueue(vn_wq);
+	destroy_workqueue(vnk_wq);
 }
 
-void vn_cores_init(struct vn_device *vdev)
+void vnk_cores_init(struct vnk_device *vdev)
 {
 	unsigned int i;
 
@@ -43,124 +45,123 @@ void vn_cores_init(struct vn_device *vdev)
 		mutex_init(&vdev->cores[i].lock);
 }
 
-/* Unload: no file is open, so nothing is claimed or traced; flush the frees. */
-void vn_cores_stop(struct vn_device *vdev)
+void vnk_cores_stop(struct vnk_device *vdev)
 {
 	unsigned int i;
 
-	flush_workqueue(vn_wq);
+	flush_workqueue(vnk_wq);
 	for (i = 0; i < vdev->core_count; i++)
-		WARN_ON(vdev->cores[i].kc);
+		WARN_ON(vdev->cores[i].executor);
 }
 
-static void vn_kcore_free_work(struct work_struct *w)
+static void vnk_executor_free_work(struct work_struct *w)
 {
-	struct vn_kcore *kc = container_of(w, struct vn_kcore, free_work);
-	struct vn_dev_core *core = kc->core;
+	struct vnk_executor *exr = container_of(w, struct vnk_executor, free_work);
+	struct vnk_dev_core *core = exr->core;
 
 	mutex_lock(&core->lock);
 	/* A newer executor may have taken its place already. */
-	if (core->kc == kc)
-		core->kc = NULL;
+	if (core->executor == exr)
+		core->executor = NULL;
 	mutex_unlock(&core->lock);
 	/* Stops the workers; what its last users left (cancelled work) ends ABORTED. */
-	vn_core_destroy(kc->ec);
-	kfree(kc);
+	vn_core_destroy(exr->ec);
+	kfree(exr);
 }
 
-static void vn_kcore_release(struct kref *ref)
+static void vnk_executor_release(struct kref *ref)
 {
-	struct vn_kcore *kc = container_of(ref, struct vn_kcore, ref);
+	struct vnk_executor *exr = container_of(ref, struct vnk_executor, ref);
 
 	/* Any context, maybe an executor worker under its own lock: free from the queue. */
-	queue_work(vn_wq, &kc->free_work);
+	queue_work(vnk_wq, &exr->free_work);
 }
 
-void vn_kcore_put(struct vn_kcore *kc)
+void vnk_executor_put(struct vnk_executor *exr)
 {
-	kref_put(&kc->ref, vn_kcore_release);
+	kref_put(&exr->ref, vnk_executor_release);
 }
 
-struct vn_kcore *vn_kcore_get(struct vn_dev_core *core)
+struct vnk_executor *vnk_executor_get(struct vnk_dev_core *core)
 {
-	struct vn_kcore *kc = core->kc;
+	struct vnk_executor *exr = core->executor;
 	char name[16];
 
 	lockdep_assert_held(&core->lock);
-	if (kc && kref_get_unless_zero(&kc->ref))
-		return kc;
-	kc = kzalloc(sizeof(*kc), GFP_KERNEL_ACCOUNT);
-	if (!kc)
+	if (exr && kref_get_unless_zero(&exr->ref))
+		return exr;
+	exr = kzalloc(sizeof(*exr), GFP_KERNEL_ACCOUNT);
+	if (!exr)
 		return NULL;
 	snprintf(name, sizeof(name), "%u.%u", core->vdev->index, core->index);
-	if (vn_core_create(core->vdev->model, name, &kc->ec)) {
-		kfree(kc);
+	if (vn_core_create(core->vdev->model, name, &exr->ec)) {
+		kfree(exr);
 		return NULL;
 	}
-	vn_core_set_stats(kc->ec, &core->stats);
-	vn_core_set_owner(kc->ec, core->claim);
-	kref_init(&kc->ref);
-	kc->core = core;
-	INIT_WORK(&kc->free_work, vn_kcore_free_work);
-	core->kc = kc;
-	return kc;
+	vn_core_set_stats(exr->ec, &core->stats);
+	vn_core_set_owner(exr->ec, core->claim);
+	kref_init(&exr->ref);
+	exr->core = core;
+	INIT_WORK(&exr->free_work, vnk_executor_free_work);
+	core->executor = exr;
+	return exr;
 }
 
-struct vn_core *vn_dev_core_claim(struct vn_file *vf, struct vn_dev_core *core)
+struct vn_core *vnk_dev_core_claim(struct vnk_file *vf, struct vnk_dev_core *core)
 {
 	struct vn_core *ec;
-	struct vn_kcore *kc;
+	struct vnk_executor *exr;
 
 	if (mutex_lock_killable(&core->lock))
 		return ERR_PTR(-EINTR);
 	if (core->owner == vf) {
-		ec = core->kc->ec;
+		ec = core->executor->ec;
 		goto out;
 	}
 	if (core->owner) {
 		ec = ERR_PTR(-EBUSY);
 		goto out;
 	}
-	kc = vn_kcore_get(core);
-	if (!kc) {
+	exr = vnk_executor_get(core);
+	if (!exr) {
 		ec = ERR_PTR(-ENOMEM);
 		goto out;
 	}
 	core->owner = vf;
-	core->claim = atomic64_inc_return(&vn_next_claim);
+	core->claim = atomic64_inc_return(&vnk_next_claim);
 	core->owner_pid = get_pid(task_tgid(current));
 	set_bit(core->index, &vf->owned);
-	vn_core_set_owner(kc->ec, core->claim);
-	vn_trace_core_claimed(core);
-	ec = kc->ec;
+	vn_core_set_owner(exr->ec, core->claim);
+	vnk_trace_core_claimed(core);
+	ec = exr->ec;
 out:
 	mutex_unlock(&core->lock);
 	return ec;
 }
 
-void vn_dev_core_release_all(struct vn_file *vf)
+void vnk_dev_core_release_all(struct vnk_file *vf)
 {
-	struct vn_device *vdev = vf->vdev;
+	struct vnk_device *vdev = vf->vdev;
 	unsigned int i;
 
 	for (i = 0; i < vdev->core_count; i++) {
-		struct vn_dev_core *core = &vdev->cores[i];
-		struct vn_kcore *kc;
+		struct vnk_dev_core *core = &vdev->cores[i];
+		struct vnk_executor *exr;
 
 		if (!test_bit(i, &vf->owned))
 			continue;
 		/* Release cannot be interrupted: a short, bounded hold of the lock. */
 		mutex_lock(&core->lock);
-		kc = core->kc;
+		exr = core->executor;
 		core->owner = NULL;
 		core->claim = 0;
 		put_pid(core->owner_pid);
 		core->owner_pid = NULL;
 		clear_bit(i, &vf->owned);
-		vn_core_set_owner(kc->ec, 0);
-		vn_trace_core_claimed(core);
+		vn_core_set_owner(exr->ec, 0);
+		vnk_trace_core_claimed(core);
 		mutex_unlock(&core->lock);
-		vn_kcore_put(kc);
+		vnk_executor_put(exr);
 	}
 }
 
@@ -168,9 +169,10 @@ void vn_dev_core_release_all(struct vn_file *vf)
  * RESET: the owner's, or anyone's for a core nobody owns, or CAP_SYS_ADMIN's. It waits
  * for the running execution to notice the reset (within a bounded chunk of its work).
  */
-int vn_core_reset_ioctl(struct vn_file *vf, const struct vneuron_reset *arg)
+int vnk_reset_ioctl(struct vnk_file *vf, void *data)
 {
-	struct vn_dev_core *core;
+	const struct vneuron_reset *arg = data;
+	struct vnk_dev_core *core;
 	int ret = 0;
 
 	if (arg->flags || arg->core >= vf->vdev->core_count)
@@ -183,8 +185,8 @@ int vn_core_reset_ioctl(struct vn_file *vf, const struct vneuron_reset *arg)
 		goto out;
 	}
 	/* A core without an executor has nothing to stop. */
-	if (core->kc)
-		vn_core_reset(core->kc->ec);
+	if (core->executor)
+		vn_core_reset(core->executor->ec);
 	vn_core_stats_reset(&core->stats);
 out:
 	mutex_unlock(&core->lock);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Programs and executions per open file: PROGRAM_LOAD/UNLOAD, EXEC, WAIT, poll(), and
- * what close() and release do to them. Cores and their executors are in dev_core.c.
+ * Executions of an open file: EXEC, WAIT, poll(), what close() and release do to them,
+ * and the submission API of io_uring commands (kmod/uring.c). Programs are in
+ * program.c, cores and their executors in dev_core.c.
  *
- * An execution (struct vn_kexec) holds a reference on its file, its program (inside
+ * An execution (struct vnk_exec) holds a reference on its file, its program (inside
  * the executor) and every buffer bound to it. The file's exec table holds one
  * reference until WAIT reaps it; the pending completion holds another, dropped by
- * vn_kexec_done(), which also drops the buffers. An execution submitted through
+ * vnk_exec_done(), which also drops the buffers. An execution submitted through
  * io_uring (kmod/uring.c) is never in the table: its notifier's reference takes the
  * table's place and is handed over at completion.
  *
@@ -26,8 +27,13 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "vneuron_drv.h"
-#include "vn_os.h"
+#include "dev_core.h"
+#include "device.h"
+#include "exec.h"
+#include "file.h"
+#include "main.h"
+#include "mem.h"
+#include "program.h"
 #include "vn_exec.h"
 #include "vn_program.h"
 
@@ -50,11 +56,11 @@ static_assert((int)VNEURON_REASON_FAULT_SEM == (int)VN_REASON_FAULT_SEM);
 static_assert((int)VNEURON_REASON_FAULT_STATE == (int)VN_REASON_FAULT_STATE);
 
 /* A per-execution host-time limit above this is refused: deadlines must not overflow. */
-#define VN_MAX_TIME_LIMIT_NS	(600ULL * NSEC_PER_SEC)
+#define VNK_MAX_TIME_LIMIT_NS	(600ULL * NSEC_PER_SEC)
 
-struct vn_kexec {
+struct vnk_exec {
 	struct kref ref;
-	struct vn_file *vf;		/* holds a file reference */
+	struct vnk_file *vf;		/* holds a file reference */
 	struct vn_exec *ex;		/* holds the submitter's reference */
 	struct pid *tgid;		/* the submitting process */
 	struct list_head live;		/* in vf->live until completed, under done_lock */
@@ -63,183 +69,46 @@ struct vn_kexec {
 	bool cancelled;			/* under vf->done_lock: flush() or release did */
 	bool completed;			/* under vf->done_lock */
 	bool reaped;			/* under vf->done_lock: out of the exec table */
-	vn_kexec_notify_fn notify;	/* io_uring submissions: told at completion */
+	vnk_exec_notify_fn notify;	/* io_uring submissions: told at completion */
 	void *notify_arg;
 	struct vn_exec_status st;	/* with notify: the status, set before it runs */
 	u32 nmems;
-	struct vn_mem *mems[];		/* bound buffers, until completion */
+	struct vnk_mem *mems[];		/* bound buffers, until completion */
 };
 
-/* ---- programs ---- */
-
-static void vn_prog_drop(struct vn_file *vf, struct vn_program *p)
+static void vnk_exec_free(struct kref *ref)
 {
-	atomic_dec(&vf->nr_progs);
-	atomic64_sub(p->size, &vf->prog_bytes);
-	atomic64_dec(&vn_counters.programs);
-	vn_program_put(p);
-}
-
-/* The image into kernel memory in pieces: a scheduling point and a kill check each. */
-static int vn_copy_image(void *img, u64 uptr, u64 size)
-{
-	u64 done = 0;
-
-	while (done < size) {
-		size_t n = min_t(u64, size - done, VN_COPY_CHUNK);
-
-		if (copy_from_user(img + done, u64_to_user_ptr(uptr + done), n))
-			return -EFAULT;
-		done += n;
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		cond_resched();
-	}
-	return 0;
-}
-
-int vn_program_load_ioctl(struct vn_file *vf, struct vneuron_program_load *arg)
-{
-	struct vn_prog_error pe = { .section = ~0u, .index = ~0u };
-	struct vn_program *p;
-	u64 size = arg->image_size;
-	void *img;
-	u32 handle;
-	int ret;
-
-	arg->handle = 0;
-	arg->check = VNEF_CHK_OK;
-	arg->section = ~0u;
-	arg->index = ~0u;
-	arg->tensor_count = 0;
-	memset(arg->msg, 0, sizeof(arg->msg));
-	if (arg->flags)
-		return -EINVAL;
-	if (!size) {
-		arg->check = VNEF_CHK_SIZE;
-		strscpy(arg->msg, "empty image", sizeof(arg->msg));
-		return -EINVAL;
-	}
-	if (size > VNEF_MAX_IMAGE_BYTES)
-		return -E2BIG;
-	if (atomic_inc_return(&vf->nr_progs) > vn_limits.max_programs) {
-		ret = -ENOSPC;
-		goto err_count;
-	}
-	if (atomic64_add_return(size, &vf->prog_bytes) > vn_limits.max_program_bytes) {
-		ret = -ENOSPC;
-		goto err_bytes;
-	}
-	/* A private copy (charged, may fail): the user's buffer may change under us. */
-	img = vn_vzalloc(size);
-	if (!img) {
-		ret = -ENOMEM;
-		goto err_bytes;
-	}
-	ret = vn_copy_image(img, arg->image_ptr, size);
-	if (ret) {
-		vn_vfree(img);
-		goto err_bytes;
-	}
-	/* The program keeps the copy, or frees it. */
-	ret = vn_program_adopt(img, size, &p, &pe);
-	if (ret) {
-		if (ret == -EINVAL) {
-			arg->check = pe.check;
-			arg->section = pe.section;
-			arg->index = pe.index;
-			strscpy(arg->msg, pe.msg ? pe.msg : "invalid", sizeof(arg->msg));
-		}
-		goto err_bytes;
-	}
-	ret = xa_alloc_cyclic(&vf->progs, &handle, p, XA_LIMIT(1, VN_HANDLE_LIMIT),
-			      &vf->next_prog, GFP_KERNEL_ACCOUNT);
-	if (ret < 0) {
-		vn_program_put(p);
-		ret = ret == -EBUSY ? -ENOSPC : ret;
-		goto err_bytes;
-	}
-	atomic64_inc(&vn_counters.programs);
-	arg->handle = handle;
-	arg->tensor_count = p->tensor_count;
-	return 0;
-
-err_bytes:
-	atomic64_sub(size, &vf->prog_bytes);
-err_count:
-	atomic_dec(&vf->nr_progs);
-	return ret;
-}
-
-/* The handle never reached the caller: unload it. */
-void vn_program_load_undo(struct vn_file *vf, struct vneuron_program_load *arg)
-{
-	struct vn_program *p = xa_erase(&vf->progs, arg->handle);
-
-	if (p)
-		vn_prog_drop(vf, p);
-}
-
-int vn_program_unload_ioctl(struct vn_file *vf, const struct vneuron_program_unload *arg)
-{
-	struct vn_program *p;
-
-	if (arg->flags)
-		return -EINVAL;
-	p = xa_erase(&vf->progs, arg->handle);
-	if (!p)
-		return -ENOENT;
-	vn_prog_drop(vf, p);
-	return 0;
-}
-
-static struct vn_program *vn_prog_get(struct vn_file *vf, u32 handle)
-{
-	struct vn_program *p;
-
-	xa_lock(&vf->progs);
-	p = xa_load(&vf->progs, handle);
-	if (p)
-		vn_program_get(p);
-	xa_unlock(&vf->progs);
-	return p;
-}
-
-/* ---- executions ---- */
-
-static void vn_kexec_free(struct kref *ref)
-{
-	struct vn_kexec *kx = container_of(ref, struct vn_kexec, ref);
-	struct vn_file *vf = kx->vf;
+	struct vnk_exec *kx = container_of(ref, struct vnk_exec, ref);
+	struct vnk_file *vf = kx->vf;
 	u32 i;
 
 	/* Only set when submission failed; a completion drops them itself. */
 	for (i = 0; i < kx->nmems; i++)
-		vn_mem_put(kx->mems[i]);
+		vnk_mem_put(kx->mems[i]);
 	vn_exec_put(kx->ex);
 	put_pid(kx->tgid);
 	atomic64_sub(kx->bytes, &vf->exec_bytes);
 	atomic_dec(&vf->nr_execs);
-	atomic64_dec(&vn_counters.execs);
+	atomic64_dec(&vnk_counters.execs);
 	kfree(kx);
-	vn_file_put(vf);
+	vnk_file_put(vf);
 }
 
-static void vn_kexec_put(struct vn_kexec *kx)
+static void vnk_exec_put(struct vnk_exec *kx)
 {
-	kref_put(&kx->ref, vn_kexec_free);
+	kref_put(&kx->ref, vnk_exec_free);
 }
 
 /* From an executor worker (or a cancel, reset or unload), with no lock held. */
-static void vn_kexec_done(struct vn_exec *ex, void *arg)
+static void vnk_exec_done(struct vn_exec *ex, void *arg)
 {
-	struct vn_kexec *kx = arg;
-	struct vn_file *vf = kx->vf;
+	struct vnk_exec *kx = arg;
+	struct vnk_file *vf = kx->vf;
 	u32 i, n = kx->nmems;
 
 	kx->nmems = 0;
 	for (i = 0; i < n; i++)
-		vn_mem_put(kx->mems[i]);
+		vnk_mem_put(kx->mems[i]);
 	spin_lock(&vf->done_lock);
 	kx->completed = true;
 	if (!list_empty(&kx->live))
@@ -253,25 +122,25 @@ static void vn_kexec_done(struct vn_exec *ex, void *arg)
 		vn_exec_status(ex, &kx->st);
 		kx->notify(kx, kx->notify_arg);
 	}
-	vn_kexec_put(kx);
+	vnk_exec_put(kx);
 }
 
 /* Out of the table: poll() no longer counts it. Drops the table's reference. */
-static void vn_kexec_reap(struct vn_file *vf, struct vn_kexec *kx)
+static void vnk_exec_reap(struct vnk_file *vf, struct vnk_exec *kx)
 {
 	spin_lock(&vf->done_lock);
 	kx->reaped = true;
 	if (kx->completed)
 		vf->nr_done--;
 	spin_unlock(&vf->done_lock);
-	vn_kexec_put(kx);
+	vnk_exec_put(kx);
 }
 
 /*
  * The executor's allocations for one execution (core/exec.c): scratch for every scratch
  * tensor bound to 0, 64-byte aligned, and the semaphores' time tables.
  */
-static u64 vn_kexec_bytes(const struct vn_program *p, const u32 *handles)
+static u64 vnk_exec_bytes(const struct vn_program *p, const u32 *handles)
 {
 	u64 bytes = 0;
 	u32 i, s;
@@ -285,14 +154,14 @@ static u64 vn_kexec_bytes(const struct vn_program *p, const u32 *handles)
 }
 
 /* Bind handles[i] to tensor i, taking a buffer reference for each. */
-static int vn_kexec_bind(struct vn_file *vf, struct vn_kexec *kx, const struct vn_program *p,
+static int vnk_exec_bind(struct vnk_file *vf, struct vnk_exec *kx, const struct vn_program *p,
 			 const u32 *handles, struct vn_bind *binds)
 {
 	u32 i;
 
 	for (i = 0; i < p->tensor_count; i++) {
 		const struct vnef_tensor *t = &p->tensors[i];
-		struct vn_mem *m;
+		struct vnk_mem *m;
 
 		if (t->kind == VNEF_TENSOR_CONST) {
 			if (handles[i])
@@ -304,7 +173,7 @@ static int vn_kexec_bind(struct vn_file *vf, struct vn_kexec *kx, const struct v
 				continue;
 			return -EINVAL;
 		}
-		m = vn_mem_get(vf, handles[i]);
+		m = vnk_mem_get(vf, handles[i]);
 		if (!m)
 			return -ENOENT;
 		kx->mems[kx->nmems++] = m;
@@ -320,38 +189,38 @@ static int vn_kexec_bind(struct vn_file *vf, struct vn_kexec *kx, const struct v
  * Validate and queue an execution. On success *out holds the caller's reference (the
  * exec table's, or with notify, the one notify receives at completion).
  */
-static int vn_kexec_start(struct vn_file *vf, const struct vneuron_exec *arg,
-			  vn_kexec_notify_fn notify, void *notify_arg, struct vn_kexec **out)
+static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
+			  vnk_exec_notify_fn notify, void *notify_arg, struct vnk_exec **out)
 {
-	struct vn_device *vdev = vf->vdev;
+	struct vnk_device *vdev = vf->vdev;
 	struct vn_core *ec;
 	struct vn_bind *binds = NULL;
 	struct vn_program *p;
-	struct vn_kexec *kx;
+	struct vnk_exec *kx;
 	u32 *handles = NULL;
 	u32 count = arg->mem_count;
 	int ret;
 
 	if (arg->flags || arg->core >= vdev->core_count || count > VNEF_MAX_TENSORS ||
-	    arg->time_limit_ns > VN_MAX_TIME_LIMIT_NS)
+	    arg->time_limit_ns > VNK_MAX_TIME_LIMIT_NS)
 		return -EINVAL;
-	p = vn_prog_get(vf, arg->program);
+	p = vnk_program_get(vf, arg->program);
 	if (!p)
 		return -ENOENT;
 	if (count != p->tensor_count) {
 		vn_program_put(p);
 		return -EINVAL;
 	}
-	if (atomic_inc_return(&vf->nr_execs) > vn_limits.max_execs) {
+	if (atomic_inc_return(&vf->nr_execs) > vnk_limits.max_execs) {
 		atomic_dec(&vf->nr_execs);
 		vn_program_put(p);
 		return -EAGAIN;
 	}
-	atomic64_inc(&vn_counters.execs);
+	atomic64_inc(&vnk_counters.execs);
 	kx = kzalloc(struct_size(kx, mems, count), GFP_KERNEL_ACCOUNT);
 	if (!kx) {
 		atomic_dec(&vf->nr_execs);
-		atomic64_dec(&vn_counters.execs);
+		atomic64_dec(&vnk_counters.execs);
 		vn_program_put(p);
 		return -ENOMEM;
 	}
@@ -374,17 +243,17 @@ static int vn_kexec_start(struct vn_file *vf, const struct vneuron_exec *arg,
 	if (copy_from_user(handles, u64_to_user_ptr(arg->mem_handles_ptr),
 			   array_size(count, sizeof(*handles))))
 		goto fail;
-	ret = vn_kexec_bind(vf, kx, p, handles, binds);
+	ret = vnk_exec_bind(vf, kx, p, handles, binds);
 	if (ret)
 		goto fail;
 	/* What the executor will allocate for it, against the file's limit. */
-	kx->bytes = vn_kexec_bytes(p, handles);
-	if (atomic64_add_return(kx->bytes, &vf->exec_bytes) > vn_limits.max_exec_bytes) {
-		ret = kx->bytes > vn_limits.max_exec_bytes ? -E2BIG : -ENOSPC;
+	kx->bytes = vnk_exec_bytes(p, handles);
+	if (atomic64_add_return(kx->bytes, &vf->exec_bytes) > vnk_limits.max_exec_bytes) {
+		ret = kx->bytes > vnk_limits.max_exec_bytes ? -E2BIG : -ENOSPC;
 		goto fail;
 	}
 	/* Only now, with every argument checked: a refused call claims nothing. */
-	ec = vn_dev_core_claim(vf, &vdev->cores[arg->core]);
+	ec = vnk_dev_core_claim(vf, &vdev->cores[arg->core]);
 	if (IS_ERR(ec)) {
 		ret = PTR_ERR(ec);
 		goto fail;
@@ -393,13 +262,13 @@ static int vn_kexec_start(struct vn_file *vf, const struct vneuron_exec *arg,
 	kref_get(&kx->ref);		/* the completion's */
 	if (notify)
 		kref_get(&kx->ref);	/* notify's, handed over at completion */
-	ret = vn_exec_submit(ec, p, binds, count, arg->time_limit_ns, vn_kexec_done, kx,
+	ret = vn_exec_submit(ec, p, binds, count, arg->time_limit_ns, vnk_exec_done, kx,
 			     &kx->ex);
 	if (ret) {
 		/* Not the last: ours remains. */
-		kref_put(&kx->ref, vn_kexec_free);
+		kref_put(&kx->ref, vnk_exec_free);
 		if (notify)
-			kref_put(&kx->ref, vn_kexec_free);
+			kref_put(&kx->ref, vnk_exec_free);
 		goto fail;
 	}
 	/* Now flush() may cancel it (kx->ex is set); unless it has ended already. */
@@ -410,7 +279,7 @@ static int vn_kexec_start(struct vn_file *vf, const struct vneuron_exec *arg,
 	*out = kx;
 	goto out;
 fail:
-	vn_kexec_put(kx);
+	vnk_exec_put(kx);
 out:
 	kfree(handles);
 	kfree(binds);
@@ -418,14 +287,15 @@ out:
 	return ret;
 }
 
-int vn_exec_ioctl(struct vn_file *vf, struct vneuron_exec *arg)
+int vnk_exec_ioctl(struct vnk_file *vf, void *data)
 {
-	struct vn_kexec *kx;
+	struct vneuron_exec *arg = data;
+	struct vnk_exec *kx;
 	u32 id;
 	int ret;
 
 	arg->exec_id = 0;
-	ret = vn_kexec_start(vf, arg, NULL, NULL, &kx);
+	ret = vnk_exec_start(vf, arg, NULL, NULL, &kx);
 	if (ret)
 		return ret;
 	ret = xa_alloc_cyclic(&vf->execs, &id, kx, XA_LIMIT(1, U32_MAX), &vf->next_exec,
@@ -433,65 +303,65 @@ int vn_exec_ioctl(struct vn_file *vf, struct vneuron_exec *arg)
 	if (ret < 0) {
 		/* Nobody can wait for it: end it; its completion frees the rest. */
 		vn_exec_cancel(kx->ex);
-		vn_kexec_reap(vf, kx);
+		vnk_exec_reap(vf, kx);
 		return ret == -EBUSY ? -ENOSPC : ret;
 	}
 	arg->exec_id = id;
 	return 0;
 }
 
-/*
- * Queue an execution whose end is told to notify(kx, notify_arg) (from a worker, no
- * lock held) instead of a WAIT: the callee then owns kx, reads it with
- * vn_kexec_result() and drops it with vn_kexec_release().
- */
-int vn_exec_async(struct vn_file *vf, const struct vneuron_exec *arg,
-		  vn_kexec_notify_fn notify, void *notify_arg)
+int vnk_exec_async(struct vnk_file *vf, const struct vneuron_exec *arg,
+		   vnk_exec_notify_fn notify, void *notify_arg)
 {
-	struct vn_kexec *kx;
+	struct vnk_exec *kx;
 	int ret;
 
-	ret = vn_kexec_start(vf, arg, notify, notify_arg, &kx);
+	ret = vnk_exec_start(vf, arg, notify, notify_arg, &kx);
 	if (!ret)
-		vn_kexec_put(kx);	/* held across submit: kx->ex is set by now */
+		vnk_exec_put(kx);	/* held across submit: kx->ex is set by now */
 	return ret;
 }
 
-/* How a notified execution ended, as WAIT reports it (exec_id and timeout left alone). */
-void vn_kexec_result(struct vn_kexec *kx, struct vneuron_wait *w)
+/* How an execution ended, as WAIT reports it (exec_id and timeout left alone). */
+static void vnk_exec_report(const struct vnk_exec *kx, const struct vn_exec_status *st,
+			    struct vneuron_wait *w)
 {
-	const struct vn_exec_status st = kx->st;
-
-	w->status = st.result;
-	w->reason = st.reason;
-	w->stream = st.stream;
-	w->pc = st.pc;
+	w->status = st->result;
+	w->reason = st->reason;
+	w->stream = st->stream;
+	w->pc = st->pc;
 	w->core = kx->core;
-	w->seq = st.seq;
-	w->model_ps = st.model_ps;
-	w->host_ns = st.host_ns;
+	w->seq = st->seq;
+	w->model_ps = st->model_ps;
+	w->host_ns = st->host_ns;
 }
 
-void vn_kexec_release(struct vn_kexec *kx)
+void vnk_exec_result(struct vnk_exec *kx, struct vneuron_wait *w)
 {
-	vn_kexec_put(kx);
+	vnk_exec_report(kx, &kx->st, w);
 }
 
-/* The exec id never reached the caller: cancel and forget it. */
-void vn_exec_undo(struct vn_file *vf, struct vneuron_exec *arg)
+void vnk_exec_release(struct vnk_exec *kx)
 {
-	struct vn_kexec *kx = xa_erase(&vf->execs, arg->exec_id);
+	vnk_exec_put(kx);
+}
+
+void vnk_exec_undo(struct vnk_file *vf, void *data)
+{
+	const struct vneuron_exec *arg = data;
+	struct vnk_exec *kx = xa_erase(&vf->execs, arg->exec_id);
 
 	if (!kx)
 		return;
 	vn_exec_cancel(kx->ex);
-	vn_kexec_reap(vf, kx);
+	vnk_exec_reap(vf, kx);
 }
 
-int vn_wait_ioctl(struct vn_file *vf, struct vneuron_wait *arg)
+int vnk_wait_ioctl(struct vnk_file *vf, void *data)
 {
+	struct vneuron_wait *arg = data;
 	struct vn_exec_status st;
-	struct vn_kexec *kx;
+	struct vnk_exec *kx;
 	u64 deadline;
 	u64 id = arg->exec_id;
 	int ret;
@@ -521,23 +391,16 @@ int vn_wait_ioctl(struct vn_file *vf, struct vneuron_wait *arg)
 		goto out;
 	}
 	vn_exec_status(kx->ex, &st);
-	arg->status = st.result;
-	arg->reason = st.reason;
-	arg->stream = st.stream;
-	arg->pc = st.pc;
-	arg->core = kx->core;
-	arg->seq = st.seq;
-	arg->model_ps = st.model_ps;
-	arg->host_ns = st.host_ns;
+	vnk_exec_report(kx, &st, arg);
 	/* A concurrent WAIT on the same id may have reaped it first: both report. */
 	if (xa_cmpxchg(&vf->execs, id, kx, NULL, 0) == kx)
-		vn_kexec_reap(vf, kx);
+		vnk_exec_reap(vf, kx);
 out:
-	vn_kexec_put(kx);
+	vnk_exec_put(kx);
 	return ret;
 }
 
-__poll_t vn_exec_poll(struct vn_file *vf, struct file *filp, poll_table *wait)
+__poll_t vnk_exec_poll(struct vnk_file *vf, struct file *filp, poll_table *wait)
 {
 	__poll_t mask = 0;
 
@@ -553,9 +416,9 @@ __poll_t vn_exec_poll(struct vn_file *vf, struct file *filp, poll_table *wait)
  * Cancel the live executions submitted by the calling process (all with NULL), a batch
  * at a time: the list's lock is a spinlock, and cancelling takes the executor's locks.
  */
-static void vn_exec_cancel_of(struct vn_file *vf, struct pid *tgid)
+static void vnk_exec_cancel_of(struct vnk_file *vf, struct pid *tgid)
 {
-	struct vn_kexec *kx, *batch[16];
+	struct vnk_exec *kx, *batch[16];
 	unsigned int i, n;
 
 	do {
@@ -573,30 +436,24 @@ static void vn_exec_cancel_of(struct vn_file *vf, struct pid *tgid)
 		spin_unlock(&vf->done_lock);
 		for (i = 0; i < n; i++) {
 			vn_exec_cancel(batch[i]->ex);
-			vn_kexec_put(batch[i]);
+			vnk_exec_put(batch[i]);
 		}
 	} while (n == ARRAY_SIZE(batch));
 }
 
-void vn_exec_flush(struct vn_file *vf)
+void vnk_exec_flush(struct vnk_file *vf)
 {
-	vn_exec_cancel_of(vf, task_tgid(current));
+	vnk_exec_cancel_of(vf, task_tgid(current));
 }
 
-/* The file is going: no ioctl runs. Cancel what runs, drop what is loaded. */
-void vn_exec_release_all(struct vn_file *vf)
+void vnk_exec_release_all(struct vnk_file *vf)
 {
-	struct vn_program *p;
-	struct vn_kexec *kx;
+	struct vnk_exec *kx;
 	unsigned long idx;
 
-	vn_exec_cancel_of(vf, NULL);
+	vnk_exec_cancel_of(vf, NULL);
 	xa_for_each(&vf->execs, idx, kx) {
 		xa_erase(&vf->execs, idx);
-		vn_kexec_reap(vf, kx);
-	}
-	xa_for_each(&vf->progs, idx, p) {
-		xa_erase(&vf->progs, idx);
-		vn_prog_drop(vf, p);
+		vnk_exec_reap(vf, kx);
 	}
 }

@@ -1,17 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Open files: open, release, the ioctl dispatcher and mmap. */
+/*
+ * Open files: open, flush, release, the ioctl table and its dispatcher, mmap and poll.
+ * Every ioctl handler has the table's signature and is named by it directly.
+ */
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "vneuron_drv.h"
+#include "dev_core.h"
+#include "device.h"
+#include "exec.h"
+#include "file.h"
+#include "main.h"
+#include "mem.h"
+#include "program.h"
+#include "trace.h"
+#include "uring.h"
+#include "vneuron_trace.h"
 
-static int vn_open(struct inode *inode, struct file *filp)
+static int vnk_open(struct inode *inode, struct file *filp)
 {
-	struct vn_device *vdev = container_of(inode->i_cdev, struct vn_device, cdev);
-	struct vn_file *vf;
+	struct vnk_device *vdev = container_of(inode->i_cdev, struct vnk_device, cdev);
+	struct vnk_file *vf;
 
 	vf = kzalloc(sizeof(*vf), GFP_KERNEL);
 	if (!vf)
@@ -28,33 +40,33 @@ static int vn_open(struct inode *inode, struct file *filp)
 	init_waitqueue_head(&vf->done_wq);
 	init_waitqueue_head(&vf->trace_wq);
 	filp->private_data = vf;
-	atomic64_inc(&vn_counters.open_files);
+	atomic64_inc(&vnk_counters.open_files);
 	return nonseekable_open(inode, filp);
 }
 
-static void vn_file_free(struct kref *ref)
+static void vnk_file_free(struct kref *ref)
 {
-	struct vn_file *vf = container_of(ref, struct vn_file, ref);
+	struct vnk_file *vf = container_of(ref, struct vnk_file, ref);
 
 	xa_destroy(&vf->mems);
 	xa_destroy(&vf->progs);
 	xa_destroy(&vf->execs);
 	kfree(vf);
-	atomic64_dec(&vn_counters.open_files);
+	atomic64_dec(&vnk_counters.open_files);
 }
 
-void vn_file_put(struct vn_file *vf)
+void vnk_file_put(struct vnk_file *vf)
 {
-	kref_put(&vf->ref, vn_file_free);
+	kref_put(&vf->ref, vnk_file_free);
 }
 
 /*
  * Every close() of a descriptor of this file, exit included: the closing process's
  * executions end (kmod/exec.c), so none outlives its process, io_uring ones included.
  */
-static int vn_flush(struct file *filp, fl_owner_t id)
+static int vnk_flush(struct file *filp, fl_owner_t id)
 {
-	vn_exec_flush(filp->private_data);
+	vnk_exec_flush(filp->private_data);
 	return 0;
 }
 
@@ -64,22 +76,23 @@ static int vn_flush(struct file *filp, fl_owner_t id)
  * drop their buffers and the last file reference. Its cores are released (their
  * executors go once unused). Mappings keep their buffers.
  */
-static int vn_release(struct inode *inode, struct file *filp)
+static int vnk_release(struct inode *inode, struct file *filp)
 {
-	struct vn_file *vf = filp->private_data;
+	struct vnk_file *vf = filp->private_data;
 
-	vn_exec_release_all(vf);
-	vn_trace_release_all(vf);
-	vn_mem_release_all(vf);
-	vn_dev_core_release_all(vf);
-	vn_file_put(vf);
+	vnk_exec_release_all(vf);
+	vnk_program_release_all(vf);
+	vnk_trace_release_all(vf);
+	vnk_mem_release_all(vf);
+	vnk_dev_core_release_all(vf);
+	vnk_file_put(vf);
 	return 0;
 }
 
-static int vn_get_info(struct vn_file *vf, void *data)
+static int vnk_get_info_ioctl(struct vnk_file *vf, void *data)
 {
 	struct vneuron_info *info = data;
-	struct vn_device *vdev = vf->vdev;
+	struct vnk_device *vdev = vf->vdev;
 
 	if (info->flags)
 		return -EINVAL;
@@ -91,99 +104,20 @@ static int vn_get_info(struct vn_file *vf, void *data)
 	if (IS_ENABLED(CONFIG_IO_URING))
 		info->caps |= VNEURON_CAP_URING_CMD;
 	info->device_index = vdev->index;
-	info->device_count = vn_device_count;
+	info->device_count = vnk_device_count;
 	info->core_count = vdev->core_count;
-	info->max_mem_handles = VN_MAX_MEM_HANDLES;
+	info->max_mem_handles = VNK_MAX_MEM_HANDLES;
 	mutex_lock(&vdev->hbm_lock);
 	info->hbm_bytes = vdev->hbm.total;
 	info->hbm_used = vdev->hbm.used;
 	mutex_unlock(&vdev->hbm_lock);
 	info->max_alloc = info->hbm_bytes;
 	info->model = *vdev->model;
-	info->limits = vn_limits;
+	info->limits = vnk_limits;
 	return 0;
 }
 
-static int vn_ioctl_mem_alloc(struct vn_file *vf, void *data)
-{
-	return vn_mem_alloc(vf, data);
-}
-
-/* MEM_ALLOC's result never reached the caller: nobody knows the handle, drop it. */
-static void vn_undo_mem_alloc(struct vn_file *vf, void *data)
-{
-	struct vneuron_mem_alloc *arg = data;
-	struct vneuron_mem_free f = { .handle = arg->handle };
-
-	vn_mem_free(vf, &f);
-}
-
-static int vn_ioctl_mem_free(struct vn_file *vf, void *data)
-{
-	return vn_mem_free(vf, data);
-}
-
-static int vn_ioctl_mem_write(struct vn_file *vf, void *data)
-{
-	return vn_mem_rw(vf, data, true);
-}
-
-static int vn_ioctl_mem_read(struct vn_file *vf, void *data)
-{
-	return vn_mem_rw(vf, data, false);
-}
-
-static int vn_reset(struct vn_file *vf, void *data)
-{
-	return vn_core_reset_ioctl(vf, data);
-}
-
-static int vn_ioctl_program_load(struct vn_file *vf, void *data)
-{
-	return vn_program_load_ioctl(vf, data);
-}
-
-static void vn_undo_program_load(struct vn_file *vf, void *data)
-{
-	vn_program_load_undo(vf, data);
-}
-
-static int vn_ioctl_program_unload(struct vn_file *vf, void *data)
-{
-	return vn_program_unload_ioctl(vf, data);
-}
-
-static int vn_ioctl_exec(struct vn_file *vf, void *data)
-{
-	return vn_exec_ioctl(vf, data);
-}
-
-static void vn_undo_exec(struct vn_file *vf, void *data)
-{
-	vn_exec_undo(vf, data);
-}
-
-static int vn_ioctl_wait(struct vn_file *vf, void *data)
-{
-	return vn_wait_ioctl(vf, data);
-}
-
-static int vn_ioctl_trace_start(struct vn_file *vf, void *data)
-{
-	return vn_trace_start_ioctl(vf, data);
-}
-
-static void vn_undo_trace_start(struct vn_file *vf, void *data)
-{
-	vn_trace_start_undo(vf, data);
-}
-
-static int vn_ioctl_trace_stop(struct vn_file *vf, void *data)
-{
-	return vn_trace_stop_ioctl(vf, data);
-}
-
-union vn_ioctl_buf {
+union vnk_ioctl_buf {
 	struct vneuron_info info;
 	struct vneuron_mem_alloc alloc;
 	struct vneuron_mem_free free;
@@ -197,59 +131,59 @@ union vn_ioctl_buf {
 	struct vneuron_trace_stop tstop;
 };
 
-struct vn_ioctl_desc {
+struct vnk_ioctl_desc {
 	unsigned int cmd;
 	unsigned int min_size;		/* the struct's size in uapi version 1 */
 	unsigned int size;		/* its size now */
-	int (*fn)(struct vn_file *vf, void *data);
-	void (*undo)(struct vn_file *vf, void *data);	/* when copying out fails */
+	int (*fn)(struct vnk_file *vf, void *data);
+	void (*undo)(struct vnk_file *vf, void *data);	/* when copying out fails */
 	bool read_only;			/* allowed on a file opened without FMODE_WRITE */
 	bool out_on_einval;		/* -EINVAL has output too (which check failed) */
 };
 
 /* min_size and size 0: both are the size in the ioctl number. */
-#define VN_IOCTL(c, f, u)	{ .cmd = (c), .fn = (f), .undo = (u) }
+#define VNK_IOCTL(c, f, u)	{ .cmd = (c), .fn = (f), .undo = (u) }
 
 /* Version 1's GET_INFO ended before the limits. */
-#define VN_INFO_V1_SIZE		offsetof(struct vneuron_info, limits)
+#define VNK_INFO_V1_SIZE	offsetof(struct vneuron_info, limits)
 
 /*
  * Structs only ever grow at the end: a caller may pass any size from its struct's
  * version-1 size up (copy_struct_from_user() zero-fills or checks the difference).
  */
-static const struct vn_ioctl_desc vn_ioctls[] = {
-	{ .cmd = VNEURON_IOCTL_GET_INFO, .min_size = VN_INFO_V1_SIZE,
-	  .size = sizeof(struct vneuron_info), .fn = vn_get_info, .read_only = true },
-	VN_IOCTL(VNEURON_IOCTL_MEM_ALLOC, vn_ioctl_mem_alloc, vn_undo_mem_alloc),
-	VN_IOCTL(VNEURON_IOCTL_MEM_FREE, vn_ioctl_mem_free, NULL),
-	VN_IOCTL(VNEURON_IOCTL_MEM_WRITE, vn_ioctl_mem_write, NULL),
-	VN_IOCTL(VNEURON_IOCTL_MEM_READ, vn_ioctl_mem_read, NULL),
-	VN_IOCTL(VNEURON_IOCTL_RESET, vn_reset, NULL),
-	{ .cmd = VNEURON_IOCTL_PROGRAM_LOAD, .fn = vn_ioctl_program_load,
-	  .undo = vn_undo_program_load, .out_on_einval = true },
-	VN_IOCTL(VNEURON_IOCTL_PROGRAM_UNLOAD, vn_ioctl_program_unload, NULL),
-	VN_IOCTL(VNEURON_IOCTL_EXEC, vn_ioctl_exec, vn_undo_exec),
-	VN_IOCTL(VNEURON_IOCTL_WAIT, vn_ioctl_wait, NULL),
-	VN_IOCTL(VNEURON_IOCTL_TRACE_START, vn_ioctl_trace_start, vn_undo_trace_start),
-	VN_IOCTL(VNEURON_IOCTL_TRACE_STOP, vn_ioctl_trace_stop, NULL),
+static const struct vnk_ioctl_desc vnk_ioctls[] = {
+	{ .cmd = VNEURON_IOCTL_GET_INFO, .min_size = VNK_INFO_V1_SIZE,
+	  .size = sizeof(struct vneuron_info), .fn = vnk_get_info_ioctl, .read_only = true },
+	VNK_IOCTL(VNEURON_IOCTL_MEM_ALLOC, vnk_mem_alloc_ioctl, vnk_mem_alloc_undo),
+	VNK_IOCTL(VNEURON_IOCTL_MEM_FREE, vnk_mem_free_ioctl, NULL),
+	VNK_IOCTL(VNEURON_IOCTL_MEM_WRITE, vnk_mem_write_ioctl, NULL),
+	VNK_IOCTL(VNEURON_IOCTL_MEM_READ, vnk_mem_read_ioctl, NULL),
+	VNK_IOCTL(VNEURON_IOCTL_RESET, vnk_reset_ioctl, NULL),
+	{ .cmd = VNEURON_IOCTL_PROGRAM_LOAD, .fn = vnk_program_load_ioctl,
+	  .undo = vnk_program_load_undo, .out_on_einval = true },
+	VNK_IOCTL(VNEURON_IOCTL_PROGRAM_UNLOAD, vnk_program_unload_ioctl, NULL),
+	VNK_IOCTL(VNEURON_IOCTL_EXEC, vnk_exec_ioctl, vnk_exec_undo),
+	VNK_IOCTL(VNEURON_IOCTL_WAIT, vnk_wait_ioctl, NULL),
+	VNK_IOCTL(VNEURON_IOCTL_TRACE_START, vnk_trace_start_ioctl, vnk_trace_start_undo),
+	VNK_IOCTL(VNEURON_IOCTL_TRACE_STOP, vnk_trace_stop_ioctl, NULL),
 };
 
 /* Everything of an ioctl number but its size. */
-#define VN_IOC_SIZELESS(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+#define VNK_IOC_SIZELESS(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
 
-static long vn_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+static long vnk_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
-	struct vn_file *vf = filp->private_data;
+	struct vnk_file *vf = filp->private_data;
 	void __user *uarg = (void __user *)arg;
-	const struct vn_ioctl_desc *d = NULL;
-	union vn_ioctl_buf buf;
+	const struct vnk_ioctl_desc *d = NULL;
+	union vnk_ioctl_buf buf;
 	unsigned int usize = _IOC_SIZE(cmd);
 	unsigned int i, min_size, size;
 	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(vn_ioctls); i++) {
-		if (VN_IOC_SIZELESS(vn_ioctls[i].cmd) == VN_IOC_SIZELESS(cmd)) {
-			d = &vn_ioctls[i];
+	for (i = 0; i < ARRAY_SIZE(vnk_ioctls); i++) {
+		if (VNK_IOC_SIZELESS(vnk_ioctls[i].cmd) == VNK_IOC_SIZELESS(cmd)) {
+			d = &vnk_ioctls[i];
 			break;
 		}
 	}
@@ -284,32 +218,32 @@ static long vn_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	return 0;
 }
 
-static int vn_mmap(struct file *filp, struct vm_area_struct *vma)
+static int vnk_mmap(struct file *filp, struct vm_area_struct *vma)
 {
-	struct vn_file *vf = filp->private_data;
+	struct vnk_file *vf = filp->private_data;
 
 	/* A read-only file owns no buffer and no ring: nothing to map. */
 	if (!vf->writable)
 		return -EACCES;
 	if (vma->vm_pgoff >= VNEURON_MMAP_TRACE_BASE >> PAGE_SHIFT)
-		return vn_trace_mmap(filp->private_data, vma);
-	return vn_mem_mmap(filp->private_data, vma);
+		return vnk_trace_mmap(vf, vma);
+	return vnk_mem_mmap(vf, vma);
 }
 
-static __poll_t vn_poll(struct file *filp, poll_table *wait)
+static __poll_t vnk_poll(struct file *filp, poll_table *wait)
 {
-	return vn_exec_poll(filp->private_data, filp, wait) |
-	       vn_trace_poll(filp->private_data, filp, wait);
+	return vnk_exec_poll(filp->private_data, filp, wait) |
+	       vnk_trace_poll(filp->private_data, filp, wait);
 }
 
-const struct file_operations vn_fops = {
+const struct file_operations vnk_fops = {
 	.owner = THIS_MODULE,
-	.open = vn_open,
-	.flush = vn_flush,
-	.release = vn_release,
-	.unlocked_ioctl = vn_ioctl,
+	.open = vnk_open,
+	.flush = vnk_flush,
+	.release = vnk_release,
+	.unlocked_ioctl = vnk_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.mmap = vn_mmap,
-	.poll = vn_poll,
-	.uring_cmd = vn_uring_cmd,
+	.mmap = vnk_mmap,
+	.poll = vnk_poll,
+	.uring_cmd = vnk_uring_cmd,
 };

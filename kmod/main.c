@@ -5,8 +5,13 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
-#include "vneuron_drv.h"
+#include "dev_core.h"
+#include "device.h"
+#include "main.h"
+#include "sysfs.h"
 #include "vn_program.h"
+
+#define VNK_MAX_DEVICES		16
 
 static unsigned int devices = 1;
 module_param(devices, uint, 0444);
@@ -51,10 +56,10 @@ module_param_named(test_skip_checks, vn_test_skip_checks, uint, 0644);
 MODULE_PARM_DESC(test_skip_checks, "TEST BUILD: validator range checks to skip (bits)");
 #endif
 
-struct vn_mod_counters vn_counters;
-struct vneuron_limits vn_limits;
+struct vnk_mod_counters vnk_counters;
+struct vneuron_limits vnk_limits;
 
-static int vn_check_param(const char *name, unsigned int val, unsigned int lo, unsigned int hi)
+static int vnk_check_param(const char *name, unsigned int val, unsigned int lo, unsigned int hi)
 {
 	if (val >= lo && val <= hi)
 		return 0;
@@ -66,24 +71,24 @@ static int __init vneuron_init(void)
 {
 	int ret;
 
-	ret = vn_check_param("devices", devices, 1, VN_MAX_DEVICES);
+	ret = vnk_check_param("devices", devices, 1, VNK_MAX_DEVICES);
 	if (!ret)
-		ret = vn_check_param("cores", cores, 1, VN_MAX_CORES);
+		ret = vnk_check_param("cores", cores, 1, VNK_MAX_CORES);
 	if (!ret)
-		ret = vn_check_param("hbm_mb", hbm_mb, 1, VN_MAX_HBM_MB);
+		ret = vnk_check_param("hbm_mb", hbm_mb, 1, VNK_MAX_HBM_MB);
 	if (!ret)
-		ret = vn_check_param("max_programs", max_programs, 1, 65535);
+		ret = vnk_check_param("max_programs", max_programs, 1, 65535);
 	if (!ret)
-		ret = vn_check_param("max_program_mb", max_program_mb, 1, 65536);
+		ret = vnk_check_param("max_program_mb", max_program_mb, 1, 65536);
 	if (!ret)
-		ret = vn_check_param("max_execs", max_execs, 1, 65536);
+		ret = vnk_check_param("max_execs", max_execs, 1, 65536);
 	if (!ret)
-		ret = vn_check_param("max_exec_mb", max_exec_mb, 1, 65536);
+		ret = vnk_check_param("max_exec_mb", max_exec_mb, 1, 65536);
 	if (!ret)
-		ret = vn_check_param("max_trace_mb", max_trace_mb, 1, 65536);
+		ret = vnk_check_param("max_trace_mb", max_trace_mb, 1, 65536);
 	if (ret)
 		return ret;
-	vn_limits = (struct vneuron_limits){
+	vnk_limits = (struct vneuron_limits){
 		.max_programs = max_programs,
 		.max_execs = max_execs,
 		.max_program_bytes = (u64)max_program_mb << 20,
@@ -91,24 +96,24 @@ static int __init vneuron_init(void)
 		.max_trace_bytes = (u64)max_trace_mb << 20,
 	};
 
-	ret = vn_workqueue_init();
+	ret = vnk_workqueue_init();
 	if (ret)
 		return ret;
-	vn_sysfs_init();
-	ret = vn_devices_create(devices, cores, hbm_mb);
+	vnk_sysfs_init();
+	ret = vnk_devices_create(devices, cores, hbm_mb);
 	if (ret) {
-		vn_workqueue_exit();
+		vnk_workqueue_exit();
 		return ret;
 	}
-	vn_debugfs_init();
+	vnk_debugfs_init();
 	return 0;
 }
 
 static void __exit vneuron_exit(void)
 {
-	vn_debugfs_exit();
-	vn_devices_destroy();
-	vn_workqueue_exit();
+	vnk_debugfs_exit();
+	vnk_devices_destroy();
+	vnk_workqueue_exit();
 }
 
 module_init(vneuron_init);

@@ -8,33 +8,45 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
-#include "vneuron_drv.h"
+#include "device.h"
+#include "file.h"
+#include "main.h"
+#include "mem.h"
+
+/*
+ * A buffer's mmap offset is its handle << VNK_MMAP_HANDLE_SHIFT: the low bits address
+ * up to 4 GiB (VNK_MAX_HBM_MB) inside it, and every offset stays below
+ * VNEURON_MMAP_TRACE_BASE.
+ */
+#define VNK_MMAP_HANDLE_SHIFT	32
+static_assert((u64)VNK_MAX_HBM_MB << 20 <= 1ULL << VNK_MMAP_HANDLE_SHIFT);
+static_assert((u64)VNK_HANDLE_LIMIT << VNK_MMAP_HANDLE_SHIFT < VNEURON_MMAP_TRACE_BASE);
 
 /* Page offsets inside one buffer's mmap window. */
-#define VN_MMAP_PGOFF_MASK	((1UL << (VN_MMAP_HANDLE_SHIFT - PAGE_SHIFT)) - 1)
+#define VNK_MMAP_PGOFF_MASK	((1UL << (VNK_MMAP_HANDLE_SHIFT - PAGE_SHIFT)) - 1)
 
-static void vn_mem_destroy(struct kref *ref)
+static void vnk_mem_destroy(struct kref *ref)
 {
-	struct vn_mem *m = container_of(ref, struct vn_mem, ref);
-	struct vn_device *vdev = m->vdev;
+	struct vnk_mem *m = container_of(ref, struct vnk_mem, ref);
+	struct vnk_device *vdev = m->vdev;
 
 	vfree(m->vaddr);
 	mutex_lock(&vdev->hbm_lock);
 	vn_hbm_release(&vdev->hbm, &m->ext);
 	mutex_unlock(&vdev->hbm_lock);
-	atomic64_dec(&vn_counters.mem_objects);
-	atomic64_sub(m->ext.size, &vn_counters.mem_bytes);
+	atomic64_dec(&vnk_counters.mem_objects);
+	atomic64_sub(m->ext.size, &vnk_counters.mem_bytes);
 	kfree(m);
 }
 
-void vn_mem_put(struct vn_mem *m)
+void vnk_mem_put(struct vnk_mem *m)
 {
-	kref_put(&m->ref, vn_mem_destroy);
+	kref_put(&m->ref, vnk_mem_destroy);
 }
 
-struct vn_mem *vn_mem_get(struct vn_file *vf, u32 handle)
+struct vnk_mem *vnk_mem_get(struct vnk_file *vf, u32 handle)
 {
-	struct vn_mem *m;
+	struct vnk_mem *m;
 
 	xa_lock(&vf->mems);
 	m = xa_load(&vf->mems, handle);
@@ -44,10 +56,11 @@ struct vn_mem *vn_mem_get(struct vn_file *vf, u32 handle)
 	return m;
 }
 
-int vn_mem_alloc(struct vn_file *vf, struct vneuron_mem_alloc *arg)
+int vnk_mem_alloc_ioctl(struct vnk_file *vf, void *data)
 {
-	struct vn_device *vdev = vf->vdev;
-	struct vn_mem *m;
+	struct vneuron_mem_alloc *arg = data;
+	struct vnk_device *vdev = vf->vdev;
+	struct vnk_mem *m;
 	u32 handle;
 	int ret;
 
@@ -55,7 +68,7 @@ int vn_mem_alloc(struct vn_file *vf, struct vneuron_mem_alloc *arg)
 		return -EINVAL;
 	if (arg->size > vdev->hbm.total)
 		return -ENOMEM;
-	if (atomic_inc_return(&vf->nr_mems) > VN_MAX_MEM_HANDLES) {
+	if (atomic_inc_return(&vf->nr_mems) > VNK_MAX_MEM_HANDLES) {
 		ret = -ENOSPC;
 		goto err_count;
 	}
@@ -84,20 +97,20 @@ int vn_mem_alloc(struct vn_file *vf, struct vneuron_mem_alloc *arg)
 		ret = -ENOMEM;
 		goto err_release;
 	}
-	atomic64_inc(&vn_counters.mem_objects);
-	atomic64_add(m->ext.size, &vn_counters.mem_bytes);
+	atomic64_inc(&vnk_counters.mem_objects);
+	atomic64_add(m->ext.size, &vnk_counters.mem_bytes);
 
 	/* Cycling handle numbers keeps a freed handle invalid for as long as possible. */
-	ret = xa_alloc_cyclic(&vf->mems, &handle, m, XA_LIMIT(1, VN_HANDLE_LIMIT),
+	ret = xa_alloc_cyclic(&vf->mems, &handle, m, XA_LIMIT(1, VNK_HANDLE_LIMIT),
 			      &vf->next_handle, GFP_KERNEL_ACCOUNT);
 	if (ret < 0) {
 		ret = ret == -EBUSY ? -ENOSPC : ret;
-		vn_mem_put(m);
+		vnk_mem_put(m);
 		goto err_count;
 	}
 	m->handle = handle;
 	arg->handle = handle;
-	arg->mmap_offset = (u64)handle << VN_MMAP_HANDLE_SHIFT;
+	arg->mmap_offset = (u64)handle << VNK_MMAP_HANDLE_SHIFT;
 	arg->device_addr = m->ext.addr;
 	return 0;
 
@@ -112,35 +125,49 @@ err_count:
 	return ret;
 }
 
-int vn_mem_free(struct vn_file *vf, const struct vneuron_mem_free *arg)
+/* Drops a handle of the file. */
+static int vnk_mem_drop(struct vnk_file *vf, u32 handle)
 {
-	struct vn_mem *m;
+	struct vnk_mem *m = xa_erase(&vf->mems, handle);
 
-	if (arg->flags)
-		return -EINVAL;
-	m = xa_erase(&vf->mems, arg->handle);
 	if (!m)
 		return -ENOENT;
 	atomic_dec(&vf->nr_mems);
-	vn_mem_put(m);
+	vnk_mem_put(m);
 	return 0;
 }
 
-int vn_mem_rw(struct vn_file *vf, const struct vneuron_mem_rw *arg, bool write)
+void vnk_mem_alloc_undo(struct vnk_file *vf, void *data)
 {
-	struct vn_mem *m;
+	const struct vneuron_mem_alloc *arg = data;
+
+	vnk_mem_drop(vf, arg->handle);
+}
+
+int vnk_mem_free_ioctl(struct vnk_file *vf, void *data)
+{
+	const struct vneuron_mem_free *arg = data;
+
+	if (arg->flags)
+		return -EINVAL;
+	return vnk_mem_drop(vf, arg->handle);
+}
+
+static int vnk_mem_rw(struct vnk_file *vf, const struct vneuron_mem_rw *arg, bool write)
+{
+	struct vnk_mem *m;
 	u64 done = 0;
 	int ret;
 
 	if (arg->flags)
 		return -EINVAL;
-	m = vn_mem_get(vf, arg->handle);
+	m = vnk_mem_get(vf, arg->handle);
 	if (!m)
 		return -ENOENT;
 	ret = vn_range_check(m->size, arg->offset, arg->size);
 	/* No lock is held while copying: a fault may take mmap_lock. */
 	while (!ret && done < arg->size) {
-		size_t n = min_t(u64, arg->size - done, VN_COPY_CHUNK);
+		size_t n = min_t(u64, arg->size - done, VNK_COPY_CHUNK);
 		void *kaddr = m->vaddr + arg->offset + done;
 		void __user *uaddr = u64_to_user_ptr(arg->user_ptr + done);
 
@@ -155,30 +182,40 @@ int vn_mem_rw(struct vn_file *vf, const struct vneuron_mem_rw *arg, bool write)
 			cond_resched();
 		}
 	}
-	vn_mem_put(m);
+	vnk_mem_put(m);
 	return ret;
 }
 
-static void vn_vm_open(struct vm_area_struct *vma)
+int vnk_mem_write_ioctl(struct vnk_file *vf, void *data)
 {
-	struct vn_mem *m = vma->vm_private_data;
+	return vnk_mem_rw(vf, data, true);
+}
+
+int vnk_mem_read_ioctl(struct vnk_file *vf, void *data)
+{
+	return vnk_mem_rw(vf, data, false);
+}
+
+static void vnk_vm_open(struct vm_area_struct *vma)
+{
+	struct vnk_mem *m = vma->vm_private_data;
 
 	kref_get(&m->ref);
 }
 
-static void vn_vm_close(struct vm_area_struct *vma)
+static void vnk_vm_close(struct vm_area_struct *vma)
 {
-	vn_mem_put(vma->vm_private_data);
+	vnk_mem_put(vma->vm_private_data);
 }
 
 /*
  * Pages go in on first touch (and again after MADV_DONTNEED): mmap() of a large buffer
  * costs nothing up front. vmf->pgoff carries the buffer's page in its low bits.
  */
-static vm_fault_t vn_vm_fault(struct vm_fault *vmf)
+static vm_fault_t vnk_vm_fault(struct vm_fault *vmf)
 {
-	struct vn_mem *m = vmf->vma->vm_private_data;
-	unsigned long pg = vmf->pgoff & VN_MMAP_PGOFF_MASK;
+	struct vnk_mem *m = vmf->vma->vm_private_data;
+	unsigned long pg = vmf->pgoff & VNK_MMAP_PGOFF_MASK;
 	struct page *page;
 
 	if (pg >= PAGE_ALIGN(m->size) >> PAGE_SHIFT)
@@ -190,18 +227,18 @@ static vm_fault_t vn_vm_fault(struct vm_fault *vmf)
 }
 
 /* Every vma (fork and split copies included) holds a reference on its buffer. */
-static const struct vm_operations_struct vn_vm_ops = {
-	.open = vn_vm_open,
-	.close = vn_vm_close,
-	.fault = vn_vm_fault,
+static const struct vm_operations_struct vnk_vm_ops = {
+	.open = vnk_vm_open,
+	.close = vnk_vm_close,
+	.fault = vnk_vm_fault,
 };
 
-int vn_mem_mmap(struct vn_file *vf, struct vm_area_struct *vma)
+int vnk_mem_mmap(struct vnk_file *vf, struct vm_area_struct *vma)
 {
 	unsigned long pgoff = vma->vm_pgoff;
-	unsigned long handle = pgoff >> (VN_MMAP_HANDLE_SHIFT - PAGE_SHIFT);
-	unsigned long first = pgoff & VN_MMAP_PGOFF_MASK;
-	struct vn_mem *m;
+	unsigned long handle = pgoff >> (VNK_MMAP_HANDLE_SHIFT - PAGE_SHIFT);
+	unsigned long first = pgoff & VNK_MMAP_PGOFF_MASK;
+	struct vnk_mem *m;
 	int ret;
 
 	/*
@@ -212,33 +249,30 @@ int vn_mem_mmap(struct vn_file *vf, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EACCES;
-	if (!handle || handle > VN_HANDLE_LIMIT)
+	if (!handle || handle > VNK_HANDLE_LIMIT)
 		return -EINVAL;
-	m = vn_mem_get(vf, handle);
+	m = vnk_mem_get(vf, handle);
 	if (!m)
 		return -EINVAL;
 	ret = vn_range_check(PAGE_ALIGN(m->size), (u64)first << PAGE_SHIFT,
 			     vma->vm_end - vma->vm_start);
 	if (ret) {
-		vn_mem_put(m);
+		vnk_mem_put(m);
 		return ret;
 	}
 	/* No mprotect(PROT_EXEC) later, no growing by mremap(), no core dumps of it. */
-	vn_vma_clear_flags(vma, VM_MAYEXEC);
-	vn_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	vnk_vma_clear_flags(vma, VM_MAYEXEC);
+	vnk_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_private_data = m;	/* takes over our reference */
-	vma->vm_ops = &vn_vm_ops;
+	vma->vm_ops = &vnk_vm_ops;
 	return 0;
 }
 
-void vn_mem_release_all(struct vn_file *vf)
+void vnk_mem_release_all(struct vnk_file *vf)
 {
-	struct vn_mem *m;
+	struct vnk_mem *m;
 	unsigned long idx;
 
-	xa_for_each(&vf->mems, idx, m) {
-		xa_erase(&vf->mems, idx);
-		atomic_dec(&vf->nr_mems);
-		vn_mem_put(m);
-	}
+	xa_for_each(&vf->mems, idx, m)
+		vnk_mem_drop(vf, idx);
 }

@@ -19,11 +19,11 @@
 
 #include "vn_os.h"
 
-#define VN_GFP	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
+#define VNK_GFP	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
 
 void *vn_zalloc(size_t size)
 {
-	return kzalloc(size, VN_GFP);
+	return kzalloc(size, VNK_GFP);
 }
 
 void vn_free(const void *p)
@@ -39,8 +39,8 @@ void vn_free(const void *p)
 void *vn_vzalloc(size_t size)
 {
 	if (size > INT_MAX)
-		return __vmalloc(size, VN_GFP | __GFP_ZERO);
-	return kvzalloc(size, VN_GFP);
+		return __vmalloc(size, VNK_GFP | __GFP_ZERO);
+	return kvzalloc(size, VNK_GFP);
 }
 
 void vn_vfree(const void *p)
@@ -55,7 +55,7 @@ struct vn_lock {
 /* Each call site's class is its own lockdep class (core/vn_os.h). */
 struct vn_lock *vn_lock_create_class(struct vn_lock_class *cls, const char *name)
 {
-	struct vn_lock *l = kmalloc(sizeof(*l), VN_GFP);
+	struct vn_lock *l = kmalloc(sizeof(*l), VNK_GFP);
 
 	if (l)
 		__mutex_init(&l->m, name, &cls->key);
@@ -91,7 +91,7 @@ struct vn_cond {
 
 struct vn_cond *vn_cond_create_class(struct vn_lock_class *cls, const char *name)
 {
-	struct vn_cond *c = kmalloc(sizeof(*c), VN_GFP);
+	struct vn_cond *c = kmalloc(sizeof(*c), VNK_GFP);
 
 	if (c)
 		__init_waitqueue_head(&c->wq, name, &cls->key);
@@ -107,7 +107,7 @@ void vn_cond_destroy(struct vn_cond *c)
  * prepare_to_wait() before dropping the lock: a broadcast made under the lock after
  * that point sets us runnable again, so no wake-up is lost.
  */
-static int vn_cond_sleep(struct vn_cond *c, struct vn_lock *l, u64 deadline_ns, int state)
+static int vnk_cond_sleep(struct vn_cond *c, struct vn_lock *l, u64 deadline_ns, int state)
 {
 	DEFINE_WAIT(w);
 	long timeout = MAX_SCHEDULE_TIMEOUT;
@@ -138,12 +138,12 @@ static int vn_cond_sleep(struct vn_cond *c, struct vn_lock *l, u64 deadline_ns, 
 
 int vn_cond_wait(struct vn_cond *c, struct vn_lock *l, u64 deadline_ns)
 {
-	return vn_cond_sleep(c, l, deadline_ns, TASK_INTERRUPTIBLE);
+	return vnk_cond_sleep(c, l, deadline_ns, TASK_INTERRUPTIBLE);
 }
 
 int vn_cond_wait_worker(struct vn_cond *c, struct vn_lock *l, u64 deadline_ns)
 {
-	return vn_cond_sleep(c, l, deadline_ns, TASK_IDLE);
+	return vnk_cond_sleep(c, l, deadline_ns, TASK_IDLE);
 }
 
 void vn_cond_broadcast(struct vn_cond *c)

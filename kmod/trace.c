@@ -15,17 +15,17 @@
  *
  * Stopping never waits inside the kernel for someone else's work: the hooks are removed
  * for future executions at once; a traced execution still running keeps them to its end,
- * when the executor calls vn_tsession_gone() (vn_core_unhook()). TRACE_STOP waits for
+ * when the executor calls vnk_session_gone() (vn_core_unhook()). TRACE_STOP waits for
  * that, killably; release does not wait at all.
  *
  * Lifetime: the session is refcounted: the file's table holds one reference until
  * TRACE_STOP's successor or close, each vma one, the executor's hooks one until gone. It
  * holds its file's state (the trace_bytes charge, the wait queue its producers wake)
- * and the executor (vn_kcore) until gone, so a producer never wakes freed memory, and
- * an epoll entry (removed when the file goes) never outlives its wait queue.
+ * and the executor (struct vnk_executor) until gone, so a producer never wakes freed
+ * memory, and an epoll entry (removed when the file goes) never outlives its wait queue.
  *
- * Locking: vn_dev_core.lock serialises start, stop and claims of a core (a session is in
- * core->tsession while it takes new executions); a file's table of sessions has a
+ * Locking: vnk_dev_core.lock serialises start, stop and claims of a core (a session is
+ * in core->tsession while it takes new executions); a file's table of sessions has a
  * spinlock, the only lock poll() and mmap() lookups take.
  */
 #include <linux/capability.h>
@@ -42,27 +42,32 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "vneuron_drv.h"
 #include "compat.h"
+#include "dev_core.h"
+#include "device.h"
+#include "file.h"
+#include "main.h"
+#include "trace.h"
 #include "vn_exec.h"
 #include "vn_trace.h"
+#include "vneuron_trace.h"
 
 /* mmap layout: one window of 8 rings per core, 1 GiB per ring. */
-#define VN_TRACE_RING_SHIFT	30
-#define VN_TRACE_CORE_SHIFT	(VN_TRACE_RING_SHIFT + 3)
-#define VN_TRACE_NR		VN_TRACE_RINGS_PER_CORE
+#define VNK_TRACE_RING_SHIFT	30
+#define VNK_TRACE_CORE_SHIFT	(VNK_TRACE_RING_SHIFT + 3)
+#define VNK_TRACE_NR		VN_TRACE_RINGS_PER_CORE
 /* Up to 5 x 256 MiB per session: accounted, and a refusal is no kernel warning or OOM. */
-#define VN_TRACE_GFP		(GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN | \
+#define VNK_TRACE_GFP		(GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN | \
 				 __GFP_RETRY_MAYFAIL)
 
-static_assert(VNEURON_TRACE_MAX_RING + 2 * 65536 <= (1ULL << VN_TRACE_RING_SHIFT));
-static_assert(VN_TRACE_NR <= 8);
+static_assert(VNEURON_TRACE_MAX_RING + 2 * 65536 <= (1ULL << VNK_TRACE_RING_SHIFT));
+static_assert(VNK_TRACE_NR <= 8);
 static_assert(sizeof(struct vneuron_trace_record) == VNEURON_TRACE_RECORD_SIZE);
 
-struct vn_tsession {
+struct vnk_trace_session {
 	struct kref ref;
-	struct vn_file *vf;		/* holds a reference: its trace_bytes charge */
-	struct vn_kcore *kc;		/* the traced executor, until gone */
+	struct vnk_file *vf;		/* holds a reference: its trace_bytes charge */
+	struct vnk_executor *exr;	/* the traced executor, until gone */
 	const struct cred *cred;	/* the tracer's, for owners that claim later */
 	bool privileged;		/* CAP_PERFMON or CAP_SYS_ADMIN at TRACE_START */
 	u64 visible;			/* the claim id whose executions it may see, or 0 */
@@ -72,21 +77,20 @@ struct vn_tsession {
 	u64 bytes;			/* charged to vf->trace_bytes */
 	bool stopping;			/* TRACE_STOP or release began (under core->lock) */
 	bool stopped;			/* gone: rings final, producers detached */
-	bool in_exec;			/* under the executor's lock: an execution is traced */
-	void *cons[VN_TRACE_NR];	/* one page each */
-	void *buf[VN_TRACE_NR];		/* control page + data */
-	struct vn_trace_ring prod[VN_TRACE_NR];
+	void *cons[VNK_TRACE_NR];	/* one page each */
+	void *buf[VNK_TRACE_NR];	/* control page + data */
+	struct vn_trace_ring prod[VNK_TRACE_NR];
 };
 
 /* A file's trace state, made at its first TRACE_START and freed with the file. */
-struct vn_trace_file {
+struct vnk_trace_file {
 	spinlock_t lock;			/* s[] */
-	struct vn_tsession *s[VN_MAX_CORES];
+	struct vnk_trace_session *s[VNK_MAX_CORES];
 };
 
-static void vn_tsession_free(struct kref *ref)
+static void vnk_session_free(struct kref *ref)
 {
-	struct vn_tsession *s = container_of(ref, struct vn_tsession, ref);
+	struct vnk_trace_session *s = container_of(ref, struct vnk_trace_session, ref);
 	u32 i;
 
 	for (i = 0; i < s->nr; i++) {
@@ -94,35 +98,35 @@ static void vn_tsession_free(struct kref *ref)
 		vfree(s->buf[i]);
 	}
 	atomic64_sub(s->bytes, &s->vf->trace_bytes);
-	vn_file_put(s->vf);
+	vnk_file_put(s->vf);
 	put_cred(s->cred);
 	kfree(s);
 }
 
-static void vn_tsession_put(struct vn_tsession *s)
+static void vnk_session_put(struct vnk_trace_session *s)
 {
-	kref_put(&s->ref, vn_tsession_free);
+	kref_put(&s->ref, vnk_session_free);
 }
 
 /* From a producer (ring watermark) or the edge hook: nudge the file's pollers. */
-static void vn_trace_wake(void *arg)
+static void vnk_trace_wake(void *arg)
 {
-	struct vn_tsession *s = arg;
+	struct vnk_trace_session *s = arg;
 
 	if (wq_has_sleeper(&s->vf->trace_wq))
 		wake_up_interruptible(&s->vf->trace_wq);
 }
 
 /* Event hook: the worker that ran the event writes its own ring. */
-static void vn_trace_hook(void *arg, const struct vn_event *ev)
+static void vnk_trace_hook(void *arg, const struct vn_event *ev)
 {
-	struct vn_tsession *s = arg;
+	struct vnk_trace_session *s = arg;
 
 	vn_trace_event(&s->prod[vn_trace_ring_of(ev->stream)], ev);
 }
 
 /* ERROR: where a device fault stopped the execution (uapi/vneuron_trace.h). */
-static void vn_trace_fault(struct vn_tsession *s, const struct vn_exec_status *st)
+static void vnk_trace_fault(struct vnk_trace_session *s, const struct vn_exec_status *st)
 {
 	struct vneuron_trace_record rec;
 	bool dma = st->stream >= VNEF_ENGINES && st->stream < VNEF_STREAMS;
@@ -150,9 +154,9 @@ static void vn_trace_fault(struct vn_tsession *s, const struct vn_exec_status *s
  * Edge hook, under the executor's lock with no worker producing: rings may change hands.
  * At the start: whether this session may see the execution's owner.
  */
-static bool vn_trace_edge(void *arg, const struct vn_exec_status *st, bool end)
+static bool vnk_trace_edge(void *arg, const struct vn_exec_status *st, bool end)
 {
-	struct vn_tsession *s = arg;
+	struct vnk_trace_session *s = arg;
 	struct vneuron_trace_record rec;
 	bool woke = false;
 	u32 i;
@@ -164,13 +168,11 @@ static bool vn_trace_edge(void *arg, const struct vn_exec_status *st, bool end)
 	rec.host_ns = ktime_get_ns();
 	rec.exec_seq = (u32)st->seq;
 	if (!end) {
-		s->in_exec = true;
 		vn_trace_write(&s->prod[0], &rec);
 		return true;
 	}
-	s->in_exec = false;
 	if (st->result == VN_RES_FAULT)
-		vn_trace_fault(s, st);
+		vnk_trace_fault(s, st);
 	rec.model_end_ps = st->model_ps;
 	rec.opcode = (u16)st->result;	/* enum vneuron_exec_status */
 	rec.elements = st->reason;
@@ -185,7 +187,7 @@ static bool vn_trace_edge(void *arg, const struct vn_exec_status *st, bool end)
 	}
 	/* The drainer gets each execution's tail now, not at the next watermark. */
 	if (woke)
-		vn_trace_wake(s);
+		vnk_trace_wake(s);
 	return true;
 }
 
@@ -194,22 +196,22 @@ static bool vn_trace_edge(void *arg, const struct vn_exec_status *st, bool end)
  * executor's lock, with no worker producing. Publishes the rings for good, wakes
  * TRACE_STOP and the pollers, lets the executor go and drops the hooks' reference.
  */
-static void vn_tsession_gone(void *arg)
+static void vnk_session_gone(void *arg)
 {
-	struct vn_tsession *s = arg;
+	struct vnk_trace_session *s = arg;
 	u32 i;
 
 	for (i = 0; i < s->nr; i++)
 		vn_trace_stop(&s->prod[i]);
 	WRITE_ONCE(s->stopped, true);
 	wake_up_all(&s->vf->trace_wq);
-	vn_kcore_put(s->kc);
-	s->kc = NULL;
-	vn_tsession_put(s);
+	vnk_executor_put(s->exr);
+	s->exr = NULL;
+	vnk_session_put(s);
 }
 
-static struct vn_tsession *vn_tsession_new(struct vn_file *vf, u32 core,
-					   const struct vneuron_trace_start *arg, u64 bytes)
+static struct vnk_trace_session *vnk_session_new(struct vnk_file *vf, u32 core,
+						 const struct vneuron_trace_start *arg, u64 bytes)
 {
 	struct vn_trace_params p = {
 		.mode = arg->mode,
@@ -218,7 +220,7 @@ static struct vn_tsession *vn_tsession_new(struct vn_file *vf, u32 core,
 		.data_offset = PAGE_SIZE,
 		.start_host_ns = ktime_get_ns(),
 	};
-	struct vn_tsession *s;
+	struct vnk_trace_session *s;
 	u32 i;
 	int ret;
 
@@ -233,10 +235,10 @@ static struct vn_tsession *vn_tsession_new(struct vn_file *vf, u32 core,
 	s->privileged = perfmon_capable();
 	s->core = core;
 	s->size = arg->ring_size;
-	for (i = 0; i < VN_TRACE_NR; i++) {
+	for (i = 0; i < VNK_TRACE_NR; i++) {
 		/* Zeroed: nothing stale reaches userspace. Faults map the pages one by one. */
-		s->cons[i] = __vmalloc(PAGE_SIZE, VN_TRACE_GFP);
-		s->buf[i] = __vmalloc(PAGE_SIZE + arg->ring_size, VN_TRACE_GFP);
+		s->cons[i] = __vmalloc(PAGE_SIZE, VNK_TRACE_GFP);
+		s->buf[i] = __vmalloc(PAGE_SIZE + arg->ring_size, VNK_TRACE_GFP);
 		s->nr = i + 1;
 		if (!s->cons[i] || !s->buf[i]) {
 			ret = -ENOMEM;
@@ -249,20 +251,20 @@ static struct vn_tsession *vn_tsession_new(struct vn_file *vf, u32 core,
 		p.engine = i < VNEURON_ENGINE_COUNT ? i : VNEURON_TRACE_ENGINE_DMA;
 		ret = vn_trace_ring_init(&s->prod[i], s->cons[i], s->buf[i],
 					 s->buf[i] + PAGE_SIZE, arg->ring_size, &p,
-					 vn_trace_wake, s);
+					 vnk_trace_wake, s);
 		if (ret)
 			goto err;
 	}
 	return s;
 err:
-	vn_tsession_put(s);
+	vnk_session_put(s);
 	return ERR_PTR(ret);
 }
 
-static struct vn_trace_file *vn_trace_file_get(struct vn_file *vf)
+static struct vnk_trace_file *vnk_trace_file_get(struct vnk_file *vf)
 {
 	/* Pairs with the cmpxchg_release() below: an initialised lock. */
-	struct vn_trace_file *tf = smp_load_acquire(&vf->trace), *old;
+	struct vnk_trace_file *tf = smp_load_acquire(&vf->trace), *old;
 
 	if (tf)
 		return tf;
@@ -285,8 +287,8 @@ static struct vn_trace_file *vn_trace_file_get(struct vn_file *vf)
  * and group as every id of the target, and a dumpable target (so a setuid process, or
  * one that made itself undumpable, stays private).
  */
-static bool vn_cred_may_see(const struct cred *tracer, const struct cred *target,
-			    struct mm_struct *mm)
+static bool vnk_cred_may_see(const struct cred *tracer, const struct cred *target,
+			     struct mm_struct *mm)
 {
 	if (!uid_eq(tracer->uid, target->euid) || !uid_eq(tracer->uid, target->suid) ||
 	    !uid_eq(tracer->uid, target->uid) || !gid_eq(tracer->gid, target->egid) ||
@@ -296,7 +298,7 @@ static bool vn_cred_may_see(const struct cred *tracer, const struct cred *target
 }
 
 /* May the calling process (a tracer) see the executions of the core's current owner? */
-static bool vn_may_see_owner(struct vn_dev_core *core)
+static bool vnk_may_see_owner(struct vnk_dev_core *core)
 {
 	struct task_struct *task;
 	const struct cred *tcred;
@@ -310,7 +312,7 @@ static bool vn_may_see_owner(struct vn_dev_core *core)
 		return false;
 	tcred = get_task_cred(task);
 	mm = get_task_mm(task);
-	ok = vn_cred_may_see(current_cred(), tcred, mm);
+	ok = vnk_cred_may_see(current_cred(), tcred, mm);
 	if (mm)
 		mmput(mm);
 	put_cred(tcred);
@@ -318,15 +320,15 @@ static bool vn_may_see_owner(struct vn_dev_core *core)
 	return ok;
 }
 
-void vn_trace_core_claimed(struct vn_dev_core *core)
+void vnk_trace_core_claimed(struct vnk_dev_core *core)
 {
-	struct vn_tsession *s = core->tsession;
+	struct vnk_trace_session *s = core->tsession;
 
 	lockdep_assert_held(&core->lock);
 	if (!s)
 		return;
 	if (core->owner && (s->privileged || core->owner == s->vf ||
-			    vn_cred_may_see(s->cred, current_cred(), current->mm)))
+			    vnk_cred_may_see(s->cred, current_cred(), current->mm)))
 		WRITE_ONCE(s->visible, core->claim);
 	else
 		WRITE_ONCE(s->visible, 0);
@@ -337,18 +339,19 @@ void vn_trace_core_claimed(struct vn_dev_core *core)
  * consumer and control pages are charged to the memory cgroup only: at most 8 sessions
  * of 5 rings per file.)
  */
-static u64 vn_trace_bytes(u64 ring_size)
+static u64 vnk_trace_bytes(u64 ring_size)
 {
-	return VN_TRACE_NR * ring_size;
+	return VNK_TRACE_NR * ring_size;
 }
 
-int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg)
+int vnk_trace_start_ioctl(struct vnk_file *vf, void *data)
 {
-	struct vn_device *vdev = vf->vdev;
-	struct vn_tsession *s, *old;
-	struct vn_dev_core *core;
-	struct vn_trace_file *tf;
-	struct vn_kcore *kc;
+	struct vneuron_trace_start *arg = data;
+	struct vnk_device *vdev = vf->vdev;
+	struct vnk_trace_session *s, *old;
+	struct vnk_dev_core *core;
+	struct vnk_trace_file *tf;
+	struct vnk_executor *exr;
 	u32 c = arg->core;
 	u64 bytes;
 	int ret;
@@ -363,18 +366,18 @@ int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg)
 	    arg->watermark % VNEURON_TRACE_RECORD_SIZE)
 		return -EINVAL;
 	core = &vdev->cores[c];
-	bytes = vn_trace_bytes(arg->ring_size);
-	if (atomic64_add_return(bytes, &vf->trace_bytes) > vn_limits.max_trace_bytes) {
+	bytes = vnk_trace_bytes(arg->ring_size);
+	if (atomic64_add_return(bytes, &vf->trace_bytes) > vnk_limits.max_trace_bytes) {
 		atomic64_sub(bytes, &vf->trace_bytes);
 		return -ENOSPC;
 	}
-	tf = vn_trace_file_get(vf);
+	tf = vnk_trace_file_get(vf);
 	if (!tf) {
 		atomic64_sub(bytes, &vf->trace_bytes);
 		return -ENOMEM;
 	}
 	/* The rings first, with no lock held: they may be large. The session owns bytes. */
-	s = vn_tsession_new(vf, c, arg, bytes);
+	s = vnk_session_new(vf, c, arg, bytes);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 
@@ -386,16 +389,16 @@ int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg)
 		ret = -EBUSY;
 		goto err_unlock;
 	}
-	if (core->owner && core->owner != vf && !vn_may_see_owner(core)) {
+	if (core->owner && core->owner != vf && !vnk_may_see_owner(core)) {
 		ret = -EPERM;
 		goto err_unlock;
 	}
-	kc = vn_kcore_get(core);
-	if (!kc) {
+	exr = vnk_executor_get(core);
+	if (!exr) {
 		ret = -ENOMEM;
 		goto err_unlock;
 	}
-	s->kc = kc;
+	s->exr = exr;
 	s->visible = core->owner ? core->claim : 0;
 	core->tsession = s;
 	/* A stopped session of this file on this core lives on only in its mappings. */
@@ -405,14 +408,14 @@ int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg)
 	spin_unlock(&tf->lock);
 	kref_get(&s->ref);		/* the hooks', dropped when gone */
 	/* The hooks are taken at each execution's start: a running one stays untraced. */
-	vn_core_set_hooks(kc->ec, vn_trace_hook, vn_trace_edge, s);
+	vn_core_set_hooks(exr->ec, vnk_trace_hook, vnk_trace_edge, s);
 	mutex_unlock(&core->lock);
 	if (old)
-		vn_tsession_put(old);
+		vnk_session_put(old);
 
 	arg->nr_rings = s->nr;
-	arg->mmap_offset = VNEURON_MMAP_TRACE_BASE + ((u64)c << VN_TRACE_CORE_SHIFT);
-	arg->ring_stride = 1ULL << VN_TRACE_RING_SHIFT;
+	arg->mmap_offset = VNEURON_MMAP_TRACE_BASE + ((u64)c << VNK_TRACE_CORE_SHIFT);
+	arg->ring_stride = 1ULL << VNK_TRACE_RING_SHIFT;
 	arg->consumer_len = PAGE_SIZE;
 	arg->ring_len = PAGE_SIZE + arg->ring_size;
 	if (!arg->watermark)
@@ -422,17 +425,17 @@ int vn_trace_start_ioctl(struct vn_file *vf, struct vneuron_trace_start *arg)
 err_unlock:
 	mutex_unlock(&core->lock);
 err:
-	vn_tsession_put(s);
+	vnk_session_put(s);
 	return ret;
 }
 
 /*
  * Takes a session out of its core (no new execution takes its hooks) and has the
- * executor call vn_tsession_gone() once no execution uses them, maybe at once.
+ * executor call vnk_session_gone() once no execution uses them, maybe at once.
  */
-static void vn_tsession_detach(struct vn_tsession *s, struct vn_dev_core *core)
+static void vnk_session_detach(struct vnk_trace_session *s, struct vnk_dev_core *core)
 {
-	struct vn_kcore *kc;
+	struct vnk_executor *exr;
 
 	mutex_lock(&core->lock);
 	if (s->stopping) {
@@ -442,28 +445,29 @@ static void vn_tsession_detach(struct vn_tsession *s, struct vn_dev_core *core)
 	s->stopping = true;
 	if (core->tsession == s)
 		core->tsession = NULL;
-	kc = s->kc;
+	exr = s->exr;
 	mutex_unlock(&core->lock);
-	/* The session's own executor reference keeps kc alive until gone. */
-	vn_core_unhook(kc->ec, s, vn_tsession_gone);
+	/* The session's own executor reference keeps exr alive until gone. */
+	vn_core_unhook(exr->ec, s, vnk_session_gone);
 }
 
-/* TRACE_START's answer never arrived: nobody knows the rings, stop them. */
-void vn_trace_start_undo(struct vn_file *vf, struct vneuron_trace_start *arg)
+/* Nobody knows the rings: stop them. */
+void vnk_trace_start_undo(struct vnk_file *vf, void *data)
 {
+	const struct vneuron_trace_start *arg = data;
 	struct vneuron_trace_stop st = { .core = arg->core };
 
-	vn_trace_stop_ioctl(vf, &st);
+	vnk_trace_stop_ioctl(vf, &st);
 }
 
 /* This file's session on a core, with a reference, or NULL. */
-static struct vn_tsession *vn_tsession_of(struct vn_file *vf, u32 core)
+static struct vnk_trace_session *vnk_session_of(struct vnk_file *vf, u32 core)
 {
-	/* Pairs with the cmpxchg_release() of vn_trace_file_get(): an initialised lock. */
-	struct vn_trace_file *tf = smp_load_acquire(&vf->trace);
-	struct vn_tsession *s = NULL;
+	/* Pairs with the cmpxchg_release() of vnk_trace_file_get(): an initialised lock. */
+	struct vnk_trace_file *tf = smp_load_acquire(&vf->trace);
+	struct vnk_trace_session *s = NULL;
 
-	if (!tf || core >= VN_MAX_CORES)
+	if (!tf || core >= VNK_MAX_CORES)
 		return NULL;
 	spin_lock(&tf->lock);
 	s = tf->s[core];
@@ -473,56 +477,56 @@ static struct vn_tsession *vn_tsession_of(struct vn_file *vf, u32 core)
 	return s;
 }
 
-int vn_trace_stop_ioctl(struct vn_file *vf, const struct vneuron_trace_stop *arg)
+int vnk_trace_stop_ioctl(struct vnk_file *vf, void *data)
 {
-	struct vn_tsession *s;
+	const struct vneuron_trace_stop *arg = data;
+	struct vnk_trace_session *s;
 	int ret = 0;
 
 	if (arg->flags || arg->core >= vf->vdev->core_count)
 		return -EINVAL;
-	s = vn_tsession_of(vf, arg->core);
+	s = vnk_session_of(vf, arg->core);
 	if (!s)
 		return -ENOENT;		/* this file is not tracing that core */
 	if (READ_ONCE(s->stopping)) {
 		ret = -ENOENT;
 		goto out;
 	}
-	vn_tsession_detach(s, &vf->vdev->cores[arg->core]);
+	vnk_session_detach(s, &vf->vdev->cores[arg->core]);
 	/* A traced execution still running keeps its hooks to its end: wait, killably. */
 	if (wait_event_killable(vf->trace_wq, READ_ONCE(s->stopped)))
 		ret = -EINTR;
 out:
-	vn_tsession_put(s);
+	vnk_session_put(s);
 	return ret;
 }
 
-/* The file is going (no ioctl of it runs): detach its sessions, waiting for nothing. */
-void vn_trace_release_all(struct vn_file *vf)
+void vnk_trace_release_all(struct vnk_file *vf)
 {
-	struct vn_trace_file *tf = vf->trace;
-	struct vn_tsession *s;
+	struct vnk_trace_file *tf = vf->trace;
+	struct vnk_trace_session *s;
 	u32 i;
 
 	if (!tf)
 		return;
-	for (i = 0; i < VN_MAX_CORES; i++) {
+	for (i = 0; i < VNK_MAX_CORES; i++) {
 		spin_lock(&tf->lock);
 		s = tf->s[i];
 		tf->s[i] = NULL;
 		spin_unlock(&tf->lock);
 		if (!s)
 			continue;
-		vn_tsession_detach(s, &vf->vdev->cores[i]);
-		vn_tsession_put(s);
+		vnk_session_detach(s, &vf->vdev->cores[i]);
+		vnk_session_put(s);
 	}
 	vf->trace = NULL;
 	kfree(tf);
 }
 
-__poll_t vn_trace_poll(struct vn_file *vf, struct file *filp, poll_table *wait)
+__poll_t vnk_trace_poll(struct vnk_file *vf, struct file *filp, poll_table *wait)
 {
-	/* Pairs with the cmpxchg_release() of vn_trace_file_get(): an initialised lock. */
-	struct vn_trace_file *tf = smp_load_acquire(&vf->trace);
+	/* Pairs with the cmpxchg_release() of vnk_trace_file_get(): an initialised lock. */
+	struct vnk_trace_file *tf = smp_load_acquire(&vf->trace);
 	__poll_t mask = 0;
 	u32 i, j;
 
@@ -530,8 +534,8 @@ __poll_t vn_trace_poll(struct vn_file *vf, struct file *filp, poll_table *wait)
 		return 0;
 	poll_wait(filp, &vf->trace_wq, wait);
 	spin_lock(&tf->lock);
-	for (i = 0; i < VN_MAX_CORES; i++) {
-		struct vn_tsession *s = tf->s[i];
+	for (i = 0; i < VNK_MAX_CORES; i++) {
+		struct vnk_trace_session *s = tf->s[i];
 
 		for (j = 0; s && j < s->nr && !mask; j++)
 			if (vn_trace_readable(&s->prod[j]))
@@ -543,25 +547,25 @@ __poll_t vn_trace_poll(struct vn_file *vf, struct file *filp, poll_table *wait)
 
 /* ---- mmap ---- */
 
-static void vn_trace_vm_open(struct vm_area_struct *vma)
+static void vnk_trace_vm_open(struct vm_area_struct *vma)
 {
-	struct vn_tsession *s = vma->vm_private_data;
+	struct vnk_trace_session *s = vma->vm_private_data;
 
 	kref_get(&s->ref);
 }
 
-static void vn_trace_vm_close(struct vm_area_struct *vma)
+static void vnk_trace_vm_close(struct vm_area_struct *vma)
 {
-	vn_tsession_put(vma->vm_private_data);
+	vnk_session_put(vma->vm_private_data);
 }
 
 /* vmf->pgoff is the file offset: it says which ring and which part. */
-static vm_fault_t vn_trace_vm_fault(struct vm_fault *vmf)
+static vm_fault_t vnk_trace_vm_fault(struct vm_fault *vmf)
 {
-	struct vn_tsession *s = vmf->vma->vm_private_data;
+	struct vnk_trace_session *s = vmf->vma->vm_private_data;
 	u64 off = ((u64)vmf->pgoff << PAGE_SHIFT) - VNEURON_MMAP_TRACE_BASE;
-	u32 ring = (off >> VN_TRACE_RING_SHIFT) & 7;
-	u64 in = off & ((1ULL << VN_TRACE_RING_SHIFT) - 1);
+	u32 ring = (off >> VNK_TRACE_RING_SHIFT) & 7;
+	u64 in = off & ((1ULL << VNK_TRACE_RING_SHIFT) - 1);
 	struct page *page;
 	void *addr;
 
@@ -579,10 +583,10 @@ static vm_fault_t vn_trace_vm_fault(struct vm_fault *vmf)
 	return 0;
 }
 
-static const struct vm_operations_struct vn_trace_vm_ops = {
-	.open = vn_trace_vm_open,
-	.close = vn_trace_vm_close,
-	.fault = vn_trace_vm_fault,
+static const struct vm_operations_struct vnk_trace_vm_ops = {
+	.open = vnk_trace_vm_open,
+	.close = vnk_trace_vm_close,
+	.fault = vnk_trace_vm_fault,
 };
 
 /*
@@ -590,23 +594,23 @@ static const struct vm_operations_struct vn_trace_vm_ops = {
  * (read-write), or its control page and data (read-only, from the start), of a session
  * this file started. Anything else is refused.
  */
-int vn_trace_mmap(struct vn_file *vf, struct vm_area_struct *vma)
+int vnk_trace_mmap(struct vnk_file *vf, struct vm_area_struct *vma)
 {
 	u64 off = ((u64)vma->vm_pgoff << PAGE_SHIFT) - VNEURON_MMAP_TRACE_BASE;
 	u64 len = vma->vm_end - vma->vm_start;
-	u32 core = off >> VN_TRACE_CORE_SHIFT;
-	u32 ring = (off >> VN_TRACE_RING_SHIFT) & 7;
-	u64 in = off & ((1ULL << VN_TRACE_RING_SHIFT) - 1);
-	struct vn_tsession *s;
+	u32 core = off >> VNK_TRACE_CORE_SHIFT;
+	u32 ring = (off >> VNK_TRACE_RING_SHIFT) & 7;
+	u64 in = off & ((1ULL << VNK_TRACE_RING_SHIFT) - 1);
+	struct vnk_trace_session *s;
 	int ret = 0;
 
 	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EACCES;
-	if (core >= VN_MAX_CORES || core >= vf->vdev->core_count)
+	if (core >= VNK_MAX_CORES || core >= vf->vdev->core_count)
 		return -EINVAL;
-	s = vn_tsession_of(vf, core);
+	s = vnk_session_of(vf, core);
 	if (!s)
 		return -EINVAL;
 	if (ring >= s->nr) {
@@ -620,17 +624,17 @@ int vn_trace_mmap(struct vn_file *vf, struct vm_area_struct *vma)
 		else if (vma->vm_flags & VM_WRITE)
 			ret = -EACCES;	/* only consumer_pos is the consumer's to write */
 		else
-			vn_vma_clear_flags(vma, VM_MAYWRITE);
+			vnk_vma_clear_flags(vma, VM_MAYWRITE);
 	} else {
 		ret = -EINVAL;
 	}
 	if (ret) {
-		vn_tsession_put(s);
+		vnk_session_put(s);
 		return ret;
 	}
-	vn_vma_clear_flags(vma, VM_MAYEXEC);
-	vn_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	vnk_vma_clear_flags(vma, VM_MAYEXEC);
+	vnk_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_private_data = s;	/* takes over our reference */
-	vma->vm_ops = &vn_trace_vm_ops;
+	vma->vm_ops = &vnk_trace_vm_ops;
 	return 0;
 }

@@ -18,24 +18,27 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "vneuron_drv.h"
 #include "compat.h"
+#include "exec.h"
+#include "file.h"
+#include "uring.h"
+#include "vneuron.h"
 
-struct vn_uring_pdu {
-	struct vn_kexec *kx;		/* set by the completion */
+struct vnk_uring_pdu {
+	struct vnk_exec *kx;		/* set by the completion */
 	u64 status_ptr;
 };
 
-static_assert(sizeof(struct vn_uring_pdu) <= sizeof_field(struct io_uring_cmd, pdu));
+static_assert(sizeof(struct vnk_uring_pdu) <= sizeof_field(struct io_uring_cmd, pdu));
 /* The command must fit the 16 bytes of a 64-byte SQE. */
 static_assert(sizeof(struct vneuron_uring_cmd) == 16);
 
-static struct vn_uring_pdu *vn_uring_pdu(struct io_uring_cmd *cmd)
+static struct vnk_uring_pdu *vnk_uring_pdu(struct io_uring_cmd *cmd)
 {
-	return (struct vn_uring_pdu *)cmd->pdu;
+	return (struct vnk_uring_pdu *)cmd->pdu;
 }
 
-static int vn_uring_res(u32 status)
+static int vnk_uring_res(u32 status)
 {
 	switch (status) {
 	case VNEURON_EXEC_OK:
@@ -49,15 +52,15 @@ static int vn_uring_res(u32 status)
 	}
 }
 
-static void vn_uring_finish(struct io_uring_cmd *cmd, unsigned int issue_flags)
+static void vnk_uring_finish(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
-	struct vn_uring_pdu *pdu = vn_uring_pdu(cmd);
+	struct vnk_uring_pdu *pdu = vnk_uring_pdu(cmd);
 	struct vneuron_wait w = { 0 };
 	int res;
 
-	vn_kexec_result(pdu->kx, &w);
-	vn_kexec_release(pdu->kx);
-	res = vn_uring_res(w.status);
+	vnk_exec_result(pdu->kx, &w);
+	vnk_exec_release(pdu->kx);
+	res = vnk_uring_res(w.status);
 	if (pdu->status_ptr) {
 		/* A dying task or the fallback worker: nobody is left to read it. */
 		if ((current->flags & (PF_EXITING | PF_KTHREAD)) || !current->mm)
@@ -65,34 +68,34 @@ static void vn_uring_finish(struct io_uring_cmd *cmd, unsigned int issue_flags)
 		else if (copy_to_user(u64_to_user_ptr(pdu->status_ptr), &w, sizeof(w)))
 			res = -EFAULT;
 	}
-	vn_uring_cmd_done(cmd, res, 0, issue_flags);
+	vnk_uring_cmd_done(cmd, res, 0, issue_flags);
 }
 
-#if VN_URING_ISSUE_FLAGS
-static void vn_uring_task_work(struct io_uring_cmd *cmd, unsigned int issue_flags)
+#if VNK_URING_ISSUE_FLAGS
+static void vnk_uring_task_work(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
-	vn_uring_finish(cmd, issue_flags);
+	vnk_uring_finish(cmd, issue_flags);
 }
 #else
-static void vn_uring_task_work(struct io_uring_cmd *cmd)
+static void vnk_uring_task_work(struct io_uring_cmd *cmd)
 {
-	vn_uring_finish(cmd, 0);
+	vnk_uring_finish(cmd, 0);
 }
 #endif
 
 /* From an executor worker, no lock held: the rest needs the submitter's context. */
-static void vn_uring_exec_done(struct vn_kexec *kx, void *arg)
+static void vnk_uring_exec_done(struct vnk_exec *kx, void *arg)
 {
 	struct io_uring_cmd *cmd = arg;
 
-	vn_uring_pdu(cmd)->kx = kx;
-	io_uring_cmd_complete_in_task(cmd, vn_uring_task_work);
+	vnk_uring_pdu(cmd)->kx = kx;
+	io_uring_cmd_complete_in_task(cmd, vnk_uring_task_work);
 }
 
-static int vn_uring_exec(struct vn_file *vf, struct io_uring_cmd *cmd, unsigned int issue_flags)
+static int vnk_uring_exec(struct vnk_file *vf, struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
 	const struct vneuron_uring_cmd *uc = cmd->cmd;
-	struct vn_uring_pdu *pdu = vn_uring_pdu(cmd);
+	struct vnk_uring_pdu *pdu = vnk_uring_pdu(cmd);
 	struct vneuron_exec arg;
 	u64 exec_ptr;
 	int ret;
@@ -113,20 +116,20 @@ static int vn_uring_exec(struct vn_file *vf, struct io_uring_cmd *cmd, unsigned 
 		return -EFAULT;
 	if (arg.exec_id)
 		return -EINVAL;
-	ret = vn_exec_async(vf, &arg, vn_uring_exec_done, cmd);
+	ret = vnk_exec_async(vf, &arg, vnk_uring_exec_done, cmd);
 	return ret ? ret : -EIOCBQUEUED;
 }
 
-int vn_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
+int vnk_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
-	struct vn_file *vf = cmd->file->private_data;
+	struct vnk_file *vf = cmd->file->private_data;
 
 	/* As for the ioctls: a read-only descriptor may only query. */
 	if (!vf->writable)
 		return -EBADF;
 	switch (cmd->cmd_op) {
 	case VNEURON_URING_CMD_EXEC:
-		return vn_uring_exec(vf, cmd, issue_flags);
+		return vnk_uring_exec(vf, cmd, issue_flags);
 	default:
 		return -ENOTTY;
 	}

@@ -369,8 +369,12 @@ struct nd_run_result {
 
 /* "ok", "error", "timeout", "aborted", "device fault"; never NULL. */
 const char *nd_exec_result_name(uint32_t result);
+/* The status's id, its enum's name: "OK", ..., "FAULT"; "?" for none. */
+const char *nd_exec_result_id(uint32_t result);
 /* "deadlock on semaphores", "an access outside SBUF or its partition", ...; never NULL. */
 const char *nd_exec_reason_name(uint32_t reason);
+/* A short id for JSON: "deadlock", "time-limit", ..., "sbuf", "state"; "?" for none. */
+const char *nd_exec_reason_id(uint32_t reason);
 /* The errno an unsuccessful result maps to: ETIMEDOUT, ECANCELED or EIO (0 for OK). */
 int nd_run_errno(const struct nd_run_result *r);
 /* "execution device fault: an access outside SBUF ... at DMA q3 entry 2" into buf. */

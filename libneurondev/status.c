@@ -9,41 +9,60 @@
 #include "nd_internal.h"
 #include "vneuron.h"
 
-static const char *const result_names[] = {
-	[VNEURON_EXEC_OK] = "ok",
-	[VNEURON_EXEC_ERROR] = "error",
-	[VNEURON_EXEC_TIMEOUT] = "timeout",
-	[VNEURON_EXEC_ABORTED] = "aborted",
-	[VNEURON_EXEC_FAULT] = "device fault",
+/* Each status: its id (the enum's name, for tables and JSON) and its words. */
+static const struct {
+	const char *id;
+	const char *name;
+} results[] = {
+	[VNEURON_EXEC_OK] = { "OK", "ok" },
+	[VNEURON_EXEC_ERROR] = { "ERROR", "error" },
+	[VNEURON_EXEC_TIMEOUT] = { "TIMEOUT", "timeout" },
+	[VNEURON_EXEC_ABORTED] = { "ABORTED", "aborted" },
+	[VNEURON_EXEC_FAULT] = { "FAULT", "device fault" },
 };
 
-static const char *const reason_names[] = {
-	[VNEURON_REASON_NONE] = "",
-	[VNEURON_REASON_DEADLOCK] = "deadlock on semaphores",
-	[VNEURON_REASON_TIME_LIMIT] = "time limit",
-	[VNEURON_REASON_RESET] = "core reset",
-	[VNEURON_REASON_STOP] = "module unload",
-	[VNEURON_REASON_NOMEM] = "out of scratch memory",
-	[VNEURON_REASON_CANCEL] = "cancelled: its process closed the device",
-	[VNEURON_REASON_FAULT_SBUF] = "an access outside SBUF or its partition",
-	[VNEURON_REASON_FAULT_PSUM] = "an access outside PSUM or its partition",
-	[VNEURON_REASON_FAULT_HBM] = "an access outside a bound HBM buffer",
-	[VNEURON_REASON_FAULT_SEM] = "a semaphore outside its table",
-	[VNEURON_REASON_FAULT_STATE] = "operands the engine cannot hold",
+/* Each reason: an id for JSON and its words. */
+static const struct {
+	const char *id;
+	const char *name;
+} reasons[] = {
+	[VNEURON_REASON_NONE] = { "none", "" },
+	[VNEURON_REASON_DEADLOCK] = { "deadlock", "deadlock on semaphores" },
+	[VNEURON_REASON_TIME_LIMIT] = { "time-limit", "time limit" },
+	[VNEURON_REASON_RESET] = { "reset", "core reset" },
+	[VNEURON_REASON_STOP] = { "stop", "module unload" },
+	[VNEURON_REASON_NOMEM] = { "nomem", "out of scratch memory" },
+	[VNEURON_REASON_CANCEL] = { "cancel", "cancelled: its process closed the device" },
+	[VNEURON_REASON_FAULT_SBUF] = { "sbuf", "an access outside SBUF or its partition" },
+	[VNEURON_REASON_FAULT_PSUM] = { "psum", "an access outside PSUM or its partition" },
+	[VNEURON_REASON_FAULT_HBM] = { "hbm", "an access outside a bound HBM buffer" },
+	[VNEURON_REASON_FAULT_SEM] = { "semaphore", "a semaphore outside its table" },
+	[VNEURON_REASON_FAULT_STATE] = { "state", "operands the engine cannot hold" },
 };
+
+#define N_RESULTS	(sizeof(results) / sizeof(results[0]))
+#define N_REASONS	(sizeof(reasons) / sizeof(reasons[0]))
 
 const char *nd_exec_result_name(uint32_t result)
 {
-	if (result < sizeof(result_names) / sizeof(result_names[0]) && result_names[result])
-		return result_names[result];
-	return "unknown status";
+	return result < N_RESULTS && results[result].name ? results[result].name :
+	       "unknown status";
+}
+
+const char *nd_exec_result_id(uint32_t result)
+{
+	return result < N_RESULTS && results[result].id ? results[result].id : "?";
 }
 
 const char *nd_exec_reason_name(uint32_t reason)
 {
-	if (reason < sizeof(reason_names) / sizeof(reason_names[0]) && reason_names[reason])
-		return reason_names[reason];
-	return "unknown reason";
+	return reason < N_REASONS && reasons[reason].name ? reasons[reason].name :
+	       "unknown reason";
+}
+
+const char *nd_exec_reason_id(uint32_t reason)
+{
+	return reason < N_REASONS && reasons[reason].id ? reasons[reason].id : "?";
 }
 
 int nd_run_errno(const struct nd_run_result *r)

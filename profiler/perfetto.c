@@ -22,6 +22,7 @@
 
 #include "metrics.h"
 #include "summary.h"
+#include "vn_isa.h"
 
 #define ROWS		(1 + VNEF_STREAMS)	/* TensorE split in two */
 #define MAX_LANES	64
@@ -297,8 +298,16 @@ static const char *const ann_names[A_COUNT] = {
 	[A_WAIT] = "wait_ps", [A_VALUE] = "value", [A_REASON] = "reason", [A_MEM] = "memory",
 	[A_INDEX] = "index", [A_OFFSET] = "offset", [A_LEN] = "length",
 };
-static const char *const cat_names[] = { "tensor", "vector", "scalar", "gpsimd", "dma", "fault" };
-#define CAT_FAULT	6
+/* Event categories, interned 1..6: the engines' mnemonics, then "dma" and "fault". */
+#define CAT_DMA		(VNEF_ENGINES + 1)
+#define CAT_FAULT	(VNEF_ENGINES + 2)
+
+static const char *cat_name(unsigned int cat)
+{
+	if (cat <= VNEF_ENGINES)
+		return vn_engine_mnemonic(cat - 1);
+	return cat == CAT_DMA ? "dma" : "fault";
+}
 #define IID_DMA_NAME	32	/* + src * 4 + dst; opcodes are opcode + 1 */
 
 static const char *dma_name(unsigned int src, unsigned int dst, char *buf, size_t len)
@@ -324,8 +333,8 @@ static void interned_packet(struct pw *w)
 	char buf[32];
 
 	w->te.n = 0;
-	for (i = 0; i < sizeof(cat_names) / sizeof(cat_names[0]); i++)
-		interned_entry(w, F_ID_CATEGORIES, i + 1, cat_names[i]);
+	for (i = 1; i <= CAT_FAULT; i++)
+		interned_entry(w, F_ID_CATEGORIES, i, cat_name(i));
 	for (i = 0; i < VNEF_OP_COUNT; i++)
 		interned_entry(w, F_ID_EVENT_NAMES, i + 1, vnp_opcode_name(i));
 	for (s = 0; s < 4; s++)

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "neurondev.h"
 #include "timeline.h"
+#include "vn_isa.h"
 
 /* ------------------------------------------------------------------------------------ */
 /* Building the timeline                                                                  */
@@ -588,23 +590,15 @@ const struct vnp_ev *vnp_iter_next(struct vnp_iter *it)
 /* ------------------------------------------------------------------------------------ */
 /* Names and formatting                                                                   */
 
-static const char *const engine_names[] = { "TensorE", "VectorE", "ScalarE", "GpSimdE" };
-
-static const char *const op_names[VNEF_OP_COUNT] = {
-	"NOP", "LOAD_STATIONARY", "MULTIPLY_MOVING", "TRANSPOSE", "TENSOR_TENSOR",
-	"TENSOR_SCALAR", "REDUCE", "COPY", "ACTIVATE", "MEMSET", "IOTA", "PARTITION_REDUCE",
-};
-
+/* Names come from the one ISA table (core/vn_isa.h) and libneurondev's status table. */
 const char *vnp_engine_name(unsigned int engine)
 {
-	return engine < VNEF_ENGINES ? engine_names[engine] : "DMA";
+	return engine < VNEF_ENGINES ? vn_engine_name(engine) : "DMA";
 }
 
 const char *vnp_opcode_name(unsigned int opcode)
 {
-	if (opcode == VNP_OP_DMA)
-		return "DMA";
-	return opcode < VNEF_OP_COUNT ? op_names[opcode] : "?";
+	return opcode == VNP_OP_DMA ? "DMA" : vn_opcode_name(opcode);
 }
 
 const char *vnp_api_name(unsigned int kind)
@@ -618,38 +612,19 @@ const char *vnp_api_name(unsigned int kind)
 
 const char *vnp_exec_status_name(unsigned int status)
 {
-	static const char *const names[] = { "OK", "ERROR", "TIMEOUT", "ABORTED", "FAULT" };
-
-	return status < sizeof(names) / sizeof(names[0]) ? names[status] : "?";
+	return nd_exec_result_id(status);
 }
 
 const char *vnp_exec_reason_name(unsigned int reason)
 {
-	static const char *const names[] = {
-		[VNEURON_REASON_NONE] = "",
-		[VNEURON_REASON_DEADLOCK] = "deadlock",
-		[VNEURON_REASON_TIME_LIMIT] = "time limit",
-		[VNEURON_REASON_RESET] = "reset",
-		[VNEURON_REASON_STOP] = "module unload",
-		[VNEURON_REASON_NOMEM] = "out of scratch memory",
-		[VNEURON_REASON_CANCEL] = "cancelled",
-		[VNEURON_REASON_FAULT_SBUF] = "access outside SBUF",
-		[VNEURON_REASON_FAULT_PSUM] = "access outside PSUM",
-		[VNEURON_REASON_FAULT_HBM] = "access outside a bound HBM buffer",
-		[VNEURON_REASON_FAULT_SEM] = "semaphore outside its table",
-		[VNEURON_REASON_FAULT_STATE] = "operands the engine cannot hold",
-	};
-
-	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "?";
+	return nd_exec_reason_name(reason);
 }
 
 const char *vnp_fault_reason_id(unsigned int reason)
 {
-	static const char *const ids[] = { "sbuf", "psum", "hbm", "semaphore", "state" };
-
 	if (reason < VNEURON_REASON_FAULT_SBUF || reason > VNEURON_REASON_FAULT_STATE)
 		return "?";
-	return ids[reason - VNEURON_REASON_FAULT_SBUF];
+	return nd_exec_reason_id(reason);
 }
 
 uint32_t vnp_fault_opcode(const struct vnp_timeline *tl, const struct vnp_fault *f)
@@ -703,22 +678,13 @@ const char *vnp_fault_what(const struct vnp_timeline *tl, const struct vnp_fault
 
 const char *vnp_mem_name(unsigned int mem)
 {
-	switch (mem) {
-	case VNEF_MEM_SBUF:
-		return "SBUF";
-	case VNEF_MEM_PSUM:
-		return "PSUM";
-	case VNEF_MEM_HBM:
-		return "HBM";
-	default:
-		return "?";
-	}
+	return mem >= VNEF_MEM_SBUF && mem <= VNEF_MEM_HBM ? vn_mem_name(mem) : "?";
 }
 
 const char *vnp_stream_name(unsigned int stream, char *buf, size_t len)
 {
 	if (stream < VNEF_ENGINES)
-		snprintf(buf, len, "%s", engine_names[stream]);
+		snprintf(buf, len, "%s", vn_engine_name(stream));
 	else
 		snprintf(buf, len, "DMA q%u", stream - VNEF_ENGINES);
 	return buf;

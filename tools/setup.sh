@@ -52,18 +52,23 @@ if [ ! -e "$g/.done" ]; then
 	touch "$g/.done"
 fi
 
-# kselftest harness and checkpatch from Debian's linux-source package.
+# kselftest harness, checkpatch and kernel-doc from Debian's linux-source package.
+# .done holds the list extracted: a tree unpacked from a shorter list gets the rest.
 k="$B/ksrc"
-if [ ! -e "$k/.done" ]; then
-	echo "setup: unpacking kselftest and checkpatch from linux-source-6.1"
-	rm -rf "$k" && mkdir -p "$k"
+ksrc_files=('*/tools/testing/selftests/kselftest_harness.h'
+	    '*/tools/testing/selftests/kselftest.h'
+	    '*/scripts/checkpatch.pl' '*/scripts/spelling.txt'
+	    '*/scripts/const_structs.checkpatch'
+	    '*/scripts/kernel-doc')
+want=$(printf '%s\n' "${ksrc_files[@]}")
+if [ "$(cat "$k/.done" 2>/dev/null)" != "$want" ]; then
+	echo "setup: unpacking kselftest, checkpatch and kernel-doc from linux-source-6.1"
+	# Over the old tree, not after removing it: builds may be reading it meanwhile.
+	mkdir -p "$k"
+	rm -f "$k/.done"
 	src=$(ls /usr/src/linux-source-6.1.tar.xz)
-	xz -dc "$src" | tar -x -C "$k" --strip-components=1 --wildcards \
-		'*/tools/testing/selftests/kselftest_harness.h' \
-		'*/tools/testing/selftests/kselftest.h' \
-		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
-		'*/scripts/const_structs.checkpatch'
-	touch "$k/.done"
+	xz -dc "$src" | tar -x -C "$k" --strip-components=1 --wildcards "${ksrc_files[@]}"
+	printf '%s\n' "$want" > "$k/.done"
 fi
 # The debug guest kernel (KASAN, lockdep, kmemleak...), built once per machine and
 # cached outside the clone: about 13 minutes on two cores the first time.

@@ -26,8 +26,9 @@ extern "C" {
 /*
  * 2: device faults (VNEURON_EXEC_FAULT), per-file limits in GET_INFO, exclusive core
  * ownership (docs/uapi.md, "Security model").
+ * 3: the ioctl magic is 'J' (VNEURON_IOCTL_BASE); callers built for 'V' get -ENOTTY.
  */
-#define VNEURON_UAPI_VERSION		2
+#define VNEURON_UAPI_VERSION		3
 
 /* Capability bits in vneuron_info.caps. */
 #define VNEURON_CAP_MEM			_BITULL(0)	/* MEM_* ioctls and mmap */
@@ -39,7 +40,16 @@ extern "C" {
 #define VNEURON_CAP_LIMITS		_BITULL(6)	/* vneuron_info.limits */
 #define VNEURON_CAP_OWNERSHIP		_BITULL(7)	/* a core belongs to one file */
 
-/* Engines of a core, in this order everywhere (trace records, sysfs, profiles). */
+/**
+ * enum vneuron_engine - the compute engines of a core
+ * @VNEURON_ENGINE_TENSOR: TensorE, the systolic array
+ * @VNEURON_ENGINE_VECTOR: VectorE
+ * @VNEURON_ENGINE_SCALAR: ScalarE, activation functions
+ * @VNEURON_ENGINE_GPSIMD: GpSimdE
+ * @VNEURON_ENGINE_COUNT: number of engines
+ *
+ * In this order everywhere (trace records, sysfs, profiles).
+ */
 enum vneuron_engine {
 	VNEURON_ENGINE_TENSOR = 0,
 	VNEURON_ENGINE_VECTOR = 1,
@@ -48,71 +58,127 @@ enum vneuron_engine {
 	VNEURON_ENGINE_COUNT = 4,
 };
 
-/*
- * The device model's figures: the one table the driver, the library and the profiler
- * share. Frequencies in kHz, bandwidths in bytes/s, peaks in FLOP/s.
+/**
+ * struct vneuron_model - the device model's figures
+ * @name: NUL-padded model name, "trn1"
+ * @tensor_rows: TensorE rows, 128
+ * @tensor_cols: TensorE columns, 128
+ * @tensor_khz: TensorE clock, 2800000
+ * @vector_lanes: VectorE lanes, 128
+ * @vector_khz: VectorE clock, 1120000
+ * @scalar_lanes: ScalarE lanes, 128
+ * @scalar_khz: ScalarE clock, 1400000
+ * @gpsimd_cores: GpSimdE cores, 8
+ * @gpsimd_khz: GpSimdE clock, 1400000
+ * @partitions: SBUF and PSUM partitions, 128
+ * @sbuf_partition_bytes: SBUF bytes per partition, 192 KiB
+ * @psum_partition_bytes: PSUM bytes per partition, 16 KiB
+ * @psum_bank_bytes: PSUM bank size, 2 KiB
+ * @dma_engines: DMA engines per core, 16
+ * @dma_desc_overhead_ns: fixed cost per DMA descriptor
+ * @pad: 0
+ * @dma_engine_bw: bytes/s per DMA engine
+ * @hbm_bw: HBM bytes/s per core
+ * @hbm_modeled_bytes: modeled HBM per core
+ * @peak_flops_bf16: TensorE peak per core, bf16
+ * @peak_flops_fp32: TensorE peak per core, fp32
+ *
+ * The one table the driver, the library and the profiler share (docs/uapi.md, "The
+ * device model"). Frequencies in kHz, bandwidths in bytes/s, peaks in FLOP/s.
  */
 struct vneuron_model {
-	char name[16];			/* "trn1" */
-	__u32 tensor_rows;		/* 128 */
-	__u32 tensor_cols;		/* 128 */
-	__u32 tensor_khz;		/* 2800000 */
-	__u32 vector_lanes;		/* 128 */
-	__u32 vector_khz;		/* 1120000 */
-	__u32 scalar_lanes;		/* 128 */
-	__u32 scalar_khz;		/* 1400000 */
-	__u32 gpsimd_cores;		/* 8 */
-	__u32 gpsimd_khz;		/* 1400000 */
-	__u32 partitions;		/* 128 */
-	__u32 sbuf_partition_bytes;	/* 192 KiB */
-	__u32 psum_partition_bytes;	/* 16 KiB */
-	__u32 psum_bank_bytes;		/* 2 KiB */
-	__u32 dma_engines;		/* 16 per core */
-	__u32 dma_desc_overhead_ns;	/* fixed cost per descriptor */
-	__u32 pad;			/* 0 */
-	__u64 dma_engine_bw;		/* bytes/s per DMA engine */
-	__u64 hbm_bw;			/* bytes/s per core */
-	__u64 hbm_modeled_bytes;	/* modeled HBM per core */
-	__u64 peak_flops_bf16;		/* TensorE peak per core */
+	char name[16];
+	__u32 tensor_rows;
+	__u32 tensor_cols;
+	__u32 tensor_khz;
+	__u32 vector_lanes;
+	__u32 vector_khz;
+	__u32 scalar_lanes;
+	__u32 scalar_khz;
+	__u32 gpsimd_cores;
+	__u32 gpsimd_khz;
+	__u32 partitions;
+	__u32 sbuf_partition_bytes;
+	__u32 psum_partition_bytes;
+	__u32 psum_bank_bytes;
+	__u32 dma_engines;
+	__u32 dma_desc_overhead_ns;
+	__u32 pad;
+	__u64 dma_engine_bw;
+	__u64 hbm_bw;
+	__u64 hbm_modeled_bytes;
+	__u64 peak_flops_bf16;
 	__u64 peak_flops_fp32;
 };
 
-/*
- * Per open file, set by module parameters (docs/uapi.md): what one file may hold at once.
- * Beyond them the call that would pass one fails (-ENOSPC, or -EAGAIN for executions).
+/**
+ * struct vneuron_limits - what one open file may hold at once
+ * @max_programs: loaded programs
+ * @max_execs: executions submitted and not yet reaped
+ * @max_program_bytes: bytes of loaded program images
+ * @max_exec_bytes: core-provided scratch and semaphore tables of its executions
+ * @max_trace_bytes: trace ring memory of the file's sessions
+ *
+ * Set by module parameters (docs/uapi.md). Beyond them the call that would pass one
+ * fails (-ENOSPC, or -EAGAIN for executions).
  */
 struct vneuron_limits {
-	__u32 max_programs;		/* loaded programs */
-	__u32 max_execs;		/* executions submitted and not yet reaped */
-	__u64 max_program_bytes;	/* bytes of loaded program images */
-	__u64 max_exec_bytes;		/* core-provided scratch and semaphore tables of them */
-	__u64 max_trace_bytes;		/* trace ring memory of the file's sessions */
+	__u32 max_programs;
+	__u32 max_execs;
+	__u64 max_program_bytes;
+	__u64 max_exec_bytes;
+	__u64 max_trace_bytes;
 };
 
-/* VNEURON_IOCTL_GET_INFO: the device, its limits and the model. All output. */
+/**
+ * struct vneuron_info - argument of %VNEURON_IOCTL_GET_INFO
+ * @uapi_version: out: %VNEURON_UAPI_VERSION of the module
+ * @flags: in: must be 0
+ * @caps: out: VNEURON_CAP_*
+ * @device_index: out: N of /dev/vneuronN
+ * @device_count: out: devices of the module
+ * @core_count: out: cores of this device
+ * @max_mem_handles: out: live buffers per open file
+ * @hbm_bytes: out: host memory backing this device's HBM
+ * @hbm_used: out: bytes allocated now, by all files
+ * @max_alloc: out: largest single allocation
+ * @model: out: the device model's figures
+ * @limits: out: the per-file limits (uapi 2, %VNEURON_CAP_LIMITS); a version-1
+ *	caller's struct ends just before it
+ *
+ * The device, its limits and the model: the one call a read-only file may make.
+ */
 struct vneuron_info {
 	__u32 uapi_version;
-	__u32 flags;			/* in: must be 0 */
-	__u64 caps;			/* VNEURON_CAP_* */
-	__u32 device_index;		/* N of /dev/vneuronN */
+	__u32 flags;
+	__u64 caps;
+	__u32 device_index;
 	__u32 device_count;
-	__u32 core_count;		/* cores of this device */
-	__u32 max_mem_handles;		/* per open file */
-	__u64 hbm_bytes;		/* host memory backing this device's HBM */
-	__u64 hbm_used;			/* bytes allocated now, by all files */
-	__u64 max_alloc;		/* largest single allocation */
+	__u32 core_count;
+	__u32 max_mem_handles;
+	__u64 hbm_bytes;
+	__u64 hbm_used;
+	__u64 max_alloc;
 	struct vneuron_model model;
-	/* uapi 2 (VNEURON_CAP_LIMITS): a version-1 caller's struct ends above */
 	struct vneuron_limits limits;
 };
 
-/* VNEURON_IOCTL_MEM_ALLOC: device memory, zeroed, owned by the calling file. */
+/**
+ * struct vneuron_mem_alloc - argument of %VNEURON_IOCTL_MEM_ALLOC
+ * @size: in: bytes, > 0
+ * @flags: in: must be 0
+ * @handle: out: non-zero
+ * @mmap_offset: out: offset to pass to mmap()
+ * @device_addr: out: the buffer's address in the device's HBM space
+ *
+ * Device memory, zeroed, owned by the calling file.
+ */
 struct vneuron_mem_alloc {
-	__u64 size;			/* in: bytes, > 0 */
-	__u32 flags;			/* in: must be 0 */
-	__u32 handle;			/* out: non-zero */
-	__u64 mmap_offset;		/* out: offset to pass to mmap() */
-	__u64 device_addr;		/* out: the buffer's address in the device's HBM space */
+	__u64 size;
+	__u32 flags;
+	__u32 handle;
+	__u64 mmap_offset;
+	__u64 device_addr;
 };
 
 /*
@@ -122,94 +188,160 @@ struct vneuron_mem_alloc {
  */
 #define VNEURON_MMAP_TRACE_BASE		_BITULL(52)
 
-/* VNEURON_IOCTL_MEM_FREE */
+/**
+ * struct vneuron_mem_free - argument of %VNEURON_IOCTL_MEM_FREE
+ * @handle: the buffer
+ * @flags: must be 0
+ */
 struct vneuron_mem_free {
 	__u32 handle;
-	__u32 flags;			/* must be 0 */
+	__u32 flags;
 };
 
-/* VNEURON_IOCTL_MEM_WRITE and VNEURON_IOCTL_MEM_READ: copies to and from a buffer. */
+/**
+ * struct vneuron_mem_rw - argument of %VNEURON_IOCTL_MEM_WRITE and %VNEURON_IOCTL_MEM_READ
+ * @handle: the buffer
+ * @flags: must be 0
+ * @offset: into the buffer
+ * @size: bytes; offset + size <= buffer size
+ * @user_ptr: the user memory to copy from (WRITE) or to (READ)
+ *
+ * Copies to and from a buffer.
+ */
 struct vneuron_mem_rw {
 	__u32 handle;
-	__u32 flags;			/* must be 0 */
-	__u64 offset;			/* into the buffer */
-	__u64 size;			/* bytes; offset + size <= buffer size */
-	__u64 user_ptr;			/* the user memory to copy from or to */
+	__u32 flags;
+	__u64 offset;
+	__u64 size;
+	__u64 user_ptr;
 };
 
-/*
- * VNEURON_IOCTL_RESET: stop a core's work, fail what is queued, clear its state. Only
- * the file that owns the core (or, for an unowned core, any writer) or CAP_SYS_ADMIN.
+/**
+ * struct vneuron_reset - argument of %VNEURON_IOCTL_RESET
+ * @core: the core
+ * @flags: must be 0
+ *
+ * Stop a core's work, fail what is queued, clear its state. Only the file that owns the
+ * core (or, for an unowned core, any writer) or CAP_SYS_ADMIN.
  */
 struct vneuron_reset {
 	__u32 core;
-	__u32 flags;			/* must be 0 */
+	__u32 flags;
 };
 
-/*
- * VNEURON_IOCTL_PROGRAM_LOAD: validate a .vnef image (uapi/vneuron_program.h) and keep a
- * copy of it as a program of the calling file. On -EINVAL the check that failed is
- * copied back (check, section, index, msg) so tools can say why; nothing is logged.
+/**
+ * struct vneuron_program_load - argument of %VNEURON_IOCTL_PROGRAM_LOAD
+ * @image_ptr: in: the image
+ * @image_size: in: bytes, 1..VNEF_MAX_IMAGE_BYTES
+ * @flags: in: must be 0
+ * @handle: out: non-zero
+ * @check: out on -EINVAL: enum vnef_check, else 0
+ * @section: out on -EINVAL: section table index, or ~0
+ * @index: out on -EINVAL: entry in that section, or ~0
+ * @tensor_count: out: bindings EXEC expects
+ * @msg: out on -EINVAL: NUL-terminated, English
+ *
+ * Validate a .vnef image (uapi/vneuron_program.h) and keep a copy of it as a program of
+ * the calling file. On -EINVAL the check that failed is copied back (@check, @section,
+ * @index, @msg) so tools can say why; nothing is logged.
  */
 struct vneuron_program_load {
-	__u64 image_ptr;		/* in: the image */
-	__u64 image_size;		/* in: bytes, 1..VNEF_MAX_IMAGE_BYTES */
-	__u32 flags;			/* in: must be 0 */
-	__u32 handle;			/* out: non-zero */
-	__u32 check;			/* out on -EINVAL: enum vnef_check, else 0 */
-	__u32 section;			/* out on -EINVAL: section table index, or ~0 */
-	__u32 index;			/* out on -EINVAL: entry in that section, or ~0 */
-	__u32 tensor_count;		/* out: bindings EXEC expects */
-	char msg[64];			/* out on -EINVAL: NUL-terminated, English */
+	__u64 image_ptr;
+	__u64 image_size;
+	__u32 flags;
+	__u32 handle;
+	__u32 check;
+	__u32 section;
+	__u32 index;
+	__u32 tensor_count;
+	char msg[64];
 };
 
-/* VNEURON_IOCTL_PROGRAM_UNLOAD: drop a program; running executions keep their copy. */
+/**
+ * struct vneuron_program_unload - argument of %VNEURON_IOCTL_PROGRAM_UNLOAD
+ * @handle: the program
+ * @flags: must be 0
+ *
+ * Drop a program; running executions keep their copy.
+ */
 struct vneuron_program_unload {
 	__u32 handle;
-	__u32 flags;			/* must be 0 */
+	__u32 flags;
 };
 
-/*
- * VNEURON_IOCTL_EXEC: queue a program on a core without blocking. mem_handles_ptr points
- * to mem_count __u32 buffer handles of this file, one per program tensor in tensor
- * order: inputs and outputs need a buffer at least the tensor's size; scratch tensors
- * take a buffer or 0 (the core provides zeroed scratch); constants take 0. Every bound
- * buffer stays alive until the execution ends, even if freed meanwhile.
+/**
+ * struct vneuron_exec - argument of %VNEURON_IOCTL_EXEC
+ * @program: in: program handle
+ * @core: in: 0..core_count-1
+ * @mem_handles_ptr: in: __u32 array of @mem_count buffer handles
+ * @mem_count: in: = the program's tensor_count
+ * @flags: in: must be 0
+ * @time_limit_ns: in: host-time limit, 0 for the default (30 s)
+ * @exec_id: out: non-zero, per file
+ *
+ * Queue a program on a core without blocking. @mem_handles_ptr points to @mem_count
+ * buffer handles of this file, one per program tensor in tensor order: inputs and
+ * outputs need a buffer at least the tensor's size; scratch tensors take a buffer or 0
+ * (the core provides zeroed scratch); constants take 0. Every bound buffer stays alive
+ * until the execution ends, even if freed meanwhile.
  */
 struct vneuron_exec {
-	__u32 program;			/* in: program handle */
-	__u32 core;			/* in: 0..core_count-1 */
-	__u64 mem_handles_ptr;		/* in: __u32 array */
-	__u32 mem_count;		/* in: = the program's tensor_count */
-	__u32 flags;			/* in: must be 0 */
-	__u64 time_limit_ns;		/* in: host-time limit, 0 for the default (30 s) */
-	__u64 exec_id;			/* out: non-zero, per file */
+	__u32 program;
+	__u32 core;
+	__u64 mem_handles_ptr;
+	__u32 mem_count;
+	__u32 flags;
+	__u64 time_limit_ns;
+	__u64 exec_id;
 };
 
-/* Results in vneuron_wait.status. */
+/**
+ * enum vneuron_exec_status - how an execution ended (vneuron_wait.status)
+ * @VNEURON_EXEC_OK: it ran to its end
+ * @VNEURON_EXEC_ERROR: stream, pc and reason say where
+ * @VNEURON_EXEC_TIMEOUT: time limit or a deadlock on semaphores
+ * @VNEURON_EXEC_ABORTED: reset, cancel or unload
+ * @VNEURON_EXEC_FAULT: an access outside its memory: reason says which
+ */
 enum vneuron_exec_status {
 	VNEURON_EXEC_OK = 0,
-	VNEURON_EXEC_ERROR = 1,		/* stream, pc and reason say where */
-	VNEURON_EXEC_TIMEOUT = 2,	/* time limit or a deadlock on semaphores */
-	VNEURON_EXEC_ABORTED = 3,	/* reset, cancel or unload */
-	VNEURON_EXEC_FAULT = 4,		/* an access outside its memory: reason says which */
+	VNEURON_EXEC_ERROR = 1,
+	VNEURON_EXEC_TIMEOUT = 2,
+	VNEURON_EXEC_ABORTED = 3,
+	VNEURON_EXEC_FAULT = 4,
 };
 
-/* Why it ended (vneuron_wait.reason). */
+/**
+ * enum vneuron_exec_reason - why an execution ended (vneuron_wait.reason)
+ * @VNEURON_REASON_NONE: no reason to give
+ * @VNEURON_REASON_DEADLOCK: every stream blocked on a semaphore
+ * @VNEURON_REASON_TIME_LIMIT: its host-time limit passed
+ * @VNEURON_REASON_RESET: VNEURON_IOCTL_RESET
+ * @VNEURON_REASON_STOP: module unload
+ * @VNEURON_REASON_NOMEM: the core could not allocate for it
+ * @VNEURON_REASON_CANCEL: its process closed the device file or exited
+ * @VNEURON_REASON_FAULT_SBUF: outside SBUF or the partition
+ * @VNEURON_REASON_FAULT_PSUM: outside PSUM or the partition
+ * @VNEURON_REASON_FAULT_HBM: outside the buffer bound to the tensor
+ * @VNEURON_REASON_FAULT_SEM: a semaphore id or value outside its table
+ * @VNEURON_REASON_FAULT_STATE: operands the engine's state cannot hold
+ *
+ * The FAULT_* reasons come with %VNEURON_EXEC_FAULT: stream and pc say which entry;
+ * the trace has an ERROR record.
+ */
 enum vneuron_exec_reason {
 	VNEURON_REASON_NONE = 0,
-	VNEURON_REASON_DEADLOCK = 1,	/* every stream blocked on a semaphore */
+	VNEURON_REASON_DEADLOCK = 1,
 	VNEURON_REASON_TIME_LIMIT = 2,
 	VNEURON_REASON_RESET = 3,
-	VNEURON_REASON_STOP = 4,	/* module unload */
+	VNEURON_REASON_STOP = 4,
 	VNEURON_REASON_NOMEM = 5,
 	VNEURON_REASON_CANCEL = 6,
-	/* VNEURON_EXEC_FAULT: stream and pc say which entry; the trace has an ERROR record */
-	VNEURON_REASON_FAULT_SBUF = 7,	/* outside SBUF or the partition */
-	VNEURON_REASON_FAULT_PSUM = 8,	/* outside PSUM or the partition */
-	VNEURON_REASON_FAULT_HBM = 9,	/* outside the buffer bound to the tensor */
-	VNEURON_REASON_FAULT_SEM = 10,	/* a semaphore id or value outside its table */
-	VNEURON_REASON_FAULT_STATE = 11, /* operands the engine's state cannot hold */
+	VNEURON_REASON_FAULT_SBUF = 7,
+	VNEURON_REASON_FAULT_PSUM = 8,
+	VNEURON_REASON_FAULT_HBM = 9,
+	VNEURON_REASON_FAULT_SEM = 10,
+	VNEURON_REASON_FAULT_STATE = 11,
 };
 
 /* The stream value for "no stream": engines are 0..3, DMA queue q is 4 + q. */
@@ -218,30 +350,47 @@ enum vneuron_exec_reason {
 /* Wait without a deadline. */
 #define VNEURON_WAIT_FOREVER		(~0ULL)
 
-/*
- * VNEURON_IOCTL_WAIT: wait for an execution of this file until the absolute
- * CLOCK_MONOTONIC timeout_ns (a time in the past only checks; VNEURON_WAIT_FOREVER
- * waits without a deadline). Returns 0 with the status once the execution has ended;
- * the exec_id is then forgotten (a second WAIT gives -ENOENT). -ETIMEDOUT if it is
- * still queued or running at the timeout.
+/**
+ * struct vneuron_wait - argument of %VNEURON_IOCTL_WAIT
+ * @exec_id: in: the execution
+ * @timeout_ns: in: absolute CLOCK_MONOTONIC deadline
+ * @flags: in: must be 0
+ * @status: out: enum vneuron_exec_status
+ * @reason: out: enum vneuron_exec_reason
+ * @stream: out: where it failed, or %VNEURON_STREAM_NONE
+ * @pc: out: entry index in that stream
+ * @core: out: the core it ran on
+ * @seq: out: the execution's sequence number on its core
+ * @model_ps: out: modeled duration, picoseconds
+ * @host_ns: out: host time from start to end
+ *
+ * Wait for an execution of this file until the absolute CLOCK_MONOTONIC @timeout_ns (a
+ * time in the past only checks; %VNEURON_WAIT_FOREVER waits without a deadline).
+ * Returns 0 with the status once the execution has ended; the exec_id is then forgotten
+ * (a second WAIT gives -ENOENT). -ETIMEDOUT if it is still queued or running at the
+ * timeout.
  */
 struct vneuron_wait {
-	__u64 exec_id;			/* in */
-	__u64 timeout_ns;		/* in: absolute CLOCK_MONOTONIC */
-	__u32 flags;			/* in: must be 0 */
-	__u32 status;			/* out: enum vneuron_exec_status */
-	__u32 reason;			/* out: enum vneuron_exec_reason */
-	__u32 stream;			/* out: where it failed, or VNEURON_STREAM_NONE */
-	__u32 pc;			/* out: entry index in that stream */
-	__u32 core;			/* out */
-	__u64 seq;			/* out: the execution's sequence number on its core */
-	__u64 model_ps;			/* out: modeled duration, picoseconds */
-	__u64 host_ns;			/* out: host time from start to end */
+	__u64 exec_id;
+	__u64 timeout_ns;
+	__u32 flags;
+	__u32 status;
+	__u32 reason;
+	__u32 stream;
+	__u32 pc;
+	__u32 core;
+	__u64 seq;
+	__u64 model_ps;
+	__u64 host_ns;
 };
 
-/*
- * EXEC through io_uring (VNEURON_CAP_URING_CMD): an IORING_OP_URING_CMD SQE on
- * /dev/vneuronN with cmd_op VNEURON_URING_CMD_EXEC and this struct in the SQE's command
+/**
+ * struct vneuron_uring_cmd - the command area of %VNEURON_URING_CMD_EXEC
+ * @exec_ptr: in: struct vneuron_exec, as for EXEC; its exec_id must be 0
+ * @status_ptr: in: struct vneuron_wait written at the end, or 0
+ *
+ * EXEC through io_uring (%VNEURON_CAP_URING_CMD): an IORING_OP_URING_CMD SQE on
+ * /dev/vneuronN with cmd_op %VNEURON_URING_CMD_EXEC and this struct in the SQE's command
  * area (16 bytes: a plain 64-byte SQE suffices; with IORING_SETUP_SQE128 the other 64
  * bytes must be zero). uring_cmd_flags must be 0. The CQE arrives when the execution
  * ends: res 0 (OK), -EIO (ERROR, FAULT), -ETIMEDOUT (TIMEOUT), -ECANCELED (ABORTED), or
@@ -250,24 +399,77 @@ struct vneuron_wait {
  * exiting cancels the process's commands (docs/uapi.md).
  */
 struct vneuron_uring_cmd {
-	__u64 exec_ptr;			/* in: struct vneuron_exec, as for EXEC; exec_id 0 */
-	__u64 status_ptr;		/* in: struct vneuron_wait written at the end, or 0 */
+	__u64 exec_ptr;
+	__u64 status_ptr;
 };
 
-#define VNEURON_IOCTL_BASE		'V'
+/**
+ * VNEURON_IOCTL_BASE - the ioctl magic of vneuron, 'J'
+ *
+ * Not registered to anyone in Documentation/userspace-api/ioctl/ioctl-number.rst. Up to
+ * uapi version 2 it was 'V', which video4linux and the VT layer share; numbers built
+ * with 'V' now give -ENOTTY.
+ */
+#define VNEURON_IOCTL_BASE		'J'
+
+/**
+ * VNEURON_IOCTL_GET_INFO - the device, its limits and the model (&struct vneuron_info)
+ */
 #define VNEURON_IOCTL_GET_INFO		_IOWR(VNEURON_IOCTL_BASE, 0x00, struct vneuron_info)
+
+/**
+ * VNEURON_IOCTL_MEM_ALLOC - a zeroed device buffer (&struct vneuron_mem_alloc)
+ */
 #define VNEURON_IOCTL_MEM_ALLOC		_IOWR(VNEURON_IOCTL_BASE, 0x01, struct vneuron_mem_alloc)
+
+/**
+ * VNEURON_IOCTL_MEM_FREE - drop a buffer handle (&struct vneuron_mem_free)
+ */
 #define VNEURON_IOCTL_MEM_FREE		_IOW(VNEURON_IOCTL_BASE, 0x02, struct vneuron_mem_free)
+
+/**
+ * VNEURON_IOCTL_MEM_WRITE - copy user memory into a buffer (&struct vneuron_mem_rw)
+ */
 #define VNEURON_IOCTL_MEM_WRITE		_IOW(VNEURON_IOCTL_BASE, 0x03, struct vneuron_mem_rw)
+
+/**
+ * VNEURON_IOCTL_MEM_READ - copy a buffer into user memory (&struct vneuron_mem_rw)
+ */
 #define VNEURON_IOCTL_MEM_READ		_IOW(VNEURON_IOCTL_BASE, 0x04, struct vneuron_mem_rw)
+
+/**
+ * VNEURON_IOCTL_RESET - stop a core's work and clear its state (&struct vneuron_reset)
+ */
 #define VNEURON_IOCTL_RESET		_IOW(VNEURON_IOCTL_BASE, 0x05, struct vneuron_reset)
+
+/**
+ * VNEURON_IOCTL_PROGRAM_LOAD - validate and keep a .vnef image
+ *
+ * Argument: &struct vneuron_program_load.
+ */
 #define VNEURON_IOCTL_PROGRAM_LOAD	_IOWR(VNEURON_IOCTL_BASE, 0x06, struct vneuron_program_load)
+
+/**
+ * VNEURON_IOCTL_PROGRAM_UNLOAD - drop a program handle (&struct vneuron_program_unload)
+ */
 #define VNEURON_IOCTL_PROGRAM_UNLOAD	\
 	_IOW(VNEURON_IOCTL_BASE, 0x07, struct vneuron_program_unload)
+
+/**
+ * VNEURON_IOCTL_EXEC - queue a program on a core (&struct vneuron_exec)
+ */
 #define VNEURON_IOCTL_EXEC		_IOWR(VNEURON_IOCTL_BASE, 0x08, struct vneuron_exec)
+
+/**
+ * VNEURON_IOCTL_WAIT - wait for an execution and reap it (&struct vneuron_wait)
+ */
 #define VNEURON_IOCTL_WAIT		_IOWR(VNEURON_IOCTL_BASE, 0x09, struct vneuron_wait)
 
-/* io_uring command ops (io_uring_cmd.cmd_op), numbered like ioctls. */
+/**
+ * VNEURON_URING_CMD_EXEC - io_uring command op of EXEC (&struct vneuron_uring_cmd)
+ *
+ * The value of io_uring_cmd.cmd_op, numbered like an ioctl.
+ */
 #define VNEURON_URING_CMD_EXEC		_IOW(VNEURON_IOCTL_BASE, 0x40, struct vneuron_uring_cmd)
 
 #if defined(__cplusplus)

@@ -64,106 +64,185 @@ extern "C" {
 #define VNEF_MM_MAX_M		128	/* stationary free size = output partitions */
 #define VNEF_MM_MAX_N		512	/* moving free size = output free size */
 
+/**
+ * struct vnef_header - the image header, at offset 0
+ * @magic: %VNEF_MAGIC
+ * @version: %VNEF_VERSION
+ * @header_size: sizeof(struct vnef_header)
+ * @flags: must be 0
+ * @total_size: the whole image; equals the size handed to the loader
+ * @section_count: 1..VNEF_MAX_SECTIONS
+ * @section_entry_size: sizeof(struct vnef_section)
+ * @name_off: program name: offset in the string table (0 = "")
+ * @reserved: must be 0
+ */
 struct vnef_header {
-	__u32 magic;			/* VNEF_MAGIC */
-	__u32 version;			/* VNEF_VERSION */
-	__u32 header_size;		/* sizeof(struct vnef_header) */
-	__u32 flags;			/* must be 0 */
-	__u64 total_size;		/* the whole image; equals the size handed to the loader */
-	__u32 section_count;		/* 1..VNEF_MAX_SECTIONS */
-	__u32 section_entry_size;	/* sizeof(struct vnef_section) */
-	__u32 name_off;			/* program name: offset in the string table (0 = "") */
-	__u32 reserved[3];		/* must be 0 */
+	__u32 magic;
+	__u32 version;
+	__u32 header_size;
+	__u32 flags;
+	__u64 total_size;
+	__u32 section_count;
+	__u32 section_entry_size;
+	__u32 name_off;
+	__u32 reserved[3];
 };
 
+/**
+ * enum vnef_section_type - what a section holds
+ * @VNEF_SEC_STRTAB: NUL-terminated strings; byte 0 is NUL; last byte is NUL
+ * @VNEF_SEC_TENSORS: struct vnef_tensor[count]
+ * @VNEF_SEC_CONST: bytes of constant tensors
+ * @VNEF_SEC_INSTR: struct vnef_instr[count]; index = engine
+ * @VNEF_SEC_DMA: struct vnef_dma_desc[count]; index = DMA queue
+ * @VNEF_SEC_DEBUG: struct vnef_debug[count]
+ */
 enum vnef_section_type {
-	VNEF_SEC_STRTAB = 1,	/* NUL-terminated strings; byte 0 is NUL; last byte is NUL */
-	VNEF_SEC_TENSORS = 2,	/* struct vnef_tensor[count] */
-	VNEF_SEC_CONST = 3,	/* bytes of constant tensors */
-	VNEF_SEC_INSTR = 4,	/* struct vnef_instr[count]; index = engine */
-	VNEF_SEC_DMA = 5,	/* struct vnef_dma_desc[count]; index = DMA queue */
-	VNEF_SEC_DEBUG = 6,	/* struct vnef_debug[count] */
+	VNEF_SEC_STRTAB = 1,
+	VNEF_SEC_TENSORS = 2,
+	VNEF_SEC_CONST = 3,
+	VNEF_SEC_INSTR = 4,
+	VNEF_SEC_DMA = 5,
+	VNEF_SEC_DEBUG = 6,
 };
 
+/**
+ * struct vnef_section - an entry of the section table
+ * @type: enum vnef_section_type
+ * @index: engine (INSTR), queue (DMA), else 0
+ * @offset: from the start of the image, multiple of 8
+ * @size: bytes; count * entry_size for tables
+ * @count: entries (tables), else 0
+ * @entry_size: sizeof the entry struct (tables), else 0
+ */
 struct vnef_section {
-	__u32 type;			/* enum vnef_section_type */
-	__u32 index;			/* engine (INSTR), queue (DMA), else 0 */
-	__u64 offset;			/* from the start of the image, multiple of 8 */
-	__u64 size;			/* bytes; count * entry_size for tables */
-	__u32 count;			/* entries (tables), else 0 */
-	__u32 entry_size;		/* sizeof the entry struct (tables), else 0 */
+	__u32 type;
+	__u32 index;
+	__u64 offset;
+	__u64 size;
+	__u32 count;
+	__u32 entry_size;
 };
 
+/**
+ * enum vnef_dtype - element types
+ * @VNEF_DT_FP32: IEEE binary32
+ * @VNEF_DT_BF16: bfloat16, stored round-to-nearest-even; computed in fp32
+ */
 enum vnef_dtype {
 	VNEF_DT_FP32 = 1,
-	VNEF_DT_BF16 = 2,	/* stored round-to-nearest-even; computed in fp32 */
+	VNEF_DT_BF16 = 2,
 };
 
+/**
+ * enum vnef_tensor_kind - how a tensor gets its memory
+ * @VNEF_TENSOR_INPUT: bound at execution, read
+ * @VNEF_TENSOR_OUTPUT: bound at execution, written (may be read)
+ * @VNEF_TENSOR_SCRATCH: bound at execution or given zeroed by the core
+ * @VNEF_TENSOR_CONST: data in the CONST section, read-only
+ */
 enum vnef_tensor_kind {
-	VNEF_TENSOR_INPUT = 1,	/* bound at execution, read */
-	VNEF_TENSOR_OUTPUT = 2,	/* bound at execution, written (may be read) */
-	VNEF_TENSOR_SCRATCH = 3,/* bound at execution or given zeroed by the core */
-	VNEF_TENSOR_CONST = 4,	/* data in the CONST section, read-only */
+	VNEF_TENSOR_INPUT = 1,
+	VNEF_TENSOR_OUTPUT = 2,
+	VNEF_TENSOR_SCRATCH = 3,
+	VNEF_TENSOR_CONST = 4,
 };
 
-/* A named HBM tensor. size = product(shape[0..rank-1]) * dtype size. */
+/**
+ * struct vnef_tensor - a named HBM tensor
+ * @name_off: string table; names are unique and non-empty
+ * @kind: enum vnef_tensor_kind
+ * @dtype: enum vnef_dtype
+ * @rank: 1..VNEF_MAX_RANK
+ * @shape: dims >= 1; unused dims 0
+ * @size: bytes, <= VNEF_MAX_TENSOR_BYTES; product(shape[0..rank-1]) * dtype size
+ * @const_off: CONST: offset in the CONST section; else 0
+ */
 struct vnef_tensor {
-	__u32 name_off;			/* string table; names are unique and non-empty */
-	__u32 kind;			/* enum vnef_tensor_kind */
-	__u32 dtype;			/* enum vnef_dtype */
-	__u32 rank;			/* 1..VNEF_MAX_RANK */
-	__u64 shape[VNEF_MAX_RANK];	/* dims >= 1; unused dims 0 */
-	__u64 size;			/* bytes, <= VNEF_MAX_TENSOR_BYTES */
-	__u64 const_off;		/* CONST: offset in the CONST section; else 0 */
+	__u32 name_off;
+	__u32 kind;
+	__u32 dtype;
+	__u32 rank;
+	__u64 shape[VNEF_MAX_RANK];
+	__u64 size;
+	__u64 const_off;
 };
 
+/**
+ * enum vnef_mem - the memories an operand or DMA endpoint names
+ * @VNEF_MEM_NONE: operand unused: every field must be 0
+ * @VNEF_MEM_SBUF: the state buffer
+ * @VNEF_MEM_PSUM: the partial-sum buffer
+ * @VNEF_MEM_HBM: device memory; DMA endpoints only
+ */
 enum vnef_mem {
-	VNEF_MEM_NONE = 0,	/* operand unused: every field must be 0 */
+	VNEF_MEM_NONE = 0,
 	VNEF_MEM_SBUF = 1,
 	VNEF_MEM_PSUM = 2,
-	VNEF_MEM_HBM = 3,	/* DMA endpoints only */
+	VNEF_MEM_HBM = 3,
 };
 
-/*
- * An on-chip operand ("access pattern"): partitions [start_partition, +partitions) of
- * SBUF or PSUM and, in each, the free-axis elements
+/**
+ * struct vnef_ap - an on-chip operand ("access pattern")
+ * @mem: enum vnef_mem: SBUF or PSUM
+ * @dtype: enum vnef_dtype
+ * @start_partition: first partition
+ * @partitions: >= 1; start_partition + partitions <= 128
+ * @offset: bytes from the start of each partition, dtype aligned
+ * @count: >= 1 each
+ * @stride: elements
+ * @pad: must be 0
+ *
+ * Partitions [start_partition, +partitions) of SBUF or PSUM and, in each, the
+ * free-axis elements::
+ *
  *   offset + (i1 * stride[1] + i0 * stride[0]) * dtype size,  i0 < count[0], i1 < count[1]
+ *
  * visited i1-major. Its free size is count[0] * count[1] <= VNEF_MAX_FREE. Strides are
  * in elements and may be 0 (broadcast) in sources. Every element must lie inside the
  * partition.
  */
 struct vnef_ap {
-	__u16 mem;			/* enum vnef_mem: SBUF or PSUM */
-	__u16 dtype;			/* enum vnef_dtype */
+	__u16 mem;
+	__u16 dtype;
 	__u16 start_partition;
-	__u16 partitions;		/* >= 1; start_partition + partitions <= 128 */
-	__u32 offset;			/* bytes from the start of each partition, dtype aligned */
-	__u32 count[2];			/* >= 1 each */
-	__u32 stride[2];		/* elements */
-	__u32 pad;			/* must be 0 */
+	__u16 partitions;
+	__u32 offset;
+	__u32 count[2];
+	__u32 stride[2];
+	__u32 pad;
 };
 
-/* Instruction opcodes; the engine column says which streams accept each. */
+/**
+ * enum vnef_opcode - instruction opcodes, and the engines that accept each
+ * @VNEF_OP_NOP: any engine: only waits and signals
+ * @VNEF_OP_LOAD_STATIONARY: TensorE: src0 [K part x M] -> stationary array
+ * @VNEF_OP_MULTIPLY_MOVING: TensorE: dst PSUM [M x N] (+)= stat^T . src0 [K x N]
+ * @VNEF_OP_TRANSPOSE: TensorE: dst [F part x P] = src0 [P part x F]^T
+ * @VNEF_OP_TENSOR_TENSOR: VectorE and GpSimdE: dst = src0 <alu> src1
+ * @VNEF_OP_TENSOR_SCALAR: VectorE and GpSimdE: dst = src0 <alu> scalar (imm or
+ *	per-partition)
+ * @VNEF_OP_REDUCE: VectorE: dst [P x 1] = <alu> over the free axis of src0
+ * @VNEF_OP_COPY: VectorE, ScalarE, GpSimdE: dst = src0, converted to dst's dtype
+ * @VNEF_OP_ACTIVATE: ScalarE: dst = func(src0 * scale + bias)
+ * @VNEF_OP_MEMSET: VectorE and GpSimdE: dst = imm[0] (fp32 bits)
+ * @VNEF_OP_IOTA: GpSimdE: dst[p][j] = imm0 + p * imm1 + j * imm2 (s32)
+ * @VNEF_OP_PARTITION_REDUCE: GpSimdE: dst [1 x F] = <alu> over the partitions of src0
+ * @VNEF_OP_COUNT: number of opcodes
+ */
 enum vnef_opcode {
-	VNEF_OP_NOP = 0,		/* any engine: only waits and signals */
-	/* TensorE */
-	VNEF_OP_LOAD_STATIONARY = 1,	/* src0 [K part x M] -> stationary array */
-	VNEF_OP_MULTIPLY_MOVING = 2,	/* dst PSUM [M x N] (+)= stat^T . src0 [K x N] */
-	VNEF_OP_TRANSPOSE = 3,		/* dst [F part x P] = src0 [P part x F]^T */
-	/* VectorE and GpSimdE */
-	VNEF_OP_TENSOR_TENSOR = 4,	/* dst = src0 <alu> src1 */
-	VNEF_OP_TENSOR_SCALAR = 5,	/* dst = src0 <alu> scalar (imm or per-partition) */
-	/* VectorE */
-	VNEF_OP_REDUCE = 6,		/* dst [P x 1] = <alu> over the free axis of src0 */
-	/* VectorE, ScalarE, GpSimdE */
-	VNEF_OP_COPY = 7,		/* dst = src0, converted to dst's dtype */
-	/* ScalarE */
-	VNEF_OP_ACTIVATE = 8,		/* dst = func(src0 * scale + bias) */
-	/* VectorE and GpSimdE */
-	VNEF_OP_MEMSET = 9,		/* dst = imm[0] (fp32 bits) */
-	/* GpSimdE */
-	VNEF_OP_IOTA = 10,		/* dst[p][j] = imm0 + p * imm1 + j * imm2 (s32) */
-	VNEF_OP_PARTITION_REDUCE = 11,	/* dst [1 x F] = <alu> over the partitions of src0 */
+	VNEF_OP_NOP = 0,
+	VNEF_OP_LOAD_STATIONARY = 1,
+	VNEF_OP_MULTIPLY_MOVING = 2,
+	VNEF_OP_TRANSPOSE = 3,
+	VNEF_OP_TENSOR_TENSOR = 4,
+	VNEF_OP_TENSOR_SCALAR = 5,
+	VNEF_OP_REDUCE = 6,
+	VNEF_OP_COPY = 7,
+	VNEF_OP_ACTIVATE = 8,
+	VNEF_OP_MEMSET = 9,
+	VNEF_OP_IOTA = 10,
+	VNEF_OP_PARTITION_REDUCE = 11,
 	VNEF_OP_COUNT = 12,
 };
 
@@ -175,7 +254,18 @@ enum vnef_opcode {
 #define VNEF_IF_BIAS_COLUMN	_BITUL(4)	/* ACTIVATE: bias is src1 [P x 1], not imm[1] */
 #define VNEF_IF_ALL		0x1fu
 
-/* VectorE / GpSimdE arithmetic and reductions (REDUCE, PARTITION_REDUCE: ADD, MAX, MIN). */
+/**
+ * enum vnef_alu - VectorE / GpSimdE arithmetic and reductions
+ * @VNEF_ALU_ADD: a + b
+ * @VNEF_ALU_SUB: a - b
+ * @VNEF_ALU_MUL: a * b
+ * @VNEF_ALU_MAX: the larger
+ * @VNEF_ALU_MIN: the smaller
+ * @VNEF_ALU_DIV: a / b
+ * @VNEF_ALU_COUNT: number of operations
+ *
+ * REDUCE and PARTITION_REDUCE take ADD, MAX or MIN.
+ */
 enum vnef_alu {
 	VNEF_ALU_ADD = 0,
 	VNEF_ALU_SUB = 1,
@@ -186,14 +276,28 @@ enum vnef_alu {
 	VNEF_ALU_COUNT = 6,
 };
 
-/* ScalarE activation functions. */
+/**
+ * enum vnef_act - ScalarE activation functions
+ * @VNEF_ACT_IDENTITY: x
+ * @VNEF_ACT_EXP: e^x
+ * @VNEF_ACT_LOG: natural logarithm
+ * @VNEF_ACT_TANH: hyperbolic tangent
+ * @VNEF_ACT_SIGMOID: 1 / (1 + e^-x)
+ * @VNEF_ACT_GELU: GELU, tanh approximation
+ * @VNEF_ACT_RELU: max(x, 0)
+ * @VNEF_ACT_SQRT: square root
+ * @VNEF_ACT_RSQRT: 1 / square root
+ * @VNEF_ACT_RECIPROCAL: 1 / x
+ * @VNEF_ACT_SQUARE: x * x
+ * @VNEF_ACT_COUNT: number of functions
+ */
 enum vnef_act {
 	VNEF_ACT_IDENTITY = 0,
 	VNEF_ACT_EXP = 1,
 	VNEF_ACT_LOG = 2,
 	VNEF_ACT_TANH = 3,
 	VNEF_ACT_SIGMOID = 4,
-	VNEF_ACT_GELU = 5,		/* tanh approximation */
+	VNEF_ACT_GELU = 5,
 	VNEF_ACT_RELU = 6,
 	VNEF_ACT_SQRT = 7,
 	VNEF_ACT_RSQRT = 8,
@@ -220,92 +324,164 @@ enum vnef_act {
  * order, so counts may differ as long as the free sizes agree).
  */
 
-/*
- * One engine instruction (160 bytes). Operands not used by the opcode have mem NONE and
- * all-zero fields. imm[] holds fp32 bit patterns except for IOTA (s32).
+/**
+ * struct vnef_instr - one engine instruction (160 bytes)
+ * @opcode: enum vnef_opcode
+ * @flags: VNEF_IF_*
+ * @wait_sem: with %VNEF_IF_WAIT, else 0
+ * @wait_value: with %VNEF_IF_WAIT: >= 1, else 0
+ * @signal_mask: bit s: sem[s] += 1 on completion
+ * @dst: destination operand
+ * @src0: first source operand
+ * @src1: second source operand
+ * @op: enum vnef_alu or enum vnef_act; else 0
+ * @pad: must be 0
+ * @imm: per opcode: see docs/isa.md; unused must be 0
+ * @reserved: must be 0
+ *
+ * Operands not used by the opcode have mem NONE and all-zero fields. @imm holds fp32
+ * bit patterns except for IOTA (s32).
  */
 struct vnef_instr {
-	__u32 opcode;			/* enum vnef_opcode */
-	__u32 flags;			/* VNEF_IF_* */
-	__u32 wait_sem;			/* with VNEF_IF_WAIT, else 0 */
-	__u32 wait_value;		/* with VNEF_IF_WAIT: >= 1, else 0 */
-	__u64 signal_mask;		/* bit s: sem[s] += 1 on completion */
+	__u32 opcode;
+	__u32 flags;
+	__u32 wait_sem;
+	__u32 wait_value;
+	__u64 signal_mask;
 	struct vnef_ap dst;
 	struct vnef_ap src0;
 	struct vnef_ap src1;
-	__u32 op;			/* enum vnef_alu or enum vnef_act; else 0 */
-	__u32 pad;			/* must be 0 */
-	__u32 imm[4];			/* per opcode: see docs/isa.md; unused must be 0 */
-	__u32 reserved[4];		/* must be 0 */
+	__u32 op;
+	__u32 pad;
+	__u32 imm[4];
+	__u32 reserved[4];
 };
 
-/*
- * A DMA endpoint. HBM: tensor + byte offset; on-chip: start partition + byte offset in
- * the partition. The transfer is count[1] x count[0] chunks of chunk_bytes:
- * chunk (i1, i0) is at
+/**
+ * struct vnef_dma_ep - a DMA endpoint
+ * @mem: enum vnef_mem: SBUF, PSUM or HBM
+ * @tensor: HBM: tensor index; else 0
+ * @offset: bytes
+ * @partition: on-chip: first partition; HBM: 0
+ * @pad: must be 0
+ * @part_stride: on-chip: partitions per index; HBM: 0
+ * @stride: bytes per index
+ *
+ * HBM: tensor + byte offset; on-chip: start partition + byte offset in the partition.
+ * The transfer is count[1] x count[0] chunks of chunk_bytes; chunk (i1, i0) is at::
+ *
  *   HBM:     offset + i1 * stride[1] + i0 * stride[0]                        (bytes)
  *   on-chip: partition + i1 * part_stride[1] + i0 * part_stride[0],
  *            byte offset + i1 * stride[1] + i0 * stride[0] within that partition
+ *
  * A chunk never crosses a partition end.
  */
 struct vnef_dma_ep {
-	__u32 mem;			/* enum vnef_mem: SBUF, PSUM or HBM */
-	__u32 tensor;			/* HBM: tensor index; else 0 */
-	__u64 offset;			/* bytes */
-	__u32 partition;		/* on-chip: first partition; HBM: 0 */
-	__u32 pad;			/* must be 0 */
-	__u32 part_stride[2];		/* on-chip: partitions per index; HBM: 0 */
-	__u64 stride[2];		/* bytes per index */
+	__u32 mem;
+	__u32 tensor;
+	__u64 offset;
+	__u32 partition;
+	__u32 pad;
+	__u32 part_stride[2];
+	__u64 stride[2];
 };
 
-/* One DMA descriptor (128 bytes): copies count[1] * count[0] * chunk_bytes bytes. */
+/**
+ * struct vnef_dma_desc - one DMA descriptor (128 bytes)
+ * @flags: %VNEF_IF_WAIT only
+ * @wait_sem: with %VNEF_IF_WAIT, else 0
+ * @wait_value: with %VNEF_IF_WAIT: >= 1, else 0
+ * @chunk_bytes: >= 1 contiguous bytes per chunk
+ * @signal_mask: bit s: sem[s] += 1 on completion
+ * @count: >= 1 each
+ * @src: where the chunks are read
+ * @dst: where they are written
+ *
+ * Copies count[1] * count[0] * chunk_bytes bytes.
+ */
 struct vnef_dma_desc {
-	__u32 flags;			/* VNEF_IF_WAIT only */
+	__u32 flags;
 	__u32 wait_sem;
 	__u32 wait_value;
-	__u32 chunk_bytes;		/* >= 1 contiguous bytes per chunk */
+	__u32 chunk_bytes;
 	__u64 signal_mask;
-	__u32 count[2];			/* >= 1 each */
+	__u32 count[2];
 	struct vnef_dma_ep src;
 	struct vnef_dma_ep dst;
 };
 
-/* Debug table: where an instruction or descriptor came from. */
+/**
+ * struct vnef_debug - debug table: where an instruction or descriptor came from
+ * @stream: engine 0..3 or VNEF_STREAM_DMA(queue)
+ * @index: entry in that stream
+ * @file_off: string table: source file
+ * @line: source line
+ * @scope_off: string table: scope path, e.g. "mlp/fc1/matmul"
+ * @pad: must be 0
+ */
 struct vnef_debug {
-	__u32 stream;			/* engine 0..3 or VNEF_STREAM_DMA(queue) */
-	__u32 index;			/* entry in that stream */
-	__u32 file_off;			/* string table: source file */
+	__u32 stream;
+	__u32 index;
+	__u32 file_off;
 	__u32 line;
-	__u32 scope_off;		/* string table: scope path, e.g. "mlp/fc1/matmul" */
-	__u32 pad;			/* must be 0 */
+	__u32 scope_off;
+	__u32 pad;
 };
 
-/* Which validation check failed (the loader's error report). Append only. */
+/**
+ * enum vnef_check - which validation check failed (the loader's error report)
+ * @VNEF_CHK_OK: none
+ * @VNEF_CHK_SIZE: image too small, too large, or total_size mismatch
+ * @VNEF_CHK_MAGIC: not %VNEF_MAGIC
+ * @VNEF_CHK_VERSION: not %VNEF_VERSION
+ * @VNEF_CHK_HEADER: header_size, flags, reserved, entry size, counts
+ * @VNEF_CHK_SECTION: section type, index, alignment, bounds, overlap
+ * @VNEF_CHK_SECTION_DUP: a section given twice
+ * @VNEF_CHK_SECTION_MISSING: no string or tensor table, or no stream at all
+ * @VNEF_CHK_STRTAB: string table framing
+ * @VNEF_CHK_STRING: an offset outside the string table or a bad name
+ * @VNEF_CHK_TENSOR: kind, dtype, rank, shape, size, const data
+ * @VNEF_CHK_TENSOR_NAME: empty or duplicate name
+ * @VNEF_CHK_LIMIT: too many entries
+ * @VNEF_CHK_OPCODE: unknown opcode or not accepted by this engine
+ * @VNEF_CHK_FLAGS: unknown or inapplicable flag
+ * @VNEF_CHK_RESERVED: a pad, reserved or unused field is not 0
+ * @VNEF_CHK_SEM: semaphore id, wait value, or a second writer
+ * @VNEF_CHK_OPERAND: memory, dtype, partitions, counts or bounds
+ * @VNEF_CHK_SHAPE: opcode-specific shape rule
+ * @VNEF_CHK_ALU: alu op or activation function
+ * @VNEF_CHK_DMA: DMA endpoint or size
+ * @VNEF_CHK_DEBUG: debug entry
+ * @VNEF_CHK_DEADLOCK: a wait that can never be satisfied
+ * @VNEF_CHK_NR: number of checks
+ *
+ * Append only.
+ */
 enum vnef_check {
 	VNEF_CHK_OK = 0,
-	VNEF_CHK_SIZE,			/* image too small, too large, or total_size mismatch */
+	VNEF_CHK_SIZE,
 	VNEF_CHK_MAGIC,
 	VNEF_CHK_VERSION,
-	VNEF_CHK_HEADER,		/* header_size, flags, reserved, entry size, counts */
-	VNEF_CHK_SECTION,		/* section type, index, alignment, bounds, overlap */
-	VNEF_CHK_SECTION_DUP,		/* a section given twice */
-	VNEF_CHK_SECTION_MISSING,	/* no string or tensor table, or no stream at all */
-	VNEF_CHK_STRTAB,		/* string table framing */
-	VNEF_CHK_STRING,		/* an offset outside the string table or a bad name */
-	VNEF_CHK_TENSOR,		/* kind, dtype, rank, shape, size, const data */
-	VNEF_CHK_TENSOR_NAME,		/* empty or duplicate name */
-	VNEF_CHK_LIMIT,			/* too many entries */
-	VNEF_CHK_OPCODE,		/* unknown opcode or not accepted by this engine */
-	VNEF_CHK_FLAGS,			/* unknown or inapplicable flag */
-	VNEF_CHK_RESERVED,		/* a pad, reserved or unused field is not 0 */
-	VNEF_CHK_SEM,			/* semaphore id, wait value, or a second writer */
-	VNEF_CHK_OPERAND,		/* memory, dtype, partitions, counts or bounds */
-	VNEF_CHK_SHAPE,			/* opcode-specific shape rule */
-	VNEF_CHK_ALU,			/* alu op or activation function */
-	VNEF_CHK_DMA,			/* DMA endpoint or size */
-	VNEF_CHK_DEBUG,			/* debug entry */
-	VNEF_CHK_DEADLOCK,		/* a wait that can never be satisfied */
-	VNEF_CHK_NR,			/* number of checks */
+	VNEF_CHK_HEADER,
+	VNEF_CHK_SECTION,
+	VNEF_CHK_SECTION_DUP,
+	VNEF_CHK_SECTION_MISSING,
+	VNEF_CHK_STRTAB,
+	VNEF_CHK_STRING,
+	VNEF_CHK_TENSOR,
+	VNEF_CHK_TENSOR_NAME,
+	VNEF_CHK_LIMIT,
+	VNEF_CHK_OPCODE,
+	VNEF_CHK_FLAGS,
+	VNEF_CHK_RESERVED,
+	VNEF_CHK_SEM,
+	VNEF_CHK_OPERAND,
+	VNEF_CHK_SHAPE,
+	VNEF_CHK_ALU,
+	VNEF_CHK_DMA,
+	VNEF_CHK_DEBUG,
+	VNEF_CHK_DEADLOCK,
+	VNEF_CHK_NR,
 };
 
 #if defined(__cplusplus)

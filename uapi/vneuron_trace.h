@@ -27,6 +27,8 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
+#include "vneuron.h"
+
 #if defined(__cplusplus)
 extern "C" {
 #endif
@@ -34,16 +36,27 @@ extern "C" {
 #define VNEURON_TRACE_VERSION		1
 #define VNEURON_TRACE_RECORD_SIZE	64
 
-/* vneuron_trace_record.kind */
+/**
+ * enum vneuron_trace_kind - what a trace record is (vneuron_trace_record.kind)
+ * @VNEURON_TRACE_INSN: one engine instruction
+ * @VNEURON_TRACE_DMA: one DMA descriptor
+ * @VNEURON_TRACE_SEM: a semaphore set outside an instruction
+ * @VNEURON_TRACE_EXEC_START: an execution starts on this ring's unit
+ * @VNEURON_TRACE_EXEC_END: an execution ended
+ * @VNEURON_TRACE_MARKER: opcode = marker id, count = user value
+ * @VNEURON_TRACE_LOST: count = records dropped just before this one
+ * @VNEURON_TRACE_ERROR: a device fault ended the execution (see below)
+ * @VNEURON_TRACE_KIND_MAX: the largest kind
+ */
 enum vneuron_trace_kind {
-	VNEURON_TRACE_INSN = 1,		/* one engine instruction */
-	VNEURON_TRACE_DMA = 2,		/* one DMA descriptor */
-	VNEURON_TRACE_SEM = 3,		/* a semaphore set outside an instruction */
-	VNEURON_TRACE_EXEC_START = 4,	/* an execution starts on this ring's unit */
+	VNEURON_TRACE_INSN = 1,
+	VNEURON_TRACE_DMA = 2,
+	VNEURON_TRACE_SEM = 3,
+	VNEURON_TRACE_EXEC_START = 4,
 	VNEURON_TRACE_EXEC_END = 5,
-	VNEURON_TRACE_MARKER = 6,	/* opcode = marker id, count = user value */
-	VNEURON_TRACE_LOST = 7,		/* count = records dropped just before this one */
-	VNEURON_TRACE_ERROR = 8,	/* a device fault ended the execution (see below) */
+	VNEURON_TRACE_MARKER = 6,
+	VNEURON_TRACE_LOST = 7,
+	VNEURON_TRACE_ERROR = 8,
 	VNEURON_TRACE_KIND_MAX = 8,
 };
 
@@ -66,6 +79,17 @@ enum vneuron_trace_kind {
  * sequence number on its core (WAIT: the device records' exec_seq). model_* are 0.
  */
 #define VNEURON_TRACE_API		0x8000
+
+/**
+ * enum vneuron_trace_api - the libneurondev call a MARKER record logs (its opcode)
+ * @VNEURON_TRACE_API_OPEN: opening the device
+ * @VNEURON_TRACE_API_CLOSE: closing the device
+ * @VNEURON_TRACE_API_MEM_ALLOC: a buffer allocation
+ * @VNEURON_TRACE_API_MEM_FREE: a buffer free
+ * @VNEURON_TRACE_API_PROGRAM_LOAD: a program load
+ * @VNEURON_TRACE_API_EXEC: an execution submitted
+ * @VNEURON_TRACE_API_WAIT: a wait for an execution
+ */
 enum vneuron_trace_api {
 	VNEURON_TRACE_API_OPEN = VNEURON_TRACE_API + 1,
 	VNEURON_TRACE_API_CLOSE,
@@ -83,35 +107,54 @@ enum vneuron_trace_api {
 /* A semaphore id meaning "none" in sem_wait / sem_signal. */
 #define VNEURON_TRACE_NO_SEM		0xffff
 
-/*
- * One trace record: 64 bytes, naturally aligned, no implicit padding. Times: model_* in
- * picoseconds of the modeled clock from the start of the execution exec_seq (one TensorE
- * cycle is ~357 ps, so ns would lose cycles); host_ns is CLOCK_MONOTONIC when the record
- * was written. EXEC_START/EXEC_END (engine VNEURON_TRACE_ENGINE_CORE, on ring 0): at
- * EXEC_END, model_end_ps is the execution's modeled duration, opcode its status (enum
- * vneuron_exec_status) and elements its reason. Fields a kind does not use are zero
- * (ids: VNEURON_TRACE_NO_SEM). Records never hold a kernel address.
+/**
+ * struct vneuron_trace_record - one trace record
+ * @kind: enum vneuron_trace_kind
+ * @engine: enum vneuron_engine or VNEURON_TRACE_ENGINE_*
+ * @opcode: instruction opcode; marker id
+ * @pc: instruction index in the engine's stream
+ * @model_start_ps: modeled start
+ * @model_end_ps: modeled end
+ * @host_ns: CLOCK_MONOTONIC when the record was written
+ * @exec_seq: execution sequence number on this core
+ * @elements: operand elements processed
+ * @flops: INSN: floating-point operations
+ * @count: LOST: records dropped; MARKER: user value
+ * @bytes: bytes read + written (INSN) or moved (DMA)
+ * @sem_value: value waited for (INSN, DMA); new value (SEM)
+ * @sem_wait: semaphore waited for, or %VNEURON_TRACE_NO_SEM
+ * @sem_signal: semaphore incremented on completion, or %VNEURON_TRACE_NO_SEM
+ * @dma_queue: DMA: queue of the core
+ * @dma_desc: DMA: descriptor index in the queue's ring
+ *
+ * 64 bytes, naturally aligned, no implicit padding. Times: model_* in picoseconds of
+ * the modeled clock from the start of the execution @exec_seq (one TensorE cycle is
+ * ~357 ps, so ns would lose cycles). EXEC_START/EXEC_END (engine
+ * %VNEURON_TRACE_ENGINE_CORE, on ring 0): at EXEC_END, @model_end_ps is the execution's
+ * modeled duration, @opcode its status (enum vneuron_exec_status) and @elements its
+ * reason. Fields a kind does not use are zero (ids: %VNEURON_TRACE_NO_SEM). Records
+ * never hold a kernel address.
  */
 struct vneuron_trace_record {
-	__u8 kind;			/* enum vneuron_trace_kind */
-	__u8 engine;			/* enum vneuron_engine or VNEURON_TRACE_ENGINE_* */
-	__u16 opcode;			/* instruction opcode; marker id */
-	__u32 pc;			/* instruction index in the engine's stream */
+	__u8 kind;
+	__u8 engine;
+	__u16 opcode;
+	__u32 pc;
 	__u64 model_start_ps;
 	__u64 model_end_ps;
 	__u64 host_ns;
-	__u32 exec_seq;			/* execution sequence number on this core */
-	__u32 elements;			/* operand elements processed */
+	__u32 exec_seq;
+	__u32 elements;
 	union {
-		__u64 flops;		/* INSN: floating-point operations */
-		__u64 count;		/* LOST: records dropped; MARKER: user value */
+		__u64 flops;
+		__u64 count;
 	};
-	__u32 bytes;			/* bytes read + written (INSN) or moved (DMA) */
-	__u32 sem_value;		/* value waited for (INSN, DMA); new value (SEM) */
-	__u16 sem_wait;			/* semaphore waited for, or NO_SEM */
-	__u16 sem_signal;		/* semaphore incremented on completion, or NO_SEM */
-	__u16 dma_queue;		/* DMA: queue of the core */
-	__u16 dma_desc;			/* DMA: descriptor index in the queue's ring */
+	__u32 bytes;
+	__u32 sem_value;
+	__u16 sem_wait;
+	__u16 sem_signal;
+	__u16 dma_queue;
+	__u16 dma_desc;
 };
 
 /* vneuron_trace_ctrl.mode */
@@ -120,42 +163,74 @@ struct vneuron_trace_record {
 
 #define VNEURON_TRACE_CTRL_MAGIC	0x52544e56	/* "VNTR" */
 
-/*
- * The consumer page (first page of a ring mapping, writable): the consumer stores the
- * position up to which it has finished reading, with a release store after its last
- * read of the data (docs/trace-buffer.md).
+/**
+ * struct vneuron_trace_consumer - the consumer page of a ring
+ * @consumer_pos: the position up to which the consumer has finished reading
+ *
+ * The first page of a ring mapping, writable: the consumer stores @consumer_pos with a
+ * release store after its last read of the data (docs/trace-buffer.md).
  */
 struct vneuron_trace_consumer {
 	__u64 consumer_pos;
 };
 
-/*
- * The control page (second page, read-only). Line 0 is set before the ring is mapped
- * and never changes; line 1 is written by the producer only.
+/**
+ * struct vneuron_trace_ctrl - the control page of a ring
+ * @magic: %VNEURON_TRACE_CTRL_MAGIC
+ * @version: %VNEURON_TRACE_VERSION
+ * @record_size: %VNEURON_TRACE_RECORD_SIZE
+ * @mode: VNEURON_TRACE_MODE_*
+ * @data_offset: from the start of this page to the data
+ * @data_size: bytes, a power of two
+ * @watermark: bytes published between two wake-ups
+ * @batch: records per position update, at most
+ * @core: core of the device
+ * @engine: producer: enum vneuron_engine or VNEURON_TRACE_ENGINE_*
+ * @start_host_ns: CLOCK_MONOTONIC at TRACE_START
+ * @reserved0: 0
+ * @producer_pos: records below it are complete
+ * @write_pos: overwrite mode: slots below it may be being written
+ * @dropped: stop mode: records dropped, total
+ * @reserved1: 0
+ *
+ * The second page of a ring mapping, read-only. Line 0 (@magic to @reserved0) is set
+ * before the ring is mapped and never changes; line 1 (offset 64, @producer_pos on) is
+ * the producer's, published with release stores.
  */
 struct vneuron_trace_ctrl {
-	/* line 0: constant for the life of the ring */
-	__u32 magic;			/* VNEURON_TRACE_CTRL_MAGIC */
-	__u32 version;			/* VNEURON_TRACE_VERSION */
-	__u32 record_size;		/* VNEURON_TRACE_RECORD_SIZE */
-	__u32 mode;			/* VNEURON_TRACE_MODE_* */
-	__u64 data_offset;		/* from the start of this page to the data */
-	__u64 data_size;		/* bytes, a power of two */
-	__u32 watermark;		/* bytes published between two wake-ups */
-	__u32 batch;			/* records per position update, at most */
-	__u32 core;			/* core of the device */
-	__u32 engine;			/* producer: vneuron_engine or VNEURON_TRACE_ENGINE_* */
-	__u64 start_host_ns;		/* CLOCK_MONOTONIC at TRACE_START */
+	__u32 magic;
+	__u32 version;
+	__u32 record_size;
+	__u32 mode;
+	__u64 data_offset;
+	__u64 data_size;
+	__u32 watermark;
+	__u32 batch;
+	__u32 core;
+	__u32 engine;
+	__u64 start_host_ns;
 	__u64 reserved0;
-	/* line 1 (offset 64): the producer's, published with release stores */
-	__u64 producer_pos;		/* records below are complete */
-	__u64 write_pos;		/* overwrite mode: slots below may be being written */
-	__u64 dropped;			/* stop mode: records dropped, total */
+	__u64 producer_pos;
+	__u64 write_pos;
+	__u64 dropped;
 	__u64 reserved1[5];
 };
 
-/*
- * VNEURON_IOCTL_TRACE_START: start tracing one core: one ring per producer (the four
+/**
+ * struct vneuron_trace_start - argument of %VNEURON_IOCTL_TRACE_START
+ * @core: in: the core
+ * @mode: in: VNEURON_TRACE_MODE_*
+ * @ring_size: in: data bytes per ring, power of two, 4 KiB..256 MiB
+ * @watermark: in: bytes; 0 = ring_size / 2; < ring_size. out: the value in force
+ * @flags: in: must be 0
+ * @nr_rings: out: rings of the session
+ * @pad: must be 0
+ * @mmap_offset: out: ring 0's consumer page
+ * @ring_stride: out: from one ring's mapping to the next
+ * @consumer_len: out: length of the writable mapping
+ * @ring_len: out: control page + data, mapped read-only
+ *
+ * Start tracing one core: one ring per producer (the four
  * engines, then the DMA queues' worker; vneuron_trace_ctrl.engine says which), each of
  * ring_size data bytes, all in the same mode. Every execution that starts on the core
  * from then on is traced if the caller may see its owner: the file's own, or those of a
@@ -179,21 +254,25 @@ struct vneuron_trace_ctrl {
  * other offset or a longer length gives EINVAL; MAP_PRIVATE gives EINVAL.
  */
 struct vneuron_trace_start {
-	__u32 core;			/* in */
-	__u32 mode;			/* in: VNEURON_TRACE_MODE_* */
-	__u64 ring_size;		/* in: data bytes per ring, power of two, 4 KiB..256 MiB */
-	__u32 watermark;		/* in: bytes; 0 = ring_size / 2; < ring_size */
-	__u32 flags;			/* in: must be 0 */
-	__u32 nr_rings;			/* out */
-	__u32 pad;			/* must be 0 */
-	__u64 mmap_offset;		/* out: ring 0's consumer page */
-	__u64 ring_stride;		/* out: from one ring's mapping to the next */
-	__u64 consumer_len;		/* out: length of the writable mapping */
-	__u64 ring_len;			/* out: control page + data, mapped read-only */
+	__u32 core;
+	__u32 mode;
+	__u64 ring_size;
+	__u32 watermark;
+	__u32 flags;
+	__u32 nr_rings;
+	__u32 pad;
+	__u64 mmap_offset;
+	__u64 ring_stride;
+	__u64 consumer_len;
+	__u64 ring_len;
 };
 
-/*
- * VNEURON_IOCTL_TRACE_STOP: stop producing: new executions are not traced; a traced one
+/**
+ * struct vneuron_trace_stop - argument of %VNEURON_IOCTL_TRACE_STOP
+ * @core: the core
+ * @flags: must be 0
+ *
+ * Stop producing: new executions are not traced; a traced one
  * still running stays traced to its end, then every ring is published and pollers woken.
  * The call waits for that end (killable: a fatal signal ends the wait, not the stop;
  * closing the file never waits). The rings stay mapped and readable until the file
@@ -202,14 +281,21 @@ struct vneuron_trace_start {
  */
 struct vneuron_trace_stop {
 	__u32 core;
-	__u32 flags;			/* must be 0 */
+	__u32 flags;
 };
 
 #define VNEURON_TRACE_MIN_RING		4096ULL
 #define VNEURON_TRACE_MAX_RING		(256ULL << 20)
 
-#define VNEURON_IOCTL_TRACE_START	_IOWR('V', 0x20, struct vneuron_trace_start)
-#define VNEURON_IOCTL_TRACE_STOP	_IOW('V', 0x21, struct vneuron_trace_stop)
+/**
+ * VNEURON_IOCTL_TRACE_START - start tracing a core (&struct vneuron_trace_start)
+ */
+#define VNEURON_IOCTL_TRACE_START	_IOWR(VNEURON_IOCTL_BASE, 0x20, struct vneuron_trace_start)
+
+/**
+ * VNEURON_IOCTL_TRACE_STOP - stop tracing a core (&struct vneuron_trace_stop)
+ */
+#define VNEURON_IOCTL_TRACE_STOP	_IOW(VNEURON_IOCTL_BASE, 0x21, struct vneuron_trace_stop)
 
 #if defined(__cplusplus)
 }

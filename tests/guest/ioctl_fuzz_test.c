@@ -866,8 +866,13 @@ static void fz_map_add(struct fz_worker *w, uint8_t *p, size_t len, bool writabl
 
 static void op_trace_start(struct fz_worker *w, struct fz_file *f)
 {
+	/*
+	 * Up to 16 MiB rings (80 MiB a session): sessions of 256 MiB rings on two cores
+	 * would take the whole 2 GiB guest and bring the global OOM killer on the workers
+	 * (security_test runs them in a memory cgroup instead). 2^29 is past the maximum.
+	 */
 	static const uint64_t sizes[] = {
-		4096, 4096, 8192, 16384, 65536, 1 << 20, 0, 4095, 6000, 1ull << 28, 1ull << 29,
+		4096, 4096, 8192, 16384, 65536, 1 << 20, 0, 4095, 6000, 1ull << 24, 1ull << 29,
 	};
 	struct vneuron_trace_start a = { 0 };
 	const struct vneuron_trace_ctrl *ctrl;
@@ -1076,7 +1081,7 @@ static void op_uring_exec(struct fz_worker *w, struct fz_file *f)
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->fd = f->fd;
-	sqe->cmd_op = fz_one_in(w, 24) ? _IOW('V', 0x41, struct vneuron_uring_cmd) :
+	sqe->cmd_op = fz_one_in(w, 24) ? _IOW(VNEURON_IOCTL_BASE, 0x41, struct vneuron_uring_cmd) :
 					 VNEURON_URING_CMD_EXEC;
 	sqe->user_data = (uint64_t)(s - w->slot);
 	if (fz_one_in(w, 8))
@@ -1109,7 +1114,7 @@ static void op_bad_ioctl(struct fz_worker *w, struct fz_file *f)
 		cmd ^= (unsigned long)(1 + fz_below(w, 3)) << _IOC_DIRSHIFT;
 		break;
 	case 1:	/* another number */
-		cmd = _IOC(fz_below(w, 4), 'V', fz_below(w, 256), fz_below(w, 1024));
+		cmd = _IOC(fz_below(w, 4), VNEURON_IOCTL_BASE, fz_below(w, 256), fz_below(w, 1024));
 		break;
 	default:	/* another type */
 		cmd = (cmd & ~((unsigned long)_IOC_TYPEMASK << _IOC_TYPESHIFT)) |

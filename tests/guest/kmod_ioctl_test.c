@@ -140,16 +140,21 @@ TEST_F(dev, unknown_ioctls)
 {
 	char buf[256] = { 0 };
 
-	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR('V', 0x7f, struct vneuron_info), buf));
+	const int m = VNEURON_IOCTL_BASE;
+
+	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR(m, 0x7f, struct vneuron_info), buf));
 	/* The first number after the execution ioctls (0x06..0x09) is unassigned. */
-	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR('V', 0x0a, struct vneuron_reset), buf));
+	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR(m, 0x0a, struct vneuron_reset), buf));
 	/* A known number with another direction than its own. */
-	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOR('V', 0x08, struct vneuron_exec), buf));
+	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOR(m, 0x08, struct vneuron_exec), buf));
 	/* Right number, wrong type letter or direction. */
 	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR('W', 0x00, struct vneuron_info), buf));
-	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOR('V', 0x00, struct vneuron_info), buf));
-	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR('V', 0x02, struct vneuron_mem_free), buf));
-	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IO('V', 0x05), buf));
+	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOR(m, 0x00, struct vneuron_info), buf));
+	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR(m, 0x02, struct vneuron_mem_free), buf));
+	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IO(m, 0x05), buf));
+	/* uapi version 2's magic ('V', registered to others): its binaries get ENOTTY. */
+	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR('V', 0x00, struct vneuron_info), buf));
+	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR('V', 0x01, struct vneuron_mem_alloc), buf));
 	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, 0, buf));
 }
 

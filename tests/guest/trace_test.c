@@ -589,7 +589,7 @@ TEST_F(tr, bad_start_and_stop)
 	{
 		struct { struct vneuron_trace_start s; uint64_t extra; } big = { ok, 1 };
 
-		EXPECT_EQ(-E2BIG, ioctl(fd, _IOWR('V', 0x20, big), &big) ? -errno : 0);
+		EXPECT_EQ(-E2BIG, ioctl(fd, _IOWR(VNEURON_IOCTL_BASE, 0x20, big), &big) ? -errno : 0);
 	}
 	/* Unreadable argument; readable but not writable: the started session is undone. */
 	EXPECT_EQ(-EFAULT, ioctl(fd, VNEURON_IOCTL_TRACE_START, (void *)8) ? -errno : 0);

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An open file of /dev/vneuronN (kmod/file.c): the owner of every object made through
+ * it, and the ioctl table.
+ *
+ * Security model (docs/uapi.md): a read-only file may only GET_INFO (file.c); a core
+ * belongs to one file at a time, claimed by its first EXEC (others get -EBUSY) and
+ * released when that file goes; only the owner (or CAP_SYS_ADMIN) resets it
+ * (dev_core.c); tracing sees the executions of owners the tracer may ptrace, or all
+ * with CAP_PERFMON (trace.c).
+ *
+ * Lock order (outermost first; docs/uapi.md, "Lock order", says why):
+ *   mm->mmap_lock (held by the mm around mmap(), munmap(), faults in user copies)
+ *   -> vnk_dev_core.lock (mutex: a core's owner, claim, executor and trace session)
+ *   -> the executor's locks (core/vn_exec.h: core lock, then execution lock), taken only
+ *      inside core calls
+ *   vnk_device.hbm_lock (mutex: HBM budget, peak and device addresses) nests inside
+ *      mmap_lock only.
+ *   vnk_file.mems, .progs, .execs xa_locks (spinlocks: handle tables),
+ *      vnk_file.done_lock (spinlock: completions for poll and the live list for flush)
+ *      and vnk_trace_file.lock are innermost and nest nothing: lookups take a reference
+ *      under them and drop it after.
+ *   Completion callbacks (exec.c) run with no vneuron lock held and may drop buffer
+ *   references (hbm_lock) and take done_lock. The executor's end hooks (trace.c: edge
+ *   and gone) run under its core lock and take only spinlocks and wait-queue locks;
+ *   the references they drop only queue work or free memory.
+ * No vneuron lock is held across copy_{to,from}_user(). A buffer's last reference may
+ * go in a vma close (under mmap_lock); freeing it takes hbm_lock, as ordered above.
+ */
+#ifndef VNK_FILE_H
+#define VNK_FILE_H
+
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/sizes.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+
+/* Handles of a file's tables (buffers, programs) cycle through 1..VNK_HANDLE_LIMIT. */
+#define VNK_HANDLE_LIMIT	65535
+/* User copies go in chunks of this size, with a resched and fatal-signal check between. */
+#define VNK_COPY_CHUNK		SZ_1M
+
+struct vnk_device;
+struct vnk_trace_file;
+
+/**
+ * struct vnk_file - one open file: owns every object created through it
+ * @ref: the file holds one, each execution not yet completed one and each trace
+ *	session one, so a completion arriving after close still finds its file, and
+ *	limits stay charged until the memory they count is freed
+ * @vdev: the device
+ * @writable: opened with FMODE_WRITE
+ * @mems: handle -> struct vnk_mem
+ * @next_handle: xa_alloc_cyclic() cursor of @mems
+ * @nr_mems: live buffer handles
+ * @progs: handle -> struct vn_program
+ * @next_prog: xa_alloc_cyclic() cursor of @progs
+ * @nr_progs: loaded programs (max_programs)
+ * @prog_bytes: their image bytes (max_program_bytes)
+ * @execs: exec id -> struct vnk_exec, until reaped by WAIT
+ * @next_exec: xa_alloc_cyclic() cursor of @execs
+ * @nr_execs: executions not yet freed (max_execs)
+ * @exec_bytes: their scratch and semaphore tables (max_exec_bytes)
+ * @trace_bytes: ring memory of its trace sessions (max_trace_bytes)
+ * @done_lock: protects @nr_done, @live and the flags of every struct vnk_exec
+ * @nr_done: executions completed and not yet reaped: poll() readiness
+ * @live: executions not yet completed, for flush()
+ * @done_wq: completions (poll, WAIT's last step)
+ * @trace_wq: trace rings (poll, TRACE_STOP); lives with the file for its sessions
+ * @owned: bit i: owns core i (changed under that core's lock)
+ * @trace: its trace sessions (kmod/trace.c), or NULL
+ */
+struct vnk_file {
+	struct kref ref;
+	struct vnk_device *vdev;
+	bool writable;
+	struct xarray mems;
+	u32 next_handle;
+	atomic_t nr_mems;
+	struct xarray progs;
+	u32 next_prog;
+	atomic_t nr_progs;
+	atomic64_t prog_bytes;
+	struct xarray execs;
+	u32 next_exec;
+	atomic_t nr_execs;
+	atomic64_t exec_bytes;
+	atomic64_t trace_bytes;
+	spinlock_t done_lock;		/* @nr_done, @live, vnk_exec flags */
+	unsigned int nr_done;
+	struct list_head live;
+	wait_queue_head_t done_wq;
+	wait_queue_head_t trace_wq;
+	unsigned long owned;
+	struct vnk_trace_file *trace;
+};
+
+/* The file operations of /dev/vneuronN. */
+extern const struct file_operations vnk_fops;
+
+/**
+ * vnk_file_put() - drop a reference on a file's state
+ * @vf: the file; the last reference frees it
+ */
+void vnk_file_put(struct vnk_file *vf);
+
+#endif /* VNK_FILE_H */
