@@ -115,6 +115,18 @@ static u32 part_bytes(u32 mem)
 
 /* ---- header and sections ---- */
 
+/* A table section that comes once and has no index (tensors, debug). */
+static int table_section(struct vctx *c, const struct vnef_section *e, bool *seen,
+			 const char *with_index)
+{
+	if (e->index)
+		return fail(c, VNEF_CHK_SECTION, with_index);
+	if (*seen)
+		return fail(c, VNEF_CHK_SECTION_DUP, "section given twice");
+	*seen = true;
+	return 0;
+}
+
 static int check_sections(struct vctx *c)
 {
 	const struct vnef_header *h = (const void *)c->img;
@@ -124,6 +136,7 @@ static int check_sections(struct vctx *c)
 	bool have_stream = false;
 	u64 table_end;
 	u32 i, j;
+	int r;
 
 	c->sec = NO_IDX;
 	c->idx = NO_IDX;
@@ -179,11 +192,9 @@ static int check_sections(struct vctx *c)
 			break;
 		case VNEF_SEC_TENSORS:
 			esz = sizeof(struct vnef_tensor);
-			if (e->index)
-				return fail(c, VNEF_CHK_SECTION, "tensor table with an index");
-			if (have_ten)
-				return fail(c, VNEF_CHK_SECTION_DUP, "section given twice");
-			have_ten = true;
+			r = table_section(c, e, &have_ten, "tensor table with an index");
+			if (r)
+				return r;
 			if (e->count > VNEF_MAX_TENSORS)
 				return fail(c, VNEF_CHK_LIMIT, "too many tensors");
 			p->tensors = (const void *)(c->img + e->offset);
@@ -191,11 +202,9 @@ static int check_sections(struct vctx *c)
 			break;
 		case VNEF_SEC_DEBUG:
 			esz = sizeof(struct vnef_debug);
-			if (e->index)
-				return fail(c, VNEF_CHK_SECTION, "debug table with an index");
-			if (have_dbg)
-				return fail(c, VNEF_CHK_SECTION_DUP, "section given twice");
-			have_dbg = true;
+			r = table_section(c, e, &have_dbg, "debug table with an index");
+			if (r)
+				return r;
 			p->debug = (const void *)(c->img + e->offset);
 			p->debug_count = e->count;
 			break;
@@ -406,9 +415,32 @@ static bool is_column(const struct vnef_ap *col, const struct vnef_ap *a)
 	return col->partitions == a->partitions && ap_free(col) == 1;
 }
 
+/*
+ * Elementwise opcodes, from the ISA table's operands: every source has the destination's
+ * shape, and a column (a SCALAR argument given as src1) is [P x 1].
+ */
+static int check_elementwise(struct vctx *c, const struct vnef_instr *in)
+{
+	const struct vn_opcode_info *info = vn_opcode_info(in->opcode);
+	const struct vnef_ap *d = &in->dst;
+	const struct vn_isa_arg *arg;
+	u32 i;
+
+	for (i = 0; i < VN_ISA_MAX_ARGS; i++) {
+		arg = &info->args[i];
+		if ((arg->kind == VN_ARG_SRC0 && !same_pf(d, &in->src0)) ||
+		    (arg->kind == VN_ARG_SRC1 && !same_pf(d, &in->src1)))
+			return fail(c, VNEF_CHK_SHAPE, "operands differ in shape");
+		if (arg->kind == VN_ARG_SCALAR && (in->flags & arg->column) &&
+		    !is_column(&in->src1, &in->src0))
+			return fail(c, VNEF_CHK_SHAPE, "the column must be [P x 1]");
+	}
+	return 0;
+}
+
 static int check_shape(struct vctx *c, const struct vnef_instr *in)
 {
-	const struct vnef_ap *d = &in->dst, *a = &in->src0, *b = &in->src1;
+	const struct vnef_ap *d = &in->dst, *a = &in->src0;
 
 	switch (in->opcode) {
 	case VNEF_OP_LOAD_STATIONARY:
@@ -433,36 +465,16 @@ static int check_shape(struct vctx *c, const struct vnef_instr *in)
 		if (d->partitions != ap_free(a) || ap_free(d) != a->partitions)
 			return fail(c, VNEF_CHK_SHAPE, "transpose output must be [F x P]");
 		return check_psum_out(c, d);
-	case VNEF_OP_TENSOR_TENSOR:
-		if (!same_pf(d, a) || !same_pf(d, b))
-			return fail(c, VNEF_CHK_SHAPE, "operands differ in shape");
-		return 0;
-	case VNEF_OP_TENSOR_SCALAR:
-		if (!same_pf(d, a))
-			return fail(c, VNEF_CHK_SHAPE, "operands differ in shape");
-		if ((in->flags & VNEF_IF_SCALAR_COLUMN) && !is_column(b, a))
-			return fail(c, VNEF_CHK_SHAPE, "scalar column must be [P x 1]");
-		return 0;
 	case VNEF_OP_REDUCE:
 		if (!is_column(d, a))
 			return fail(c, VNEF_CHK_SHAPE, "reduction output must be [P x 1]");
-		return 0;
-	case VNEF_OP_COPY:
-		if (!same_pf(d, a))
-			return fail(c, VNEF_CHK_SHAPE, "operands differ in shape");
-		return 0;
-	case VNEF_OP_ACTIVATE:
-		if (!same_pf(d, a))
-			return fail(c, VNEF_CHK_SHAPE, "operands differ in shape");
-		if ((in->flags & VNEF_IF_BIAS_COLUMN) && !is_column(b, a))
-			return fail(c, VNEF_CHK_SHAPE, "bias column must be [P x 1]");
 		return 0;
 	case VNEF_OP_PARTITION_REDUCE:
 		if (d->partitions != 1 || ap_free(d) != ap_free(a))
 			return fail(c, VNEF_CHK_SHAPE, "partition reduce output must be [1 x F]");
 		return 0;
 	default:
-		return 0;
+		return check_elementwise(c, in);
 	}
 }
 

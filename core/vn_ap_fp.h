@@ -50,69 +50,94 @@ static inline u32 vn_ap_free(const struct vnef_ap *a)
 	return a->count[0] * a->count[1];
 }
 
+/*
+ * Elements j0..j0+n of an operand's partition, in visit order, as runs along its first
+ * axis: vn_ap_run() gives each run's first element (in elements from the partition's
+ * offset) and length, and where the run starts in the caller's array.
+ */
+struct vn_ap_walk {
+	u32 i0, i1;		/* the next element's indices */
+	u32 k, n;		/* elements walked, wanted */
+};
+
+static inline void vn_ap_walk_init(struct vn_ap_walk *w, const struct vnef_ap *a, u32 j0, u32 n)
+{
+	w->i0 = j0 % a->count[0];
+	w->i1 = j0 / a->count[0];
+	w->k = 0;
+	w->n = n;
+}
+
+static inline bool vn_ap_run(struct vn_ap_walk *w, const struct vnef_ap *a, u64 *e, u32 *at,
+			     u32 *run)
+{
+	if (w->k >= w->n)
+		return false;
+	*e = (u64)w->i1 * a->stride[1] + (u64)w->i0 * a->stride[0];
+	*run = min(w->n - w->k, a->count[0] - w->i0);
+	*at = w->k;
+	w->k += *run;
+	w->i0 = 0;
+	w->i1++;
+	return true;
+}
+
+/*
+ * Elements j0..j0+n of partition p (visit order) to buf[0..n) (store false: a gather) or
+ * from it (store true: a scatter). Inlined with a constant store, so each caller gets
+ * its own loops.
+ */
+static inline void vn_ap_move(const struct vn_fp_ctx *x, const struct vnef_ap *a, u32 p, u32 j0,
+			      u32 n, float *buf, bool store)
+{
+	u8 *base = vn_ap_part(x, a, p);
+	u64 e, st = a->stride[0];
+	struct vn_ap_walk w;
+	u32 at, run, r;
+
+	vn_ap_walk_init(&w, a, j0, n);
+	while (vn_ap_run(&w, a, &e, &at, &run)) {
+		float *v = buf + at;
+
+		if (a->dtype == VNEF_DT_FP32) {
+			float *f = (float *)base + e;
+
+			if (st == 1 && store)
+				memmove(f, v, run * sizeof(float));
+			else if (st == 1)
+				memcpy(v, f, run * sizeof(float));
+			else if (store)
+				for (r = 0; r < run; r++)
+					f[r * st] = v[r];
+			else
+				for (r = 0; r < run; r++)
+					v[r] = f[r * st];
+		} else {
+			u16 *h = (u16 *)base + e;
+
+			if (store)
+				for (r = 0; r < run; r++)
+					h[r * st] = vn_f32_to_bf16(v[r]);
+			else
+				for (r = 0; r < run; r++)
+					v[r] = vn_bf16_to_f32(h[r * st]);
+		}
+	}
+}
+
 /* out[0..n) = elements j0..j0+n of partition p (visit order). */
 static inline void vn_gather(const struct vn_fp_ctx *x, const struct vnef_ap *a, u32 p, u32 j0,
 			     u32 n, float *out)
 {
-	const u8 *base = vn_ap_part(x, a, p);
-	u32 i0 = j0 % a->count[0], i1 = j0 / a->count[0];
-	u32 k = 0;
-
-	while (k < n) {
-		u64 e = (u64)i1 * a->stride[1] + (u64)i0 * a->stride[0];
-		u32 run = min(n - k, a->count[0] - i0);
-		u32 r;
-
-		if (a->dtype == VNEF_DT_FP32) {
-			const float *s = (const float *)base + e;
-
-			if (a->stride[0] == 1)
-				memcpy(out + k, s, run * sizeof(float));
-			else
-				for (r = 0; r < run; r++)
-					out[k + r] = s[(u64)r * a->stride[0]];
-		} else {
-			const u16 *s = (const u16 *)base + e;
-
-			for (r = 0; r < run; r++)
-				out[k + r] = vn_bf16_to_f32(s[(u64)r * a->stride[0]]);
-		}
-		k += run;
-		i0 = 0;
-		i1++;
-	}
+	vn_ap_move(x, a, p, j0, n, out, false);
 }
 
+/* Elements j0..j0+n of partition p (visit order) = in[0..n). */
 static inline void vn_scatter(const struct vn_fp_ctx *x, const struct vnef_ap *a, u32 p, u32 j0,
 			      u32 n, const float *in)
 {
-	u8 *base = vn_ap_part(x, a, p);
-	u32 i0 = j0 % a->count[0], i1 = j0 / a->count[0];
-	u32 k = 0;
-
-	while (k < n) {
-		u64 e = (u64)i1 * a->stride[1] + (u64)i0 * a->stride[0];
-		u32 run = min(n - k, a->count[0] - i0);
-		u32 r;
-
-		if (a->dtype == VNEF_DT_FP32) {
-			float *d = (float *)base + e;
-
-			if (a->stride[0] == 1)
-				memmove(d, in + k, run * sizeof(float));
-			else
-				for (r = 0; r < run; r++)
-					d[(u64)r * a->stride[0]] = in[k + r];
-		} else {
-			u16 *d = (u16 *)base + e;
-
-			for (r = 0; r < run; r++)
-				d[(u64)r * a->stride[0]] = vn_f32_to_bf16(in[k + r]);
-		}
-		k += run;
-		i0 = 0;
-		i1++;
-	}
+	/* in is only read: store moves from it */
+	vn_ap_move(x, a, p, j0, n, (float *)in, true);
 }
 
 #endif /* VN_AP_FP_H */
