@@ -235,8 +235,8 @@ static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
 	INIT_LIST_HEAD(&kx->live);
 
 	ret = -ENOMEM;
-	handles = kmalloc_array(count ? count : 1, sizeof(*handles), GFP_KERNEL);
-	binds = kcalloc(count ? count : 1, sizeof(*binds), GFP_KERNEL);
+	handles = kmalloc_array(count ? count : 1, sizeof(*handles), GFP_KERNEL_ACCOUNT);
+	binds = kcalloc(count ? count : 1, sizeof(*binds), GFP_KERNEL_ACCOUNT);
 	if (!handles || !binds)
 		goto fail;
 	ret = -EFAULT;

@@ -25,7 +25,7 @@ static int vnk_open(struct inode *inode, struct file *filp)
 	struct vnk_device *vdev = container_of(inode->i_cdev, struct vnk_device, cdev);
 	struct vnk_file *vf;
 
-	vf = kzalloc(sizeof(*vf), GFP_KERNEL);
+	vf = kzalloc(sizeof(*vf), GFP_KERNEL_ACCOUNT);
 	if (!vf)
 		return -ENOMEM;
 	kref_init(&vf->ref);
