@@ -21,7 +21,7 @@ CLANG ?= clang
 B := build
 CSTD := -std=gnu11
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes
-INC := -Iuapi -Icore -Ilibneurondev
+INC := -Iuapi -Icore -Ilibneurondev -Ilibvnprog
 CFLAGS_COMMON := $(CSTD) $(WARN) -g -D_GNU_SOURCE $(INC) -MMD -MP
 CFLAGS_REL := $(CFLAGS_COMMON) -O2 -march=x86-64-v2
 CFLAGS_SAN := $(CFLAGS_COMMON) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -31,6 +31,8 @@ NLINC := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 
 CORE_SRCS := $(wildcard core/*.c)
 LIB_SRCS := $(wildcard libneurondev/*.c)
+# libvnprog/: the program toolchain (builder, assembler, .vnef, .npy, host backend).
+VNPROG_SRCS := $(wildcard libvnprog/*.c)
 # profiler/: main.c and one builtin-NAME.c per command make vneuron-profile; the rest is
 # the profiler library, libvnprof.a.
 PROF_CMD_SRCS := profiler/main.c $(wildcard profiler/builtin-*.c)
@@ -67,7 +69,7 @@ vneuron.ko: Kbuild $(wildcard kmod/*.c kmod/*.h core/*.c core/*.h uapi/*.h)
 	@test -n "$(KDIR)" || { echo "no kernel build directory: run 'make setup'"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-user: $(B)/rel/libvncore.a $(B)/rel/libneurondev.a $(PROFILER) $(TOOLS) $(EXAMPLES) $(HOST_TESTS) \
+user: $(B)/rel/libvncore.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(PROFILER) $(TOOLS) $(EXAMPLES) $(HOST_TESTS) \
 	$(GUEST_TESTS) $(BENCHES) $(GUEST_BENCHES) $(BROWSER_TESTS)
 
 # Two builds of every userspace object: rel (optimised, for tools and the guest) and
@@ -90,6 +92,10 @@ $(B)/$(1)/libneurondev.a: $(patsubst %.c,$(B)/$(1)/%.o,$(LIB_SRCS))
 	@rm -f $$@
 	$$(call msg,AR,$$@)
 	$$(Q)ar rcs $$@ $$^
+$(B)/$(1)/libvnprog.a: $(patsubst %.c,$(B)/$(1)/%.o,$(VNPROG_SRCS))
+	@rm -f $$@
+	$$(call msg,AR,$$@)
+	$$(Q)ar rcs $$@ $$^
 $(B)/$(1)/libvnprof.a: $(patsubst %.c,$(B)/$(1)/%.o,$(PROF_SRCS))
 	@rm -f $$@
 	$$(call msg,AR,$$@)
@@ -99,45 +105,45 @@ $(eval $(call vn_libs,rel))
 $(eval $(call vn_libs,san))
 
 KSFT_INC := -I$(B)/ksrc/tools/testing/selftests
-$(B)/san/tests/%: tests/host/%.c $(B)/san/libvnprof.a $(B)/san/libneurondev.a $(B)/san/libvncore.a
+$(B)/san/tests/%: tests/host/%.c $(B)/san/libvnprof.a $(B)/san/libvnprog.a $(B)/san/libneurondev.a $(B)/san/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_SAN) $(NLINC) $(KSFT_INC) $(filter %.c %.a,$^) -o $@ $(LIBS)
-$(B)/rel/guest/%: tests/guest/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+$(B)/rel/guest/%: tests/guest/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(KSFT_INC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 # The web viewer's page is assembled into web.o (.incbin); tests/browser/ drive Chromium.
 $(patsubst %,$(B)/%/profiler/web.o,rel san): $(wildcard profiler/web/*)
-$(B)/rel/browser/%: tests/browser/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+$(B)/rel/browser/%: tests/browser/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 # Benchmarks that run inside the guest (tools/bench/guest-bench), kept out of bench/.
-$(B)/rel/bench-guest/%: tools/bench/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+$(B)/rel/bench-guest/%: tools/bench/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
-$(B)/rel/bench/%: tools/bench/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+$(B)/rel/bench/%: tools/bench/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS) -lopenblas
-$(B)/bin/%: tools/bin/%.c $(B)/rel/libvnprof.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+$(B)/bin/%: tools/bin/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
-$(B)/bin/example-%: examples/%.c examples/common.c $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+$(B)/bin/example-%: examples/%.c examples/common.c $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(filter %.c %.a,$^) -o $@ $(LIBS)
 $(B)/bin/vneuron-profile: $(patsubst %.c,$(B)/rel/%.o,$(PROF_CMD_SRCS)) $(B)/rel/libvnprof.a \
-			  $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+			  $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(filter %.o %.a,$^) -o $@ $(LIBS)
 
 FUZZ_CFLAGS := $(CSTD) -g -O1 -D_GNU_SOURCE $(INC) -fsanitize=fuzzer,address,undefined
-$(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS) $(PROF_SRCS) $(LIB_SRCS)
+$(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS) $(PROF_SRCS) $(VNPROG_SRCS) $(LIB_SRCS)
 	@mkdir -p $(@D)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(NLINC) $^ -o $@ $(LIBS)

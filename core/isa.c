@@ -225,6 +225,19 @@ bool vn_op_valid(u32 op_kind, u32 op)
 	}
 }
 
+const char *vn_op_name(u32 op_kind, u32 op)
+{
+	switch (op_kind) {
+	case VN_OPK_ALU:
+	case VN_OPK_REDUCE:
+		return vn_alu_name(op);
+	case VN_OPK_ACT:
+		return vn_act_name(op);
+	default:
+		return "?";
+	}
+}
+
 void vn_opcode_uses(const struct vn_opcode_info *info, u32 flags, u32 *operands, u32 *imms)
 {
 	const struct vn_isa_arg *a;
@@ -289,6 +302,19 @@ int vn_alu_by_name(const char *s)
 int vn_act_by_name(const char *s)
 {
 	return index_of(vn_act_names, ARRAY_SIZE(vn_act_names), s);
+}
+
+int vn_op_by_name(u32 op_kind, const char *s)
+{
+	switch (op_kind) {
+	case VN_OPK_ALU:
+	case VN_OPK_REDUCE:
+		return vn_alu_by_name(s);
+	case VN_OPK_ACT:
+		return vn_act_by_name(s);
+	default:
+		return -1;
+	}
 }
 
 int vn_dtype_by_name(const char *s)

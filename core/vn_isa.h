@@ -103,6 +103,14 @@ u32 vn_dtype_bytes(u32 dtype);
 
 /* Whether the op field value is valid for an op kind (REDUCE: ADD, MAX, MIN). */
 bool vn_op_valid(u32 op_kind, u32 op);
+/*
+ * The op field's name by op kind: an ALU op (ALU, REDUCE) or an activation function
+ * (ACT); "?" for NONE or a value without one. vn_op_by_name() is its inverse over every
+ * name of the kind's table (a REDUCE by "sub" is found: vn_op_valid() refuses it), -1 if
+ * none.
+ */
+const char *vn_op_name(u32 op_kind, u32 op);
+int vn_op_by_name(u32 op_kind, const char *s);
 
 /*
  * What an instruction uses, given its opcode's entry and its flags: the operands

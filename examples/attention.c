@@ -158,26 +158,17 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static float q[S * DH], k[S * DH], v[S * DH], o[S * DH], want[S * DH];
+	struct ex_cmdline cl = { "example-attention", usage, NULL, NULL };
 	struct ex_opts opt = { 0 };
 	struct nd_builder *b = NULL;
 	struct ex_ctx *c = NULL;
 	uint64_t seed = 5, ps = 0;
 	int i = 1, r, ret = 1;
 
-	while (i < argc) {
-		r = ex_common_arg(&opt, argc, argv, &i);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		fprintf(stderr, "example-attention: unknown argument '%s' (see --help)\n",
-			argv[i]);
-		return 2;
-	}
+	r = ex_parse_args(&opt, &cl, argc, argv);
+	if (r)
+		return r > 0 ? 0 : 2;
+
 	for (i = 0; i < S * DH; i++) {
 		q[i] = ex_uniform(&seed, -2.0f, 2.0f);
 		k[i] = ex_uniform(&seed, -2.0f, 2.0f);

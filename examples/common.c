@@ -2,6 +2,7 @@
 /* The examples' shared runner: device or host backend, options, PRNG, checks. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,19 @@ const char ex_common_help[] =
 "    -q, --quiet         print only the result line\n"
 "    -h, --help          this help\n";
 
+static const char *ex_name = "example";
+
+void ex_bad_value(const char *opt, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: %s: ", ex_name, opt);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 static int parse_uint(const char *opt, const char *s, unsigned int *v)
 {
 	char *end;
@@ -45,38 +59,75 @@ static int parse_uint(const char *opt, const char *s, unsigned int *v)
 	errno = 0;
 	x = s ? strtoul(s, &end, 10) : 0;
 	if (!s || !*s || *end || errno || x > 1024) {
-		fprintf(stderr, "%s: expects a number, got '%s'\n", opt, s ? s : "");
+		ex_bad_value(opt, "expects a number, got '%s'", s ? s : "");
 		return -1;
 	}
 	*v = (unsigned int)x;
 	return 0;
 }
 
-int ex_common_arg(struct ex_opts *o, int argc, char **argv, int *i)
+/* The common options: how many arguments they took (1 or 2), 0 if none, -1 if bad. */
+static int common_arg(struct ex_opts *o, const char *a, const char *v)
 {
-	const char *a = argv[*i];
-	const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-
 	if (!strcmp(a, "--host")) {
 		o->host = 1;
 	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 		o->quiet = 1;
 	} else if (!strcmp(a, "--device") || !strcmp(a, "--core")) {
-		if (parse_uint(a, v, a[2] == 'd' ? &o->device : &o->core))
-			return -1;
-		(*i)++;
+		return parse_uint(a, v, a[2] == 'd' ? &o->device : &o->core) ? -1 : 2;
 	} else if (!strcmp(a, "--write-vnef")) {
 		if (!v) {
-			fprintf(stderr, "--write-vnef: expects a file name\n");
+			ex_bad_value(a, "expects a file name");
 			return -1;
 		}
 		o->write_vnef = v;
-		(*i)++;
+		return 2;
 	} else {
 		return 0;
 	}
-	(*i)++;
 	return 1;
+}
+
+int ex_parse_args(struct ex_opts *o, const struct ex_cmdline *cl, int argc, char **argv)
+{
+	int i = 1, n;
+
+	ex_name = cl->name;
+	while (i < argc) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			cl->usage(stdout);
+			return 1;
+		}
+		n = common_arg(o, a, v);
+		if (!n && cl->own)
+			n = cl->own(cl->ctx, a, v);
+		if (n < 0)
+			return -1;
+		if (!n) {
+			fprintf(stderr, "%s: unknown argument '%s' (see --help)\n", ex_name, a);
+			return -1;
+		}
+		i += n;
+	}
+	return 0;
+}
+
+int ex_one_or_both(const char *opt, const char *v, const char *a, const char *b, int *has_a,
+		   int *has_b)
+{
+	if (!v) {
+		ex_bad_value(opt, "expects %s, %s or both", a, b);
+		return -1;
+	}
+	*has_a = !strcmp(v, a) || !strcmp(v, "both");
+	*has_b = !strcmp(v, b) || !strcmp(v, "both");
+	if (!*has_a && !*has_b) {
+		ex_bad_value(opt, "%s, %s or both, not '%s'", a, b, v);
+		return -1;
+	}
+	return 2;
 }
 
 int ex_open(const struct ex_opts *o, struct nd_builder *b, struct ex_ctx **cp)

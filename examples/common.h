@@ -9,8 +9,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 
 struct ex_opts {
 	int host;			/* run on the host backend, not the device */
@@ -31,10 +32,25 @@ struct ex_buf {
 struct ex_ctx;
 
 /*
- * Consume argv[*i] (and its value) if it is a common option, moving *i past it. 1 if
- * consumed, 0 if not, -1 on a bad value (message printed).
+ * An example's command line: the common options, -h/--help (usage on stdout) and the
+ * example's own options through own(): it gets the option and the next argument (NULL
+ * if none) and returns how many it took (1 or 2), 0 for an option it does not know, or
+ * -1 after ex_bad_value(). Messages start with name ("example-exp").
  */
-int ex_common_arg(struct ex_opts *o, int argc, char **argv, int *i);
+struct ex_cmdline {
+	const char *name;
+	void (*usage)(FILE *f);
+	int (*own)(void *ctx, const char *opt, const char *val);
+	void *ctx;
+};
+
+/* 0: run; 1: --help was printed (exit 0); -1: bad usage, said on stderr (exit 2). */
+int ex_parse_args(struct ex_opts *o, const struct ex_cmdline *cl, int argc, char **argv);
+/* "NAME: OPT: what is wrong" on stderr. */
+void ex_bad_value(const char *opt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A value naming a, b or "both": sets *has_a and *has_b; 2 (taken) or -1. */
+int ex_one_or_both(const char *opt, const char *v, const char *a, const char *b, int *has_a,
+		   int *has_b);
 extern const char ex_common_help[];
 
 /* Finish the builder, write --write-vnef, open the device or host core and load. */

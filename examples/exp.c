@@ -87,39 +87,35 @@ out:
 	return ret;
 }
 
+struct exp_args {
+	int naive, piped;
+};
+
+static int exp_arg(void *ctx, const char *opt, const char *val)
+{
+	struct exp_args *x = ctx;
+
+	if (!strcmp(opt, "--variant"))
+		return ex_one_or_both(opt, val, "naive", "pipelined", &x->naive, &x->piped);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	struct exp_args x = { .naive = 1, .piped = 1 };
+	struct ex_cmdline cl = { "example-exp", usage, exp_arg, &x };
 	struct ex_opts o = { 0 };
-	int naive = 1, piped = 1, i = 1, r, ret = 0;
+	int naive, piped, ret = 0, r;
 	uint64_t seed = 2, ps[2] = { 0, 0 };
 	float *in, *out, *want;
 	size_t k, n = (size_t)ROWS * COLS;
 
-	while (i < argc) {
-		r = ex_common_arg(&o, argc, argv, &i);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!strcmp(argv[i], "--variant") && i + 1 < argc) {
-			const char *v = argv[i + 1];
+	r = ex_parse_args(&o, &cl, argc, argv);
+	if (r)
+		return r > 0 ? 0 : 2;
+	naive = x.naive;
+	piped = x.piped;
 
-			naive = !strcmp(v, "naive") || !strcmp(v, "both");
-			piped = !strcmp(v, "pipelined") || !strcmp(v, "both");
-			if (!naive && !piped) {
-				fprintf(stderr, "--variant: naive, pipelined or both, not '%s'\n", v);
-				return 2;
-			}
-			i += 2;
-			continue;
-		}
-		fprintf(stderr, "example-exp: unknown argument '%s' (see --help)\n", argv[i]);
-		return 2;
-	}
 	if (o.write_vnef && naive && piped) {
 		fprintf(stderr, "example-exp: --write-vnef needs --variant naive or pipelined\n");
 		return 2;

@@ -135,49 +135,45 @@ out:
 	return ret;
 }
 
+struct matmul_args {
+	int bf, fp;
+	uint32_t n;
+};
+
+static int matmul_arg(void *ctx, const char *opt, const char *val)
+{
+	struct matmul_args *x = ctx;
+
+	if (!strcmp(opt, "--dtype"))
+		return ex_one_or_both(opt, val, "bf16", "fp32", &x->bf, &x->fp);
+	if (strcmp(opt, "--size"))
+		return 0;
+	x->n = val ? (uint32_t)atoi(val) : 0;
+	if (x->n != 512 && x->n != 1024 && x->n != 2048) {
+		ex_bad_value(opt, "512, 1024 or 2048, not '%s'", val ? val : "");
+		return -1;
+	}
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
+	struct matmul_args x = { .bf = 1, .fp = 1, .n = 512 };
+	struct ex_cmdline cl = { "example-matmul", usage, matmul_arg, &x };
 	struct ex_opts o = { 0 };
-	int bf = 1, fp = 1, i = 1, r, ret = 0;
-	uint32_t n = 512;
+	int bf, fp, r, ret = 0;
+	uint32_t n;
 	uint64_t seed = 3;
 	float *a, *bm;
 	size_t k;
 
-	while (i < argc) {
-		r = ex_common_arg(&o, argc, argv, &i);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!strcmp(argv[i], "--size") && i + 1 < argc) {
-			n = (uint32_t)atoi(argv[i + 1]);
-			if (n != 512 && n != 1024 && n != 2048) {
-				fprintf(stderr, "--size: 512, 1024 or 2048\n");
-				return 2;
-			}
-			i += 2;
-			continue;
-		}
-		if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
-			const char *v = argv[i + 1];
+	r = ex_parse_args(&o, &cl, argc, argv);
+	if (r)
+		return r > 0 ? 0 : 2;
+	bf = x.bf;
+	fp = x.fp;
+	n = x.n;
 
-			bf = !strcmp(v, "bf16") || !strcmp(v, "both");
-			fp = !strcmp(v, "fp32") || !strcmp(v, "both");
-			if (!bf && !fp) {
-				fprintf(stderr, "--dtype: bf16, fp32 or both, not '%s'\n", v);
-				return 2;
-			}
-			i += 2;
-			continue;
-		}
-		fprintf(stderr, "example-matmul: unknown argument '%s' (see --help)\n", argv[i]);
-		return 2;
-	}
 	if (o.write_vnef && bf && fp) {
 		fprintf(stderr, "example-matmul: --write-vnef needs --dtype bf16 or fp32\n");
 		return 2;

@@ -345,6 +345,20 @@ static void usage(FILE *f)
 "    example-mlp-train --write-vnef mlp_step.vnef --steps 2\n", ex_common_help);
 }
 
+static int steps_arg(void *ctx, const char *opt, const char *val)
+{
+	int *steps = ctx;
+
+	if (strcmp(opt, "--steps"))
+		return 0;
+	*steps = val ? atoi(val) : 0;
+	if (*steps < 2 || *steps > 100000) {
+		ex_bad_value(opt, "2..100000, not '%s'", val ? val : "");
+		return -1;
+	}
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	static struct params dev[2], ref;
@@ -355,30 +369,12 @@ int main(int argc, char **argv)
 	int steps = 50, i = 1, r, st, ret = 1, bad = 0;
 	uint64_t seed = 11, ps = 0;
 	double t0;
+	struct ex_cmdline cl = { "example-mlp-train", usage, steps_arg, &steps };
 
-	while (i < argc) {
-		r = ex_common_arg(&o, argc, argv, &i);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!strcmp(argv[i], "--steps") && i + 1 < argc) {
-			steps = atoi(argv[i + 1]);
-			if (steps < 2 || steps > 100000) {
-				fprintf(stderr, "--steps: 2..100000\n");
-				return 2;
-			}
-			i += 2;
-			continue;
-		}
-		fprintf(stderr, "example-mlp-train: unknown argument '%s' (see --help)\n",
-			argv[i]);
-		return 2;
-	}
+	r = ex_parse_args(&o, &cl, argc, argv);
+	if (r)
+		return r > 0 ? 0 : 2;
+
 	x = malloc(sizeof(float) * NB * B * D);
 	y = malloc(sizeof(float) * NB * B * C);
 	if (!x || !y)

@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
+#include "apilog.h"
 #include "nd_internal.h"
 
 static int need_mem_cap(struct nd_device *dev)
@@ -58,7 +59,7 @@ int nd_mem_alloc(struct nd_device *dev, uint64_t size, struct nd_mem **memp)
 	dev->mems = mem;
 	pthread_mutex_unlock(&dev->lock);
 	*memp = mem;
-	nd_api_note(dev, VNEURON_TRACE_API_MEM_ALLOC, t0, size, 0, 0, 0);
+	nd_api_note(dev, ND_API_MEM_ALLOC, t0, size, 0, 0, 0);
 	return 0;
 }
 
@@ -89,7 +90,7 @@ int nd_mem_free(struct nd_mem *mem)
 	if (ioctl(dev->fd, VNEURON_IOCTL_MEM_FREE, &f) < 0)
 		ret = nd_dev_err(dev, errno, "%s: MEM_FREE of handle %u failed: %s", dev->path,
 				 mem->handle, nd_strerror(errno));
-	nd_api_note(dev, VNEURON_TRACE_API_MEM_FREE, t0, mem->size, 0, 0, 0);
+	nd_api_note(dev, ND_API_MEM_FREE, t0, mem->size, 0, 0, 0);
 	free(mem);
 	return ret;
 }

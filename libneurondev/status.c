@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * How an execution ended, in words: one table of the statuses and reasons of
- * uapi/vneuron.h for every message of the library and its tools.
+ * uapi/vneuron.h for every message of the libraries and their tools, and where.
  */
 #include <errno.h>
 #include <stdio.h>
 
-#include "nd_internal.h"
-#include "vneuron.h"
+#include "neurondev.h"
+#include "vn_isa.h"
 
 /* Each status: its id (the enum's name, for tables and JSON) and its words. */
 static const struct {
@@ -63,6 +63,18 @@ const char *nd_exec_reason_name(uint32_t reason)
 const char *nd_exec_reason_id(uint32_t reason)
 {
 	return reason < N_REASONS && reasons[reason].id ? reasons[reason].id : "?";
+}
+
+const char *nd_stream_name(uint32_t stream)
+{
+	static const char *const queues[VNEF_DMA_QUEUES] = {
+		"DMA0", "DMA1", "DMA2", "DMA3", "DMA4", "DMA5", "DMA6", "DMA7", "DMA8",
+		"DMA9", "DMA10", "DMA11", "DMA12", "DMA13", "DMA14", "DMA15",
+	};
+
+	if (stream < VNEF_ENGINES)
+		return vn_engine_name(stream);
+	return stream < VNEF_STREAMS ? queues[stream - VNEF_ENGINES] : "?";
 }
 
 int nd_run_errno(const struct nd_run_result *r)

@@ -1,21 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Trace control: TRACE_START/TRACE_STOP, the ring mappings and poll() of a device file
- * (uapi/vneuron_trace.h, docs/trace-buffer.md). The consumer protocol itself is the
- * profiler's (profiler/ring.c); this file hands it the mapped pages.
+ * (uapi/vneuron_trace.h, docs/trace-buffer.md); ring.c consumes the mapped rings.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "nd_internal.h"
-#include "vneuron_trace.h"
 
 struct nd_trace_map {
 	void *cons;
@@ -114,14 +109,11 @@ unsigned int nd_trace_nr_rings(const struct nd_trace *t)
 	return t ? t->nr : 0;
 }
 
-int nd_trace_ring(const struct nd_trace *t, unsigned int i, struct nd_trace_ring *r)
+int nd_trace_ring(const struct nd_trace *t, unsigned int i, struct nd_ring *r)
 {
 	if (!t || !r || i >= t->nr)
 		return -EINVAL;
-	r->cons = t->map[i].cons;
-	r->ctrl = t->map[i].ctrl;
-	r->ctrl_len = t->st.ring_len;
-	return 0;
+	return nd_ring_init(r, t->map[i].cons, t->map[i].ctrl, t->st.ring_len);
 }
 
 const struct vneuron_trace_start *nd_trace_params(const struct nd_trace *t)
@@ -167,75 +159,4 @@ void nd_trace_free(struct nd_trace *t)
 	nd_trace_stop(t);
 	unmap_all(t);
 	free(t);
-}
-
-/* ---- the API call log of `vneuron-profile capture -- app` ---- */
-
-static uint64_t api_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t nd_api_t0(const struct nd_device *dev)
-{
-	/* No handle yet (open): whether the process logs at all. */
-	if (!dev)
-		return getenv("VNEURON_PROFILE_API") ? api_now() : 0;
-	return dev->api_log ? api_now() : 0;
-}
-
-/* One call sequence per process: the capture merges the logs of all its handles. */
-static uint32_t api_seq;
-
-void nd_api_note(struct nd_device *dev, unsigned int call, uint64_t t0, uint64_t bytes,
-		 uint32_t core, uint64_t exec_id, uint64_t seq)
-{
-	struct vneuron_trace_record r;
-	ssize_t n;
-
-	if (!dev || !dev->api_log || !t0)
-		return;
-	memset(&r, 0, sizeof(r));
-	r.kind = VNEURON_TRACE_MARKER;
-	r.engine = VNEURON_TRACE_ENGINE_CORE;
-	r.opcode = (uint16_t)call;
-	r.pc = __atomic_add_fetch(&api_seq, 1, __ATOMIC_RELAXED);
-	r.host_ns = t0;
-	r.count = api_now() - t0;
-	r.elements = (uint32_t)getpid();
-	r.bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
-	r.exec_seq = (uint32_t)seq;
-	r.sem_value = (uint32_t)exec_id;
-	r.sem_wait = VNEURON_TRACE_NO_SEM;
-	r.sem_signal = VNEURON_TRACE_NO_SEM;
-	r.dma_queue = (uint16_t)core;
-	/* One write of a whole record to an O_APPEND file: records never interleave. */
-	n = write(dev->api_log - 1, &r, sizeof(r));
-	(void)n;
-}
-
-void nd_api_open(struct nd_device *dev, uint64_t t0)
-{
-	const char *path = getenv("VNEURON_PROFILE_API");
-	int fd;
-
-	if (!path || !*path || !t0)
-		return;
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0)
-		return;		/* not capturing after all: the application runs on */
-	dev->api_log = fd + 1;
-	nd_api_note(dev, VNEURON_TRACE_API_OPEN, t0, 0, 0, 0, 0);
-}
-
-void nd_api_close(struct nd_device *dev)
-{
-	if (!dev->api_log)
-		return;
-	nd_api_note(dev, VNEURON_TRACE_API_CLOSE, api_now(), 0, 0, 0, 0);
-	close(dev->api_log - 1);
-	dev->api_log = 0;
 }

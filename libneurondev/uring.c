@@ -74,11 +74,10 @@ int nd_uring_open(struct nd_device *dev, unsigned int depth, struct nd_uring **r
 	return 0;
 }
 
-/* The handle array of one execution, by tensor index, as nd_exec() builds it. */
+/* The handle array of one execution, by tensor index, in the slot's own buffer. */
 static int fill_handles(struct nd_uring *r, struct nd_uring_slot *s, const struct nd_uring_exec *e)
 {
-	uint32_t n = nd_program_tensor_count(e->prog), i;
-	int idx;
+	uint32_t n = nd_program_tensor_count(e->prog);
 
 	if (n + 1 > s->handles_cap) {
 		uint32_t *h = realloc(s->handles, (n + 1) * sizeof(*h));
@@ -89,21 +88,7 @@ static int fill_handles(struct nd_uring *r, struct nd_uring_slot *s, const struc
 		s->handles_cap = n + 1;
 	}
 	memset(s->handles, 0, (n + 1) * sizeof(*s->handles));
-	if (e->count && !e->binds)
-		return nd_dev_err(r->dev, EINVAL, "%u bindings but no array", e->count);
-	for (i = 0; i < e->count; i++) {
-		const struct nd_bind *b = &e->binds[i];
-
-		idx = b->name ? nd_program_tensor(e->prog, b->name) : -EINVAL;
-		if (idx < 0 || !b->mem || b->mem->dev != r->dev)
-			return nd_dev_err(r->dev, EINVAL, "binding %u ('%s'): %s", i,
-					  b->name ? b->name : "(null)",
-					  idx < 0 ? "no such tensor" : "not a buffer of this device");
-		if (s->handles[idx])
-			return nd_dev_err(r->dev, EINVAL, "tensor '%s' is bound twice", b->name);
-		s->handles[idx] = b->mem->handle;
-	}
-	return 0;
+	return nd_bind_handles(e->prog, e->binds, e->count, s->handles);
 }
 
 static void fill_sqe(struct io_uring_sqe *sqe, int fd, const struct nd_uring_slot *s,
@@ -177,14 +162,8 @@ static void take_cqe(struct nd_uring *r, const struct io_uring_cqe *cqe, struct 
 	d->ret = cqe->res;
 	d->has_result = s->status.status != ND_STATUS_UNSET;
 	memset(&d->res, 0, sizeof(d->res));
-	if (d->has_result) {
-		d->res.result = s->status.status;
-		d->res.reason = s->status.reason;
-		d->res.stream = s->status.stream;
-		d->res.pc = s->status.pc;
-		d->res.model_ps = s->status.model_ps;
-		d->res.host_ns = s->status.host_ns;
-	}
+	if (d->has_result)
+		nd_result_from_wait(&s->status, &d->res);
 	s->next_free = r->free_head;
 	r->free_head = cqe->user_data + 1;
 	r->inflight--;

@@ -17,7 +17,7 @@
 
 #include "builtin.h"
 #include "capture.h"
-#include "npy.h"
+#include "vnprog.h"
 #include "timeline.h"
 
 #define MAX_INPUTS	64

@@ -114,7 +114,7 @@ static ssize_t drain_all(struct vnp_capture *c)
 
 	for (i = 0; i < c->nr_cores; i++) {
 		for (j = 0; j < c->nr_rings[i]; j++) {
-			n = vnp_ring_drain_vntf(&c->ring[i][j], c->w, i * VNP_CAP_MAX_RINGS + j);
+			n = vntf_drain_ring(c->w, i * VNP_CAP_MAX_RINGS + j, &c->ring[i][j]);
 			if (n < 0)
 				return n;
 			total += n;
@@ -172,10 +172,7 @@ int vnp_cap_start(struct vnp_capture *c, const struct nd_trace_opts *o)
 			return -E2BIG;
 		}
 		for (j = 0; j < c->nr_rings[i]; j++) {
-			struct nd_trace_ring m;
-
-			if (nd_trace_ring(c->tr[i], j, &m) ||
-			    vnp_ring_init(&c->ring[i][j], m.cons, m.ctrl, m.ctrl_len)) {
+			if (nd_trace_ring(c->tr[i], j, &c->ring[i][j])) {
 				vnp_cap_err("core %u ring %u: the control page is not valid",
 					    c->core[i], j);
 				return -EINVAL;
@@ -237,7 +234,7 @@ int vnp_cap_merge_api(struct vnp_capture *c, const char *path, pid_t pid)
 	while ((n = fread(buf, sizeof(buf[0]), 256, f)) > 0) {
 		/* Only what libneurondev writes there: API markers. */
 		for (i = kept = 0; i < n; i++)
-			if (buf[i].kind == VNEURON_TRACE_MARKER && buf[i].opcode > VNEURON_TRACE_API)
+			if (buf[i].kind == VNEURON_TRACE_MARKER && buf[i].opcode > ND_API_MARKER)
 				buf[kept++] = buf[i];
 		if (!kept)
 			continue;
@@ -262,12 +259,12 @@ static int write_lost(struct vnp_capture *c, uint64_t *dropped, uint64_t *overwr
 	*dropped = *overwritten = 0;
 	for (i = 0; i < c->nr_cores; i++) {
 		for (j = 0; j < c->nr_rings[i]; j++) {
-			struct vnp_ring *r = &c->ring[i][j];
+			struct nd_ring *r = &c->ring[i][j];
 
-			if (vnp_ring_write_lost(r, c->w, i * VNP_CAP_MAX_RINGS + j))
+			if (vntf_write_ring_lost(c->w, i * VNP_CAP_MAX_RINGS + j, r))
 				return write_failed(c);
-			*dropped += vnp_ring_dropped(r);
-			*overwritten += vnp_ring_lost(r);
+			*dropped += nd_ring_dropped(r);
+			*overwritten += nd_ring_lost(r);
 		}
 	}
 	return 0;

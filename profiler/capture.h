@@ -22,7 +22,6 @@
 
 #include "neurondev.h"
 #include "prog.h"
-#include "ring.h"
 
 #define VNP_CAP_MAX_CORES	8
 #define VNP_CAP_MAX_RINGS	8
@@ -37,7 +36,7 @@ struct vnp_capture {
 	unsigned int core[VNP_CAP_MAX_CORES];
 	struct nd_trace *tr[VNP_CAP_MAX_CORES];
 	unsigned int nr_rings[VNP_CAP_MAX_CORES];
-	struct vnp_ring ring[VNP_CAP_MAX_CORES][VNP_CAP_MAX_RINGS];
+	struct nd_ring ring[VNP_CAP_MAX_CORES][VNP_CAP_MAX_RINGS];
 	const char *path;		/* the profile */
 	struct vntf_writer *w;
 	pthread_t thr;

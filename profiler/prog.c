@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 #include "prog.h"
 #include "vn_program.h"
 

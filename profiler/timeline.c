@@ -196,8 +196,8 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 				return -ENOMEM;
 			continue;
 		case VNEURON_TRACE_MARKER:
-			if (r->opcode >= VNEURON_TRACE_API) {
-				unsigned int k = r->opcode - VNEURON_TRACE_API;
+			if (r->opcode >= ND_API_MARKER) {
+				unsigned int k = r->opcode - ND_API_MARKER;
 
 				if (k >= VNP_API_KINDS)
 					k = 0;
@@ -603,11 +603,7 @@ const char *vnp_opcode_name(unsigned int opcode)
 
 const char *vnp_api_name(unsigned int kind)
 {
-	static const char *const names[VNP_API_KINDS] = {
-		"other", "open", "close", "mem_alloc", "mem_free", "program_load", "exec", "wait",
-	};
-
-	return kind < VNP_API_KINDS ? names[kind] : "other";
+	return nd_api_call_name(ND_API_MARKER + kind);
 }
 
 const char *vnp_exec_status_name(unsigned int status)

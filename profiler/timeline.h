@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "neurondev.h"
 #include "prog.h"
 #include "vneuron.h"
 #include "vneuron_trace.h"
@@ -41,7 +42,7 @@ struct vnp_ev {
 
 /* MARKER records, and LOST records (id VNP_MARKER_LOST, value = records lost). */
 #define VNP_MARKER_LOST		0xffffffffu
-#define VNP_API_KINDS		8	/* VNEURON_TRACE_API_OPEN..WAIT are 1..7 */
+#define VNP_API_KINDS		(ND_API_END - ND_API_MARKER)	/* 0: other, then the calls */
 
 struct vnp_marker {
 	uint64_t time;		/* ps */
@@ -104,8 +105,8 @@ struct vnp_timeline {
 	size_t nmarkers, markers_cap;
 	/*
 	 * libneurondev API calls logged by `capture -- app` (MARKER records with opcode >=
-	 * VNEURON_TRACE_API): host-side, no modeled time, so counted here per call
-	 * (index opcode - VNEURON_TRACE_API, 0 = unknown call) rather than placed.
+	 * ND_API_MARKER): host-side, no modeled time, so counted here per call
+	 * (index opcode - ND_API_MARKER, 0 = unknown call) rather than placed.
 	 */
 	uint64_t api_calls[VNP_API_KINDS];
 	uint64_t api_ns[VNP_API_KINDS];

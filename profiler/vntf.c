@@ -265,6 +265,30 @@ int vntf_write_lost(struct vntf_writer *w, uint32_t stream, uint64_t dropped,
 	return flush_records(w) ?: put_section(w, VNTF_SEC_LOST, &l, sizeof(l), NULL, 0);
 }
 
+struct drain_to {
+	struct vntf_writer *w;
+	uint32_t stream;
+};
+
+static int drain_batch(void *arg, const struct vneuron_trace_record *recs, size_t n)
+{
+	struct drain_to *d = arg;
+
+	return vntf_write_records(d->w, d->stream, recs, n);
+}
+
+ssize_t vntf_drain_ring(struct vntf_writer *w, uint32_t stream, struct nd_ring *r)
+{
+	struct drain_to d = { .w = w, .stream = stream };
+
+	return nd_ring_drain(r, drain_batch, &d);
+}
+
+int vntf_write_ring_lost(struct vntf_writer *w, uint32_t stream, const struct nd_ring *r)
+{
+	return vntf_write_lost(w, stream, nd_ring_dropped(r), nd_ring_lost(r));
+}
+
 int vntf_writer_finish(struct vntf_writer *w, uint64_t host_end_ns)
 {
 	struct vntf_end e = { .records = w->records, .host_end_ns = host_end_ns };

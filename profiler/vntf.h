@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "neurondev.h"
 #include "vneuron.h"
 #include "vneuron_trace.h"
 
@@ -130,6 +131,10 @@ int vntf_write_records(struct vntf_writer *w, uint32_t stream,
 		       const struct vneuron_trace_record *recs, size_t n);
 int vntf_write_lost(struct vntf_writer *w, uint32_t stream, uint64_t dropped,
 		    uint64_t overwritten);
+/* One consumer pass over a trace ring (nd_ring_drain()) into stream: records or -errno. */
+ssize_t vntf_drain_ring(struct vntf_writer *w, uint32_t stream, struct nd_ring *r);
+/* The ring's LOST section: what its producer dropped and what was overwritten unread. */
+int vntf_write_ring_lost(struct vntf_writer *w, uint32_t stream, const struct nd_ring *r);
 /* Writes the end section, flushes, closes what vntf_writer_open() opened, frees w. */
 int vntf_writer_finish(struct vntf_writer *w, uint64_t host_end_ns);
 /* Frees w without completing the file (an error path). */

@@ -71,34 +71,10 @@ enum vneuron_trace_kind {
  */
 
 /*
- * MARKER records with opcode >= VNEURON_TRACE_API are libneurondev API calls logged for
- * `vneuron-profile capture -- app` (docs/profiler.md): host_ns is the call's start,
- * count its duration in ns, pc the process's call sequence number (from 1), elements the
- * pid, bytes the size (alloc, free, load; saturated), dma_queue the core and
- * sem_value the low 32 bits of the exec id (EXEC, WAIT), exec_seq the execution's
- * sequence number on its core (WAIT: the device records' exec_seq). model_* are 0.
+ * MARKER opcodes from 0x8000 up are not the kernel's: libneurondev's API log uses them
+ * (ND_API_MARKER in libneurondev/neurondev.h, docs/profiler.md), so the kernel keeps its
+ * MARKER opcodes below.
  */
-#define VNEURON_TRACE_API		0x8000
-
-/**
- * enum vneuron_trace_api - the libneurondev call a MARKER record logs (its opcode)
- * @VNEURON_TRACE_API_OPEN: opening the device
- * @VNEURON_TRACE_API_CLOSE: closing the device
- * @VNEURON_TRACE_API_MEM_ALLOC: a buffer allocation
- * @VNEURON_TRACE_API_MEM_FREE: a buffer free
- * @VNEURON_TRACE_API_PROGRAM_LOAD: a program load
- * @VNEURON_TRACE_API_EXEC: an execution submitted
- * @VNEURON_TRACE_API_WAIT: a wait for an execution
- */
-enum vneuron_trace_api {
-	VNEURON_TRACE_API_OPEN = VNEURON_TRACE_API + 1,
-	VNEURON_TRACE_API_CLOSE,
-	VNEURON_TRACE_API_MEM_ALLOC,
-	VNEURON_TRACE_API_MEM_FREE,
-	VNEURON_TRACE_API_PROGRAM_LOAD,
-	VNEURON_TRACE_API_EXEC,
-	VNEURON_TRACE_API_WAIT,
-};
 
 /* vneuron_trace_record.engine: enum vneuron_engine (0..3) or one of these. */
 #define VNEURON_TRACE_ENGINE_DMA	0x10	/* dma_queue and dma_desc say which */

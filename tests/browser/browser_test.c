@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "vn_model.h"
-#include "neurondev.h"
+#include "vnprog.h"
 #include "../../profiler/sha256.h"
 #include "../../profiler/timeline.h"
 #include "../../profiler/vntf.h"

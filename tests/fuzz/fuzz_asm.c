@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm.h"
+#include "vnprog.h"
 #include "vn_program.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 #include "vn_program.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

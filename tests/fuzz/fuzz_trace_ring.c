@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "vn_trace.h"
-#include "../../profiler/ring.h"
+#include "neurondev.h"
 
 #define PAGE	4096u
 
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vneuron_trace_consumer *cons;
 	struct vneuron_trace_ctrl *ctrl;
 	struct vn_trace_ring r;
-	struct vnp_ring c;
+	struct nd_ring c;
 	uint64_t ring, refused = 0, seq = 0, op;
 	unsigned char *map;
 	ssize_t got;
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ctrl = (void *)map;
 	if (vn_trace_ring_init(&r, cons, ctrl, map + PAGE, ring, &p, NULL, NULL))
 		goto out;
-	if (vnp_ring_init(&c, cons, map, PAGE + ring))
+	if (nd_ring_init(&c, cons, map, PAGE + ring))
 		abort();
 
 	while (size) {
@@ -79,16 +79,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			cons->consumer_pos = take(&data, &size, 8);
 			break;
 		case 4:
-			got = vnp_ring_read(&c, buf, 64);
+			got = nd_ring_read(&c, buf, 64);
 			if (got > 64)
 				abort();
 			break;
 		case 5:
-			got = vnp_ring_peek(&c, &recs, 64);
+			got = nd_ring_peek(&c, &recs, 64);
 			if (got > 64)
 				abort();
 			if (got > 0)
-				vnp_ring_release(&c, (size_t)got);
+				nd_ring_release(&c, (size_t)got);
 			break;
 		}
 		if (ctrl->producer_pos % 64 || ctrl->producer_pos > r.head ||

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 #include "../../profiler/vntf.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"

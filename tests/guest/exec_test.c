@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 #include "vn_program.h"
 #include "kmod_test.h"
 #include "exec_util.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 #include "vn_program.h"
 #include "kmod_test.h"
 #include "../test_data.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wsign-compare"

@@ -15,9 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 #include "vneuron_trace.h"
-#include "../../profiler/ring.h"
+#include "neurondev.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wsign-compare"
@@ -115,7 +115,7 @@ static void runner_free(struct runner *r)
 struct tsess {
 	struct nd_trace *t;
 	unsigned int nr;
-	struct vnp_ring ring[8];
+	struct nd_ring ring[8];
 };
 
 static int tsess_start(struct tsess *ts, struct nd_device *dev, unsigned int core,
@@ -131,10 +131,7 @@ static int tsess_start(struct tsess *ts, struct nd_device *dev, unsigned int cor
 	if (ts->nr != VNEF_ENGINES + 1)
 		return -1;
 	for (i = 0; i < ts->nr; i++) {
-		struct nd_trace_ring m;
-
-		if (nd_trace_ring(ts->t, i, &m) || vnp_ring_init(&ts->ring[i], m.cons, m.ctrl,
-								 m.ctrl_len))
+		if (nd_trace_ring(ts->t, i, &ts->ring[i]))
 			return -1;
 	}
 	return 0;
@@ -149,7 +146,7 @@ static size_t drain(struct tsess *ts, struct vneuron_trace_record *recs, uint8_t
 
 	for (i = 0; i < ts->nr; i++) {
 		while (have < MAXREC &&
-		       (n = vnp_ring_read(&ts->ring[i], recs + have, MAXREC - have)) > 0) {
+		       (n = nd_ring_read(&ts->ring[i], recs + have, MAXREC - have)) > 0) {
 			memset(ringof + have, i, n);
 			have += n;
 		}
@@ -301,8 +298,8 @@ static void capture_check(struct __test_metadata *_metadata, FIXTURE_DATA(tr) *s
 	for (s = 0; s < VNEF_DMA_QUEUES; s++)
 		EXPECT_EQ(im->len[VNEF_ENGINES + s], t.dma[s]) TH_LOG("queue %u", s);
 	for (s = 0; s < ts.nr; s++) {
-		EXPECT_EQ(0, vnp_ring_dropped(&ts.ring[s]));
-		EXPECT_EQ(0, vnp_ring_lost(&ts.ring[s]));
+		EXPECT_EQ(0, nd_ring_dropped(&ts.ring[s]));
+		EXPECT_EQ(0, nd_ring_lost(&ts.ring[s]));
 	}
 
 	/* Modeled times equal an untraced run's (the host backend's events). */
@@ -422,7 +419,7 @@ TEST_F(tr, stop_mode_drops_exactly)
 	tally(&t, self->recs, self->ringof, n);
 	EXPECT_EQ(0, t.bad);
 	for (i = 0; i < ts.nr; i++) {
-		uint64_t d = vnp_ring_dropped(&ts.ring[i]);
+		uint64_t d = nd_ring_dropped(&ts.ring[i]);
 
 		EXPECT_EQ(ref[i], t.per_ring[i] + d) TH_LOG("ring %u", i);
 		EXPECT_EQ(d, ts.ring[i].ctrl->dropped);
@@ -457,10 +454,10 @@ TEST_F(tr, overwrite_mode_counts_overwritten)
 	EXPECT_EQ(0, t.bad);
 	EXPECT_EQ(0, t.lost);		/* no LOST records in overwrite mode */
 	for (i = 0; i < ts.nr; i++) {
-		EXPECT_EQ(ref[i], t.per_ring[i] + vnp_ring_lost(&ts.ring[i])) TH_LOG("ring %u", i);
-		EXPECT_EQ(0, vnp_ring_dropped(&ts.ring[i]));
+		EXPECT_EQ(ref[i], t.per_ring[i] + nd_ring_lost(&ts.ring[i])) TH_LOG("ring %u", i);
+		EXPECT_EQ(0, nd_ring_dropped(&ts.ring[i]));
 		EXPECT_GE(4096 / 64, t.per_ring[i]);
-		lost += vnp_ring_lost(&ts.ring[i]);
+		lost += nd_ring_lost(&ts.ring[i]);
 	}
 	EXPECT_LT(0, lost);
 	EXPECT_LE(1, t.end);		/* the last execution's end survived */
@@ -694,7 +691,7 @@ TEST_F(tr, close_while_mapped)
 	struct vneuron_trace_start s = { .ring_size = 1 << 16 }, s2 = s;
 	int tfd = nd_device_fd(self->tdev);
 	struct nd_run_result r;
-	struct vnp_ring ring;
+	struct nd_ring ring;
 	struct tally t;
 	void *cons, *ctrl;
 	size_t n = 0;
@@ -712,8 +709,8 @@ TEST_F(tr, close_while_mapped)
 	close(fd);
 	EXPECT_EQ(-EBUSY, tstart(tfd, &s2));		/* the file lives in its mappings */
 	ASSERT_EQ(0, runner_run(&self->run, 0, &r));
-	ASSERT_EQ(0, vnp_ring_init(&ring, cons, ctrl, s.ring_len));
-	while ((k = vnp_ring_read(&ring, self->recs + n, MAXREC - n)) > 0)
+	ASSERT_EQ(0, nd_ring_init(&ring, cons, ctrl, s.ring_len));
+	while ((k = nd_ring_read(&ring, self->recs + n, MAXREC - n)) > 0)
 		n += k;
 	memset(self->ringof, 0, n);
 	tally(&t, self->recs, self->ringof, n);

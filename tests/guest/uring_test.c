@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 #include "vn_program.h"
 #include "kmod_test.h"
 #include "exec_util.h"

@@ -18,8 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "asm.h"
-#include "neurondev.h"
+#include "vnprog.h"
+#include "vn_isa.h"
 #include "vn_program.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
@@ -771,9 +771,9 @@ TEST(format_functions)
 	EXPECT_STREQ("gpsimd", nd_asm_engine_name(3));
 	EXPECT_STREQ("queue 15", nd_asm_engine_name(19));
 	EXPECT_STREQ("?", nd_asm_engine_name(20));
-	EXPECT_STREQ("partition_reduce", nd_asm_opcode_name(VNEF_OP_PARTITION_REDUCE));
-	EXPECT_STREQ("div", nd_asm_alu_name(VNEF_ALU_DIV));
-	EXPECT_STREQ("square", nd_asm_act_name(VNEF_ACT_SQUARE));
+	EXPECT_STREQ("partition_reduce", vn_opcode_mnemonic(VNEF_OP_PARTITION_REDUCE));
+	EXPECT_STREQ("div", vn_alu_name(VNEF_ALU_DIV));
+	EXPECT_STREQ("square", vn_act_name(VNEF_ACT_SQUARE));
 }
 
 /* Floats print short and exact: every printed immediate reads back to the same bits. */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 #include "vn_program.h"
 
 /*

@@ -15,7 +15,7 @@
 /* the harness defines fixture functions without prototypes */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #include "kselftest_harness.h"
-#include "npy.h"
+#include "vnprog.h"
 
 #define BIN "build/bin/"
 

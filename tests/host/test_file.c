@@ -8,7 +8,7 @@
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #include "kselftest_harness.h"
-#include "neurondev.h"
+#include "vnprog.h"
 
 FIXTURE(file) {
 	char path[64];

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 
 /*
  * The 6.1 harness (and its FIXTURE macros) define functions without prototypes, compare

@@ -332,7 +332,7 @@ TEST(api_calls_are_counted_not_placed)
 		r = synth_rec(s);
 		r->kind = VNEURON_TRACE_MARKER;
 		r->engine = VNEURON_TRACE_ENGINE_CORE;
-		r->opcode = i < 2 ? VNEURON_TRACE_API_EXEC : VNEURON_TRACE_API_OPEN;
+		r->opcode = i < 2 ? ND_API_EXEC : ND_API_OPEN;
 		r->host_ns = 1000000 + i;
 		r->count = 2000;		/* the call took 2 us of host time */
 	}
@@ -340,9 +340,9 @@ TEST(api_calls_are_counted_not_placed)
 	r->kind = VNEURON_TRACE_MARKER;
 	r->opcode = 3;				/* a user marker */
 	AEQ(synth_run(s, 0), 0);
-	EQ(s->tl.api_calls[VNEURON_TRACE_API_EXEC - VNEURON_TRACE_API], 2);
-	EQ(s->tl.api_ns[VNEURON_TRACE_API_EXEC - VNEURON_TRACE_API], 4000);
-	EQ(s->tl.api_calls[VNEURON_TRACE_API_OPEN - VNEURON_TRACE_API], 1);
+	EQ(s->tl.api_calls[ND_API_EXEC - ND_API_MARKER], 2);
+	EQ(s->tl.api_ns[ND_API_EXEC - ND_API_MARKER], 4000);
+	EQ(s->tl.api_calls[ND_API_OPEN - ND_API_MARKER], 1);
 	EQ(s->tl.nmarkers, 1);
 	v = (struct vnp_view){ .tl = &s->tl, .m = &s->m, .a = &s->a, .top = 5 };
 	f = open_memstream(&buf, &len);

@@ -10,7 +10,7 @@
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
-#include "npy.h"
+#include "vnprog.h"
 
 /* A version 1.0 file with header text hdr (newline added) and nbytes of data. */
 static size_t make(unsigned char *buf, const char *hdr, size_t nbytes)

@@ -14,7 +14,7 @@
 #include "core_util.h"
 #include "vn_model.h"
 #include "vn_trace.h"
-#include "../../profiler/ring.h"
+#include "neurondev.h"
 #include "../../profiler/vntf.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
@@ -35,7 +35,7 @@ struct capture {
 	struct vneuron_trace_consumer *cons[NR];
 	unsigned char *map[NR];
 	struct vn_trace_ring prod[NR];
-	struct vnp_ring cring[NR];
+	struct nd_ring cring[NR];
 	struct vntf_writer *w;
 	int stop, errors;
 	/* what the hook saw, per ring, for comparison */
@@ -65,7 +65,7 @@ static void *drainer(void *arg)
 		stop = __atomic_load_n(&c->stop, __ATOMIC_ACQUIRE);
 		idle = 1;
 		for (r = 0; r < NR; r++) {
-			n = vnp_ring_drain_vntf(&c->cring[r], c->w, r);
+			n = vntf_drain_ring(c->w, r, &c->cring[r]);
 			if (n < 0)
 				c->errors++;
 			if (n)
@@ -98,7 +98,7 @@ static int capture_setup(struct capture *c, FILE *f)
 		p.engine = r < VNEURON_ENGINE_COUNT ? (uint32_t)r : VNEURON_TRACE_ENGINE_DMA;
 		if (vn_trace_ring_init(&c->prod[r], c->cons[r], (void *)c->map[r],
 				       c->map[r] + PAGE, RING, &p, NULL, NULL) ||
-		    vnp_ring_init(&c->cring[r], c->cons[r], c->map[r], PAGE + RING))
+		    nd_ring_init(&c->cring[r], c->cons[r], c->map[r], PAGE + RING))
 			return -1;
 		wk.stream = r;
 		wk.engine = p.engine;
@@ -190,7 +190,7 @@ static int run_traced(struct capture *c, char **buf, size_t *len)
 	pthread_join(d, NULL);
 	if (!res && st.result == VN_RES_OK && !c->errors) {
 		for (r = 0; r < NR; r++)
-			if (vnp_ring_write_lost(&c->cring[r], c->w, r))
+			if (vntf_write_ring_lost(c->w, r, &c->cring[r]))
 				break;
 		ret = r == NR && !vntf_writer_finish(c->w, 1) ? 0 : -1;
 	} else {

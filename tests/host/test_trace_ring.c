@@ -14,7 +14,7 @@
 
 #include "vn_exec.h"
 #include "vn_trace.h"
-#include "../../profiler/ring.h"
+#include "neurondev.h"
 #include "../../profiler/vntf.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
@@ -45,7 +45,7 @@ struct tring {
 	unsigned char *map;		/* control page, data at +PAGE */
 	size_t map_len;
 	struct vn_trace_ring prod;
-	struct vnp_ring cons_r;
+	struct nd_ring cons_r;
 	int wakes;
 };
 
@@ -75,7 +75,7 @@ static int tring_setup(struct tring *t, uint64_t size, uint32_t mode, uint32_t b
 				 on_wake, t);
 	if (err)
 		return err;
-	return vnp_ring_init(&t->cons_r, t->cons, t->map, t->map_len);
+	return nd_ring_init(&t->cons_r, t->cons, t->map, t->map_len);
 }
 
 static void tring_free(struct tring *t)
@@ -177,16 +177,16 @@ TEST(consumer_rejects_bad_control_page)
 {
 	struct tring t;
 	struct vneuron_trace_ctrl *c, saved;
-	struct vnp_ring r;
+	struct nd_ring r;
 
 	AEQ(0, tring_setup(&t, 8192, VNEURON_TRACE_MODE_STOP, 0, 0));
 	c = (void *)t.map;
 	saved = *c;
-	EQ(-EINVAL, vnp_ring_init(&r, t.cons, t.map, sizeof(*c) - 1));
-	EQ(-EINVAL, vnp_ring_init(&r, t.cons, t.map, t.map_len - 1));
-	EQ(-EINVAL, vnp_ring_init(&r, NULL, t.map, t.map_len));
+	EQ(-EINVAL, nd_ring_init(&r, t.cons, t.map, sizeof(*c) - 1));
+	EQ(-EINVAL, nd_ring_init(&r, t.cons, t.map, t.map_len - 1));
+	EQ(-EINVAL, nd_ring_init(&r, NULL, t.map, t.map_len));
 #define BAD(stmt) do { stmt; \
-		{ EQ(-EINVAL, vnp_ring_init(&r, t.cons, t.map, t.map_len)); } \
+		{ EQ(-EINVAL, nd_ring_init(&r, t.cons, t.map, t.map_len)); } \
 		*c = saved; } while (0)
 	BAD(c->magic++);
 	BAD(c->version = 2);
@@ -204,7 +204,7 @@ TEST(consumer_rejects_bad_control_page)
 	BAD(t.cons->consumer_pos = 3);			/* not a record boundary */
 	t.cons->consumer_pos = 0;
 #undef BAD
-	EQ(0, vnp_ring_init(&r, t.cons, t.map, t.map_len));
+	EQ(0, nd_ring_init(&r, t.cons, t.map, t.map_len));
 	tring_free(&t);
 }
 
@@ -218,24 +218,24 @@ TEST(consumer_rejects_impossible_producer_position)
 	AEQ(0, tring_setup(&t, 8192, VNEURON_TRACE_MODE_STOP, 0, 0));
 	c = (void *)t.map;
 	c->producer_pos = 65;
-	EQ(-EIO, vnp_ring_peek(&t.cons_r, &recs, 4));
-	EQ(-EIO, vnp_ring_read(&t.cons_r, buf, 4));
+	EQ(-EIO, nd_ring_peek(&t.cons_r, &recs, 4));
+	EQ(-EIO, nd_ring_read(&t.cons_r, buf, 4));
 	c->producer_pos = 8192 + 64;	/* more than a ring ahead in stop mode */
-	EQ(-EIO, vnp_ring_read(&t.cons_r, buf, 4));
+	EQ(-EIO, nd_ring_read(&t.cons_r, buf, 4));
 	c->producer_pos = 128;
-	EQ(2, vnp_ring_read(&t.cons_r, buf, 4));
+	EQ(2, nd_ring_read(&t.cons_r, buf, 4));
 	c->producer_pos = 64;		/* went backwards */
-	EQ(-EIO, vnp_ring_read(&t.cons_r, buf, 4));
+	EQ(-EIO, nd_ring_read(&t.cons_r, buf, 4));
 	tring_free(&t);
 
 	AEQ(0, tring_setup(&t, 8192, VNEURON_TRACE_MODE_OVERWRITE, 0, 0));
 	c = (void *)t.map;
 	c->producer_pos = 64;
 	c->write_pos = 64 + 8192;	/* reserving more than half a ring */
-	EQ(-EIO, vnp_ring_read(&t.cons_r, buf, 4));
+	EQ(-EIO, nd_ring_read(&t.cons_r, buf, 4));
 	c->write_pos = 63;
 	c->producer_pos = 0;
-	EQ(-EIO, vnp_ring_read(&t.cons_r, buf, 4));
+	EQ(-EIO, nd_ring_read(&t.cons_r, buf, 4));
 	tring_free(&t);
 }
 
@@ -251,17 +251,17 @@ TEST(publishes_per_batch_and_on_flush)
 		ASSERT_TRUE(vn_trace_write(&t.prod, &rec));
 	}
 	/* A full batch is published when the next record comes, or on flush. */
-	EQ(0, vnp_ring_available(&t.cons_r));
+	EQ(0, nd_ring_available(&t.cons_r));
 	mkrec(&rec, 8);
 	ASSERT_TRUE(vn_trace_write(&t.prod, &rec));
-	EQ(8, vnp_ring_available(&t.cons_r));
+	EQ(8, nd_ring_available(&t.cons_r));
 	vn_trace_flush(&t.prod);
-	EQ(9, vnp_ring_available(&t.cons_r));
-	AEQ(9, vnp_ring_read(&t.cons_r, out, 64));
+	EQ(9, nd_ring_available(&t.cons_r));
+	AEQ(9, nd_ring_read(&t.cons_r, out, 64));
 	for (i = 0; i < 9; i++)
 		EQ(i, recseq(&out[i]));
 	EQ(9 * REC, t.cons->consumer_pos);
-	EQ(0, vnp_ring_read(&t.cons_r, out, 64));
+	EQ(0, nd_ring_read(&t.cons_r, out, 64));
 	tring_free(&t);
 }
 
@@ -285,16 +285,16 @@ TEST(reserve_commit)
 	}
 	vn_trace_flush(&t.prod);
 	EQ(6, t.prod.ctrl->dropped);
-	AEQ(64, vnp_ring_peek(&t.cons_r, &recs, 100));
+	AEQ(64, nd_ring_peek(&t.cons_r, &recs, 100));
 	for (i = 0; i < 64; i++)
 		EQ(i, recseq(&recs[i]));
-	EQ(0, vnp_ring_release(&t.cons_r, 64));
+	EQ(0, nd_ring_release(&t.cons_r, 64));
 	slot = vn_trace_reserve(&t.prod);
 	ASSERT_NE(NULL, slot);
 	mkrec(slot, 100);
 	vn_trace_commit(&t.prod);
 	vn_trace_flush(&t.prod);
-	AEQ(2, vnp_ring_peek(&t.cons_r, &recs, 100));
+	AEQ(2, nd_ring_peek(&t.cons_r, &recs, 100));
 	EQ(VNEURON_TRACE_LOST, recs[0].kind);
 	EQ(6, recs[0].count);
 	EQ(100, recseq(&recs[1]));
@@ -319,8 +319,8 @@ TEST(stop_mode_exact_drops)
 	vn_trace_flush(&t.prod);
 	EQ(64, ok);
 	EQ(936, dropped);
-	EQ(936, vnp_ring_dropped(&t.cons_r));
-	AEQ(64, vnp_ring_read(&t.cons_r, out, 128));
+	EQ(936, nd_ring_dropped(&t.cons_r));
+	AEQ(64, nd_ring_read(&t.cons_r, out, 128));
 	for (i = 0; i < 64; i++)
 		EQ(i, recseq(&out[i]));
 
@@ -328,14 +328,14 @@ TEST(stop_mode_exact_drops)
 	mkrec(&rec, 1000);
 	ASSERT_TRUE(vn_trace_write(&t.prod, &rec));
 	vn_trace_flush(&t.prod);
-	AEQ(2, vnp_ring_read(&t.cons_r, out, 128));
+	AEQ(2, nd_ring_read(&t.cons_r, out, 128));
 	EQ(VNEURON_TRACE_LOST, out[0].kind);
 	EQ(936, out[0].count);
 	EQ(64 * 1000, out[0].model_start_ps);
 	EQ(999 * 1000 + 999, out[0].model_end_ps);
 	EQ(VNEURON_TRACE_NO_SEM, out[0].sem_wait);
 	EQ(1000, recseq(&out[1]));
-	EQ(0, vnp_ring_lost(&t.cons_r));
+	EQ(0, nd_ring_lost(&t.cons_r));
 	tring_free(&t);
 }
 
@@ -351,15 +351,15 @@ TEST(stop_mode_lost_record_needs_room)
 		mkrec(&rec, i);
 		vn_trace_write(&t.prod, &rec);
 	}
-	AEQ(1, vnp_ring_read(&t.cons_r, out, 1));	/* one slot free */
+	AEQ(1, nd_ring_read(&t.cons_r, out, 1));	/* one slot free */
 	mkrec(&rec, 65);
 	EXPECT_FALSE(vn_trace_write(&t.prod, &rec));
-	EQ(2, vnp_ring_dropped(&t.cons_r));
-	AEQ(63, vnp_ring_read(&t.cons_r, out, 128));
+	EQ(2, nd_ring_dropped(&t.cons_r));
+	AEQ(63, nd_ring_read(&t.cons_r, out, 128));
 	mkrec(&rec, 66);
 	EXPECT_TRUE(vn_trace_write(&t.prod, &rec));
 	vn_trace_flush(&t.prod);
-	AEQ(2, vnp_ring_read(&t.cons_r, out, 128));
+	AEQ(2, nd_ring_read(&t.cons_r, out, 128));
 	EQ(2, out[0].count);
 	EQ(66, recseq(&out[1]));
 	tring_free(&t);
@@ -382,7 +382,7 @@ TEST(stop_mode_bogus_consumer_position)
 		mkrec(&rec, i);
 		vn_trace_write(&t.prod, &rec);
 	}
-	EQ(6, vnp_ring_dropped(&t.cons_r));
+	EQ(6, nd_ring_dropped(&t.cons_r));
 	t.cons->consumer_pos = 64 * 60 + 3;	/* unaligned: rounded down */
 	mkrec(&rec, 70);
 	EXPECT_TRUE(vn_trace_write(&t.prod, &rec));
@@ -390,8 +390,8 @@ TEST(stop_mode_bogus_consumer_position)
 	EQ(64 * 66, t.prod.ctrl->producer_pos);
 	/* A consumer attaching at that position reads 60..63, the LOST record and 70. */
 	t.cons->consumer_pos = 64 * 60;
-	AEQ(0, vnp_ring_init(&t.cons_r, t.cons, t.map, t.map_len));
-	AEQ(6, vnp_ring_read(&t.cons_r, out, 8));	/* across the end of the ring */
+	AEQ(0, nd_ring_init(&t.cons_r, t.cons, t.map, t.map_len));
+	AEQ(6, nd_ring_read(&t.cons_r, out, 8));	/* across the end of the ring */
 	EQ(60, recseq(&out[0]));
 	EQ(63, recseq(&out[3]));
 	EQ(VNEURON_TRACE_LOST, out[4].kind);
@@ -415,11 +415,11 @@ TEST(overwrite_mode_exact_losses)
 	}
 	vn_trace_flush(&t.prod);
 	EQ(1024 * REC, t.prod.ctrl->write_pos);
-	AEQ(64, vnp_ring_read(&t.cons_r, out, 128));
-	EQ(960, vnp_ring_lost(&t.cons_r));
+	AEQ(64, nd_ring_read(&t.cons_r, out, 128));
+	EQ(960, nd_ring_lost(&t.cons_r));
 	for (i = 0; i < 64; i++)
 		EQ(960 + i, recseq(&out[i]));
-	EQ(0, vnp_ring_dropped(&t.cons_r));
+	EQ(0, nd_ring_dropped(&t.cons_r));
 
 	/* Zero-copy, with the producer lapping the consumer while it holds records. */
 	for (i = 1024; i < 1056; i++) {
@@ -427,16 +427,16 @@ TEST(overwrite_mode_exact_losses)
 		vn_trace_write(&t.prod, &rec);
 	}
 	vn_trace_flush(&t.prod);
-	AEQ(32, vnp_ring_peek(&t.cons_r, &recs, 128));
+	AEQ(32, nd_ring_peek(&t.cons_r, &recs, 128));
 	EQ(1024, recseq(&recs[0]));
 	for (i = 1056; i < 1104; i++) {	/* overwrites 16 of the 32 held */
 		mkrec(&rec, i);
 		vn_trace_write(&t.prod, &rec);
 	}
 	vn_trace_flush(&t.prod);
-	EQ(16, vnp_ring_release(&t.cons_r, 32));
-	EQ(960 + 16, vnp_ring_lost(&t.cons_r));
-	AEQ(48, vnp_ring_read(&t.cons_r, out, 128));
+	EQ(16, nd_ring_release(&t.cons_r, 32));
+	EQ(960 + 16, nd_ring_lost(&t.cons_r));
+	AEQ(48, nd_ring_read(&t.cons_r, out, 128));
 	EQ(1056, recseq(&out[0]));
 	EQ(1103, recseq(&out[47]));
 	tring_free(&t);
@@ -454,7 +454,7 @@ TEST(readable_for_poll)
 	EXPECT_FALSE(vn_trace_readable(&t.prod));	/* written, not published */
 	vn_trace_flush(&t.prod);
 	EXPECT_TRUE(vn_trace_readable(&t.prod));
-	AEQ(1, vnp_ring_read(&t.cons_r, out, 8));
+	AEQ(1, nd_ring_read(&t.cons_r, out, 8));
 	EXPECT_FALSE(vn_trace_readable(&t.prod));
 	tring_free(&t);
 }
@@ -516,7 +516,7 @@ TEST(executor_events_to_records)
 	ev.flops = 0;
 	vn_trace_event(&t.prod, &ev);
 	vn_trace_flush(&t.prod);
-	AEQ(3, vnp_ring_read(&t.cons_r, out, 8));
+	AEQ(3, nd_ring_read(&t.cons_r, out, 8));
 
 	EQ(VNEURON_TRACE_INSN, out[0].kind);
 	EQ(VNEURON_ENGINE_SCALAR, out[0].engine);
@@ -585,22 +585,22 @@ TEST(rings_to_profile)
 		vn_trace_write(&s.prod, &rec);
 	}
 	vn_trace_flush(&s.prod);
-	EQ(64, vnp_ring_drain_vntf(&s.cons_r, w, 0));
+	EQ(64, vntf_drain_ring(w, 0, &s.cons_r));
 	for (i = 100; i < 110; i++) {		/* a LOST record, then 10 */
 		mkrec(&rec, i);
 		vn_trace_write(&s.prod, &rec);
 	}
 	vn_trace_stop(&s.prod);
-	EQ(11, vnp_ring_drain_vntf(&s.cons_r, w, 0));
-	EQ(0, vnp_ring_drain_vntf(&s.cons_r, w, 0));
+	EQ(11, vntf_drain_ring(w, 0, &s.cons_r));
+	EQ(0, vntf_drain_ring(w, 0, &s.cons_r));
 	for (i = 0; i < 1000; i++) {		/* the last 64 survive */
 		mkrec(&rec, i);
 		vn_trace_write(&o.prod, &rec);
 	}
 	vn_trace_stop(&o.prod);
-	EQ(64, vnp_ring_drain_vntf(&o.cons_r, w, 1));
-	AEQ(0, vnp_ring_write_lost(&s.cons_r, w, 0));
-	AEQ(0, vnp_ring_write_lost(&o.cons_r, w, 1));
+	EQ(64, vntf_drain_ring(w, 1, &o.cons_r));
+	AEQ(0, vntf_write_ring_lost(w, 0, &s.cons_r));
+	AEQ(0, vntf_write_ring_lost(w, 1, &o.cons_r));
 	AEQ(0, vntf_writer_finish(w, 5));
 	fclose(f);
 
@@ -714,16 +714,16 @@ static void *consumer(void *arg)
 	for (;;) {
 		done = __atomic_load_n(&u->done, __ATOMIC_ACQUIRE);
 		if (u->zero_copy) {
-			n = vnp_ring_peek(&u->t.cons_r, &recs, 256);
+			n = nd_ring_peek(&u->t.cons_r, &recs, 256);
 			if (n > 0) {
 				/* Use the records in place (copy only to check them later). */
 				memcpy(held, recs, n * sizeof(*recs));
-				bad = vnp_ring_release(&u->t.cons_r, n);
+				bad = nd_ring_release(&u->t.cons_r, n);
 				for (i = bad; i < n; i++)
 					consume_one(u, &held[i], &gap);
 			}
 		} else {
-			n = vnp_ring_read(&u->t.cons_r, buf, 256);
+			n = nd_ring_read(&u->t.cons_r, buf, 256);
 			for (i = 0; i < n; i++)
 				consume_one(u, &buf[i], &gap);
 		}
@@ -767,8 +767,8 @@ TEST(threads_stop_mode_no_loss)
 	EQ(0, u.errors) TH_LOG("first bad %lld", (long long)u.first_bad);
 	EQ(u.n, u.got);
 	EQ(u.n, u.last);
-	EQ(0, vnp_ring_dropped(&u.t.cons_r));
-	EQ(0, vnp_ring_lost(&u.t.cons_r));
+	EQ(0, nd_ring_dropped(&u.t.cons_r));
+	EQ(0, nd_ring_lost(&u.t.cons_r));
 	tring_free(&u.t);
 }
 
@@ -783,11 +783,11 @@ TEST(threads_stop_mode_drops_accounted)
 	u.slow = 1;
 	run_pair(&u);
 	EQ(0, u.errors) TH_LOG("first bad %lld", (long long)u.first_bad);
-	EXPECT_GT(vnp_ring_dropped(&u.t.cons_r), 0u);
+	EXPECT_GT(nd_ring_dropped(&u.t.cons_r), 0u);
 	/* Every record is received or dropped, and every drop but the trailing ones is
 	 * announced by a LOST record (those wait for the next write). */
-	EQ(u.n, u.got + vnp_ring_dropped(&u.t.cons_r));
-	EQ(vnp_ring_dropped(&u.t.cons_r), u.lost_records_sum + u.t.prod.pending_lost);
+	EQ(u.n, u.got + nd_ring_dropped(&u.t.cons_r));
+	EQ(nd_ring_dropped(&u.t.cons_r), u.lost_records_sum + u.t.prod.pending_lost);
 	tring_free(&u.t);
 }
 
@@ -848,7 +848,7 @@ static void *poll_consumer(void *arg)
 		seen = u->wakes;
 		done = u->done;
 		pthread_mutex_unlock(&u->m);
-		while ((n = vnp_ring_read(&u->t.cons_r, buf, 512)) > 0) {
+		while ((n = nd_ring_read(&u->t.cons_r, buf, 512)) > 0) {
 			for (i = 0; i < n; i++)
 				if (recseq(&buf[i]) != (int64_t)u->got++)
 					u->errors++;
@@ -881,7 +881,7 @@ TEST(threads_poll_wakeups)
 	pthread_join(c, NULL);
 	EQ(0, u.errors);
 	EQ(u.n, u.got);
-	EQ(0, vnp_ring_dropped(&u.t.cons_r));
+	EQ(0, nd_ring_dropped(&u.t.cons_r));
 	/*
 	 * A wake-up needs 16 KiB (256 records) published since the last one, and comes at
 	 * the first publish after that, at most a batch (64 records) later; plus the final.
@@ -902,10 +902,10 @@ static void overwrite_pair(struct __test_metadata *_metadata, int zero_copy)
 	u.zero_copy = zero_copy;
 	run_pair(&u);
 	EQ(0, u.errors) TH_LOG("first bad %lld", (long long)u.first_bad);
-	EXPECT_GT(vnp_ring_lost(&u.t.cons_r), 0u);
-	EQ(u.n, u.got + vnp_ring_lost(&u.t.cons_r));
+	EXPECT_GT(nd_ring_lost(&u.t.cons_r), 0u);
+	EQ(u.n, u.got + nd_ring_lost(&u.t.cons_r));
 	EQ(u.n, u.last);		/* the last record always survives */
-	EQ(0, vnp_ring_dropped(&u.t.cons_r));
+	EQ(0, nd_ring_dropped(&u.t.cons_r));
 	tring_free(&u.t);
 }
 

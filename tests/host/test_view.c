@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "vn_model.h"
-#include "neurondev.h"
+#include "vnprog.h"
 #include "../../profiler/sha256.h"
 #include "../../profiler/vntf.h"
 #include "vnp_synth.h"

@@ -16,10 +16,10 @@
 
 #include "vn_exec.h"
 #include "vn_model.h"
-#include "neurondev.h"
+#include "vnprog.h"
 #include "vn_program.h"
 #include "vn_trace.h"
-#include "../../profiler/ring.h"
+#include "neurondev.h"
 #include "../../profiler/vntf.h"
 
 #define PAGE	4096u
@@ -28,7 +28,7 @@
 
 struct glue {
 	struct vn_trace_ring prod[NR];
-	struct vnp_ring cons[NR];
+	struct nd_ring cons[NR];
 	void *mem[NR];
 	struct vntf_writer *w;
 	pthread_mutex_t lock;
@@ -98,7 +98,7 @@ static void *drainer(void *arg)
 		do {
 			total = 0;
 			for (i = 0; i < NR; i++) {
-				n = vnp_ring_drain_vntf(&g->cons[i], g->w, i);
+				n = vntf_drain_ring(g->w, i, &g->cons[i]);
 				if (n > 0)
 					total += n;
 			}
@@ -132,7 +132,7 @@ static int glue_init(struct glue *g, FILE *f)
 		p.engine = i < VNEURON_ENGINE_COUNT ? (uint32_t)i : VNEURON_TRACE_ENGINE_DMA;
 		if (vn_trace_ring_init(&g->prod[i], (void *)m, (void *)(m + PAGE), m + 2 * PAGE,
 				       RING, &p, wake, g) ||
-		    vnp_ring_init(&g->cons[i], (void *)m, m + PAGE, PAGE + RING))
+		    nd_ring_init(&g->cons[i], (void *)m, m + PAGE, PAGE + RING))
 			return -1;
 		wk.stream = i;
 		wk.engine = p.engine;
@@ -212,9 +212,9 @@ int main(int argc, char **argv)
 		on = t < on ? t : on;
 	}
 	for (i = 0; i < NR; i++)
-		if (vnp_ring_dropped(&g.cons[i]))
+		if (nd_ring_dropped(&g.cons[i]))
 			fprintf(stderr, "bench_capture: ring %d dropped %llu records\n", i,
-				(unsigned long long)vnp_ring_dropped(&g.cons[i]));
+				(unsigned long long)nd_ring_dropped(&g.cons[i]));
 	printf("BENCH capture_overhead_host=%.3f ratio\n", on / off);
 	printf("BENCH capture_host_records_per_exec=%.0f records\n",
 	       (double)g.records / (5.0 * n));

@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "vn_trace.h"
-#include "../../profiler/ring.h"
+#include "neurondev.h"
 
 #define PAGE		4096u
 #define REC		64u
@@ -40,7 +40,7 @@ struct shm_ring {
 	struct vneuron_trace_consumer *cons;
 	unsigned char *map;	/* control page + data */
 	struct vn_trace_ring prod;
-	struct vnp_ring cons_r;
+	struct nd_ring cons_r;
 	int zero_copy;
 	uint64_t sum;		/* what the consumer read, to check and to keep the reads */
 	uint64_t got;
@@ -81,7 +81,7 @@ static void ring_setup(struct shm_ring *s, uint32_t mode)
 	s->map = shm(PAGE + RING_BYTES);
 	if (vn_trace_ring_init(&s->prod, s->cons, (void *)s->map, s->map + PAGE, RING_BYTES,
 			       &p, NULL, NULL) ||
-	    vnp_ring_init(&s->cons_r, s->cons, s->map, PAGE + RING_BYTES)) {
+	    nd_ring_init(&s->cons_r, s->cons, s->map, PAGE + RING_BYTES)) {
 		fprintf(stderr, "bench_trace: ring set-up failed\n");
 		exit(1);
 	}
@@ -193,13 +193,13 @@ static void *consumer(void *arg)
 
 	while (got < DRAIN_N) {
 		if (s->zero_copy) {
-			n = vnp_ring_peek(&s->cons_r, &recs, PEEK_MAX);
+			n = nd_ring_peek(&s->cons_r, &recs, PEEK_MAX);
 			for (i = 0; i < n; i++)
 				sum += recs[i].flops;
 			if (n > 0)
-				vnp_ring_release(&s->cons_r, n);
+				nd_ring_release(&s->cons_r, n);
 		} else {
-			n = vnp_ring_read(&s->cons_r, buf, 256);
+			n = nd_ring_read(&s->cons_r, buf, 256);
 			for (i = 0; i < n; i++)
 				sum += buf[i].flops;
 		}
@@ -231,7 +231,7 @@ static double bench_drain(int zero_copy)
 	pthread_join(c, NULL);
 	t = now_s() - t;
 	if (s.got != DRAIN_N || s.sum != (uint64_t)DRAIN_N * (DRAIN_N - 1) / 2 ||
-	    vnp_ring_dropped(&s.cons_r)) {
+	    nd_ring_dropped(&s.cons_r)) {
 		fprintf(stderr, "bench_trace: drained %llu records, wrong sum or drops\n",
 			(unsigned long long)s.got);
 		exit(1);

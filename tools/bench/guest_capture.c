@@ -12,14 +12,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 #include "vneuron_trace.h"
-#include "../../profiler/ring.h"
+#include "neurondev.h"
 #include "../../profiler/vntf.h"
 
 struct drain {
 	struct nd_device *tdev;
-	struct vnp_ring ring[8];
+	struct nd_ring ring[8];
 	unsigned int nr;
 	struct vntf_writer *w;
 	int stop;
@@ -45,7 +45,7 @@ static void *drainer(void *arg)
 		stop = __atomic_load_n(&d->stop, __ATOMIC_ACQUIRE);
 		total = 0;
 		for (i = 0; i < d->nr; i++) {
-			n = vnp_ring_drain_vntf(&d->ring[i], d->w, i);
+			n = vntf_drain_ring(d->w, i, &d->ring[i]);
 			total += n > 0 ? n : 0;
 		}
 		d->records += total;
@@ -119,10 +119,8 @@ int main(int argc, char **argv)
 			for (i = 0; i < d.nr; i++) {
 				struct vntf_worker wk = { .stream = i, .nr_workers = 1,
 							  .ring_size = st.ring_size };
-				struct nd_trace_ring m;
 
-				if (nd_trace_ring(tr, i, &m) ||
-				    vnp_ring_init(&d.ring[i], m.cons, m.ctrl, m.ctrl_len) ||
+				if (nd_trace_ring(tr, i, &d.ring[i]) ||
 				    vntf_write_worker(d.w, &wk))
 					return 1;
 			}
@@ -132,7 +130,7 @@ int main(int argc, char **argv)
 			__atomic_store_n(&d.stop, 1, __ATOMIC_RELEASE);
 			pthread_join(thr, NULL);
 			for (i = 0; i < d.nr; i++)
-				if (vnp_ring_dropped(&d.ring[i]))
+				if (nd_ring_dropped(&d.ring[i]))
 					fprintf(stderr, "guest_capture: ring %u dropped records\n", i);
 			vntf_writer_abort(d.w);
 			nd_trace_free(tr);

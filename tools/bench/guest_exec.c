@@ -16,7 +16,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 
 #define MAX_BATCH	64
 #define MAX_SAMPLES	200000

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 
 static int usage(void)
 {

@@ -3,12 +3,12 @@
  * vneuron-as: assemble a .vasm text program into a .vnef image (docs/assembler.md).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm.h"
-#include "neurondev.h"
+#include "vnprog.h"
 
 static const char help[] =
 "NAME\n"
@@ -54,6 +54,17 @@ static const char help[] =
 "SEE ALSO\n"
 "    vneuron-dis(1), docs/assembler.md, docs/isa.md, docs/program-format.md\n";
 
+static int usage(const char *msg);
+
+/* getopt_long()'s ':' (a missing value) or '?' (an unknown option) as a message. */
+static int bad_option(int c, const char *arg)
+{
+	if (c == ':')
+		return usage("-o needs a file name");
+	fprintf(stderr, "vneuron-as: unknown option '%s'\n", arg);
+	return usage("see --help for the options");
+}
+
 static int usage(const char *msg)
 {
 	fprintf(stderr, "vneuron-as: %s\nusage: vneuron-as [-o OUT.vnef] [--no-validate] [-q] "
@@ -71,31 +82,30 @@ int main(int argc, char **argv)
 	size_t len, size;
 	void *img, *raw;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "no-validate", no_argument, NULL, 'V' },
+		{ 0 }
+	};
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	opterr = 0;
+	while ((i = getopt_long(argc, argv, ":ho:q", opts, NULL)) != -1) {
+		if (i == 'h') {
 			fputs(help, stdout);
 			return 0;
-		} else if (!strcmp(a, "-o")) {
-			if (++i >= argc)
-				return usage("-o needs a file name");
-			out = argv[i];
-		} else if (!strncmp(a, "-o", 2)) {
-			out = a + 2;
-		} else if (!strcmp(a, "--no-validate")) {
+		} else if (i == 'o') {
+			out = optarg;
+		} else if (i == 'V') {
 			flags |= ND_ASM_NO_VALIDATE;
-		} else if (!strcmp(a, "-q")) {
+		} else if (i == 'q') {
 			quiet = 1;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "vneuron-as: unknown option '%s'\n", a);
-			return usage("see --help for the options");
-		} else if (in) {
-			return usage("give one input file");
 		} else {
-			in = a;
+			return bad_option(i, argv[optind - 1]);
 		}
 	}
+	if (optind + 1 < argc)
+		return usage("give one input file");
+	in = optind < argc ? argv[optind] : NULL;
 	if (!in)
 		return usage("no input file");
 	if (!out) {

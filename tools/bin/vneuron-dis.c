@@ -3,12 +3,12 @@
  * vneuron-dis: print a .vnef image as vneuron assembly (docs/assembler.md).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm.h"
-#include "neurondev.h"
+#include "vnprog.h"
 
 static const char help[] =
 "NAME\n"
@@ -69,31 +69,34 @@ int main(int argc, char **argv)
 	void *img;
 	FILE *f;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "exact", no_argument, NULL, 'x' },
+		{ "no-strtab", no_argument, NULL, 'S' },
+		{ 0 }
+	};
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	opterr = 0;
+	while ((i = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+		if (i == 'h') {
 			fputs(help, stdout);
 			return 0;
-		} else if (!strcmp(a, "-o")) {
-			if (++i >= argc)
-				return usage("-o needs a file name");
-			out = argv[i];
-		} else if (!strncmp(a, "-o", 2)) {
-			out = a + 2;
-		} else if (!strcmp(a, "--exact")) {
+		} else if (i == 'o') {
+			out = optarg;
+		} else if (i == 'x') {
 			want_exact = 1;
-		} else if (!strcmp(a, "--no-strtab")) {
+		} else if (i == 'S') {
 			flags |= ND_DIS_NO_LAYOUT;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "vneuron-dis: unknown option '%s'\n", a);
-			return usage("see --help for the options");
-		} else if (in) {
-			return usage("give one input file");
+		} else if (i == ':') {
+			return usage("-o needs a file name");
 		} else {
-			in = a;
+			fprintf(stderr, "vneuron-dis: unknown option '%s'\n", argv[optind - 1]);
+			return usage("see --help for the options");
 		}
 	}
+	if (optind + 1 < argc)
+		return usage("give one input file");
+	in = optind < argc ? argv[optind] : NULL;
 	if (!in)
 		return usage("no input file");
 	if (!*out)

@@ -11,8 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "neurondev.h"
-#include "npy.h"
+#include "vnprog.h"
 #include "vn_program.h"
 
 static void usage(FILE *f)

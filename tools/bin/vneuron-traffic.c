@@ -21,7 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "neurondev.h"
+#include "vnprog.h"
 #include "vneuron_trace.h"
 
 #define CHECK(cond) do {							\
@@ -54,17 +54,14 @@ static void rw(int fd, int write, uint32_t h, void *buf, uint64_t size)
 	CHECK(xioctl(fd, write ? VNEURON_IOCTL_MEM_WRITE : VNEURON_IOCTL_MEM_READ, &r) == 0);
 }
 
-/* out = exp(in) over [128 x 64] on every core; out[0] must be exp(0) = 1. */
-static void run_everywhere(int fd, uint32_t cores)
+/* out = exp(in) over [128 x 64], loaded; its handle, or -errno. */
+static int load_exp(int fd)
 {
 	struct vneuron_program_load l = { 0 };
-	struct vneuron_program_unload u = { 0 };
-	struct vneuron_mem_alloc in = alloc(fd, 128 * 64 * 4), out = alloc(fd, 128 * 64 * 4);
-	uint32_t h[2] = { in.handle, out.handle }, c;
 	struct nd_builder *b;
 	size_t size;
-	float y;
 	void *img;
+	int ret;
 
 	CHECK(nd_builder_new("traffic", &b) == 0);
 	CHECK(nd_kernel_exp(b, 128, 64, 0) == 0);
@@ -72,10 +69,24 @@ static void run_everywhere(int fd, uint32_t cores)
 	nd_builder_free(b);
 	l.image_ptr = (uintptr_t)img;
 	l.image_size = size;
-	CHECK(xioctl(fd, VNEURON_IOCTL_PROGRAM_LOAD, &l) == 0);
+	ret = xioctl(fd, VNEURON_IOCTL_PROGRAM_LOAD, &l);
+	free(img);
+	return ret ? ret : (int)l.handle;
+}
+
+/* out = exp(in) over [128 x 64] on every core; out[0] must be exp(0) = 1. */
+static void run_everywhere(int fd, uint32_t cores)
+{
+	struct vneuron_program_unload u = { 0 };
+	struct vneuron_mem_alloc in = alloc(fd, 128 * 64 * 4), out = alloc(fd, 128 * 64 * 4);
+	uint32_t h[2] = { in.handle, out.handle }, c;
+	int prog = load_exp(fd);
+	float y;
+
+	CHECK(prog >= 0);
 	for (c = 0; c < cores; c++) {
 		struct vneuron_exec e = {
-			.program = l.handle, .core = c, .mem_handles_ptr = (uintptr_t)h,
+			.program = (uint32_t)prog, .core = c, .mem_handles_ptr = (uintptr_t)h,
 			.mem_count = 2,
 		};
 		struct vneuron_wait w = { .timeout_ns = VNEURON_WAIT_FOREVER };
@@ -89,9 +100,8 @@ static void run_everywhere(int fd, uint32_t cores)
 		rw(fd, 0, out.handle, &y, 4);
 		CHECK(y == 1.0f);
 	}
-	u.handle = l.handle;
+	u.handle = (uint32_t)prog;
 	CHECK(xioctl(fd, VNEURON_IOCTL_PROGRAM_UNLOAD, &u) == 0);
-	free(img);
 }
 
 static void one_round(const char *dev)
@@ -139,25 +149,6 @@ static void enomem(const char *dev, uint64_t size)
 	close(fd);
 }
 
-/* The exp program of run_everywhere(), loaded; its handle, or -errno. */
-static int load_exp(int fd)
-{
-	struct vneuron_program_load l = { 0 };
-	struct nd_builder *b;
-	size_t size;
-	void *img;
-	int ret;
-
-	CHECK(nd_builder_new("traffic", &b) == 0);
-	CHECK(nd_kernel_exp(b, 128, 64, 0) == 0);
-	CHECK(nd_builder_finish(b, &img, &size) == 0);
-	nd_builder_free(b);
-	l.image_ptr = (uintptr_t)img;
-	l.image_size = size;
-	ret = xioctl(fd, VNEURON_IOCTL_PROGRAM_LOAD, &l);
-	free(img);
-	return ret ? ret : (int)l.handle;
-}
 
 /*
  * Every per-file limit (module parameters, GET_INFO's limits) refuses the call that

@@ -6,25 +6,12 @@
  * nothing else: a file we cannot read with certainty is refused, never guessed at.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "npy.h"
-
-static int npy_err(struct nd_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		err->code = -EINVAL;
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+#include "nd_error.h"
+#include "vnprog.h"
 
 struct cur {
 	const char *p, *end;
@@ -113,80 +100,83 @@ int nd_npy_parse(const void *buf, size_t len, struct nd_npy *npy, struct nd_erro
 	struct cur c;
 
 	if (!buf || !npy)
-		return npy_err(err, "npy: no buffer");
+		return nd_seterr(err, EINVAL, "npy: no buffer");
 	memset(npy, 0, sizeof(*npy));
 	if (len < 10 || memcmp(b, "\x93NUMPY", 6))
-		return npy_err(err, "not a .npy file (no \\x93NUMPY magic)");
+		return nd_seterr(err, EINVAL, "not a .npy file (no \\x93NUMPY magic)");
 	if (b[6] == 1 && b[7] == 0) {
 		pre = 10;
 		hlen = b[8] | (size_t)b[9] << 8;
 	} else if ((b[6] == 2 || b[6] == 3) && b[7] == 0) {
 		pre = 12;
 		if (len < pre)
-			return npy_err(err, "truncated .npy header");
+			return nd_seterr(err, EINVAL, "truncated .npy header");
 		hlen = b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
 	} else {
-		return npy_err(err, ".npy version %u.%u; this reads 1.0, 2.0 and 3.0", b[6],
-			       b[7]);
+		return nd_seterr(err, EINVAL, ".npy version %u.%u; this reads 1.0, 2.0 and 3.0",
+				 b[6], b[7]);
 	}
 	if (hlen > len - pre)
-		return npy_err(err, "truncated .npy header: %zu bytes announced, %zu in the "
-			       "file", hlen, len - pre);
+		return nd_seterr(err, EINVAL, "truncated .npy header: %zu bytes announced, %zu "
+				 "in the file", hlen, len - pre);
 	if (!hlen || b[pre + hlen - 1] != '\n')
-		return npy_err(err, "malformed .npy header: it must end with a newline");
+		return nd_seterr(err, EINVAL,
+				 "malformed .npy header: it must end with a newline");
 	c.p = (const char *)b + pre;
 	c.end = c.p + hlen - 1;
 	if (!eat(&c, '{'))
-		return npy_err(err, "malformed .npy header: no '{'");
+		return nd_seterr(err, EINVAL, "malformed .npy header: no '{'");
 	for (;;) {
 		char key[16], val[16];
 
 		if (eat(&c, '}'))
 			break;
 		if (quoted(&c, key, sizeof(key)) || !eat(&c, ':'))
-			return npy_err(err, "malformed .npy header: expected 'key':");
+			return nd_seterr(err, EINVAL, "malformed .npy header: expected 'key':");
 		if (!strcmp(key, "descr") && !seen_descr) {
 			seen_descr = 1;
 			if (quoted(&c, val, sizeof(val)))
-				return npy_err(err, "malformed .npy header: bad descr");
+				return nd_seterr(err, EINVAL, "malformed .npy header: bad descr");
 			if (strcmp(val, "<f4"))
-				return npy_err(err, ".npy dtype '%s': only little-endian float32 "
-					       "('<f4') is supported", val);
+				return nd_seterr(err, EINVAL, ".npy dtype '%s': only little-endian "
+						 "float32 ('<f4') is supported", val);
 		} else if (!strcmp(key, "fortran_order") && !seen_fo) {
 			seen_fo = 1;
 			skip_sp(&c);
 			if ((size_t)(c.end - c.p) >= 5 && !memcmp(c.p, "False", 5))
 				c.p += 5;
 			else if ((size_t)(c.end - c.p) >= 4 && !memcmp(c.p, "True", 4))
-				return npy_err(err, ".npy in Fortran order is not supported "
-					       "(save a C-contiguous array)");
+				return nd_seterr(err, EINVAL, ".npy in Fortran order is not "
+						 "supported (save a C-contiguous array)");
 			else
-				return npy_err(err, "malformed .npy header: bad fortran_order");
+				return nd_seterr(err, EINVAL,
+						 "malformed .npy header: bad fortran_order");
 		} else if (!strcmp(key, "shape") && !seen_shape) {
 			seen_shape = 1;
 			if (shape_tuple(&c, npy))
-				return npy_err(err, "malformed .npy header: bad shape");
+				return nd_seterr(err, EINVAL, "malformed .npy header: bad shape");
 		} else {
-			return npy_err(err, "malformed .npy header: unknown or repeated key '%s'",
-				       key);
+			return nd_seterr(err, EINVAL, "malformed .npy header: unknown or repeated "
+					 "key '%s'", key);
 		}
 		if (eat(&c, ','))
 			continue;
 		if (!eat(&c, '}'))
-			return npy_err(err, "malformed .npy header: expected ',' or '}'");
+			return nd_seterr(err, EINVAL,
+					 "malformed .npy header: expected ',' or '}'");
 		break;
 	}
 	skip_sp(&c);
 	if (c.p != c.end)
-		return npy_err(err, "malformed .npy header: text after the dict");
+		return nd_seterr(err, EINVAL, "malformed .npy header: text after the dict");
 	if (!seen_descr || !seen_fo || !seen_shape)
-		return npy_err(err, "malformed .npy header: missing %s",
-			       !seen_descr ? "descr" : !seen_fo ? "fortran_order" : "shape");
+		return nd_seterr(err, EINVAL, "malformed .npy header: missing %s",
+				 !seen_descr ? "descr" : !seen_fo ? "fortran_order" : "shape");
 	npy->data_off = pre + hlen;
 	if (npy->count > (UINT64_MAX - npy->data_off) / 4 ||
 	    len - npy->data_off != npy->count * 4)
-		return npy_err(err, ".npy data: %zu bytes, the shape needs %llu",
-			       len - npy->data_off, (unsigned long long)npy->count * 4);
+		return nd_seterr(err, EINVAL, ".npy data: %zu bytes, the shape needs %llu",
+				 len - npy->data_off, (unsigned long long)npy->count * 4);
 	return 0;
 }
 
@@ -196,12 +186,10 @@ static int read_file(const char *path, void **bufp, size_t *sizep, struct nd_err
 	int ret = nd_read_file(path, 4ul << 30, bufp, sizep);
 
 	if (ret == -EFBIG)
-		return npy_err(err, "%.100s: larger than 4 GiB, the most a .npy input may be",
-			       path);
-	if (ret && err) {
-		err->code = ret;
-		snprintf(err->msg, sizeof(err->msg), "%.100s: %s", path, strerror(-ret));
-	}
+		return nd_seterr(err, EINVAL, "%.100s: larger than 4 GiB, the most a .npy input "
+				 "may be", path);
+	if (ret)
+		nd_seterr(err, ret, "%.100s: %s", path, nd_strerror(ret));
 	return ret;
 }
 
@@ -241,7 +229,8 @@ int nd_npy_save(const char *path, const uint64_t *shape, unsigned int ndim,
 	int ok;
 
 	if (ndim > ND_NPY_MAX_DIMS)
-		return npy_err(err, "npy: %u dimensions; at most %d", ndim, ND_NPY_MAX_DIMS);
+		return nd_seterr(err, EINVAL, "npy: %u dimensions; at most %d", ndim,
+				 ND_NPY_MAX_DIMS);
 	n = (size_t)snprintf(h, sizeof(h), "{'descr': '<f4', 'fortran_order': False, "
 			     "'shape': (");
 	for (i = 0; i < ndim; i++) {
@@ -253,28 +242,18 @@ int nd_npy_save(const char *path, const uint64_t *shape, unsigned int ndim,
 	/* magic + version + length + header, padded with spaces to 64 bytes, then '\n' */
 	pad = (64 - (10 + n + 1) % 64) % 64;
 	if (n + pad + 1 >= sizeof(h))
-		return npy_err(err, "npy: header too long");
+		return nd_seterr(err, EINVAL, "npy: header too long");
 	memset(h + n, ' ', pad);
 	n += pad;
 	h[n++] = '\n';
 	f = fopen(path, "wb");
-	if (!f) {
-		if (err) {
-			err->code = -errno;
-			snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(errno));
-		}
-		return -errno;
-	}
+	if (!f)
+		return nd_seterr(err, errno, "%s: %s", path, nd_strerror(errno));
 	ok = fwrite("\x93NUMPY\x01\x00", 1, 8, f) == 8;
 	ok = ok && fputc((int)(n & 0xff), f) != EOF && fputc((int)(n >> 8), f) != EOF;
 	ok = ok && fwrite(h, 1, n, f) == n;
 	ok = ok && fwrite(data, 4, count, f) == count;
-	if (fclose(f) || !ok) {
-		if (err) {
-			err->code = -EIO;
-			snprintf(err->msg, sizeof(err->msg), "%s: write failed", path);
-		}
-		return -EIO;
-	}
+	if (fclose(f) || !ok)
+		return nd_seterr(err, EIO, "%s: write failed", path);
 	return 0;
 }

@@ -5,58 +5,15 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "apilog.h"
 #include "nd_internal.h"
+#include "vn_program.h"
 
 struct nd_program {
 	struct nd_device *dev;
 	uint32_t handle;
-	uint32_t tensor_count;
-	struct vnef_tensor *tensors;	/* copied from the accepted image */
-	char *strtab;
-	uint32_t strtab_size;
+	struct vn_program *vp;		/* the image as the core reads it: its tensor table */
 };
-
-static const char *check_names[VNEF_CHK_NR] = {
-	"ok", "size", "magic", "version", "header", "section", "duplicate section",
-	"missing section", "string table", "string", "tensor", "tensor name", "limit",
-	"opcode", "flags", "reserved", "semaphore", "operand", "shape", "alu",
-	"dma", "debug", "deadlock",
-};
-
-/* The tensor table and string table of an image the module accepted. */
-static int keep_tensors(struct nd_program *p, const uint8_t *img, size_t size)
-{
-	const struct vnef_header *h = (const void *)img;
-	const struct vnef_section *sec;
-	uint32_t i;
-
-	if (size < sizeof(*h) || h->section_count > VNEF_MAX_SECTIONS ||
-	    h->header_size + (uint64_t)h->section_count * sizeof(*sec) > size)
-		return -EINVAL;
-	sec = (const void *)(img + h->header_size);
-	for (i = 0; i < h->section_count; i++) {
-		if (sec[i].offset > size || sec[i].size > size - sec[i].offset)
-			return -EINVAL;
-		if (sec[i].type == VNEF_SEC_STRTAB && !p->strtab) {
-			p->strtab = malloc(sec[i].size + 1);
-			if (!p->strtab)
-				return -ENOMEM;
-			memcpy(p->strtab, img + sec[i].offset, sec[i].size);
-			p->strtab[sec[i].size] = '\0';
-			p->strtab_size = sec[i].size;
-		} else if (sec[i].type == VNEF_SEC_TENSORS && !p->tensors) {
-			if (sec[i].count != p->tensor_count ||
-			    (uint64_t)sec[i].count * sizeof(struct vnef_tensor) > sec[i].size)
-				return -EINVAL;
-			p->tensors = calloc(sec[i].count + 1, sizeof(struct vnef_tensor));
-			if (!p->tensors)
-				return -ENOMEM;
-			memcpy(p->tensors, img + sec[i].offset,
-			       sec[i].count * sizeof(struct vnef_tensor));
-		}
-	}
-	return p->strtab && (p->tensors || !p->tensor_count) ? 0 : -EINVAL;
-}
 
 int nd_program_load(struct nd_device *dev, const void *image, size_t size,
 		    struct nd_program **progp, struct nd_load_error *le)
@@ -90,18 +47,18 @@ int nd_program_load(struct nd_device *dev, const void *image, size_t size,
 			a.msg[sizeof(a.msg) - 1] = '\0';
 			return nd_dev_err(dev, EINVAL,
 					  "the device refused the program: %s check: %s (section %d, entry %d)",
-					  a.check < VNEF_CHK_NR ? check_names[a.check] : "unknown",
+					  vn_check_name(a.check),
 					  a.msg, (int)a.section, (int)a.index);
 		}
 		return nd_dev_err(dev, ret, "PROGRAM_LOAD of %zu bytes: %s", size,
 				  nd_strerror(ret));
 	}
+	/* The module keeps its copy; ours names the tensors for binding. */
 	p = calloc(1, sizeof(*p));
 	if (p) {
 		p->dev = dev;
 		p->handle = a.handle;
-		p->tensor_count = a.tensor_count;
-		ret = keep_tensors(p, image, size);
+		ret = vn_program_load(image, size, &p->vp, NULL);
 	} else {
 		ret = -ENOMEM;
 	}
@@ -109,16 +66,12 @@ int nd_program_load(struct nd_device *dev, const void *image, size_t size,
 		struct vneuron_program_unload u = { .handle = a.handle };
 
 		ioctl(dev->fd, VNEURON_IOCTL_PROGRAM_UNLOAD, &u);
-		if (p) {
-			free(p->tensors);
-			free(p->strtab);
-			free(p);
-		}
+		free(p);
 		return nd_dev_err(dev, ret, "cannot keep the program's tensor table: %s",
 				  nd_strerror(ret));
 	}
 	*progp = p;
-	nd_api_note(dev, VNEURON_TRACE_API_PROGRAM_LOAD, t0, size, 0, 0, 0);
+	nd_api_note(dev, ND_API_PROGRAM_LOAD, t0, size, 0, 0, 0);
 	return 0;
 }
 
@@ -132,8 +85,7 @@ int nd_program_unload(struct nd_program *p)
 	u = (struct vneuron_program_unload){ .handle = p->handle };
 	if (ioctl(p->dev->fd, VNEURON_IOCTL_PROGRAM_UNLOAD, &u) < 0)
 		ret = nd_dev_err(p->dev, errno, "PROGRAM_UNLOAD: %s", nd_strerror(errno));
-	free(p->tensors);
-	free(p->strtab);
+	vn_program_put(p->vp);
 	free(p);
 	return ret;
 }
@@ -145,7 +97,7 @@ uint32_t nd_program_handle(const struct nd_program *p)
 
 uint32_t nd_program_tensor_count(const struct nd_program *p)
 {
-	return p ? p->tensor_count : 0;
+	return p ? p->vp->tensor_count : 0;
 }
 
 struct nd_device *nd_program_dev(const struct nd_program *p)
@@ -155,15 +107,44 @@ struct nd_device *nd_program_dev(const struct nd_program *p)
 
 int nd_program_tensor(const struct nd_program *p, const char *name)
 {
-	uint32_t i;
-
 	if (!p || !name)
 		return -EINVAL;
-	for (i = 0; i < p->tensor_count; i++)
-		if (p->tensors[i].name_off < p->strtab_size &&
-		    !strcmp(p->strtab + p->tensors[i].name_off, name))
-			return (int)i;
-	return -ENOENT;
+	return vn_program_tensor(p->vp, name);
+}
+
+int nd_bind_handles(const struct nd_program *p, const struct nd_bind *binds,
+		    unsigned int count, uint32_t *h)
+{
+	unsigned int i;
+	int idx;
+
+	if (count && !binds)
+		return nd_dev_err(p->dev, EINVAL, "%u bindings but no array", count);
+	for (i = 0; i < count; i++) {
+		const struct nd_bind *b = &binds[i];
+
+		idx = b->name ? nd_program_tensor(p, b->name) : -EINVAL;
+		if (idx < 0 || !b->mem || b->mem->dev != p->dev)
+			return nd_dev_err(p->dev, EINVAL, "binding %u ('%s'): %s", i,
+					  b->name ? b->name : "(null)",
+					  idx < 0 ? "no such tensor" : "not a buffer of this device");
+		if (h[idx])
+			return nd_dev_err(p->dev, EINVAL, "tensor '%s' is bound twice", b->name);
+		h[idx] = b->mem->handle;
+	}
+	return 0;
+}
+
+void nd_result_from_wait(const struct vneuron_wait *w, struct nd_run_result *res)
+{
+	*res = (struct nd_run_result){
+		.result = w->status,
+		.reason = w->reason,
+		.stream = w->stream,
+		.pc = w->pc,
+		.model_ps = w->model_ps,
+		.host_ns = w->host_ns,
+	};
 }
 
 int nd_exec(struct nd_program *p, unsigned int core, const struct nd_bind *binds,
@@ -171,40 +152,25 @@ int nd_exec(struct nd_program *p, unsigned int core, const struct nd_bind *binds
 {
 	struct vneuron_exec e;
 	uint32_t *h;
-	unsigned int i;
 	uint64_t t0;
-	int idx, ret;
+	int ret;
 
 	if (!p)
 		return -EINVAL;
 	t0 = nd_api_t0(p->dev);
 	if (exec_idp)
 		*exec_idp = 0;
-	if (count && !binds)
-		return nd_dev_err(p->dev, EINVAL, "%u bindings but no array", count);
-	h = calloc(p->tensor_count + 1, sizeof(*h));
+	h = calloc(p->vp->tensor_count + 1, sizeof(*h));
 	if (!h)
 		return nd_dev_err(p->dev, ENOMEM, "out of memory");
-	for (i = 0; i < count; i++) {
-		idx = binds[i].name ? nd_program_tensor(p, binds[i].name) : -EINVAL;
-		if (idx < 0 || !binds[i].mem || binds[i].mem->dev != p->dev) {
-			ret = nd_dev_err(p->dev, EINVAL, "binding %u ('%s'): %s", i,
-					 binds[i].name ? binds[i].name : "(null)",
-					 idx < 0 ? "no such tensor" : "not a buffer of this device");
-			goto out;
-		}
-		if (h[idx]) {
-			ret = nd_dev_err(p->dev, EINVAL, "tensor '%s' is bound twice",
-					 binds[i].name);
-			goto out;
-		}
-		h[idx] = binds[i].mem->handle;
-	}
+	ret = nd_bind_handles(p, binds, count, h);
+	if (ret)
+		goto out;
 	e = (struct vneuron_exec){
 		.program = p->handle,
 		.core = core,
 		.mem_handles_ptr = (uintptr_t)h,
-		.mem_count = p->tensor_count,
+		.mem_count = p->vp->tensor_count,
 		.time_limit_ns = limit_ns,
 	};
 	if (ioctl(p->dev->fd, VNEURON_IOCTL_EXEC, &e) < 0) {
@@ -213,8 +179,7 @@ int nd_exec(struct nd_program *p, unsigned int core, const struct nd_bind *binds
 	}
 	if (exec_idp)
 		*exec_idp = e.exec_id;
-	nd_api_note(p->dev, VNEURON_TRACE_API_EXEC, t0, 0, core, e.exec_id, 0);
-	ret = 0;
+	nd_api_note(p->dev, ND_API_EXEC, t0, 0, core, e.exec_id, 0);
 out:
 	free(h);
 	return ret;
@@ -236,15 +201,9 @@ int nd_wait(struct nd_device *dev, uint64_t exec_id, uint64_t timeout_ns,
 		return nd_dev_err(dev, errno, "WAIT for execution %llu: %s",
 				  (unsigned long long)exec_id, nd_strerror(errno));
 	}
-	nd_api_note(dev, VNEURON_TRACE_API_WAIT, t0, 0, w.core, exec_id, w.seq);
-	if (res) {
-		res->result = w.status;
-		res->reason = w.reason;
-		res->stream = w.stream;
-		res->pc = w.pc;
-		res->model_ps = w.model_ps;
-		res->host_ns = w.host_ns;
-	}
+	nd_api_note(dev, ND_API_WAIT, t0, 0, w.core, exec_id, w.seq);
+	if (res)
+		nd_result_from_wait(&w, res);
 	return 0;
 }
 

@@ -5,11 +5,12 @@
  * the very code vneuron.ko runs.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "nd_internal.h"
+#include "vnprog_int.h"
 #include "vn_exec.h"
 #include "vn_program.h"
 
@@ -20,23 +21,12 @@ struct nd_host {
 	struct nd_event *ev;
 	size_t nev, cap;
 	int ev_nomem;
-	char msg[ND_ERRMSG_MAX];
+	struct nd_error err;		/* the last run's message */
 };
-
-static int herr(struct nd_host *h, int code, const char *fmt, ...) ND_PRINTF(3, 4);
-static int herr(struct nd_host *h, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(h->msg, sizeof(h->msg), fmt, ap);
-	va_end(ap);
-	return code > 0 ? -code : code;
-}
 
 const char *nd_host_error(const struct nd_host *h)
 {
-	return h ? h->msg : "no host handle";
+	return h ? h->err.msg : "no host handle";
 }
 
 int nd_host_open(const struct vneuron_model *m, struct nd_host **hp, struct nd_error *err)
@@ -137,20 +127,22 @@ static int bind_tensors(struct nd_host *h, const struct vn_program *p,
 
 	for (i = 0; i < count; i++) {
 		if (!t[i].name)
-			return herr(h, EINVAL, "tensor binding %u has no name", i);
+			return nd_seterr(&h->err, EINVAL, "tensor binding %u has no name", i);
 		idx = vn_program_tensor(p, t[i].name);
 		if (idx < 0)
-			return herr(h, EINVAL, "the program has no tensor '%s'", t[i].name);
+			return nd_seterr(&h->err, EINVAL, "the program has no tensor '%s'",
+					 t[i].name);
 		for (j = 0; j < i; j++)
 			if (t[j].name && !strcmp(t[j].name, t[i].name))
-				return herr(h, EINVAL, "tensor '%s' is bound twice", t[i].name);
+				return nd_seterr(&h->err, EINVAL, "tensor '%s' is bound twice",
+						 t[i].name);
 		if (p->tensors[idx].kind == VNEF_TENSOR_CONST)
-			return herr(h, EINVAL, "tensor '%s' is a constant; it cannot be bound",
-				    t[i].name);
+			return nd_seterr(&h->err, EINVAL, "tensor '%s' is a constant; it cannot be "
+					 "bound", t[i].name);
 		if (!t[i].data || t[i].size < p->tensors[idx].size)
-			return herr(h, EINVAL, "tensor '%s' needs %llu bytes, bound to %llu",
-				    t[i].name, (unsigned long long)p->tensors[idx].size,
-				    (unsigned long long)(t[i].data ? t[i].size : 0));
+			return nd_seterr(&h->err, EINVAL, "tensor '%s' needs %llu bytes, bound to "
+					 "%llu", t[i].name, (unsigned long long)p->tensors[idx].size,
+					 (unsigned long long)(t[i].data ? t[i].size : 0));
 		binds[idx].ptr = t[i].data;
 		binds[idx].size = t[i].size;
 	}
@@ -159,9 +151,9 @@ static int bind_tensors(struct nd_host *h, const struct vn_program *p,
 
 		if (!binds[i].ptr && (vt->kind == VNEF_TENSOR_INPUT ||
 				      vt->kind == VNEF_TENSOR_OUTPUT))
-			return herr(h, EINVAL, "%s tensor '%s' is not bound",
-				    vt->kind == VNEF_TENSOR_INPUT ? "input" : "output",
-				    vn_program_str(p, vt->name_off));
+			return nd_seterr(&h->err, EINVAL, "%s tensor '%s' is not bound",
+					 vt->kind == VNEF_TENSOR_INPUT ? "input" : "output",
+					 vn_program_str(p, vt->name_off));
 	}
 	return 0;
 }
@@ -176,6 +168,7 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 		struct nd_run_result *res)
 {
 	struct vn_exec_status st;
+	struct nd_run_result r;
 	struct vn_prog_error pe;
 	struct vn_program *p = NULL;
 	struct vn_bind *binds = NULL;
@@ -184,23 +177,24 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 
 	if (!h)
 		return -EINVAL;
-	h->msg[0] = '\0';
+	h->err.msg[0] = '\0';
 	if (res)
 		memset(res, 0, sizeof(*res));
 	if (!image || !size)
-		return herr(h, EINVAL, "no image");
+		return nd_seterr(&h->err, EINVAL, "no image");
 	if (count && !tensors)
-		return herr(h, EINVAL, "%u tensors but no array", count);
+		return nd_seterr(&h->err, EINVAL, "%u tensors but no array", count);
 	ret = vn_program_load(image, size, &p, &pe);
 	if (ret) {
 		if (ret == -ENOMEM)
-			return herr(h, ENOMEM, "out of memory loading the program");
-		return herr(h, ret, "the image was rejected: %s check: %s (section %d, entry %d)",
-			    vn_check_name(pe.check), pe.msg, (int)pe.section, (int)pe.index);
+			return nd_seterr(&h->err, ENOMEM, "out of memory loading the program");
+		return nd_seterr(&h->err, ret, "the image was rejected: %s check: %s (section %d, "
+				 "entry %d)", vn_check_name(pe.check), pe.msg, (int)pe.section,
+				 (int)pe.index);
 	}
 	binds = calloc(p->tensor_count + 1, sizeof(*binds));
 	if (!binds) {
-		ret = herr(h, ENOMEM, "out of memory");
+		ret = nd_seterr(&h->err, ENOMEM, "out of memory");
 		goto out;
 	}
 	ret = bind_tensors(h, p, tensors, count, binds);
@@ -214,36 +208,32 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 	vn_core_set_hook(h->core, h->record ? hook : NULL, h);
 	ret = vn_exec_submit(h->core, p, binds, p->tensor_count, limit_ns, NULL, NULL, &ex);
 	if (ret) {
-		herr(h, ret, "submit failed: %s", nd_strerror(ret));
+		nd_seterr(&h->err, ret, "submit failed: %s", nd_strerror(ret));
 		goto out;
 	}
 	ret = vn_exec_wait(ex, 0);
 	if (ret) {
-		herr(h, ret, "wait failed: %s", nd_strerror(ret));
+		nd_seterr(&h->err, ret, "wait failed: %s", nd_strerror(ret));
 		goto out;
 	}
 	vn_exec_status(ex, &st);
 	vn_core_set_hook(h->core, NULL, NULL);
-	if (res) {
-		res->result = st.result;
-		res->reason = st.reason;
-		res->stream = st.stream;
-		res->pc = st.pc;
-		res->model_ps = st.model_ps;
-		res->host_ns = st.host_ns;
-	}
+	r = (struct nd_run_result){ .result = st.result, .reason = st.reason,
+				    .stream = st.stream, .pc = st.pc, .model_ps = st.model_ps,
+				    .host_ns = st.host_ns };
+	if (res)
+		*res = r;
 	if (h->ev_nomem) {
-		ret = herr(h, ENOMEM, "out of memory recording events");
+		ret = nd_seterr(&h->err, ENOMEM, "out of memory recording events");
 		goto out;
 	}
 	if (h->nev)
 		qsort(h->ev, h->nev, sizeof(*h->ev), ev_cmp);
 	if (st.result != VN_RES_OK) {
-		struct nd_run_result r = { .result = st.result, .reason = st.reason,
-					   .stream = st.stream, .pc = st.pc };
 		char msg[160];
 
-		ret = herr(h, nd_run_errno(&r), "%s", nd_run_describe(&r, msg, sizeof(msg)));
+		ret = nd_seterr(&h->err, nd_run_errno(&r), "%s",
+				nd_run_describe(&r, msg, sizeof(msg)));
 		goto out;
 	}
 	ret = 0;
@@ -267,7 +257,7 @@ int nd_run_on_host(const void *image, size_t size, const struct nd_host_tensor *
 		return ret;
 	ret = nd_host_run(h, image, size, tensors, count, 0, res);
 	if (ret)
-		nd_seterr(err, ret, "%s", h->msg);
+		nd_seterr(err, ret, "%s", h->err.msg);
 	nd_host_close(h);
 	return ret;
 }

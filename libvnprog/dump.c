@@ -8,47 +8,20 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nd_internal.h"
+#include "vnprog_int.h"
 #include "vn_program.h"
-
-static const char *const op_names[VNEF_OP_COUNT] = {
-	"nop", "load_stationary", "multiply_moving", "transpose", "tensor_tensor",
-	"tensor_scalar", "reduce", "copy", "activate", "memset", "iota", "partition_reduce",
-};
-static const char *const alu_names[VNEF_ALU_COUNT] = {
-	"add", "sub", "mul", "max", "min", "div"
-};
-static const char *const act_names[VNEF_ACT_COUNT] = {
-	"identity", "exp", "log", "tanh", "sigmoid", "gelu", "relu", "sqrt", "rsqrt",
-	"reciprocal", "square",
-};
-static const char *const mem_names[] = { "-", "SBUF", "PSUM", "HBM" };
-static const char *const kind_names[] = { "?", "input", "output", "scratch", "const" };
-
-static const char *dt_name(u32 dt)
-{
-	return dt == VNEF_DT_BF16 ? "bf16" : "fp32";
-}
-
-static float f32(u32 u)
-{
-	float f;
-
-	memcpy(&f, &u, sizeof(f));
-	return f;
-}
 
 static void ap(FILE *o, const char *what, const struct vnef_ap *a)
 {
 	if (a->mem == VNEF_MEM_NONE)
 		return;
-	fprintf(o, " %s=%s[%u:%u]@0x%x", what, mem_names[a->mem & 3], a->start_partition,
+	fprintf(o, " %s=%s[%u:%u]@0x%x", what, vn_mem_name(a->mem), a->start_partition,
 		a->start_partition + a->partitions, a->offset);
 	if (a->count[1] == 1 && a->stride[0] == 1)
 		fprintf(o, "*%u", a->count[0]);
 	else
 		fprintf(o, "{%ux%u s%u,%u}", a->count[1], a->count[0], a->stride[1], a->stride[0]);
-	fprintf(o, ":%s", dt_name(a->dtype));
+	fprintf(o, ":%s", vn_dtype_name(a->dtype));
 }
 
 static void ep(FILE *o, const struct vn_program *p, const struct vnef_dma_ep *e)
@@ -60,9 +33,42 @@ static void ep(FILE *o, const struct vn_program *p, const struct vnef_dma_ep *e)
 			(unsigned long long)e->stride[0]);
 		return;
 	}
-	fprintf(o, "%s[p%u{ps%u,%u}]+0x%llx{s%llu,%llu}", mem_names[e->mem & 3], e->partition,
+	fprintf(o, "%s[p%u{ps%u,%u}]+0x%llx{s%llu,%llu}", vn_mem_name(e->mem), e->partition,
 		e->part_stride[1], e->part_stride[0], (unsigned long long)e->offset,
 		(unsigned long long)e->stride[1], (unsigned long long)e->stride[0]);
+}
+
+/*
+ * An instruction's opcode, op field and immediates, by its table entry: "activate.exp
+ * scale=1 bias=0", each immediate named by its argument's word; then its flags.
+ */
+static void instr(FILE *o, const struct vnef_instr *in)
+{
+	const struct vn_opcode_info *info = vn_opcode_info(in->opcode);
+	const struct vn_isa_arg *a;
+	char word[32], *c;
+	u32 i;
+
+	fprintf(o, "%s", vn_opcode_mnemonic(in->opcode));
+	if (info->op_kind != VN_OPK_NONE)
+		fprintf(o, ".%s", vn_op_name(info->op_kind, in->op));
+	for (i = 0; i < VN_ISA_MAX_ARGS; i++) {
+		a = &info->args[i];
+		if (a->kind != VN_ARG_F32 && a->kind != VN_ARG_S32 &&
+		    (a->kind != VN_ARG_SCALAR || (in->flags & a->column)))
+			continue;
+		nd_arg_word(a, word, sizeof(word));
+		for (c = word; *c; c++)
+			*c = *c == ' ' ? '_' : *c;
+		if (a->kind == VN_ARG_S32)
+			fprintf(o, " %s=%d", word, (int32_t)in->imm[a->imm]);
+		else
+			fprintf(o, " %s=%g", word, nd_f32(in->imm[a->imm]));
+	}
+	if (in->flags & VNEF_IF_ACCUMULATE)
+		fprintf(o, " accumulate");
+	if (in->flags & VNEF_IF_REVERSE)
+		fprintf(o, " reverse");
 }
 
 static void sync(FILE *o, u32 flags, u32 sem, u32 val, u64 mask)
@@ -115,7 +121,7 @@ int nd_vnef_dump(const void *image, size_t size, FILE *o, struct nd_error *err)
 		const struct vnef_tensor *t = &p->tensors[i];
 
 		fprintf(o, "tensor %u %s %s %s [", i, vn_program_str(p, t->name_off),
-			kind_names[t->kind <= 4 ? t->kind : 0], dt_name(t->dtype));
+			vn_tensor_kind_name(t->kind), vn_dtype_name(t->dtype));
 		for (d = 0; d < t->rank; d++)
 			fprintf(o, "%s%llu", d ? ", " : "", (unsigned long long)t->shape[d]);
 		fprintf(o, "] %llu bytes\n", (unsigned long long)t->size);
@@ -130,26 +136,8 @@ int nd_vnef_dump(const void *image, size_t size, FILE *o, struct nd_error *err)
 			if (st->instr) {
 				const struct vnef_instr *in = &st->instr[i];
 
-				fprintf(o, "  %5u %s", i, op_names[in->opcode]);
-				if (in->opcode == VNEF_OP_ACTIVATE) {
-					fprintf(o, ".%s scale=%g", act_names[in->op],
-						f32(in->imm[0]));
-					if (!(in->flags & VNEF_IF_BIAS_COLUMN))
-						fprintf(o, " bias=%g", f32(in->imm[1]));
-				} else if (in->opcode == VNEF_OP_TENSOR_TENSOR ||
-					   in->opcode == VNEF_OP_TENSOR_SCALAR ||
-					   in->opcode == VNEF_OP_REDUCE ||
-					   in->opcode == VNEF_OP_PARTITION_REDUCE) {
-					fprintf(o, ".%s", alu_names[in->op]);
-				}
-				if ((in->opcode == VNEF_OP_TENSOR_SCALAR &&
-				     !(in->flags & VNEF_IF_SCALAR_COLUMN)) ||
-				    in->opcode == VNEF_OP_MEMSET)
-					fprintf(o, " imm=%g", f32(in->imm[0]));
-				if (in->flags & VNEF_IF_ACCUMULATE)
-					fprintf(o, " accumulate");
-				if (in->flags & VNEF_IF_REVERSE)
-					fprintf(o, " reverse");
+				fprintf(o, "  %5u ", i);
+				instr(o, in);
 				ap(o, "dst", &in->dst);
 				ap(o, "src0", &in->src0);
 				ap(o, "src1", &in->src1);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Trace ring consumer. Ordering (docs/trace-buffer.md):
+ * Trace ring consumer (neurondev.h). Ordering (docs/trace-buffer.md):
  *  - producer_pos: acquire load, then the records below it are complete;
  *  - consumer_pos: release store after the last read of the released records, so the
  *    producer (acquire load) cannot reuse a slot we are still reading;
@@ -10,13 +10,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ring.h"
-#include "vntf.h"
+#include "neurondev.h"
 
 #define REC	((uint64_t)sizeof(struct vneuron_trace_record))
 
-int vnp_ring_init(struct vnp_ring *r, struct vneuron_trace_consumer *cons,
-		  const void *ctrl_map, size_t ctrl_len)
+int nd_ring_init(struct nd_ring *r, struct vneuron_trace_consumer *cons,
+		 const void *ctrl_map, size_t ctrl_len)
 {
 	const struct vneuron_trace_ctrl *c = ctrl_map;
 	uint64_t head, tail;
@@ -51,7 +50,7 @@ int vnp_ring_init(struct vnp_ring *r, struct vneuron_trace_consumer *cons,
 }
 
 /* The published head, checked; in overwrite mode also skips what was overwritten. */
-static int vnp_ring_head(struct vnp_ring *r, uint64_t *headp)
+static int ring_head(struct nd_ring *r, uint64_t *headp)
 {
 	uint64_t head, w = 0;
 
@@ -85,7 +84,7 @@ static int vnp_ring_head(struct vnp_ring *r, uint64_t *headp)
 }
 
 /* Overwrite mode: how many of n records read from pos may have been overwritten. */
-static uint64_t vnp_ring_torn(struct vnp_ring *r, uint64_t pos, uint64_t n)
+static uint64_t ring_torn(struct nd_ring *r, uint64_t pos, uint64_t n)
 {
 	uint64_t w;
 
@@ -99,17 +98,17 @@ static uint64_t vnp_ring_torn(struct vnp_ring *r, uint64_t pos, uint64_t n)
 	return (w - r->size - pos) / REC < n ? (w - r->size - pos) / REC : n;
 }
 
-static void vnp_ring_advance(struct vnp_ring *r, uint64_t tail)
+static void ring_advance(struct nd_ring *r, uint64_t tail)
 {
 	r->tail = tail;
 	/* Pairs with the producer's acquire load: we are done reading below tail. */
 	__atomic_store_n(&r->cons->consumer_pos, tail, __ATOMIC_RELEASE);
 }
 
-ssize_t vnp_ring_peek(struct vnp_ring *r, const struct vneuron_trace_record **recs, size_t max)
+ssize_t nd_ring_peek(struct nd_ring *r, const struct vneuron_trace_record **recs, size_t max)
 {
 	uint64_t head, n, contig;
-	int err = vnp_ring_head(r, &head);
+	int err = ring_head(r, &head);
 
 	if (err)
 		return err;
@@ -125,27 +124,27 @@ ssize_t vnp_ring_peek(struct vnp_ring *r, const struct vneuron_trace_record **re
 	return (ssize_t)n;
 }
 
-size_t vnp_ring_release(struct vnp_ring *r, size_t n)
+size_t nd_ring_release(struct nd_ring *r, size_t n)
 {
 	uint64_t bad;
 
 	if (n > r->peek_n)
 		n = r->peek_n;
-	bad = vnp_ring_torn(r, r->peek_pos, n);
+	bad = ring_torn(r, r->peek_pos, n);
 	r->lost += bad;
 	r->peek_n = 0;
 	if (n)
-		vnp_ring_advance(r, r->peek_pos + n * REC);
+		ring_advance(r, r->peek_pos + n * REC);
 	return bad;
 }
 
-ssize_t vnp_ring_read(struct vnp_ring *r, struct vneuron_trace_record *buf, size_t max)
+ssize_t nd_ring_read(struct nd_ring *r, struct vneuron_trace_record *buf, size_t max)
 {
 	uint64_t head, n, first, off, bad, pos;
 	int err, tries;
 
 	for (tries = 0; tries < 16; tries++) {
-		err = vnp_ring_head(r, &head);
+		err = ring_head(r, &head);
 		if (err)
 			return err;
 		pos = r->tail;
@@ -161,8 +160,8 @@ ssize_t vnp_ring_read(struct vnp_ring *r, struct vneuron_trace_record *buf, size
 		memcpy(buf, r->data + off, first * REC);
 		if (n > first)
 			memcpy(buf + first, r->data, (n - first) * REC);
-		bad = vnp_ring_torn(r, pos, n);
-		vnp_ring_advance(r, pos + n * REC);
+		bad = ring_torn(r, pos, n);
+		ring_advance(r, pos + n * REC);
 		if (bad < n) {
 			if (bad) {
 				memmove(buf, buf + bad, (n - bad) * REC);
@@ -176,19 +175,26 @@ ssize_t vnp_ring_read(struct vnp_ring *r, struct vneuron_trace_record *buf, size
 	return 0;
 }
 
-uint64_t vnp_ring_available(const struct vnp_ring *r)
+uint64_t nd_ring_available(const struct nd_ring *r)
 {
 	uint64_t head = __atomic_load_n(&r->ctrl->producer_pos, __ATOMIC_ACQUIRE);
 
 	return head > r->tail ? (head - r->tail) / REC : 0;
 }
 
-uint64_t vnp_ring_dropped(const struct vnp_ring *r)
+uint64_t nd_ring_lost(const struct nd_ring *r)
+{
+	return r->lost;
+}
+
+uint64_t nd_ring_dropped(const struct nd_ring *r)
 {
 	return __atomic_load_n(&r->ctrl->dropped, __ATOMIC_RELAXED);
 }
 
-ssize_t vnp_ring_drain_vntf(struct vnp_ring *r, struct vntf_writer *w, uint32_t stream)
+ssize_t nd_ring_drain(struct nd_ring *r,
+		      int (*fn)(void *arg, const struct vneuron_trace_record *recs, size_t n),
+		      void *arg)
 {
 	/* What was published on entry: a producer that keeps writing cannot hold us here. */
 	uint64_t end = __atomic_load_n(&r->ctrl->producer_pos, __ATOMIC_ACQUIRE);
@@ -199,25 +205,20 @@ ssize_t vnp_ring_drain_vntf(struct vnp_ring *r, struct vntf_writer *w, uint32_t 
 
 	while (r->tail < end) {
 		if (r->mode == VNEURON_TRACE_MODE_STOP) {
-			n = vnp_ring_peek(r, &recs, SIZE_MAX);
+			n = nd_ring_peek(r, &recs, SIZE_MAX);
 			if (n <= 0)
 				return n < 0 ? n : total;
-			err = vntf_write_records(w, stream, recs, n);
-			vnp_ring_release(r, err ? 0 : n);
+			err = fn(arg, recs, (size_t)n);
+			nd_ring_release(r, err ? 0 : (size_t)n);
 		} else {
-			n = vnp_ring_read(r, buf, sizeof(buf) / sizeof(buf[0]));
+			n = nd_ring_read(r, buf, sizeof(buf) / sizeof(buf[0]));
 			if (n <= 0)
 				return n < 0 ? n : total;
-			err = vntf_write_records(w, stream, buf, n);
+			err = fn(arg, buf, (size_t)n);
 		}
 		if (err)
 			return err;
 		total += n;
 	}
 	return total;
-}
-
-int vnp_ring_write_lost(const struct vnp_ring *r, struct vntf_writer *w, uint32_t stream)
-{
-	return vntf_write_lost(w, stream, vnp_ring_dropped(r), vnp_ring_lost(r));
 }

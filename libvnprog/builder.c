@@ -2,7 +2,7 @@
 /*
  * The program builder: tensors, tiles and their SBUF/PSUM placement, scopes, the string
  * table, and the ordering of streams with semaphores. isa.c turns calls into entries,
- * vnef.c lays the image out.
+ * vnef.c resolves the semaphores and has layout.c write the image.
  *
  * Ordering: every entry lists the regions it reads and writes. A new entry must wait for
  * the last entries of other streams that wrote what it reads or touch what it writes.
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nd_internal.h"
+#include "vnprog_int.h"
 
 int nd_berr(struct nd_builder *b, int code, const char *fmt, ...)
 {
@@ -45,29 +45,6 @@ const char *nd_builder_error(const struct nd_builder *b)
 int nd_builder_status(const struct nd_builder *b)
 {
 	return b ? b->first_err : -EINVAL;
-}
-
-uint32_t nd_dtype_size(uint32_t dt)
-{
-	return dt == VNEF_DT_BF16 ? 2 : 4;
-}
-
-static const char *const stream_names[VNEF_ENGINES] = {
-	"TensorE", "VectorE", "ScalarE", "GpSimdE"
-};
-
-const char *nd_stream_name(uint32_t stream)
-{
-	static const char *const q[VNEF_DMA_QUEUES] = {
-		"DMA0", "DMA1", "DMA2", "DMA3", "DMA4", "DMA5", "DMA6", "DMA7", "DMA8",
-		"DMA9", "DMA10", "DMA11", "DMA12", "DMA13", "DMA14", "DMA15",
-	};
-
-	if (stream < VNEF_ENGINES)
-		return stream_names[stream];
-	if (stream < VNEF_STREAMS)
-		return q[stream - VNEF_ENGINES];
-	return "?";
 }
 
 /* Grow *p (n used of *cap elements of size sz) to hold one more. */
@@ -226,8 +203,6 @@ uint32_t nd_builder_stream_len(const struct nd_builder *b, unsigned int stream)
 /* ---------------------------------------------------------------------------- */
 /* HBM tensors                                                                  */
 
-static const char *const kind_names[] = { "", "input", "output", "scratch", "const" };
-
 static struct nd_tensor *tensor_new(struct nd_builder *b, const char *name, uint32_t kind,
 				    enum nd_dtype dt, unsigned int rank,
 				    const uint64_t *shape, const void *data)
@@ -239,7 +214,7 @@ static struct nd_tensor *tensor_new(struct nd_builder *b, const char *name, uint
 	if (!b)
 		return NULL;
 	if (!name || !*name) {
-		nd_berr(b, EINVAL, "%s tensor without a name", kind_names[kind]);
+		nd_berr(b, EINVAL, "%s tensor without a name", vn_tensor_kind_name(kind));
 		return NULL;
 	}
 	if (strlen(name) > 127) {
@@ -249,11 +224,11 @@ static struct nd_tensor *tensor_new(struct nd_builder *b, const char *name, uint
 	for (i = 0; i < b->ntensors; i++) {
 		if (!strcmp(b->tensors[i]->name, name)) {
 			nd_berr(b, EEXIST, "tensor '%s' is already defined (as %s)", name,
-				kind_names[b->tensors[i]->kind]);
+				vn_tensor_kind_name(b->tensors[i]->kind));
 			return NULL;
 		}
 	}
-	if (dt != ND_FP32 && dt != ND_BF16) {
+	if (!vn_dtype_bytes(dt)) {
 		nd_berr(b, EINVAL, "tensor '%s': unknown dtype %d", name, (int)dt);
 		return NULL;
 	}
@@ -269,7 +244,7 @@ static struct nd_tensor *tensor_new(struct nd_builder *b, const char *name, uint
 			return NULL;
 		}
 	}
-	if (__builtin_mul_overflow(numel, (uint64_t)nd_dtype_size(dt), &size) ||
+	if (__builtin_mul_overflow(numel, (uint64_t)vn_dtype_bytes(dt), &size) ||
 	    size > VNEF_MAX_TENSOR_BYTES) {
 		nd_berr(b, E2BIG, "tensor '%s' is larger than the %llu bytes of HBM", name,
 			(unsigned long long)VNEF_MAX_TENSOR_BYTES);
@@ -393,11 +368,6 @@ static uint32_t mem_bytes(uint32_t mem)
 	return mem == ND_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES;
 }
 
-static const char *mem_name(uint32_t mem)
-{
-	return mem == ND_PSUM ? "PSUM" : "SBUF";
-}
-
 /*
  * First fit over the sorted allocated ranges. Tiles are 64-byte aligned; PSUM tiles of
  * up to a bank stay inside one bank (TensorE writes a bank), larger ones start on one.
@@ -479,7 +449,7 @@ struct nd_tile *nd_tile(struct nd_builder *b, enum nd_memory mem, const char *na
 		nd_berr(b, EINVAL, "tile '%s': memory %d is neither SBUF nor PSUM", name, mem);
 		return NULL;
 	}
-	if (dt != ND_FP32 && dt != ND_BF16) {
+	if (!vn_dtype_bytes(dt)) {
 		nd_berr(b, EINVAL, "tile '%s': unknown dtype %d", name, (int)dt);
 		return NULL;
 	}
@@ -488,11 +458,11 @@ struct nd_tile *nd_tile(struct nd_builder *b, enum nd_memory mem, const char *na
 			VNEF_PARTITIONS);
 		return NULL;
 	}
-	bytes = (uint64_t)free_elems * nd_dtype_size(dt);
+	bytes = (uint64_t)free_elems * vn_dtype_bytes(dt);
 	if (!free_elems || bytes > mem_bytes(mem)) {
 		nd_berr(b, free_elems ? E2BIG : EINVAL,
 			"tile '%s': %u elements (%llu bytes) a partition; %s has %u bytes a "
-			"partition", name, free_elems, (unsigned long long)bytes, mem_name(mem),
+			"partition", name, free_elems, (unsigned long long)bytes, vn_mem_name(mem),
 			mem_bytes(mem));
 		return NULL;
 	}
@@ -508,7 +478,7 @@ struct nd_tile *nd_tile(struct nd_builder *b, enum nd_memory mem, const char *na
 		if (ret == -ENOMEM)
 			goto nomem;
 		nd_berr(b, ENOSPC, "out of %s: tile '%s' needs %llu bytes a partition, the "
-			"largest free range is %u of %u bytes", mem_name(mem), name,
+			"largest free range is %u of %u bytes", vn_mem_name(mem), name,
 			(unsigned long long)bytes, largest_gap(b, mem), mem_bytes(mem));
 		return NULL;
 	}
@@ -619,7 +589,7 @@ static uint32_t scope_path(struct nd_builder *b, const char *opname)
 	int i;
 
 	for (i = 0; i < b->depth; i++)
-		len += snprintf(buf + len, sizeof(buf) - len, "%s/", b->scope[i]) ;
+		len += snprintf(buf + len, sizeof(buf) - len, "%s/", b->scope[i]);
 	if (len >= sizeof(buf))
 		len = sizeof(buf) - 1;
 	snprintf(buf + len, sizeof(buf) - len, "%s", opname);
@@ -652,10 +622,11 @@ static int append(struct nd_builder *b, uint32_t stream, const struct nd_entry *
 {
 	struct nd_stream *s = &b->s[stream];
 	uint32_t *vc, t;
+	uint32_t limit = stream < VNEF_ENGINES ? VNEF_MAX_INSTRS : VNEF_MAX_DESCS;
 
-	if (s->n >= (stream < VNEF_ENGINES ? VNEF_MAX_INSTRS : VNEF_MAX_DESCS))
+	if (s->n >= limit)
 		return nd_berr(b, E2BIG, "%s: more than %u entries in one stream",
-			       nd_stream_name(stream), VNEF_MAX_INSTRS);
+			       nd_stream_name(stream), limit);
 	if (s->n >= s->cap) {
 		uint32_t ncap = s->cap ? s->cap * 2 : 64;
 		struct nd_entry *ne = realloc(s->e, (size_t)ncap * sizeof(*ne));

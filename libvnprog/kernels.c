@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "nd_internal.h"
+#include "vnprog_int.h"
 
 #define P 128u
 

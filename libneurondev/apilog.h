@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The API log (apilog.c; its record format is in neurondev.h): with VNEURON_PROFILE_API
+ * set, each device handle appends one record per API call to that file for
+ * `vneuron-profile capture -- app`. Not installed.
+ */
+#ifndef ND_APILOG_H
+#define ND_APILOG_H
+
+#include <stdint.h>
+
+#include "neurondev.h"
+
+/* The call's start, to pass to nd_api_note(); 0 when dev does not log (dev NULL: open). */
+uint64_t nd_api_t0(const struct nd_device *dev);
+/* Log one call of enum nd_api_call that started at t0 (nothing if t0 is 0). */
+void nd_api_note(struct nd_device *dev, unsigned int call, uint64_t t0, uint64_t bytes,
+		 uint32_t core, uint64_t exec_id, uint64_t seq);
+/* At open (logs ND_API_OPEN if the process logs) and close (ND_API_CLOSE). */
+void nd_api_open(struct nd_device *dev, uint64_t t0);
+void nd_api_close(struct nd_device *dev);
+
+#endif /* ND_APILOG_H */
