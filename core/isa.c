@@ -34,7 +34,7 @@ static const struct vn_opcode_info vn_opcodes[VNEF_OP_COUNT] = {
 		.mnemonic = "tensor_tensor", .name = "TENSOR_TENSOR",
 		.engines = VN_ENG_V | VN_ENG_G, .op_kind = VN_OPK_ALU,
 		.cost = VN_COST_ELEMENTWISE, .inputs = 2,
-		.args = { A(OP), DST, SRC, AN(SRC1, "a second source") },
+		.args = { A(OP), DST, AN(SRC0, "a first source"), AN(SRC1, "a second source") },
 	},
 	[VNEF_OP_TENSOR_SCALAR] = {
 		.mnemonic = "tensor_scalar", .name = "TENSOR_SCALAR",
