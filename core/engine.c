@@ -134,12 +134,37 @@ static bool state_fault(struct vn_fault *f)
 	return false;
 }
 
+/*
+ * Elementwise opcodes (the ISA table's cost class): dst [P x F] inside its memory, each
+ * source the table says the instruction uses covering [P x F], a scalar or bias column
+ * [P x 1]. A new elementwise opcode is checked here without a case of its own.
+ */
+static bool elementwise_check(const struct vnef_instr *in, struct vn_fault *f)
+{
+	const struct vn_opcode_info *info = vn_opcode_info(in->opcode);
+	u32 uses, imms, column = VNEF_IF_SCALAR_COLUMN | VNEF_IF_BIAS_COLUMN;
+	u64 p, n;
+
+	if (!info || info->cost != VN_COST_ELEMENTWISE)
+		return state_fault(f);
+	vn_opcode_uses(info, in->flags, &uses, &imms);
+	if (!ap_inside(&in->dst, f))
+		return false;
+	p = in->dst.partitions;
+	n = ap_walk_free(&in->dst);
+	if ((uses & VN_USE_SRC0) && !ap_covers(&in->src0, p, n, f))
+		return false;
+	if (uses & VN_USE_SRC1)
+		return ap_covers(&in->src1, p, in->flags & column ? 1 : n, f);
+	return true;
+}
+
 bool vn_engine_check(const struct vn_core *c, u32 engine, const struct vnef_instr *in,
 		     struct vn_fault *f)
 {
 	const struct vn_fp_ctx *x = &c->fp[engine];
-	const struct vnef_ap *d = &in->dst, *a = &in->src0, *b = &in->src1;
-	u64 p, n;
+	const struct vnef_ap *d = &in->dst, *a = &in->src0;
+	u64 n;
 
 	switch (in->opcode) {
 	case VNEF_OP_NOP:
@@ -165,29 +190,6 @@ bool vn_engine_check(const struct vn_core *c, u32 engine, const struct vnef_inst
 		if (n > VNEF_MM_MAX_M)
 			return state_fault(f);
 		return ap_covers(d, n, a->partitions, f);
-	case VNEF_OP_TENSOR_TENSOR:
-		if (!ap_inside(d, f))
-			return false;
-		p = d->partitions;
-		n = ap_walk_free(d);
-		return ap_covers(a, p, n, f) && ap_covers(b, p, n, f);
-	case VNEF_OP_TENSOR_SCALAR:
-	case VNEF_OP_ACTIVATE:
-		if (!ap_inside(d, f))
-			return false;
-		p = d->partitions;
-		n = ap_walk_free(d);
-		if (!ap_covers(a, p, n, f))
-			return false;
-		/* a [P x 1] column: element 0 of each partition */
-		if (in->flags & (VNEF_IF_SCALAR_COLUMN | VNEF_IF_BIAS_COLUMN))
-			return ap_covers(b, p, 1, f);
-		return true;
-	case VNEF_OP_COPY:
-		return ap_inside(d, f) && ap_covers(a, d->partitions, ap_walk_free(d), f);
-	case VNEF_OP_MEMSET:
-	case VNEF_OP_IOTA:
-		return ap_inside(d, f);
 	case VNEF_OP_REDUCE:
 		/* every partition of src0 to element 0 of the same partition of dst */
 		return ap_inside(a, f) && ap_covers(d, a->partitions, 1, f);
@@ -195,7 +197,7 @@ bool vn_engine_check(const struct vn_core *c, u32 engine, const struct vnef_inst
 		/* all partitions of src0 to partition 0 of dst, element by element */
 		return ap_inside(a, f) && ap_covers(d, 1, ap_walk_free(a), f);
 	default:
-		return state_fault(f);
+		return elementwise_check(in, f);
 	}
 }
 
