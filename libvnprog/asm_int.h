@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * The assembler's internals (docs/assembler.md), shared by its lexer (asm_lex.c), its
- * parser (asm_parse.c) and the disassembler (asm_dis.c). Not installed.
+ * parser (asm_parse.c), its operands (asm_operand.c) and the disassembler (asm_dis.c).
+ * Not installed.
  *
  * nd_asm() is a one-pass parser over a hand-written lexer: every statement fills the raw
  * uapi structs directly (no builder: the text says exactly which semaphores and addresses
@@ -129,5 +130,20 @@ bool asm_f32(struct as *a, uint32_t *bits, const char *what);
 bool asm_end_of_stmt(struct as *a);
 /* After an error: drop the rest of the line (or of a constant's values). */
 void asm_skip_line(struct as *a);
+
+/* Parser (asm_parse.c): what the operands need of the program so far. */
+/* The tensor declared as name (its index in *index if not NULL), or NULL. */
+struct src_tensor *asm_find_tensor(struct as *a, const char *name, uint32_t *index);
+bool asm_name(struct as *a, char *buf, size_t n, const char *what);	/* ident or string */
+bool asm_dtype(struct as *a, uint32_t *dt);				/* fp32, bf16 */
+
+/* Operands (asm_operand.c) */
+/* A name looked up with by_name (-1: none), the list of names for the message. */
+bool asm_name_in(struct as *a, int (*by_name)(const char *), uint32_t *v,
+		 const char *what, const char *list);
+/* An engine instruction, mnemonic taken: operands in ISA-table order, then clauses. */
+bool asm_instr(struct as *a, uint32_t op, const char *mnem, struct vnef_instr *in);
+/* dma DST, SRC, C1 x C0 x CHUNK, then clauses. */
+bool asm_dma_desc(struct as *a, struct vnef_dma_desc *d);
 
 #endif /* ND_ASM_INT_H */

@@ -9,6 +9,9 @@
  * red marker (worker 1 carries an ERROR record) and its hover text, with screenshots
  * in build/results/browser-*.png. Prints TAP. A 1 M-instruction profile is loaded too and
  * the page's own load, render and zoom times printed (never asserted).
+ *
+ * One file, over 1,000 lines: one browser session (its start costs seconds) serves every
+ * check, and the DevTools client it needs is small enough to live here.
  */
 #include <errno.h>
 #include <limits.h>

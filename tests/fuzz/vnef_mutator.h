@@ -1,4 +1,8 @@
-/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* SPDX-License-Identifier: GPL-2.0 OR MIT *
+ * One file, over 1,000 lines: a header-only mutator, included by three fuzzers built by
+ * different compilers and flags (libFuzzer, the guest's), that knows every field of the
+ * format.
+ */
 /*
  * Structure-aware mutation of .vnef images (uapi/vneuron_program.h) for fuzz_program,
  * fuzz_exec and the guest ioctl fuzzer (tests/guest/ioctl_fuzz_test.c).

@@ -6,6 +6,9 @@
  * against the host backend's modeled time; every validation class that reaches the
  * kernel; argument errors; deadlock, time limit, reset and SIGKILL recovery; live sysfs
  * counters. Assertions are on behaviour and modeled time, never on host time.
+ *
+ * One file, over 1,000 lines: every test here shares one guest boot's device and its
+ * fixtures (loaded kernels, buffers); splitting it would boot the guest twice.
  */
 #include <errno.h>
 #include <math.h>

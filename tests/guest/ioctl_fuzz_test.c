@@ -17,6 +17,9 @@
  * The guest bench (tools/vmtest) fails the run on any kernel warning.
  *   VN_FUZZ_SECONDS (45), VN_FUZZ_PROCS (4), VN_FUZZ_SEED (printed; replays the run's
  *   choices, though not the kernel's timing).
+ *
+ * One file, over 1,000 lines: one fuzzer whose workers, oracle and call table must agree
+ * on every ioctl's documented errnos; they are kept side by side.
  */
 #include <dirent.h>
 #include <grp.h>

@@ -3,6 +3,9 @@
  * The program builder: its images pass the device core's validator (core/program.c),
  * semaphores follow the format's rules, the debug table carries file:line and scopes,
  * and every input error comes back as -errno with a message naming the problem.
+ *
+ * One file, over 1,000 lines: one test per builder call and per refusal, each short; they
+ * share the image walkers at the top.
  */
 #include <errno.h>
 #include <stdio.h>

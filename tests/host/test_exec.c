@@ -3,6 +3,9 @@
  * The executor end to end: DMA patterns, tiled matmul, exp with a masked last tile,
  * softmax, layernorm, determinism of the modeled timeline, DMA/compute overlap,
  * deadlock and time limits, reset, stop, bindings, scratch, constants, events.
+ *
+ * One file, over 1,000 lines: one test per executor behaviour, each short, sharing the
+ * program-building fixtures of core_util.h.
  */
 #include <pthread.h>
 #include <unistd.h>
