@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * libFuzzer target: arbitrary text into the assembler (libneurondev/asm.c).
+ * libFuzzer target: arbitrary text into the assembler (libvnprog/asm_lex.c, asm_parse.c, asm_operand.c).
  *
  * No crash, no leak; an error always has a message; whatever assembles without the
  * validator is either accepted by it or refused cleanly (a known check, a message);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * libFuzzer target: arbitrary bytes into the .npy reader (libneurondev/npy.c).
+ * libFuzzer target: arbitrary bytes into the .npy reader (libvnprog/npy.c).
  *
  * No crash or out-of-bounds read; a refusal is -EINVAL with a message; an accepted file
  * has its data inside the buffer, exactly count float32 values, count the product of

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The assembler and disassembler (libneurondev/asm.c, docs/assembler.md).
+ * The assembler and disassembler (libvnprog/asm_*.c, docs/assembler.md).
  *
  * Round trip, as defined there: for an image in the canonical layout (what nd_asm()
  * and the builder write), nd_asm(nd_dis(image)) gives the same bytes, debug table

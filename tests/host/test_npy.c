@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-/* The .npy reader and writer (libneurondev/npy.c): round trip and malformed files. */
+/* The .npy reader and writer (libvnprog/npy.c): round trip and malformed files. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

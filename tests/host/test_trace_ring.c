@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The trace ring protocol: core/trace.c (producer) against profiler/ring.c (consumer),
+ * The trace ring protocol: core/trace.c (producer) against libneurondev/ring.c (consumer),
  * in one thread and with a producer and a consumer thread over millions of records.
  * Every record carries a sequence number and fields derived from it, so the consumer
  * checks order, loss, duplication and torn records.
