@@ -8,9 +8,12 @@
  * profiler its names and its operands' syntax.
  *
  * The tables themselves are in core/isa.c, one designated initializer per value. Adding
- * an opcode: its number in uapi/vneuron_program.h, its entry in isa.c's opcode table, its
- * semantics (the numerics in core/, the executor's check vn_engine_check()) and its cost
- * (vn_engine_cost()). Nothing that only names it needs a change.
+ * an elementwise opcode: its number in uapi/vneuron_program.h, its entry in isa.c's
+ * opcode table (its cost class included) and its semantics (core/vector_fp.c); the
+ * validator, the executor's check and the cost model read its entry. An opcode of a new
+ * kind (its own shape rule or cost) also needs a case in check_shape() (core/program.c),
+ * vn_engine_check() and vn_engine_cost() (core/engine.c). Nothing that only names it
+ * needs a change (docs/development.md, "Adding an opcode").
  */
 #ifndef VN_ISA_H
 #define VN_ISA_H
