@@ -193,6 +193,8 @@ static void start_next(struct vn_core *c)
 	ex->st.state = VN_EXEC_RUNNING;
 	ex->st.seq = ++c->seq;
 	vn_lock_drop(ex->lock);
+	if (c->monitor)
+		c->monitor(c->monitor_arg, &ex->st, false);
 	/* The observer decides at the start; this execution keeps what it took. */
 	c->ex_hook = c->hook;
 	c->ex_edge = c->edge;
@@ -210,6 +212,25 @@ static void count_stat(struct vn_core *c, u32 stat, u64 v)
 {
 	if (c->stats && v)
 		vn_counter_add(&c->stats->c[stat], v);
+}
+
+/* The telemetry counters of the execution ending (kmod/genl.c), inside begin/end. */
+static void count_run(struct vn_core *c, u32 result, u64 model_ps)
+{
+	struct vn_core_stats *s = c->stats;
+	u32 sid;
+
+	if (result < VN_STATS_RESULTS)
+		vn_stat_add(&s->results[result], 1);
+	for (sid = 0; sid < VNEF_STREAMS; sid++) {
+		const struct vn_stream_run *r = &c->ss[sid];
+
+		vn_stat_add(&s->stream_busy_ps[sid], r->busy_ps);
+		vn_stat_add(&s->hbm_read, r->hbm_read);
+		vn_stat_add(&s->hbm_write, r->hbm_write);
+		vn_stat_add(sid < VNEF_ENGINES ? &s->instructions : &s->descriptors, r->entries);
+	}
+	vn_stat_add(&s->model_ps, model_ps);
 }
 
 /* The current execution ended: account it and start the next. Returns it to complete. */
@@ -239,6 +260,8 @@ static struct vn_exec *finish_locked(struct vn_core *c)
 	c->cnt.flops += flops;
 	c->cnt.dma_bytes += bytes;
 	c->cnt.model_ps += end;
+	if (c->stats)
+		vn_core_stats_begin(c->stats);
 	vn_lock_take(ex->lock);
 	ex->st.model_ps = end;
 	ex->st.host_ns = vn_time_ns() - c->start_ns;
@@ -276,6 +299,12 @@ static struct vn_exec *finish_locked(struct vn_core *c)
 	count_stat(c, VN_STAT_BUSY_NS, busy / 1000);
 	count_stat(c, VN_STAT_BYTES_MOVED, bytes);
 	count_stat(c, VN_STAT_FLOPS, flops);
+	if (c->stats) {
+		count_run(c, ex->st.result, end);
+		vn_core_stats_end(c->stats);
+	}
+	if (c->monitor)
+		c->monitor(c->monitor_arg, &ex->st, true);
 	c->cur = NULL;
 	vn_store_release(&c->abort, 0);
 	start_next(c);
@@ -827,6 +856,14 @@ void vn_core_set_fault_abort(struct vn_core *c, bool abort)
 {
 	vn_lock_take(c->lock);
 	c->fault_abort = abort;
+	vn_lock_drop(c->lock);
+}
+
+void vn_core_set_monitor(struct vn_core *c, vn_exec_monitor_fn fn, void *arg)
+{
+	vn_lock_take(c->lock);
+	c->monitor = fn;
+	c->monitor_arg = arg;
 	vn_lock_drop(c->lock);
 }
 

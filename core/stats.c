@@ -10,3 +10,24 @@ const char *const vn_stat_names[VN_STAT_COUNT] = {
 	[VN_STAT_FLOPS] = "flops",
 	[VN_STAT_DEVICE_FAULTS] = "device_faults",
 };
+
+bool vn_core_stats_read(const struct vn_core_stats *s, struct vn_core_stats *copy)
+{
+	const u64 *src = (const u64 *)s;
+	u64 *dst = (u64 *)copy;
+	u64 end, begin;
+	size_t i;
+	int tries;
+
+	for (tries = 0; tries < 16; tries++) {
+		end = __atomic_load_n(&s->end, __ATOMIC_ACQUIRE);
+		for (i = 0; i < sizeof(*s) / sizeof(u64); i++)
+			dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		begin = __atomic_load_n(&s->begin, __ATOMIC_RELAXED);
+		/* No writer in progress when we started, and none started since. */
+		if (begin == end)
+			return true;
+	}
+	return false;
+}

@@ -125,6 +125,11 @@ typedef void (*vn_event_hook)(void *arg, const struct vn_event *ev);
  */
 typedef bool (*vn_exec_edge_hook)(void *arg, const struct vn_exec_status *st, bool end);
 typedef void (*vn_exec_done_fn)(struct vn_exec *ex, void *arg);
+/*
+ * Told of every execution's start (end false) and end (end true, status final), under
+ * the core's lock, whoever traces it: telemetry. Must not sleep or call the core's API.
+ */
+typedef void (*vn_exec_monitor_fn)(void *arg, const struct vn_exec_status *st, bool end);
 
 struct vn_counters {
 	u64 exec_ok;
@@ -178,6 +183,8 @@ void vn_core_set_owner(struct vn_core *c, u64 owner);
  * status turn that off. The kernel always ends the execution with VN_RES_FAULT.
  */
 void vn_core_set_fault_abort(struct vn_core *c, bool abort);
+/* The monitor of every execution (NULL to stop). */
+void vn_core_set_monitor(struct vn_core *c, vn_exec_monitor_fn fn, void *arg);
 /* Also count into these sysfs counters (core/vn_stats.h); NULL to stop. */
 void vn_core_set_stats(struct vn_core *c, struct vn_core_stats *stats);
 

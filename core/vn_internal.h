@@ -83,6 +83,8 @@ struct vn_core {
 	vn_exec_edge_hook edge, ex_edge;
 	void *hook_arg, *ex_arg;
 	void (*ex_gone)(void *arg);	/* vn_core_unhook() waits for the end: then this */
+	vn_exec_monitor_fn monitor;	/* every execution's start and end */
+	void *monitor_arg;
 	struct vn_fp_ctx fp[VNEF_ENGINES];
 	struct vn_counters cnt;
 	struct vn_core_stats *stats;

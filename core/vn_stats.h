@@ -8,6 +8,7 @@
 #define VN_STATS_H
 
 #include "vn_platform.h"
+#include "vneuron_program.h"
 
 enum vn_stat {
 	VN_STAT_EXEC_OK,
@@ -26,8 +27,26 @@ struct vn_counter {
 	u64 peak;
 };
 
+/* Execution results counted apart (VN_RES_OK .. VN_RES_FAULT, core/vn_exec.h). */
+#define VN_STATS_RESULTS	5
+
+/*
+ * A core's counters since the module was loaded: c[] in sysfs, the rest for telemetry
+ * (kmod/genl.c). Writers bracket an execution's updates with vn_core_stats_begin() and
+ * vn_core_stats_end(); vn_core_stats_read() retries until it has a copy no writer
+ * touched while it read (one consistent snapshot, without a lock on the hot path).
+ */
 struct vn_core_stats {
 	struct vn_counter c[VN_STAT_COUNT];
+	u64 results[VN_STATS_RESULTS];
+	u64 stream_busy_ps[VNEF_STREAMS];
+	u64 model_ps;
+	u64 hbm_read;
+	u64 hbm_write;
+	u64 instructions;
+	u64 descriptors;
+	u64 begin;		/* writers started */
+	u64 end;		/* writers done */
 };
 
 /* The sysfs directory name of each counter. */
@@ -50,6 +69,24 @@ static inline u64 vn_counter_read(const u64 *field)
 {
 	return __atomic_load_n(field, __ATOMIC_RELAXED);
 }
+
+static inline void vn_stat_add(u64 *field, u64 v)
+{
+	__atomic_fetch_add(field, v, __ATOMIC_RELAXED);
+}
+
+static inline void vn_core_stats_begin(struct vn_core_stats *s)
+{
+	__atomic_fetch_add(&s->begin, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void vn_core_stats_end(struct vn_core_stats *s)
+{
+	__atomic_fetch_add(&s->end, 1, __ATOMIC_RELEASE);
+}
+
+/* A copy of s; false if writers kept it changing through every try (copy is the last). */
+bool vn_core_stats_read(const struct vn_core_stats *s, struct vn_core_stats *copy);
 
 /* A core reset starts a new present period; totals and peaks stay. */
 static inline void vn_core_stats_reset(struct vn_core_stats *s)

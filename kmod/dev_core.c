@@ -12,6 +12,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -20,8 +21,10 @@
 #include "dev_core.h"
 #include "device.h"
 #include "file.h"
+#include "genl.h"
 #include "trace.h"
 #include "vn_exec.h"
+#include "vneuron_genl.h"
 
 static struct workqueue_struct *vnk_wq;
 static atomic64_t vnk_next_claim = ATOMIC64_INIT(0);
@@ -96,15 +99,26 @@ struct vnk_executor *vnk_executor_get(struct vnk_dev_core *core)
 	snprintf(name, sizeof(name), "%u.%u", core->vdev->index, core->index);
 	if (vn_core_create(core->vdev->model, name, &exr->ec)) {
 		kfree(exr);
+		vnk_event_error(ENOMEM, "no memory for a core's executor");
 		return NULL;
 	}
 	vn_core_set_stats(exr->ec, &core->stats);
+	vn_core_set_monitor(exr->ec, vnk_event_exec, core);
 	vn_core_set_owner(exr->ec, core->claim);
 	kref_init(&exr->ref);
 	exr->core = core;
 	INIT_WORK(&exr->free_work, vnk_executor_free_work);
 	core->executor = exr;
 	return exr;
+}
+
+/* The owner's identity for events about its executions (vnk_event_exec()). */
+static void vnk_publish_owner(struct vnk_dev_core *core)
+{
+	lockdep_assert_held(&core->lock);
+	WRITE_ONCE(core->ev_pid, pid_nr(core->owner_pid));
+	WRITE_ONCE(core->ev_uid, from_kuid(&init_user_ns, core->owner_uid));
+	WRITE_ONCE(core->ev_claim, core->claim);
 }
 
 struct vn_core *vnk_dev_core_claim(struct vnk_file *vf, struct vnk_dev_core *core)
@@ -130,9 +144,12 @@ struct vn_core *vnk_dev_core_claim(struct vnk_file *vf, struct vnk_dev_core *cor
 	core->owner = vf;
 	core->claim = atomic64_inc_return(&vnk_next_claim);
 	core->owner_pid = get_pid(task_tgid(current));
+	core->owner_uid = current_uid();
+	vnk_publish_owner(core);
 	set_bit(core->index, &vf->owned);
 	vn_core_set_owner(exr->ec, core->claim);
 	vnk_trace_core_claimed(core);
+	vnk_event_core(core, VNEURON_EVENT_CORE_CLAIM, task_tgid_nr(current), core->owner_uid);
 	ec = exr->ec;
 out:
 	mutex_unlock(&core->lock);
@@ -153,10 +170,13 @@ void vnk_dev_core_release_all(struct vnk_file *vf)
 		/* Release cannot be interrupted: a short, bounded hold of the lock. */
 		mutex_lock(&core->lock);
 		exr = core->executor;
+		vnk_event_core(core, VNEURON_EVENT_CORE_RELEASE, pid_nr(core->owner_pid),
+			       core->owner_uid);
 		core->owner = NULL;
 		core->claim = 0;
 		put_pid(core->owner_pid);
 		core->owner_pid = NULL;
+		vnk_publish_owner(core);
 		clear_bit(i, &vf->owned);
 		vn_core_set_owner(exr->ec, 0);
 		vnk_trace_core_claimed(core);
@@ -188,6 +208,7 @@ int vnk_reset_ioctl(struct vnk_file *vf, void *data)
 	if (core->executor)
 		vn_core_reset(core->executor->ec);
 	vn_core_stats_reset(&core->stats);
+	vnk_event_core(core, VNEURON_EVENT_RESET, task_tgid_nr(current), current_uid());
 out:
 	mutex_unlock(&core->lock);
 	return ret;

@@ -9,6 +9,7 @@
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/workqueue.h>
 
 #include "vn_stats.h"
@@ -50,6 +51,11 @@ struct vnk_executor {
  * @owner: the file whose executions run here, or NULL
  * @claim: the owner's claim id (never reused), or 0
  * @owner_pid: the claimer's thread group (sysfs owner_pid), or NULL
+ * @owner_uid: the claimer's real uid
+ * @ev_claim: @claim, published for the executor's monitor (kmod/genl.c), which runs
+ *	under the executor's lock and cannot take @lock
+ * @ev_pid: the claimer's pid in the initial namespace, published with @ev_claim
+ * @ev_uid: its real uid (init namespace), published with @ev_claim
  * @executor: the executor while anyone uses it, or NULL
  * @tsession: the trace session taking this core's new executions, or NULL
  * @stats: sysfs counters, updated lock-free by the executor
@@ -64,6 +70,10 @@ struct vnk_dev_core {
 	struct vnk_file *owner;
 	u64 claim;
 	struct pid *owner_pid;
+	kuid_t owner_uid;
+	u64 ev_claim;
+	pid_t ev_pid;
+	uid_t ev_uid;
 	struct vnk_executor *executor;
 	struct vnk_trace_session *tsession;
 	struct vn_core_stats stats;

@@ -130,6 +130,11 @@ err_free:
 	return ret;
 }
 
+struct vnk_device *vnk_device_get(unsigned int index)
+{
+	return index < vnk_device_count ? &vnk_devs[index] : NULL;
+}
+
 void vnk_devices_destroy(void)
 {
 	unsigned int i;

@@ -60,4 +60,12 @@ int vnk_devices_create(unsigned int devices, unsigned int cores, unsigned int hb
  */
 void vnk_devices_destroy(void);
 
+/**
+ * vnk_device_get() - a device by its index
+ * @index: N of /dev/vneuronN
+ *
+ * Return: the device (it lives as long as the module), or NULL past the last.
+ */
+struct vnk_device *vnk_device_get(unsigned int index);
+
 #endif /* VNK_DEVICE_H */

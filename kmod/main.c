@@ -7,6 +7,7 @@
 
 #include "dev_core.h"
 #include "device.h"
+#include "genl.h"
 #include "main.h"
 #include "sysfs.h"
 #include "vn_program.h"
@@ -105,6 +106,13 @@ static int __init vneuron_init(void)
 		vnk_workqueue_exit();
 		return ret;
 	}
+	ret = vnk_genl_init();
+	if (ret) {
+		pr_err("cannot register the generic netlink family: %d\n", ret);
+		vnk_devices_destroy();
+		vnk_workqueue_exit();
+		return ret;
+	}
 	vnk_debugfs_init();
 	return 0;
 }
@@ -112,6 +120,7 @@ static int __init vneuron_init(void)
 static void __exit vneuron_exit(void)
 {
 	vnk_debugfs_exit();
+	vnk_genl_exit();
 	vnk_devices_destroy();
 	vnk_workqueue_exit();
 }

@@ -46,10 +46,12 @@
 #include "dev_core.h"
 #include "device.h"
 #include "file.h"
+#include "genl.h"
 #include "main.h"
 #include "trace.h"
 #include "vn_exec.h"
 #include "vn_trace.h"
+#include "vneuron_genl.h"
 #include "vneuron_trace.h"
 
 /* mmap layout: one window of 8 rings per core, 1 GiB per ring. */
@@ -70,6 +72,7 @@ struct vnk_trace_session {
 	struct vnk_executor *exr;	/* the traced executor, until gone */
 	const struct cred *cred;	/* the tracer's, for owners that claim later */
 	bool privileged;		/* CAP_PERFMON or CAP_SYS_ADMIN at TRACE_START */
+	pid_t tracer;			/* its process, init namespace (telemetry) */
 	u64 visible;			/* the claim id whose executions it may see, or 0 */
 	u32 core;
 	u32 nr;
@@ -199,10 +202,15 @@ static bool vnk_trace_edge(void *arg, const struct vn_exec_status *st, bool end)
 static void vnk_session_gone(void *arg)
 {
 	struct vnk_trace_session *s = arg;
+	u64 dropped = 0;
 	u32 i;
 
-	for (i = 0; i < s->nr; i++)
+	for (i = 0; i < s->nr; i++) {
 		vn_trace_stop(&s->prod[i]);
+		dropped += s->prod[i].dropped;
+	}
+	vnk_event_trace(&s->vf->vdev->cores[s->core], VNEURON_EVENT_TRACE_STOP, s->tracer,
+			s->cred->uid, dropped);
 	WRITE_ONCE(s->stopped, true);
 	wake_up_all(&s->vf->trace_wq);
 	vnk_executor_put(s->exr);
@@ -233,6 +241,7 @@ static struct vnk_trace_session *vnk_session_new(struct vnk_file *vf, u32 core,
 	s->bytes = bytes;		/* charged by the caller */
 	s->cred = get_current_cred();
 	s->privileged = perfmon_capable();
+	s->tracer = task_tgid_nr(current);
 	s->core = core;
 	s->size = arg->ring_size;
 	for (i = 0; i < VNK_TRACE_NR; i++) {
@@ -409,6 +418,7 @@ int vnk_trace_start_ioctl(struct vnk_file *vf, void *data)
 	kref_get(&s->ref);		/* the hooks', dropped when gone */
 	/* The hooks are taken at each execution's start: a running one stays untraced. */
 	vn_core_set_hooks(exr->ec, vnk_trace_hook, vnk_trace_edge, s);
+	vnk_event_trace(core, VNEURON_EVENT_TRACE_START, s->tracer, s->cred->uid, 0);
 	mutex_unlock(&core->lock);
 	if (old)
 		vnk_session_put(old);

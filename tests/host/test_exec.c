@@ -1074,6 +1074,78 @@ TEST_F(ex, queue_runs_in_order_and_counts)
 	EXPECT_GT(cnt.busy_ps[VE], 0ull);
 }
 
+/* The monitor sees every execution's start and end; telemetry counters add up. */
+struct mon_log {
+	int starts, ends;
+	uint64_t last_seq;
+	bool ordered;
+};
+
+static void mon_fn(void *arg, const struct vn_exec_status *st, bool end)
+{
+	struct mon_log *m = arg;
+
+	if (!end) {
+		m->starts++;
+		m->ordered &= st->seq == m->last_seq + 1;
+		m->last_seq = st->seq;
+	} else {
+		m->ends++;
+		m->ordered &= st->seq == m->last_seq;
+	}
+}
+
+TEST_F(ex, monitor_and_telemetry_counters)
+{
+	struct mon_log m = { .ordered = true };
+	struct vn_core_stats stats = { 0 }, snap;
+	struct vn_exec *e[4];
+	struct vn_counters cnt;
+	struct vn_program *p;
+	uint64_t size, busy = 0;
+	uint8_t *img;
+	struct vb b;
+	int i;
+
+	vn_core_set_stats(self->c, &stats);
+	vn_core_set_monitor(self->c, mon_fn, &m);
+	build_small_ok(&b);
+	img = vb_finish(&b, &size);
+	vb_free(&b);
+	ASSERT_EQ(0, vn_program_load(img, size, &p, NULL));
+	free(img);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, vn_exec_submit(self->c, p, NULL, 0, 0, NULL, NULL, &e[i]));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, vn_exec_wait(e[i], 0));
+		vn_exec_put(e[i]);
+	}
+	vn_program_put(p);
+	vn_core_set_monitor(self->c, NULL, NULL);
+	vn_core_set_stats(self->c, NULL);
+	EXPECT_EQ(4, m.starts);
+	EXPECT_EQ(4, m.ends);
+	EXPECT_TRUE(m.ordered);
+	ASSERT_TRUE(vn_core_stats_read(&stats, &snap));
+	vn_core_counters(self->c, &cnt);
+	EXPECT_EQ(4ull, snap.results[VN_RES_OK]);
+	EXPECT_EQ(4ull, snap.c[VN_STAT_EXEC_OK].total);
+	EXPECT_EQ(cnt.instructions, snap.instructions);
+	EXPECT_EQ(cnt.descriptors, snap.descriptors);
+	EXPECT_EQ(cnt.model_ps, snap.model_ps);
+	for (i = 0; i < VNEF_STREAMS; i++) {
+		EXPECT_EQ(cnt.busy_ps[i], snap.stream_busy_ps[i]);
+		busy += snap.stream_busy_ps[i];
+	}
+	/* busy_time_ns is counted per execution, rounded down each time */
+	EXPECT_GE(busy / 1000, snap.c[VN_STAT_BUSY_NS].total);
+	EXPECT_LE(busy / 1000, snap.c[VN_STAT_BUSY_NS].total + 4);
+	EXPECT_EQ(snap.begin, snap.end);
+	/* A writer in progress makes a read fail rather than return a torn copy. */
+	stats.begin++;
+	EXPECT_FALSE(vn_core_stats_read(&stats, &snap));
+}
+
 /*
  * ---- the executor's own checks ----
  *
