@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Communicators and collectives (docs/isa.md, "Collectives"): the ranks of one
+ * communicator meet at each collective, the last to arrive moves the data between their
+ * buffers, and every rank's collective completes at the same modeled time: the latest
+ * arrival plus the algorithm's cost over the topology. OS-independent: the module's CC
+ * engine and the host backend both call it, each rank from its own thread.
+ *
+ * Data: results are exact and deterministic. A reduction adds the ranks' values in rank
+ * order (0, 1, ..., n-1) in fp32 (bf16 inputs are widened, the sum rounded once to
+ * bf16), whatever algorithm the cost models; a C loop in that order gives the same bits.
+ *
+ * Time: ring algorithms over the ranks in rank order. A step moves one chunk across
+ * every hop of the ring at once and takes the slowest hop's latency + chunk / bandwidth;
+ * a hop is intra-device (both ranks on one device) or inter-device. Step counts and
+ * chunks per operation are vn_cc_cost_ps()'s (docs/isa.md gives the formulas).
+ *
+ * The transport boundary: this file only needs every rank's buffers addressable by the
+ * last arriver. Ranks on other nodes (a later issue) join through a proxy that stages
+ * their buffers, so the rendezvous and the cost stay the same.
+ */
+#ifndef VN_COMM_H
+#define VN_COMM_H
+
+#include "vn_platform.h"
+
+/* Ranks per communicator, at most. */
+#define VN_COMM_MAX_RANKS	64
+
+enum vn_cc_op {
+	VN_CC_ALL_REDUCE,	/* in [count] -> out [count]: the reduction of every rank's in */
+	VN_CC_ALL_GATHER,	/* in [count] -> out [n * count]: rank r's in at r * count */
+	VN_CC_REDUCE_SCATTER,	/* in [n * count] -> out [count]: chunk r of the reduction */
+	VN_CC_ALL_TO_ALL,	/* in [n * count] -> out [n * count]: out_r[j] = in_j[r] */
+	VN_CC_PERMUTE,		/* in [count] -> out [count] of rank peer (send/recv) */
+	VN_CC_OPS,
+};
+
+enum vn_cc_reduce {
+	VN_CC_SUM,
+	VN_CC_MAX,
+	VN_CC_REDUCES,
+};
+
+/* What one rank brings to a collective. Every rank must agree on op, reduce, dtype, count. */
+struct vn_cc_args {
+	u32 op;			/* enum vn_cc_op */
+	u32 reduce;		/* enum vn_cc_reduce (ALL_REDUCE, REDUCE_SCATTER) */
+	u32 dtype;		/* VNEF_DT_FP32 or VNEF_DT_BF16 */
+	u32 peer;		/* PERMUTE: the rank this one sends to (itself: keeps its data) */
+	u64 count;		/* elements, as in enum vn_cc_op */
+	const void *in;		/* this rank's buffers, valid until the collective ends */
+	void *out;
+};
+
+/* One link class of the topology. */
+struct vn_cc_link {
+	u64 bytes_per_s;
+	u64 latency_ps;
+};
+
+struct vn_comm_params {
+	u32 nranks;
+	const u32 *device;	/* device of each rank: equal devices share the intra link */
+	struct vn_cc_link intra;
+	struct vn_cc_link inter;
+};
+
+struct vn_comm;
+
+/* The links vneuron models (core/comm.c: figures and their sources). */
+extern const struct vn_cc_link vn_cc_intra_device;
+extern const struct vn_cc_link vn_cc_inter_device;
+
+/* A communicator of p->nranks (1..VN_COMM_MAX_RANKS) ranks. -EINVAL, -ENOMEM. */
+int vn_comm_create(const struct vn_comm_params *p, struct vn_comm **out);
+void vn_comm_destroy(struct vn_comm *cm);
+
+/*
+ * The rank numbered rank arrives at its next collective at modeled time arrive_ps and
+ * waits for the others. Returns 0 with the collective's modeled completion in *done_ps
+ * (the same on every rank) and the data moved; -EINVAL if its arguments are bad or
+ * disagree with another rank's (every rank of that collective gets -EINVAL, nothing
+ * moved); -ETIMEDOUT at deadline_ns (0: none), with the ranks that had not arrived in
+ * *missing (a bit per rank, the first 64); -EPIPE if a rank left (vn_comm_leave()) or
+ * gave up; -EINTR if *abort became non-zero (checked at least every millisecond) or a
+ * fatal signal came. A rank that gives up leaves the communicator broken for everyone.
+ */
+int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a, u64 arrive_ps,
+		       u64 deadline_ns, const int *abort, u64 *done_ps, u64 *missing);
+
+/* The rank numbered rank is gone (its owner died, its execution ended): waits end -EPIPE. */
+void vn_comm_leave(struct vn_comm *cm, u32 rank);
+
+/* The modeled time of op moving count elements of dtype on cm (0 for one rank). */
+u64 vn_cc_cost_ps(const struct vn_comm *cm, u32 op, u32 dtype, u64 count);
+
+/* Bytes an op reads from one rank's in and writes to its out (0 if they overflow). */
+u64 vn_cc_in_bytes(u32 op, u32 nranks, u32 dtype, u64 count);
+u64 vn_cc_out_bytes(u32 op, u32 nranks, u32 dtype, u64 count);
+
+/*
+ * core/comm_fp.c: for e < count, every out[o][e] = in[0][in_first + e] (+ or max)
+ * in[1][in_first + e] ... in rank order, in fp32. Each block of every rank is read before
+ * any output of it is written, so an out may be its own rank's in. FPU inside, bounded.
+ */
+void vn_cc_reduce(u32 reduce, u32 dtype, void *const *out, u32 nout, const void *const *in,
+		  u32 n, u64 in_first, u64 count);
+
+#endif /* VN_COMM_H */

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Communicators (core/comm.c): each rank a thread, as the module's CC engines will be.
+ * Results against C references that add in rank order, modeled times against the ring
+ * formulas computed by hand, and every way a collective can fail.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vn_comm.h"
+#include "vn_os.h"
+#include "vneuron_program.h"
+
+/* The 6.1 harness defines non-static helpers without prototypes. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+#define N 4
+
+struct rank_run {
+	struct vn_comm *cm;
+	u32 rank;
+	struct vn_cc_args a;
+	u64 arrive_ps;
+	u64 deadline_ns;
+	const int *abort;
+	int ret;
+	u64 done_ps;
+	u64 missing;
+};
+
+static void *rank_thread(void *arg)
+{
+	struct rank_run *r = arg;
+
+	r->ret = vn_comm_collective(r->cm, r->rank, &r->a, r->arrive_ps, r->deadline_ns, r->abort,
+				    &r->done_ps, &r->missing);
+	return NULL;
+}
+
+/* Runs ranks [0, n) (skipping those with skip[r]) to the end. */
+static void run_ranks(struct rank_run *r, u32 n, const bool *skip)
+{
+	pthread_t t[VN_COMM_MAX_RANKS];
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (!skip || !skip[i])
+			pthread_create(&t[i], NULL, rank_thread, &r[i]);
+	for (i = 0; i < n; i++)
+		if (!skip || !skip[i])
+			pthread_join(t[i], NULL);
+}
+
+/* 2 devices x 2 cores: ranks 0, 1 on device 0, ranks 2, 3 on device 1. */
+static struct vn_comm *comm_2x2(void)
+{
+	static const u32 dev[N] = { 0, 0, 1, 1 };
+	struct vn_comm_params p = {
+		.nranks = N, .device = dev,
+		.intra = vn_cc_intra_device, .inter = vn_cc_inter_device,
+	};
+	struct vn_comm *cm;
+
+	return vn_comm_create(&p, &cm) ? NULL : cm;
+}
+
+static float val(u32 rank, u64 i)
+{
+	/* Values whose sums round: the order of the additions shows in the bits. */
+	return (float)((rank * 7919 + i * 104729) % 1000) * 0.001f + 1e-7f * (float)rank;
+}
+
+static void setup(struct rank_run *r, struct vn_comm *cm, u32 op, u32 dtype, u64 count,
+		  void **in, void **out, u64 inb, u64 outb)
+{
+	u32 k;
+
+	for (k = 0; k < N; k++) {
+		in[k] = calloc(1, inb);
+		out[k] = calloc(1, outb);
+		r[k] = (struct rank_run){
+			.cm = cm, .rank = k, .arrive_ps = 1000 * (k + 1),
+			.a = { .op = op, .reduce = VN_CC_SUM, .dtype = dtype, .count = count,
+			       .in = in[k], .out = out[k] },
+		};
+	}
+}
+
+static void release(void **in, void **out)
+{
+	u32 k;
+
+	for (k = 0; k < N; k++) {
+		free(in[k]);
+		free(out[k]);
+	}
+}
+
+TEST(all_reduce_sum_is_exact_and_timed_by_the_ring)
+{
+	const u64 count = 10000;
+	struct vn_comm *cm = comm_2x2();
+	struct rank_run r[N];
+	void *in[N], *out[N];
+	u64 i;
+	u32 k;
+
+	ASSERT_NE(NULL, cm);
+	setup(r, cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, count, in, out, count * 4, count * 4);
+	for (k = 0; k < N; k++)
+		for (i = 0; i < count; i++)
+			((float *)in[k])[i] = val(k, i);
+	run_ranks(r, N, NULL);
+	for (k = 0; k < N; k++) {
+		ASSERT_EQ(0, r[k].ret);
+		/*
+		 * By hand: 40000 bytes, chunks of 10000; the ring 0-1-2-3-0 has inter-device
+		 * hops (2 us + 10000 B at 192 GB/s = 52083 ps): 6 steps of 2052083 ps after
+		 * the last arrival at 4000 ps.
+		 */
+		EXPECT_EQ(4000ull + 6 * 2052083ull, r[k].done_ps);
+		for (i = 0; i < count; i++) {
+			float want = val(0, i);
+			u32 j;
+
+			for (j = 1; j < N; j++)
+				want += val(j, i);
+			if (memcmp(&want, &((float *)out[k])[i], 4)) {
+				EXPECT_EQ(want, ((float *)out[k])[i]);
+				break;
+			}
+		}
+	}
+	release(in, out);
+	vn_comm_destroy(cm);
+}
+
+TEST(all_reduce_in_place_bf16_max)
+{
+	const u64 count = 5000;
+	struct vn_comm *cm = comm_2x2();
+	struct rank_run r[N];
+	uint16_t *buf[N];
+	u64 i;
+	u32 k;
+
+	ASSERT_NE(NULL, cm);
+	for (k = 0; k < N; k++) {
+		buf[k] = calloc(count, 2);
+		for (i = 0; i < count; i++)
+			buf[k][i] = (uint16_t)(0x3f80 + ((k * 31 + i) % 97));	/* 1.0 .. 1.75 */
+		r[k] = (struct rank_run){
+			.cm = cm, .rank = k,
+			.a = { .op = VN_CC_ALL_REDUCE, .reduce = VN_CC_MAX, .dtype = VNEF_DT_BF16,
+			       .count = count, .in = buf[k], .out = buf[k] },
+		};
+	}
+	run_ranks(r, N, NULL);
+	for (k = 0; k < N; k++) {
+		ASSERT_EQ(0, r[k].ret);
+		for (i = 0; i < count; i++) {
+			uint16_t want = 0;
+			u32 j;
+
+			for (j = 0; j < N; j++)
+				if (0x3f80 + ((j * 31 + i) % 97) > want)
+					want = (uint16_t)(0x3f80 + ((j * 31 + i) % 97));
+			if (buf[k][i] != want) {
+				EXPECT_EQ(want, buf[k][i]);
+				break;
+			}
+		}
+		free(buf[k]);
+	}
+	vn_comm_destroy(cm);
+}
+
+TEST(gather_scatter_all_to_all_permute)
+{
+	const u64 c = 300;
+	struct vn_comm *cm = comm_2x2();
+	struct rank_run r[N];
+	void *in[N], *out[N];
+	u64 i;
+	u32 k, j;
+
+	ASSERT_NE(NULL, cm);
+	/* all-gather: out[k] = in[0] | in[1] | in[2] | in[3] */
+	setup(r, cm, VN_CC_ALL_GATHER, VNEF_DT_FP32, c, in, out, c * 4, N * c * 4);
+	for (k = 0; k < N; k++)
+		for (i = 0; i < c; i++)
+			((float *)in[k])[i] = val(k, i);
+	run_ranks(r, N, NULL);
+	for (k = 0; k < N; k++) {
+		ASSERT_EQ(0, r[k].ret);
+		for (j = 0; j < N; j++)
+			EXPECT_EQ(0, memcmp((float *)out[k] + j * c, in[j], c * 4));
+		/* 3 steps of 1200 bytes over the inter-device hop */
+		EXPECT_EQ(4000ull + 3 * (2000000ull + 1200ull * 1000000 / 192000), r[k].done_ps);
+	}
+	release(in, out);
+
+	/* reduce-scatter: out[k] = chunk k of the sum */
+	setup(r, cm, VN_CC_REDUCE_SCATTER, VNEF_DT_FP32, c, in, out, N * c * 4, c * 4);
+	for (k = 0; k < N; k++)
+		for (i = 0; i < N * c; i++)
+			((float *)in[k])[i] = val(k, i);
+	run_ranks(r, N, NULL);
+	for (k = 0; k < N; k++) {
+		ASSERT_EQ(0, r[k].ret);
+		for (i = 0; i < c; i++) {
+			float want = val(0, k * c + i);
+
+			for (j = 1; j < N; j++)
+				want += val(j, k * c + i);
+			EXPECT_EQ(0, memcmp(&want, (float *)out[k] + i, 4));
+		}
+	}
+	release(in, out);
+
+	/* all-to-all: chunk j of out[k] = chunk k of in[j] */
+	setup(r, cm, VN_CC_ALL_TO_ALL, VNEF_DT_FP32, c, in, out, N * c * 4, N * c * 4);
+	for (k = 0; k < N; k++)
+		for (i = 0; i < N * c; i++)
+			((float *)in[k])[i] = val(k, i);
+	run_ranks(r, N, NULL);
+	for (k = 0; k < N; k++) {
+		ASSERT_EQ(0, r[k].ret);
+		for (j = 0; j < N; j++)
+			EXPECT_EQ(0, memcmp((float *)out[k] + j * c, (float *)in[j] + k * c, c * 4));
+	}
+	release(in, out);
+
+	/* permute: rank k sends to k + 1 */
+	setup(r, cm, VN_CC_PERMUTE, VNEF_DT_FP32, c, in, out, c * 4, c * 4);
+	for (k = 0; k < N; k++) {
+		r[k].a.peer = (k + 1) % N;
+		for (i = 0; i < c; i++)
+			((float *)in[k])[i] = val(k, i);
+	}
+	run_ranks(r, N, NULL);
+	for (k = 0; k < N; k++) {
+		ASSERT_EQ(0, r[k].ret);
+		EXPECT_EQ(0, memcmp(out[(k + 1) % N], in[k], c * 4));
+	}
+	release(in, out);
+	vn_comm_destroy(cm);
+}
+
+TEST(disagreeing_or_overlapping_arguments_fail_every_rank)
+{
+	struct vn_comm *cm = comm_2x2();
+	struct rank_run r[N];
+	void *in[N], *out[N];
+	u32 k;
+
+	ASSERT_NE(NULL, cm);
+	setup(r, cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, 64, in, out, 256, 256);
+	r[2].a.count = 63;
+	run_ranks(r, N, NULL);
+	for (k = 0; k < N; k++)
+		EXPECT_EQ(-EINVAL, r[k].ret);
+	/* the communicator still works: the next collective agrees */
+	r[2].a.count = 64;
+	run_ranks(r, N, NULL);
+	for (k = 0; k < N; k++)
+		EXPECT_EQ(0, r[k].ret);
+	/* one rank's out is another's in */
+	r[1].a.out = (void *)r[0].a.in;
+	run_ranks(r, N, NULL);
+	for (k = 0; k < N; k++)
+		EXPECT_EQ(-EINVAL, r[k].ret);
+	r[1].a.out = out[1];
+	/* two ranks send to the same peer */
+	for (k = 0; k < N; k++) {
+		r[k].a.op = VN_CC_PERMUTE;
+		r[k].a.peer = 0;
+	}
+	run_ranks(r, N, NULL);
+	for (k = 0; k < N; k++)
+		EXPECT_EQ(-EINVAL, r[k].ret);
+	/* a bad dtype */
+	for (k = 0; k < N; k++) {
+		r[k].a.op = VN_CC_ALL_REDUCE;
+		r[k].a.dtype = 7;
+	}
+	run_ranks(r, N, NULL);
+	for (k = 0; k < N; k++)
+		EXPECT_EQ(-EINVAL, r[k].ret);
+	release(in, out);
+	vn_comm_destroy(cm);
+}
+
+TEST(a_missing_rank_times_out_the_others_and_is_named)
+{
+	struct vn_comm *cm = comm_2x2();
+	bool skip[N] = { false, false, true, false };
+	struct rank_run r[N];
+	void *in[N], *out[N];
+	int timeouts = 0, pipes = 0;
+	u32 k;
+
+	ASSERT_NE(NULL, cm);
+	setup(r, cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, 64, in, out, 256, 256);
+	for (k = 0; k < N; k++)
+		r[k].deadline_ns = vn_time_ns() + 50000000;	/* 50 ms */
+	run_ranks(r, N, skip);
+	for (k = 0; k < N; k++) {
+		if (skip[k])
+			continue;
+		if (r[k].ret == -ETIMEDOUT) {
+			timeouts++;
+			EXPECT_EQ(1ull << 2, r[k].missing);
+		} else {
+			EXPECT_EQ(-EPIPE, r[k].ret);
+			pipes++;
+		}
+	}
+	EXPECT_GE(timeouts, 1);
+	EXPECT_EQ(3, timeouts + pipes);
+	/* broken for good: the late rank learns it at once */
+	r[2].deadline_ns = 0;
+	run_ranks(&r[2], 1, NULL);
+	EXPECT_EQ(-EPIPE, r[2].ret);
+	release(in, out);
+	vn_comm_destroy(cm);
+}
+
+static void *leave_later(void *arg)
+{
+	usleep(20000);
+	vn_comm_leave(arg, 3);
+	return NULL;
+}
+
+TEST(a_rank_that_leaves_or_an_abort_ends_the_wait)
+{
+	struct vn_comm *cm = comm_2x2();
+	bool skip[N] = { false, false, false, true };
+	struct rank_run r[N];
+	void *in[N], *out[N];
+	int stop = 0;
+	pthread_t t;
+	u32 k;
+
+	ASSERT_NE(NULL, cm);
+	setup(r, cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, 64, in, out, 256, 256);
+	pthread_create(&t, NULL, leave_later, cm);
+	run_ranks(r, N, skip);
+	pthread_join(t, NULL);
+	for (k = 0; k < 3; k++)
+		EXPECT_EQ(-EPIPE, r[k].ret);
+	vn_comm_destroy(cm);
+
+	cm = comm_2x2();
+	ASSERT_NE(NULL, cm);
+	for (k = 0; k < N; k++) {
+		r[k].cm = cm;
+		r[k].abort = &stop;
+	}
+	stop = 1;
+	run_ranks(r, 1, NULL);
+	EXPECT_EQ(-EINTR, r[0].ret);
+	release(in, out);
+	vn_comm_destroy(cm);
+}
+
+TEST(cost_by_hand)
+{
+	static const u32 one_dev[N] = { 0, 0, 0, 0 };
+	struct vn_comm_params p = {
+		.nranks = N, .device = one_dev,
+		.intra = vn_cc_intra_device, .inter = vn_cc_inter_device,
+	};
+	struct vn_comm *cm, *solo;
+	u64 mib64 = 64ull << 20;
+
+	ASSERT_EQ(0, vn_comm_create(&p, &cm));
+	/* 64 MiB fp32 all-reduce on one device: 6 steps of 16 MiB at 500 GB/s + 1 us */
+	EXPECT_EQ(6 * (1000000ull + (16ull << 20) * 1000000 / 500000),
+		  vn_cc_cost_ps(cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, mib64 / 4));
+	/* bf16: half the bytes */
+	EXPECT_EQ(6 * (1000000ull + (8ull << 20) * 1000000 / 500000),
+		  vn_cc_cost_ps(cm, VN_CC_ALL_REDUCE, VNEF_DT_BF16, mib64 / 4));
+	EXPECT_EQ(1000000ull + 4000ull * 1000000 / 500000,
+		  vn_cc_cost_ps(cm, VN_CC_PERMUTE, VNEF_DT_FP32, 1000));
+	vn_comm_destroy(cm);
+	p.nranks = 1;
+	ASSERT_EQ(0, vn_comm_create(&p, &solo));
+	EXPECT_EQ(0ull, vn_cc_cost_ps(solo, VN_CC_ALL_REDUCE, VNEF_DT_FP32, 1000));
+	vn_comm_destroy(solo);
+	p.nranks = 0;
+	EXPECT_EQ(-EINVAL, vn_comm_create(&p, &solo));
+	p.nranks = VN_COMM_MAX_RANKS + 1;
+	EXPECT_EQ(-EINVAL, vn_comm_create(&p, &solo));
+	EXPECT_EQ(0ull, vn_cc_in_bytes(VN_CC_ALL_TO_ALL, 4, VNEF_DT_FP32, UINT64_MAX / 8));
+}
+
+TEST_HARNESS_MAIN
