@@ -584,7 +584,10 @@ out:
 	return skb->len;
 }
 
-/* Requests may carry only the device filter: everything else is refused (strict). */
+/*
+ * Requests may carry only the device filter: everything else is refused (strict). With
+ * resv_start_op 0 every command also has its header's reserved field and flags checked.
+ */
 static const struct nla_policy vnk_genl_policy[VNEURON_A_MAX + 1] = {
 	[VNEURON_A_DEVICE] = { .type = NLA_U32 },
 };
@@ -616,7 +619,6 @@ static struct genl_family vnk_genl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = vnk_genl_ops,
 	.n_ops = ARRAY_SIZE(vnk_genl_ops),
-	.resv_start_op = VNEURON_CMD_UNSUBSCRIBE + 1,
 };
 
 /* A released socket leaves: its port id may be someone else's next. */
