@@ -22,7 +22,9 @@ B := build
 CSTD := -std=gnu11
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes
 INC := -Iuapi -Icore -Ilibneurondev -Ilibvnprog
-CFLAGS_COMMON := $(CSTD) $(WARN) -g -D_GNU_SOURCE $(INC) -MMD -MP
+# The libraries report dkms.conf's version (nd_version()), as the module does.
+VNDEF := -DVNEURON_VERSION='"$(VERSION)"'
+CFLAGS_COMMON := $(CSTD) $(WARN) -g -D_GNU_SOURCE $(VNDEF) $(INC) -MMD -MP
 CFLAGS_REL := $(CFLAGS_COMMON) -O2 -march=x86-64-v2
 CFLAGS_SAN := $(CFLAGS_COMMON) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	      -fno-sanitize-recover=all
@@ -39,6 +41,8 @@ PROF_CMD_SRCS := profiler/main.c $(wildcard profiler/builtin-*.c)
 PROF_SRCS := $(filter-out $(PROF_CMD_SRCS),$(wildcard profiler/*.c))
 HOST_TESTS := $(patsubst tests/host/%.c,$(B)/san/tests/%,$(wildcard tests/host/test_*.c))
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(B)/rel/guest/%,$(wildcard tests/guest/*_test.c))
+# Helpers the guest tests run (tests/guest/NAME.c other than *_test.c): not user tools.
+GUEST_HELPERS := $(patsubst tests/guest/%.c,$(B)/rel/guest/%,$(filter-out %_test.c,$(wildcard tests/guest/*.c)))
 FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench/%,$(wildcard tools/bench/bench_*.c))
 GUEST_BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench-guest/%,$(wildcard tools/bench/guest_*.c))
@@ -63,6 +67,9 @@ help:
 ## make vm-run CMD='...' [VNEURON_PARAMS='devices=2']   run CMD in the guest
 ## make vm-shell   an interactive guest shell with the module loaded
 ## make demo       a sample workload under the profiler, results in out/
+## make install    tools, shared libraries, headers, man pages, udev rule, DKMS tree
+##                 (PREFIX=/usr/local, DESTDIR=); make uninstall removes them
+## make deb        Debian packages vneuron-dkms and vneuron-tools in build/deb/
 
 module: vneuron.ko
 vneuron.ko: Kbuild $(wildcard kmod/*.c kmod/*.h core/*.c core/*.h uapi/*.h)
@@ -70,7 +77,7 @@ vneuron.ko: Kbuild $(wildcard kmod/*.c kmod/*.h core/*.c core/*.h uapi/*.h)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 user: $(B)/rel/libvncore.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(PROFILER) $(TOOLS) $(EXAMPLES) $(HOST_TESTS) \
-	$(GUEST_TESTS) $(BENCHES) $(GUEST_BENCHES) $(BROWSER_TESTS)
+	$(GUEST_TESTS) $(GUEST_HELPERS) $(BENCHES) $(GUEST_BENCHES) $(BROWSER_TESTS)
 
 # Two builds of every userspace object: rel (optimised, for tools and the guest) and
 # san (ASan + UBSan, for host tests).
@@ -132,6 +139,8 @@ $(B)/bin/%: tools/bin/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/lib
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
+# vneuron-top draws with ncurses (libncurses-dev).
+$(B)/bin/vneuron-top: LIBS += $(shell pkg-config --libs ncurses 2>/dev/null || echo -lncurses)
 $(B)/bin/example-%: examples/%.c examples/common.c $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
@@ -142,7 +151,7 @@ $(B)/bin/vneuron-profile: $(patsubst %.c,$(B)/rel/%.o,$(PROF_CMD_SRCS)) $(B)/rel
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(filter %.o %.a,$^) -o $@ $(LIBS)
 
-FUZZ_CFLAGS := $(CSTD) -g -O1 -D_GNU_SOURCE $(INC) -fsanitize=fuzzer,address,undefined
+FUZZ_CFLAGS := $(CSTD) -g -O1 -D_GNU_SOURCE $(VNDEF) $(INC) -fsanitize=fuzzer,address,undefined
 $(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS) $(PROF_SRCS) $(VNPROG_SRCS) $(LIB_SRCS)
 	@mkdir -p $(@D)
 	$(call msg,FUZZ,$@)
@@ -151,7 +160,7 @@ $(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS) $(PROF_SRCS) $(VNPROG_SRCS) $(LIB_SRCS)
 setup:
 	@bash tools/setup.sh
 
-check: all $(FUZZERS)
+check: all install-build $(FUZZERS)
 	@bash tools/check
 
 host-test: $(HOST_TESTS)
@@ -181,11 +190,15 @@ vm-run: all
 vm-shell: all
 	@tools/vmtest -p '$(VNEURON_PARAMS)' -s
 
+# make install, make uninstall, make deb.
+include tools/install.mk
+
 print-kdir:
 	@echo $(KDIR)
 
 clean:
 	-$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
-	rm -rf $(B)/rel $(B)/san $(B)/fuzz $(B)/bin $(B)/results $(B)/vm
+	rm -rf $(B)/rel $(B)/san $(B)/fuzz $(B)/bin $(B)/results $(B)/vm $(B)/pic $(B)/shared $(B)/man \
+		$(B)/deb
 
 -include $(shell find $(B)/rel $(B)/san -name '*.d' 2>/dev/null)

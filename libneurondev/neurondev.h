@@ -30,6 +30,7 @@
 #include <sys/types.h>
 
 #include "vneuron.h"
+#include "vneuron_genl.h"
 #include "vneuron_program.h"
 #include "vneuron_trace.h"
 
@@ -47,6 +48,19 @@ struct nd_error {
 
 /* A static description of a (negative or positive) errno value. Never NULL. */
 const char *nd_strerror(int err);
+
+/* This library's version ("0.1.0"; the module's and the packages' too). */
+const char *nd_version(void);
+
+/*
+ * The text of a tool's --version, one "NAME VERSION" line each: @tool (may be NULL),
+ * libneurondev with the uapi version it was built for, each pair of @libs (name, version,
+ * ..., NULL; may be NULL; e.g. {"libvnprog", vnp_version(), NULL}) and the module: its
+ * version (sysfs) and uapi version (GET_INFO on a read-only /dev/vneuron0), or why they
+ * cannot be read. Returns the length of the whole text, as snprintf() does (a result >=
+ * size means it was cut), or -EINVAL.
+ */
+int nd_version_string(char *buf, size_t size, const char *tool, const char *const *libs);
 
 /* ---------------------------------------------------------------------------------- */
 /* Device access: /dev/vneuronN through uapi/vneuron.h                                 */
@@ -347,6 +361,165 @@ uint64_t nd_ring_dropped(const struct nd_ring *r);
 ssize_t nd_ring_drain(struct nd_ring *r,
 		      int (*fn)(void *arg, const struct vneuron_trace_record *recs, size_t n),
 		      void *arg);
+
+/* ---------------------------------------------------------------------------------- */
+/* Live telemetry over generic netlink (telemetry.c; uapi/vneuron_genl.h, docs/telemetry.md) */
+/*
+ * The module's generic netlink family "vneuron", through libnl-genl-3: snapshots of the
+ * devices and cores (the figures sysfs has, one consistent snapshot per core) and a
+ * subscription to events (executions, claims, resets, trace sessions, faults, module
+ * errors). Needs no device node and no privilege: the module decides what each caller
+ * may see (an owner of another uid is hidden, its events are not sent).
+ *
+ * A telemetry handle is for one thread at a time. Errors as the rest of the library:
+ * 0 / count or -errno, with a message in the handle (nd_telemetry_error()); libnl's
+ * errors and the kernel's extended acks are turned into that message.
+ */
+
+struct nd_telemetry;
+
+/* Streams of a core: the four engines, then the DMA queues (stream numbering of uapi). */
+#define ND_TEL_STREAMS		VNEF_STREAMS
+
+/* One device (VNEURON_CMD_GET_DEVICE). */
+struct nd_tel_device {
+	uint32_t device;		/* N of /dev/vneuronN */
+	uint32_t nr_cores;
+	uint64_t hbm_size;		/* bytes */
+	uint64_t hbm_used;		/* allocated now */
+	uint64_t hbm_peak;		/* the most ever allocated at once */
+	uint32_t uapi_version;
+	char module_version[32];
+	uint64_t events_produced;	/* since load, module-wide */
+	uint64_t events_dropped;	/* of those, dropped before they were queued */
+	uint64_t attrs;			/* bit a: attribute a (enum vneuron_genl_attr) was sent */
+};
+
+/* One core's snapshot (VNEURON_CMD_GET_CORE); every counter counts since module load. */
+struct nd_tel_core {
+	uint32_t device;
+	uint32_t core;
+	uint32_t owner_pid;		/* 0: nobody owns it, or owner_hidden */
+	uint32_t owner_uid;
+	int owner_hidden;		/* owned by a process the caller may not see */
+	int traced;			/* a trace session takes its executions */
+	uint64_t exec_ok;		/* executions by how they ended */
+	uint64_t exec_error;
+	uint64_t exec_timeout;
+	uint64_t exec_aborted;
+	uint64_t exec_fault;
+	uint64_t busy_ns;		/* modeled busy time of all streams (sysfs busy_time_ns) */
+	uint64_t bytes;			/* bytes moved (sysfs bytes_moved) */
+	uint64_t flops;
+	uint64_t model_ps;		/* modeled time of all executions */
+	uint64_t stream_busy_ps[ND_TEL_STREAMS];	/* modeled busy time per stream */
+	unsigned int nr_streams;	/* entries the kernel sent (the highest + 1) */
+	uint64_t hbm_read;		/* bytes DMA read from / wrote to HBM */
+	uint64_t hbm_write;
+	uint64_t instructions;		/* engine instructions run */
+	uint64_t descriptors;		/* DMA descriptors run */
+	uint64_t timestamp_ns;		/* CLOCK_MONOTONIC of the snapshot */
+	uint64_t attrs;			/* bit a: attribute a was sent */
+};
+
+/* Executions that ended, by any status. */
+uint64_t nd_tel_core_execs(const struct nd_tel_core *c);
+
+/*
+ * A core's activity between two of its snapshots (docs/telemetry.md, "Utilisation").
+ * Busy times are modeled (the per-stream picoseconds, and busy_ns, their sum over the
+ * streams), so an engine's utilisation is its share of the core's modeled execution time
+ * in the interval (its busy ps over the model_ps the core's executions took). Only the
+ * rates per second are over the host interval. A snapshot has no host busy time: the
+ * tools take it from the EXEC_END events' host_ns.
+ */
+struct nd_tel_rates {
+	double interval_s;		/* host time between the snapshots */
+	uint64_t execs;			/* executions that ended in the interval */
+	uint64_t faults;		/* of those, ended FAULT */
+	uint64_t model_ps;		/* their modeled time */
+	double execs_per_s;		/* per host second */
+	double streams_busy;		/* busy streams on average: busy_ns over model_ps */
+	double engine[VNEF_ENGINES];	/* 0..1: busy ps over model_ps, by engine */
+	double dma_queue[VNEF_DMA_QUEUES];	/* 0..1: the same per DMA queue */
+	double dma;			/* 0..1: the busiest DMA queue's */
+	double bytes_per_s;		/* moved, per host second */
+	double model_flops;		/* FLOP per modeled second (0 when no modeled time) */
+};
+
+/* The rates from prev to cur (the same core, cur later). -EINVAL if they do not fit. */
+int nd_tel_core_rates(const struct nd_tel_core *prev, const struct nd_tel_core *cur,
+		      struct nd_tel_rates *r);
+
+/* One event (VNEURON_CMD_EVENT); fields the event does not carry are 0 (device, core ~0). */
+struct nd_tel_event {
+	uint32_t type;			/* enum vneuron_genl_event */
+	uint64_t timestamp_ns;		/* CLOCK_MONOTONIC */
+	uint32_t device;		/* ~0u: about no device */
+	uint32_t core;			/* ~0u: about no core */
+	uint32_t pid;			/* the process it is about (0: none) */
+	uint32_t uid;
+	uint64_t exec_seq;		/* EXEC_*, FAULT: the execution on its core (from 1) */
+	uint32_t status;		/* EXEC_END: enum vneuron_exec_status */
+	uint32_t reason;		/* EXEC_END, FAULT: enum vneuron_exec_reason */
+	uint64_t model_ps;		/* EXEC_END: modeled duration */
+	uint64_t host_ns;		/* EXEC_END: host duration */
+	uint32_t stream;		/* FAULT: where (else VNEURON_STREAM_NONE) */
+	uint32_t pc;
+	uint64_t trace_dropped;		/* TRACE_STOP: records its rings dropped */
+	uint32_t err;			/* ERROR: a positive errno */
+	char message[128];		/* ERROR: what failed */
+	uint64_t dropped;		/* events this subscriber missed before this one */
+	uint64_t attrs;			/* bit a: attribute a was sent */
+};
+
+/*
+ * Connect to the family. -ENOENT, "the vneuron module is not loaded (no generic netlink
+ * family 'vneuron')", when it is absent; other -errno when netlink itself fails. err
+ * may be NULL.
+ */
+int nd_telemetry_open(struct nd_telemetry **tp, struct nd_error *err);
+/* Unsubscribes if needed and frees. NULL is fine. */
+void nd_telemetry_close(struct nd_telemetry *t);
+/* The message of the last failed call on t ("" if none). */
+const char *nd_telemetry_error(const struct nd_telemetry *t);
+
+/*
+ * Every device (device < 0) or /dev/vneuron<device> (-ENODEV if none): *devs is a
+ * malloc()ed array for free() (NULL when there are none). Returns the count or -errno.
+ */
+int nd_telemetry_devices(struct nd_telemetry *t, int device, struct nd_tel_device **devs);
+/* Every core of every device (device < 0) or of one device; as nd_telemetry_devices(). */
+int nd_telemetry_cores(struct nd_telemetry *t, int device, struct nd_tel_core **cores);
+
+/*
+ * Receive events from now on (-EALREADY if subscribed, -EBUSY past the module's
+ * subscriber limit) / stop (-ENOENT if not subscribed). Events that arrive meanwhile
+ * are kept for nd_telemetry_next_event().
+ */
+int nd_telemetry_subscribe(struct nd_telemetry *t);
+int nd_telemetry_unsubscribe(struct nd_telemetry *t);
+/*
+ * The event socket, for poll() (POLLIN: events to read). Events may also be queued in
+ * the handle already: call nd_telemetry_next_event(t, ev, 0) until it returns 0 before
+ * polling.
+ */
+int nd_telemetry_fd(const struct nd_telemetry *t);
+/*
+ * The next event, waiting up to timeout_ms (0: only what is there, -1: forever).
+ * 1 with *ev filled, 0 if none came in time, -errno (-EINTR on a signal). Any event may
+ * carry a dropped count; a VNEURON_EVENT_DROPPED message carries nothing else.
+ */
+int nd_telemetry_next_event(struct nd_telemetry *t, struct nd_tel_event *ev, int timeout_ms);
+/* Events missed in total (the sum of the events' dropped counts so far). */
+uint64_t nd_telemetry_dropped(const struct nd_telemetry *t);
+
+/*
+ * An event type's name: "exec_start", "exec_end", "fault", "claim", "release", "reset",
+ * "trace_start", "trace_stop", "error", "dropped" (VNEURON_EVENT_DROPPED: a message that
+ * only says how many events were missed); "?" for none.
+ */
+const char *nd_tel_event_name(uint32_t type);
 
 /* ---------------------------------------------------------------------------------- */
 /* The API log (apilog.c, docs/profiler.md)                                            */

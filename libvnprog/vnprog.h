@@ -478,6 +478,18 @@ int nd_npy_load(const char *path, struct nd_npy *npy, void **filep, struct nd_er
 int nd_npy_save(const char *path, const uint64_t *shape, unsigned int ndim,
 		const float *data, struct nd_error *err);
 
+/* ---------------------------------------------------------------------------------- */
+/* Versions                                                                           */
+
+/* This library's version (the same as nd_version() for a matched installation). */
+const char *nd_vnprog_version(void);
+
+/*
+ * A tool's --version: nd_version_string() for @tool with libvnprog's version added,
+ * written to out. 0, or -EIO if it could not be written.
+ */
+int nd_tool_version(FILE *out, const char *tool);
+
 #if defined(__cplusplus)
 }
 #endif

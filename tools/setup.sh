@@ -8,7 +8,8 @@ B=build
 PKGS=(build-essential pkg-config linux-headers-amd64 linux-source-6.1 qemu-system-x86
       busybox-static cpio xz-utils kmod dkms sparse clang llvm libclang-rt-14-dev
       liburing-dev libnl-genl-3-dev libssl-dev libopenblas-dev protobuf-compiler chromium
-      flex bison bc libelf-dev)
+      flex bison bc libelf-dev libncurses-dev tmux
+      debhelper dh-dkms lintian)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -5,7 +5,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ko=${VNEURON_KO:-$top/vneuron.ko}
-traffic=${VNEURON_TRAFFIC:-$top/build/bin/vneuron-traffic}
+traffic=${VNEURON_TRAFFIC:-$top/build/rel/guest/vneuron-traffic}
 lifetime=${VNEURON_LIFETIME_TEST:-$top/build/rel/guest/kmod_lifetime_test}
 counters=/sys/kernel/debug/vneuron/counters
 n=0 failed=0

@@ -1,14 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * vnef-tool: write libneurondev's example kernels as .vnef files, and list an image.
- *   vnef-tool build exp|exp1|matmul|matmul-bf16|softmax|layernorm|mlp OUT.vnef
- *   vnef-tool dump FILE.vnef
+ * vnef-tool: write libvnprog's ready-made kernels as .vnef files, and list an image
+ * (a user tool, installed with vnef-tool(1); --help has the details).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vnprog.h"
+
+static const char help[] =
+"NAME\n"
+"    vnef-tool - write libvnprog's ready-made kernels as .vnef programs, list a program\n"
+"\n"
+"SYNOPSIS\n"
+"    vnef-tool build KERNEL OUT.vnef\n"
+"    vnef-tool dump FILE.vnef\n"
+"    vnef-tool --help | --version\n"
+"\n"
+"DESCRIPTION\n"
+"    build writes one of the kernels of libvnprog (nd_kernel_*(), see libvnprog(3))\n"
+"    as a .vnef image, ready for vneuron-run(1) or vneuron-profile(1) -n. KERNEL is\n"
+"    one of:\n"
+"        exp          exp over [250, 512] fp32, double-buffered\n"
+"        exp1         the same with one buffer\n"
+"        matmul       512^3 fp32 matrix product\n"
+"        matmul-bf16  the same in bf16\n"
+"        softmax      softmax over [256, 512]\n"
+"        layernorm    layer normalisation over [256, 512]\n"
+"        mlp          relu(x . w1) . w2, 128 x 256 -> 512 -> 384, fp32\n"
+"\n"
+"    dump prints the listing of an image: its header, tensors, streams and debug\n"
+"    table (vneuron-dis(1) prints it as assembly text instead).\n"
+"\n"
+"OPTIONS\n"
+"    -h, --help  print this help and exit.\n"
+"    --version   print the versions of the tool, its libraries and the module.\n"
+"\n"
+"EXIT STATUS\n"
+"    0 on success, 1 if the kernel could not be built or a file could not be read\n"
+"    or written, 2 on bad usage.\n"
+"\n"
+"EXAMPLES\n"
+"    vnef-tool build exp exp.vnef && vneuron-run exp.vnef --host\n"
+"\n"
+"SEE ALSO\n"
+"    vneuron-as(1), vneuron-dis(1), vneuron-run(1), libvnprog(3)\n";
 
 static int usage(void)
 {
@@ -17,7 +54,8 @@ static int usage(void)
 		"       vnef-tool dump FILE.vnef\n"
 		"kernels: exp (exp over [250, 512] fp32, double-buffered), exp1 (one buffer),\n"
 		"         matmul (512^3 fp32), matmul-bf16, softmax and layernorm ([256, 512]),\n"
-		"         mlp (relu(x . w1) . w2, 128 x 256 -> 512 -> 384, fp32)\n");
+		"         mlp (relu(x . w1) . w2, 128 x 256 -> 512 -> 384, fp32)\n"
+		"(try --help)\n");
 	return 2;
 }
 
@@ -79,6 +117,10 @@ static int dump(const char *path)
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		return fputs(help, stdout) == EOF ? 1 : 0;
+	if (argc == 2 && !strcmp(argv[1], "--version"))
+		return nd_tool_version(stdout, "vnef-tool") ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "build"))
 		return build(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "dump"))

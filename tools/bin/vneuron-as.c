@@ -39,6 +39,7 @@ static const char help[] =
 "                invalid images on purpose, e.g. to test a loader).\n"
 "    -q          print nothing on success (default: one line with the image size).\n"
 "    -h, --help  print this help and exit.\n"
+"    --version   print the versions of the tool, its libraries and the module.\n"
 "\n"
 "EXIT STATUS\n"
 "    0  the image was written\n"
@@ -85,6 +86,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "no-validate", no_argument, NULL, 'V' },
+		{ "version", no_argument, NULL, 'v' },
 		{ 0 }
 	};
 
@@ -93,6 +95,8 @@ int main(int argc, char **argv)
 		if (i == 'h') {
 			fputs(help, stdout);
 			return 0;
+		} else if (i == 'v') {
+			return nd_tool_version(stdout, "vneuron-as") ? 1 : 0;
 		} else if (i == 'o') {
 			out = optarg;
 		} else if (i == 'V') {

@@ -38,6 +38,7 @@ static const char help[] =
 "    --no-strtab  never write a .strtab directive (the string table is then laid out\n"
 "                 in the order the text names the strings).\n"
 "    -h, --help   print this help and exit.\n"
+"    --version    print the versions of the tool, its libraries and the module.\n"
 "\n"
 "EXIT STATUS\n"
 "    0  the program was printed\n"
@@ -73,6 +74,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "exact", no_argument, NULL, 'x' },
 		{ "no-strtab", no_argument, NULL, 'S' },
+		{ "version", no_argument, NULL, 'v' },
 		{ 0 }
 	};
 
@@ -81,6 +83,8 @@ int main(int argc, char **argv)
 		if (i == 'h') {
 			fputs(help, stdout);
 			return 0;
+		} else if (i == 'v') {
+			return nd_tool_version(stdout, "vneuron-dis") ? 1 : 0;
 		} else if (i == 'o') {
 			out = optarg;
 		} else if (i == 'x') {

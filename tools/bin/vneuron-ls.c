@@ -45,6 +45,7 @@ static void usage(FILE *f)
 "    --model       also print the device model's figures\n"
 "    --device D    only /dev/vneuronD\n"
 "    -h, --help    this help\n"
+"    --version     the versions of the tool, libneurondev and the module\n"
 "\n"
 "EXIT STATUS\n"
 "    0 when at least one device was listed, 1 otherwise, 2 on bad usage.\n"
@@ -150,6 +151,11 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			char v[512];
+
+			nd_version_string(v, sizeof(v), "vneuron-ls", NULL);
+			return fputs(v, stdout) == EOF ? 1 : 0;
 		} else {
 			fprintf(stderr, "vneuron-ls: unknown argument '%s' (see --help)\n", argv[i]);
 			return 2;

@@ -49,6 +49,7 @@ static void usage(FILE *f)
 "    -c, --core C        core to run on (default 0)\n"
 "    -q, --quiet         print only errors\n"
 "    -h, --help          this help\n"
+"    --version           the versions of the tool, its libraries and the module\n"
 "\n"
 "EXIT STATUS\n"
 "    0 when every execution ended OK; 1 when the program was refused, an\n"
@@ -188,6 +189,8 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
+		} else if (!strcmp(a, "--version")) {
+			return nd_tool_version(stdout, "vneuron-run") ? 1 : 0;
 		} else if (!strcmp(a, "--host")) {
 			host = 1;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {

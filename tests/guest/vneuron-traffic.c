@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Small vneuron.ko traffic for tests/guest/modload.sh: every ioctl, an mmap, a program
+ * Small vneuron.ko traffic for tests/guest/modload.sh (a test helper, built into
+ * build/rel/guest/vneuron-traffic, not a user tool): every ioctl, an mmap, a program
  * run, and checks. Exit status 0 when every check passed.
  *
  *   vneuron-traffic [DEV]                 one round on DEV (default /dev/vneuron0), with

@@ -1,0 +1,150 @@
+# vneuron: `make install`, `make uninstall` and `make deb` (included by the Makefile).
+#
+# What is installed (PREFIX=/usr/local by default, DESTDIR for staging):
+#   BINDIR        the user tools: tools/bin/NAME.c and vneuron-profile, linked against
+#   LIBDIR        libneurondev.so.0 and libvnprog.so.0 (real names .so.VERSION, the .so
+#                 links for the linker); the device core is part of libneurondev
+#   PKGCONFIGDIR  libneurondev.pc, libvnprog.pc
+#   INCLUDEDIR/vneuron   neurondev.h, vnprog.h and the uapi headers
+#   MANDIR        man1 (one page per tool, from its --help), man3 (libneurondev(3),
+#                 libvnprog(3))
+#   UDEVRULESDIR  60-vneuron.rules (/dev/vneuronN 0660, group vneuron)
+#   DKMSSRCDIR/vneuron-VERSION   the module's DKMS source tree (dkms.conf, Kbuild, kmod/,
+#                 core/, uapi/, udev/), ready for `dkms install -m vneuron -v VERSION`
+# Everything installed is built in build/pic (position-independent objects), build/shared
+# (the dynamically linked tools) and build/man; build/bin keeps the static tools the
+# tests use.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+UDEVRULESDIR ?= /etc/udev/rules.d
+DKMSSRCDIR ?= /usr/src
+# Extra flags for the installed build (debian/rules passes dpkg-buildflags' here).
+PKG_CPPFLAGS ?=
+PKG_CFLAGS ?=
+PKG_LDFLAGS ?=
+
+# The soname's number changes with an incompatible ABI change, the real name with every
+# version (dkms.conf's PACKAGE_VERSION, also the module's and the packages').
+SOMAJOR := 0
+PIC := $(B)/pic
+SHB := $(B)/shared/bin
+SO_ND := libneurondev.so.$(SOMAJOR)
+SO_VNP := libvnprog.so.$(SOMAJOR)
+INST_TOOLS := $(notdir $(TOOLS)) $(notdir $(PROFILER))
+INST_HEADERS := libneurondev/neurondev.h libvnprog/vnprog.h $(wildcard uapi/*.h)
+MAN3 := $(wildcard man/*.3)
+DKMS_FILES := dkms.conf Kbuild $(wildcard kmod/*.c kmod/*.h core/*.c core/*.h uapi/*.h) \
+	      udev/60-vneuron.rules udev/vneuron-udev
+DKMS_DEST := $(DKMSSRCDIR)/vneuron-$(VERSION)
+
+PIC_CFLAGS := $(CFLAGS_REL) -fPIC $(PKG_CPPFLAGS) $(PKG_CFLAGS) $(NLINC)
+PIC_LDFLAGS := -Wl,--as-needed $(PKG_LDFLAGS)
+
+.PHONY: install-build install uninstall deb
+install-build: $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP) $(addprefix $(SHB)/,$(INST_TOOLS)) \
+	       $(patsubst %,$(B)/man/man1/%.1,$(INST_TOOLS)) $(PIC)/libneurondev.pc $(PIC)/libvnprog.pc
+
+$(PIC)/%.o: %.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PIC_CFLAGS) -c $< -o $@
+$(PIC)/profiler/web.o: $(wildcard profiler/web/*)
+
+$(PIC)/libneurondev.so.$(VERSION): $(patsubst %.c,$(PIC)/%.o,$(LIB_SRCS) $(CORE_SRCS))
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,$(SO_ND) -Wl,--no-undefined $(PIC_LDFLAGS) $^ -o $@ $(LIBS)
+$(PIC)/libvnprog.so.$(VERSION): $(patsubst %.c,$(PIC)/%.o,$(VNPROG_SRCS)) $(PIC)/$(SO_ND)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,$(SO_VNP) -Wl,--no-undefined $(PIC_LDFLAGS) \
+		$(filter %.o,$^) -o $@ -L$(PIC) -lneurondev $(LIBS)
+# The soname links (what the dynamic linker loads) and the linker's .so links.
+$(PIC)/%.so.$(SOMAJOR): $(PIC)/%.so.$(VERSION)
+	$(Q)ln -sf $(notdir $<) $@ && ln -sf $(notdir $@) $(PIC)/$*.so
+$(PIC)/libvnprof.a: $(patsubst %.c,$(PIC)/%.o,$(PROF_SRCS))
+	@rm -f $@
+	$(call msg,AR,$@)
+	$(Q)ar rcs $@ $^
+
+$(SHB)/%: tools/bin/%.c $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP)
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(PIC_CFLAGS) $(PIC_LDFLAGS) $< -o $@ -L$(PIC) -lvnprog -lneurondev $(LIBS)
+# A tool's own libraries, as for its build/bin twin in the Makefile.
+$(SHB)/vneuron-top: LIBS += $(shell pkg-config --libs ncurses 2>/dev/null || echo -lncurses)
+$(SHB)/vneuron-profile: $(patsubst %.c,$(PIC)/%.o,$(PROF_CMD_SRCS)) $(PIC)/libvnprof.a \
+			$(PIC)/$(SO_ND) $(PIC)/$(SO_VNP)
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(PIC_CFLAGS) $(PIC_LDFLAGS) $(filter %.o %.a,$^) -o $@ -L$(PIC) -lvnprog \
+		-lneurondev $(LIBS)
+
+# Section 1 from each tool's --help (NAME, SYNOPSIS, ... sections), so they never differ.
+$(B)/man/man1/%.1: $(SHB)/% tools/help2man
+	@mkdir -p $(@D)
+	$(call msg,MAN,$@)
+	$(Q)LD_LIBRARY_PATH=$(PIC) tools/help2man $< $(VERSION) > $@.tmp && mv $@.tmp $@
+
+$(PIC)/%.pc: tools/pkgconfig.in Makefile tools/install.mk
+	@mkdir -p $(@D)
+	$(Q)sed -e 's|@NAME@|$*|' -e 's|@LIBNAME@|$(patsubst lib%,%,$*)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@PREFIX@|$(PREFIX)|' \
+		-e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@DESC@|$(if $(filter libvnprog,$*),program toolchain (builder$(,) assembler$(,) .vnef$(,) .npy$(,) host backend),userspace driver library)|' \
+		-e 's|@REQUIRES@|$(if $(filter libvnprog,$*),Requires: libneurondev = $(VERSION))|' \
+		$< > $@
+, := ,
+# The .pc files hold the paths: remake them when PREFIX or LIBDIR changes.
+$(PIC)/.paths.$(subst /,_,$(PREFIX)$(LIBDIR)$(INCLUDEDIR)):
+	@mkdir -p $(@D) && rm -f $(PIC)/.paths.* && touch $@
+$(PIC)/libneurondev.pc $(PIC)/libvnprog.pc: $(PIC)/.paths.$(subst /,_,$(PREFIX)$(LIBDIR)$(INCLUDEDIR))
+
+install: install-build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/vneuron $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+		$(DESTDIR)$(UDEVRULESDIR)
+	install -m 0755 $(addprefix $(SHB)/,$(INST_TOOLS)) $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(PIC)/libneurondev.so.$(VERSION) $(PIC)/libvnprog.so.$(VERSION) \
+		$(DESTDIR)$(LIBDIR)/
+	for l in libneurondev libvnprog; do \
+		ln -sf $$l.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$$l.so.$(SOMAJOR) && \
+		ln -sf $$l.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/$$l.so || exit 1; \
+	done
+	install -m 0644 $(PIC)/libneurondev.pc $(PIC)/libvnprog.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 0644 $(INST_HEADERS) $(DESTDIR)$(INCLUDEDIR)/vneuron/
+	install -m 0644 $(patsubst %,$(B)/man/man1/%.1,$(INST_TOOLS)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
+	install -m 0644 udev/60-vneuron.rules $(DESTDIR)$(UDEVRULESDIR)/
+	rm -rf $(DESTDIR)$(DKMS_DEST)
+	for f in $(DKMS_FILES); do \
+		install -D -m $$(if [ -x $$f ]; then echo 0755; else echo 0644; fi) $$f \
+			$(DESTDIR)$(DKMS_DEST)/$$f || exit 1; \
+	done
+	@if [ -z "$(DESTDIR)" ]; then \
+		ldconfig 2>/dev/null || true; \
+		echo "install: /dev/vneuronN is for the group vneuron (udev rule in $(UDEVRULESDIR));"; \
+		echo "         create it with 'groupadd --system vneuron' and add users to it;"; \
+		echo "         build the module with 'dkms install -m vneuron -v $(VERSION)'."; \
+	fi
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INST_TOOLS))
+	rm -f $(foreach l,libneurondev libvnprog,$(addprefix $(DESTDIR)$(LIBDIR)/$(l),.so.$(VERSION) .so.$(SOMAJOR) .so))
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/libneurondev.pc $(DESTDIR)$(PKGCONFIGDIR)/libvnprog.pc
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/vneuron/,$(notdir $(INST_HEADERS)))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/vneuron 2>/dev/null
+	rm -f $(patsubst %,$(DESTDIR)$(MANDIR)/man1/%.1,$(INST_TOOLS))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3)))
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-vneuron.rules
+	rm -rf $(DESTDIR)$(DKMS_DEST)
+	@if [ -z "$(DESTDIR)" ]; then ldconfig 2>/dev/null || true; fi
+
+# Debian packages with Debian's tooling, built in a copy of the tree (build/deb/src) so the
+# tree itself stays clean; the .debs land in build/deb/. tools/make-deb says how.
+deb:
+	@bash tools/make-deb
+
+-include $(shell find $(PIC) -name '*.d' 2>/dev/null)
