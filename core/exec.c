@@ -215,7 +215,7 @@ static void count_stat(struct vn_core *c, u32 stat, u64 v)
 }
 
 /* The telemetry counters of the execution ending (kmod/genl.c), inside begin/end. */
-static void count_run(struct vn_core *c, u32 result, u64 model_ps)
+static void count_run(struct vn_core *c, u32 result, u64 model_ps, u64 host_ns)
 {
 	struct vn_core_stats *s = c->stats;
 	u32 sid;
@@ -231,6 +231,7 @@ static void count_run(struct vn_core *c, u32 result, u64 model_ps)
 		vn_stat_add(sid < VNEF_ENGINES ? &s->instructions : &s->descriptors, r->entries);
 	}
 	vn_stat_add(&s->model_ps, model_ps);
+	vn_stat_add(&s->host_ns, host_ns);
 }
 
 /* The current execution ended: account it and start the next. Returns it to complete. */
@@ -300,7 +301,7 @@ static struct vn_exec *finish_locked(struct vn_core *c)
 	count_stat(c, VN_STAT_BYTES_MOVED, bytes);
 	count_stat(c, VN_STAT_FLOPS, flops);
 	if (c->stats) {
-		count_run(c, ex->st.result, end);
+		count_run(c, ex->st.result, end, ex->st.host_ns);
 		vn_core_stats_end(c->stats);
 	}
 	if (c->monitor)

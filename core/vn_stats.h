@@ -41,6 +41,7 @@ struct vn_core_stats {
 	u64 results[VN_STATS_RESULTS];
 	u64 stream_busy_ps[VNEF_STREAMS];
 	u64 model_ps;
+	u64 host_ns;		/* host time the executions took */
 	u64 hbm_read;
 	u64 hbm_write;
 	u64 instructions;

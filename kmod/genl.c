@@ -495,6 +495,7 @@ static int vnk_core_stats_fill(struct sk_buff *skb, const struct vn_core_stats *
 	    vnk_put_u64(skb, VNEURON_A_BYTES, st->c[VN_STAT_BYTES_MOVED].total) ||
 	    vnk_put_u64(skb, VNEURON_A_FLOPS, st->c[VN_STAT_FLOPS].total) ||
 	    vnk_put_u64(skb, VNEURON_A_MODEL_PS, st->model_ps) ||
+	    vnk_put_u64(skb, VNEURON_A_HOST_NS, st->host_ns) ||
 	    vnk_put_u64(skb, VNEURON_A_HBM_READ, st->hbm_read) ||
 	    vnk_put_u64(skb, VNEURON_A_HBM_WRITE, st->hbm_write) ||
 	    vnk_put_u64(skb, VNEURON_A_INSTRUCTIONS, st->instructions) ||
@@ -584,6 +585,15 @@ out:
 	return skb->len;
 }
 
+/* A bad device filter is refused before the dump starts: an NLMSG_ERROR, not a DONE. */
+static int vnk_genl_dump_start(struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	long only = vnk_requested_device(info->attrs, cb->extack);
+
+	return only < -1 ? only : 0;
+}
+
 /*
  * Requests may carry only the device filter: everything else is refused (strict). With
  * resv_start_op 0 every command also has its header's reserved field and flags checked.
@@ -595,10 +605,12 @@ static const struct nla_policy vnk_genl_policy[VNEURON_A_MAX + 1] = {
 static const struct genl_ops vnk_genl_ops[] = {
 	{
 		.cmd = VNEURON_CMD_GET_DEVICE,
+		.start = vnk_genl_dump_start,
 		.dumpit = vnk_genl_get_device,
 	},
 	{
 		.cmd = VNEURON_CMD_GET_CORE,
+		.start = vnk_genl_dump_start,
 		.dumpit = vnk_genl_get_core,
 	},
 	{

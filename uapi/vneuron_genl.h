@@ -123,7 +123,7 @@ enum vneuron_genl_event {
  * @VNEURON_A_EXEC_TIMEOUT: u64, ended TIMEOUT
  * @VNEURON_A_EXEC_ABORTED: u64, ended ABORTED
  * @VNEURON_A_EXEC_FAULT: u64, ended FAULT (sysfs device_faults)
- * @VNEURON_A_BUSY_NS: u64, sysfs busy_time_ns total
+ * @VNEURON_A_BUSY_NS: u64, sysfs busy_time_ns total: modeled busy time of all streams
  * @VNEURON_A_BYTES: u64, sysfs bytes_moved total
  * @VNEURON_A_FLOPS: u64, sysfs flops total
  * @VNEURON_A_MODEL_PS: u64, modeled time: of all executions (core) or of one (event)
@@ -142,7 +142,8 @@ enum vneuron_genl_event {
  *	as in its trace records
  * @VNEURON_A_STATUS: u32, enum vneuron_exec_status
  * @VNEURON_A_REASON: u32, enum vneuron_exec_reason
- * @VNEURON_A_HOST_NS: u64, host time the execution took
+ * @VNEURON_A_HOST_NS: u64, host time: the execution took (event), all the core's executions
+ *	took since load (core)
  * @VNEURON_A_STREAM: u32, the stream of a fault
  * @VNEURON_A_PC: u32, the entry of a fault
  * @VNEURON_A_TRACE_DROPPED: u64, records a trace session's rings dropped

@@ -1133,6 +1133,7 @@ TEST_F(ex, monitor_and_telemetry_counters)
 	EXPECT_EQ(cnt.instructions, snap.instructions);
 	EXPECT_EQ(cnt.descriptors, snap.descriptors);
 	EXPECT_EQ(cnt.model_ps, snap.model_ps);
+	EXPECT_GT(snap.host_ns, 0ull);
 	for (i = 0; i < VNEF_STREAMS; i++) {
 		EXPECT_EQ(cnt.busy_ps[i], snap.stream_busy_ps[i]);
 		busy += snap.stream_busy_ps[i];
