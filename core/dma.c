@@ -153,8 +153,14 @@ u64 vn_dma_cost(const struct vn_core *c, const struct vn_exec *ex,
 	 * The program's queues share the core's HBM bandwidth: a static share, so the cost
 	 * stays a function of the program alone.
 	 */
-	if ((d->src.mem == VNEF_MEM_HBM || d->dst.mem == VNEF_MEM_HBM) && ex->prog->dma_queues)
-		bw = min_t(u64, bw, c->m.hbm_bw / ex->prog->dma_queues);
+	if ((d->src.mem == VNEF_MEM_HBM || d->dst.mem == VNEF_MEM_HBM) && ex->prog->dma_queues) {
+		u64 share = c->m.hbm_bw / ex->prog->dma_queues;
+
+		/* HBM to HBM reads and writes HBM: every byte uses the bandwidth twice */
+		if (d->src.mem == VNEF_MEM_HBM && d->dst.mem == VNEF_MEM_HBM)
+			share /= 2;
+		bw = min_t(u64, bw, share);
+	}
 	/* bytes per microsecond keeps bytes * 10^6 inside 64 bits */
 	bw_us = max_t(u64, bw / 1000000, 1);
 

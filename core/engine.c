@@ -249,8 +249,6 @@ static u64 ap_bytes(const struct vnef_ap *a)
 	return a->mem ? ap_elems(a) * vn_dtype_size(a->dtype) : 0;
 }
 
-#define VN_STATIC_CYCLES	64	/* VectorE/ScalarE/GpSimdE per-instruction overhead */
-
 u64 vn_engine_cost(const struct vn_core *c, u32 engine, const struct vnef_instr *in,
 		   struct vn_event *ev)
 {

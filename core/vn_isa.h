@@ -37,6 +37,9 @@ enum vn_op_kind {
 	VN_OPK_ACT = 3,		/* enum vnef_act */
 };
 
+/* VectorE/ScalarE/GpSimdE per-instruction overhead (the profiler's fixed-cost share). */
+#define VN_STATIC_CYCLES	64
+
 /* How the cost model charges an opcode (docs/isa.md, "Modeled costs"). */
 enum vn_cost_class {
 	VN_COST_NONE = 0,	/* NOP: only waits and signals */

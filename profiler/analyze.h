@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Classification on the roofline and advice rules (docs/profiler.md lists every rule,
+ * Classification by the saturated resource and advice rules (docs/profiler.md lists every rule,
  * its threshold and the evidence it prints). A rule fires only on evidence measured in
  * the profile, and its text names the instructions or time ranges it is about.
  */
 #ifndef VNP_ANALYZE_H
 #define VNP_ANALYZE_H
 
+#include "critpath.h"
 #include "metrics.h"
 
 enum vnp_class {
 	VNP_CLASS_NONE = 0,		/* nothing ran */
-	VNP_CLASS_COMPUTE,
-	VNP_CLASS_MEMORY,
+	VNP_CLASS_COMPUTE,		/* an engine is saturated by its work */
+	VNP_CLASS_MEMORY,		/* HBM bandwidth */
 	VNP_CLASS_COMMUNICATION,
-	VNP_CLASS_OVERHEAD,
+	VNP_CLASS_OVERHEAD,		/* the saturated unit spends its time on fixed costs */
+	VNP_CLASS_DMA_QUEUE,		/* a DMA queue, far below HBM's bandwidth */
+	VNP_CLASS_LATENCY,		/* no unit saturated: dependencies and idle gaps */
 };
 
 enum vnp_rule {
@@ -25,30 +28,47 @@ enum vnp_rule {
 	VNP_RULE_TENSOR_IDLE,
 	VNP_RULE_TRANSPOSE_FLOPS,
 	VNP_RULE_SEM_WAIT,
+	VNP_RULE_DMA_QUEUE_BOUND,
+	VNP_RULE_INSTR_OVERHEAD,
 	VNP_RULE_COUNT,
 };
 
 /* Thresholds (docs/profiler.md). */
 #define VNP_OVERLAP_FRAC	0.01	/* "never overlap": overlap <= 1% of the smaller */
-#define VNP_SMALL_DMA_BYTES	32768	/* average DMA transfer below 32 KiB */
-#define VNP_REPEAT_LOADS	2	/* same HBM range read more than twice per execution */
+#define VNP_SMALL_DMA_FRAC	0.25	/* descriptor fixed costs over 25% of DMA time */
+#define VNP_REPEAT_LOADS	2	/* HBM bytes read more than twice per execution */
 #define VNP_TENSOR_IDLE_FRAC	0.25	/* TensorE idle while others busy, of total_time */
 #define VNP_TRANSPOSE_FRAC	0.10	/* transpose flops over 10% of TensorE flops */
 #define VNP_SEM_WAIT_FRAC	0.10	/* an engine waits over 10% of total_time */
-#define VNP_OVERHEAD_BUSY_FRAC	0.50	/* overhead-bound: busy under 50% of the time */
+#define VNP_SATURATED_FRAC	0.50	/* a unit busier than this can bound the time */
+#define VNP_FIXED_FRAC		0.60	/* overhead: fixed costs 1.5x the work or more */
+#define VNP_QUEUE_BUSY_FRAC	0.50	/* dma-queue-bound: a queue busier than this */
+#define VNP_CP_FRAC		0.10	/* a unit matters if it is 10% of the critical path */
 #define VNP_COMM_FRAC		0.50	/* communication-bound: CC over 50% of the time */
+
+/* vnp_classification.unit besides stream ids (engine 0..3, VNEF_STREAM_DMA(q)) */
+#define VNP_BOUND_HBM		0xfffeu
 
 struct vnp_classification {
 	enum vnp_class cls;
-	char why[384];
+	uint32_t unit;			/* the saturated unit, VNP_BOUND_HBM or VNP_NONE */
+	double pct;			/* its utilisation */
+	char label[96];			/* "compute-bound (ScalarE 90% busy)" */
+	char why[512];
 };
 
 struct vnp_finding {
 	enum vnp_rule rule;
-	double impact;			/* fraction of total_time at stake, for ordering */
+	double impact;			/* saved_ps / critical path: the ranking */
+	double saved_ps;		/* time saved on the critical path (all executions) */
+	double share;			/* the problem's share of total_time (tie-break) */
+	uint32_t unit;			/* semaphore-wait: the root stream; else unused */
+	int replayed;			/* before/after come from a replay */
+	uint64_t before_ps, after_ps;	/* one execution, modeled */
+	char gain[256];			/* "...: 112.4 us -> 9.1 us, replayed" or estimate */
 	char title[192];
 	char evidence[2048];
-	char advice[512];
+	char advice[768];
 };
 
 struct vnp_analysis {
@@ -56,10 +76,18 @@ struct vnp_analysis {
 	struct vnp_classification *scope;	/* m->nscopes + 1 (last: no scope) */
 	struct vnp_finding *f;
 	unsigned int n;
+	struct vnp_critpath cp;
+	char folded[512];		/* waits explained by the bound unit */
 };
 
+/* Flags of vnp_analyze_opts(). */
+#define VNP_ANALYZE_NO_REPLAY	0x1u	/* estimates only, never run the program */
+
+/* vnp_analyze_opts(tl, m, a, 0): replays where the profile's program image is known. */
 int vnp_analyze(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 		struct vnp_analysis *a);
+int vnp_analyze_opts(const struct vnp_timeline *tl, const struct vnp_metrics *m,
+		     struct vnp_analysis *a, unsigned int flags);
 void vnp_analysis_free(struct vnp_analysis *a);
 
 const char *vnp_class_name(enum vnp_class c);	/* "compute-bound" ... */

@@ -16,9 +16,11 @@
 #define VNP_EXIT_INPUT	1	/* bad input, or a failed execution */
 #define VNP_EXIT_USAGE	2
 #define VNP_EXIT_SYSTEM	3	/* device, memory or write error */
+#define VNP_EXIT_REGRESSION 4	/* diff --fail-on: B slower than allowed */
 
 int cmd_view(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* The manual page (vneuron-profile --help), whose body is view's (builtin-view.c). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "vnprog.h"
 
 struct cmd {
 	const char *name;
@@ -22,6 +23,8 @@ static const struct cmd commands[] = {
 	  "show a profile: summary, advice, events, Perfetto trace, web viewer" },
 	{ "capture", cmd_capture,
 	  "run a program or an application with tracing on, write a profile" },
+	{ "diff", cmd_diff,
+	  "compare two profiles; with --fail-on, exit 4 on a regression" },
 	{ "help", cmd_help, "this manual" },
 };
 
@@ -37,7 +40,9 @@ static const char manual_head[] =
 "                         [--model-flops N] [--bins N] [--top N]\n"
 "                         [--serve [--port N] [--bind ADDR]]\n"
 "    vneuron-profile capture -n PROGRAM.vnef -s PROFILE.vntf ... | -- APP ARGS\n"
+"    vneuron-profile diff [-a A.vnef] [-b B.vnef] [--fail-on PCT] A.vntf B.vntf\n"
 "    vneuron-profile --help | help [view|capture]\n"
+"    vneuron-profile --version\n"
 "\n"
 "COMMANDS\n";
 
@@ -96,6 +101,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return cmd_help(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version"))
+		return nd_tool_version(stdout, "vneuron-profile") ? VNP_EXIT_SYSTEM : VNP_EXIT_OK;
 	for (i = 0; i < NR_COMMANDS; i++) {
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

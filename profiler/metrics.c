@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "vn_isa.h"
 
 static inline uint64_t u64min(uint64_t a, uint64_t b)
 {
@@ -39,6 +40,91 @@ uint64_t vnp_ev_wait(const struct vnp_timeline *tl, const struct vnp_ev *e)
 	/* the stream's first entry of this execution waited from the execution's start */
 	from = vnp_tl_exec_start(tl, e->core, e->exec);
 	return e->start > from ? e->start - from : 0;
+}
+
+/* Queues the program gives descriptors (else: that ran something); they share HBM. */
+static unsigned int queues_used(const struct vnp_timeline *tl, unsigned int core)
+{
+	unsigned int q, n = 0;
+
+	for (q = 0; q < VNEF_DMA_QUEUES; q++)
+		if (tl->prog ? tl->prog->ndesc[q] != 0 :
+		    vnp_tl_track_len(tl, core * VNEF_STREAMS + VNEF_STREAM_DMA(q)) != 0)
+			n++;
+	return n;
+}
+
+/*
+ * The model's cost is fixed + variable (docs/isa.md, "Modeled costs"); the variable part
+ * is recomputed here from the entry in the program, the rest of the duration is fixed.
+ * Without the program: a descriptor's bytes at its queue's bandwidth, an engine's
+ * static cycles.
+ */
+uint64_t vnp_ev_fixed(const struct vnp_timeline *tl, const struct vnp_ev *e)
+{
+	const struct vneuron_model *md = &tl->model;
+	uint64_t d = e->end - e->start, var, n, bw, f;
+	const struct vnef_instr *in;
+	uint32_t khz;
+
+	if (e->opcode == VNP_OP_DMA) {
+		const struct vnef_dma_desc *x = vnp_prog_desc(tl->prog, e->stream - VNEF_ENGINES,
+							      e->pc);
+		unsigned int used = queues_used(tl, e->core);
+		int hs = 1, hd = 0;
+
+		n = e->bytes;
+		if (x) {
+			hs = x->src.mem == VNEF_MEM_HBM;
+			hd = x->dst.mem == VNEF_MEM_HBM;
+			n = (uint64_t)x->count[0] * x->count[1] * x->chunk_bytes;
+		}
+		bw = md->dma_engine_bw;
+		if ((hs || hd) && used) {
+			uint64_t share = md->hbm_bw / used;
+
+			if (hs && hd)
+				share /= 2;
+			bw = bw < share ? bw : share;
+		}
+		bw /= 1000000;		/* bytes per microsecond, as the model rounds */
+		var = bw ? n * 1000000 / bw : 0;
+		return d > var ? d - var : 0;
+	}
+	in = vnp_prog_instr(tl->prog, e->stream, e->pc);
+	if (in && in->opcode != e->opcode)
+		in = NULL;
+	if (e->stream == VNEURON_ENGINE_TENSOR) {
+		/* max(n, 64) cycles: below 64 columns (rows for a transpose) the rest is fixed */
+		if (!in)
+			return 0;
+		n = e->opcode == VNEF_OP_TRANSPOSE ? in->src0.partitions :
+		    (uint64_t)in->src0.count[0] * in->src0.count[1];
+		return n < 64 ? d * (64 - n) / 64 : 0;
+	}
+	if (e->opcode == VNEF_OP_NOP)
+		return 0;
+	khz = e->stream == VNEURON_ENGINE_VECTOR ? md->vector_khz :
+	      e->stream == VNEURON_ENGINE_SCALAR ? md->scalar_khz : md->gpsimd_khz;
+	f = khz ? (uint64_t)VN_STATIC_CYCLES * 1000000000ull / khz : 0;
+	if (in) {
+		const struct vn_opcode_info *info = vn_opcode_info(in->opcode);
+
+		if (info && (info->cost == VN_COST_ELEMENTWISE || info->cost == VN_COST_REDUCE) &&
+		    khz) {
+			const struct vnef_ap *a = info->cost == VN_COST_REDUCE ? &in->src0 : &in->dst;
+			uint64_t cyc = (uint64_t)a->count[0] * a->count[1] * info->inputs;
+
+			if (e->stream == VNEURON_ENGINE_GPSIMD) {
+				uint64_t lanes = (uint64_t)(md->gpsimd_cores ? md->gpsimd_cores : 1) * 16;
+
+				cyc = (cyc * a->partitions + lanes - 1) / lanes;
+			}
+			var = cyc * 1000000000ull / khz;
+			return d > var ? d - var : 0;
+		}
+	}
+	return f < d ? f : d;
 }
 
 /* Sweep state per core: each core's units are busy on their own prefixes. */
@@ -114,18 +200,38 @@ static void advance(struct sweep *s, struct vnp_metrics *m, uint64_t b)
 	s->tp = b;
 }
 
+/* Closes the group's span in an execution of core k. */
+static void span_close(struct vnp_group *g, unsigned int k)
+{
+	if (g->ex_open & (1u << k))
+		g->span_ps += g->ex_last[k] - g->ex_first[k];
+	g->ex_open &= ~(1u << k);
+}
+
 static void group_add(struct vnp_group *g, const struct vnp_ev *e, unsigned int unit,
-		      int transpose, uint64_t hr, uint64_t hw)
+		      int transpose, uint64_t hr, uint64_t hw, uint64_t fixed)
 {
 	uint64_t d = e->end - e->start;
+	unsigned int k = e->core % VNP_MAX_CORES;
 
 	if (!g->count) {
 		g->first = e->start;
 		g->last = e->end;
 	}
+	if (!(g->ex_open & (1u << k)) || g->ex_seq[k] != e->exec) {
+		span_close(g, k);
+		g->ex_open |= 1u << k;
+		g->ex_seq[k] = e->exec;
+		g->ex_first[k] = e->start;
+		g->ex_last[k] = e->end;
+	}
+	g->ex_last[k] = u64max(g->ex_last[k], e->end);
 	g->count++;
 	g->instr_ps += d;
 	g->unit_ps[unit] += d;
+	g->fixed_ps[unit] += fixed;
+	if (e->opcode == VNP_OP_DMA && e->stream >= VNEF_ENGINES)
+		g->queue_ps[e->stream - VNEF_ENGINES] += d;
 	g->last = u64max(g->last, e->end);
 	/* union in start order */
 	if (e->start >= g->cur_end)
@@ -268,16 +374,18 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	while ((e = vnp_iter_next(it))) {
 		const struct vnp_loc *loc = vnp_ev_loc(tl, e);
 		unsigned int src = 0, dst = 0, is_dma = e->opcode == VNP_OP_DMA;
-		uint64_t hr = 0, hw = 0, w;
+		uint64_t hr = 0, hw = 0, w, fx = vnp_ev_fixed(tl, e);
 		int transpose = e->opcode == VNEF_OP_TRANSPOSE && e->stream == 0;
 
 		u = is_dma ? VNP_UNIT_DMA : e->stream;
 		advance(sw, m, e->start);
 		sw->c[e->core].cur[u] = u64max(sw->c[e->core].cur[u], e->end);
 		unit_add(&m->unit[u], e);
+		m->unit[u].fixed_ps += fx;
 		if (is_dma) {
 			m->dma_count++;
 			unit_add(&m->queue[e->stream - VNEF_ENGINES], e);
+			m->queue[e->stream - VNEF_ENGINES].fixed_ps += fx;
 			vnp_ev_dma_mems(tl, e, &src, &dst);
 			m->dma_bytes += e->bytes;
 			m->mem_read[src] += e->bytes;
@@ -323,9 +431,17 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 		}
 		/* unit 0 of a group's flops: TensorE only, as hw_flops */
 		group_add(&m->scope[loc && loc->scope < m->nscopes ? loc->scope : m->nscopes],
-			  e, u, transpose, hr, hw);
+			  e, u, transpose, hr, hw, fx);
 		group_add(&m->line[loc && loc->line < m->nlines ? loc->line : m->nlines],
-			  e, u, transpose, hr, hw);
+			  e, u, transpose, hr, hw, fx);
+	}
+	for (k = 0; k < VNP_MAX_CORES; k++) {
+		uint32_t i;
+
+		for (i = 0; i <= m->nscopes; i++)
+			span_close(&m->scope[i], k);
+		for (i = 0; i <= m->nlines; i++)
+			span_close(&m->line[i], k);
 	}
 	tend = tl->t1;
 	for (k = 0; k < ncores; k++)

@@ -24,6 +24,7 @@ struct vnp_unit {
 	uint64_t bytes;
 	uint64_t wait_ps;		/* semaphore waits before its entries */
 	uint64_t waits;
+	uint64_t fixed_ps;		/* fixed per-entry costs inside the durations */
 	uint64_t op_count[VNEF_OP_COUNT];
 	uint64_t op_ps[VNEF_OP_COUNT];
 };
@@ -39,7 +40,17 @@ struct vnp_group {
 	uint64_t hbm_read, hbm_write;
 	uint64_t dma_bytes, dma_count;
 	uint64_t unit_ps[VNP_UNITS];	/* sum of durations per unit */
+	uint64_t fixed_ps[VNP_UNITS];	/* fixed per-entry costs per unit */
+	uint64_t queue_ps[VNEF_DMA_QUEUES];	/* sum of durations per DMA queue */
+	/*
+	 * Sum over executions of (last end - first start) within each one: the time the
+	 * group is in progress, never counting the time between two executions.
+	 */
+	uint64_t span_ps;
 	uint64_t cur_end;		/* sweep state */
+	uint64_t ex_first[VNP_MAX_CORES], ex_last[VNP_MAX_CORES];
+	uint32_t ex_seq[VNP_MAX_CORES];
+	uint32_t ex_open;		/* bit per core: a span in progress */
 };
 
 struct vnp_wait {
@@ -113,6 +124,13 @@ static inline double vnp_pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
+
+/*
+ * The part of an event's duration that is a fixed per-entry cost of the model (docs/
+ * metrics.md): the static cycles of a VectorE/ScalarE/GpSimdE instruction, the columns
+ * TensorE charges below its 64-column minimum, a descriptor's fixed overhead.
+ */
+uint64_t vnp_ev_fixed(const struct vnp_timeline *tl, const struct vnp_ev *e);
 
 /* The wait before event e on its track (0 if it waited on no semaphore). */
 uint64_t vnp_ev_wait(const struct vnp_timeline *tl, const struct vnp_ev *e);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze.h"
 #include "metrics.h"
 #include "summary.h"
 #include "vn_isa.h"
@@ -62,6 +63,8 @@ enum {
 	F_TE_CATEGORIES = 22,
 	F_TE_NAME = 23,
 	F_TE_DOUBLE_COUNTER = 44,
+	F_TE_FLOW_IDS = 47,		/* repeated fixed64 */
+	F_TE_TERM_FLOW_IDS = 48,
 	F_DA_NAME_IID = 1,
 	F_DA_UINT = 3,
 	F_DA_STRING = 6,
@@ -186,6 +189,9 @@ struct pw {
 	const struct vnp_marker **mk;	/* markers in time order */
 	size_t nmk, next_mk;
 	size_t next_fault;		/* the timeline's faults are in time order */
+	/* semaphore flows: (signaller, waiter) event indices, by signaller */
+	struct flow { size_t from, to; } *flows;
+	size_t nflows;
 	int err;
 };
 
@@ -290,13 +296,15 @@ static void track_desc(struct pw *w, uint64_t uuid, uint64_t parent, const char 
  * categories and the debug annotation names; events refer to them by iid.
  */
 enum { A_PC = 1, A_DESC, A_SOURCE, A_SCOPE, A_START, A_DUR, A_EXEC, A_BYTES, A_ELEMENTS,
-       A_FLOPS, A_SEM, A_WAIT, A_VALUE, A_REASON, A_MEM, A_INDEX, A_OFFSET, A_LEN, A_COUNT };
+       A_FLOPS, A_SEM, A_WAIT, A_VALUE, A_REASON, A_MEM, A_INDEX, A_OFFSET, A_LEN, A_CRIT,
+       A_COUNT };
 static const char *const ann_names[A_COUNT] = {
 	[A_PC] = "pc", [A_DESC] = "desc", [A_SOURCE] = "source", [A_SCOPE] = "scope",
 	[A_START] = "start_ps", [A_DUR] = "dur_ps", [A_EXEC] = "exec", [A_BYTES] = "bytes",
 	[A_ELEMENTS] = "elements", [A_FLOPS] = "flops", [A_SEM] = "sem_wait",
 	[A_WAIT] = "wait_ps", [A_VALUE] = "value", [A_REASON] = "reason", [A_MEM] = "memory",
 	[A_INDEX] = "index", [A_OFFSET] = "offset", [A_LEN] = "length",
+	[A_CRIT] = "critical_path",
 };
 /* Event categories, interned 1..6: the engines' mnemonics, then "dma" and "fault". */
 #define CAT_DMA		(VNEF_ENGINES + 1)
@@ -407,9 +415,81 @@ static void counter(struct pw *w, uint64_t ps, uint64_t uuid, double value)
 	packet_event(w, ps, 0);
 }
 
+static void pb_fixed64(struct pb *p, unsigned int field, uint64_t v)
+{
+	uint8_t b[8];
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	pb_varint(p, (uint64_t)field << 3 | 1);
+	pb_raw(p, b, 8);
+}
+
+static int cmp_flow(const void *x, const void *y)
+{
+	const struct flow *a = x, *b = y;
+
+	return vnp_cmp(a->from, b->from) ?: vnp_cmp(a->to, b->to);
+}
+
+/*
+ * Every semaphore wait that held an entry back (docs/metrics.md, "Critical path"): a
+ * flow from the signalling slice to the waiting one, id = the waiter's index + 1.
+ */
+static int flows_build(struct pw *w)
+{
+	const struct vnp_timeline *tl = w->v->tl;
+	size_t i, n = 0, cap = 0;
+
+	for (i = 0; i < tl->n; i++) {
+		const struct vnp_ev *e = &tl->ev[i], *s;
+		struct flow *nf;
+
+		if (e->sem_wait == VNEURON_TRACE_NO_SEM || !vnp_ev_wait(tl, e))
+			continue;
+		s = vnp_ev_signaller(tl, e);
+		if (!s)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			nf = realloc(w->flows, cap * sizeof(*nf));
+			if (!nf)
+				return -ENOMEM;
+			w->flows = nf;
+		}
+		w->flows[n++] = (struct flow){ .from = (size_t)(s - tl->ev), .to = i };
+	}
+	if (n)
+		qsort(w->flows, n, sizeof(*w->flows), cmp_flow);
+	w->nflows = n;
+	return 0;
+}
+
+/* The flows an event starts (as signaller) and ends (as waiter). */
+static void slice_flows(struct pw *w, const struct vnp_ev *e)
+{
+	const struct vnp_timeline *tl = w->v->tl;
+	size_t idx = (size_t)(e - tl->ev), lo = 0, hi = w->nflows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->flows[mid].from < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < w->nflows && w->flows[lo].from == idx; lo++)
+		pb_fixed64(&w->te, F_TE_FLOW_IDS, w->flows[lo].to + 1);
+	if (e->sem_wait != VNEURON_TRACE_NO_SEM && vnp_ev_wait(tl, e) && vnp_ev_signaller(tl, e))
+		pb_fixed64(&w->te, F_TE_TERM_FLOW_IDS, idx + 1);
+}
+
 static void slice_begin(struct pw *w, const struct vnp_ev *e, uint64_t uuid)
 {
 	const struct vnp_timeline *tl = w->v->tl;
+	const struct vnp_analysis *a = w->v->a;
 
 	w->te.n = 0;
 	pb_uint(&w->te, F_TE_TYPE, TYPE_SLICE_BEGIN);
@@ -439,6 +519,9 @@ static void slice_begin(struct pw *w, const struct vnp_ev *e, uint64_t uuid)
 		ann_uint(w, A_SEM, e->sem_wait);
 		ann_uint(w, A_WAIT, vnp_ev_wait(tl, e));
 	}
+	if (a && a->cp.on && a->cp.on[e - tl->ev])
+		ann_uint(w, A_CRIT, 1);
+	slice_flows(w, e);
 	packet_event(w, e->start, 1);
 }
 
@@ -601,7 +684,7 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 	w.lane_end = calloc((size_t)w.ncores * ROWS * MAX_LANES, sizeof(*w.lane_end));
 	w.lanes = calloc((size_t)w.ncores * ROWS, 1);
 	w.ends = calloc((size_t)w.ncores * ROWS * MAX_LANES + 1, sizeof(*w.ends));
-	if (!it || !w.lane_end || !w.lanes || !w.ends) {
+	if (!it || !w.lane_end || !w.lanes || !w.ends || flows_build(&w)) {
 		w.err = -ENOMEM;
 		goto out;
 	}
@@ -684,6 +767,7 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 			"one row left out of the trace\n", (unsigned long long)skipped, MAX_LANES);
 out:
 	free(it);
+	free(w.flows);
 	free(w.mk);
 	free(w.lane_end);
 	free(w.lanes);

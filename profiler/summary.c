@@ -248,8 +248,12 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 	fprintf(f, "  TensorE flops %llu (transposes %llu), other engines' flops %llu\n",
 		(unsigned long long)m->hw_flops, (unsigned long long)m->transpose_flops,
 		(unsigned long long)m->other_flops);
-	snprintf(line, sizeof(line), "%s: %s", vnp_class_name(a->whole.cls), a->whole.why);
-	wrap(f, "    ", "  bound:", line);
+	wrap(f, "    ", "  bound:", a->whole.label);
+	wrap(f, "    ", "    why:", a->whole.why);
+	if (a->cp.len_ps)
+		fprintf(f, "  critical path %s over %llu entries, %llu semaphore waits crossed\n",
+			vnp_fmt_time(a->cp.len_ps, t1, sizeof(t1)),
+			(unsigned long long)a->cp.nev, (unsigned long long)a->cp.sem_hops);
 
 	fprintf(f, "\nEngine  %7s %11s %7s %11s %11s  %s\n", "instr", "active", "active%",
 		"instr time", "sem waits", "top opcode");
@@ -330,6 +334,7 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 		wrap(f, "     ", line, a->f[i].title);
 		wrap(f, "     ", "     evidence:", a->f[i].evidence);
 		wrap(f, "     ", "     advice:", a->f[i].advice);
+		wrap(f, "     ", "     gain:", a->f[i].gain);
 	}
 	return ferror(f) ? -EIO : 0;
 }
@@ -406,7 +411,7 @@ static void groups_json(FILE *f, const struct vnp_view *v, int scope)
 	fputc('[', f);
 	for (i = 0; i < n; i++) {
 		const struct vnp_group *x = &g[i];
-		uint64_t span = x->count ? x->last - x->first : 0;
+		uint64_t span = x->count ? x->span_ps : 0;
 
 		if (!x->count)
 			continue;
@@ -430,7 +435,9 @@ static void groups_json(FILE *f, const struct vnp_view *v, int scope)
 				(unsigned long long)x->unit_ps[u]);
 		fputc('}', f);
 		if (scope) {
-			fprintf(f, ",\"class\":\"%s\",\"why\":", vnp_class_name(v->a->scope[i].cls));
+			fprintf(f, ",\"class\":\"%s\",\"label\":", vnp_class_name(v->a->scope[i].cls));
+			vnp_json_str(f, v->a->scope[i].label);
+			fprintf(f, ",\"span_ps\":%llu,\"why\":", (unsigned long long)x->span_ps);
 			vnp_json_str(f, v->a->scope[i].why);
 		}
 		fputc('}', f);
@@ -483,6 +490,7 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 	const struct vnp_metrics *m = v->m;
 	const struct vnp_analysis *a = v->a;
 	unsigned int u, w, s, i;
+	char line[32];
 	int first;
 
 	fputs("{\"program\":", f);
@@ -521,6 +529,25 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 		(unsigned long long)m->dma_compute_ps, (unsigned long long)m->tensor_idle_ps,
 		vnp_class_name(a->whole.cls));
 	vnp_json_str(f, a->whole.why);
+	fputs(",\"class_label\":", f);
+	vnp_json_str(f, a->whole.label);
+	fprintf(f, ",\"bound_unit\":");
+	if (a->whole.unit == VNP_BOUND_HBM)
+		fputs("\"HBM\"", f);
+	else if (a->whole.unit < VNEF_STREAMS)
+		vnp_json_str(f, vnp_stream_name(a->whole.unit, line, sizeof(line)));
+	else
+		fputs("null", f);
+	fprintf(f, ",\"critical_path_ps\":%llu,\"critical_path_ps_by_stream\":{",
+		(unsigned long long)a->cp.len_ps);
+	for (u = 0, first = 1; u < VNEF_STREAMS; u++) {
+		if (!a->cp.stream_ps[u])
+			continue;
+		fprintf(f, "%s\"%s\":%llu", first ? "" : ",",
+			vnp_stream_name(u, line, sizeof(line)), (unsigned long long)a->cp.stream_ps[u]);
+		first = 0;
+	}
+	fputc('}', f);
 	fputs(",\n\"engines\":{", f);
 	for (u = 0; u < VNP_UNITS; u++) {
 		fprintf(f, "%s\n \"%s\":", u ? "," : "", vnp_engine_name(u));
@@ -598,6 +625,14 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 		vnp_json_str(f, a->f[i].evidence);
 		fputs(",\"advice\":", f);
 		vnp_json_str(f, a->f[i].advice);
+		fprintf(f, ",\"saved_ps\":%.0f,\"replayed\":%s", a->f[i].saved_ps,
+			a->f[i].replayed ? "true" : "false");
+		if (a->f[i].replayed)
+			fprintf(f, ",\"before_ps\":%llu,\"after_ps\":%llu",
+				(unsigned long long)a->f[i].before_ps,
+				(unsigned long long)a->f[i].after_ps);
+		fputs(",\"gain\":", f);
+		vnp_json_str(f, a->f[i].gain);
 		fputc('}', f);
 	}
 	fputs("]}\n", f);

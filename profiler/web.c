@@ -82,7 +82,7 @@ static int fault_in_row(const struct vnp_timeline *tl, const struct vnp_fault *f
  * One column of a row: which field of its events. C_MEM (DMA rows only): source memory
  * << 4 | destination memory, enum vnef_mem.
  */
-enum col { C_START, C_DUR, C_OP, C_PC, C_EL, C_BYTES, C_FLOPS, C_EXEC, C_WAIT, C_MEM };
+enum col { C_START, C_DUR, C_OP, C_PC, C_EL, C_BYTES, C_FLOPS, C_EXEC, C_WAIT, C_CRIT, C_MEM };
 
 /* Numbers go through a local buffer: fprintf() per value was most of the html's time. */
 struct numbuf {
@@ -111,7 +111,7 @@ static void nb_put(struct numbuf *b, unsigned long long x, int comma)
 }
 
 static void row_col(FILE *f, const struct vnp_timeline *tl, const struct vnp_ev *ev,
-		    size_t n, unsigned int stream, int op, enum col c)
+		    size_t n, unsigned int stream, int op, enum col c, const uint8_t *on)
 {
 	struct numbuf nb = { .f = f, .len = 1, .buf = "[" };
 	uint64_t prev = tl->t0;
@@ -157,6 +157,9 @@ static void row_col(FILE *f, const struct vnp_timeline *tl, const struct vnp_ev 
 			x = (src & 15) << 4 | (dst & 15);
 			break;
 		}
+		case C_CRIT:
+			x = on ? on[e - tl->ev] : 0;
+			break;
 		default:
 			x = vnp_ev_wait(tl, e);
 			break;
@@ -168,10 +171,22 @@ static void row_col(FILE *f, const struct vnp_timeline *tl, const struct vnp_ev 
 	fwrite(nb.buf, 1, nb.len, f);
 }
 
+/*
+ * Where each event is in the page's rows (row of its core, index in the row), for the
+ * semaphore flows; filled as the rows are written.
+ */
+struct evpos {
+	uint32_t *row, *idx;
+	uint32_t nrows;
+	const uint8_t *on;		/* critical path flags, or NULL */
+};
+
 static void row_json(FILE *f, const struct vnp_timeline *tl, unsigned int core,
-		     unsigned int stream, const char *name, int op, int *first)
+		     unsigned int stream, const char *name, int op, int *first,
+		     struct evpos *pos)
 {
-	static const char *const keys[] = { "s", "d", "o", "p", "e", "b", "f", "x", "w", "m" };
+	static const char *const keys[] = { "s", "d", "o", "p", "e", "b", "f", "x", "w", "c",
+					    "m" };
 	unsigned int t = core * VNEF_STREAMS + stream;
 	const struct vnp_ev *ev = tl->ev + tl->track_off[t];
 	size_t n = vnp_tl_track_len(tl, t), cnt = 0, nf = 0, i;
@@ -190,8 +205,18 @@ static void row_json(FILE *f, const struct vnp_timeline *tl, unsigned int core,
 	fprintf(f, ",\"stream\":%u,\"dma\":%d,\"n\":%zu", stream, stream >= VNEF_ENGINES, cnt);
 	for (c = 0; c < sizeof(keys) / sizeof(keys[0]) - (stream < VNEF_ENGINES); c++) {
 		fprintf(f, ",\"%s\":", keys[c]);
-		row_col(f, tl, ev, n, stream, op, (enum col)c);
+		row_col(f, tl, ev, n, stream, op, (enum col)c, pos->on);
 	}
+	if (pos->row) {
+		size_t k = 0, base = (size_t)(ev - tl->ev);
+
+		for (i = 0; i < n; i++)
+			if (in_row(&ev[i], stream, op)) {
+				pos->row[base + i] = pos->nrows;
+				pos->idx[base + i] = (uint32_t)k++;
+			}
+	}
+	pos->nrows++;
 	/* device faults on this row: indices into summary.faults (same order) */
 	fputs(",\"faults\":[", f);
 	for (i = 0, nf = 0; i < tl->nfaults; i++)
@@ -248,8 +273,91 @@ static void prog_json(FILE *f, const struct vnp_prog *p)
 	fputc(']', f);
 }
 
+/* At most this many semaphore flows a core in the page: arrows are for zoomed-in views. */
+#define WEB_MAX_FLOWS	200000
+
+/* "flows":[[from row, from index, to row, to index], ...] of core c's waits. */
+static void flows_json(FILE *f, const struct vnp_timeline *tl, unsigned int c,
+		       const struct evpos *pos)
+{
+	size_t n = 0, i;
+	unsigned int s;
+
+	fputs(",\"flows\":[", f);
+	for (s = 0; s < VNEF_STREAMS && pos->row; s++) {
+		unsigned int t = c * VNEF_STREAMS + s;
+
+		for (i = tl->track_off[t]; i < tl->track_off[t + 1] && n < WEB_MAX_FLOWS; i++) {
+			const struct vnp_ev *e = &tl->ev[i], *g;
+			size_t from;
+
+			if (e->sem_wait == VNEURON_TRACE_NO_SEM || !vnp_ev_wait(tl, e))
+				continue;
+			g = vnp_ev_signaller(tl, e);
+			if (!g)
+				continue;
+			from = (size_t)(g - tl->ev);
+			fprintf(f, "%s[%u,%u,%u,%u]", n++ ? "," : "", pos->row[from], pos->idx[from],
+				pos->row[i], pos->idx[i]);
+		}
+	}
+	fputc(']', f);
+}
+
+/*
+ * "execs": each execution's figures for the roofline chart: its time, TensorE flops
+ * (transposes apart) and HBM bytes.
+ */
+static int execs_json(FILE *f, const struct vnp_timeline *tl)
+{
+	struct { uint64_t flops, tflops, hbm; } *x = calloc(tl->nexec + 1, sizeof(*x));
+	size_t i;
+
+	if (!x)
+		return -ENOMEM;
+	for (i = 0; i < tl->n; i++) {
+		const struct vnp_ev *e = &tl->ev[i];
+		uint64_t key = (uint64_t)e->core << 32 | e->exec;
+		size_t lo = 0, hi = tl->nexec;
+		unsigned int src, dst;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (tl->execs[mid].key < key)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == tl->nexec || tl->execs[lo].key != key)
+			continue;
+		if (e->opcode == VNP_OP_DMA) {
+			vnp_ev_dma_mems(tl, e, &src, &dst);
+			x[lo].hbm += (src == VNEF_MEM_HBM ? e->bytes : 0) +
+				     (dst == VNEF_MEM_HBM ? e->bytes : 0);
+		} else if (e->stream == VNEURON_ENGINE_TENSOR) {
+			x[lo].flops += e->flops;
+			if (e->opcode == VNEF_OP_TRANSPOSE)
+				x[lo].tflops += e->flops;
+		}
+	}
+	fputs(",\n\"execs\":[", f);
+	for (i = 0; i < tl->nexec; i++)
+		fprintf(f, "%s{\"core\":%llu,\"exec\":%llu,\"time_ps\":%llu,\"flops\":%llu,"
+			"\"transpose_flops\":%llu,\"hbm_bytes\":%llu}", i ? "," : "",
+			(unsigned long long)(tl->execs[i].key >> 32),
+			(unsigned long long)(tl->execs[i].key & 0xffffffffu),
+			(unsigned long long)(tl->execs[i].hi - tl->execs[i].lo),
+			(unsigned long long)x[i].flops, (unsigned long long)x[i].tflops,
+			(unsigned long long)x[i].hbm);
+	fputc(']', f);
+	free(x);
+	return 0;
+}
+
 static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels)
 {
+	struct evpos pos = { .on = v->a ? v->a->cp.on : NULL };
 	const struct vnp_timeline *tl = v->tl;
 	unsigned int c, s, k, op;
 	char name[48];
@@ -267,6 +375,17 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 	if (ret)
 		return ret;
 	prog_json(f, tl->prog);
+	ret = execs_json(f, tl);
+	if (ret)
+		return ret;
+	/* without memory for the positions the page simply has no arrows */
+	pos.row = malloc((tl->n + 1) * sizeof(*pos.row));
+	pos.idx = malloc((tl->n + 1) * sizeof(*pos.idx));
+	if (!pos.row || !pos.idx) {
+		free(pos.row);
+		free(pos.idx);
+		pos.row = pos.idx = NULL;
+	}
 	fputs(",\n\"cores\":[", f);
 	for (c = 0; c < (tl->ncores ? tl->ncores : 1); c++) {
 		fputs(c ? ",\n{\"label\":" : "\n{\"label\":", f);
@@ -278,18 +397,24 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 		}
 		fputs(",\"rows\":[", f);
 		first = 1;
+		pos.nrows = 0;
 		for (s = 0; s < VNEF_STREAMS; s++) {
 			if (s == VNEURON_ENGINE_TENSOR) {
 				for (k = 0; k < sizeof(tensor_rows) / sizeof(tensor_rows[0]); k++)
 					row_json(f, tl, c, s, tensor_rows[k].name, tensor_rows[k].op,
-						 &first);
+						 &first, &pos);
 				continue;
 			}
-			row_json(f, tl, c, s, vnp_stream_name(s, name, sizeof(name)), -2, &first);
+			row_json(f, tl, c, s, vnp_stream_name(s, name, sizeof(name)), -2, &first,
+				 &pos);
 		}
-		fputs("]}", f);
+		fputc(']', f);
+		flows_json(f, tl, c, &pos);
+		fputc('}', f);
 	}
 	fputs("]}\n", f);
+	free(pos.row);
+	free(pos.idx);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -123,9 +123,18 @@ n, p, m = load("exp_naive"), load("exp_pipelined"), load("mlp_train_step")
 tn, tp = n["total_time_ps"], p["total_time_ps"]
 rn, rp = rules(n), rules(p)
 ok = "dma-no-overlap" in rn and "dma-no-overlap" not in rp and 0 < tp < tn
+# per example: the class (naming the bound unit), the first finding and its gain
 for name, o in (("exp naive", n), ("exp pipelined", p), ("mlp training step", m)):
-    print(f"{name + ':':19} {o['total_time_ps'] / 1e6:9.3f} us modeled, {o['class']}, "
-          f"advice: {', '.join(rules(o)) or 'none'}")
+    adv = o.get("advice", [])
+    print(f"{name + ':':19} {o['total_time_ps'] / 1e6:9.3f} us modeled, "
+          f"{o.get('class_label', o['class'])}")
+    if adv:
+        print(f"{'':19} first finding: {adv[0]['rule']}: {adv[0]['title']}")
+        print(f"{'':19} gain: {adv[0].get('gain', 'n/a')}")
+        for a in adv[1:]:
+            print(f"{'':19} then: {a['rule']}: {a.get('gain', 'n/a')}")
+    else:
+        print(f"{'':19} first finding: none")
 for a in n.get("advice", []):
     if a["rule"] == "dma-no-overlap":
         print(f"exp naive flagged: {a['title']}: {a['evidence'][:160]}...")

@@ -9,7 +9,7 @@ const COLORS = ['#9aa5b1', '#2f80ed', '#27ae60', '#8e44ad', '#16a085', '#d35400'
 let D = null, T = 1, cur = 0, tab = 'core', v0 = 0, v1 = 1;
 let lanes = [];		/* the current tab's rows and counters, top to bottom */
 let searching = false;	/* a search is active: dim what does not match */
-let drag = null, stats = { loadMs: 0, firstRenderMs: 0, lastRenderMs: 0, renders: 0 };
+let drag = null, stats = { loadMs: 0, firstRenderMs: 0, lastRenderMs: 0, renders: 0, critDrawn: 0, flowsDrawn: 0 };
 const t_load = performance.now();
 
 function status(s) { $('status').textContent = s; }
@@ -212,6 +212,7 @@ function render() {
 		cv.style.width = W + 'px'; cv.style.height = H + 'px';
 	}
 	const g = cv.getContext('2d');
+	stats.critDrawn = 0;
 	g.setTransform(dpr, 0, 0, dpr, 0, 0);
 	g.fillStyle = '#fff'; g.fillRect(0, 0, W, H);
 	const a = v0, b = v1, px = (b - a) / W;
@@ -246,6 +247,10 @@ function render() {
 				g.fillRect(x, y + 3, w, l.h - 6);
 				g.globalAlpha = 1;
 				if (w > 3) { g.fillStyle = 'rgba(255,255,255,.55)'; g.fillRect(x + w - 1, y + 3, 1, l.h - 6); }
+				if (r.c && r.c[i]) {
+					/* on the critical path: a dark red band along the bottom */
+					g.fillStyle = CRIT; g.fillRect(x, y + l.h - 5, w, 3); stats.critDrawn++;
+				}
 				if (r.match && r.match[i]) {
 					g.strokeStyle = '#ff6b00'; g.lineWidth = 2;
 					g.strokeRect(x - 1, y + 2, w + 2, l.h - 4); g.lineWidth = 1;
@@ -256,7 +261,17 @@ function render() {
 					g.fillText(opName(r, i), x + 4, y + l.h / 2 + 4); g.restore();
 				}
 			}
-		} else if (r.match) {
+		} else if (r.c && i1 - i0 < 200000) {
+			/* zoomed out: the critical path as a band of the columns it crosses */
+			g.fillStyle = CRIT;
+			let lastx = -1;
+			for (let i = i0; i < i1; i++) {
+				if (!r.c[i]) continue;
+				const x0 = Math.floor((r.st[i] - a) / px), x1 = Math.max(x0 + 1, Math.ceil((r.en[i] - a) / px));
+				if (x1 > lastx) { g.fillRect(Math.max(x0, lastx), y + l.h - 5, x1 - Math.max(x0, lastx), 3); lastx = x1; stats.critDrawn++; }
+			}
+		}
+		if (l.lod && r.match) {
 			/* matches as ticks, one per pixel column at most */
 			g.fillStyle = '#ff6b00';
 			let lastx = -1;
@@ -269,6 +284,7 @@ function render() {
 		g.strokeStyle = '#e4e7eb'; g.beginPath(); g.moveTo(0, y + l.h - 0.5); g.lineTo(W, y + l.h - 0.5); g.stroke();
 		drawFaults(g, l, a, px, W);
 	});
+	drawFlows(g, a, b, px, W);
 	const secs = px * 1e-12;
 	for (let x = 0; x < W; x++) { tput[x] /= secs; pend[x] /= px; }
 	for (const l of lanes) {
@@ -294,9 +310,47 @@ function render() {
 	}
 	$('range').textContent = fmtTime(a) + ' \u2013 ' + fmtTime(b) + '  (' + fmtTime(b - a) + ' visible)';
 	stats.lastRenderMs = performance.now() - t; stats.renders++;
+	if (stats.critDrawn) stats.critRender = stats.renders;
 	status(D.cores.length + ' worker tab(s) \u00b7 ' + lanes.length + ' rows \u00b7 render ' +
 	       stats.lastRenderMs.toFixed(1) + ' ms' + (lanes.some((l) => l.lod) ? ' \u00b7 aggregated (zoom in for single instructions)' : ''));
 }
+/*
+ * Semaphore dependencies: an arrow from the end of the signalling entry to the start of
+ * the entry its signal let go, for the flows with an end in view (at most MAX_ARROWS, so
+ * a zoomed-out view stays readable); arrows on the critical path are red.
+ */
+const CRIT = '#b91c1c', FLOW = 'rgba(98,70,234,.8)', MAX_ARROWS = 400;
+function arrow(g, x0, y0, x1, y1, crit) {
+	g.strokeStyle = crit ? CRIT : FLOW; g.fillStyle = g.strokeStyle; g.lineWidth = crit ? 2 : 1.2;
+	const mx = (x0 + x1) / 2;
+	g.beginPath(); g.moveTo(x0, y0); g.bezierCurveTo(mx, y0, mx, y1, x1, y1); g.stroke();
+	const d = x1 >= mx ? 1 : -1;
+	g.beginPath(); g.moveTo(x1, y1); g.lineTo(x1 - 7 * d, y1 - 4); g.lineTo(x1 - 7 * d, y1 + 4); g.closePath(); g.fill();
+	g.lineWidth = 1;
+}
+function drawFlows(g, a, b, px, W) {
+	const fl = D.cores[cur].flows || [], rows = D.cores[cur].rows, ly = new Map();
+	stats.flowsDrawn = 0; stats.critDrawnFlows = 0;
+	if (!fl.length) return;
+	for (const l of lanes) if (l.row) ly.set(l.row, l.y + l.h / 2);
+	const shown = [];
+	for (const f of fl) {
+		const rf = rows[f[0]], rt = rows[f[2]];
+		if (!rf || !rt) continue;
+		const t0 = rf.en[f[1]], t1 = rt.st[f[3]];
+		if (t1 < a || t0 > b) continue;
+		shown.push(f);
+		if (shown.length > MAX_ARROWS) return;
+	}
+	for (const f of shown) {
+		const rf = rows[f[0]], rt = rows[f[2]];
+		const crit = rf.c && rt.c && rf.c[f[1]] && rt.c[f[3]];
+		arrow(g, (rf.en[f[1]] - a) / px, ly.get(rf), (rt.st[f[3]] - a) / px, ly.get(rt), crit);
+		stats.flowsDrawn++;
+		if (crit) stats.critDrawnFlows++;
+	}
+}
+
 /*
  * Device faults on a row: a red bar over the row with a triangle on top at the fault's
  * time, outlined in white so it stands out on any instruction colour.
@@ -398,6 +452,7 @@ function describe(r, i) {
 		'source   ' + (li >= 0 ? D.lines[li] : '(unknown)'),
 		'scope    ' + (si >= 0 ? D.scopes[si] : '(none)'),
 		'pc ' + p + '   exec ' + r.x[i] + (r.w[i] ? '   semaphore wait ' + fmtTime(r.w[i]) : '')];
+	if (r.c && r.c[i]) lines.push('on the critical path');
 	return lines.join('\n');
 }
 function onMove(ev) {
@@ -504,7 +559,10 @@ function buildSummary() {
 	root.textContent = '';
 	root.appendChild(el('h2', 'Summary: ' + (s.program || '')));
 	const cls = el('p'); cls.appendChild(el('span', s['class'], 'cls'));
-	cls.appendChild(document.createTextNode('  ' + (s.class_why || ''))); root.appendChild(cls);
+	cls.appendChild(document.createTextNode('  ' + (s.class_label || '') + ': ' + (s.class_why || '')));
+	root.appendChild(cls);
+	if (s.critical_path_ps) root.appendChild(el('p', 'critical path ' + fmtTime(s.critical_path_ps) +
+		' (marked in dark red on the timeline; arrows are semaphore dependencies)'));
 	const tt = table([
 		['total_time', fmtTime(s.total_time_ps)], ['event_count', String(s.event_count)],
 		['instruction_count', String(s.instruction_count)], ['dma_count', String(s.dma_count)],
@@ -534,6 +592,7 @@ function buildSummary() {
 		ft.className = 'faults';
 		root.appendChild(ft);
 	}
+	roofline(root, s);
 	root.appendChild(el('h2', 'Engines'));
 	const er = [];
 	for (const [k, e] of Object.entries(s.engines || {}))
@@ -554,6 +613,7 @@ function buildSummary() {
 		d.appendChild(el('div', a.title, 'title'));
 		d.appendChild(el('div', a.evidence, 'ev'));
 		d.appendChild(el('div', a.advice, 'ev'));
+		if (a.gain) d.appendChild(el('div', 'gain: ' + a.gain, a.replayed ? 'gain replayed' : 'gain'));
 		root.appendChild(d);
 	}
 	if (s.scopes && s.scopes.length) {
@@ -561,6 +621,85 @@ function buildSummary() {
 		root.appendChild(table(s.scopes.slice(0, 30).map((x) => [x.scope, String(x.count), fmtTime(x.active_ps), x['class'] || '']),
 			['scope', 'count', 'active', 'class']));
 	}
+}
+
+/*
+ * The roofline (SVG, log-log): TensorE's peak and HBM's bandwidth as ceilings meeting at
+ * the ridge point, each execution and each scope a point at (arithmetic intensity,
+ * TensorE flop/s). Without HBM traffic a point sits on the right edge, without TensorE
+ * work on the floor; both are said in its label.
+ */
+function roofline(root, s) {
+	const peak = s.peak_flops, bw = s.hbm_bandwidth, cores = s.cores || 1;
+	if (!(peak > 0) || !(bw > 0)) return;
+	const Wd = 720, Ht = 380, L = 64, R = 16, Tp = 14, B = 40;
+	const pts = [];
+	const add = (kind, name, flops, tflops, bytes, ps, pk) => {
+		if (!(ps > 0)) return;
+		pts.push({ kind, name, ai: bytes > 0 ? (flops - tflops) / bytes : Infinity, perf: flops / (ps * 1e-12), peak: pk });
+	};
+	for (const x of D.execs || [])
+		add('exec', 'exec ' + x.exec + (cores > 1 ? ' core ' + x.core : ''), x.flops, x.transpose_flops, x.hbm_bytes, x.time_ps);
+	for (const x of s.scopes || [])
+		add('scope', x.scope, x.tensor_flops, x.transpose_flops, x.hbm_read + x.hbm_write, x.span_ps);
+	/* one core's ceilings: executions and scopes run on one core each */
+	const pk = peak / cores, hb = bw / cores, ridge = pk / hb;
+	let xmin = ridge / 1000, xmax = ridge * 100;
+	for (const p of pts) if (isFinite(p.ai) && p.ai > 0) { xmin = Math.min(xmin, p.ai / 2); xmax = Math.max(xmax, p.ai * 2); }
+	const ymax = pk * 2;
+	let ymin = pk / 1e5;
+	for (const p of pts) if (p.perf > 0) ymin = Math.min(ymin, p.perf / 2);
+	const lx = (v) => L + (Wd - L - R) * (Math.log10(v) - Math.log10(xmin)) / (Math.log10(xmax) - Math.log10(xmin));
+	const ly = (v) => Tp + (Ht - Tp - B) * (1 - (Math.log10(v) - Math.log10(ymin)) / (Math.log10(ymax) - Math.log10(ymin)));
+	/* the HTML parser makes the svg element; its namespace serves the children */
+	const box = el('div');
+	box.innerHTML = '<svg></svg>';
+	const svg = box.firstChild, NS = svg.namespaceURI;
+	svg.setAttribute('id', 'roofline'); svg.setAttribute('width', Wd); svg.setAttribute('height', Ht);
+	svg.setAttribute('viewBox', '0 0 ' + Wd + ' ' + Ht);
+	const mk = (tag, at, text) => {
+		const e = document.createElementNS(NS, tag);
+		for (const k in at) e.setAttribute(k, at[k]);
+		if (text != null) e.textContent = text;
+		svg.appendChild(e); return e;
+	};
+	mk('rect', { x: L, y: Tp, width: Wd - L - R, height: Ht - Tp - B, fill: '#fbfcfd', stroke: '#d5dae0' });
+	for (let d = Math.ceil(Math.log10(xmin)); d <= Math.floor(Math.log10(xmax)); d++) {
+		mk('line', { x1: lx(10 ** d), x2: lx(10 ** d), y1: Ht - B, y2: Ht - B + 4, stroke: '#7b8794' });
+		mk('text', { x: lx(10 ** d), y: Ht - B + 16, 'text-anchor': 'middle', 'font-size': 10, fill: '#52606d' }, '1e' + d);
+	}
+	for (let d = Math.ceil(Math.log10(ymin)); d <= Math.floor(Math.log10(ymax)); d++) {
+		mk('line', { x1: L - 4, x2: L, y1: ly(10 ** d), y2: ly(10 ** d), stroke: '#7b8794' });
+		mk('text', { x: L - 6, y: ly(10 ** d) + 3, 'text-anchor': 'end', 'font-size': 10, fill: '#52606d' }, fmtNum(10 ** d));
+	}
+	mk('text', { x: (Wd + L) / 2, y: Ht - 6, 'text-anchor': 'middle', 'font-size': 11 }, 'arithmetic intensity (TensorE flop / HBM byte)');
+	mk('text', { x: 12, y: Ht / 2, 'font-size': 11, transform: 'rotate(-90 12 ' + Ht / 2 + ')', 'text-anchor': 'middle' }, 'TensorE flop/s');
+	/* the ceilings: bandwidth up to the ridge, peak after it */
+	const x0 = Math.max(xmin, ymin / hb);
+	mk('polyline', { class: 'ceiling', 'data-ceiling': 'hbm', fill: 'none', stroke: '#2f80ed', 'stroke-width': 2,
+		points: lx(x0) + ',' + ly(x0 * hb) + ' ' + lx(ridge) + ',' + ly(pk) });
+	mk('polyline', { class: 'ceiling', 'data-ceiling': 'peak', fill: 'none', stroke: '#c81e1e', 'stroke-width': 2,
+		points: lx(ridge) + ',' + ly(pk) + ' ' + lx(xmax) + ',' + ly(pk) });
+	mk('text', { x: lx(ridge) + 6, y: ly(pk) - 5, 'font-size': 10, fill: '#c81e1e' }, 'TensorE peak ' + fmtNum(pk) + 'flop/s');
+	mk('text', { x: lx(x0) + 4, y: ly(x0 * hb) - 6, 'font-size': 10, fill: '#2f80ed' }, 'HBM ' + fmtNum(hb) + 'B/s');
+	mk('text', { x: lx(ridge) - 4, y: ly(pk) + 14, 'text-anchor': 'end', 'font-size': 10, fill: '#52606d' }, 'ridge ' + ridge.toFixed(1) + ' flop/B');
+	const seen = new Map();
+	pts.forEach((p) => {
+		const px = isFinite(p.ai) && p.ai > 0 ? lx(Math.min(xmax, Math.max(xmin, p.ai))) : (isFinite(p.ai) ? L : Wd - R);
+		const py = p.perf > 0 ? ly(p.perf) : Ht - B;
+		const c = mk('circle', { class: 'pt', 'data-kind': p.kind, 'data-name': p.name, cx: px, cy: py,
+			r: p.kind === 'exec' ? 6 : 4, fill: p.kind === 'exec' ? '#1f2933' : '#f0b429', stroke: '#fff' });
+		const note = (isFinite(p.ai) ? '' : ' (no HBM traffic)') + (p.perf > 0 ? '' : ' (no TensorE work)');
+		c.appendChild(document.createElementNS(NS, 'title')).textContent =
+			p.name + ': ' + (isFinite(p.ai) ? p.ai.toFixed(2) + ' flop/B, ' : '') + fmtNum(p.perf) + 'flop/s' + note;
+		/* points at one place: their labels stacked, inward from the right edge */
+		const key = Math.round(px) + ',' + Math.round(py), k = seen.get(key) || 0, right = px > Wd - R - 120;
+		seen.set(key, k + 1);
+		mk('text', { class: 'ptlabel', x: right ? px - 8 : px + 8, y: py - 4 - k * 11, 'font-size': 10,
+			     'text-anchor': right ? 'end' : 'start', fill: '#1f2933' }, p.name + note);
+	});
+	root.appendChild(el('h2', 'Roofline'));
+	root.appendChild(svg);
 }
 
 /* ---- events ---------------------------------------------------------------------------- */
@@ -614,7 +753,8 @@ window.vnViewer = {
 		const m = (Math.max(r.st[i], v0) + Math.min(r.en[i], v1)) / 2;
 		return { x: rc.left + (m - v0) / (v1 - v0) * rc.width, y: rc.top + l.y + l.h / 2 };
 	},
-	event(k, i) { const r = lanes[k].row; return { op: D.ops[r.o[i]], start: r.st[i], end: r.en[i], pc: r.p[i] }; },
+	event(k, i) { const r = lanes[k].row; return { op: D.ops[r.o[i]], start: r.st[i], end: r.en[i], pc: r.p[i], crit: !!(r.c && r.c[i]) }; },
+	flows: () => (D.cores[cur].flows || []).length,
 	/* the device faults of this tab: lane, time (from the start), where their mark is */
 	faults() {
 		const fs = (D.summary && D.summary.faults) || [], out = [];

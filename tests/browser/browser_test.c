@@ -770,6 +770,32 @@ int main(int argc, char **argv)
 	tap(s && strstr(s, "B/s") && !strstr(s, "peak 0B"), "throughput row shows a peak: %s",
 	    s ? s : "?");
 	free(s);
+	/* semaphore dependencies as arrows, the critical path as a dark red band */
+	{
+		long nf = eval_long("vnViewer.flows()");
+		long drawn = eval_long("vnViewer.stats.flowsDrawn");
+		long crit = eval_long("vnViewer.stats.critDrawn");
+
+		tap(nf > 0 && drawn == nf, "semaphore flows drawn as arrows: %ld of %ld", drawn, nf);
+		tap(crit > 0, "critical path marked on %ld entries", crit);
+		s = eval("(()=>{const L=vnViewer.lanes(),cv=document.getElementById('canvas'),"
+			 "rc=cv.getBoundingClientRect(),d=window.devicePixelRatio||1;"
+			 "for(let k=0;k<L.length;k++){if(L[k].kind!=='row'||L[k].lod)continue;"
+			 "for(let i=0;i<L[k].n;i++){const e=vnViewer.event(k,i);if(!e.crit)continue;"
+			 "const p=vnViewer.eventPoint(k,i);if(p.x-rc.left<2)continue;"
+			 "const q=cv.getContext('2d').getImageData(Math.round((p.x-rc.left)*d),"
+			 "Math.round((L[k].y+L[k].h-4)*d),1,1).data;"
+			 "return q[0]+','+q[1]+','+q[2]+' '+e.op;}}return '';})()");
+		{
+			int r = -1, g = -1, b = -1;
+
+			if (s)
+				sscanf(s, "%d,%d,%d", &r, &g, &b);
+			tap(r > 150 && g < 60 && b < 60, "a critical-path entry's band is dark red: %s",
+			    s ? s : "?");
+		}
+		free(s);
+	}
 	screenshot("timeline");
 
 	/* drag to zoom */
@@ -923,6 +949,26 @@ int main(int argc, char **argv)
 		free(tt);
 	}
 	free(s);
+	/* the roofline: two ceilings, a point per execution and per scope, labelled */
+	{
+		long nceil = eval_long("document.querySelectorAll('#roofline .ceiling').length");
+		long nexe = eval_long("document.querySelectorAll('#roofline circle.pt[data-kind=exec]').length");
+		long nsc = eval_long("document.querySelectorAll('#roofline circle.pt[data-kind=scope]').length");
+		long wexe = eval_long("vnViewer.data().execs.length");
+		long wsc = eval_long("vnViewer.data().summary.scopes.filter(x=>x.span_ps>0).length");
+		long lab = eval_long("(()=>{const t=document.getElementById('roofline').textContent;"
+				     "return vnViewer.data().summary.scopes.every(x=>!(x.span_ps>0)||"
+				     "t.includes(x.scope))&&t.includes('TensorE peak')&&"
+				     "t.includes('HBM')?1:0;})()");
+
+		tap(nceil == 2 && nexe == wexe && wexe > 0 && nsc == wsc && lab == 1,
+		    "roofline: %ld ceilings, %ld execution and %ld scope points, labelled", nceil,
+		    nexe, nsc);
+		free(eval("(()=>{const r=document.getElementById('roofline');if(r)r.scrollIntoView();"
+			  "return 1;})()"));
+		screenshot("roofline");
+		free(eval("document.getElementById('summary').scrollTop=0"));
+	}
 	screenshot("summary");
 	free(eval("(()=>{const a=document.querySelector('.advice');if(a)a.scrollIntoView();return 1;})()"));
 	screenshot("advice");
