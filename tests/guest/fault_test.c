@@ -5,14 +5,15 @@
  * the module (VNEURON_TEST_HOOKS=y), whose parameter test_skip_checks turns validator
  * range checks off; with any other build every test SKIPs. A DMA to partition 131 of
  * SBUF and engine operands past their partition end with status FAULT, the entry that
- * faulted, the device_faults counter and a trace ERROR record, and the core runs the
- * next execution normally.
+ * faulted, the device_faults counter, a trace ERROR record and a telemetry FAULT event
+ * (kmod/genl.c), and the core runs the next execution normally.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 
 #include "kmod_test.h"
+#include "neurondev.h"
 #include "vn_program.h"	/* VN_TEST_SKIP_* */
 #include "../host/vnef_build.h"
 
@@ -96,6 +97,7 @@ FIXTURE(flt) {
 	struct vneuron_trace_start ts;
 	struct vn_ring0 ring;
 	bool mapped;
+	struct nd_telemetry *tel;
 };
 
 FIXTURE_SETUP(flt)
@@ -105,6 +107,7 @@ FIXTURE_SETUP(flt)
 
 	self->fd = -1;
 	self->mapped = false;
+	self->tel = NULL;
 	if (access(SKIP_CHECKS, F_OK))
 		SKIP(return, "no %s: a VNEURON_TEST_HOOKS=y build of the module only",
 		     SKIP_CHECKS);
@@ -119,10 +122,13 @@ FIXTURE_SETUP(flt)
 	ASSERT_EQ(0, vn_ioctl(self->fd, VNEURON_IOCTL_TRACE_START, &self->ts));
 	ASSERT_EQ(0, vn_ring0_map(self->fd, &self->ts, &self->ring));
 	self->mapped = true;
+	ASSERT_EQ(0, nd_telemetry_open(&self->tel, NULL));
+	ASSERT_EQ(0, nd_telemetry_subscribe(self->tel));
 }
 
 FIXTURE_TEARDOWN(flt)
 {
+	nd_telemetry_close(self->tel);
 	if (self->mapped)
 		vn_ring0_unmap(&self->ring);
 	if (self->fd >= 0)
@@ -198,6 +204,30 @@ static void fault_case(struct __test_metadata *_metadata, FIXTURE_DATA(flt) *sel
 		EXPECT_EQ(x->pc, err->dma_desc);
 	} else {
 		EXPECT_EQ(x->stream, err->engine);
+	}
+
+	/* Telemetry: one FAULT event for it, after its EXEC_END, saying where. */
+	{
+		struct nd_tel_event ev;
+		int ends = 0, faults = 0;
+
+		while (nd_telemetry_next_event(self->tel, &ev, faults ? 300 : 3000) > 0) {
+			if (ev.device != 0 || ev.core != 0 || ev.exec_seq != w.seq)
+				continue;
+			if (ev.type == VNEURON_EVENT_EXEC_END) {
+				ends++;
+				EXPECT_EQ(VNEURON_EXEC_FAULT, ev.status);
+			} else if (ev.type == VNEURON_EVENT_FAULT) {
+				EXPECT_EQ(1, ends) TH_LOG("FAULT before its EXEC_END");
+				faults++;
+				EXPECT_EQ(x->reason, ev.reason);
+				EXPECT_EQ(x->stream, ev.stream);
+				EXPECT_EQ(x->pc, ev.pc);
+				EXPECT_EQ((uint32_t)getpid(), ev.pid);
+			}
+		}
+		EXPECT_EQ(1, ends);
+		EXPECT_EQ(1, faults);
 	}
 
 	/* The core is fine: the next execution runs normally. */
