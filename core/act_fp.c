@@ -173,6 +173,16 @@ static float act(u32 fn, float x)
 	}
 }
 
+#define VN_ACT_NAME	act_vec_sse2
+#define VN_ACT_W	4
+#define VN_ACT_ATTR
+#include "vn_act_vec_fp.h"
+
+#define VN_ACT_NAME	act_vec_avx2
+#define VN_ACT_W	8
+#define VN_ACT_ATTR	__attribute__((target("avx2")))
+#include "vn_act_vec_fp.h"
+
 bool vn_fp_act_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 		    struct vn_fp_cursor *c)
 {
@@ -189,7 +199,11 @@ bool vn_fp_act_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 			n = min(min(f - c->j0, (u32)VN_FP_SEG), budget);
 			budget -= n;
 			vn_gather(x, &in->src0, c->p, c->j0, n, s);
-			for (i = 0; i < n; i++)
+			if (x->simd >= VN_SIMD_AVX2)
+				i = act_vec_avx2(in->op, s, n, scale, bias);
+			else
+				i = act_vec_sse2(in->op, s, n, scale, bias);
+			for (; i < n; i++)
 				s[i] = act(in->op, s[i] * scale + bias);
 			vn_scatter(x, d, c->p, c->j0, n, s);
 		}

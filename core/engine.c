@@ -24,13 +24,16 @@ int vn_engine_ctx_init(struct vn_fp_ctx *x, u8 *sbuf, u8 *psum)
 		vn_engine_ctx_free(x);
 		return -ENOMEM;
 	}
-#ifndef __KERNEL__
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx512f"))
+	switch (vn_cpu_vector()) {
+	case VN_CPU_AVX512:
 		x->simd = VN_SIMD_AVX512;
-	else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		break;
+	case VN_CPU_AVX2:
 		x->simd = VN_SIMD_AVX2;
-#endif
+		break;
+	default:
+		x->simd = VN_SIMD_SSE2;
+	}
 	return 0;
 }
 

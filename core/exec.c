@@ -20,6 +20,7 @@
 
 #define NO_IDX		(~0u)
 #define VN_YIELD_NS	1000000	/* a scheduling point at least this often */
+#define VN_SPIN_NS	20000	/* an engine polls a semaphore this long before sleeping */
 
 /* ---- executions ---- */
 
@@ -80,6 +81,47 @@ static void exec_complete(struct vn_exec *ex)
 
 /* ---- the core's state machine (c->lock held) ---- */
 
+/*
+ * Workers sleep on their own condition and are woken only when they have something to
+ * do: five threads woken for every semaphore made a storm of futex calls on the host.
+ */
+static void wake_worker(struct vn_core *c, u32 id)
+{
+	if (c->wcond[id])	/* NULL only in a core whose creation failed */
+		vn_cond_broadcast(c->wcond[id]);
+}
+
+static void wake_all(struct vn_core *c)
+{
+	u32 id;
+
+	for (id = 0; id < VN_WORKERS; id++)
+		wake_worker(c, id);
+	if (c->cond)
+		vn_cond_broadcast(c->cond);
+}
+
+/* The worker of each stream that may now run: ready, or blocked on a reached value. */
+static void wake_runnable(struct vn_core *c)
+{
+	bool dma = false;
+	u32 sid;
+
+	for (sid = 0; sid < VNEF_STREAMS; sid++) {
+		const struct vn_stream_run *r = &c->ss[sid];
+
+		if (r->state != VN_SS_READY &&
+		    (r->state != VN_SS_BLOCKED || c->sem_val[r->wait_sem] < r->wait_val))
+			continue;
+		if (sid < VNEF_ENGINES)
+			wake_worker(c, sid);
+		else
+			dma = true;
+	}
+	if (dma)
+		wake_worker(c, VN_DMA_WORKER);
+}
+
 static void set_abort(struct vn_core *c, u32 result, u32 reason, u32 stream, u32 pc)
 {
 	struct vn_exec *ex = c->cur;
@@ -92,7 +134,7 @@ static void set_abort(struct vn_core *c, u32 result, u32 reason, u32 stream, u32
 	ex->st.reason = reason;
 	ex->st.stream = stream;
 	ex->st.pc = pc;
-	vn_cond_broadcast(c->cond);
+	wake_all(c);
 }
 
 static const char *const fault_what[] = {
@@ -205,7 +247,7 @@ static void start_next(struct vn_core *c)
 		c->ex_edge = NULL;
 		c->ex_arg = NULL;
 	}
-	vn_cond_broadcast(c->cond);
+	wake_runnable(c);
 }
 
 static void count_stat(struct vn_core *c, u32 stat, u64 v)
@@ -347,11 +389,25 @@ static void block(struct vn_core *c, u32 sid, u32 sem, u32 val)
 	c->ss[sid].wait_val = val;
 }
 
-/* An engine waits for sem >= val. 0, or -EINTR when the execution is ending. */
+/*
+ * An engine waits for sem >= val. 0, or -EINTR when the execution is ending. It first
+ * polls for up to VN_SPIN_NS, yielding the CPU, without the lock: most hand-offs between
+ * engines take microseconds, less than a sleep and a wake-up cost. sem_val is read
+ * racily there and again under the lock.
+ */
 static int wait_sem(struct vn_core *c, u32 sid, u32 sem, u32 val)
 {
+	u64 until;
 	int r = 0;
 
+	if (c->sem_val[sem] < val && !c->abort) {
+		vn_lock_drop(c->lock);
+		until = vn_time_ns() + VN_SPIN_NS;
+		while (vn_load_acquire(&c->sem_val[sem]) < val && !vn_load_acquire(&c->abort) &&
+		       vn_time_ns() < until)
+			vn_thread_yield();
+		vn_lock_take(c->lock);
+	}
 	while (c->sem_val[sem] < val) {
 		if (c->abort) {
 			r = -EINTR;
@@ -363,7 +419,7 @@ static int wait_sem(struct vn_core *c, u32 sid, u32 sem, u32 val)
 			r = -EINTR;
 			break;
 		}
-		if (vn_cond_wait_worker(c->cond, c->lock, c->deadline_ns) == -ETIMEDOUT &&
+		if (vn_cond_wait_worker(c->wcond[sid], c->lock, c->deadline_ns) == -ETIMEDOUT &&
 		    c->sem_val[sem] < val) {
 			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, sid, c->ss[sid].pc);
 			r = -EINTR;
@@ -394,7 +450,7 @@ static bool signal_sems(struct vn_core *c, struct vn_exec *ex, u64 mask, u64 t_p
 		ex->sem_base[s][c->sem_val[s]] = t_ps;
 		c->sem_val[s]++;
 	}
-	vn_cond_broadcast(c->cond);
+	wake_runnable(c);
 	return true;
 }
 
@@ -574,7 +630,8 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 					  c->ss[sid].pc);
 				continue;
 			}
-			if (vn_cond_wait_worker(c->cond, c->lock, c->deadline_ns) == -ETIMEDOUT)
+			if (vn_cond_wait_worker(c->wcond[VN_DMA_WORKER], c->lock, c->deadline_ns) ==
+			    -ETIMEDOUT)
 				set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, NO_IDX, 0);
 			continue;
 		}
@@ -650,7 +707,7 @@ static int worker(void *arg)
 					work = true;
 		}
 		if (!work) {
-			vn_cond_wait_worker(c->cond, c->lock, 0);
+			vn_cond_wait_worker(c->wcond[id], c->lock, 0);
 			continue;
 		}
 		if (id < VNEF_ENGINES) {
@@ -700,6 +757,11 @@ int vn_core_create(const struct vneuron_model *m, const char *name, struct vn_co
 	c->cond = vn_cond_create("vn_core.cond");
 	if (!c->sbuf || !c->psum || !c->lock || !c->cond)
 		goto fail;
+	for (i = 0; i < VN_WORKERS; i++) {
+		c->wcond[i] = vn_cond_create("vn_core.wcond");
+		if (!c->wcond[i])
+			goto fail;
+	}
 	for (i = 0; i < VNEF_ENGINES; i++)
 		if (vn_engine_ctx_init(&c->fp[i], c->sbuf, c->psum))
 			goto fail;
@@ -750,7 +812,7 @@ void vn_core_destroy(struct vn_core *c)
 		vn_lock_take(c->lock);
 		c->stop = true;
 		set_abort(c, VN_RES_ABORTED, VN_REASON_STOP, NO_IDX, 0);
-		vn_cond_broadcast(c->cond);
+		wake_all(c);
 		vn_lock_drop(c->lock);
 	}
 	for (i = 0; i < VN_WORKERS; i++)
@@ -776,6 +838,8 @@ void vn_core_destroy(struct vn_core *c)
 	for (i = 0; i < VNEF_ENGINES; i++)
 		vn_engine_ctx_free(&c->fp[i]);
 	vn_cond_destroy(c->cond);
+	for (i = 0; i < VN_WORKERS; i++)
+		vn_cond_destroy(c->wcond[i]);
 	vn_lock_destroy(c->lock);
 	vn_vfree(c->sbuf);
 	vn_vfree(c->psum);

@@ -82,10 +82,26 @@ static int vn_class_id(struct vn_lock_class *cls, const char *name)
 /* Record "held before l" for every held lock; die on the reverse order seen before. */
 static void vn_check_order(struct vn_lock *l)
 {
-	int b = vn_class_id(l->cls, l->name), a;
+	int b, a;
 	unsigned int i;
+	bool known = true;
 
+	if (!vn_nheld)
+		return;		/* no order to record */
+	b = vn_class_id(l->cls, l->name);
 	if (!b)
+		return;
+	/*
+	 * Edges are only ever added, each under vn_order_lock after checking its reverse:
+	 * if every edge is known already, nothing new can be learnt, and the global lock
+	 * (taken by every worker at every lock, so contended) is not needed.
+	 */
+	for (i = 0; i < vn_nheld && known; i++) {
+		a = vn_class_id(vn_held[i]->cls, vn_held[i]->name);
+		known = a && a != b &&
+			(__atomic_load_n(&vn_after[a - 1], __ATOMIC_ACQUIRE) & (1ull << (b - 1)));
+	}
+	if (known)
 		return;
 	pthread_mutex_lock(&vn_order_lock);
 	for (i = 0; i < vn_nheld; i++) {
@@ -100,7 +116,7 @@ static void vn_check_order(struct vn_lock *l)
 			pthread_mutex_unlock(&vn_order_lock);
 			vn_die("lock order inversion", vn_class_name[a - 1], vn_class_name[b - 1]);
 		}
-		vn_after[a - 1] |= 1ull << (b - 1);
+		__atomic_or_fetch(&vn_after[a - 1], 1ull << (b - 1), __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&vn_order_lock);
 }
@@ -297,9 +313,25 @@ void vn_thread_stop(struct vn_thread *t)
 	free(t);
 }
 
+/*
+ * Like the kernel's cond_resched(), give the CPU away only when this thread has had it
+ * for a while (VN_YIELD_AFTER_NS since its last yield): the executor calls this between
+ * every two steps of an instruction, and a sched_yield() each time handed the CPU to
+ * other processes many times a millisecond on a busy machine.
+ */
+#define VN_YIELD_AFTER_NS	500000
+
+static __thread u64 vn_last_yield;
+
 void vn_thread_yield(void)
 {
+	u64 now;
+
 	vn_might_sleep("scheduling point");
+	now = vn_time_ns();
+	if (now - vn_last_yield < VN_YIELD_AFTER_NS)
+		return;
+	vn_last_yield = now;
 	sched_yield();
 }
 
@@ -328,6 +360,18 @@ void vn_fpu_begin(void)
 		vn_die("nested FPU section", NULL, NULL);
 	vn_in_fpu = 1;
 	__atomic_add_fetch(&vn_os_fpu_sections, 1, __ATOMIC_RELAXED);
+}
+
+u32 vn_cpu_vector(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f"))
+		return VN_CPU_AVX512;
+	if (__builtin_cpu_supports("avx2"))
+		return VN_CPU_AVX2;
+#endif
+	return VN_CPU_SSE2;
 }
 
 void vn_fpu_end(void)

@@ -16,34 +16,106 @@ static inline float f_min(float a, float b)
 	return a < b ? a : b;
 }
 
+/*
+ * Four lanes at a time with SSE2 (the module's FPU flags, and every x86-64): each lane
+ * is the scalar operation on the same operands, so the results are the same bits; the
+ * selects are the scalar max and min (a > b ? a : b), NaN and signed zeros included.
+ */
+#define vn_v4	float __attribute__((vector_size(16)))	/* macros, not typedefs */
+#define vn_v4i	s32 __attribute__((vector_size(16)))
+
+static inline vn_v4 v4_load(const float *p)
+{
+	vn_v4 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void v4_store(float *p, vn_v4 v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline vn_v4 v4_sel(vn_v4i m, vn_v4 a, vn_v4 b)
+{
+	return (vn_v4)(((vn_v4i)a & m) | ((vn_v4i)b & ~m));
+}
+
+/*
+ * a + b and a * b with a as the destination operand, as the scalar loops compile: of
+ * two NaN operands x86 returns the destination's, and the compiler would otherwise be
+ * free to swap the operands of these commutative operations.
+ */
+static inline vn_v4 v4_add(vn_v4 a, vn_v4 b)
+{
+#ifdef __x86_64__
+	__asm__("addps %1, %0" : "+x"(a) : "x"(b));
+	return a;
+#else
+	return a + b;
+#endif
+}
+
+static inline vn_v4 v4_mul(vn_v4 a, vn_v4 b)
+{
+#ifdef __x86_64__
+	__asm__("mulps %1, %0" : "+x"(a) : "x"(b));
+	return a;
+#else
+	return a * b;
+#endif
+}
+
+static inline vn_v4 v4_op(u32 op, vn_v4 a, vn_v4 b)
+{
+	switch (op) {
+	case VNEF_ALU_ADD:
+		return v4_add(a, b);
+	case VNEF_ALU_SUB:
+		return a - b;
+	case VNEF_ALU_MUL:
+		return v4_mul(a, b);
+	case VNEF_ALU_MAX:
+		return v4_sel(a > b, a, b);
+	case VNEF_ALU_MIN:
+		return v4_sel(a < b, a, b);
+	default:
+		return a / b;
+	}
+}
+
 /* a[i] = a[i] <op> b[i] */
 static void alu_vec(u32 op, float *__restrict a, const float *__restrict b, u32 n)
 {
-	u32 i;
+	u32 i = 0;
 
+	if (op <= VNEF_ALU_DIV)
+		for (; i + 4 <= n; i += 4)
+			v4_store(a + i, v4_op(op, v4_load(a + i), v4_load(b + i)));
 	switch (op) {
 	case VNEF_ALU_ADD:
-		for (i = 0; i < n; i++)
+		for (; i < n; i++)
 			a[i] += b[i];
 		break;
 	case VNEF_ALU_SUB:
-		for (i = 0; i < n; i++)
+		for (; i < n; i++)
 			a[i] -= b[i];
 		break;
 	case VNEF_ALU_MUL:
-		for (i = 0; i < n; i++)
+		for (; i < n; i++)
 			a[i] *= b[i];
 		break;
 	case VNEF_ALU_MAX:
-		for (i = 0; i < n; i++)
+		for (; i < n; i++)
 			a[i] = f_max(a[i], b[i]);
 		break;
 	case VNEF_ALU_MIN:
-		for (i = 0; i < n; i++)
+		for (; i < n; i++)
 			a[i] = f_min(a[i], b[i]);
 		break;
 	case VNEF_ALU_DIV:
-		for (i = 0; i < n; i++)
+		for (; i < n; i++)
 			a[i] /= b[i];
 		break;
 	}
@@ -52,31 +124,39 @@ static void alu_vec(u32 op, float *__restrict a, const float *__restrict b, u32 
 /* a[i] = a[i] <op> s, or s <op> a[i] when reversed */
 static void alu_scalar(u32 op, float *a, float s, u32 n, bool rev)
 {
-	u32 i;
+	const float sv[4] = { s, s, s, s };
+	vn_v4 vs = v4_load(sv);
+	u32 i = 0;
 
+	/* as below: ADD and MUL take a[i] first whatever rev says */
+	rev = rev && op != VNEF_ALU_ADD && op != VNEF_ALU_MUL;
+	if (op <= VNEF_ALU_DIV)
+		for (; i + 4 <= n; i += 4)
+			v4_store(a + i, rev ? v4_op(op, vs, v4_load(a + i)) :
+					      v4_op(op, v4_load(a + i), vs));
 	switch (op) {
 	case VNEF_ALU_ADD:
-		for (i = 0; i < n; i++)
+		for (; i < n; i++)
 			a[i] += s;
 		break;
 	case VNEF_ALU_SUB:
-		for (i = 0; i < n; i++)
+		for (; i < n; i++)
 			a[i] = rev ? s - a[i] : a[i] - s;
 		break;
 	case VNEF_ALU_MUL:
-		for (i = 0; i < n; i++)
+		for (; i < n; i++)
 			a[i] *= s;
 		break;
 	case VNEF_ALU_MAX:
-		for (i = 0; i < n; i++)
+		for (; i < n; i++)
 			a[i] = rev ? f_max(s, a[i]) : f_max(a[i], s);
 		break;
 	case VNEF_ALU_MIN:
-		for (i = 0; i < n; i++)
+		for (; i < n; i++)
 			a[i] = rev ? f_min(s, a[i]) : f_min(a[i], s);
 		break;
 	case VNEF_ALU_DIV:
-		for (i = 0; i < n; i++)
+		for (; i < n; i++)
 			a[i] = rev ? s / a[i] : a[i] / s;
 		break;
 	}

@@ -30,6 +30,22 @@ static inline u16 vn_f32_to_bf16(float f)
 	return (u16)((v.u + 0x7fffu + ((v.u >> 16) & 1)) >> 16);
 }
 
+/* v[0..n) = the bf16 values h[0..n), widened 8 at a time (exact: a shift). */
+static inline void vn_bf16_widen(const u16 *h, float *v, u32 n)
+{
+	u16 __attribute__((vector_size(16))) hv;
+	u32 __attribute__((vector_size(32))) w;
+	u32 r;
+
+	for (r = 0; r + 8 <= n; r += 8) {
+		memcpy(&hv, h + r, sizeof(hv));
+		w = __builtin_convertvector(hv, __typeof__(w)) << 16;
+		memcpy(v + r, &w, sizeof(w));
+	}
+	for (; r < n; r++)
+		v[r] = vn_bf16_to_f32(h[r]);
+}
+
 static inline float vn_u32_f32(u32 u)
 {
 	union vn_f32 v = { .u = u };
@@ -83,6 +99,19 @@ static inline bool vn_ap_run(struct vn_ap_walk *w, const struct vnef_ap *a, u64 
 }
 
 /*
+ * The fp32 elements j0..j0+n of partition p when they lie side by side in memory (one
+ * run along the first axis, stride 1): their address, else NULL.
+ */
+static inline float *vn_ap_contig(const struct vn_fp_ctx *x, const struct vnef_ap *a, u32 p,
+				  u32 j0, u32 n)
+{
+	if (a->dtype != VNEF_DT_FP32 || a->stride[0] != 1 || j0 % a->count[0] + n > a->count[0])
+		return NULL;
+	return (float *)vn_ap_part(x, a, p) + (u64)(j0 / a->count[0]) * a->stride[1] +
+	       j0 % a->count[0];
+}
+
+/*
  * Elements j0..j0+n of partition p (visit order) to buf[0..n) (store false: a gather) or
  * from it (store true: a scatter). Inlined with a constant store, so each caller gets
  * its own loops.
@@ -94,7 +123,16 @@ static inline void vn_ap_move(const struct vn_fp_ctx *x, const struct vnef_ap *a
 	u64 e, st = a->stride[0];
 	struct vn_ap_walk w;
 	u32 at, run, r;
+	float *f = vn_ap_contig(x, a, p, j0, n);
 
+	if (f) {
+		/* one run: the common case, without the walk */
+		if (store)
+			memmove(f, buf, n * sizeof(float));
+		else
+			memcpy(buf, f, n * sizeof(float));
+		return;
+	}
 	vn_ap_walk_init(&w, a, j0, n);
 	while (vn_ap_run(&w, a, &e, &at, &run)) {
 		float *v = buf + at;
@@ -115,6 +153,10 @@ static inline void vn_ap_move(const struct vn_fp_ctx *x, const struct vnef_ap *a
 		} else {
 			u16 *h = (u16 *)base + e;
 
+			if (st == 1 && !store) {
+				vn_bf16_widen(h, v, run);
+				continue;
+			}
 			if (store)
 				for (r = 0; r < run; r++)
 					h[r * st] = vn_f32_to_bf16(v[r]);

@@ -12,6 +12,11 @@
 #include "vn_platform.h"
 #include "vneuron_program.h"
 
+#ifdef __CHECKER__
+/* sparse knows neither GCC's vector types nor this: a cast, so the rest is checked */
+#define __builtin_convertvector(x, type)	((type)(x))
+#endif
+
 #define VN_FP_SEG	2048		/* elements per gathered segment */
 #define VN_FP_CHUNK	65536		/* elements between FPU sections */
 #define VN_MM_LD	512		/* row stride of the moving and output buffers */
@@ -25,7 +30,7 @@
 #define VN_MM_STEP_COLS	32
 
 #define VN_SIMD_SSE2	0
-#define VN_SIMD_AVX2	1	/* with FMA */
+#define VN_SIMD_AVX2	1
 #define VN_SIMD_AVX512	2
 
 /* Per-engine state and buffers, allocated with the core (no allocation while running). */
@@ -38,7 +43,7 @@ struct vn_fp_ctx {
 	float *seg[3];		/* [VN_FP_SEG] each */
 	u32 stat_k, stat_m;
 	u32 stat_fp32;		/* stationary loaded from fp32: quarter rate */
-	u32 simd;		/* host: VN_SIMD_* the matmul kernel may use */
+	u32 simd;		/* VN_SIMD_*: the widest vectors the kernels may use */
 };
 
 /* Where a multi-step instruction continues; zeroed before its first step. */

@@ -61,7 +61,8 @@ struct vn_core {
 	u8 *sbuf;
 	u8 *psum;
 	struct vn_lock *lock;	/* everything below */
-	struct vn_cond *cond;
+	struct vn_cond *cond;	/* for callers: an execution ended, cur changed */
+	struct vn_cond *wcond[VN_WORKERS];	/* one per worker: woken only for its work */
 	struct vn_thread *thr[VN_WORKERS];
 	bool stop;
 	bool fault_abort;	/* host: vn_bug() on a fault (vn_core_set_fault_abort()) */

@@ -81,6 +81,15 @@ void vn_fpu_begin(void);
 void vn_fpu_end(void);
 
 /*
+ * The widest vector unit the FPU sections may use: the CPU has it and the OS saves its
+ * registers (XSAVE state) across them. The numerics choose their kernels by it.
+ */
+#define VN_CPU_SSE2	0u
+#define VN_CPU_AVX2	1u
+#define VN_CPU_AVX512	2u	/* AVX-512F */
+u32 vn_cpu_vector(void);
+
+/*
  * A check that can only fail through a bug elsewhere (the executor's second line of
  * defence found an access the validator let through): the host build reports it and
  * aborts, so the fuzzers find it; the kernel never calls it (the execution ends with a

@@ -15,6 +15,7 @@
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
+#include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
 
 #include "vn_os.h"
@@ -209,6 +210,20 @@ void vn_fpu_begin(void)
 void vn_fpu_end(void)
 {
 	kernel_fpu_end();
+}
+
+u32 vn_cpu_vector(void)
+{
+#ifdef CONFIG_X86
+	if (boot_cpu_has(X86_FEATURE_AVX512F) &&
+	    cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM | XFEATURE_MASK_AVX512,
+			      NULL))
+		return VN_CPU_AVX512;
+	if (boot_cpu_has(X86_FEATURE_AVX2) &&
+	    cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL))
+		return VN_CPU_AVX2;
+#endif
+	return VN_CPU_SSE2;
 }
 
 /* Not called in the kernel: a fault ends the execution with a status (core/exec.c). */

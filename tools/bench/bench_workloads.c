@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Whole workloads on the host backend (nd_host_run: validation and execution on the
+ * host build of the device core, as `vneuron-run --host` does), side by side with the
+ * same computation in plain C over single-thread OpenBLAS, in the same process:
+ *
+ *   BENCH wl_NAME_host_us=X us        host backend, wall time per execution
+ *   BENCH wl_NAME_blas_us=Y us        the same math in C + cblas_sgemm (one thread)
+ *   BENCH wl_NAME_vs_blas=R ratio     X / Y (the issue's goal: <= 2 for the MLP step,
+ *                                     <= 1.5 for attention and matmul)
+ *   BENCH host_empty_run_us=X us      an empty program through nd_host_run
+ *   BENCH host_empty_exec_us=X us     an empty program, loaded once, submit + wait
+ *   BENCH host_2core_scaling=R x      matmul1024_fp32 executions per second on two host
+ *                                     cores (one thread each) over one core
+ *
+ * NAME: mlp_step (examples/mlp-train.c: 784-128-10, batch 128, forward, backward, SGD),
+ * attention (examples/attention.c: seq 512, head 64), matmul1024_fp32, matmul1024_bf16
+ * (nd_kernel_matmul; the BLAS side widens bf16 to fp32, then sgemm) and exp (250 x 512,
+ * nd_kernel_exp; the C side is an expf() loop). The programs of the two examples are
+ * written by the example binaries (--write-vnef), so this bench runs what they run.
+ * Each figure is the median of RUNS timed batches; baseline and candidate alternate.
+ */
+#include <cblas.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vnprog.h"
+#include "vn_exec.h"
+#include "vn_program.h"
+
+#define RUNS	7
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), dcmp);
+	return v[n / 2];
+}
+
+static uint64_t rng = 88172645463325252ull;
+
+static float frand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (float)(rng >> 40) / (float)(1 << 24) - 0.5f;
+}
+
+/* ---- the host backend side ---- */
+
+struct wl {
+	const char *name;
+	void *image;
+	size_t size;
+	struct nd_host_tensor t[16];
+	unsigned int nt;
+	int execs;		/* executions per timed batch */
+	void (*blas)(struct wl *w);
+	void *ctx;
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench_workloads: %s\n", what);
+	exit(1);
+}
+
+/* Buffers for every input and output tensor of the image, inputs random. */
+static void bind_all(struct wl *w)
+{
+	struct vn_prog_error pe;
+	struct vn_program *p;
+	uint32_t i, j;
+
+	if (vn_program_load(w->image, w->size, &p, &pe))
+		die(pe.msg);
+	for (i = 0; i < p->tensor_count && w->nt < 16; i++) {
+		const struct vnef_tensor *vt = &p->tensors[i];
+		float *d;
+
+		if (vt->kind != VNEF_TENSOR_INPUT && vt->kind != VNEF_TENSOR_OUTPUT)
+			continue;
+		d = aligned_alloc(64, (vt->size + 63) / 64 * 64);
+		if (!d)
+			die("out of memory");
+		for (j = 0; j < vt->size / 4; j++)
+			d[j] = vt->kind == VNEF_TENSOR_INPUT ? frand() : 0;
+		w->t[w->nt].name = strdup(vn_program_str(p, vt->name_off));
+		w->t[w->nt].data = d;
+		w->t[w->nt].size = vt->size;
+		w->nt++;
+	}
+	vn_program_put(p);
+}
+
+static double host_batch(struct nd_host *h, struct wl *w)
+{
+	double t = now();
+	int i;
+
+	for (i = 0; i < w->execs; i++)
+		if (nd_host_run(h, w->image, w->size, w->t, w->nt, 0, NULL)) {
+			fprintf(stderr, "bench_workloads: %s: %s\n", w->name, nd_host_error(h));
+			exit(1);
+		}
+	return (now() - t) / w->execs;
+}
+
+static double blas_batch(struct wl *w)
+{
+	double t = now();
+	int i;
+
+	for (i = 0; i < w->execs; i++)
+		w->blas(w);
+	return (now() - t) / w->execs;
+}
+
+static void measure(struct nd_host *h, struct wl *w)
+{
+	double th[RUNS], tb[RUNS], mh, mb;
+	int r;
+
+	host_batch(h, w);	/* warm up both */
+	blas_batch(w);
+	for (r = 0; r < RUNS; r++) {
+		th[r] = host_batch(h, w);
+		tb[r] = blas_batch(w);
+	}
+	mh = median(th, RUNS);
+	mb = median(tb, RUNS);
+	printf("BENCH wl_%s_host_us=%.1f us\n", w->name, mh * 1e6);
+	printf("BENCH wl_%s_blas_us=%.1f us\n", w->name, mb * 1e6);
+	printf("BENCH wl_%s_vs_blas=%.2f ratio\n", w->name, mh / mb);
+	fflush(stdout);
+}
+
+/* ---- the plain C + OpenBLAS side ---- */
+
+/* MLP step, as examples/mlp-train.c's ref_step but over sgemm. */
+#define MB	128
+#define MD	784
+#define MH	128
+#define MC	10
+
+struct mlp {
+	float *x, *y, *w1, *b1, *w2, *b2;
+	float h[MB * MH], z[MB * MC], dz[MB * MC], dh[MB * MH], dw1[MD * MH], dw2[MH * MC];
+	float loss;
+};
+
+static void mlp_blas(struct wl *w)
+{
+	struct mlp *m = w->ctx;
+	const float lr = 0.5f;
+	double loss = 0;
+	int i, j;
+
+	for (i = 0; i < MB; i++)
+		memcpy(m->h + i * MH, m->b1, sizeof(float) * MH);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, MB, MH, MD, 1, m->x, MD, m->w1,
+		    MH, 1, m->h, MH);
+	for (i = 0; i < MB * MH; i++)
+		m->h[i] = m->h[i] > 0 ? m->h[i] : 0;
+	for (i = 0; i < MB; i++)
+		memcpy(m->z + i * MC, m->b2, sizeof(float) * MC);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, MB, MC, MH, 1, m->h, MH, m->w2,
+		    MC, 1, m->z, MC);
+	for (i = 0; i < MB; i++) {
+		float *z = m->z + i * MC, mx = z[0], s = 0, ls;
+
+		for (j = 1; j < MC; j++)
+			mx = fmaxf(mx, z[j]);
+		for (j = 0; j < MC; j++)
+			s += expf(z[j] - mx);
+		ls = logf(s);
+		for (j = 0; j < MC; j++) {
+			float lp = z[j] - mx - ls;
+
+			loss -= m->y[i * MC + j] * lp;
+			m->dz[i * MC + j] = (expf(lp) - m->y[i * MC + j]) / MB;
+		}
+	}
+	m->loss = (float)(loss / MB);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, MB, MH, MC, 1, m->dz, MC, m->w2, MC,
+		    0, m->dh, MH);
+	for (i = 0; i < MB * MH; i++)
+		m->dh[i] = m->h[i] > 0 ? m->dh[i] : 0;
+	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, MH, MC, MB, 1, m->h, MH, m->dz, MC,
+		    0, m->dw2, MC);
+	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, MD, MH, MB, 1, m->x, MD, m->dh, MH,
+		    0, m->dw1, MH);
+	/* SGD into fresh outputs, as the device step writes w1_out etc. */
+	for (i = 0; i < MD * MH; i++)
+		m->dw1[i] = m->w1[i] - lr * m->dw1[i];
+	for (i = 0; i < MH * MC; i++)
+		m->dw2[i] = m->w2[i] - lr * m->dw2[i];
+	for (j = 0; j < MC; j++) {
+		float a = 0;
+
+		for (i = 0; i < MB; i++)
+			a += m->dz[i * MC + j];
+		m->z[j] = m->b2[j] - lr * a;
+	}
+	for (j = 0; j < MH; j++) {
+		float a = 0;
+
+		for (i = 0; i < MB; i++)
+			a += m->dh[i * MH + j];
+		m->h[j] = m->b1[j] - lr * a;
+	}
+}
+
+/* Attention: S = Q K^T / sqrt(d), row softmax, O = P V, as examples/attention.c. */
+#define AS	512
+#define AD	64
+
+struct att {
+	float *q, *k, *v;
+	float s[AS * AS], o[AS * AD];
+};
+
+static void att_blas(struct wl *w)
+{
+	struct att *a = w->ctx;
+	int i, j;
+
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, AS, AS, AD, 1.0f / sqrtf(AD), a->q,
+		    AD, a->k, AD, 0, a->s, AS);
+	for (i = 0; i < AS; i++) {
+		float *r = a->s + i * AS, mx = r[0], sum = 0;
+
+		for (j = 1; j < AS; j++)
+			mx = fmaxf(mx, r[j]);
+		for (j = 0; j < AS; j++) {
+			r[j] = expf(r[j] - mx);
+			sum += r[j];
+		}
+		sum = 1.0f / sum;
+		for (j = 0; j < AS; j++)
+			r[j] *= sum;
+	}
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, AS, AD, AS, 1, a->s, AS, a->v, AD,
+		    0, a->o, AD);
+}
+
+#define MM	1024
+
+struct mm {
+	void *a, *b;
+	int bf16;
+	float *af, *bf, *c;
+};
+
+static void bf16_widen(const uint16_t *s, float *d, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t u = (uint32_t)s[i] << 16;
+
+		memcpy(&d[i], &u, 4);
+	}
+}
+
+static void mm_blas(struct wl *w)
+{
+	struct mm *m = w->ctx;
+	const float *a = m->a, *b = m->b;
+
+	if (m->bf16) {
+		bf16_widen(m->a, m->af, MM * MM);
+		bf16_widen(m->b, m->bf, MM * MM);
+		a = m->af;
+		b = m->bf;
+	}
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, MM, MM, MM, 1, a, MM, b, MM, 0,
+		    m->c, MM);
+}
+
+#define ER	250
+#define EC	512
+
+static void exp_blas(struct wl *w)
+{
+	float *in = w->t[0].data, *out = w->ctx;
+	int i;
+
+	for (i = 0; i < ER * EC; i++)
+		out[i] = expf(in[i]);
+	__asm__ volatile("" : : "r"(out) : "memory");
+}
+
+/* ---- programs ---- */
+
+static struct nd_host_tensor *find(struct wl *w, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nt; i++)
+		if (!strcmp(w->t[i].name, name))
+			return &w->t[i];
+	fprintf(stderr, "bench_workloads: %s has no tensor %s\n", w->name, name);
+	exit(1);
+}
+
+/* Run an example binary to write its program; the image, or NULL if it cannot. */
+static int from_example(struct wl *w, const char *example, const char *args)
+{
+	char path[64], cmd[512];
+	struct nd_error err;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/bench-wl-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s %s --host -q --write-vnef %s >/dev/null", example, args,
+		 path);
+	if (access(example, X_OK) || system(cmd) ||
+	    nd_vnef_read(path, &w->image, &w->size, &err)) {
+		fprintf(stderr, "bench_workloads: cannot run %s: skipping %s\n", example,
+			w->name);
+		unlink(path);
+		return -1;
+	}
+	unlink(path);
+	bind_all(w);
+	return 0;
+}
+
+static int from_builder(struct wl *w, struct nd_builder *b)
+{
+	if (nd_builder_status(b) || nd_builder_finish(b, &w->image, &w->size))
+		die(nd_builder_error(b));
+	nd_builder_free(b);
+	bind_all(w);
+	return 0;
+}
+
+/* An empty program: fixed cost only. */
+static void empty(struct nd_host *h)
+{
+	struct vn_exec_status st;
+	struct vn_prog_error pe;
+	struct vn_program *p;
+	struct nd_builder *b;
+	struct vn_core *c;
+	struct vn_exec *ex;
+	struct wl w = { .name = "empty", .execs = 2000 };
+	double tr[RUNS], te[RUNS], t;
+	int r, i;
+
+	/* as tools/bench/guest_exec.c: one memset of one element */
+	if (nd_builder_new("empty", &b) ||
+	    nd_memset(b, ND_VECTOR, nd_whole(nd_sbuf(b, "t", ND_FP32, 1, 1)), 0.0f))
+		die("no builder");
+	from_builder(&w, b);
+	if (vn_program_load(w.image, w.size, &p, &pe))
+		die(pe.msg);
+	if (vn_core_create(NULL, "bench", &c))
+		die("no core");
+	host_batch(h, &w);
+	for (r = 0; r < RUNS; r++) {
+		tr[r] = host_batch(h, &w);
+		t = now();
+		for (i = 0; i < w.execs; i++) {
+			if (vn_exec_submit(c, p, NULL, 0, 0, NULL, NULL, &ex))
+				die("submit failed");
+			vn_exec_wait(ex, 0);
+			vn_exec_status(ex, &st);
+			if (st.result != VN_RES_OK)
+				die("empty execution failed");
+			vn_exec_put(ex);
+		}
+		te[r] = (now() - t) / w.execs;
+	}
+	printf("BENCH host_empty_run_us=%.2f us\n", median(tr, RUNS) * 1e6);
+	printf("BENCH host_empty_exec_us=%.2f us\n", median(te, RUNS) * 1e6);
+	vn_core_destroy(c);
+	vn_program_put(p);
+	free(w.image);
+}
+
+/* Two NeuronCores on the host: each its own nd_host, driven from its own thread. */
+struct scale_arg {
+	struct wl *w;
+	struct nd_host *h;
+	int n;
+};
+
+static void *scale_thread(void *p)
+{
+	struct scale_arg *a = p;
+	int i;
+
+	for (i = 0; i < a->n; i++)
+		if (nd_host_run(a->h, a->w->image, a->w->size, a->w->t, a->w->nt, 0, NULL))
+			die(nd_host_error(a->h));
+	return NULL;
+}
+
+static void scaling(struct nd_host *h, struct wl *w)
+{
+	struct scale_arg a[2] = { { w, h, 4 }, { w, NULL, 4 } };
+	double one[3], two[3], t;
+	struct nd_error err;
+	pthread_t th;
+	int r;
+
+	if (nd_host_open(NULL, &a[1].h, &err))
+		die(err.msg);
+	for (r = 0; r < 3; r++) {
+		t = now();
+		scale_thread(&a[0]);
+		one[r] = a[0].n / (now() - t);
+		t = now();
+		if (pthread_create(&th, NULL, scale_thread, &a[1]))
+			die("pthread_create");
+		scale_thread(&a[0]);
+		pthread_join(th, NULL);
+		two[r] = 2 * a[0].n / (now() - t);
+	}
+	printf("BENCH host_2core_scaling=%.2f x\n", median(two, 3) / median(one, 3));
+	nd_host_close(a[1].h);
+}
+
+int main(int argc, char **argv)
+{
+	static struct mlp mlp;
+	static struct att att;
+	static struct mm mm32, mm16;
+	const char *only = argc > 1 ? argv[1] : NULL;
+	struct nd_builder *b;
+	struct nd_host *h;
+	struct nd_error err;
+	struct wl w;
+
+	openblas_set_num_threads(1);
+	printf("# openblas: %s, %d thread(s); host backend on the trn1 model\n",
+	       openblas_get_corename(), openblas_get_num_threads());
+	if (nd_host_open(NULL, &h, &err))
+		die(err.msg);
+
+	if (!only || !strcmp(only, "empty"))
+		empty(h);
+
+	if (!only || !strcmp(only, "mlp_step")) {
+		w = (struct wl){ .name = "mlp_step", .execs = 20, .blas = mlp_blas, .ctx = &mlp };
+		if (!from_example(&w, "build/bin/example-mlp-train", "--steps 2")) {
+			mlp.x = find(&w, "x")->data;
+			mlp.y = find(&w, "y")->data;
+			mlp.w1 = find(&w, "w1")->data;
+			mlp.b1 = find(&w, "b1")->data;
+			mlp.w2 = find(&w, "w2")->data;
+			mlp.b2 = find(&w, "b2")->data;
+			measure(h, &w);
+		}
+	}
+
+	if (!only || !strcmp(only, "attention")) {
+		w = (struct wl){ .name = "attention", .execs = 10, .blas = att_blas, .ctx = &att };
+		if (!from_example(&w, "build/bin/example-attention", "")) {
+			att.q = find(&w, "q")->data;
+			att.k = find(&w, "k")->data;
+			att.v = find(&w, "v")->data;
+			measure(h, &w);
+		}
+	}
+
+	if (!only || !strcmp(only, "matmul")) {
+		struct mm *mms[2] = { &mm32, &mm16 };
+		int d;
+
+		for (d = 0; d < 2; d++) {
+			struct mm *m = mms[d];
+
+			w = (struct wl){ .name = d ? "matmul1024_bf16" : "matmul1024_fp32",
+					 .execs = 3, .blas = mm_blas, .ctx = m };
+			if (nd_builder_new(w.name, &b) ||
+			    nd_kernel_matmul(b, MM, MM, MM, d ? ND_BF16 : ND_FP32, ND_FP32))
+				die("matmul kernel");
+			from_builder(&w, b);
+			m->bf16 = d;
+			m->a = find(&w, "A")->data;
+			m->b = find(&w, "B")->data;
+			m->af = malloc(sizeof(float) * MM * MM);
+			m->bf = malloc(sizeof(float) * MM * MM);
+			m->c = malloc(sizeof(float) * MM * MM);
+			if (!m->af || !m->bf || !m->c)
+				die("out of memory");
+			if (d) {
+				/* sane bf16 inputs: the high halves of small floats */
+				uint16_t *a = m->a, *bb = m->b;
+				size_t i;
+
+				for (i = 0; i < MM * MM; i++) {
+					a[i] = nd_fp32_to_bf16(frand());
+					bb[i] = nd_fp32_to_bf16(frand());
+				}
+			}
+			measure(h, &w);
+			if (!d && (!only || !strcmp(only, "matmul")))
+				scaling(h, &w);
+		}
+	}
+
+	if (!only || !strcmp(only, "exp")) {
+		static float eout[ER * EC];
+
+		w = (struct wl){ .name = "exp", .execs = 50, .blas = exp_blas, .ctx = eout };
+		if (nd_builder_new("exp", &b) || nd_kernel_exp(b, ER, EC, 1))
+			die("exp kernel");
+		from_builder(&w, b);
+		if (w.t[0].size != sizeof(eout) || strcmp(w.t[0].name, "in"))
+			die("exp: unexpected tensors");
+		measure(h, &w);
+	}
+	nd_host_close(h);
+	return 0;
+}
