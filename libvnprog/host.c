@@ -22,7 +22,40 @@ struct nd_host {
 	size_t nev, cap;
 	int ev_nomem;
 	struct nd_error err;		/* the last run's message */
+	/* The last image run, validated: the same bytes again skip load and validation. */
+	struct vn_program *cached;
+	void *cached_img;
+	size_t cached_size;
 };
+
+/* The validated program of image: the cached one if the bytes are the same. */
+static int host_program(struct nd_host *h, const void *image, size_t size,
+			struct vn_program **pp, struct vn_prog_error *pe)
+{
+	void *copy;
+	int ret;
+
+	if (h->cached && size == h->cached_size && !memcmp(image, h->cached_img, size)) {
+		vn_program_get(h->cached);
+		*pp = h->cached;
+		return 0;
+	}
+	ret = vn_program_load(image, size, pp, pe);
+	if (ret)
+		return ret;
+	copy = malloc(size);
+	if (!copy)
+		return 0;		/* runs, uncached */
+	memcpy(copy, image, size);
+	if (h->cached)
+		vn_program_put(h->cached);
+	free(h->cached_img);
+	vn_program_get(*pp);
+	h->cached = *pp;
+	h->cached_img = copy;
+	h->cached_size = size;
+	return 0;
+}
 
 const char *nd_host_error(const struct nd_host *h)
 {
@@ -55,6 +88,9 @@ void nd_host_close(struct nd_host *h)
 	if (!h)
 		return;
 	vn_core_destroy(h->core);
+	if (h->cached)
+		vn_program_put(h->cached);
+	free(h->cached_img);
 	pthread_mutex_destroy(&h->lock);
 	free(h->ev);
 	free(h);
@@ -184,7 +220,7 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 		return nd_seterr(&h->err, EINVAL, "no image");
 	if (count && !tensors)
 		return nd_seterr(&h->err, EINVAL, "%u tensors but no array", count);
-	ret = vn_program_load(image, size, &p, &pe);
+	ret = host_program(h, image, size, &p, &pe);
 	if (ret) {
 		if (ret == -ENOMEM)
 			return nd_seterr(&h->err, ENOMEM, "out of memory loading the program");

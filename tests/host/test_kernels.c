@@ -630,7 +630,10 @@ TEST(host_binding_errors)
 	t[1].name = "in";
 	EXPECT_EQ(-EINVAL, nd_host_run(h, img, size, t, 2, 0, &res));
 	EXPECT_STREQ("tensor 'in' is bound twice", nd_host_error(h));
-	/* a corrupt image is refused by the validator, with its reason */
+	/*
+	 * a corrupt image is refused by the validator, with its reason: changed in place at
+	 * the same address, so the host's cache of the last validated image must notice
+	 */
 	((uint32_t *)img)[1] = 99;
 	EXPECT_EQ(-EINVAL, nd_host_run(h, img, size, ok, 2, 0, &res));
 	EXPECT_NE(NULL, strstr(nd_host_error(h), "version check"));
