@@ -419,17 +419,21 @@ int vnk_trace_start_ioctl(struct vnk_file *vf, void *data)
 	/* The hooks are taken at each execution's start: a running one stays untraced. */
 	vn_core_set_hooks(exr->ec, vnk_trace_hook, vnk_trace_edge, s);
 	vnk_event_trace(core, VNEURON_EVENT_TRACE_START, s->tracer, s->cred->uid, 0);
+	/*
+	 * What the caller is told, read while the lock keeps s: once it is dropped, another
+	 * process sharing this file may stop the session and start the next, freeing s.
+	 */
+	arg->nr_rings = s->nr;
+	if (!arg->watermark)
+		arg->watermark = (u32)s->prod[0].watermark;
 	mutex_unlock(&core->lock);
 	if (old)
 		vnk_session_put(old);
 
-	arg->nr_rings = s->nr;
 	arg->mmap_offset = VNEURON_MMAP_TRACE_BASE + ((u64)c << VNK_TRACE_CORE_SHIFT);
 	arg->ring_stride = 1ULL << VNK_TRACE_RING_SHIFT;
 	arg->consumer_len = PAGE_SIZE;
 	arg->ring_len = PAGE_SIZE + arg->ring_size;
-	if (!arg->watermark)
-		arg->watermark = (u32)s->prod[0].watermark;
 	return 0;
 
 err_unlock:

@@ -326,4 +326,47 @@ TEST(race_free_copy_map)
 	EXPECT_DRAINED();
 }
 
+/*
+ * Processes sharing one file start and stop tracing the same core as fast as they can:
+ * TRACE_START must not look at its session once another process may have stopped it
+ * and started the next (a use-after-free the guest fuzzer found under KASAN; the
+ * debug-kernel phase runs this test on KASAN). Every call gives 0 or a documented errno.
+ */
+TEST(shared_file_trace_start_stop_race)
+{
+	int fd = vn_open(), i, status, bad = 0;
+	pid_t kids[3];
+
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 3; i++) {
+		kids[i] = fork();
+		ASSERT_LE(0, kids[i]);
+		if (!kids[i]) {
+			struct vneuron_trace_start ts;
+			struct vneuron_trace_stop st = { .core = 0 };
+			uint64_t end = vn_now_ns() + 3000000000ull;
+			int r;
+
+			while (vn_now_ns() < end) {
+				ts = (struct vneuron_trace_start){ .core = 0, .ring_size = 1 << 16 };
+				r = vn_ioctl(fd, VNEURON_IOCTL_TRACE_START, &ts);
+				if (r && r != -EBUSY && r != -ENOSPC)
+					_exit(1);
+				if (!r && (!ts.nr_rings || !ts.watermark))
+					_exit(2);
+				r = vn_ioctl(fd, VNEURON_IOCTL_TRACE_STOP, &st);
+				if (r && r != -ENOENT)
+					_exit(3);
+			}
+			_exit(0);
+		}
+	}
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(kids[i], waitpid(kids[i], &status, 0));
+		bad += !WIFEXITED(status) || WEXITSTATUS(status);
+	}
+	EXPECT_EQ(0, bad);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
