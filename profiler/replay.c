@@ -24,6 +24,27 @@ struct pimg {
 	uint32_t ndbg;
 };
 
+/*
+ * After a transform renumbered stream's first n entries (map[old] = new, bit 31: dropped),
+ * its debug records follow: renumbered, or gone with their entry.
+ */
+static void remap_debug(struct pimg *g, uint32_t stream, const uint32_t *map, uint32_t n)
+{
+	uint32_t i, j;
+
+	for (i = 0, j = 0; i < g->ndbg; i++) {
+		struct vnef_debug x = g->dbg[i];
+
+		if (x.stream == stream && x.index < n) {
+			if (map[x.index] & 0x80000000u)
+				continue;
+			x.index = map[x.index];
+		}
+		g->dbg[j++] = x;
+	}
+	g->ndbg = j;
+}
+
 struct vnp_replay {
 	const struct vnp_prog *p;
 	const struct vn_program *vp;
@@ -645,17 +666,7 @@ int vnp_replay_merge(struct vnp_replay *r, uint64_t *ps, char *what, size_t len)
 		}
 		g.nd[q] = o;
 		after += o;
-		for (i = 0, j = 0; i < g.ndbg; i++) {
-			struct vnef_debug x = g.dbg[i];
-
-			if (x.stream == VNEF_STREAM_DMA(q) && x.index < n) {
-				if (map[x.index] & 0x80000000u)
-					continue;
-				x.index = map[x.index];
-			}
-			g.dbg[j++] = x;
-		}
-		g.ndbg = j;
+		remap_debug(&g, VNEF_STREAM_DMA(q), map, n);
 	}
 	ret = -ENOTSUP;
 	if (after == before) {
@@ -742,17 +753,7 @@ int vnp_replay_batch(struct vnp_replay *r, unsigned int e, uint64_t *ps, char *w
 		msg(what, len, "no run of instructions walks a row in equal steps");
 		goto out;
 	}
-	for (i = 0, j = 0; i < g.ndbg; i++) {
-		struct vnef_debug x = g.dbg[i];
-
-		if (x.stream == e && x.index < n) {
-			if (map[x.index] & 0x80000000u)
-				continue;
-			x.index = map[x.index];
-		}
-		g.dbg[j++] = x;
-	}
-	g.ndbg = j;
+	remap_debug(&g, e, map, n);
 	g.nin[e] = o;
 	ret = run(r, &g, ps);
 	if (!ret)
@@ -903,17 +904,7 @@ int vnp_replay_dedup(struct vnp_replay *r, uint64_t *ps, char *what, size_t len)
 		free(g.d[q]);
 		g.d[q] = kept;
 		g.nd[q] = o;
-		for (i = 0, j = 0; i < g.ndbg; i++) {
-			struct vnef_debug x = g.dbg[i];
-
-			if (x.stream == VNEF_STREAM_DMA(q) && x.index < n) {
-				if (map[x.index] & 0x80000000u)
-					continue;
-				x.index = map[x.index];
-			}
-			g.dbg[j++] = x;
-		}
-		g.ndbg = j;
+		remap_debug(&g, VNEF_STREAM_DMA(q), map, n);
 	}
 	ret = -ENOTSUP;
 	if (!ndrop) {
