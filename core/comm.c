@@ -25,22 +25,34 @@ const struct vn_cc_link vn_cc_inter_device = {
 	.latency_ps = 2000000ULL,		/* 2 us */
 };
 
+/* One group's rendezvous, kept at its lowest member's index. */
+struct vn_cc_slot {
+	u64 round;			/* collectives completed by this group */
+	u32 arrived;
+	u32 size, stride;		/* the group spec of the first arrival */
+	u64 latest_ps;
+	u32 last;
+	/* the last one completed */
+	int result;
+	u64 done_ps, latest_done;
+	u32 last_done;
+};
+
 struct vn_comm {
+	int refs;			/* atomic through the lock */
 	u32 n;
 	u32 device[VN_COMM_MAX_RANKS];
 	struct vn_cc_link intra, inter;
 	struct vn_lock *lock;		/* everything below */
 	struct vn_cond *cond;
 	bool broken;
-	/* the collective being gathered */
-	u64 round;			/* collectives completed so far */
-	u32 arrived;
+	u32 failed_rank;
+	int failure;
+	u64 fail_missing;
+	u64 collectives;
 	bool here[VN_COMM_MAX_RANKS];
 	const struct vn_cc_args *args[VN_COMM_MAX_RANKS];
-	u64 latest_ps;
-	/* the last one completed */
-	int result;
-	u64 done_ps;
+	struct vn_cc_slot slot[VN_COMM_MAX_RANKS];
 };
 
 int vn_comm_create(const struct vn_comm_params *p, struct vn_comm **out)
@@ -49,36 +61,98 @@ int vn_comm_create(const struct vn_comm_params *p, struct vn_comm **out)
 	u32 i;
 
 	*out = NULL;
-	if (!p->nranks || p->nranks > VN_COMM_MAX_RANKS || !p->device ||
+	if (!p->nranks || p->nranks > VN_COMM_MAX_RANKS ||
 	    !p->intra.bytes_per_s || !p->inter.bytes_per_s)
 		return -EINVAL;
 	cm = vn_zalloc(sizeof(*cm));
 	if (!cm)
 		return -ENOMEM;
+	cm->refs = 1;
 	cm->n = p->nranks;
+	cm->failed_rank = ~0u;
 	for (i = 0; i < cm->n; i++)
-		cm->device[i] = p->device[i];
+		cm->device[i] = p->device ? p->device[i] : 0;
 	cm->intra = p->intra;
 	cm->inter = p->inter;
 	cm->lock = vn_lock_create("vn_comm");
 	cm->cond = vn_cond_create("vn_comm");
 	if (!cm->lock || !cm->cond) {
-		vn_comm_destroy(cm);
+		if (cm->cond)
+			vn_cond_destroy(cm->cond);
+		if (cm->lock)
+			vn_lock_destroy(cm->lock);
+		vn_free(cm);
 		return -ENOMEM;
 	}
 	*out = cm;
 	return 0;
 }
 
-void vn_comm_destroy(struct vn_comm *cm)
+void vn_comm_get(struct vn_comm *cm)
 {
-	if (!cm)
+	vn_lock_take(cm->lock);
+	cm->refs++;
+	vn_lock_drop(cm->lock);
+}
+
+void vn_comm_put(struct vn_comm *cm)
+{
+	int left;
+
+	vn_lock_take(cm->lock);
+	left = --cm->refs;
+	vn_lock_drop(cm->lock);
+	if (left)
 		return;
-	if (cm->cond)
-		vn_cond_destroy(cm->cond);
-	if (cm->lock)
-		vn_lock_destroy(cm->lock);
+	vn_cond_destroy(cm->cond);
+	vn_lock_destroy(cm->lock);
 	vn_free(cm);
+}
+
+u32 vn_comm_size(const struct vn_comm *cm)
+{
+	return cm->n;
+}
+
+int vn_comm_set_device(struct vn_comm *cm, u32 rank, u32 device)
+{
+	if (rank >= cm->n)
+		return -EINVAL;
+	vn_lock_take(cm->lock);
+	cm->device[rank] = device;
+	vn_lock_drop(cm->lock);
+	return 0;
+}
+
+void vn_comm_state(struct vn_comm *cm, struct vn_comm_state *st)
+{
+	vn_lock_take(cm->lock);
+	st->broken = cm->broken;
+	st->collectives = cm->collectives;
+	st->missing = cm->fail_missing;
+	st->failed_rank = cm->failed_rank;
+	st->failure = cm->failure;
+	vn_lock_drop(cm->lock);
+}
+
+u32 vn_cc_group(u32 n, u32 rank, u32 group_size, u32 group_stride, u32 *members, u32 *index)
+{
+	u32 g = group_size, s = group_stride, span, base, k;
+
+	if (!g) {
+		g = n;
+		s = 1;
+	}
+	if (!g || !s || rank >= n || g > VN_COMM_MAX_RANKS || s > VN_COMM_MAX_RANKS)
+		return 0;
+	span = g * s;
+	if (span > n || n % span)
+		return 0;
+	base = rank % s + rank / span * span;
+	for (k = 0; k < g; k++)
+		members[k] = base + k * s;
+	*index = (rank - base) / s;
+	return g;
 }
 
 /* ---- cost ---- */
@@ -130,40 +204,59 @@ static u64 link_ps(const struct vn_cc_link *l, u64 bytes)
 	return l->latency_ps + bytes * 1000000 / per_us;
 }
 
-/* A ring step: every hop carries chunk bytes at once; the slowest decides. */
-static u64 ring_step_ps(const struct vn_comm *cm, u64 chunk)
+/* A ring step over members m[0..g): every hop carries chunk bytes at once; the slowest decides. */
+static u64 ring_step_ps(const struct vn_comm *cm, const u32 *m, u32 g, u64 chunk)
 {
 	u64 worst = 0, t;
-	u32 r;
+	u32 i;
 
-	for (r = 0; r < cm->n; r++) {
-		t = link_ps(hop(cm, r, (r + 1) % cm->n), chunk);
+	for (i = 0; i < g; i++) {
+		t = link_ps(hop(cm, m[i], m[(i + 1) % g]), chunk);
 		if (t > worst)
 			worst = t;
 	}
 	return worst;
 }
 
-u64 vn_cc_cost_ps(const struct vn_comm *cm, u32 op, u32 dtype, u64 count)
+/* The modeled time of a collective among the members m[0..g). */
+static u64 group_cost_ps(const struct vn_comm *cm, const u32 *m, u32 g, u32 op, u32 dtype,
+			 u64 count, u32 shift)
 {
-	u64 n = cm->n, bytes = count * dtype_bytes(dtype);
-	u64 part = (bytes + n - 1) / n;
+	u64 n = g, bytes = count * dtype_bytes(dtype), part = (bytes + n - 1) / n;
+	u64 worst = 0, t;
+	u32 i;
 
 	if (n == 1)
 		return 0;
 	switch (op) {
 	case VN_CC_ALL_REDUCE:		/* reduce-scatter then all-gather of bytes / n */
-		return 2 * (n - 1) * ring_step_ps(cm, part);
+		return 2 * (n - 1) * ring_step_ps(cm, m, g, part);
 	case VN_CC_ALL_GATHER:		/* n - 1 steps of one rank's bytes */
-		return (n - 1) * ring_step_ps(cm, bytes);
+		return (n - 1) * ring_step_ps(cm, m, g, bytes);
 	case VN_CC_REDUCE_SCATTER:	/* count is the chunk: n - 1 steps of it */
 	case VN_CC_ALL_TO_ALL:		/* n - 1 steps, each rank's chunk for one peer */
-		return (n - 1) * ring_step_ps(cm, bytes);
+		return (n - 1) * ring_step_ps(cm, m, g, bytes);
 	case VN_CC_PERMUTE:		/* every pair at once: the slowest link */
-		return ring_step_ps(cm, bytes);
+		if (!(shift % g))
+			return 0;
+		for (i = 0; i < g; i++) {
+			t = link_ps(hop(cm, m[i], m[(i + shift) % g]), bytes);
+			if (t > worst)
+				worst = t;
+		}
+		return worst;
 	default:
 		return 0;
 	}
+}
+
+u64 vn_cc_cost_ps(const struct vn_comm *cm, u32 op, u32 dtype, u64 count)
+{
+	u32 m[VN_COMM_MAX_RANKS], i;
+
+	for (i = 0; i < cm->n; i++)
+		m[i] = i;
+	return group_cost_ps(cm, m, cm->n, op, dtype, count, 1);
 }
 
 /* ---- the collective ---- */
@@ -175,131 +268,149 @@ static bool overlap(const void *a, u64 alen, const void *b, u64 blen)
 	return alen && blen && x < y + blen && y < x + alen;
 }
 
-/* Every rank agrees, every buffer is given, no rank writes where another reads or writes. */
-static bool args_ok(const struct vn_comm *cm)
+/* Every member agrees, every buffer is given, no member writes where another reads or writes. */
+static bool args_ok(const struct vn_comm *cm, const u32 *m, u32 g)
 {
-	const struct vn_cc_args *a0 = cm->args[0];
-	u64 inb = vn_cc_in_bytes(a0->op, cm->n, a0->dtype, a0->count);
-	u64 outb = vn_cc_out_bytes(a0->op, cm->n, a0->dtype, a0->count);
-	bool recv[VN_COMM_MAX_RANKS] = { false };
-	u32 r, s;
+	const struct vn_cc_args *a0 = cm->args[m[0]];
+	u64 inb = vn_cc_in_bytes(a0->op, g, a0->dtype, a0->count);
+	u64 outb = vn_cc_out_bytes(a0->op, g, a0->dtype, a0->count);
+	u32 i, j;
 
 	if (a0->op >= VN_CC_OPS || a0->reduce >= VN_CC_REDUCES || !dtype_bytes(a0->dtype) ||
-	    !a0->count || !inb || !outb || inb > (1ULL << 40) || outb > (1ULL << 40))
+	    !a0->count || !inb || !outb || inb > (1ULL << 40) || outb > (1ULL << 40) ||
+	    (a0->op == VN_CC_PERMUTE && a0->shift >= g && !(a0->group_size == 0 &&
+							   a0->shift < VN_COMM_MAX_RANKS)))
 		return false;
-	for (r = 0; r < cm->n; r++) {
-		const struct vn_cc_args *a = cm->args[r];
+	for (i = 0; i < g; i++) {
+		const struct vn_cc_args *a = cm->args[m[i]];
 
 		if (a->op != a0->op || a->reduce != a0->reduce || a->dtype != a0->dtype ||
-		    a->count != a0->count || !a->in || !a->out)
+		    a->count != a0->count || a->group_size != a0->group_size ||
+		    a->group_stride != a0->group_stride || a->shift != a0->shift ||
+		    !a->in || !a->out)
 			return false;
-		if (a->op == VN_CC_PERMUTE) {
-			if (a->peer >= cm->n || recv[a->peer])
-				return false;
-			recv[a->peer] = true;
-		}
-		for (s = 0; s < cm->n; s++) {
-			const struct vn_cc_args *b = cm->args[s];
+		for (j = 0; j < g; j++) {
+			const struct vn_cc_args *b = cm->args[m[j]];
 
 			/* A rank's own in may be its out only for an all-reduce (elementwise). */
 			if (overlap(a->out, outb, b->in, inb) &&
-			    !(s == r && a->op == VN_CC_ALL_REDUCE && a->out == b->in))
+			    !(j == i && a->op == VN_CC_ALL_REDUCE && a->out == b->in))
 				return false;
-			if (s != r && overlap(a->out, outb, b->out, outb))
+			if (j != i && overlap(a->out, outb, b->out, outb))
 				return false;
 		}
 	}
 	return true;
 }
 
-/* The last arrival moves the data of every rank. */
-static void move(struct vn_comm *cm)
+/* The last arrival moves the data of every member. */
+static void move(struct vn_comm *cm, const u32 *m, u32 g)
 {
-	const struct vn_cc_args *a0 = cm->args[0];
+	const struct vn_cc_args *a0 = cm->args[m[0]];
 	u64 chunk = a0->count * dtype_bytes(a0->dtype);
 	const void *in[VN_COMM_MAX_RANKS];
 	void *out[VN_COMM_MAX_RANKS];
 	u32 r, j;
 
-	for (r = 0; r < cm->n; r++) {
-		in[r] = cm->args[r]->in;
-		out[r] = cm->args[r]->out;
+	for (r = 0; r < g; r++) {
+		in[r] = cm->args[m[r]]->in;
+		out[r] = cm->args[m[r]]->out;
 	}
 	switch (a0->op) {
 	case VN_CC_ALL_REDUCE:
-		vn_cc_reduce(a0->reduce, a0->dtype, out, cm->n, in, cm->n, 0, a0->count);
+		vn_cc_reduce(a0->reduce, a0->dtype, out, g, in, g, 0, a0->count);
 		break;
 	case VN_CC_REDUCE_SCATTER:
-		for (j = 0; j < cm->n; j++)
-			vn_cc_reduce(a0->reduce, a0->dtype, &out[j], 1, in, cm->n,
+		for (j = 0; j < g; j++)
+			vn_cc_reduce(a0->reduce, a0->dtype, &out[j], 1, in, g,
 				     (u64)j * a0->count, a0->count);
 		break;
 	case VN_CC_ALL_GATHER:
-		for (r = 0; r < cm->n; r++) {
-			for (j = 0; j < cm->n; j++)
+		for (r = 0; r < g; r++) {
+			for (j = 0; j < g; j++)
 				memcpy((u8 *)out[r] + j * chunk, in[j], chunk);
 			vn_cond_resched();
 		}
 		break;
 	case VN_CC_ALL_TO_ALL:
-		for (r = 0; r < cm->n; r++) {
-			for (j = 0; j < cm->n; j++)
+		for (r = 0; r < g; r++) {
+			for (j = 0; j < g; j++)
 				memcpy((u8 *)out[r] + j * chunk, (const u8 *)in[j] + r * chunk,
 				       chunk);
 			vn_cond_resched();
 		}
 		break;
 	case VN_CC_PERMUTE:
-		for (r = 0; r < cm->n; r++) {
-			memcpy(out[cm->args[r]->peer], in[r], chunk);
+		for (r = 0; r < g; r++) {
+			memcpy(out[(r + a0->shift) % g], in[r], chunk);
 			vn_cond_resched();
 		}
 		break;
 	}
 }
 
-static void complete(struct vn_comm *cm)
+static void complete(struct vn_comm *cm, struct vn_cc_slot *sl, const u32 *m, u32 g)
 {
-	const struct vn_cc_args *a0 = cm->args[0];
-	u32 r;
+	const struct vn_cc_args *a0 = cm->args[m[0]];
+	u32 i;
 
-	if (args_ok(cm)) {
-		move(cm);
-		cm->result = 0;
-		cm->done_ps = cm->latest_ps + vn_cc_cost_ps(cm, a0->op, a0->dtype, a0->count);
+	if (args_ok(cm, m, g)) {
+		move(cm, m, g);
+		sl->result = 0;
+		sl->done_ps = sl->latest_ps + group_cost_ps(cm, m, g, a0->op, a0->dtype,
+							    a0->count, a0->shift);
+		cm->collectives++;
 	} else {
-		cm->result = -EINVAL;
-		cm->done_ps = cm->latest_ps;
+		sl->result = -EINVAL;
+		sl->done_ps = sl->latest_ps;
+		/* Nothing moved; the communicator is of no further use. */
+		cm->broken = true;
+		cm->failed_rank = m[0];
+		cm->failure = -EINVAL;
 	}
-	cm->round++;
-	cm->arrived = 0;
-	cm->latest_ps = 0;
-	for (r = 0; r < cm->n; r++) {
-		cm->here[r] = false;
-		cm->args[r] = NULL;
+	sl->latest_done = sl->latest_ps;
+	sl->last_done = sl->last;
+	sl->round++;
+	sl->arrived = 0;
+	sl->latest_ps = 0;
+	for (i = 0; i < g; i++) {
+		cm->here[m[i]] = false;
+		cm->args[m[i]] = NULL;
 	}
 	vn_cond_broadcast(cm->cond);
 }
 
-static u64 missing_mask(const struct vn_comm *cm)
+static u64 missing_mask(const struct vn_comm *cm, const u32 *m, u32 g)
 {
-	u64 m = 0;
-	u32 r;
+	u64 mask = 0;
+	u32 i;
 
-	for (r = 0; r < cm->n && r < 64; r++)
-		if (!cm->here[r])
-			m |= 1ULL << r;
-	return m;
+	for (i = 0; i < g; i++)
+		if (!cm->here[m[i]] && m[i] < 64)
+			mask |= 1ULL << m[i];
+	return mask;
+}
+
+static void fail(struct vn_comm *cm, u32 rank, int err)
+{
+	if (!cm->broken) {
+		cm->broken = true;
+		cm->failed_rank = rank;
+		cm->failure = err;
+	}
+	vn_cond_broadcast(cm->cond);
 }
 
 int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a, u64 arrive_ps,
-		       u64 deadline_ns, const int *abort, u64 *done_ps, u64 *missing)
+		       u64 deadline_ns, const int *abort, struct vn_cc_result *res)
 {
+	u32 m[VN_COMM_MAX_RANKS], g, idx;
+	struct vn_cc_slot *sl;
 	u64 round, now, until;
 	int ret = 0;
 
-	*done_ps = arrive_ps;
-	*missing = 0;
+	*res = (struct vn_cc_result){ .done_ps = arrive_ps, .latest_ps = arrive_ps,
+				      .last = rank, .members = 1 };
 	if (rank >= cm->n || !a)
 		return -EINVAL;
 	vn_lock_take(cm->lock);
@@ -307,18 +418,33 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 		ret = cm->broken ? -EPIPE : -EINVAL;
 		goto out;
 	}
-	round = cm->round;
+	g = vn_cc_group(cm->n, rank, a->group_size, a->group_stride, m, &idx);
+	sl = g ? &cm->slot[m[0]] : NULL;
+	if (!g || (sl->arrived && (sl->size != a->group_size || sl->stride != a->group_stride))) {
+		fail(cm, rank, -EINVAL);
+		ret = -EINVAL;
+		goto out;
+	}
+	res->members = g;
+	if (!sl->arrived) {
+		sl->size = a->group_size;
+		sl->stride = a->group_stride;
+		sl->latest_ps = arrive_ps;
+		sl->last = rank;
+	} else if (arrive_ps > sl->latest_ps || (arrive_ps == sl->latest_ps && rank < sl->last)) {
+		sl->latest_ps = arrive_ps;
+		sl->last = rank;
+	}
+	round = sl->round;
 	cm->here[rank] = true;
 	cm->args[rank] = a;
-	if (arrive_ps > cm->latest_ps)
-		cm->latest_ps = arrive_ps;
-	if (++cm->arrived == cm->n) {
-		complete(cm);
+	if (++sl->arrived == g) {
+		complete(cm, sl, m, g);
 	} else {
-		while (cm->round == round && !cm->broken) {
+		while (sl->round == round && !cm->broken) {
 			now = vn_time_ns();
 			if (deadline_ns && now >= deadline_ns) {
-				*missing = missing_mask(cm);
+				res->missing = missing_mask(cm, m, g);
 				ret = -ETIMEDOUT;
 				break;
 			}
@@ -334,17 +460,20 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 		}
 		if (ret) {
 			/* This rank gives up: nobody can complete this collective any more. */
-			cm->broken = true;
-			vn_cond_broadcast(cm->cond);
+			if (!cm->broken && ret == -ETIMEDOUT)
+				cm->fail_missing = res->missing;
+			fail(cm, rank, ret);
 			goto out;
 		}
-		if (cm->round == round) {
+		if (sl->round == round) {
 			ret = -EPIPE;
 			goto out;
 		}
 	}
-	ret = cm->result;
-	*done_ps = cm->done_ps;
+	ret = sl->result;
+	res->done_ps = sl->done_ps;
+	res->latest_ps = sl->latest_done;
+	res->last = sl->last_done;
 out:
 	vn_lock_drop(cm->lock);
 	return ret;
@@ -353,7 +482,6 @@ out:
 void vn_comm_leave(struct vn_comm *cm, u32 rank)
 {
 	vn_lock_take(cm->lock);
-	cm->broken = true;
-	vn_cond_broadcast(cm->cond);
+	fail(cm, rank, -EPIPE);
 	vn_lock_drop(cm->lock);
 }

@@ -32,7 +32,7 @@ enum vn_cc_op {
 	VN_CC_ALL_GATHER,	/* in [count] -> out [n * count]: rank r's in at r * count */
 	VN_CC_REDUCE_SCATTER,	/* in [n * count] -> out [count]: chunk r of the reduction */
 	VN_CC_ALL_TO_ALL,	/* in [n * count] -> out [n * count]: out_r[j] = in_j[r] */
-	VN_CC_PERMUTE,		/* in [count] -> out [count] of rank peer (send/recv) */
+	VN_CC_PERMUTE,		/* in [count] -> out [count] of member i + shift (send/recv) */
 	VN_CC_OPS,
 };
 
@@ -42,15 +42,29 @@ enum vn_cc_reduce {
 	VN_CC_REDUCES,
 };
 
-/* What one rank brings to a collective. Every rank must agree on op, reduce, dtype, count. */
+/*
+ * What one rank brings to a collective. Every member of its group must agree on op,
+ * reduce, dtype, count and the group (uapi struct vnef_cc_instr says what they mean).
+ */
 struct vn_cc_args {
 	u32 op;			/* enum vn_cc_op */
 	u32 reduce;		/* enum vn_cc_reduce (ALL_REDUCE, REDUCE_SCATTER) */
 	u32 dtype;		/* VNEF_DT_FP32 or VNEF_DT_BF16 */
-	u32 peer;		/* PERMUTE: the rank this one sends to (itself: keeps its data) */
+	u32 group_size;		/* members per group; 0: every rank */
+	u32 group_stride;	/* rank distance between members (group_size != 0) */
+	u32 shift;		/* PERMUTE: member i sends to member (i + shift) mod n */
 	u64 count;		/* elements, as in enum vn_cc_op */
 	const void *in;		/* this rank's buffers, valid until the collective ends */
 	void *out;
+};
+
+/* How a collective went on one rank (vn_comm_collective()). */
+struct vn_cc_result {
+	u64 done_ps;		/* its modeled completion, the same on every member */
+	u64 latest_ps;		/* the latest member's arrival: the data moved from then */
+	u64 missing;		/* -ETIMEDOUT: members that had not arrived (bit per rank) */
+	u32 last;		/* the member that arrived last (the lowest of a tie) */
+	u32 members;		/* ranks in its group */
 };
 
 /* One link class of the topology. */
@@ -61,7 +75,8 @@ struct vn_cc_link {
 
 struct vn_comm_params {
 	u32 nranks;
-	const u32 *device;	/* device of each rank: equal devices share the intra link */
+	const u32 *device;	/* device of each rank (equal devices share the intra link);
+				 * NULL: set by vn_comm_set_device() as ranks join */
 	struct vn_cc_link intra;
 	struct vn_cc_link inter;
 };
@@ -72,27 +87,60 @@ struct vn_comm;
 extern const struct vn_cc_link vn_cc_intra_device;
 extern const struct vn_cc_link vn_cc_inter_device;
 
-/* A communicator of p->nranks (1..VN_COMM_MAX_RANKS) ranks. -EINVAL, -ENOMEM. */
+/*
+ * A communicator of p->nranks (1..VN_COMM_MAX_RANKS) ranks, with one reference.
+ * -EINVAL, -ENOMEM.
+ */
 int vn_comm_create(const struct vn_comm_params *p, struct vn_comm **out);
-void vn_comm_destroy(struct vn_comm *cm);
+void vn_comm_get(struct vn_comm *cm);
+/* Drops a reference; the last frees it. */
+void vn_comm_put(struct vn_comm *cm);
+static inline void vn_comm_destroy(struct vn_comm *cm)
+{
+	if (cm)
+		vn_comm_put(cm);
+}
+u32 vn_comm_size(const struct vn_comm *cm);
+/* The device rank is on (before its first collective). -EINVAL for a bad rank. */
+int vn_comm_set_device(struct vn_comm *cm, u32 rank, u32 device);
+
+/* A communicator's state for its users (COMM_INFO). */
+struct vn_comm_state {
+	bool broken;		/* a rank failed or left: every later collective ends -EPIPE */
+	u64 collectives;	/* completed, counted once per group */
+	u64 missing;		/* at the first -ETIMEDOUT: ranks that had not arrived */
+	u32 failed_rank;	/* the rank whose failure broke it, or ~0 */
+	int failure;		/* that rank's error (-ETIMEDOUT, -EPIPE, -EINVAL, -EINTR) */
+};
+void vn_comm_state(struct vn_comm *cm, struct vn_comm_state *st);
+
+/*
+ * A rank's group under a (size, stride) spec on n ranks: its members in order into
+ * members[] (at least VN_COMM_MAX_RANKS entries), their number returned and the rank's
+ * index among them in *index; 0 if the spec does not fit n.
+ */
+u32 vn_cc_group(u32 n, u32 rank, u32 group_size, u32 group_stride, u32 *members, u32 *index);
 
 /*
  * The rank numbered rank arrives at its next collective at modeled time arrive_ps and
- * waits for the others. Returns 0 with the collective's modeled completion in *done_ps
- * (the same on every rank) and the data moved; -EINVAL if its arguments are bad or
- * disagree with another rank's (every rank of that collective gets -EINVAL, nothing
- * moved); -ETIMEDOUT at deadline_ns (0: none), with the ranks that had not arrived in
- * *missing (a bit per rank, the first 64); -EPIPE if a rank left (vn_comm_leave()) or
- * gave up; -EINTR if *abort became non-zero (checked at least every millisecond) or a
- * fatal signal came. A rank that gives up leaves the communicator broken for everyone.
+ * waits for the other members of its group. Returns 0 with res filled in and the data
+ * moved; -EINVAL if its arguments are bad, its group does not fit, or they disagree
+ * with another member's (every member gets -EINVAL, nothing moved); -ETIMEDOUT at
+ * deadline_ns (0: none), with the members that had not arrived in res->missing;
+ * -EPIPE if a rank left (vn_comm_leave()) or gave up; -EINTR if *abort became non-zero
+ * (checked at least every millisecond) or a fatal signal came. Any failure leaves the
+ * communicator broken for everyone: later collectives end -EPIPE at once.
  */
 int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a, u64 arrive_ps,
-		       u64 deadline_ns, const int *abort, u64 *done_ps, u64 *missing);
+		       u64 deadline_ns, const int *abort, struct vn_cc_result *res);
 
-/* The rank numbered rank is gone (its owner died, its execution ended): waits end -EPIPE. */
+/*
+ * The rank numbered rank failed or is gone (its execution ended early, its owner died):
+ * the communicator breaks and every wait ends -EPIPE.
+ */
 void vn_comm_leave(struct vn_comm *cm, u32 rank);
 
-/* The modeled time of op moving count elements of dtype on cm (0 for one rank). */
+/* The modeled time of op moving count elements of dtype among all of cm's ranks. */
 u64 vn_cc_cost_ps(const struct vn_comm *cm, u32 op, u32 dtype, u64 count);
 
 /* Bytes an op reads from one rank's in and writes to its out (0 if they overflow). */

@@ -27,8 +27,10 @@ extern "C" {
  * 2: device faults (VNEURON_EXEC_FAULT), per-file limits in GET_INFO, exclusive core
  * ownership (docs/uapi.md, "Security model").
  * 3: the ioctl magic is 'J' (VNEURON_IOCTL_BASE); callers built for 'V' get -ENOTTY.
+ * 4: communicators and the collective engine (VNEURON_CAP_COLLECTIVES): COMM_* ioctls,
+ * .vnef version 2, a sixth trace ring, CC trace records, reasons CC_*.
  */
-#define VNEURON_UAPI_VERSION		3
+#define VNEURON_UAPI_VERSION		4
 
 /* Capability bits in vneuron_info.caps. */
 #define VNEURON_CAP_MEM			_BITULL(0)	/* MEM_* ioctls and mmap */
@@ -39,6 +41,7 @@ extern "C" {
 #define VNEURON_CAP_FAULT		_BITULL(5)	/* status VNEURON_EXEC_FAULT, trace ERROR */
 #define VNEURON_CAP_LIMITS		_BITULL(6)	/* vneuron_info.limits */
 #define VNEURON_CAP_OWNERSHIP		_BITULL(7)	/* a core belongs to one file */
+#define VNEURON_CAP_COLLECTIVES		_BITULL(8)	/* COMM_* ioctls, the CC stream */
 
 /**
  * enum vneuron_engine - the compute engines of a core
@@ -325,6 +328,15 @@ enum vneuron_exec_status {
  * @VNEURON_REASON_FAULT_HBM: outside the buffer bound to the tensor
  * @VNEURON_REASON_FAULT_SEM: a semaphore id or value outside its table
  * @VNEURON_REASON_FAULT_STATE: operands the engine's state cannot hold
+ * @VNEURON_REASON_CC_MISSING: %VNEURON_EXEC_TIMEOUT: ranks of the communicator never
+ *	arrived at the collective (stream %VNEURON_STREAM_CC, pc) before the time limit;
+ *	the communicator's info says which
+ * @VNEURON_REASON_CC_PEER: %VNEURON_EXEC_ABORTED: another rank's execution ended without
+ *	reaching this collective (it failed, was cancelled or its process died), or the
+ *	communicator was broken by an earlier failure
+ * @VNEURON_REASON_CC_MISMATCH: %VNEURON_EXEC_ERROR: the ranks disagree on the collective
+ *	(opcode, dtype, count, reduction, group), its group does not fit the communicator,
+ *	or a PERMUTE's shift is out of its group
  *
  * The FAULT_* reasons come with %VNEURON_EXEC_FAULT: stream and pc say which entry;
  * the trace has an ERROR record.
@@ -342,10 +354,14 @@ enum vneuron_exec_reason {
 	VNEURON_REASON_FAULT_HBM = 9,
 	VNEURON_REASON_FAULT_SEM = 10,
 	VNEURON_REASON_FAULT_STATE = 11,
+	VNEURON_REASON_CC_MISSING = 12,
+	VNEURON_REASON_CC_PEER = 13,
+	VNEURON_REASON_CC_MISMATCH = 14,
 };
 
-/* The stream value for "no stream": engines are 0..3, DMA queue q is 4 + q. */
+/* The stream value for "no stream": engines are 0..3, DMA queue q is 4 + q, CC is 20. */
 #define VNEURON_STREAM_NONE		0xffffffffu
+#define VNEURON_STREAM_CC		20
 
 /* Wait without a deadline. */
 #define VNEURON_WAIT_FOREVER		(~0ULL)

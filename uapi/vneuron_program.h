@@ -13,12 +13,14 @@
  *
  * Sections: one string table, one tensor table, at most one constant blob, one
  * instruction stream per engine (struct vnef_instr[], index = engine), one descriptor
- * stream per DMA queue (struct vnef_dma_desc[], index = queue), at most one debug table.
+ * stream per DMA queue (struct vnef_dma_desc[], index = queue), at most one collective
+ * stream (struct vnef_cc_instr[], index 0; version 2), at most one debug table.
  * All structs are fixed-size with explicit padding; every pad and reserved field must be
  * zero, every unknown flag bit is rejected.
  *
- * Streams: engines 0..3 (enum vneuron_engine) and DMA queues 0..15 are the 20 streams
- * of a core (stream id VNEF_STREAM_DMA(q) = 4 + q). Each runs its own entries in order.
+ * Streams: engines 0..3 (enum vneuron_engine), DMA queues 0..15 and the collective
+ * engine (the CC-core) are the 21 streams of a core (stream id VNEF_STREAM_DMA(q) = 4 + q,
+ * VNEF_STREAM_CC = 20). Each runs its own entries in order.
  * An entry may first wait until one semaphore reaches a value, and increments every
  * semaphore in signal_mask by one when it completes. Each semaphore is incremented by
  * exactly one stream (validated), which makes the modeled timeline deterministic. All
@@ -36,7 +38,8 @@ extern "C" {
 #endif
 
 #define VNEF_MAGIC		0x46454e56u	/* "VNEF" read as a little-endian __u32 */
-#define VNEF_VERSION		1
+#define VNEF_VERSION		2	/* 2 added the collective stream; 1 is still read */
+#define VNEF_VERSION_MIN	1
 
 /* Limits (the validator rejects more). */
 #define VNEF_MAX_IMAGE_BYTES	(64u << 20)
@@ -50,8 +53,12 @@ extern "C" {
 #define VNEF_MAX_FREE		98304		/* free size of an operand: bf16 per partition */
 #define VNEF_ENGINES		4
 #define VNEF_DMA_QUEUES		16
-#define VNEF_STREAMS		(VNEF_ENGINES + VNEF_DMA_QUEUES)
 #define VNEF_STREAM_DMA(q)	(VNEF_ENGINES + (q))
+#define VNEF_STREAM_CC		(VNEF_ENGINES + VNEF_DMA_QUEUES)
+#define VNEF_STREAMS		(VNEF_STREAM_CC + 1)
+#define VNEF_MAX_CC_INSTRS	4096		/* collective stream entries */
+#define VNEF_CC_MAX_RANKS	64		/* ranks of a communicator */
+#define VNEF_CC_MAX_BYTES	(1ull << 31)	/* a rank's input or output of a collective */
 
 /* The on-chip memories (also in struct vneuron_model). */
 #define VNEF_PARTITIONS		128
@@ -96,6 +103,7 @@ struct vnef_header {
  * @VNEF_SEC_INSTR: struct vnef_instr[count]; index = engine
  * @VNEF_SEC_DMA: struct vnef_dma_desc[count]; index = DMA queue
  * @VNEF_SEC_DEBUG: struct vnef_debug[count]
+ * @VNEF_SEC_CC: struct vnef_cc_instr[count]; index 0 (version 2)
  */
 enum vnef_section_type {
 	VNEF_SEC_STRTAB = 1,
@@ -104,12 +112,13 @@ enum vnef_section_type {
 	VNEF_SEC_INSTR = 4,
 	VNEF_SEC_DMA = 5,
 	VNEF_SEC_DEBUG = 6,
+	VNEF_SEC_CC = 7,
 };
 
 /**
  * struct vnef_section - an entry of the section table
  * @type: enum vnef_section_type
- * @index: engine (INSTR), queue (DMA), else 0
+ * @index: engine (INSTR), queue (DMA), else 0 (CC included)
  * @offset: from the start of the image, multiple of 8
  * @size: bytes; count * entry_size for tables
  * @count: entries (tables), else 0
@@ -411,8 +420,84 @@ struct vnef_dma_desc {
 };
 
 /**
+ * enum vnef_cc_opcode - collective engine opcodes (struct vnef_cc_instr.opcode)
+ * @VNEF_CC_NOP: only waits and signals
+ * @VNEF_CC_ALL_REDUCE: dst [count] = reduce over the group of every member's src [count]
+ * @VNEF_CC_ALL_GATHER: dst [n * count]: member i's src [count] at i * count
+ * @VNEF_CC_REDUCE_SCATTER: dst [count] = chunk i (of src [n * count]) of the reduction,
+ *	for the member i
+ * @VNEF_CC_ALL_TO_ALL: dst [n * count]: chunk j is member j's src chunk i, for member i
+ * @VNEF_CC_PERMUTE: send/recv (collective permute): member i sends src [count] to member
+ *	(i + shift) mod n, which receives it in dst [count]
+ * @VNEF_CC_OP_COUNT: number of opcodes
+ *
+ * n is the number of ranks in the instruction's group, i a rank's index in it. Every
+ * member of a group runs the same instruction (the same .vnef on every rank: SPMD); the
+ * collective completes on all of them at one modeled time (docs/isa.md, "Collectives").
+ */
+enum vnef_cc_opcode {
+	VNEF_CC_NOP = 0,
+	VNEF_CC_ALL_REDUCE = 1,
+	VNEF_CC_ALL_GATHER = 2,
+	VNEF_CC_REDUCE_SCATTER = 3,
+	VNEF_CC_ALL_TO_ALL = 4,
+	VNEF_CC_PERMUTE = 5,
+	VNEF_CC_OP_COUNT = 6,
+};
+
+/**
+ * struct vnef_cc_instr - one collective engine instruction (96 bytes)
+ * @opcode: enum vnef_cc_opcode
+ * @flags: %VNEF_IF_WAIT only
+ * @wait_sem: with %VNEF_IF_WAIT, else 0
+ * @wait_value: with %VNEF_IF_WAIT: >= 1, else 0
+ * @signal_mask: bit s: sem[s] += 1 on completion
+ * @dtype: enum vnef_dtype: FP32 or BF16 (reductions accumulate in fp32)
+ * @reduce: ALL_REDUCE, REDUCE_SCATTER: %VNEF_ALU_ADD or %VNEF_ALU_MAX; else 0
+ * @count: elements, >= 1, as enum vnef_cc_opcode says
+ * @src_tensor: HBM tensor read
+ * @dst_tensor: HBM tensor written: OUTPUT or SCRATCH
+ * @src_offset: bytes into src_tensor, dtype aligned
+ * @dst_offset: bytes into dst_tensor, dtype aligned
+ * @group_size: ranks per group; 0: one group of every rank
+ * @group_stride: with group_size: rank distance between members (>= 1); else 0
+ * @shift: PERMUTE: 0..group_size-1 (0 = all ranks: any value below VNEF_CC_MAX_RANKS);
+ *	else 0
+ * @reserved: must be 0
+ *
+ * Replica groups: with group_size g and stride s the ranks fall into groups of g members
+ * b, b + s, ..., b + (g - 1) s, for every b with (b mod g s) < s; a communicator of n
+ * ranks must have n a multiple of g s (else every rank's execution ends ERROR, reason
+ * CC_MISMATCH). g 2 s 1 over 4 ranks: {0,1} {2,3}; g 2 s 2: {0,2} {1,3}.
+ *
+ * Ranges: src [src_offset, + in bytes) inside src_tensor and dst [dst_offset, + out bytes)
+ * inside dst_tensor, each at most %VNEF_CC_MAX_BYTES; the byte counts depend on the group
+ * size, so the validator checks them for the largest group the instruction allows and
+ * the executor again for the actual one. They may overlap only for an ALL_REDUCE whose
+ * src and dst are the same bytes (in place).
+ */
+struct vnef_cc_instr {
+	__u32 opcode;
+	__u32 flags;
+	__u32 wait_sem;
+	__u32 wait_value;
+	__u64 signal_mask;
+	__u32 dtype;
+	__u32 reduce;
+	__u64 count;
+	__u32 src_tensor;
+	__u32 dst_tensor;
+	__u64 src_offset;
+	__u64 dst_offset;
+	__u16 group_size;
+	__u16 group_stride;
+	__u32 shift;
+	__u32 reserved[6];
+};
+
+/**
  * struct vnef_debug - debug table: where an instruction or descriptor came from
- * @stream: engine 0..3 or VNEF_STREAM_DMA(queue)
+ * @stream: engine 0..3, VNEF_STREAM_DMA(queue) or VNEF_STREAM_CC
  * @index: entry in that stream
  * @file_off: string table: source file
  * @line: source line
@@ -453,6 +538,7 @@ struct vnef_debug {
  * @VNEF_CHK_DMA: DMA endpoint or size
  * @VNEF_CHK_DEBUG: debug entry
  * @VNEF_CHK_DEADLOCK: a wait that can never be satisfied
+ * @VNEF_CHK_CC: a collective instruction: op, dtype, group, tensors or ranges
  * @VNEF_CHK_NR: number of checks
  *
  * Append only.
@@ -481,6 +567,7 @@ enum vnef_check {
 	VNEF_CHK_DMA,
 	VNEF_CHK_DEBUG,
 	VNEF_CHK_DEADLOCK,
+	VNEF_CHK_CC,
 	VNEF_CHK_NR,
 };
 

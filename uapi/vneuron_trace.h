@@ -46,6 +46,7 @@ extern "C" {
  * @VNEURON_TRACE_MARKER: opcode = marker id, count = user value
  * @VNEURON_TRACE_LOST: count = records dropped just before this one
  * @VNEURON_TRACE_ERROR: a device fault ended the execution (see below)
+ * @VNEURON_TRACE_CC: one collective engine instruction (see below)
  * @VNEURON_TRACE_KIND_MAX: the largest kind
  */
 enum vneuron_trace_kind {
@@ -57,7 +58,8 @@ enum vneuron_trace_kind {
 	VNEURON_TRACE_MARKER = 6,
 	VNEURON_TRACE_LOST = 7,
 	VNEURON_TRACE_ERROR = 8,
-	VNEURON_TRACE_KIND_MAX = 8,
+	VNEURON_TRACE_CC = 9,
+	VNEURON_TRACE_KIND_MAX = 9,
 };
 
 /*
@@ -71,6 +73,17 @@ enum vneuron_trace_kind {
  */
 
 /*
+ * CC records (engine %VNEURON_TRACE_ENGINE_CC, on the collective engine's ring): opcode
+ * is enum vnef_cc_opcode and pc the entry of the collective stream; model_start_ps is
+ * when this rank arrived, count when the last member of its group arrived (the data
+ * moves from then) and model_end_ps when the collective completed, the same on every
+ * member; bytes is this rank's input in bytes; elements the members of its group;
+ * dma_queue this rank's number in the communicator and dma_desc the member that arrived
+ * last (the lowest rank of a tie); sem_* as for INSN. A NOP has count = model_start_ps,
+ * elements 1 and dma_desc = dma_queue.
+ */
+
+/*
  * MARKER opcodes from 0x8000 up are not the kernel's: libneurondev's API log uses them
  * (ND_API_MARKER in libneurondev/neurondev.h, docs/profiler.md), so the kernel keeps its
  * MARKER opcodes below.
@@ -78,6 +91,7 @@ enum vneuron_trace_kind {
 
 /* vneuron_trace_record.engine: enum vneuron_engine (0..3) or one of these. */
 #define VNEURON_TRACE_ENGINE_DMA	0x10	/* dma_queue and dma_desc say which */
+#define VNEURON_TRACE_ENGINE_CC	0x20	/* the collective engine (CC-core) */
 #define VNEURON_TRACE_ENGINE_CORE	0xff	/* the core itself (exec start/end) */
 
 /* A semaphore id meaning "none" in sem_wait / sem_signal. */
@@ -207,7 +221,8 @@ struct vneuron_trace_ctrl {
  * @ring_len: out: control page + data, mapped read-only
  *
  * Start tracing one core: one ring per producer (the four
- * engines, then the DMA queues' worker; vneuron_trace_ctrl.engine says which), each of
+ * engines, then the DMA queues' worker, then the collective engine (6 rings since uapi
+ * version 4); vneuron_trace_ctrl.engine says which), each of
  * ring_size data bytes, all in the same mode. Every execution that starts on the core
  * from then on is traced if the caller may see its owner: the file's own, or those of a
  * process of the caller's user (real uid and gid equal to every id of the owner) that is

@@ -30,6 +30,7 @@ struct rank_run {
 	int ret;
 	u64 done_ps;
 	u64 missing;
+	struct vn_cc_result res;
 };
 
 static void *rank_thread(void *arg)
@@ -37,7 +38,9 @@ static void *rank_thread(void *arg)
 	struct rank_run *r = arg;
 
 	r->ret = vn_comm_collective(r->cm, r->rank, &r->a, r->arrive_ps, r->deadline_ns, r->abort,
-				    &r->done_ps, &r->missing);
+				    &r->res);
+	r->done_ps = r->res.done_ps;
+	r->missing = r->res.missing;
 	return NULL;
 }
 
@@ -238,7 +241,7 @@ TEST(gather_scatter_all_to_all_permute)
 	/* permute: rank k sends to k + 1 */
 	setup(r, cm, VN_CC_PERMUTE, VNEF_DT_FP32, c, in, out, c * 4, c * 4);
 	for (k = 0; k < N; k++) {
-		r[k].a.peer = (k + 1) % N;
+		r[k].a.shift = 1;
 		for (i = 0; i < c; i++)
 			((float *)in[k])[i] = val(k, i);
 	}
@@ -264,34 +267,107 @@ TEST(disagreeing_or_overlapping_arguments_fail_every_rank)
 	run_ranks(r, N, NULL);
 	for (k = 0; k < N; k++)
 		EXPECT_EQ(-EINVAL, r[k].ret);
-	/* the communicator still works: the next collective agrees */
+	/* the communicator is broken: the next collective, even one that agrees, fails */
 	r[2].a.count = 64;
 	run_ranks(r, N, NULL);
 	for (k = 0; k < N; k++)
-		EXPECT_EQ(0, r[k].ret);
+		EXPECT_EQ(-EPIPE, r[k].ret);
+	vn_comm_destroy(cm);
+
 	/* one rank's out is another's in */
+	cm = comm_2x2();
+	ASSERT_NE(NULL, cm);
+	for (k = 0; k < N; k++)
+		r[k].cm = cm;
 	r[1].a.out = (void *)r[0].a.in;
 	run_ranks(r, N, NULL);
 	for (k = 0; k < N; k++)
 		EXPECT_EQ(-EINVAL, r[k].ret);
 	r[1].a.out = out[1];
-	/* two ranks send to the same peer */
+	vn_comm_destroy(cm);
+
+	/* a shift outside a group of two */
+	cm = comm_2x2();
+	ASSERT_NE(NULL, cm);
 	for (k = 0; k < N; k++) {
+		r[k].cm = cm;
 		r[k].a.op = VN_CC_PERMUTE;
-		r[k].a.peer = 0;
+		r[k].a.group_size = 2;
+		r[k].a.group_stride = 1;
+		r[k].a.shift = 2;
+	}
+	run_ranks(r, N, NULL);
+	/* the first group to meet fails; the other may find the communicator broken */
+	for (k = 0; k < N; k++)
+		EXPECT_TRUE(r[k].ret == -EINVAL || r[k].ret == -EPIPE);
+	EXPECT_EQ(-EINVAL, r[0].ret == -EINVAL ? r[0].ret : r[2].ret);
+	vn_comm_destroy(cm);
+
+	/* a group that does not fit 4 ranks */
+	cm = comm_2x2();
+	ASSERT_NE(NULL, cm);
+	for (k = 0; k < N; k++) {
+		r[k].cm = cm;
+		r[k].a.op = VN_CC_ALL_REDUCE;
+		r[k].a.group_size = 3;
+		r[k].a.shift = 0;
 	}
 	run_ranks(r, N, NULL);
 	for (k = 0; k < N; k++)
-		EXPECT_EQ(-EINVAL, r[k].ret);
+		EXPECT_NE(0, r[k].ret);
+	vn_comm_destroy(cm);
+
 	/* a bad dtype */
+	cm = comm_2x2();
+	ASSERT_NE(NULL, cm);
 	for (k = 0; k < N; k++) {
-		r[k].a.op = VN_CC_ALL_REDUCE;
+		r[k].cm = cm;
+		r[k].a.group_size = 0;
+		r[k].a.group_stride = 0;
 		r[k].a.dtype = 7;
 	}
 	run_ranks(r, N, NULL);
 	for (k = 0; k < N; k++)
 		EXPECT_EQ(-EINVAL, r[k].ret);
 	release(in, out);
+	vn_comm_destroy(cm);
+}
+
+TEST(replica_groups_reduce_within_each_group)
+{
+	struct vn_comm *cm = comm_2x2();
+	struct rank_run r[N];
+	void *in[N], *out[N];
+	u32 k, i, c = 100, s;
+
+	ASSERT_NE(NULL, cm);
+	for (s = 1; s <= 2; s++) {
+		/* groups of 2 with stride s: {0,1} {2,3} then {0,2} {1,3} */
+		setup(r, cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, c, in, out, c * 4, c * 4);
+		for (k = 0; k < N; k++) {
+			r[k].a.group_size = 2;
+			r[k].a.group_stride = s;
+			for (i = 0; i < c; i++)
+				((float *)in[k])[i] = val(k, i);
+		}
+		run_ranks(r, N, NULL);
+		for (k = 0; k < N; k++) {
+			u32 mate = s == 1 ? k ^ 1 : k ^ 2, lo = k < mate ? k : mate;
+			u32 hi = k < mate ? mate : k;
+
+			ASSERT_EQ(0, r[k].ret);
+			EXPECT_EQ(2u, r[k].res.members);
+			for (i = 0; i < c; i++) {
+				float want = val(lo, i) + val(hi, i);
+
+				EXPECT_EQ(0, memcmp(&want, (float *)out[k] + i, 4));
+			}
+		}
+		/* {0,1} share a device: the intra link; {0,2} cross: the inter link */
+		EXPECT_EQ(s == 1 ? 2000 + 2 * (1000000ull + 200ull * 1000000 / 500000) :
+			  3000 + 2 * (2000000ull + 200ull * 1000000 / 192000), r[0].done_ps);
+		release(in, out);
+	}
 	vn_comm_destroy(cm);
 }
 
