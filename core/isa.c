@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* The instruction set's tables (core/vn_isa.h) and their lookups. */
 #include "vn_isa.h"
+#include "vn_comm.h"
 
 #define A(k)		{ .kind = VN_ARG_##k }
 #define AN(k, n)	{ .kind = VN_ARG_##k, .name = (n) }
@@ -101,6 +102,61 @@ static const char *const vn_act_names[VNEF_ACT_COUNT] = {
 	[VNEF_ACT_RECIPROCAL] = "reciprocal",
 	[VNEF_ACT_SQUARE] = "square",
 };
+
+/* One entry per collective engine opcode. */
+static const struct vn_cc_opcode_info vn_cc_opcodes[VNEF_CC_OP_COUNT] = {
+	[VNEF_CC_NOP] = { .mnemonic = "nop", .name = "NOP" },
+	[VNEF_CC_ALL_REDUCE] = {
+		.mnemonic = "all_reduce", .name = "ALL_REDUCE", .comm_op = VN_CC_ALL_REDUCE,
+		.uses = VN_CC_USES_DATA | VN_CC_USES_REDUCE,
+	},
+	[VNEF_CC_ALL_GATHER] = {
+		.mnemonic = "all_gather", .name = "ALL_GATHER", .comm_op = VN_CC_ALL_GATHER,
+		.uses = VN_CC_USES_DATA,
+	},
+	[VNEF_CC_REDUCE_SCATTER] = {
+		.mnemonic = "reduce_scatter", .name = "REDUCE_SCATTER",
+		.comm_op = VN_CC_REDUCE_SCATTER, .uses = VN_CC_USES_DATA | VN_CC_USES_REDUCE,
+	},
+	[VNEF_CC_ALL_TO_ALL] = {
+		.mnemonic = "all_to_all", .name = "ALL_TO_ALL", .comm_op = VN_CC_ALL_TO_ALL,
+		.uses = VN_CC_USES_DATA,
+	},
+	[VNEF_CC_PERMUTE] = {
+		.mnemonic = "permute", .name = "PERMUTE", .comm_op = VN_CC_PERMUTE,
+		.uses = VN_CC_USES_DATA | VN_CC_USES_SHIFT,
+	},
+};
+
+const struct vn_cc_opcode_info *vn_cc_opcode_info(u32 opcode)
+{
+	return opcode < ARRAY_SIZE(vn_cc_opcodes) ? &vn_cc_opcodes[opcode] : NULL;
+}
+
+const char *vn_cc_opcode_name(u32 opcode)
+{
+	return opcode < ARRAY_SIZE(vn_cc_opcodes) ? vn_cc_opcodes[opcode].name : "?";
+}
+
+const char *vn_cc_opcode_mnemonic(u32 opcode)
+{
+	return opcode < ARRAY_SIZE(vn_cc_opcodes) ? vn_cc_opcodes[opcode].mnemonic : "?";
+}
+
+int vn_cc_opcode_by_mnemonic(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(vn_cc_opcodes); i++)
+		if (!strcmp(vn_cc_opcodes[i].mnemonic, s))
+			return (int)i;
+	return -1;
+}
+
+bool vn_cc_reduce_valid(u32 alu)
+{
+	return alu == VNEF_ALU_ADD || alu == VNEF_ALU_MAX;
+}
 
 static const struct {
 	const char *name;

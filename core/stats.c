@@ -9,6 +9,8 @@ const char *const vn_stat_names[VN_STAT_COUNT] = {
 	[VN_STAT_BYTES_MOVED] = "bytes_moved",
 	[VN_STAT_FLOPS] = "flops",
 	[VN_STAT_DEVICE_FAULTS] = "device_faults",
+	[VN_STAT_COLLECTIVES] = "collectives",
+	[VN_STAT_COLLECTIVE_BYTES] = "collective_bytes",
 };
 
 bool vn_core_stats_read(const struct vn_core_stats *s, struct vn_core_stats *copy)

@@ -90,8 +90,8 @@ struct vn_bind {
 
 struct vn_event {
 	u64 exec_seq;
-	u32 stream;		/* engine 0..3 or VNEF_STREAM_DMA(q) */
-	u32 opcode;		/* enum vnef_opcode or VN_EVT_OPCODE_DMA */
+	u32 stream;		/* engine 0..3, VNEF_STREAM_DMA(q) or VNEF_STREAM_CC */
+	u32 opcode;		/* enum vnef_opcode, VN_EVT_OPCODE_DMA, enum vnef_cc_opcode (CC) */
 	u32 pc;			/* instruction / descriptor index */
 	u32 flags;		/* VN_EVT_F_* */
 	u64 start_ps;		/* modeled */
@@ -107,6 +107,11 @@ struct vn_event {
 	u32 dma_desc;		/* DMA: descriptor index; else ~0 */
 	u64 hbm_read;
 	u64 hbm_write;
+	/* CC: the rank, its group's size, the last member to arrive and when (ps) */
+	u32 cc_rank;
+	u32 cc_members;
+	u32 cc_last;
+	u64 cc_latest_ps;
 	/*
 	 * For each s in signal_mask, sem_values[s] is the value after this entry's
 	 * increment; stable while the hook runs, as only this stream writes those.
@@ -146,6 +151,8 @@ struct vn_counters {
 	u64 hbm_write;
 	u64 instructions;
 	u64 descriptors;
+	u64 collectives;		/* CC-core instructions other than NOP */
+	u64 collective_bytes;		/* their inputs' bytes */
 };
 
 /* A core with its SBUF, PSUM and workers. m may be NULL for vn_model_trn1 (core/vn_model.h). */
@@ -185,6 +192,15 @@ void vn_core_set_owner(struct vn_core *c, u64 owner);
 void vn_core_set_fault_abort(struct vn_core *c, bool abort);
 /* The monitor of every execution (NULL to stop). */
 void vn_core_set_monitor(struct vn_core *c, vn_exec_monitor_fn fn, void *arg);
+/*
+ * The communicator and rank of the executions submitted from now on (cm NULL: none).
+ * Each execution takes a reference to it for its lifetime. An execution whose program
+ * has a collective stream is refused (-ENOTCONN) without one. When an execution that
+ * has one ends other than OK, it leaves the communicator (vn_comm_leave()), so its
+ * peers' waits end at once.
+ */
+struct vn_comm;
+void vn_core_set_comm(struct vn_core *c, struct vn_comm *cm, u32 rank);
 /* Also count into these sysfs counters (core/vn_stats.h); NULL to stop. */
 void vn_core_set_stats(struct vn_core *c, struct vn_core_stats *stats);
 

@@ -128,6 +128,32 @@ int vn_op_by_name(u32 op_kind, const char *s);
 #define VN_USE_SRC1	0x4u
 void vn_opcode_uses(const struct vn_opcode_info *info, u32 flags, u32 *operands, u32 *imms);
 
+/*
+ * The collective engine's opcodes (struct vnef_cc_instr): names, the core/vn_comm.h
+ * operation each runs, and which fields it uses. The CC-core's stream id is
+ * VNEF_STREAM_CC; its display name "CC-core", its assembler mnemonic "cc".
+ */
+#define VN_CC_USES_REDUCE	0x1u	/* reduce: ADD or MAX */
+#define VN_CC_USES_SHIFT	0x2u	/* shift */
+#define VN_CC_USES_DATA		0x4u	/* dtype, count, src and dst tensors */
+
+struct vn_cc_opcode_info {
+	const char *mnemonic;	/* "all_reduce" */
+	const char *name;	/* "ALL_REDUCE" */
+	u8 comm_op;		/* enum vn_cc_op (core/vn_comm.h) for data opcodes */
+	u8 uses;		/* VN_CC_USES_* */
+};
+
+const struct vn_cc_opcode_info *vn_cc_opcode_info(u32 opcode);
+const char *vn_cc_opcode_name(u32 opcode);	/* "?" for none */
+const char *vn_cc_opcode_mnemonic(u32 opcode);
+int vn_cc_opcode_by_mnemonic(const char *s);
+/* The reductions a collective takes, by the enum vnef_alu value: ADD, MAX. */
+bool vn_cc_reduce_valid(u32 alu);
+/* A stream id's display name: "TensorE" .. "GpSimdE", "DMA q3" is the caller's, "CC-core". */
+#define VN_CC_ENGINE_NAME	"CC-core"
+#define VN_CC_ENGINE_MNEMONIC	"cc"
+
 /* Lookups by name (the assembler, tools): the value, or -1 if none has that name. */
 int vn_opcode_by_mnemonic(const char *s);
 int vn_alu_by_name(const char *s);

@@ -18,6 +18,8 @@ enum vn_stat {
 	VN_STAT_BYTES_MOVED,
 	VN_STAT_FLOPS,
 	VN_STAT_DEVICE_FAULTS,
+	VN_STAT_COLLECTIVES,		/* CC-core instructions run (NOP excluded) */
+	VN_STAT_COLLECTIVE_BYTES,	/* their inputs' bytes */
 	VN_STAT_COUNT,
 };
 
