@@ -466,7 +466,9 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 			goto out;
 		}
 		if (sl->round == round) {
-			ret = -EPIPE;
+			/* Broken while waiting: a timeout names the missing for everyone. */
+			ret = cm->failure == -ETIMEDOUT ? -ETIMEDOUT : -EPIPE;
+			res->missing = cm->fail_missing;
 			goto out;
 		}
 	}

@@ -16,6 +16,7 @@
  * on-chip races are the program's own).
  */
 #include "vn_internal.h"
+#include "vn_comm.h"
 #include "vn_model.h"
 
 #define NO_IDX		(~0u)
@@ -36,6 +37,8 @@ void vn_exec_put(struct vn_exec *ex)
 	vn_vfree(ex->scratch);
 	vn_vfree(ex->sem_times);
 	vn_free(ex->binds);
+	if (ex->comm)
+		vn_comm_put(ex->comm);
 	vn_program_put(ex->prog);
 	vn_cond_destroy(ex->cond);
 	vn_lock_destroy(ex->lock);
@@ -68,6 +71,9 @@ int vn_exec_wait(struct vn_exec *ex, u64 deadline_ns)
 /* Publish the end of an execution; no core lock held. Drops the core's reference. */
 static void exec_complete(struct vn_exec *ex)
 {
+	/* A rank that ends early frees its peers waiting at a collective at once. */
+	if (ex->comm && ex->st.result != VN_RES_OK)
+		vn_comm_leave(ex->comm, ex->rank);
 	vn_vfree(ex->scratch);
 	ex->scratch = NULL;
 	vn_lock_take(ex->lock);
@@ -115,6 +121,8 @@ static void wake_runnable(struct vn_core *c)
 			continue;
 		if (sid < VNEF_ENGINES)
 			wake_worker(c, sid);
+		else if (sid == VNEF_STREAM_CC)
+			wake_worker(c, VN_CC_WORKER);
 		else
 			dma = true;
 	}
@@ -270,7 +278,8 @@ static void count_run(struct vn_core *c, u32 result, u64 model_ps, u64 host_ns)
 		vn_stat_add(&s->stream_busy_ps[sid], r->busy_ps);
 		vn_stat_add(&s->hbm_read, r->hbm_read);
 		vn_stat_add(&s->hbm_write, r->hbm_write);
-		vn_stat_add(sid < VNEF_ENGINES ? &s->instructions : &s->descriptors, r->entries);
+		vn_stat_add(sid < VNEF_ENGINES || sid == VNEF_STREAM_CC ? &s->instructions :
+			    &s->descriptors, r->entries);
 	}
 	vn_stat_add(&s->model_ps, model_ps);
 	vn_stat_add(&s->host_ns, host_ns);
@@ -292,9 +301,17 @@ static struct vn_exec *finish_locked(struct vn_core *c)
 		c->cnt.busy_ps[sid] += r->busy_ps;
 		flops += r->flops;
 		c->cnt.transpose_flops += r->transpose_flops;
-		bytes += r->bytes;
 		c->cnt.hbm_read += r->hbm_read;
 		c->cnt.hbm_write += r->hbm_write;
+		if (sid == VNEF_STREAM_CC) {
+			/* entries: its collectives (NOPs are not counted), bytes: their inputs */
+			c->cnt.collectives += r->entries;
+			c->cnt.collective_bytes += r->bytes;
+			count_stat(c, VN_STAT_COLLECTIVES, r->entries);
+			count_stat(c, VN_STAT_COLLECTIVE_BYTES, r->bytes);
+			continue;
+		}
+		bytes += r->bytes;
 		if (sid < VNEF_ENGINES)
 			c->cnt.instructions += r->entries;
 		else
@@ -419,7 +436,8 @@ static int wait_sem(struct vn_core *c, u32 sid, u32 sem, u32 val)
 			r = -EINTR;
 			break;
 		}
-		if (vn_cond_wait_worker(c->wcond[sid], c->lock, c->deadline_ns) == -ETIMEDOUT &&
+		if (vn_cond_wait_worker(c->wcond[sid < VNEF_ENGINES ? sid : VN_CC_WORKER], c->lock,
+					c->deadline_ns) == -ETIMEDOUT &&
 		    c->sem_val[sem] < val) {
 			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, sid, c->ss[sid].pc);
 			r = -EINTR;
@@ -687,6 +705,159 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 	}
 }
 
+/*
+ * The collective engine's side of a collective: the executor's own check of both HBM
+ * ranges for the actual group (the validator could only check one rank's share), then
+ * the rendezvous. 0, or -EFAULT with f filled in, or the rendezvous's error.
+ */
+static int cc_collective(struct vn_core *c, struct vn_exec *ex, const struct vnef_cc_instr *in,
+			 u64 start, struct vn_cc_result *res, struct vn_fault *f)
+{
+	const struct vn_cc_opcode_info *info = vn_cc_opcode_info(in->opcode);
+	u32 members[VN_COMM_MAX_RANKS], idx, g;
+	const struct vn_bind *src, *dst;
+	struct vn_cc_args a;
+	u64 inb, outb, end;
+
+	g = vn_cc_group(vn_comm_size(ex->comm), ex->rank, in->group_size, in->group_stride,
+			members, &idx);
+	inb = vn_cc_in_bytes(info->comm_op, g ? g : 1, in->dtype, in->count);
+	outb = vn_cc_out_bytes(info->comm_op, g ? g : 1, in->dtype, in->count);
+	if (in->src_tensor >= ex->prog->tensor_count || in->dst_tensor >= ex->prog->tensor_count) {
+		*f = (struct vn_fault){ .mem = VNEF_MEM_HBM, .index = in->src_tensor };
+		return -EFAULT;
+	}
+	src = &ex->binds[in->src_tensor];
+	dst = &ex->binds[in->dst_tensor];
+	if (!inb || check_add_overflow(in->src_offset, inb, &end) || end > src->size ||
+	    end > ex->prog->tensors[in->src_tensor].size) {
+		*f = (struct vn_fault){ .mem = VNEF_MEM_HBM, .index = in->src_tensor,
+					.offset = in->src_offset, .len = inb };
+		return -EFAULT;
+	}
+	if (!outb || check_add_overflow(in->dst_offset, outb, &end) || end > dst->size ||
+	    end > ex->prog->tensors[in->dst_tensor].size) {
+		*f = (struct vn_fault){ .mem = VNEF_MEM_HBM, .index = in->dst_tensor,
+					.offset = in->dst_offset, .len = outb };
+		return -EFAULT;
+	}
+	a = (struct vn_cc_args){
+		.op = info->comm_op, .dtype = in->dtype,
+		.reduce = in->reduce == VNEF_ALU_MAX ? VN_CC_MAX : VN_CC_SUM,
+		.group_size = in->group_size, .group_stride = in->group_stride,
+		.shift = in->shift, .count = in->count,
+		.in = (const u8 *)src->ptr + in->src_offset,
+		.out = (u8 *)dst->ptr + in->dst_offset,
+	};
+	return vn_comm_collective(ex->comm, ex->rank, &a, start, c->deadline_ns, &c->abort, res);
+}
+
+/* Runs the collective stream; returns with c->lock held and maybe an execution to complete. */
+static struct vn_exec *run_cc(struct vn_core *c, struct vn_exec *ex)
+{
+	const u32 sid = VNEF_STREAM_CC;
+	const struct vn_stream *st = &ex->prog->streams[sid];
+	struct vn_stream_run *r = &c->ss[sid];
+	struct vn_cc_result res;
+	struct vn_fault f;
+	struct vn_event ev;
+	u32 pc;
+	int ret;
+
+	for (pc = 0; pc < st->count; pc++) {
+		const struct vnef_cc_instr *in = &st->cc[pc];
+		u64 start = r->t_ps;
+
+		r->pc = pc;
+		if (vn_load_acquire(&c->abort))
+			break;
+		if (vn_time_ns() > c->deadline_ns) {
+			vn_lock_take(c->lock);
+			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, sid, pc);
+			vn_lock_drop(c->lock);
+			break;
+		}
+		if (in->flags & VNEF_IF_WAIT) {
+			vn_lock_take(c->lock);
+			if (!wait_ok(ex, in->wait_sem, in->wait_value, start, &f)) {
+				set_fault(c, VN_REASON_FAULT_SEM, sid, pc, &f);
+				vn_lock_drop(c->lock);
+				break;
+			}
+			if (wait_sem(c, sid, in->wait_sem, in->wait_value)) {
+				vn_lock_drop(c->lock);
+				break;
+			}
+			start = max(start, ex->sem_base[in->wait_sem][in->wait_value - 1]);
+			vn_lock_drop(c->lock);
+		}
+		memset(&ev, 0, sizeof(ev));
+		ev.opcode = in->opcode;
+		ev.dma_queue = NO_IDX;
+		ev.dma_desc = NO_IDX;
+		res = (struct vn_cc_result){ .done_ps = start, .latest_ps = start,
+					     .last = ex->rank, .members = 1 };
+		ret = 0;
+		if (in->opcode != VNEF_CC_NOP) {
+			ret = cc_collective(c, ex, in, start, &res, &f);
+			if (ret == -EFAULT) {
+				/*
+				 * Not a validator miss (it could not know the group): a fault
+				 * status even on the host, which set_fault() would abort.
+				 */
+				f.time_ps = start;
+				vn_lock_take(c->lock);
+				if (!c->abort) {
+					ex->st.fault = f;
+					set_abort(c, VN_RES_FAULT, VN_REASON_FAULT_HBM, sid, pc);
+				}
+				vn_lock_drop(c->lock);
+				break;
+			}
+		}
+		if (ret) {
+			vn_lock_take(c->lock);
+			if (ret == -ETIMEDOUT)
+				set_abort(c, VN_RES_TIMEOUT, VN_REASON_CC_MISSING, sid, pc);
+			else if (ret == -EINVAL)
+				set_abort(c, VN_RES_ERROR, VN_REASON_CC_MISMATCH, sid, pc);
+			else	/* -EPIPE, or -EINTR when nothing else ended it */
+				set_abort(c, VN_RES_ABORTED, VN_REASON_CC_PEER, sid, pc);
+			vn_lock_drop(c->lock);
+			break;
+		}
+		if (in->opcode != VNEF_CC_NOP) {
+			const struct vn_cc_opcode_info *info = vn_cc_opcode_info(in->opcode);
+
+			ev.elements = in->count;
+			ev.bytes = vn_cc_in_bytes(info->comm_op, res.members, in->dtype, in->count);
+			/* busy: the transfer; the wait for the last member is not work */
+			r->busy_ps += res.done_ps - res.latest_ps;
+			r->bytes += ev.bytes;
+			r->entries++;
+		}
+		ev.cc_rank = ex->rank;
+		ev.cc_members = res.members;
+		ev.cc_last = res.last;
+		ev.cc_latest_ps = res.latest_ps;
+		r->t_ps = res.done_ps;
+		if (in->signal_mask) {
+			vn_lock_take(c->lock);
+			if (!signal_sems(c, ex, in->signal_mask, r->t_ps, &f)) {
+				set_fault(c, VN_REASON_FAULT_SEM, sid, pc, &f);
+				vn_lock_drop(c->lock);
+				break;
+			}
+			vn_lock_drop(c->lock);
+		}
+		if (unlikely(c->ex_hook))
+			emit(c, ex, &ev, sid, pc, in->flags & VNEF_IF_WAIT ? in->wait_sem : NO_IDX,
+			     in->wait_value, in->signal_mask, start, r->t_ps);
+	}
+	vn_lock_take(c->lock);
+	return stream_done(c, sid);
+}
+
 static int worker(void *arg)
 {
 	struct vn_worker_arg *w = arg;
@@ -701,6 +872,8 @@ static int worker(void *arg)
 		work = false;
 		if (ex && id < VNEF_ENGINES) {
 			work = c->ss[id].state == VN_SS_READY;
+		} else if (ex && id == VN_CC_WORKER) {
+			work = c->ss[VNEF_STREAM_CC].state == VN_SS_READY;
 		} else if (ex) {
 			for (q = 0; q < VNEF_DMA_QUEUES; q++)
 				if (c->ss[VNEF_STREAM_DMA(q)].state == VN_SS_READY)
@@ -714,6 +887,10 @@ static int worker(void *arg)
 			c->ss[id].state = VN_SS_RUN;
 			vn_lock_drop(c->lock);
 			fin = run_engine(c, ex, id);
+		} else if (id == VN_CC_WORKER) {
+			c->ss[VNEF_STREAM_CC].state = VN_SS_RUN;
+			vn_lock_drop(c->lock);
+			fin = run_cc(c, ex);
 		} else {
 			fin = run_dma(c, ex);
 		}
@@ -730,7 +907,7 @@ static int worker(void *arg)
 /* ---- the core ---- */
 
 static const char *const worker_names[VN_WORKERS] = {
-	"tensor", "vector", "scalar", "gpsimd", "dma"
+	"tensor", "vector", "scalar", "gpsimd", "dma", "cc"
 };
 
 int vn_core_create(const struct vneuron_model *m, const char *name, struct vn_core **out)
@@ -841,6 +1018,8 @@ void vn_core_destroy(struct vn_core *c)
 	for (i = 0; i < VN_WORKERS; i++)
 		vn_cond_destroy(c->wcond[i]);
 	vn_lock_destroy(c->lock);
+	if (c->comm)
+		vn_comm_put(c->comm);
 	vn_vfree(c->sbuf);
 	vn_vfree(c->psum);
 	vn_free(c);
@@ -915,6 +1094,21 @@ void vn_core_set_owner(struct vn_core *c, u64 owner)
 	vn_lock_take(c->lock);
 	c->owner = owner;
 	vn_lock_drop(c->lock);
+}
+
+void vn_core_set_comm(struct vn_core *c, struct vn_comm *cm, u32 rank)
+{
+	struct vn_comm *old;
+
+	if (cm)
+		vn_comm_get(cm);
+	vn_lock_take(c->lock);
+	old = c->comm;
+	c->comm = cm;
+	c->comm_rank = rank;
+	vn_lock_drop(c->lock);
+	if (old)
+		vn_comm_put(old);
 }
 
 void vn_core_set_fault_abort(struct vn_core *c, bool abort)
@@ -1047,6 +1241,16 @@ int vn_exec_submit(struct vn_core *c, struct vn_program *p, const struct vn_bind
 		vn_lock_drop(c->lock);
 		r = -ENODEV;
 		goto fail;
+	}
+	if (p->streams[VNEF_STREAM_CC].count) {
+		if (!c->comm) {
+			vn_lock_drop(c->lock);
+			r = -ENOTCONN;
+			goto fail;
+		}
+		vn_comm_get(c->comm);
+		ex->comm = c->comm;
+		ex->rank = c->comm_rank;
 	}
 	vn_exec_get(ex);	/* the core's reference, dropped by exec_complete() */
 	ex->core = c;

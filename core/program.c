@@ -9,6 +9,7 @@
 #include "vn_os.h"
 #include "vn_isa.h"
 #include "vn_program.h"
+#include "vn_comm.h"
 #include "vneuron.h"
 
 #define NO_IDX	(~0u)
@@ -69,6 +70,7 @@ static const char * const check_names[VNEF_CHK_NR] = {
 	[VNEF_CHK_DMA] = "dma",
 	[VNEF_CHK_DEBUG] = "debug",
 	[VNEF_CHK_DEADLOCK] = "deadlock",
+	[VNEF_CHK_CC] = "collective",
 };
 
 const char *vn_check_name(u32 check)
@@ -142,7 +144,7 @@ static int check_sections(struct vctx *c)
 	c->idx = NO_IDX;
 	if (h->magic != VNEF_MAGIC)
 		return fail(c, VNEF_CHK_MAGIC, "bad magic");
-	if (h->version != VNEF_VERSION)
+	if (h->version < VNEF_VERSION_MIN || h->version > VNEF_VERSION)
 		return fail(c, VNEF_CHK_VERSION, "unsupported version");
 	if (h->total_size != c->size)
 		return fail(c, VNEF_CHK_SIZE, "total_size differs from the image size");
@@ -236,6 +238,23 @@ static int check_sections(struct vctx *c)
 				st->instr = (const void *)(c->img + e->offset);
 			else
 				st->desc = (const void *)(c->img + e->offset);
+			have_stream = true;
+			break;
+		}
+		case VNEF_SEC_CC: {
+			struct vn_stream *st = &p->streams[VNEF_STREAM_CC];
+
+			esz = sizeof(struct vnef_cc_instr);
+			if (h->version < 2)
+				return fail(c, VNEF_CHK_SECTION, "collective stream in a version 1 image");
+			if (e->index)
+				return fail(c, VNEF_CHK_SECTION, "collective stream with an index");
+			if (st->cc)
+				return fail(c, VNEF_CHK_SECTION_DUP, "stream given twice");
+			if (e->count > VNEF_MAX_CC_INSTRS)
+				return fail(c, VNEF_CHK_LIMIT, "stream too long");
+			st->count = e->count;
+			st->cc = (const void *)(c->img + e->offset);
 			have_stream = true;
 			break;
 		}
@@ -602,10 +621,100 @@ static int check_desc(struct vctx *c, const struct vnef_dma_desc *d)
 	return r;
 }
 
+/* ---- the collective engine ---- */
+
+/*
+ * One HBM side of a collective: [off, off + bytes) inside the tensor, dtype aligned. The
+ * bytes may depend on the number of ranks, which only the execution knows: the
+ * validator checks what holds for any group (at least one rank's share); the executor
+ * checks the whole range for the actual group before the rendezvous.
+ */
+static int check_cc_side(struct vctx *c, u32 tensor, u64 off, u64 bytes, u32 dtype, bool is_dst)
+{
+	const struct vnef_tensor *t;
+	u64 end;
+
+	if (tensor >= c->p->tensor_count)
+		return fail(c, VNEF_CHK_CC, "collective tensor index out of range");
+	t = &c->p->tensors[tensor];
+	if (t->dtype != dtype)
+		return fail(c, VNEF_CHK_CC, "collective dtype differs from its tensor's");
+	if (is_dst && (t->kind == VNEF_TENSOR_INPUT || t->kind == VNEF_TENSOR_CONST))
+		return fail(c, VNEF_CHK_CC, "collective writes an input or constant tensor");
+	if (off % vn_dtype_bytes(dtype))
+		return fail(c, VNEF_CHK_CC, "collective offset not dtype aligned");
+	if (check_add_overflow(off, bytes, &end) || end > t->size)
+		return fail(c, VNEF_CHK_CC, "collective beyond its tensor");
+	return 0;
+}
+
+/* Bytes of one side that hold for every group size of the instruction (n >= 1). */
+static u64 cc_bytes(const struct vnef_cc_instr *in, const struct vn_cc_opcode_info *info,
+		    bool dst)
+{
+	u32 n = in->group_size ? in->group_size : 1;
+
+	return dst ? vn_cc_out_bytes(info->comm_op, n, in->dtype, in->count) :
+		     vn_cc_in_bytes(info->comm_op, n, in->dtype, in->count);
+}
+
+static int check_cc(struct vctx *c, const struct vnef_cc_instr *in)
+{
+	const struct vn_cc_opcode_info *info = vn_cc_opcode_info(in->opcode);
+	u64 inb, outb;
+	int r;
+
+	if (!info)
+		return fail(c, VNEF_CHK_OPCODE, "unknown collective opcode");
+	if (in->flags & ~VNEF_IF_WAIT)
+		return fail(c, VNEF_CHK_FLAGS, "collective flag unknown");
+	if (!(in->flags & VNEF_IF_WAIT) && (in->wait_sem || in->wait_value))
+		return fail(c, VNEF_CHK_RESERVED, "wait fields without VNEF_IF_WAIT");
+	if (!all_zero(in->reserved, sizeof(in->reserved)))
+		return fail(c, VNEF_CHK_RESERVED, "collective reserved field");
+	if (!(info->uses & VN_CC_USES_DATA)) {
+		if (in->dtype || in->reduce || in->count || in->src_tensor || in->dst_tensor ||
+		    in->src_offset || in->dst_offset || in->group_size || in->group_stride ||
+		    in->shift)
+			return fail(c, VNEF_CHK_RESERVED, "fields of a collective NOP");
+		return 0;
+	}
+	if (in->dtype != VNEF_DT_FP32 && in->dtype != VNEF_DT_BF16)
+		return fail(c, VNEF_CHK_CC, "collective dtype is not fp32 or bf16");
+	if ((info->uses & VN_CC_USES_REDUCE) ? !vn_cc_reduce_valid(in->reduce) : in->reduce)
+		return fail(c, VNEF_CHK_ALU, "collective reduction is not add or max");
+	if (in->group_size > VNEF_CC_MAX_RANKS || (!in->group_size && in->group_stride) ||
+	    (in->group_size && (!in->group_stride ||
+				(u32)in->group_size * in->group_stride > VNEF_CC_MAX_RANKS)))
+		return fail(c, VNEF_CHK_CC, "replica group: size, stride or span over 64 ranks");
+	if ((info->uses & VN_CC_USES_SHIFT) ?
+	    in->shift >= (in->group_size ? in->group_size : VNEF_CC_MAX_RANKS) : in->shift)
+		return fail(c, VNEF_CHK_CC, "permute shift outside its group");
+	if (!in->count)
+		return fail(c, VNEF_CHK_CC, "collective of no elements");
+	inb = cc_bytes(in, info, false);
+	outb = cc_bytes(in, info, true);
+	if (!inb || !outb || inb > VNEF_CC_MAX_BYTES || outb > VNEF_CC_MAX_BYTES)
+		return fail(c, VNEF_CHK_CC, "collective too large");
+	r = check_cc_side(c, in->src_tensor, in->src_offset, inb, in->dtype, false);
+	if (!r)
+		r = check_cc_side(c, in->dst_tensor, in->dst_offset, outb, in->dtype, true);
+	if (r)
+		return r;
+	/* Only an all-reduce may work in place, and only on exactly the same bytes. */
+	if (in->src_tensor == in->dst_tensor &&
+	    in->src_offset < in->dst_offset + outb && in->dst_offset < in->src_offset + inb &&
+	    !(in->opcode == VNEF_CC_ALL_REDUCE && in->src_offset == in->dst_offset))
+		return fail(c, VNEF_CHK_CC, "collective source and destination overlap");
+	return 0;
+}
+
 /* ---- streams and semaphores ---- */
 
 static u32 stream_sec(struct vctx *c, u32 sid)
 {
+	if (sid == VNEF_STREAM_CC)
+		return find_section(c, VNEF_SEC_CC, 0);
 	return sid < VNEF_ENGINES ? find_section(c, VNEF_SEC_INSTR, sid) :
 				    find_section(c, VNEF_SEC_DMA, sid - VNEF_ENGINES);
 }
@@ -618,6 +727,11 @@ static void entry_sync(const struct vn_stream *st, u32 i, u32 *flags, u32 *sem, 
 		*sem = st->instr[i].wait_sem;
 		*val = st->instr[i].wait_value;
 		*mask = st->instr[i].signal_mask;
+	} else if (st->cc) {
+		*flags = st->cc[i].flags;
+		*sem = st->cc[i].wait_sem;
+		*val = st->cc[i].wait_value;
+		*mask = st->cc[i].signal_mask;
 	} else {
 		*flags = st->desc[i].flags;
 		*sem = st->desc[i].wait_sem;
@@ -661,8 +775,12 @@ static int check_streams(struct vctx *c)
 			r = validate_pace(&done);
 			if (r)
 				return r;
-			r = st->instr ? check_instr(c, sid, &st->instr[i]) :
-					check_desc(c, &st->desc[i]);
+			if (st->instr)
+				r = check_instr(c, sid, &st->instr[i]);
+			else if (st->cc)
+				r = check_cc(c, &st->cc[i]);
+			else
+				r = check_desc(c, &st->desc[i]);
 			if (r)
 				return r;
 			entry_sync(st, i, &flags, &sem, &val, &mask);
@@ -678,7 +796,7 @@ static int check_streams(struct vctx *c)
 			}
 		}
 		p->total_entries += st->count;
-		if (sid >= VNEF_ENGINES && st->count)
+		if (sid >= VNEF_ENGINES && sid != VNEF_STREAM_CC && st->count)
 			p->dma_queues++;
 	}
 

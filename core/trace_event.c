@@ -11,14 +11,26 @@ static u32 vn_sat32(u64 v)
 	return v > 0xffffffffull ? 0xffffffffu : (u32)v;
 }
 
+/* A CC record (uapi/vneuron_trace.h says what each field holds for it). */
+static void cc_record(struct vneuron_trace_record *rec, const struct vn_event *ev)
+{
+	rec->flops = 0;
+	rec->count = ev->cc_latest_ps;
+	rec->elements = ev->cc_members;
+	rec->dma_queue = (u16)ev->cc_rank;
+	rec->dma_desc = (u16)ev->cc_last;
+}
+
 void vn_trace_event(struct vn_trace_ring *r, const struct vn_event *ev)
 {
-	bool dma = ev->stream >= VNEF_ENGINES;
+	bool cc = ev->stream == VNEF_STREAM_CC;
+	bool dma = ev->stream >= VNEF_ENGINES && !cc;
+	u8 engine = cc ? VNEURON_TRACE_ENGINE_CC : dma ? VNEURON_TRACE_ENGINE_DMA : ev->stream;
 	struct vneuron_trace_record rec;
 	u64 sig = ev->signal_mask;
 
-	vn_trace_rec_init(&rec, dma ? VNEURON_TRACE_DMA : VNEURON_TRACE_INSN,
-			  dma ? VNEURON_TRACE_ENGINE_DMA : ev->stream);
+	vn_trace_rec_init(&rec, cc ? VNEURON_TRACE_CC : dma ? VNEURON_TRACE_DMA :
+			  VNEURON_TRACE_INSN, engine);
 	rec.opcode = dma ? 0 : (u16)ev->opcode;
 	rec.pc = ev->pc;
 	rec.model_start_ps = ev->start_ps;
@@ -40,12 +52,13 @@ void vn_trace_event(struct vn_trace_ring *r, const struct vn_event *ev)
 		rec.dma_queue = (u16)ev->dma_queue;
 		rec.dma_desc = (u16)ev->dma_desc;
 	}
+	if (cc)
+		cc_record(&rec, ev);
 	vn_trace_write(r, &rec);
 
 	/* A record names one signalled semaphore; each further one gets a SEM record. */
 	while (sig) {
-		vn_trace_rec_init(&rec, VNEURON_TRACE_SEM,
-				  dma ? VNEURON_TRACE_ENGINE_DMA : ev->stream);
+		vn_trace_rec_init(&rec, VNEURON_TRACE_SEM, engine);
 		rec.pc = ev->pc;
 		rec.model_start_ps = ev->end_ps;
 		rec.model_end_ps = ev->end_ps;

@@ -52,6 +52,9 @@ enum vn_exec_reason {
 	VN_REASON_FAULT_HBM = 9,	/* outside the buffer bound to the tensor */
 	VN_REASON_FAULT_SEM = 10,	/* a semaphore id or value outside the execution's tables */
 	VN_REASON_FAULT_STATE = 11,	/* operands the engine's state or buffers cannot hold */
+	VN_REASON_CC_MISSING = 12,	/* TIMEOUT: ranks never arrived at the collective */
+	VN_REASON_CC_PEER = 13,		/* ABORTED: another rank failed or left */
+	VN_REASON_CC_MISMATCH = 14,	/* ERROR: the ranks disagree on the collective */
 };
 
 /* Where the executor's own checks stopped an access (result VN_RES_FAULT). */
@@ -67,7 +70,7 @@ struct vn_exec_status {
 	u32 state;		/* enum vn_exec_state */
 	u32 result;		/* enum vn_exec_result, once DONE */
 	u32 reason;		/* enum vn_exec_reason */
-	u32 stream;		/* engine 0..3 or VNEF_STREAM_DMA(q) where it failed, else ~0 */
+	u32 stream;		/* engine 0..3, VNEF_STREAM_DMA(q) or _CC where it failed, else ~0 */
 	u32 pc;			/* entry index in that stream */
 	u32 pad;
 	u64 seq;		/* execution sequence number on this core, from 1 */

@@ -7,8 +7,9 @@
 #include "vn_exec.h"
 #include "vn_engine_fp.h"
 
-#define VN_WORKERS	(VNEF_ENGINES + 1)	/* four engines and one DMA worker */
+#define VN_WORKERS	(VNEF_ENGINES + 2)	/* four engines, the DMA worker, the CC-core */
 #define VN_DMA_WORKER	VNEF_ENGINES
+#define VN_CC_WORKER	(VNEF_ENGINES + 1)
 
 enum vn_stream_state {
 	VN_SS_DONE = 0,		/* finished, empty or aborted */
@@ -47,6 +48,8 @@ struct vn_exec {
 	u64 owner;
 	vn_exec_done_fn done;
 	void *done_arg;
+	struct vn_comm *comm;	/* its communicator (a reference), or NULL */
+	u32 rank;
 	struct vn_exec_status st;
 };
 
@@ -68,6 +71,8 @@ struct vn_core {
 	bool fault_abort;	/* host: vn_bug() on a fault (vn_core_set_fault_abort()) */
 	bool clean;		/* SBUF, PSUM and semaphores all zero */
 	u64 owner;		/* given to executions at submission */
+	struct vn_comm *comm;	/* given to executions at submission (a reference) */
+	u32 comm_rank;
 	u64 last_owner;		/* of the last execution started */
 	u32 paused;		/* reset or quiesce in progress: start nothing */
 	struct vn_exec *cur;

@@ -22,6 +22,7 @@ struct vn_stream {
 	u32 count;		/* entries */
 	const struct vnef_instr *instr;		/* engine streams */
 	const struct vnef_dma_desc *desc;	/* DMA queues */
+	const struct vnef_cc_instr *cc;		/* the collective engine */
 };
 
 struct vn_program {

@@ -127,13 +127,25 @@ static inline void vn_trace_commit(struct vn_trace_ring *r)
 
 /*
  * Rings per core: one per producer thread of the executor (core/exec.c), the four
- * engines and the DMA worker that runs every queue.
+ * engines, the DMA worker that runs every queue and the collective engine.
  */
-#define VN_TRACE_RINGS_PER_CORE		(VNEURON_ENGINE_COUNT + 1)
+#define VN_TRACE_RINGS_PER_CORE		(VNEURON_ENGINE_COUNT + 2)
+#define VN_TRACE_RING_DMA		VNEURON_ENGINE_COUNT
+#define VN_TRACE_RING_CC		(VNEURON_ENGINE_COUNT + 1)
 
 static inline u32 vn_trace_ring_of(u32 stream)
 {
-	return stream < VNEURON_ENGINE_COUNT ? stream : VNEURON_ENGINE_COUNT;
+	if (stream < VNEURON_ENGINE_COUNT)
+		return stream;
+	return stream == VNEURON_STREAM_CC ? VN_TRACE_RING_CC : VN_TRACE_RING_DMA;
+}
+
+/* vneuron_trace_ctrl.engine of ring i: the engine, or VNEURON_TRACE_ENGINE_DMA / _CC. */
+static inline u32 vn_trace_ring_engine(u32 ring)
+{
+	if (ring < VNEURON_ENGINE_COUNT)
+		return ring;
+	return ring == VN_TRACE_RING_CC ? VNEURON_TRACE_ENGINE_CC : VNEURON_TRACE_ENGINE_DMA;
 }
 
 /*

@@ -132,10 +132,12 @@ static void vnk_trace_hook(void *arg, const struct vn_event *ev)
 static void vnk_trace_fault(struct vnk_trace_session *s, const struct vn_exec_status *st)
 {
 	struct vneuron_trace_record rec;
-	bool dma = st->stream >= VNEF_ENGINES && st->stream < VNEF_STREAMS;
+	bool dma = st->stream >= VNEF_ENGINES && st->stream < VNEF_STREAM_CC;
 
 	vn_trace_rec_init(&rec, VNEURON_TRACE_ERROR,
-			  dma ? VNEURON_TRACE_ENGINE_DMA : (u8)min_t(u32, st->stream, 0xff));
+			  dma ? VNEURON_TRACE_ENGINE_DMA :
+			  st->stream == VNEF_STREAM_CC ? VNEURON_TRACE_ENGINE_CC :
+			  (u8)min_t(u32, st->stream, 0xff));
 	rec.host_ns = ktime_get_ns();
 	rec.exec_seq = (u32)st->seq;
 	rec.pc = st->pc;
@@ -257,7 +259,7 @@ static struct vnk_trace_session *vnk_session_new(struct vnk_file *vf, u32 core,
 			ret = -EINTR;
 			goto err;
 		}
-		p.engine = i < VNEURON_ENGINE_COUNT ? i : VNEURON_TRACE_ENGINE_DMA;
+		p.engine = vn_trace_ring_engine(i);
 		ret = vn_trace_ring_init(&s->prod[i], s->cons[i], s->buf[i],
 					 s->buf[i] + PAGE_SIZE, arg->ring_size, &p,
 					 vnk_trace_wake, s);

@@ -471,10 +471,12 @@ enum vnef_cc_opcode {
  * CC_MISMATCH). g 2 s 1 over 4 ranks: {0,1} {2,3}; g 2 s 2: {0,2} {1,3}.
  *
  * Ranges: src [src_offset, + in bytes) inside src_tensor and dst [dst_offset, + out bytes)
- * inside dst_tensor, each at most %VNEF_CC_MAX_BYTES; the byte counts depend on the group
- * size, so the validator checks them for the largest group the instruction allows and
- * the executor again for the actual one. They may overlap only for an ALL_REDUCE whose
- * src and dst are the same bytes (in place).
+ * inside dst_tensor, each at most %VNEF_CC_MAX_BYTES, tensors of the instruction's dtype.
+ * The byte counts depend on the group size n; with group_size 0 only the execution knows
+ * n, so the validator checks one rank's share and the executor the whole range before
+ * the collective starts (outside the tensor's buffer: %VNEURON_EXEC_FAULT, reason
+ * FAULT_HBM). They may overlap only for an ALL_REDUCE whose src and dst are the same
+ * bytes (in place).
  */
 struct vnef_cc_instr {
 	__u32 opcode;

@@ -22,6 +22,8 @@ struct vb {
 	uint32_t nin[VNEF_ENGINES];
 	struct vnef_dma_desc *dd[VNEF_DMA_QUEUES];
 	uint32_t ndd[VNEF_DMA_QUEUES];
+	struct vnef_cc_instr *cc;
+	uint32_t ncc;
 	struct vnef_debug dbg[64];
 	uint32_t ndbg;
 	uint32_t name_off;
@@ -41,6 +43,7 @@ static inline void vb_free(struct vb *b)
 		free(b->in[i]);
 	for (i = 0; i < VNEF_DMA_QUEUES; i++)
 		free(b->dd[i]);
+	free(b->cc);
 	free(b->cst);
 }
 
@@ -202,6 +205,25 @@ static inline struct vnef_dma_desc *vb_store(struct vb *b, uint32_t q, uint32_t 
 	return d;
 }
 
+/* A collective engine entry: op on count elements of dtype dt, tensor src -> tensor dst. */
+static inline struct vnef_cc_instr *vb_cc(struct vb *b, uint32_t opcode, uint32_t dt,
+					  uint64_t count, uint32_t src, uint32_t dst)
+{
+	struct vnef_cc_instr *in;
+
+	b->cc = vb_grow(b->cc, b->ncc, sizeof(*in));
+	in = &b->cc[b->ncc++];
+	memset(in, 0, sizeof(*in));
+	in->opcode = opcode;
+	if (opcode != VNEF_CC_NOP) {
+		in->dtype = dt;
+		in->count = count;
+		in->src_tensor = src;
+		in->dst_tensor = dst;
+	}
+	return in;
+}
+
 static inline void vb_debug(struct vb *b, uint32_t stream, uint32_t index, const char *file,
 			    uint32_t line, const char *scope)
 {
@@ -250,6 +272,9 @@ static inline uint8_t *vb_finish(struct vb *b, uint64_t *size)
 		if (b->ndd[i])
 			ADD(VNEF_SEC_DMA, i, b->dd[i], sizeof(struct vnef_dma_desc) * b->ndd[i],
 			    b->ndd[i], sizeof(struct vnef_dma_desc));
+	if (b->ncc)
+		ADD(VNEF_SEC_CC, 0, b->cc, sizeof(struct vnef_cc_instr) * b->ncc, b->ncc,
+		    sizeof(struct vnef_cc_instr));
 	if (b->ndbg)
 		ADD(VNEF_SEC_DEBUG, 0, b->dbg, sizeof(b->dbg[0]) * b->ndbg, b->ndbg,
 		    sizeof(b->dbg[0]));
