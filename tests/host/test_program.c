@@ -162,7 +162,8 @@ TEST(name)									\
 /* header */
 BADI(size_small, VNEF_CHK_SIZE, size = 20)
 BADI(magic, VNEF_CHK_MAGIC, h->magic ^= 1)
-BADI(version, VNEF_CHK_VERSION, h->version = 2)
+BADI(version, VNEF_CHK_VERSION, h->version = VNEF_VERSION + 1)
+BADI(version_0, VNEF_CHK_VERSION, h->version = 0)
 BADI(total_size, VNEF_CHK_SIZE, h->total_size += 8)
 BADI(header_size, VNEF_CHK_HEADER, h->header_size = 40)
 BADI(header_flags, VNEF_CHK_HEADER, h->flags = 1)
