@@ -246,7 +246,8 @@ static int check_sections(struct vctx *c)
 
 			esz = sizeof(struct vnef_cc_instr);
 			if (h->version < 2)
-				return fail(c, VNEF_CHK_SECTION, "collective stream in a version 1 image");
+				return fail(c, VNEF_CHK_SECTION,
+					    "collective stream in a version 1 image");
 			if (e->index)
 				return fail(c, VNEF_CHK_SECTION, "collective stream with an index");
 			if (st->cc)

@@ -75,8 +75,8 @@ struct vn_cc_link {
 
 struct vn_comm_params {
 	u32 nranks;
-	const u32 *device;	/* device of each rank (equal devices share the intra link);
-				 * NULL: set by vn_comm_set_device() as ranks join */
+	/* device of each rank (equal devices share the intra link), or NULL */
+	const u32 *device;
 	struct vn_cc_link intra;
 	struct vn_cc_link inter;
 };
@@ -100,6 +100,7 @@ static inline void vn_comm_destroy(struct vn_comm *cm)
 	if (cm)
 		vn_comm_put(cm);
 }
+
 u32 vn_comm_size(const struct vn_comm *cm);
 /* The device rank is on (before its first collective). -EINVAL for a bad rank. */
 int vn_comm_set_device(struct vn_comm *cm, u32 rank, u32 device);
@@ -112,6 +113,7 @@ struct vn_comm_state {
 	u32 failed_rank;	/* the rank whose failure broke it, or ~0 */
 	int failure;		/* that rank's error (-ETIMEDOUT, -EPIPE, -EINVAL, -EINTR) */
 };
+
 void vn_comm_state(struct vn_comm *cm, struct vn_comm_state *st);
 
 /*

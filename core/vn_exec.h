@@ -70,7 +70,7 @@ struct vn_exec_status {
 	u32 state;		/* enum vn_exec_state */
 	u32 result;		/* enum vn_exec_result, once DONE */
 	u32 reason;		/* enum vn_exec_reason */
-	u32 stream;		/* engine 0..3, VNEF_STREAM_DMA(q) or _CC where it failed, else ~0 */
+	u32 stream;		/* where it failed (engine, DMA or CC stream id), else ~0 */
 	u32 pc;			/* entry index in that stream */
 	u32 pad;
 	u64 seq;		/* execution sequence number on this core, from 1 */

@@ -58,7 +58,7 @@ extern "C" {
 #define VNEF_STREAMS		(VNEF_STREAM_CC + 1)
 #define VNEF_MAX_CC_INSTRS	4096		/* collective stream entries */
 #define VNEF_CC_MAX_RANKS	64		/* ranks of a communicator */
-#define VNEF_CC_MAX_BYTES	(1ull << 31)	/* a rank's input or output of a collective */
+#define VNEF_CC_MAX_BYTES	_BITULL(31)	/* a rank's input or output of a collective */
 
 /* The on-chip memories (also in struct vneuron_model). */
 #define VNEF_PARTITIONS		128
