@@ -25,17 +25,25 @@ const struct vn_cc_link vn_cc_inter_device = {
 	.latency_ps = 2000000ULL,		/* 2 us */
 };
 
-/* One group's rendezvous, kept at its lowest member's index. */
+/*
+ * One group's rendezvous, in use from its first member's arrival to its completion. A
+ * slot is found by its group (lowest member, size, stride): groups of successive
+ * collectives may share a lowest member while both are in flight (a rank that finished
+ * {1,3} may reach {0,1} while 0 still meets 2).
+ */
 struct vn_cc_slot {
-	u64 round;			/* collectives completed by this group */
+	bool used;
+	u32 base, size, stride;
 	u32 arrived;
-	u32 size, stride;		/* the group spec of the first arrival */
 	u64 latest_ps;
 	u32 last;
-	/* the last one completed */
+};
+
+/* What a member's collective gave, kept per rank: slots are reused at once. */
+struct vn_cc_outcome {
 	int result;
-	u64 done_ps, latest_done;
-	u32 last_done;
+	u64 done_ps, latest_ps;
+	u32 last;
 };
 
 struct vn_comm {
@@ -50,9 +58,10 @@ struct vn_comm {
 	int failure;
 	u64 fail_missing;
 	u64 collectives;
-	bool here[VN_COMM_MAX_RANKS];
+	bool here[VN_COMM_MAX_RANKS];	/* arrived, its group not complete */
 	const struct vn_cc_args *args[VN_COMM_MAX_RANKS];
-	struct vn_cc_slot slot[VN_COMM_MAX_RANKS];
+	struct vn_cc_outcome outcome[VN_COMM_MAX_RANKS];
+	struct vn_cc_slot slot[VN_COMM_MAX_RANKS];	/* at most one group per rank in flight */
 };
 
 int vn_comm_create(const struct vn_comm_params *p, struct vn_comm **out)
@@ -352,32 +361,50 @@ static void move(struct vn_comm *cm, const u32 *m, u32 g)
 static void complete(struct vn_comm *cm, struct vn_cc_slot *sl, const u32 *m, u32 g)
 {
 	const struct vn_cc_args *a0 = cm->args[m[0]];
+	struct vn_cc_outcome o = { .latest_ps = sl->latest_ps, .last = sl->last };
 	u32 i;
 
 	if (args_ok(cm, m, g)) {
 		move(cm, m, g);
-		sl->result = 0;
-		sl->done_ps = sl->latest_ps + group_cost_ps(cm, m, g, a0->op, a0->dtype,
-							    a0->count, a0->shift);
+		o.result = 0;
+		o.done_ps = sl->latest_ps + group_cost_ps(cm, m, g, a0->op, a0->dtype,
+							  a0->count, a0->shift);
 		cm->collectives++;
 	} else {
-		sl->result = -EINVAL;
-		sl->done_ps = sl->latest_ps;
+		o.result = -EINVAL;
+		o.done_ps = sl->latest_ps;
 		/* Nothing moved; the communicator is of no further use. */
 		cm->broken = true;
 		cm->failed_rank = m[0];
 		cm->failure = -EINVAL;
 	}
-	sl->latest_done = sl->latest_ps;
-	sl->last_done = sl->last;
-	sl->round++;
-	sl->arrived = 0;
-	sl->latest_ps = 0;
 	for (i = 0; i < g; i++) {
+		cm->outcome[m[i]] = o;
 		cm->here[m[i]] = false;
 		cm->args[m[i]] = NULL;
 	}
+	*sl = (struct vn_cc_slot){ .used = false };
 	vn_cond_broadcast(cm->cond);
+}
+
+/* The slot of a group, or a free one for it; NULL if none (cannot happen: <= n groups). */
+static struct vn_cc_slot *find_slot(struct vn_comm *cm, u32 base, u32 size, u32 stride)
+{
+	struct vn_cc_slot *free_sl = NULL;
+	u32 i;
+
+	for (i = 0; i < cm->n; i++) {
+		struct vn_cc_slot *sl = &cm->slot[i];
+
+		if (sl->used && sl->base == base && sl->size == size && sl->stride == stride)
+			return sl;
+		if (!sl->used && !free_sl)
+			free_sl = sl;
+	}
+	if (free_sl)
+		*free_sl = (struct vn_cc_slot){ .used = true, .base = base, .size = size,
+						.stride = stride };
+	return free_sl;
 }
 
 static u64 missing_mask(const struct vn_comm *cm, const u32 *m, u32 g)
@@ -406,7 +433,7 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 {
 	u32 m[VN_COMM_MAX_RANKS], g, idx;
 	struct vn_cc_slot *sl;
-	u64 round, now, until;
+	u64 now, until;
 	int ret = 0;
 
 	*res = (struct vn_cc_result){ .done_ps = arrive_ps, .latest_ps = arrive_ps,
@@ -419,29 +446,24 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 		goto out;
 	}
 	g = vn_cc_group(cm->n, rank, a->group_size, a->group_stride, m, &idx);
-	sl = g ? &cm->slot[m[0]] : NULL;
-	if (!g || (sl->arrived && (sl->size != a->group_size || sl->stride != a->group_stride))) {
+	sl = g ? find_slot(cm, m[0], a->group_size, a->group_stride) : NULL;
+	if (!sl) {
 		fail(cm, rank, -EINVAL);
 		ret = -EINVAL;
 		goto out;
 	}
 	res->members = g;
-	if (!sl->arrived) {
-		sl->size = a->group_size;
-		sl->stride = a->group_stride;
-		sl->latest_ps = arrive_ps;
-		sl->last = rank;
-	} else if (arrive_ps > sl->latest_ps || (arrive_ps == sl->latest_ps && rank < sl->last)) {
+	if (!sl->arrived || arrive_ps > sl->latest_ps ||
+	    (arrive_ps == sl->latest_ps && rank < sl->last)) {
 		sl->latest_ps = arrive_ps;
 		sl->last = rank;
 	}
-	round = sl->round;
 	cm->here[rank] = true;
 	cm->args[rank] = a;
 	if (++sl->arrived == g) {
 		complete(cm, sl, m, g);
 	} else {
-		while (sl->round == round && !cm->broken) {
+		while (cm->here[rank] && !cm->broken) {
 			now = vn_time_ns();
 			if (deadline_ns && now >= deadline_ns) {
 				res->missing = missing_mask(cm, m, g);
@@ -465,17 +487,17 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 			fail(cm, rank, ret);
 			goto out;
 		}
-		if (sl->round == round) {
+		if (cm->here[rank]) {
 			/* Broken while waiting: a timeout names the missing for everyone. */
 			ret = cm->failure == -ETIMEDOUT ? -ETIMEDOUT : -EPIPE;
 			res->missing = cm->fail_missing;
 			goto out;
 		}
 	}
-	ret = sl->result;
-	res->done_ps = sl->done_ps;
-	res->latest_ps = sl->latest_done;
-	res->last = sl->last_done;
+	ret = cm->outcome[rank].result;
+	res->done_ps = cm->outcome[rank].done_ps;
+	res->latest_ps = cm->outcome[rank].latest_ps;
+	res->last = cm->outcome[rank].last;
 out:
 	vn_lock_drop(cm->lock);
 	return ret;
