@@ -28,6 +28,8 @@ const char *nd_asm_engine_name(uint32_t stream)
 
 	if (stream < VNEF_ENGINES)
 		return vn_engine_mnemonic(stream);
+	if (stream == VNEF_STREAM_CC)
+		return VN_CC_ENGINE_MNEMONIC;
 	return stream < VNEF_STREAMS ? queues[stream - VNEF_ENGINES] : "?";
 }
 
@@ -231,6 +233,52 @@ static void fmt_desc(struct out *o, const struct vnef_dma_desc *d, const char *c
 	put_sync(o, d->flags, d->wait_sem, d->wait_value, d->signal_mask);
 }
 
+static void put_tensor(struct out *o, uint32_t t, const char *const *names, uint32_t n)
+{
+	if (names && t < n)
+		put_name(o, names[t]);
+	else
+		put(o, "#%u", t);
+}
+
+/*
+ * A collective, by its table entry: "all_reduce add fp32 out@0x0, in@0x0, 1024 group 2
+ * stride 1 shift 1", then waits and signals.
+ */
+static void fmt_cc(struct out *o, const struct vnef_cc_instr *in, const char *const *names,
+		   uint32_t n)
+{
+	const struct vn_cc_opcode_info *info = vn_cc_opcode_info(in->opcode);
+
+	put(o, "%s", vn_cc_opcode_mnemonic(in->opcode));
+	if (info && (info->uses & VN_CC_USES_DATA)) {
+		if (info->uses & VN_CC_USES_REDUCE)
+			put(o, " %s", vn_alu_name(in->reduce));
+		put(o, " %s ", vn_dtype_name(in->dtype));
+		put_tensor(o, in->dst_tensor, names, n);
+		put(o, "@0x%llx, ", (unsigned long long)in->dst_offset);
+		put_tensor(o, in->src_tensor, names, n);
+		put(o, "@0x%llx, %llu", (unsigned long long)in->src_offset,
+		    (unsigned long long)in->count);
+		if (in->group_size)
+			put(o, " group %u stride %u", in->group_size, in->group_stride);
+		if (info->uses & VN_CC_USES_SHIFT)
+			put(o, " shift %u", in->shift);
+	}
+	put_sync(o, in->flags, in->wait_sem, in->wait_value, in->signal_mask);
+}
+
+size_t nd_asm_format_cc(char *buf, size_t size, const struct vnef_cc_instr *in,
+			const char *const *names, uint32_t ntensors)
+{
+	struct out o = { buf, size, 0 };
+
+	if (size)
+		buf[0] = 0;
+	fmt_cc(&o, in, names, ntensors);
+	return o.len;
+}
+
 size_t nd_asm_format_instr(char *buf, size_t size, const struct vnef_instr *in)
 {
 	struct out o = { buf, size, 0 };
@@ -349,6 +397,8 @@ static int dis_text(const struct vn_program *p, bool with_strtab, struct out *o)
 			continue;
 		if (s < VNEF_ENGINES)
 			put(o, "\n.engine %s\n", vn_engine_mnemonic(s));
+		else if (s == VNEF_STREAM_CC)
+			put(o, "\n.engine %s\n", VN_CC_ENGINE_MNEMONIC);
 		else
 			put(o, "\n.queue %u\n", s - VNEF_ENGINES);
 		for (i = 0; i < st->count; i++) {
@@ -375,7 +425,9 @@ static int dis_text(const struct vn_program *p, bool with_strtab, struct out *o)
 				}
 			}
 			put(o, "\t");
-			if (st->instr)
+			if (st->cc)
+				fmt_cc(o, &st->cc[i], names, p->tensor_count);
+			else if (st->instr)
 				fmt_instr(o, &st->instr[i]);
 			else
 				fmt_desc(o, &st->desc[i], names, p->tensor_count);

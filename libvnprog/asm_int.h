@@ -91,7 +91,7 @@ struct as {
 	struct vec labels;		/* struct label */
 	uint8_t *cdata;
 	size_t clen;
-	struct vec ins[VNEF_STREAMS];	/* struct vnef_instr or struct vnef_dma_desc */
+	struct vec ins[VNEF_STREAMS];	/* struct vnef_instr, vnef_dma_desc or vnef_cc_instr */
 	struct vec dbg[VNEF_STREAMS];	/* struct entry_src */
 	int stream;			/* current stream, -1 before the first .engine/.queue */
 	uint32_t file_off, loc_line, scope_off;
@@ -145,5 +145,10 @@ bool asm_name_in(struct as *a, int (*by_name)(const char *), uint32_t *v,
 bool asm_instr(struct as *a, uint32_t op, const char *mnem, struct vnef_instr *in);
 /* dma DST, SRC, C1 x C0 x CHUNK, then clauses. */
 bool asm_dma_desc(struct as *a, struct vnef_dma_desc *d);
+/*
+ * A collective engine instruction, mnemonic taken: [REDUCE] DTYPE DST, SRC, COUNT, then
+ * clauses (group, shift, wait, signal); nop takes the clauses only.
+ */
+bool asm_cc(struct as *a, uint32_t op, const char *mnem, struct vnef_cc_instr *in);
 
 #endif /* ND_ASM_INT_H */

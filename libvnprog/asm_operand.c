@@ -272,10 +272,95 @@ static const char *flag_users(const struct asm_flag *f, char *buf, size_t size)
 	return buf;
 }
 
-static bool clauses(struct as *a, uint32_t opcode, bool dma, uint32_t *flags,
-		    uint32_t *wsem, uint32_t *wval, __u64 *mask)
+/*
+ * A number clause's value after its word ("group 2", "stride 1", "shift 3"), in
+ * [min, max]; rule says what the range means ("a group has %llu..%llu members").
+ */
+static bool clause_num(struct as *a, const char *word, uint64_t min, uint64_t max,
+		       uint64_t *v, const char *what, const char *rule)
 {
-	bool seen_wait = false, seen_sig = false;
+	unsigned int line, col;
+
+	asm_take(a);
+	if (!asm_peek(a))
+		return false;
+	line = a->tok.line;
+	col = a->tok.col;
+	if (a->tok.kind == T_NL || a->tok.kind == T_EOF) {
+		asm_diag(a, line, col, "missing %s after '%s'", what, word);
+		return false;
+	}
+	if (!asm_uint(a, UINT64_MAX, v, what))
+		return false;
+	if (*v < min || *v > max) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), rule, (unsigned long long)min, (unsigned long long)max);
+		asm_diag(a, line, col, "%s %llu: %s", word, (unsigned long long)*v, msg);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A collective's clauses: "group G [stride S]" (replica groups; without: one group of
+ * every rank) and "shift N" (permute).
+ */
+static bool cc_clause(struct as *a, struct vnef_cc_instr *cc, bool *seen_group,
+		      bool *seen_shift)
+{
+	const struct vn_cc_opcode_info *info = vn_cc_opcode_info(cc->opcode);
+	unsigned int line = a->tok.line, col = a->tok.col;
+	uint64_t v;
+
+	if (asm_tok_is(&a->tok, "stride")) {
+		asm_diag(a, line, col, "'stride' comes right after 'group N' (group N stride S)");
+		return false;
+	}
+	if (!(info->uses & VN_CC_USES_DATA)) {
+		asm_diag(a, line, col, "'%.*s' does not apply to nop", (int)a->tok.len, a->tok.p);
+		return false;
+	}
+	if (asm_tok_is(&a->tok, "shift")) {
+		if (!(info->uses & VN_CC_USES_SHIFT)) {
+			asm_diag(a, line, col, "'shift' applies to permute only");
+			return false;
+		}
+		if (*seen_shift) {
+			asm_diag(a, line, col, "'shift' given twice");
+			return false;
+		}
+		*seen_shift = true;
+		if (!clause_num(a, "shift", 0, UINT32_MAX, &v, "a shift", "a shift is %llu..%llu"))
+			return false;
+		cc->shift = (uint32_t)v;
+		return true;
+	}
+	if (*seen_group) {
+		asm_diag(a, line, col, "'group' given twice");
+		return false;
+	}
+	*seen_group = true;
+	if (!clause_num(a, "group", 1, UINT16_MAX, &v, "a group size", "a group has "
+			"%llu..%llu members (leave 'group' out for one group of every rank)"))
+		return false;
+	cc->group_size = (uint16_t)v;
+	cc->group_stride = 1;
+	if (!asm_peek(a))
+		return false;
+	if (asm_tok_is(&a->tok, "stride")) {
+		if (!clause_num(a, "stride", 1, UINT16_MAX, &v, "a group stride",
+				"members are %llu..%llu ranks apart"))
+			return false;
+		cc->group_stride = (uint16_t)v;
+	}
+	return true;
+}
+
+static bool clauses(struct as *a, uint32_t opcode, bool dma, struct vnef_cc_instr *cc,
+		    uint32_t *flags, uint32_t *wsem, uint32_t *wval, __u64 *mask)
+{
+	bool seen_wait = false, seen_sig = false, seen_group = false, seen_shift = false;
 	const struct asm_flag *f;
 
 	for (;;) {
@@ -288,13 +373,15 @@ static bool clauses(struct as *a, uint32_t opcode, bool dma, uint32_t *flags,
 		line = a->tok.line;
 		col = a->tok.col;
 		if ((f = flag_clause(&a->tok))) {
-			const struct vn_opcode_info *info = dma ? NULL : vn_opcode_info(opcode);
+			const struct vn_opcode_info *info = dma || cc ? NULL :
+							    vn_opcode_info(opcode);
 
 			if (!info || !(info->flags & f->flag)) {
 				char who[128];
 
 				asm_diag(a, line, col, "'%s' does not apply to %s (%s)", f->word,
-					 dma ? "dma" : vn_opcode_mnemonic(opcode),
+					 cc ? vn_cc_opcode_mnemonic(opcode) : dma ? "dma" :
+					 vn_opcode_mnemonic(opcode),
 					 flag_users(f, who, sizeof(who)));
 				return false;
 			}
@@ -377,11 +464,17 @@ static bool clauses(struct as *a, uint32_t opcode, bool dma, uint32_t *flags,
 				*mask |= 1ull << s;
 				asm_take(a);
 			} while (asm_accept_punct(a, ','));
+		} else if (cc && (asm_tok_is(&a->tok, "group") || asm_tok_is(&a->tok, "stride") ||
+				  asm_tok_is(&a->tok, "shift"))) {
+			if (!cc_clause(a, cc, &seen_group, &seen_shift))
+				return false;
 		} else {
 			char b[64];
 
-			asm_diag(a, line, col, "unexpected %s after the operands (expected acc, rev, "
-				 "wait, signal or the end of the line)", asm_tok_desc(&a->tok, b, sizeof(b)));
+			asm_diag(a, line, col, "unexpected %s after the operands (expected %s, "
+				 "wait, signal or the end of the line)",
+				 asm_tok_desc(&a->tok, b, sizeof(b)),
+				 cc ? "group, shift" : "acc, rev");
 			return false;
 		}
 	}
@@ -532,7 +625,7 @@ bool asm_instr(struct as *a, uint32_t op, const char *mnem, struct vnef_instr *i
 		if (!ok)
 			return false;
 	}
-	return clauses(a, op, false, &in->flags, &in->wait_sem, &in->wait_value,
+	return clauses(a, op, false, NULL, &in->flags, &in->wait_sem, &in->wait_value,
 		       &in->signal_mask);
 }
 
@@ -564,5 +657,84 @@ bool asm_dma_desc(struct as *a, struct vnef_dma_desc *d)
 	d->count[1] = c1;
 	d->count[0] = c0;
 	d->chunk_bytes = chunk;
-	return clauses(a, 0, true, &d->flags, &d->wait_sem, &d->wait_value, &d->signal_mask);
+	return clauses(a, 0, true, NULL, &d->flags, &d->wait_sem, &d->wait_value,
+		       &d->signal_mask);
+}
+
+/* A collective's HBM side: NAME or NAME@OFFSET (bytes). */
+static bool cc_side(struct as *a, uint32_t *tensor, __u64 *off, const char *what)
+{
+	char name[128];
+	unsigned int line, col;
+	uint64_t v = 0;
+
+	if (!asm_peek(a))
+		return false;
+	line = a->tok.line;
+	col = a->tok.col;
+	if (a->tok.kind != T_IDENT && a->tok.kind != T_STR) {
+		char b[64];
+
+		asm_diag(a, line, col, "expected %s (a tensor name, with @OFFSET in bytes), found %s",
+			 what, asm_tok_desc(&a->tok, b, sizeof(b)));
+		return false;
+	}
+	if (!asm_name(a, name, sizeof(name), "a tensor name"))
+		return false;
+	if (!asm_find_tensor(a, name, tensor)) {
+		asm_diag(a, line, col, "undefined tensor '%s' (declare it with .tensor first)", name);
+		return false;
+	}
+	if (asm_accept_punct(a, '@') && !asm_uint(a, UINT64_MAX, &v, "a byte offset"))
+		return false;
+	*off = v;
+	return true;
+}
+
+/* [REDUCE] DTYPE DST, SRC, COUNT [group G [stride S]] [shift N] [wait ...] [signal ...] */
+bool asm_cc(struct as *a, uint32_t op, const char *mnem, struct vnef_cc_instr *in)
+{
+	const struct vn_cc_opcode_info *info = vn_cc_opcode_info(op);
+	unsigned int line, col;
+	uint64_t count;
+
+	memset(in, 0, sizeof(*in));
+	in->opcode = op;
+	if (!(info->uses & VN_CC_USES_DATA))
+		return clauses(a, op, false, in, &in->flags, &in->wait_sem, &in->wait_value,
+			       &in->signal_mask);
+	if (info->uses & VN_CC_USES_REDUCE) {
+		if (!asm_peek(a))
+			return false;
+		line = a->tok.line;
+		col = a->tok.col;
+		if (!asm_name_in(a, vn_alu_by_name, &in->reduce, "reduction", "add or max"))
+			return false;
+		if (!vn_cc_reduce_valid(in->reduce)) {
+			asm_diag(a, line, col, "%s reduces by add or max, not '%s'", mnem,
+				 vn_alu_name(in->reduce));
+			return false;
+		}
+	}
+	if (!have_operand(a, mnem, "a dtype, a destination, a source and a count") ||
+	    !asm_dtype(a, &in->dtype) ||
+	    !have_operand(a, mnem, "a destination, a source and a count") ||
+	    !cc_side(a, &in->dst_tensor, &in->dst_offset, "the destination") ||
+	    !comma(a, mnem, "a source and a count") ||
+	    !cc_side(a, &in->src_tensor, &in->src_offset, "the source") ||
+	    !comma(a, mnem, "a count (elements)"))
+		return false;
+	if (!asm_peek(a))
+		return false;
+	line = a->tok.line;
+	col = a->tok.col;
+	if (!asm_uint(a, UINT64_MAX, &count, "a count (elements)"))
+		return false;
+	if (!count) {
+		asm_diag(a, line, col, "a collective moves at least 1 element");
+		return false;
+	}
+	in->count = count;
+	return clauses(a, op, false, in, &in->flags, &in->wait_sem, &in->wait_value,
+		       &in->signal_mask);
 }

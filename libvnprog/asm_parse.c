@@ -358,14 +358,16 @@ static unsigned int edits(const char *x, const char *y)
 	return d[n][m];
 }
 
-/* The mnemonic within two edits of a misspelt one, if any. */
+/* The mnemonic within two edits of a misspelt one, if any (any stream's). */
 static const char *nearest(const char *w)
 {
 	const char *best = NULL;
 	unsigned int i, bd = 3;
 
-	for (i = 0; i <= VNEF_OP_COUNT; i++) {
-		const char *c = i < VNEF_OP_COUNT ? vn_opcode_mnemonic(i) : "dma";
+	for (i = 0; i <= VNEF_OP_COUNT + VNEF_CC_OP_COUNT; i++) {
+		const char *c = i < VNEF_OP_COUNT ? vn_opcode_mnemonic(i) :
+				i < VNEF_OP_COUNT + VNEF_CC_OP_COUNT ?
+				vn_cc_opcode_mnemonic(i - VNEF_OP_COUNT) : "dma";
 		unsigned int e = edits(w, c);
 
 		if (e < bd) {
@@ -374,6 +376,51 @@ static const char *nearest(const char *w)
 		}
 	}
 	return best;
+}
+
+/* The collective engine's mnemonics, as a list: "nop, all_reduce, ... or permute". */
+static const char *cc_list(char *buf, size_t size)
+{
+	size_t len = 0;
+	uint32_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < VNEF_CC_OP_COUNT; i++)
+		len += snprintf(buf + (len < size ? len : size), len < size ? size - len : 0,
+				"%s%s", !i ? "" : i + 1 == VNEF_CC_OP_COUNT ? " or " : ", ",
+				vn_cc_opcode_mnemonic(i));
+	return buf;
+}
+
+/* An entry of the collective engine's stream. */
+static bool cc_entry(struct as *a, const char *mnem, unsigned int line, unsigned int col)
+{
+	struct vnef_cc_instr in, *p;
+	char list[128];
+	int op = vn_cc_opcode_by_mnemonic(mnem);
+
+	if (op < 0) {
+		const char *near = nearest(mnem);
+
+		if (!strcmp(mnem, "dma") || vn_opcode_by_mnemonic(mnem) >= 0)
+			asm_diag(a, line, col, "'%s' does not run on the collective engine (it runs "
+				 "%s)", mnem, cc_list(list, sizeof(list)));
+		else if (near)
+			asm_diag(a, line, col, "unknown mnemonic '%s' (did you mean '%s'?)", mnem,
+				 near);
+		else
+			asm_diag(a, line, col, "unknown mnemonic '%s'", mnem);
+		return false;
+	}
+	if (!asm_cc(a, (uint32_t)op, mnem, &in))
+		return false;
+	if (!add_entry_src(a, line, col))
+		return false;
+	p = asm_push(a, &a->ins[a->stream]);
+	if (!p)
+		return false;
+	*p = in;
+	return asm_end_of_stmt(a);
 }
 
 static bool statement_entry(struct as *a)
@@ -388,13 +435,26 @@ static bool statement_entry(struct as *a)
 		return false;
 	if (a->stream < 0) {
 		asm_diag(a, line, col, "instruction '%s' outside a stream: start one with .engine "
-			 "tensor|vector|scalar|gpsimd or .queue N", mnem);
+			 "tensor|vector|scalar|gpsimd|cc or .queue N", mnem);
 		return false;
 	}
-	limit = a->stream < VNEF_ENGINES ? VNEF_MAX_INSTRS : VNEF_MAX_DESCS;
+	limit = nd_stream_limit((uint32_t)a->stream);
 	if (a->ins[a->stream].n >= limit) {
 		asm_diag(a, line, col, "too many entries in %s (at most %zu)",
 			 nd_asm_engine_name((uint32_t)a->stream), limit);
+		return false;
+	}
+	if (a->stream == VNEF_STREAM_CC)
+		return cc_entry(a, mnem, line, col);
+	if (vn_cc_opcode_by_mnemonic(mnem) > 0 && vn_opcode_by_mnemonic(mnem) < 0) {
+		if (a->stream < VNEF_ENGINES)
+			asm_diag(a, line, col, "'%s' runs on the collective engine, not on the %s "
+				 "engine (start its stream with .engine %s)", mnem,
+				 vn_engine_mnemonic((uint32_t)a->stream), VN_CC_ENGINE_MNEMONIC);
+		else
+			asm_diag(a, line, col, "'%s' runs on the collective engine, not on a DMA "
+				 "queue (start its stream with .engine %s)", mnem,
+				 VN_CC_ENGINE_MNEMONIC);
 		return false;
 	}
 	if (!strcmp(mnem, "dma")) {
@@ -474,6 +534,12 @@ static bool string_arg(struct as *a, const char *what)
 	return true;
 }
 
+/* .engine NAME: an engine's stream, or the collective engine's ("cc"). */
+static int stream_by_mnemonic(const char *s)
+{
+	return !strcmp(s, VN_CC_ENGINE_MNEMONIC) ? VNEF_STREAM_CC : vn_engine_by_mnemonic(s);
+}
+
 static bool directive(struct as *a)
 {
 	unsigned int line, col;
@@ -525,8 +591,10 @@ static bool directive(struct as *a)
 	if (!strcmp(name, "engine")) {
 		uint32_t e;
 
-		if (!asm_name_in(a, vn_engine_by_mnemonic, &e, "engine",
-			     list_of(list, sizeof(list), vn_engine_mnemonic, ", ")))
+		list_of(list, sizeof(list), vn_engine_mnemonic, ", ");
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), ", %s",
+			 VN_CC_ENGINE_MNEMONIC);
+		if (!asm_name_in(a, stream_by_mnemonic, &e, "engine", list))
 			return false;
 		a->stream = (int)e;
 		return asm_end_of_stmt(a);
@@ -683,7 +751,8 @@ static int layout(struct as *a, void **imagep, size_t *sizep)
 
 		if (!a->ins[s].n)
 			continue;
-		memcpy(s < VNEF_ENGINES ? (void *)l.instr[s] : (void *)l.desc[s - VNEF_ENGINES],
+		memcpy(s < VNEF_ENGINES ? (void *)l.instr[s] : s == VNEF_STREAM_CC ?
+		       (void *)l.cc : (void *)l.desc[s - VNEF_ENGINES],
 		       a->ins[s].p, a->ins[s].n * a->ins[s].esz);
 		for (k = 0; k < a->ins[s].n; k++) {
 			l.debug[s][k].file_off = e[k].file_off;
@@ -707,6 +776,7 @@ static void report_check(struct as *a, const struct vn_prog_error *pe, const voi
 	if (pe->section < h->section_count) {
 		const struct vnef_section *p = &sec[pe->section];
 		uint32_t stream = p->type == VNEF_SEC_INSTR ? p->index :
+				  p->type == VNEF_SEC_CC ? VNEF_STREAM_CC :
 				  VNEF_STREAM_DMA(p->index);
 
 		if (p->type == VNEF_SEC_TENSORS && pe->index < a->tensors.n) {
@@ -715,7 +785,8 @@ static void report_check(struct as *a, const struct vn_prog_error *pe, const voi
 			line = t->line;
 			col = t->col;
 			snprintf(where, sizeof(where), "tensor '%s'", t->name);
-		} else if ((p->type == VNEF_SEC_INSTR || p->type == VNEF_SEC_DMA) &&
+		} else if ((p->type == VNEF_SEC_INSTR || p->type == VNEF_SEC_DMA ||
+			    p->type == VNEF_SEC_CC) &&
 			   stream < VNEF_STREAMS && pe->index < a->dbg[stream].n) {
 			const struct entry_src *e = a->dbg[stream].p;
 
@@ -785,8 +856,7 @@ int nd_asm(const char *text, size_t len, const char *filename, unsigned int flag
 	a.tensors.esz = sizeof(struct src_tensor);
 	a.labels.esz = sizeof(struct label);
 	for (s = 0; s < VNEF_STREAMS; s++) {
-		a.ins[s].esz = s < VNEF_ENGINES ? sizeof(struct vnef_instr) :
-						  sizeof(struct vnef_dma_desc);
+		a.ins[s].esz = nd_stream_esz((uint32_t)s);
 		a.dbg[s].esz = sizeof(struct entry_src);
 	}
 	a.str_cap = 256;

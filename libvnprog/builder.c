@@ -11,6 +11,8 @@
  * entries; the wait value is fixed at finish, when every signalling entry is known.
  * Vector clocks drop waits another wait already implies; what is left beyond one wait
  * goes to NOPs in front of the entry (or, for a DMA queue, on an engine: see helper()).
+ * The collective engine is one more stream (VNEF_STREAM_CC, semaphore 20), with NOPs of
+ * its own; its entries read and write HBM ranges like DMA descriptors (cc.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -622,11 +624,11 @@ static int append(struct nd_builder *b, uint32_t stream, const struct nd_entry *
 {
 	struct nd_stream *s = &b->s[stream];
 	uint32_t *vc, t;
-	uint32_t limit = stream < VNEF_ENGINES ? VNEF_MAX_INSTRS : VNEF_MAX_DESCS;
+	uint32_t limit = nd_stream_limit(stream);
 
 	if (s->n >= limit)
 		return nd_berr(b, E2BIG, "%s: more than %u entries in one stream",
-			       nd_stream_name(stream), limit);
+			       nd_stream_label(stream), limit);
 	if (s->n >= s->cap) {
 		uint32_t ncap = s->cap ? s->cap * 2 : 64;
 		struct nd_entry *ne = realloc(s->e, (size_t)ncap * sizeof(*ne));
@@ -705,7 +707,10 @@ static int nop(struct nd_builder *b, uint32_t stream, const struct nd_entry *pro
 	struct nd_entry n;
 
 	memset(&n, 0, sizeof(n));
-	n.u.in.opcode = VNEF_OP_NOP;
+	if (stream == VNEF_STREAM_CC)
+		n.u.cc.opcode = VNEF_CC_NOP;
+	else
+		n.u.in.opcode = VNEF_OP_NOP;
 	n.file_off = proto->file_off;
 	n.line = proto->line;
 	n.scope_off = scope_off;
@@ -830,7 +835,8 @@ int nd_emit(struct nd_builder *b, uint32_t stream, struct nd_entry *e,
 		snprintf(wname, sizeof(wname), "%s.wait", opname);
 		wait_scope = scope_path(b, wname);
 	}
-	if (left > 1 && stream >= VNEF_ENGINES) {
+	/* The engines and the collective engine run NOPs; DMA queues do not. */
+	if (left > 1 && stream >= VNEF_ENGINES && stream != VNEF_STREAM_CC) {
 		uint32_t h = helper(b, need), hneed[VNEF_STREAMS];
 
 		memcpy(hneed, need, sizeof(hneed));

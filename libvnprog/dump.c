@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * A readable listing of a .vnef image: tensors, then every stream's entries with their
- * operands, waits, signals, source line and scope. The image is validated first by the
+ * A readable listing of a .vnef image: tensors, then every stream's entries (the
+ * engines', the DMA queues', the collective engine's) with their operands, waits,
+ * signals, source line and scope. The image is validated first by the
  * core's own validator, so the listing only ever shows programs the device would run.
  */
 #include <errno.h>
@@ -71,6 +72,31 @@ static void instr(FILE *o, const struct vnef_instr *in)
 		fprintf(o, " reverse");
 }
 
+/*
+ * A collective: "all_reduce.add fp32 x 1024 in+0x0 -> out+0x0 group=2 stride=1", by its
+ * table entry (the reduction and the shift only where the opcode has them).
+ */
+static void cc(FILE *o, const struct vn_program *p, const struct vnef_cc_instr *in)
+{
+	const struct vn_cc_opcode_info *info = vn_cc_opcode_info(in->opcode);
+
+	fprintf(o, "%s", vn_cc_opcode_mnemonic(in->opcode));
+	if (!info || !(info->uses & VN_CC_USES_DATA))
+		return;
+	if (info->uses & VN_CC_USES_REDUCE)
+		fprintf(o, ".%s", vn_alu_name(in->reduce));
+	fprintf(o, " %s x %llu %s+0x%llx -> %s+0x%llx", vn_dtype_name(in->dtype),
+		(unsigned long long)in->count,
+		vn_program_str(p, p->tensors[in->src_tensor].name_off),
+		(unsigned long long)in->src_offset,
+		vn_program_str(p, p->tensors[in->dst_tensor].name_off),
+		(unsigned long long)in->dst_offset);
+	if (in->group_size)
+		fprintf(o, " group=%u stride=%u", in->group_size, in->group_stride);
+	if (info->uses & VN_CC_USES_SHIFT)
+		fprintf(o, " shift=%u", in->shift);
+}
+
 static void sync(FILE *o, u32 flags, u32 sem, u32 val, u64 mask)
 {
 	u32 s;
@@ -131,9 +157,15 @@ int nd_vnef_dump(const void *image, size_t size, FILE *o, struct nd_error *err)
 
 		if (!st->count)
 			continue;
-		fprintf(o, "%s: %u entries\n", nd_stream_name(s), st->count);
+		fprintf(o, "%s: %u entries\n", nd_stream_label(s), st->count);
 		for (i = 0; i < st->count; i++) {
-			if (st->instr) {
+			if (st->cc) {
+				const struct vnef_cc_instr *ci = &st->cc[i];
+
+				fprintf(o, "  %5u ", i);
+				cc(o, p, ci);
+				sync(o, ci->flags, ci->wait_sem, ci->wait_value, ci->signal_mask);
+			} else if (st->instr) {
 				const struct vnef_instr *in = &st->instr[i];
 
 				fprintf(o, "  %5u ", i);

@@ -2,7 +2,8 @@
 /*
  * The host backend: programs run on the host build of the device core, so kernels can be
  * tested without the module. Validation (core/program.c) and execution (core/vn_exec.h) are
- * the very code vneuron.ko runs.
+ * the very code vneuron.ko runs. Collectives: a host handle's core is bound to a rank of a
+ * communicator (core/vn_comm.h), and each rank runs in its own thread.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,8 +12,14 @@
 #include <string.h>
 
 #include "vnprog_int.h"
+#include "vn_comm.h"
 #include "vn_exec.h"
 #include "vn_program.h"
+
+/* A communicator of host ranks: the device core's (core/vn_comm.h), one reference. */
+struct nd_host_comm {
+	struct vn_comm *cm;
+};
 
 struct nd_host {
 	struct vn_core *core;
@@ -134,6 +141,10 @@ static void hook(void *arg, const struct vn_event *e)
 	n->hbm_write = e->hbm_write;
 	n->wait_sem = e->wait_sem;
 	n->wait_value = e->wait_value;
+	n->cc_rank = e->stream == VNEF_STREAM_CC ? e->cc_rank : 0;
+	n->cc_members = e->stream == VNEF_STREAM_CC ? e->cc_members : 0;
+	n->cc_last = e->stream == VNEF_STREAM_CC ? e->cc_last : 0;
+	n->cc_latest_ps = e->stream == VNEF_STREAM_CC ? e->cc_latest_ps : 0;
 	pthread_mutex_unlock(&h->lock);
 }
 
@@ -243,6 +254,11 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 	pthread_mutex_unlock(&h->lock);
 	vn_core_set_hook(h->core, h->record ? hook : NULL, h);
 	ret = vn_exec_submit(h->core, p, binds, p->tensor_count, limit_ns, NULL, NULL, &ex);
+	if (ret == -ENOTCONN) {
+		nd_seterr(&h->err, ret, "the program has collectives: bind the host to a rank of "
+			  "a communicator first (nd_host_set_comm())");
+		goto out;
+	}
 	if (ret) {
 		nd_seterr(&h->err, ret, "submit failed: %s", nd_strerror(ret));
 		goto out;
@@ -296,4 +312,66 @@ int nd_run_on_host(const void *image, size_t size, const struct nd_host_tensor *
 		nd_seterr(err, ret, "%s", h->err.msg);
 	nd_host_close(h);
 	return ret;
+}
+
+/* ---- communicators ---- */
+
+int nd_host_comm_new(unsigned int nranks, const uint32_t *device, struct nd_host_comm **cp)
+{
+	struct vn_comm_params prm = {
+		.nranks = nranks, .device = device,
+		.intra = vn_cc_intra_device, .inter = vn_cc_inter_device,
+	};
+	struct nd_host_comm *c;
+	int ret;
+
+	if (!cp)
+		return -EINVAL;
+	*cp = NULL;
+	if (!nranks || nranks > VNEF_CC_MAX_RANKS)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	ret = vn_comm_create(&prm, &c->cm);
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	*cp = c;
+	return 0;
+}
+
+void nd_host_comm_free(struct nd_host_comm *c)
+{
+	if (!c)
+		return;
+	vn_comm_put(c->cm);
+	free(c);
+}
+
+unsigned int nd_host_comm_size(const struct nd_host_comm *c)
+{
+	return c ? vn_comm_size(c->cm) : 0;
+}
+
+int nd_host_comm_broken(struct nd_host_comm *c)
+{
+	struct vn_comm_state st;
+
+	if (!c)
+		return 0;
+	vn_comm_state(c->cm, &st);
+	return st.broken;
+}
+
+int nd_host_set_comm(struct nd_host *h, struct nd_host_comm *c, unsigned int rank)
+{
+	if (!h)
+		return -EINVAL;
+	if (c && rank >= vn_comm_size(c->cm))
+		return nd_seterr(&h->err, EINVAL, "rank %u of a communicator of %u ranks", rank,
+				 vn_comm_size(c->cm));
+	vn_core_set_comm(h->core, c ? c->cm : NULL, c ? rank : 0);
+	return 0;
 }

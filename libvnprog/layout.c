@@ -2,7 +2,8 @@
 /*
  * The one .vnef writer (vnprog_int.h): the builder (vnef.c) and the assembler
  * (asm_parse.c) both lay their images out here, so an image the builder wrote and
- * vneuron-dis printed reassembles to the same bytes.
+ * vneuron-dis printed reassembles to the same bytes. Images are VNEF_VERSION (2: the
+ * collective stream's section, VNEF_SEC_CC, comes after the DMA queues' when there is one).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,14 +31,14 @@ int nd_layout(struct nd_layout *l)
 		sec[nsec++] = (struct vnef_section){ .type = VNEF_SEC_CONST,
 						     .size = l->const_size };
 	for (s = 0; s < VNEF_STREAMS; s++) {
-		uint32_t esz = s < VNEF_ENGINES ? sizeof(struct vnef_instr) :
-						  sizeof(struct vnef_dma_desc);
+		uint32_t esz = nd_stream_esz(s);
 
 		if (!l->count[s])
 			continue;
 		sec[nsec++] = (struct vnef_section){
-			.type = s < VNEF_ENGINES ? VNEF_SEC_INSTR : VNEF_SEC_DMA,
-			.index = s < VNEF_ENGINES ? s : s - VNEF_ENGINES,
+			.type = s < VNEF_ENGINES ? VNEF_SEC_INSTR :
+				s == VNEF_STREAM_CC ? VNEF_SEC_CC : VNEF_SEC_DMA,
+			.index = s < VNEF_ENGINES ? s : s == VNEF_STREAM_CC ? 0 : s - VNEF_ENGINES,
 			.count = l->count[s], .entry_size = esz,
 			.size = (uint64_t)l->count[s] * esz };
 		ndebug += l->count[s];
@@ -87,6 +88,9 @@ int nd_layout(struct nd_layout *l)
 			break;
 		case VNEF_SEC_DMA:
 			l->desc[sec[i].index] = (struct vnef_dma_desc *)p;
+			break;
+		case VNEF_SEC_CC:
+			l->cc = (struct vnef_cc_instr *)p;
 			break;
 		case VNEF_SEC_DEBUG:
 			d = (struct vnef_debug *)p;

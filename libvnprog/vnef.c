@@ -71,6 +71,12 @@ static void fill(struct nd_builder *b, struct nd_layout *l, uint32_t **prefix)
 				*in = e->u.in;
 				entry_sems(e, s, prefix, &in->flags, &in->wait_sem,
 					   &in->wait_value, &in->signal_mask);
+			} else if (s == VNEF_STREAM_CC) {
+				struct vnef_cc_instr *cc = &l->cc[k];
+
+				*cc = e->u.cc;
+				entry_sems(e, s, prefix, &cc->flags, &cc->wait_sem,
+					   &cc->wait_value, &cc->signal_mask);
 			} else {
 				struct vnef_dma_desc *dd = &l->desc[s - VNEF_ENGINES][k];
 

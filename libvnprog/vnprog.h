@@ -34,7 +34,8 @@ extern "C" {
  * A program is built from HBM tensors (named inputs, outputs, scratch and constants) and
  * tiles: regions of SBUF or PSUM with a partition axis (<= 128) and a free axis, which
  * the builder places and frees. Every instruction call names the stream it runs on
- * (TensorE, VectorE, ScalarE, GpSimdE, or a DMA queue); the builder orders the streams
+ * (TensorE, VectorE, ScalarE, GpSimdE, a DMA queue, or the collective engine for the
+ * collectives); the builder orders the streams
  * itself: it records which stream last wrote and read every region and, when a new
  * entry touches a region another stream used, makes it wait on that stream's semaphore
  * (one semaphore per signalling stream, as the format requires). The instruction
@@ -250,6 +251,51 @@ int nd_instr_at(struct nd_builder *b, enum nd_engine e, uint32_t opcode,
 		const struct nd_operands *o, const char *file, int line);
 
 /*
+ * Collectives: the collective engine (the CC-core, stream VNEF_STREAM_CC) of every rank
+ * of a communicator runs the same program (SPMD) and its collectives meet (docs/isa.md,
+ * "Collective engine"). A collective reads count elements (n x count for reduce_scatter
+ * and all_to_all, n being the ranks of its group) of src from src_offset and writes
+ * count (n x count for all_gather and all_to_all) into dst from dst_offset, on HBM
+ * tensors of one dtype; dst is an output or scratch tensor. The builder orders it
+ * against the other streams by those ranges, as it orders DMA: a load of dst waits for
+ * the collective, the collective for earlier stores into src and for every earlier
+ * access to dst.
+ *
+ * Replica groups: group_size members group_stride ranks apart (a stride of 0 is 1), or
+ * group_size 0: one group of every rank. With groups the ranges are checked for them;
+ * with group_size 0 the number of ranks is known only at execution, so the builder (as
+ * the validator) checks one rank's share, orders a side that grows with n as if it ran
+ * to the end of its tensor, and the executor checks the rest (a range past the tensor
+ * ends the execution with a fault). reduce (ND_ADD or ND_MAX) is for all_reduce and
+ * reduce_scatter only, shift (0..group_size - 1, or below 64 for every rank) for permute
+ * only: member i sends to member (i + shift) mod n. src and dst may overlap only for an
+ * all_reduce in place (the same elements).
+ */
+struct nd_cc {
+	uint32_t opcode;			/* enum vnef_cc_opcode, not VNEF_CC_NOP */
+	struct nd_tensor *src, *dst;
+	uint64_t src_offset, dst_offset;	/* elements */
+	uint64_t count;				/* elements, as above */
+	enum nd_alu reduce;			/* all_reduce, reduce_scatter: ND_ADD, ND_MAX */
+	uint16_t group_size, group_stride;	/* 0, 0: one group of every rank */
+	uint32_t shift;				/* permute */
+};
+
+int nd_collective_at(struct nd_builder *b, const struct nd_cc *cc, const char *file,
+		     int line);
+/* The same over every rank, from element 0 of both tensors. */
+int nd_all_reduce_at(struct nd_builder *b, struct nd_tensor *dst, struct nd_tensor *src,
+		     uint64_t count, enum nd_alu op, const char *file, int line);
+int nd_all_gather_at(struct nd_builder *b, struct nd_tensor *dst, struct nd_tensor *src,
+		     uint64_t count, const char *file, int line);
+int nd_reduce_scatter_at(struct nd_builder *b, struct nd_tensor *dst, struct nd_tensor *src,
+			 uint64_t count, enum nd_alu op, const char *file, int line);
+int nd_all_to_all_at(struct nd_builder *b, struct nd_tensor *dst, struct nd_tensor *src,
+		     uint64_t count, const char *file, int line);
+int nd_permute_at(struct nd_builder *b, struct nd_tensor *dst, struct nd_tensor *src,
+		  uint64_t count, uint32_t shift, const char *file, int line);
+
+/*
  * The call-site macros: nd_matmul(b, ...) is nd_matmul_at(b, ..., __FILE__, __LINE__).
  * Variadic, so compound literals with commas may be passed as they are.
  */
@@ -272,6 +318,12 @@ int nd_instr_at(struct nd_builder *b, enum nd_engine e, uint32_t opcode,
 #define nd_store(b, ...)		nd_store_at((b), __VA_ARGS__, ND_AT)
 #define nd_dma(b, ...)			nd_dma_at((b), __VA_ARGS__, ND_AT)
 #define nd_instr(b, ...)		nd_instr_at((b), __VA_ARGS__, ND_AT)
+#define nd_collective(b, ...)		nd_collective_at((b), __VA_ARGS__, ND_AT)
+#define nd_all_reduce(b, ...)		nd_all_reduce_at((b), __VA_ARGS__, ND_AT)
+#define nd_all_gather(b, ...)		nd_all_gather_at((b), __VA_ARGS__, ND_AT)
+#define nd_reduce_scatter(b, ...)	nd_reduce_scatter_at((b), __VA_ARGS__, ND_AT)
+#define nd_all_to_all(b, ...)		nd_all_to_all_at((b), __VA_ARGS__, ND_AT)
+#define nd_permute(b, ...)		nd_permute_at((b), __VA_ARGS__, ND_AT)
 
 /*
  * Resolve the semaphores and lay out the image. *imagep is malloc()ed (free() it);
@@ -280,7 +332,10 @@ int nd_instr_at(struct nd_builder *b, enum nd_engine e, uint32_t opcode,
 int nd_builder_finish(struct nd_builder *b, void **imagep, size_t *sizep);
 int nd_builder_write(struct nd_builder *b, const char *path);
 
-/* Entries of a stream so far (engine 0..3 or VNEF_STREAM_DMA(queue)), NOPs included. */
+/*
+ * Entries of a stream so far (engine 0..3, VNEF_STREAM_DMA(queue) or VNEF_STREAM_CC),
+ * NOPs included.
+ */
 uint32_t nd_builder_stream_len(const struct nd_builder *b, unsigned int stream);
 
 /* bf16 <-> fp32, round to nearest even (NaN stays NaN). */
@@ -331,8 +386,8 @@ struct nd_host_tensor {
 
 /* One executed instruction or descriptor, in modeled time (picoseconds). */
 struct nd_event {
-	uint32_t stream;		/* engine 0..3 or VNEF_STREAM_DMA(queue) */
-	uint32_t opcode;		/* enum vnef_opcode, or 0xffff for DMA */
+	uint32_t stream;		/* engine 0..3, VNEF_STREAM_DMA(queue) or VNEF_STREAM_CC */
+	uint32_t opcode;		/* enum vnef_opcode, 0xffff for DMA, enum vnef_cc_opcode */
 	uint32_t pc;
 	uint32_t flags;
 	uint64_t start_ps, end_ps;
@@ -340,6 +395,11 @@ struct nd_event {
 	uint64_t hbm_read, hbm_write;
 	uint32_t wait_sem;		/* ~0 if none */
 	uint32_t wait_value;
+	/* collectives (VNEF_STREAM_CC), else 0: the rank, its group's size, the last */
+	uint32_t cc_rank;		/* member to arrive and its arrival (modeled) */
+	uint32_t cc_members;
+	uint32_t cc_last;
+	uint64_t cc_latest_ps;
 };
 
 /* m may be NULL for the trn1 defaults. */
@@ -362,6 +422,28 @@ const struct nd_event *nd_host_events(const struct nd_host *h, size_t *count);
 /* One run on a fresh core: nd_host_open + nd_host_run + nd_host_close. */
 int nd_run_on_host(const void *image, size_t size, const struct nd_host_tensor *tensors,
 		   unsigned int count, struct nd_run_result *res, struct nd_error *err);
+
+/*
+ * Collectives on the host: a communicator of nranks (1..64) ranks, device[r] the device
+ * of rank r (two ranks of one device exchange over the intra-device link of the model,
+ * others over the inter-device link; NULL: every rank on device 0). Each rank is a host
+ * handle bound to it by nd_host_set_comm() (NULL: unbound), used from its own thread:
+ * the ranks' nd_host_run() of the same program meet at every collective, and each
+ * returns when its own execution ends. A program with collectives is refused (-ENOTCONN)
+ * on an unbound handle. A failed rank (an error, a timeout) breaks the communicator:
+ * the others' runs end too, and every later collective fails at once; use a new one.
+ * nd_host_comm_free() drops the caller's reference: bound handles keep theirs until
+ * unbound or closed. -EINVAL (nranks), -ENOMEM.
+ */
+struct nd_host_comm;
+
+int nd_host_comm_new(unsigned int nranks, const uint32_t *device, struct nd_host_comm **cp);
+void nd_host_comm_free(struct nd_host_comm *c);
+unsigned int nd_host_comm_size(const struct nd_host_comm *c);
+/* 1 once a rank failed: every later collective of this communicator fails. */
+int nd_host_comm_broken(struct nd_host_comm *c);
+/* The following runs of h are rank of c (-EINVAL for a rank out of range). */
+int nd_host_set_comm(struct nd_host *h, struct nd_host_comm *c, unsigned int rank);
 
 /* ---------------------------------------------------------------------------------- */
 /* Files (file.c)                                                                      */
@@ -439,9 +521,12 @@ int nd_dis(const void *image, size_t size, unsigned int flags, FILE *out, int *e
 size_t nd_asm_format_instr(char *buf, size_t size, const struct vnef_instr *in);
 size_t nd_asm_format_desc(char *buf, size_t size, const struct vnef_dma_desc *d,
 			  const char *const *names, uint32_t ntensors);
+/* A collective engine entry ("all_reduce add fp32 y@0x0, x@0x0, 1024"), tensors as above. */
+size_t nd_asm_format_cc(char *buf, size_t size, const struct vnef_cc_instr *in,
+			const char *const *names, uint32_t ntensors);
 
 /*
- * A stream as the text names it: "vector", "queue 3"; "?" if none. Opcodes, ALU ops,
+ * A stream as the text names it: "vector", "queue 3", "cc"; "?" if none. Opcodes, ALU ops,
  * functions and the rest are the ISA table's (core/vn_isa.h: vn_opcode_mnemonic() ...).
  */
 const char *nd_asm_engine_name(uint32_t stream);

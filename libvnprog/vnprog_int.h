@@ -52,11 +52,33 @@ struct nd_layout {
 	uint8_t *consts;
 	struct vnef_instr *instr[VNEF_ENGINES];
 	struct vnef_dma_desc *desc[VNEF_DMA_QUEUES];
+	struct vnef_cc_instr *cc;		/* the collective stream (VNEF_STREAM_CC) */
 	struct vnef_debug *debug[VNEF_STREAMS];	/* each stream's run of the debug table */
 };
 
 /* 0, -E2BIG past VNEF_MAX_IMAGE_BYTES, -ENOMEM. */
 int nd_layout(struct nd_layout *l);
+
+/* Entries a stream may hold (engine, DMA queue or the collective stream). */
+static inline uint32_t nd_stream_limit(uint32_t stream)
+{
+	return stream < VNEF_ENGINES ? VNEF_MAX_INSTRS :
+	       stream == VNEF_STREAM_CC ? VNEF_MAX_CC_INSTRS : VNEF_MAX_DESCS;
+}
+
+/* The size of one entry of a stream's section. */
+static inline uint32_t nd_stream_esz(uint32_t stream)
+{
+	return stream < VNEF_ENGINES ? sizeof(struct vnef_instr) :
+	       stream == VNEF_STREAM_CC ? sizeof(struct vnef_cc_instr) :
+					  sizeof(struct vnef_dma_desc);
+}
+
+/* A stream's display name: "VectorE", "DMA3", "CC-core". */
+static inline const char *nd_stream_label(uint32_t stream)
+{
+	return stream == VNEF_STREAM_CC ? VN_CC_ENGINE_NAME : nd_stream_name(stream);
+}
 
 /* ------------------------------------------------------------------------------- */
 /* Words from the ISA table (isa.c), for messages and listings                     */
@@ -106,6 +128,7 @@ struct nd_entry {
 	union {
 		struct vnef_instr in;
 		struct vnef_dma_desc d;
+		struct vnef_cc_instr cc;
 	} u;
 	int32_t dep_stream;		/* the entry waits on (dep_stream, dep_index); -1: none */
 	uint32_t dep_index;

@@ -4,6 +4,11 @@
  * it on a host core. The core runs the numerics too (on zeroed inputs): that keeps the
  * replay the very executor the profile came from, at the price of host time, which is
  * small for the kernels a profile shows.
+ *
+ * Collectives: the collective stream goes into every rebuilt image unchanged (waits on
+ * semaphores whose increments a fix removes are renumbered like the others), and an
+ * image with one runs on as many host cores as a communicator it fits needs (see
+ * replay_ranks()), one rank each, all submitted at once; rank 0's time is the replay's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +16,7 @@
 #include <string.h>
 
 #include "replay.h"
+#include "vn_comm.h"
 #include "vn_exec.h"
 #include "vn_isa.h"
 #include "vn_program.h"
@@ -20,6 +26,8 @@ struct pimg {
 	uint32_t nin[VNEF_ENGINES];
 	struct vnef_dma_desc *d[VNEF_DMA_QUEUES];
 	uint32_t nd[VNEF_DMA_QUEUES];
+	struct vnef_cc_instr *cc;	/* the collective stream: no fix changes its work */
+	uint32_t ncc;
 	struct vnef_debug *dbg;
 	uint32_t ndbg;
 };
@@ -60,6 +68,7 @@ static void pimg_free(struct pimg *g)
 		free(g->in[i]);
 	for (i = 0; i < VNEF_DMA_QUEUES; i++)
 		free(g->d[i]);
+	free(g->cc);
 	free(g->dbg);
 	memset(g, 0, sizeof(*g));
 }
@@ -78,6 +87,10 @@ static int pimg_load(struct pimg *g, const struct vnp_prog *p)
 	unsigned int i;
 
 	memset(g, 0, sizeof(*g));
+	g->ncc = p->ncc;
+	g->cc = dup_or_empty(p->cc, (size_t)p->ncc * sizeof(*p->cc));
+	if (!g->cc)
+		goto nomem;
 	for (i = 0; i < VNEF_ENGINES; i++) {
 		g->nin[i] = p->ninstr[i];
 		g->in[i] = dup_or_empty(p->instr[i], p->ninstr[i] * sizeof(*p->instr[i]));
@@ -140,6 +153,9 @@ static int pimg_write(const struct vnp_replay *r, struct pimg *g, void **imgp, s
 		if (g->nd[i])
 			ADD(VNEF_SEC_DMA, i, g->d[i], (uint64_t)g->nd[i] * sizeof(*g->d[i]),
 			    g->nd[i], sizeof(*g->d[i]));
+	if (g->ncc)
+		ADD(VNEF_SEC_CC, 0, g->cc, (uint64_t)g->ncc * sizeof(*g->cc), g->ncc,
+		    sizeof(*g->cc));
 	if (g->ndbg) {
 		qsort(g->dbg, g->ndbg, sizeof(*g->dbg), cmp_dbg);
 		ADD(VNEF_SEC_DEBUG, 0, g->dbg, (uint64_t)g->ndbg * sizeof(*g->dbg), g->ndbg,
@@ -155,7 +171,9 @@ static int pimg_write(const struct vnp_replay *r, struct pimg *g, void **imgp, s
 	if (!img)
 		return -ENOMEM;
 	h = (struct vnef_header *)img;
-	*h = (struct vnef_header){ .magic = VNEF_MAGIC, .version = VNEF_VERSION,
+	/* the version of the image the profile came from (2 with a collective stream) */
+	*h = (struct vnef_header){ .magic = VNEF_MAGIC,
+				   .version = ((const struct vnef_header *)r->vp->image)->version,
 				   .header_size = sizeof(*h), .total_size = off,
 				   .section_count = ns, .section_entry_size = sizeof(*sec) };
 	if (p->name && p->strtab && p->name >= p->strtab && p->name < p->strtab + p->strtab_size)
@@ -169,53 +187,140 @@ static int pimg_write(const struct vnp_replay *r, struct pimg *g, void **imgp, s
 	return 0;
 }
 
+/* At most this many host cores replay a program with collectives. */
+#define REPLAY_MAX_RANKS	16
+
+static uint32_t gcd(uint32_t a, uint32_t b)
+{
+	while (b) {
+		uint32_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * The ranks a program's collectives are replayed on: a multiple of every replica group's
+ * span (group_size x group_stride) and, when a collective over every rank (group_size 0)
+ * has a side that grows with the number of ranks, the largest such multiple its tensors
+ * hold (so an all_gather into 8 x count replays on 8 ranks); else the smallest one of at
+ * least 2 ranks. 0 when none fits REPLAY_MAX_RANKS.
+ */
+static uint32_t replay_ranks(const struct vn_program *p)
+{
+	const struct vn_stream *st = &p->streams[VNEF_STREAM_CC];
+	uint64_t most = REPLAY_MAX_RANKS;
+	uint32_t n = 1, i, span;
+	int bounded = 0;
+
+	for (i = 0; i < st->count; i++) {
+		const struct vnef_cc_instr *in = &st->cc[i];
+		const struct vn_cc_opcode_info *info = vn_cc_opcode_info(in->opcode);
+		uint64_t one, k;
+		int side;
+
+		if (!info || !(info->uses & VN_CC_USES_DATA))
+			continue;
+		if (in->group_size) {
+			span = (uint32_t)in->group_size * in->group_stride;
+			n = n / gcd(n, span) * span;
+			if (n > REPLAY_MAX_RANKS)
+				return 0;
+			continue;
+		}
+		for (side = 0; side < 2; side++) {
+			uint64_t off = side ? in->dst_offset : in->src_offset;
+			uint64_t size = p->tensors[side ? in->dst_tensor : in->src_tensor].size;
+
+			one = side ? vn_cc_out_bytes(info->comm_op, 1, in->dtype, in->count) :
+				     vn_cc_in_bytes(info->comm_op, 1, in->dtype, in->count);
+			if (one == (side ? vn_cc_out_bytes(info->comm_op, 2, in->dtype, in->count) :
+				     vn_cc_in_bytes(info->comm_op, 2, in->dtype, in->count)))
+				continue;	/* does not grow */
+			k = one && size > off ? (size - off) / one : 1;
+			if (k < most)
+				most = k;
+			bounded = 1;
+		}
+	}
+	if (!bounded)
+		return n < 2 ? 2 : n;
+	/* a multiple of n the buffers hold; if none, n (the executor then refuses it) */
+	return most >= n ? (uint32_t)(most / n * n) : n;
+}
+
 int vnp_replay_image(const void *img, size_t size, const struct vneuron_model *m,
 		     uint64_t *ps)
 {
 	struct vn_program *p = NULL;
-	struct vn_core *c = NULL;
-	struct vn_exec *ex = NULL;
-	struct vn_bind *binds = NULL;
+	struct vn_core *c[REPLAY_MAX_RANKS] = { NULL };
+	struct vn_exec *ex[REPLAY_MAX_RANKS] = { NULL };
+	struct vn_bind *binds[REPLAY_MAX_RANKS] = { NULL };
+	struct vn_comm *cm = NULL;
 	struct vn_exec_status st;
-	uint32_t i;
+	uint32_t i, k, n = 1;
 	int ret;
 
 	ret = vn_program_load(img, size, &p, NULL);
 	if (ret)
 		return ret == -ENOMEM ? ret : -EIO;
-	binds = calloc(p->tensor_count + 1, sizeof(*binds));
-	ret = binds ? vn_core_create(m, "replay", &c) : -ENOMEM;
-	for (i = 0; !ret && i < p->tensor_count; i++) {
-		uint32_t k = p->tensors[i].kind;
+	if (p->streams[VNEF_STREAM_CC].count) {
+		struct vn_comm_params prm = { .intra = vn_cc_intra_device,
+					      .inter = vn_cc_inter_device };
 
-		if (k != VNEF_TENSOR_INPUT && k != VNEF_TENSOR_OUTPUT)
-			continue;
-		binds[i].size = p->tensors[i].size;
-		binds[i].ptr = calloc(1, binds[i].size ? binds[i].size : 1);
-		if (!binds[i].ptr)
-			ret = -ENOMEM;
+		prm.nranks = n = replay_ranks(p);
+		ret = n ? vn_comm_create(&prm, &cm) : -EIO;
+		if (ret)
+			goto out;
 	}
-	if (ret)
-		goto out;
-	vn_core_set_fault_abort(c, false);
-	ret = vn_exec_submit(c, p, binds, p->tensor_count, VNP_REPLAY_LIMIT_NS, NULL, NULL, &ex);
-	if (!ret)
-		ret = vn_exec_wait(ex, 0);
-	if (!ret) {
-		vn_exec_status(ex, &st);
-		if (st.result == VN_RES_OK)
-			*ps = st.model_ps;
-		else
-			ret = -EIO;
+	for (k = 0; !ret && k < n; k++) {
+		binds[k] = calloc(p->tensor_count + 1, sizeof(*binds[k]));
+		ret = binds[k] ? vn_core_create(m, "replay", &c[k]) : -ENOMEM;
+		for (i = 0; !ret && i < p->tensor_count; i++) {
+			uint32_t kind = p->tensors[i].kind;
+
+			if (kind != VNEF_TENSOR_INPUT && kind != VNEF_TENSOR_OUTPUT)
+				continue;
+			binds[k][i].size = p->tensors[i].size;
+			binds[k][i].ptr = calloc(1, binds[k][i].size ? binds[k][i].size : 1);
+			if (!binds[k][i].ptr)
+				ret = -ENOMEM;
+		}
+		if (ret)
+			break;
+		vn_core_set_fault_abort(c[k], false);
+		if (cm)
+			vn_core_set_comm(c[k], cm, k);
+	}
+	/* every rank's execution queued before any is waited for: they meet */
+	for (k = 0; !ret && k < n; k++)
+		ret = vn_exec_submit(c[k], p, binds[k], p->tensor_count, VNP_REPLAY_LIMIT_NS, NULL,
+				     NULL, &ex[k]);
+	for (k = 0; !ret && k < n; k++) {
+		ret = vn_exec_wait(ex[k], 0);
+		if (!ret) {
+			vn_exec_status(ex[k], &st);
+			if (st.result != VN_RES_OK)
+				ret = -EIO;
+			else if (!k)
+				*ps = st.model_ps;
+		}
 	}
 out:
-	if (ex)
-		vn_exec_put(ex);
-	if (c)
-		vn_core_destroy(c);
-	for (i = 0; binds && i < p->tensor_count; i++)
-		free(binds[i].ptr);
-	free(binds);
+	/* destroying a core ends its execution: a rank left waiting gives up at once */
+	for (k = 0; k < n; k++) {
+		if (ex[k])
+			vn_exec_put(ex[k]);
+		if (c[k])
+			vn_core_destroy(c[k]);
+		for (i = 0; binds[k] && i < p->tensor_count; i++)
+			free(binds[k][i].ptr);
+		free(binds[k]);
+	}
+	if (cm)
+		vn_comm_put(cm);
 	vn_program_put(p);
 	return ret;
 }
@@ -293,6 +398,11 @@ static unsigned int free_sems(const struct pimg *g, uint32_t *out, unsigned int 
 			if (g->d[i][j].flags & VNEF_IF_WAIT)
 				used |= 1ull << g->d[i][j].wait_sem;
 		}
+	for (j = 0; j < g->ncc; j++) {
+		used |= g->cc[j].signal_mask;
+		if (g->cc[j].flags & VNEF_IF_WAIT)
+			used |= 1ull << g->cc[j].wait_sem;
+	}
 	for (i = 0; i < VNEF_MAX_SEMS && n < want; i++)
 		if (!(used & (1ull << i)))
 			out[n++] = i;
@@ -522,6 +632,12 @@ int vnp_replay_spread(struct vnp_replay *r, uint32_t qmask, uint64_t *ps, char *
 					msg(what, len, "a DMA descriptor waits for a queue to spread");
 					goto out;
 				}
+	for (j = 0; j < g.ncc; j++)
+		for (x = 0; x < nsq; x++)
+			if ((g.cc[j].flags & VNEF_IF_WAIT) && (sq[x].mask >> g.cc[j].wait_sem & 1)) {
+				msg(what, len, "a collective waits for a queue to spread");
+				goto out;
+			}
 	for (x = 0; x < nsq; x++) {
 		struct sq *q = &sq[x];
 
@@ -854,6 +970,15 @@ static void drop_increment(struct pimg *g, uint32_t s, uint32_t k)
 				x->wait_sem = 0;
 			}
 		}
+	for (i = 0; i < g->ncc; i++) {
+		struct vnef_cc_instr *x = &g->cc[i];
+
+		if ((x->flags & VNEF_IF_WAIT) && x->wait_sem == s && x->wait_value >= k &&
+		    !--x->wait_value) {
+			x->flags &= ~VNEF_IF_WAIT;
+			x->wait_sem = 0;
+		}
+	}
 }
 
 int vnp_replay_dedup(struct vnp_replay *r, uint64_t *ps, char *what, size_t len)

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * libFuzzer target: the program builder (libneurondev) driven by arbitrary call
- * sequences. Properties: no crash or leak on any input; a builder without errors
- * finishes into an image the core's validator accepts, with every semaphore written
- * by the stream it belongs to; a builder with an error never produces an image.
+ * libFuzzer target: the program builder (libvnprog) driven by arbitrary call
+ * sequences, collectives included. Properties: no crash or leak on any input; a
+ * builder without errors finishes into an image the core's validator accepts, with
+ * every semaphore written by the stream it belongs to; a builder with an error never
+ * produces an image.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -99,7 +100,7 @@ static struct nd_tv pick(struct st *s, struct rd *r, uint32_t np, uint32_t nf)
 
 static void step(struct st *s, struct rd *r)
 {
-	uint32_t op = rd8(r) % 20, np = 1 + rd8(r) % 128, nf = 1 + rd16(r) % 512;
+	uint32_t op = rd8(r) % 21, np = 1 + rd8(r) % 128, nf = 1 + rd16(r) % 512;
 	int q = (int)(rd8(r) % 18) - 2;
 	struct nd_tv d, a, c;
 
@@ -235,6 +236,27 @@ static void step(struct st *s, struct rd *r)
 		x.dst.stride[0] = rd8(r);
 		x.dst.offset = rd8(r);
 		nd_dma(s->b, q, &x);
+		break;
+	}
+	case 20: {
+		/* a collective: fp32 x -> y, or bf16 among xb and s (in place or not) */
+		uint32_t k = rd8(r);
+		struct nd_cc cc = {
+			.opcode = 1 + rd8(r) % 6,	/* 6: not an opcode */
+			.src = k & 1 ? s->x : (k & 2 ? s->xb : s->s),
+			.dst = k & 1 ? s->y : s->s,
+			.src_offset = k & 4 ? 0 : rd16(r),
+			.dst_offset = k & 8 ? 0 : rd16(r),
+			.count = k & 16 ? rd16(r) : 1 + rd8(r) * rd8(r),
+			.reduce = (enum nd_alu)(k & 32 ? rd8(r) % 7 : 0),
+			.group_size = (uint16_t)(k & 64 ? rd8(r) % 9 : 0),
+			.group_stride = (uint16_t)(k & 64 ? rd8(r) % 5 : 0),
+			.shift = k & 128 ? rd8(r) % 10 : 0,
+		};
+
+		if (rd8(r) & 1)
+			cc.dst_offset = cc.src_offset;
+		nd_collective(s->b, &cc);
 		break;
 	}
 	}

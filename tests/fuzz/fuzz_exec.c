@@ -6,10 +6,13 @@
  * own checks stay in their default abort mode, so a program the validator accepts but
  * the executor refuses crashes here too. Inputs are mutated with knowledge of the format
  * (vnef_mutator.h): boundary and wrapping values in counts, strides and partitions.
+ * Collectives run on a communicator of one rank, a fresh one per input (a failed
+ * collective breaks its communicator): their ranges are checked by the executor.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include "vn_comm.h"
 #include "vn_exec.h"
 #define VNM_LIBFUZZER
 #include "vnef_mutator.h"
@@ -33,6 +36,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (vn_program_load(data, size, &p, NULL))
 		return 0;
+	if (p->streams[VNEF_STREAM_CC].count) {
+		struct vn_comm_params prm = { .nranks = 1, .intra = vn_cc_intra_device,
+					      .inter = vn_cc_inter_device };
+		struct vn_comm *cm;
+
+		if (vn_comm_create(&prm, &cm))
+			abort();
+		vn_core_set_comm(core, cm, 0);	/* the core keeps a reference */
+		vn_comm_put(cm);
+	}
 	for (i = 0; i < p->tensor_count; i++)
 		total += p->tensors[i].size;
 	if (total > MAX_BOUND || p->scratch_bytes > MAX_BOUND)

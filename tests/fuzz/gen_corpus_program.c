@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Writes the seed corpus of fuzz_program and fuzz_exec (tests/fuzz/corpus/program/ and
- * tests/fuzz/corpus/exec/): valid images covering every section and opcode, DMA between
+ * tests/fuzz/corpus/exec/): valid images covering every section and opcode (collectives
+ * included), DMA between
  * HBM, SBUF and PSUM with partition strides, every opcode with strided operands, and
  * operands and transfers that end exactly at their memory's limits (the structure-aware
  * mutator in vnef_mutator.h starts from these). Not built by make; run by hand:
@@ -282,6 +283,52 @@ static void seed_edges(void)
 	save("edges.vnef", &b);
 }
 
+/*
+ * The collective stream: every opcode, both dtypes, groups, a permute's shift, an
+ * all_reduce in place, ranges ending at their tensors' ends, ordered with a DMA queue.
+ */
+static void seed_collectives(void)
+{
+	struct vnef_cc_instr *cc;
+	struct vnef_dma_desc *d;
+	struct vb b;
+
+	vb_init(&b);
+	b.name_off = vb_str(&b, "collectives");
+	vb_tensor(&b, "x", VNEF_TENSOR_INPUT, VNEF_DT_FP32, 4, 64, NULL);
+	vb_tensor(&b, "y", VNEF_TENSOR_OUTPUT, VNEF_DT_FP32, 4, 64, NULL);
+	vb_tensor(&b, "h", VNEF_TENSOR_SCRATCH, VNEF_DT_BF16, 8, 64, NULL);
+	d = vb_load(&b, 0, 0, 0, 256, 4, 256, VNEF_MEM_SBUF, 0, 0);
+	d = vb_store(&b, 1, 1, 0, 256, 4, 256, VNEF_MEM_SBUF, 0, 0);
+	d->signal_mask = 1ull << 5;
+	cc = vb_cc(&b, VNEF_CC_NOP, 0, 0, 0, 0);
+	cc->flags = VNEF_IF_WAIT;
+	cc->wait_sem = 5;
+	cc->wait_value = 1;
+	cc = vb_cc(&b, VNEF_CC_ALL_REDUCE, VNEF_DT_FP32, 256, 1, 1);	/* in place */
+	cc->reduce = VNEF_ALU_MAX;
+	cc->signal_mask = 1ull << 20;
+	cc = vb_cc(&b, VNEF_CC_ALL_GATHER, VNEF_DT_FP32, 64, 0, 1);
+	cc->src_offset = 768;
+	cc->dst_offset = 768;
+	cc->group_size = 1;
+	cc->group_stride = 1;
+	cc = vb_cc(&b, VNEF_CC_REDUCE_SCATTER, VNEF_DT_BF16, 128, 2, 2);
+	cc->src_offset = 512;
+	cc->group_size = 1;
+	cc->group_stride = 1;
+	cc = vb_cc(&b, VNEF_CC_ALL_TO_ALL, VNEF_DT_FP32, 256, 0, 1);
+	cc = vb_cc(&b, VNEF_CC_PERMUTE, VNEF_DT_BF16, 256, 2, 2);
+	cc->dst_offset = 512;
+	cc->shift = 63;
+	d = vb_load(&b, 2, 1, 0, 256, 4, 256, VNEF_MEM_SBUF, 0, 1024);
+	d->flags = VNEF_IF_WAIT;
+	d->wait_sem = 20;
+	d->wait_value = 1;
+	vb_debug(&b, VNEF_STREAM_CC, 0, "cc.py", 7, "layer/allreduce");
+	save("collectives.vnef", &b);
+}
+
 int main(int argc, char **argv)
 {
 	static char *here[] = { "." };
@@ -395,5 +442,6 @@ int main(int argc, char **argv)
 	seed_dma_partitions();
 	seed_strided_ops();
 	seed_edges();
+	seed_collectives();
 	return 0;
 }

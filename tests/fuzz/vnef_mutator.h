@@ -11,16 +11,16 @@
  * arithmetic cares about: the DMA partition-sum bug needed a part_stride near 2^32, a
  * count near 2^32 and a partition chosen so that their sum wraps 2^64, all in one
  * descriptor that is otherwise valid. So this parses an image far enough to find its
- * header, section table, tensor table, instruction streams and DMA descriptor streams,
- * and writes into one or a few numeric fields of them:
+ * header, section table, tensor table, instruction streams, DMA descriptor streams and
+ * the collective stream, and writes into one or a few numeric fields of them:
  *   - a boundary of the field's width (0, 1, 2^(n-1)-1, 2^(n-1), 2^n-1, 2^32, ...),
  *   - a value around the format's real limits for that kind of field (128 partitions,
  *     192 KiB / 16 KiB / 2 KiB partitions and banks, 98304 free elements, 64 semaphores,
  *     16 GiB per tensor or DMA, ...),
  *   - a value solved from the entry's other fields so that one of the validator's sums
  *     (a DMA endpoint's last partition or last byte, an operand's last byte, a tensor's
- *     size, a section's end) lands exactly on its limit, one past it, or wraps 2^64 to a
- *     small number,
+ *     size, a section's end, a collective's range for its group) lands exactly on its
+ *     limit, one past it, or wraps 2^64 to a small number,
  *   - the current value nudged by a little,
  * and, less often, whole patterns (the same wrapping value into counts and strides of
  * one endpoint or operand, with the partition then solved), consistency fix-ups (tensor
@@ -312,6 +312,7 @@ static inline uint32_t vnm_esz(uint32_t type)
 	case VNEF_SEC_INSTR: return sizeof(struct vnef_instr);
 	case VNEF_SEC_DMA: return sizeof(struct vnef_dma_desc);
 	case VNEF_SEC_DEBUG: return sizeof(struct vnef_debug);
+	case VNEF_SEC_CC: return sizeof(struct vnef_cc_instr);
 	default: return 0;
 	}
 }
@@ -419,6 +420,7 @@ enum vnm_id {
 	ID_T_RANK, ID_T_SHAPE, ID_T_SIZE, ID_T_CONST,
 	ID_S_OFF, ID_S_SIZE, ID_S_COUNT,
 	ID_H_TOTAL, ID_H_COUNT,
+	ID_CC_COUNT, ID_CC_SOFF, ID_CC_DOFF, ID_CC_GSIZE, ID_CC_GSTRIDE, ID_CC_SHIFT,
 };
 
 struct vnm_field {
@@ -484,6 +486,26 @@ static const struct vnm_field vnm_desc_fields[] = {
 	VNM_F(struct vnef_dma_desc, count[1], VK_DCOUNT, ID_DC1, 0),
 	VNM_EP(src, 0),
 	VNM_EP(dst, 1),
+};
+
+static const struct vnm_field vnm_cc_fields[] = {
+	VNM_F(struct vnef_cc_instr, opcode, VK_ENUM, ID_OTHER, 0),
+	VNM_F(struct vnef_cc_instr, flags, VK_FLAGS, ID_OTHER, 0),
+	VNM_F(struct vnef_cc_instr, wait_sem, VK_SEM, ID_OTHER, 0),
+	VNM_F(struct vnef_cc_instr, wait_value, VK_WVAL, ID_OTHER, 0),
+	VNM_F(struct vnef_cc_instr, signal_mask, VK_MASK, ID_OTHER, 0),
+	VNM_F(struct vnef_cc_instr, dtype, VK_ENUM, ID_OTHER, 0),
+	VNM_F(struct vnef_cc_instr, reduce, VK_ENUM, ID_OTHER, 0),
+	VNM_F(struct vnef_cc_instr, count, VK_BYTES64, ID_CC_COUNT, 0),
+	VNM_F(struct vnef_cc_instr, src_tensor, VK_ENUM, ID_OTHER, 0),
+	VNM_F(struct vnef_cc_instr, dst_tensor, VK_ENUM, ID_OTHER, 1),
+	VNM_F(struct vnef_cc_instr, src_offset, VK_BYTES64, ID_CC_SOFF, 0),
+	VNM_F(struct vnef_cc_instr, dst_offset, VK_BYTES64, ID_CC_DOFF, 1),
+	VNM_F(struct vnef_cc_instr, group_size, VK_ENUM, ID_CC_GSIZE, 0),
+	VNM_F(struct vnef_cc_instr, group_stride, VK_ENUM, ID_CC_GSTRIDE, 0),
+	VNM_F(struct vnef_cc_instr, shift, VK_ENUM, ID_CC_SHIFT, 0),
+	VNM_F(struct vnef_cc_instr, reserved[0], VK_PAD, ID_OTHER, 0),
+	VNM_F(struct vnef_cc_instr, reserved[5], VK_PAD, ID_OTHER, 5),
 };
 
 static const struct vnm_field vnm_tensor_fields[] = {
@@ -713,6 +735,74 @@ static inline bool vnm_solve_ap(struct vnm_rng *r, struct vnef_instr *in, unsign
 	return false;
 }
 
+/*
+ * How many times count elements a collective's side holds for groups of n: all_gather's
+ * and all_to_all's destination and reduce_scatter's and all_to_all's source hold n.
+ */
+static inline uint64_t vnm_cc_times(const struct vnef_cc_instr *in, unsigned int dst, uint64_t n)
+{
+	if (in->opcode == VNEF_CC_ALL_TO_ALL)
+		return n;
+	if (in->opcode == (dst ? VNEF_CC_ALL_GATHER : VNEF_CC_REDUCE_SCATTER))
+		return n;
+	return 1;
+}
+
+/*
+ * A collective's count, offsets or group solved against the validator's sums: a side's
+ * last byte (offset + count x element x the group's share) at its tensor's end, one
+ * element past it, wrapped, or at the 2 GiB limit of one rank's side; a group spanning
+ * 64 ranks or 65; a shift at the group's size.
+ */
+static inline bool vnm_solve_cc(struct vnm_rng *r, const struct vnm_img *im,
+				struct vnef_cc_instr *in, unsigned int id, unsigned int slot)
+{
+	uint64_t es = in->dtype == VNEF_DT_BF16 ? 2 : 4;
+	uint64_t n = in->group_size ? in->group_size : 1 + vnm_below(r, 2) * 63;
+	unsigned int side = id == ID_CC_COUNT ? vnm_below(r, 2) : slot;
+	uint64_t per = es * vnm_cc_times(in, side, n);
+	uint64_t off = side ? in->dst_offset : in->src_offset;
+	uint64_t end = vnm_tensor_size(im, side ? in->dst_tensor : in->src_tensor);
+	uint64_t target, v;
+
+	switch (vnm_below(r, 4)) {
+	case 0: target = end; break;
+	case 1: target = end + es * (1 + vnm_below(r, 2)); break;
+	case 2: target = es * vnm_below(r, 4); break;	/* wrapped */
+	default: target = off + (1ull << 31) + es * vnm_below(r, 2); break;
+	}
+	switch (id) {
+	case ID_CC_COUNT:
+		if (!vnm_solve(off, per, target, VNM_U64, &v))
+			return false;
+		in->count = v ? v : 1;
+		return true;
+	case ID_CC_SOFF:
+	case ID_CC_DOFF:
+		v = target - in->count * per;
+		v -= vnm_one_in(r, 4) ? v % es : 0;
+		if (side)
+			in->dst_offset = v;
+		else
+			in->src_offset = v;
+		return true;
+	case ID_CC_GSIZE:
+		v = in->group_stride ? in->group_stride : 1;
+		in->group_size = (uint16_t)((VNEF_CC_MAX_RANKS + vnm_below(r, 2)) / v +
+					    vnm_below(r, 2));
+		return true;
+	case ID_CC_GSTRIDE:
+		v = in->group_size ? in->group_size : 1;
+		in->group_stride = (uint16_t)((VNEF_CC_MAX_RANKS + vnm_below(r, 2)) / v);
+		return true;
+	case ID_CC_SHIFT:
+		in->shift = (in->group_size ? in->group_size : VNEF_CC_MAX_RANKS) -
+			    vnm_below(r, 2);
+		return true;
+	}
+	return false;
+}
+
 /* The product of a tensor's dims below its rank times the dtype size, mod 2^64. */
 static inline uint64_t vnm_tensor_bytes(const struct vnef_tensor *t, int skip)
 {
@@ -833,6 +923,22 @@ static inline bool vnm_mutate_desc(struct vnm_rng *r, struct vnm_img *im)
 	if (f->id == ID_OTHER || !vnm_one_in(r, 3) || !vnm_solve_desc(r, im, &d, f->id, f->slot))
 		vnm_set_field(r, (uint8_t *)&d, f);
 	memcpy(vnm_entry(im, s, i), &d, sizeof(d));
+	return true;
+}
+
+static inline bool vnm_mutate_cc(struct vnm_rng *r, struct vnm_img *im)
+{
+	const struct vnm_field *f;
+	struct vnef_cc_instr in;
+	uint32_t s, i;
+
+	if (!vnm_pick_entry(r, im, VNEF_SEC_CC, &s, &i))
+		return false;
+	memcpy(&in, vnm_entry(im, s, i), sizeof(in));
+	f = vnm_pick_field(r, vnm_cc_fields, VNM_N(vnm_cc_fields));
+	if (f->id == ID_OTHER || vnm_one_in(r, 2) || !vnm_solve_cc(r, im, &in, f->id, f->slot))
+		vnm_set_field(r, (uint8_t *)&in, f);
+	memcpy(vnm_entry(im, s, i), &in, sizeof(in));
 	return true;
 }
 
@@ -1110,7 +1216,7 @@ static inline bool vnm_struct_edit(struct vnm_rng *r, struct vnm_img *im, size_t
 {
 	static const uint32_t types[] = {
 		VNEF_SEC_INSTR, VNEF_SEC_INSTR, VNEF_SEC_DMA, VNEF_SEC_DMA, VNEF_SEC_TENSORS,
-		VNEF_SEC_DEBUG,
+		VNEF_SEC_DEBUG, VNEF_SEC_CC,
 	};
 	uint8_t tmp[sizeof(struct vnef_instr)];
 	uint32_t type = VNM_PICK(r, types), s, i, s2, i2, esz;
@@ -1179,6 +1285,9 @@ static inline bool vnm_mutate_once(struct vnm_rng *r, struct vnm_img *im, size_t
 		return vnm_mutate_instr(r, im);
 	if (c < 58)
 		return vnm_mutate_desc(r, im);
+	/* images without a collective stream fall through to the tensor table */
+	if (c < 62 && vnm_mutate_cc(r, im))
+		return true;
 	if (c < 66)
 		return vnm_mutate_tensor(r, im);
 	if (c < 71)
@@ -1261,7 +1370,7 @@ static inline size_t vnm_crossover(const uint8_t *a, size_t asz, const uint8_t *
 				   uint8_t *out, size_t max, uint64_t seed)
 {
 	static const uint32_t types[] = {
-		VNEF_SEC_INSTR, VNEF_SEC_DMA, VNEF_SEC_TENSORS,
+		VNEF_SEC_INSTR, VNEF_SEC_DMA, VNEF_SEC_TENSORS, VNEF_SEC_CC,
 	};
 	struct vnm_rng r = { seed * 0x9e3779b97f4a7c15ull + 7 };
 	uint32_t type = VNM_PICK(&r, types), sa, ia, sb, ib, esz;

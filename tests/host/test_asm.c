@@ -318,6 +318,27 @@ TEST(every_opcode_engine_op_round_trips)
 		      "dma sbuf[0; 1, 0]@0x200, sbuf[0; 1, 0]@0x0, 128 x 1 x 256\n"
 		      "dma o@0x0[256, 4], psum[0; 1, 0]@0x0[0, 8], 128 x 2 x 4\n");
 	n_entries += 7;
+	/* the collective engine: every opcode, reduction, dtype, group and shift form */
+	add(&t, &len, ".tensor hb scratch bf16 [256]\n.tensor ob output bf16 [256]\n.engine cc\n"
+		      "nop\n");
+	n_entries++;
+	for (i = 0; i < 2; i++) {
+		const char *o = i ? "ob" : "o", *h = i ? "hb" : "h";
+
+		for (j = 0; j < 2; j++) {
+			add(&t, &len, "all_reduce %s %s %s@0x0, %s@0x0, 64%s\n", j ? "max" : "add",
+			    dts[i], o, h, j ? " group 2 stride 2" : "");
+			add(&t, &len, "reduce_scatter %s %s %s@0x8, %s@0x10, 16%s\n",
+			    j ? "max" : "add", dts[i], o, h, j ? "" : " group 4");
+		}
+		add(&t, &len, "all_gather %s %s@0x40, %s@0x0, 16 group 4 stride 1\n", dts[i], o, h);
+		add(&t, &len, "all_gather %s %s, %s, 16\n", dts[i], o, h);
+		add(&t, &len, "all_to_all %s %s@0x0, %s@0x0, 8 group 2\n", dts[i], o, h);
+		add(&t, &len, "permute %s %s@0x0, %s@0x0, 64 shift 63\n", dts[i], o, h);
+		add(&t, &len, "permute %s %s@0x0, %s@0x0, 64 group 4 stride 16 shift 3\n", dts[i],
+		    o, h);
+		n_entries += 9;
+	}
 	ASSERT_EQ(0, nd_asm(t, len, "all.vasm", 0, &img, &size, &d, NULL))
 		TH_LOG("all.vasm:%u:%u: %s", d.line, d.col, d.msg);
 	{
@@ -330,6 +351,97 @@ TEST(every_opcode_engine_op_round_trips)
 	round_trip(_metadata, img, size);
 	free(img);
 	free(t);
+}
+
+/*
+ * The collective engine's stream: its fields, its place among the streams (semaphores
+ * with DMA), its debug entries, the listing, and the round trip.
+ */
+TEST(collective_stream)
+{
+	static const char text[] =
+		".program \"cc\"\n"
+		".tensor x input fp32 [128, 64]\n"
+		".tensor \"s.1\" scratch fp32 [256, 64]\n"
+		".tensor y output bf16 [64]\n"
+		".queue 1\n"
+		"\tdma \"s.1\"@0x0[0, 256], sbuf[0; 0, 1]@0x0, 1 x 128 x 256 signal s5\n"
+		".engine cc\n"
+		".scope \"layer/ar\"\n"
+		"ar:\tall_reduce max fp32 \"s.1\"@0x100, \"s.1\"@0x100, 1000 group 4 stride 2 "
+		"wait s5 >= 1 signal s20, s21\n"
+		"\tpermute fp32 \"s.1\"@0x8000, x@0x4, 2000 shift 7\n"
+		".queue 2\n"
+		"\tdma sbuf[0; 0, 1]@0x0, \"s.1\"@0x0[0, 256], 1 x 128 x 256 wait s20 >= 1\n";
+	const struct vnef_cc_instr *cc;
+	struct nd_asm_diag d;
+	struct vn_program *p;
+	struct nd_error err;
+	char *list = NULL;
+	size_t size, llen = 0;
+	void *img;
+	FILE *f;
+
+	ASSERT_EQ(0, as(text, "cc.vasm", &img, &size, &d)) TH_LOG("%u:%u: %s", d.line, d.col, d.msg);
+	ASSERT_EQ(0, vn_program_load(img, size, &p, NULL));
+	EXPECT_EQ(VNEF_VERSION, ((const struct vnef_header *)img)->version);
+	ASSERT_EQ(2, p->streams[VNEF_STREAM_CC].count);
+	cc = p->streams[VNEF_STREAM_CC].cc;
+	EXPECT_EQ(VNEF_CC_ALL_REDUCE, cc[0].opcode);
+	EXPECT_EQ(VNEF_ALU_MAX, cc[0].reduce);
+	EXPECT_EQ(VNEF_DT_FP32, cc[0].dtype);
+	EXPECT_EQ(1000, cc[0].count);
+	EXPECT_EQ(1, cc[0].src_tensor);
+	EXPECT_EQ(1, cc[0].dst_tensor);
+	EXPECT_EQ(0x100, cc[0].src_offset);
+	EXPECT_EQ(0x100, cc[0].dst_offset);
+	EXPECT_EQ(4, cc[0].group_size);
+	EXPECT_EQ(2, cc[0].group_stride);
+	EXPECT_EQ(VNEF_IF_WAIT, cc[0].flags);
+	EXPECT_EQ(5, cc[0].wait_sem);
+	EXPECT_EQ(1, cc[0].wait_value);
+	EXPECT_EQ((1ull << 20) | (1ull << 21), cc[0].signal_mask);
+	EXPECT_EQ(VNEF_CC_PERMUTE, cc[1].opcode);
+	EXPECT_EQ(0, cc[1].reduce);
+	EXPECT_EQ(7, cc[1].shift);
+	EXPECT_EQ(0, cc[1].src_tensor);
+	EXPECT_EQ(4, cc[1].src_offset);
+	EXPECT_EQ(0, cc[1].group_size);
+	EXPECT_EQ(0, cc[1].group_stride);
+	/* the debug table: the lines of the text, the scope of the last .scope */
+	{
+		uint32_t i, n = 0;
+
+		for (i = 0; i < p->debug_count; i++) {
+			if (p->debug[i].stream != VNEF_STREAM_CC)
+				continue;
+			EXPECT_EQ(9 + p->debug[i].index, p->debug[i].line);
+			EXPECT_STREQ("layer/ar", vn_program_str(p, p->debug[i].scope_off));
+			n++;
+		}
+		EXPECT_EQ(2, n);
+	}
+	f = open_memstream(&list, &llen);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, nd_vnef_dump(img, size, f, &err)) TH_LOG("%s", err.msg);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(list, "CC-core: 2 entries\n      0 all_reduce.max fp32 x 1000 "
+				     "s.1+0x100 -> s.1+0x100 group=4 stride=2  wait s5>=1  "
+				     "signal s20  signal s21  ; cc.vasm:9 layer/ar\n")) TH_LOG("%s", list);
+	free(list);
+	vn_program_put(p);
+	round_trip(_metadata, img, size);
+	{
+		char *t = dis(img, size, NULL);
+
+		ASSERT_NE(NULL, t);
+		EXPECT_NE(NULL, strstr(t, "\n.engine cc\n"));
+		EXPECT_NE(NULL, strstr(t, "\tall_reduce max fp32 \"s.1\"@0x100, \"s.1\"@0x100, 1000 "
+				       "group 4 stride 2 wait s5 >= 1 signal s20, s21\n"));
+		EXPECT_NE(NULL, strstr(t, "\tpermute fp32 \"s.1\"@0x8000, x@0x4, 2000 shift 7\n"));
+		free(t);
+	}
+	free(img);
 }
 
 /* The builder's ready-made kernels: dis then as gives the builder's bytes. */
@@ -584,6 +696,73 @@ static const struct err_case err_cases[] = {
 	{ ".loc -3\n", 1, "-3", 0, "not an unsigned integer" },
 	{ ".file 12\n", 1, "12", 0, "expected a file name in quotes" },
 	{ ".engine vector\nnop\n\x01\n", 3, "\x01", 0, "unexpected byte 0x01" },
+	/* the collective engine */
+	{ HDR ".engine cc\ncopy " AP ", " AP "\n", 4, "copy", 0,
+	  "'copy' does not run on the collective engine (it runs nop, all_reduce, all_gather, "
+	  "reduce_scatter, all_to_all or permute)" },
+	{ HDR ".engine cc\ndma sbuf[0]@0x0, in@0x0, 1 x 1 x 4\n", 4, "dma", 0,
+	  "'dma' does not run on the collective engine" },
+	{ HDR ".engine vector\nall_reduce add fp32 out, in, 4\n", 4, "all_reduce", 0,
+	  "'all_reduce' runs on the collective engine, not on the vector engine (start its "
+	  "stream with .engine cc)" },
+	{ HDR ".queue 2\npermute fp32 out, in, 4\n", 4, "permute", 0,
+	  "'permute' runs on the collective engine, not on a DMA queue" },
+	{ HDR ".engine cc\nall_reduse add fp32 out, in, 4\n", 4, "all_reduse", 0,
+	  "unknown mnemonic 'all_reduse' (did you mean 'all_reduce'?)" },
+	{ HDR ".engine cc\nall_reduce sub fp32 out, in, 4\n", 4, "sub", 0,
+	  "all_reduce reduces by add or max, not 'sub'" },
+	{ HDR ".engine cc\nreduce_scatter mod fp32 out, in, 4\n", 4, "mod", 0,
+	  "unknown reduction 'mod' (add or max)" },
+	{ HDR ".engine cc\nall_reduce\n", 4, "", 0, "missing operand: reduction (add or max)" },
+	{ HDR ".engine cc\nall_gather fp16 out, in, 4\n", 4, "fp16", 0, "unknown dtype 'fp16'" },
+	{ HDR ".engine cc\nall_gather\n", 4, "", 0,
+	  "missing operand: all_gather needs a dtype, a destination, a source and a count" },
+	{ HDR ".engine cc\nall_gather fp32 out, nothere, 4\n", 4, "nothere", 0,
+	  "undefined tensor 'nothere'" },
+	{ HDR ".engine cc\nall_gather fp32 out, 12, 4\n", 4, "12", 0,
+	  "expected the source (a tensor name, with @OFFSET in bytes), found '12'" },
+	{ HDR ".engine cc\nall_gather fp32 out, in\n", 4, "", 0,
+	  "missing operand: all_gather needs a count (elements)" },
+	{ HDR ".engine cc\nall_gather fp32 out, in, 0\n", 4, "0", 0,
+	  "a collective moves at least 1 element" },
+	{ HDR ".engine cc\nall_gather fp32 out, in, 4 shift 1\n", 4, "shift", 0,
+	  "'shift' applies to permute only" },
+	{ HDR ".engine cc\npermute fp32 out, in, 4 shift 1 shift 1\n", 4, "shift", 1,
+	  "'shift' given twice" },
+	{ HDR ".engine cc\npermute fp32 out, in, 4 shift\n", 4, "", 0,
+	  "missing a shift after 'shift'" },
+	{ HDR ".engine cc\npermute fp32 out, in, 4 group 0\n", 4, "0", 0,
+	  "group 0: a group has 1..65535 members (leave 'group' out for one group of every "
+	  "rank)" },
+	{ HDR ".engine cc\npermute fp32 out, in, 4 group 2 stride 0\n", 4, "0", 0,
+	  "stride 0: members are 1..65535 ranks apart" },
+	{ HDR ".engine cc\npermute fp32 out, in, 4 group 2 stride 65536\n", 4, "65536", 0,
+	  "stride 65536: members are 1..65535 ranks apart" },
+	{ HDR ".engine cc\npermute fp32 out, in, 4 shift 4294967296\n", 4, "4294967296", 0,
+	  "shift 4294967296: a shift is 0..4294967295" },
+	{ HDR ".engine cc\npermute fp32 out, in, 4 stride 2\n", 4, "stride", 0,
+	  "'stride' comes right after 'group N'" },
+	{ HDR ".engine cc\nall_reduce add fp32 out, in, 4 group 2 group 2\n", 4, "group", 1,
+	  "'group' given twice" },
+	{ HDR ".engine cc\nnop group 2\n", 4, "group", 0, "'group' does not apply to nop" },
+	{ HDR ".engine cc\nall_reduce add fp32 out, in, 4 acc\n", 4, "acc", 0,
+	  "'acc' does not apply to all_reduce" },
+	{ HDR ".engine cc\nall_reduce add fp32 out, in, 4 frob\n", 4, "frob", 0,
+	  "unexpected 'frob' after the operands (expected group, shift, wait, signal or the "
+	  "end of the line)" },
+	{ HDR ".engine cc\nall_reduce add fp32 in, out, 4\n", 4, "all_reduce", 0,
+	  "the device would refuse this program (collective check, cc entry 0)" },
+	{ HDR ".engine cc\nnop\nall_gather fp32 out, in, 8192 group 2\n", 5, "all_gather", 0,
+	  "(collective check, cc entry 1)" },
+	{ HDR ".engine cc\nall_reduce add fp32 out, in, 4 group 65\n", 4, "all_reduce", 0,
+	  "(collective check, cc entry 0)" },
+	{ HDR ".engine cc\nnop wait s3 >= 1\n", 4, "nop", 0, "(deadlock check, cc entry 0)" },
+	{ HDR ".engine cc\nnop signal s1\n.engine vector\nnop signal s1\n", 4, "nop", 0,
+	  "(semaphore check, cc entry 0)" },
+	{ ".engine gpu\n", 1, "gpu", 0,
+	  "unknown engine 'gpu' (tensor, vector, scalar, gpsimd, cc)" },
+	{ HDR "all_gather fp32 out, in, 4\n", 3, "all_gather", 0,
+	  "outside a stream: start one with .engine tensor|vector|scalar|gpsimd|cc or .queue N" },
 };
 
 static unsigned int col_of(const char *text, unsigned int line, const char *mark,
@@ -770,7 +949,33 @@ TEST(format_functions)
 	EXPECT_STREQ("dma psum[7]@0x0, #4@0x80, 1 x 1 x 64", big);
 	EXPECT_STREQ("gpsimd", nd_asm_engine_name(3));
 	EXPECT_STREQ("queue 15", nd_asm_engine_name(19));
-	EXPECT_STREQ("?", nd_asm_engine_name(20));
+	EXPECT_STREQ("cc", nd_asm_engine_name(VNEF_STREAM_CC));
+	EXPECT_STREQ("?", nd_asm_engine_name(VNEF_STREAMS));
+	{
+		struct vnef_cc_instr cc = {
+			.opcode = VNEF_CC_REDUCE_SCATTER, .dtype = VNEF_DT_BF16,
+			.reduce = VNEF_ALU_MAX, .count = 12, .src_tensor = 0, .dst_tensor = 3,
+			.src_offset = 0x40, .group_size = 2, .group_stride = 4,
+			.flags = VNEF_IF_WAIT, .wait_sem = 5, .wait_value = 1,
+			.signal_mask = 1ull << 20,
+		};
+
+		n = nd_asm_format_cc(big, sizeof(big), &cc, names, 1);
+		EXPECT_STREQ("reduce_scatter max bf16 #3@0x0, x@0x40, 12 group 2 stride 4 "
+			     "wait s5 >= 1 signal s20", big);
+		EXPECT_EQ(strlen(big), n);
+		EXPECT_EQ(n, nd_asm_format_cc(NULL, 0, &cc, names, 1));
+		memset(&cc, 0, sizeof(cc));
+		cc.opcode = VNEF_CC_PERMUTE;
+		cc.dtype = VNEF_DT_FP32;
+		cc.count = 1;
+		nd_asm_format_cc(big, sizeof(big), &cc, names, 1);
+		EXPECT_STREQ("permute fp32 x@0x0, x@0x0, 1 shift 0", big);
+		memset(&cc, 0, sizeof(cc));
+		nd_asm_format_cc(big, sizeof(big), &cc, NULL, 0);
+		EXPECT_STREQ("nop", big);
+		EXPECT_STREQ("all_to_all", vn_cc_opcode_mnemonic(VNEF_CC_ALL_TO_ALL));
+	}
 	EXPECT_STREQ("partition_reduce", vn_opcode_mnemonic(VNEF_OP_PARTITION_REDUCE));
 	EXPECT_STREQ("div", vn_alu_name(VNEF_ALU_DIV));
 	EXPECT_STREQ("square", vn_act_name(VNEF_ACT_SQUARE));
