@@ -66,4 +66,35 @@ static inline void vnk_vma_set_flags(struct vm_area_struct *vma, unsigned long f
 #define vnk_uring_cmd_done(cmd, ret, res2, flags)	io_uring_cmd_done(cmd, ret, res2)
 #endif
 
+/*
+ * crypto_memneq() lives in the crypto API (CONFIG_CRYPTO), which a minimal kernel (the
+ * debug guest kernel, tools/debug-kernel) leaves out: then the same constant-time
+ * comparison here (every byte looked at, no early exit, the result hidden from the
+ * optimiser as lib's __crypto_memneq_generic() does).
+ */
+#if IS_ENABLED(CONFIG_CRYPTO)
+#include <crypto/algapi.h>
+#define vnk_memneq(a, b, size)	crypto_memneq(a, b, size)
+#else
+/**
+ * vnk_memneq() - compare two secrets in constant time
+ * @a: one
+ * @b: the other
+ * @size: bytes of each
+ *
+ * Return: 0 if equal, non-zero otherwise; the time does not depend on where they differ.
+ */
+static inline unsigned long vnk_memneq(const void *a, const void *b, size_t size)
+{
+	const u8 *x = a, *y = b;
+	unsigned long neq = 0;
+
+	while (size--) {
+		neq |= *x++ ^ *y++;
+		OPTIMIZER_HIDE_VAR(neq);
+	}
+	return neq;
+}
+#endif
+
 #endif /* VNK_COMPAT_H */

@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "comm.h"
 #include "dev_core.h"
 #include "device.h"
 #include "exec.h"
@@ -39,6 +40,7 @@ static int vnk_open(struct inode *inode, struct file *filp)
 	spin_lock_init(&vf->done_lock);
 	init_waitqueue_head(&vf->done_wq);
 	init_waitqueue_head(&vf->trace_wq);
+	vnk_comm_file_init(vf);
 	filp->private_data = vf;
 	atomic64_inc(&vnk_counters.open_files);
 	return nonseekable_open(inode, filp);
@@ -81,6 +83,8 @@ static int vnk_release(struct inode *inode, struct file *filp)
 	struct vnk_file *vf = filp->private_data;
 
 	vnk_exec_release_all(vf);
+	/* Its ranks leave while it still owns their cores; peers' collectives end at once. */
+	vnk_comm_release_all(vf);
 	vnk_program_release_all(vf);
 	vnk_trace_release_all(vf);
 	vnk_mem_release_all(vf);
@@ -100,7 +104,7 @@ static int vnk_get_info_ioctl(struct vnk_file *vf, void *data)
 	info->uapi_version = VNEURON_UAPI_VERSION;
 	info->caps = VNEURON_CAP_MEM | VNEURON_CAP_EXEC | VNEURON_CAP_BF16 |
 		     VNEURON_CAP_TRACE | VNEURON_CAP_FAULT | VNEURON_CAP_LIMITS |
-		     VNEURON_CAP_OWNERSHIP;
+		     VNEURON_CAP_OWNERSHIP | VNEURON_CAP_COLLECTIVES;
 	if (IS_ENABLED(CONFIG_IO_URING))
 		info->caps |= VNEURON_CAP_URING_CMD;
 	info->device_index = vdev->index;
@@ -129,6 +133,10 @@ union vnk_ioctl_buf {
 	struct vneuron_wait wait;
 	struct vneuron_trace_start tstart;
 	struct vneuron_trace_stop tstop;
+	struct vneuron_comm_create ccreate;
+	struct vneuron_comm_join cjoin;
+	struct vneuron_comm_info cinfo;
+	struct vneuron_comm_destroy cdestroy;
 };
 
 struct vnk_ioctl_desc {
@@ -166,6 +174,10 @@ static const struct vnk_ioctl_desc vnk_ioctls[] = {
 	VNK_IOCTL(VNEURON_IOCTL_WAIT, vnk_wait_ioctl, NULL),
 	VNK_IOCTL(VNEURON_IOCTL_TRACE_START, vnk_trace_start_ioctl, vnk_trace_start_undo),
 	VNK_IOCTL(VNEURON_IOCTL_TRACE_STOP, vnk_trace_stop_ioctl, NULL),
+	VNK_IOCTL(VNEURON_IOCTL_COMM_CREATE, vnk_comm_create_ioctl, vnk_comm_create_undo),
+	VNK_IOCTL(VNEURON_IOCTL_COMM_JOIN, vnk_comm_join_ioctl, vnk_comm_join_undo),
+	VNK_IOCTL(VNEURON_IOCTL_COMM_INFO, vnk_comm_info_ioctl, NULL),
+	VNK_IOCTL(VNEURON_IOCTL_COMM_DESTROY, vnk_comm_destroy_ioctl, NULL),
 };
 
 /* Everything of an ioctl number but its size. */

@@ -11,11 +11,14 @@
  *
  * Lock order (outermost first; docs/uapi.md, "Lock order", says why):
  *   mm->mmap_lock (held by the mm around mmap(), munmap(), faults in user copies)
+ *   -> vnk_file.comm_lock (mutex: a file's communicator handles, kmod/comm.c)
  *   -> vnk_dev_core.lock (mutex: a core's owner, claim, executor and trace session)
  *   -> the executor's locks (core/vn_exec.h: core lock, then execution lock), taken only
  *      inside core calls
  *   vnk_device.hbm_lock (mutex: HBM budget, peak and device addresses) nests inside
  *      mmap_lock only.
+ *   vnk_comm_lock (mutex: the module's registry of communicators and their joined
+ *      ranks) is taken under vnk_file.comm_lock and nests nothing.
  *   vnk_file.mems, .progs, .execs xa_locks (spinlocks: handle tables),
  *      vnk_file.done_lock (spinlock: completions for poll and the live list for flush)
  *      and vnk_trace_file.lock are innermost and nest nothing: lookups take a reference
@@ -34,6 +37,7 @@
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -74,6 +78,12 @@ struct vnk_trace_file;
  * @trace_wq: trace rings (poll, TRACE_STOP); lives with the file for its sessions
  * @owned: bit i: owns core i (changed under that core's lock)
  * @trace: its trace sessions (kmod/trace.c), or NULL
+ * @comm_lock: serialises the file's communicator calls (kmod/comm.c); protects
+ *	@comms, @next_comm, @nr_comms and @comm_cores
+ * @comms: handle -> struct vnk_comm_handle: its communicator registrations and ranks
+ * @next_comm: xa_alloc_cyclic() cursor of @comms
+ * @nr_comms: live communicator handles (VNK_MAX_COMM_HANDLES)
+ * @comm_cores: bit i: core i is bound as a rank by one of @comms
  */
 struct vnk_file {
 	struct kref ref;
@@ -98,6 +108,11 @@ struct vnk_file {
 	wait_queue_head_t trace_wq;
 	unsigned long owned;
 	struct vnk_trace_file *trace;
+	struct mutex comm_lock;		/* see @comm_lock above */
+	struct xarray comms;
+	u32 next_comm;
+	unsigned int nr_comms;
+	unsigned long comm_cores;
 };
 
 /* The file operations of /dev/vneuronN. */

@@ -20,6 +20,7 @@
  * @open_files: files whose state is still allocated
  * @programs: loaded programs
  * @execs: executions submitted and not yet freed
+ * @comms: communicators, from COMM_CREATE to their last reference (kmod/comm.c)
  *
  * Shown in debugfs (vneuron/counters); tests expect each to drain to 0 once nothing is
  * open or mapped.
@@ -30,6 +31,7 @@ struct vnk_mod_counters {
 	atomic64_t open_files;
 	atomic64_t programs;
 	atomic64_t execs;
+	atomic64_t comms;
 };
 
 extern struct vnk_mod_counters vnk_counters;

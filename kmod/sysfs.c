@@ -257,6 +257,7 @@ static int vnk_debugfs_counters_show(struct seq_file *s, void *unused)
 	seq_printf(s, "open_files %lld\n", atomic64_read(&vnk_counters.open_files));
 	seq_printf(s, "programs %lld\n", atomic64_read(&vnk_counters.programs));
 	seq_printf(s, "execs %lld\n", atomic64_read(&vnk_counters.execs));
+	seq_printf(s, "comms %lld\n", atomic64_read(&vnk_counters.comms));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(vnk_debugfs_counters);

@@ -103,6 +103,7 @@ void nd_close(struct nd_device *dev)
 {
 	if (!dev)
 		return;
+	nd_comm_close_all(dev);
 	while (dev->mems)
 		nd_mem_free(dev->mems);
 	nd_api_close(dev);

@@ -105,6 +105,11 @@ struct nd_device *nd_program_dev(const struct nd_program *p)
 	return p ? p->dev : NULL;
 }
 
+const struct vn_program *nd_program_vp(const struct nd_program *p)
+{
+	return p ? p->vp : NULL;
+}
+
 int nd_program_tensor(const struct nd_program *p, const char *name)
 {
 	if (!p || !name)
@@ -211,7 +216,7 @@ int nd_run(struct nd_program *p, unsigned int core, const struct nd_bind *binds,
 	   unsigned int count, uint64_t limit_ns, struct nd_run_result *res)
 {
 	struct nd_run_result r;
-	char msg[160];
+	char msg[ND_ERRMSG_MAX];
 	uint64_t id;
 	int ret;
 
@@ -225,6 +230,8 @@ int nd_run(struct nd_program *p, unsigned int core, const struct nd_bind *binds,
 		return ret;
 	if (r.result == VNEURON_EXEC_OK)
 		return 0;
-	return nd_dev_err(p->dev, nd_run_errno(&r), "%s",
-			  nd_run_describe(&r, msg, sizeof(msg)));
+	/* At a collective, the communicator says who never arrived or who failed. */
+	if (!nd_comm_describe_core(p->dev, p, core, &r, msg, sizeof(msg)))
+		nd_run_describe(&r, msg, sizeof(msg));
+	return nd_dev_err(p->dev, nd_run_errno(&r), "%s", msg);
 }

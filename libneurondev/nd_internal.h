@@ -26,6 +26,7 @@ struct nd_device {
 	pthread_mutex_t lock;		/* protects err and mems */
 	struct nd_error err;
 	struct nd_mem *mems;
+	struct nd_comm *comms;		/* its communicator handles, under lock (comm.c) */
 	int api_log;			/* the API log's fd + 1, 0 if none (apilog.c) */
 };
 
@@ -38,6 +39,21 @@ struct nd_device *nd_program_dev(const struct nd_program *p);
  */
 int nd_bind_handles(const struct nd_program *prog, const struct nd_bind *binds,
 		    unsigned int count, uint32_t *h);
+/* The program as the device core reads it (exec.c): its streams and tensors. */
+struct vn_program;
+const struct vn_program *nd_program_vp(const struct nd_program *p);
+
+/* comm.c: destroy every communicator handle of dev (nd_close()). */
+void nd_comm_close_all(struct nd_device *dev);
+/*
+ * comm.c: if r ended at a collective and core of dev is bound to a communicator, its
+ * words with what the communicator knows into buf (nd_comm_describe()), returning 1;
+ * else 0.
+ */
+int nd_comm_describe_core(struct nd_device *dev, const struct nd_program *prog,
+			  unsigned int core, const struct nd_run_result *r, char *buf,
+			  size_t len);
+
 /* A WAIT's or an io_uring completion's status as a result. */
 void nd_result_from_wait(const struct vneuron_wait *w, struct nd_run_result *res);
 

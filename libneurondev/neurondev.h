@@ -2,8 +2,9 @@
 /*
  * libneurondev: the userspace driver library of vneuron. Device access through
  * /dev/vneuronN (uapi/vneuron.h): memory, programs and executions by ioctl and io_uring,
- * trace sessions and the consumer of their rings (uapi/vneuron_trace.h), how executions
- * end in words, and the API log of `vneuron-profile capture -- app`. The program
+ * communicators for collectives, trace sessions and the consumer of their rings
+ * (uapi/vneuron_trace.h), how executions end in words, and the API log of
+ * `vneuron-profile capture -- app`. The program
  * toolchain (builder, assembler, host backend) is libvnprog, libvnprog/vnprog.h.
  *
  * Link libneurondev.a and libvncore.a: the ISA's names (core/vn_isa.h) and the program
@@ -128,7 +129,10 @@ int nd_run_errno(const struct nd_run_result *r);
 /* "execution device fault: an access outside SBUF ... at DMA q3 entry 2" into buf. */
 const char *nd_run_describe(const struct nd_run_result *r, char *buf, size_t len);
 
-/* A stream by its display name: "TensorE" .. "GpSimdE", "DMA0" .. "DMA15"; "?" if none. */
+/*
+ * A stream by its display name: "TensorE" .. "GpSimdE", "DMA0" .. "DMA15", "CC-core"
+ * (VNEURON_STREAM_CC); "?" if none.
+ */
 const char *nd_stream_name(uint32_t stream);
 
 /* ---------------------------------------------------------------------------------- */
@@ -187,6 +191,94 @@ int nd_wait(struct nd_device *dev, uint64_t exec_id, uint64_t timeout_ns,
 /* nd_exec() + nd_wait(): 0 if OK, -EIO if the execution failed, -ETIMEDOUT on timeout. */
 int nd_run(struct nd_program *prog, unsigned int core, const struct nd_bind *binds,
 	   unsigned int count, uint64_t limit_ns, struct nd_run_result *res);
+
+/* ---------------------------------------------------------------------------------- */
+/* Communicators and collectives (comm.c, VNEURON_CAP_COLLECTIVES; docs/uapi.md)         */
+/*
+ * A communicator groups ranks, each a core of some /dev/vneuronN of this machine; the
+ * collective stream (the CC-core) of an execution on a rank's core meets the other
+ * ranks' at each collective. As with NCCL's ncclGetUniqueId() and ncclCommInitRank():
+ * one process creates it and gets its id, passes the id to every rank's process (as 32
+ * hex digits: nd_comm_id_format() / nd_comm_id_parse()), and each joins with its rank
+ * and a core of the device it opened, then runs its programs on that core (nd_exec(),
+ * nd_run()). The id is a secret: whoever knows it can join and exchange data with the
+ * ranks. The creator's device handle keeps the communicator findable until
+ * nd_comm_unregister() or nd_close(); ranks keep it alive after that.
+ *
+ * A rank that leaves (nd_comm_destroy(), nd_close(), its process exiting) or whose
+ * execution fails breaks the communicator: every collective not yet complete ends at
+ * once (ABORTED, reason CC_PEER). Wait for a rank's executions before destroying it.
+ * nd_run() of a program that fails at a collective says which ranks never arrived or
+ * which one failed, from nd_comm_info(); nd_comm_describe() gives the same words for an
+ * nd_wait() result.
+ */
+
+#define ND_COMM_ID_BYTES	VNEURON_COMM_ID_BYTES		/* 16 */
+#define ND_COMM_ID_STRLEN	(2 * ND_COMM_ID_BYTES + 1)	/* 32 hex digits and a NUL */
+
+/* A communicator's id: 16 random bytes from the module. */
+typedef struct nd_comm_id {
+	unsigned char bytes[ND_COMM_ID_BYTES];
+} nd_comm_id;
+
+struct nd_comm;
+
+/* A communicator's state (COMM_INFO). */
+struct nd_comm_info {
+	uint32_t nranks;
+	uint32_t rank;			/* this handle's rank */
+	uint32_t core;			/* the core bound as that rank */
+	uint32_t joined;		/* ranks that joined so far */
+	uint64_t joined_mask;		/* bit r: rank r joined */
+	int broken;			/* a rank failed or left: collectives end at once */
+	uint32_t failed_rank;		/* the rank that broke it, or ~0u */
+	int failure;			/* how, a positive errno: ETIMEDOUT, EPIPE, EINVAL, EINTR */
+	uint64_t missing;		/* after a timeout: bit r, rank r had not arrived */
+	uint64_t collectives;		/* completed, once per group */
+};
+
+/* The id as 32 lowercase hex digits into buf; returns buf (NULL if id or buf is NULL). */
+char *nd_comm_id_format(const nd_comm_id *id, char buf[ND_COMM_ID_STRLEN]);
+/*
+ * The id from 32 hex digits (either case), with optional white space around them (a
+ * line read from a pipe or a file). 0, or -EINVAL for anything else.
+ */
+int nd_comm_id_parse(const char *str, nd_comm_id *id);
+
+/*
+ * A new communicator of nranks (1..VNEF_CC_MAX_RANKS) ranks; its id in *id. It stays
+ * registered through dev until nd_comm_unregister() or nd_close(dev). -EOPNOTSUPP on a
+ * module without VNEURON_CAP_COLLECTIVES, -EINVAL, -ENOSPC (the handle holds 64
+ * communicator handles), -EAGAIN (the module holds 256 communicators).
+ */
+int nd_comm_create(struct nd_device *dev, unsigned int nranks, nd_comm_id *id);
+/* Nobody can join it any more (ranks that joined keep it). -ENOENT if dev did not create it. */
+int nd_comm_unregister(struct nd_device *dev, const nd_comm_id *id);
+/*
+ * Bind core `core` of dev as rank `rank` of the communicator with this id: executions on
+ * that core through dev take part in its collectives. Claims the core for dev as an
+ * execution does. -ENOENT (no communicator has this id, or its registration ended),
+ * -EEXIST (the rank joined already), -EBUSY (another process owns the core, or it is
+ * bound already), -EINVAL (rank or core out of range), -ENOSPC.
+ */
+int nd_comm_join(struct nd_device *dev, const nd_comm_id *id, unsigned int rank,
+		 unsigned int core, struct nd_comm **commp);
+int nd_comm_info(struct nd_comm *comm, struct nd_comm_info *info);
+/* Leave: the core is unbound and the communicator breaks for the others. NULL is fine. */
+int nd_comm_destroy(struct nd_comm *comm);
+unsigned int nd_comm_rank(const struct nd_comm *comm);
+unsigned int nd_comm_size(const struct nd_comm *comm);
+unsigned int nd_comm_core(const struct nd_comm *comm);
+struct nd_device *nd_comm_device(const struct nd_comm *comm);
+/*
+ * How an execution of this rank ended, in words, with what the communicator knows:
+ * "collective 3 (ALL_REDUCE) on the CC-core: ranks 2, 3 never arrived (timeout)" for
+ * CC_MISSING, "... aborted: rank 1 left or its execution ended early" for CC_PEER,
+ * "... the ranks disagree on the collective ..." for CC_MISMATCH; nd_run_describe()'s
+ * words for other results. prog (may be NULL) names the opcode.
+ */
+const char *nd_comm_describe(struct nd_comm *comm, const struct nd_program *prog,
+			     const struct nd_run_result *r, char *buf, size_t len);
 
 /* ---------------------------------------------------------------------------------- */
 /* Batched executions through io_uring (uring.c, VNEURON_CAP_URING_CMD)                */

@@ -38,6 +38,10 @@ static const struct {
 	[VNEURON_REASON_FAULT_HBM] = { "hbm", "an access outside a bound HBM buffer" },
 	[VNEURON_REASON_FAULT_SEM] = { "semaphore", "a semaphore outside its table" },
 	[VNEURON_REASON_FAULT_STATE] = { "state", "operands the engine cannot hold" },
+	[VNEURON_REASON_CC_MISSING] = { "cc-missing", "ranks never arrived at a collective" },
+	[VNEURON_REASON_CC_PEER] = {
+		"cc-peer", "another rank failed or left the communicator" },
+	[VNEURON_REASON_CC_MISMATCH] = { "cc-mismatch", "the ranks disagree on a collective" },
 };
 
 #define N_RESULTS	(sizeof(results) / sizeof(results[0]))
@@ -74,7 +78,9 @@ const char *nd_stream_name(uint32_t stream)
 
 	if (stream < VNEF_ENGINES)
 		return vn_engine_name(stream);
-	return stream < VNEF_STREAMS ? queues[stream - VNEF_ENGINES] : "?";
+	if (stream == VNEF_STREAM_CC)
+		return VN_CC_ENGINE_NAME;
+	return stream - VNEF_ENGINES < VNEF_DMA_QUEUES ? queues[stream - VNEF_ENGINES] : "?";
 }
 
 int nd_run_errno(const struct nd_run_result *r)

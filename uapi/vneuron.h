@@ -419,6 +419,114 @@ struct vneuron_uring_cmd {
 	__u64 status_ptr;
 };
 
+/* Bytes of a communicator's id (struct vneuron_comm_create.id). */
+#define VNEURON_COMM_ID_BYTES		16
+/* vneuron_comm_info.rank and .core of the creator's handle, .failed_rank of none. */
+#define VNEURON_COMM_NONE		0xffffffffu
+
+/**
+ * struct vneuron_comm_create - argument of %VNEURON_IOCTL_COMM_CREATE
+ * @nranks: in: ranks of the communicator, 1..%VNEF_CC_MAX_RANKS (64)
+ * @flags: in: must be 0
+ * @id: out: the communicator's id, 16 random bytes: a secret, as NCCL's ncclUniqueId;
+ *	knowing it is the only way to join
+ * @handle: out: the registration, a non-zero handle of the calling file
+ * @pad: must be 0
+ *
+ * A new communicator, registered (findable by @id) until the calling file destroys
+ * @handle (%VNEURON_IOCTL_COMM_DESTROY) or closes. Pass @id to every rank's process (a
+ * pipe, a file, the environment); each joins with %VNEURON_IOCTL_COMM_JOIN. Ranks that
+ * joined keep the communicator alive after it is no longer registered. Errors: EINVAL
+ * (@nranks, @flags, @pad), ENOSPC (the file holds 64 communicator handles), EAGAIN (the
+ * module holds 256 communicators), ENOMEM, EBADF (read-only file).
+ */
+struct vneuron_comm_create {
+	__u32 nranks;
+	__u32 flags;
+	__u8 id[VNEURON_COMM_ID_BYTES];
+	__u32 handle;
+	__u32 pad;
+};
+
+/**
+ * struct vneuron_comm_join - argument of %VNEURON_IOCTL_COMM_JOIN
+ * @id: in: the communicator's id, from %VNEURON_IOCTL_COMM_CREATE
+ * @rank: in: the rank to be, below the communicator's nranks
+ * @core: in: the core of this device that runs the rank's executions
+ * @flags: in: must be 0
+ * @handle: out: the rank's handle, non-zero, of the calling file
+ *
+ * Bind @core of this device as rank @rank of the communicator: executions the file
+ * submits on @core afterwards run their collective stream (%VNEURON_STREAM_CC) as that
+ * rank. The file claims @core as EXEC does (the core is then the file's until it
+ * closes). Ranks of one communicator may be cores of different devices. Errors: ENOENT
+ * (no registered communicator has @id), EINVAL (@rank >= nranks, @core >= core_count,
+ * @flags), EEXIST (@rank has joined already), EBUSY (another file owns @core, or @core is
+ * bound to a communicator already), ENOSPC (the file holds 64 communicator handles),
+ * ENOMEM, EINTR, EBADF (read-only file).
+ */
+struct vneuron_comm_join {
+	__u8 id[VNEURON_COMM_ID_BYTES];
+	__u32 rank;
+	__u32 core;
+	__u32 flags;
+	__u32 handle;
+};
+
+/**
+ * struct vneuron_comm_info - argument of %VNEURON_IOCTL_COMM_INFO
+ * @handle: in: a communicator handle of the calling file (a registration or a rank)
+ * @flags: in: must be 0
+ * @nranks: out: ranks of the communicator
+ * @rank: out: the handle's rank, or %VNEURON_COMM_NONE for a registration
+ * @core: out: the core bound as that rank, or %VNEURON_COMM_NONE
+ * @joined: out: ranks that joined so far
+ * @broken: out: 1 once a rank failed or left: every later collective ends ABORTED
+ *	(reason CC_PEER) at once
+ * @failed_rank: out: the rank whose failure broke it, or %VNEURON_COMM_NONE
+ * @failure: out: that failure as a positive errno: ETIMEDOUT (ranks never arrived),
+ *	EPIPE (the rank left or its execution ended early), EINVAL (a mismatched
+ *	collective), EINTR (its execution was stopped); 0 if not broken
+ * @pad: 0
+ * @joined_mask: out: bit r: rank r joined
+ * @missing: out: after a timeout at a collective, bit r: rank r had not arrived
+ * @collectives: out: collectives completed (once per group)
+ *
+ * The state of a communicator, for the ranks and its creator.
+ */
+struct vneuron_comm_info {
+	__u32 handle;
+	__u32 flags;
+	__u32 nranks;
+	__u32 rank;
+	__u32 core;
+	__u32 joined;
+	__u32 broken;
+	__u32 failed_rank;
+	__u32 failure;
+	__u32 pad;
+	__u64 joined_mask;
+	__u64 missing;
+	__u64 collectives;
+};
+
+/**
+ * struct vneuron_comm_destroy - argument of %VNEURON_IOCTL_COMM_DESTROY
+ * @handle: a communicator handle of the calling file
+ * @flags: must be 0
+ *
+ * Drop a handle. A registration: the communicator is no longer found by its id (ranks
+ * that joined keep it). A rank: it leaves, its core is unbound (later executions on it
+ * have no communicator), and the communicator breaks for every rank: collectives that
+ * have not completed, this rank's queued executions' included, end ABORTED with reason
+ * CC_PEER. Wait for the rank's executions before leaving. Closing the file destroys
+ * every handle it holds. Errors: EINVAL (@flags), ENOENT (not a handle of this file).
+ */
+struct vneuron_comm_destroy {
+	__u32 handle;
+	__u32 flags;
+};
+
 /**
  * VNEURON_IOCTL_BASE - the ioctl magic of vneuron, 'J'
  *
@@ -480,6 +588,30 @@ struct vneuron_uring_cmd {
  * VNEURON_IOCTL_WAIT - wait for an execution and reap it (&struct vneuron_wait)
  */
 #define VNEURON_IOCTL_WAIT		_IOWR(VNEURON_IOCTL_BASE, 0x09, struct vneuron_wait)
+
+/**
+ * VNEURON_IOCTL_COMM_CREATE - a new communicator and its id (&struct vneuron_comm_create)
+ */
+#define VNEURON_IOCTL_COMM_CREATE	_IOWR(VNEURON_IOCTL_BASE, 0x0a, struct vneuron_comm_create)
+
+/**
+ * VNEURON_IOCTL_COMM_JOIN - bind a core as a rank of a communicator
+ *
+ * Argument: &struct vneuron_comm_join.
+ */
+#define VNEURON_IOCTL_COMM_JOIN		_IOWR(VNEURON_IOCTL_BASE, 0x0b, struct vneuron_comm_join)
+
+/**
+ * VNEURON_IOCTL_COMM_INFO - a communicator's state (&struct vneuron_comm_info)
+ */
+#define VNEURON_IOCTL_COMM_INFO		_IOWR(VNEURON_IOCTL_BASE, 0x0c, struct vneuron_comm_info)
+
+/**
+ * VNEURON_IOCTL_COMM_DESTROY - leave a communicator or end its registration
+ *
+ * Argument: &struct vneuron_comm_destroy.
+ */
+#define VNEURON_IOCTL_COMM_DESTROY	_IOW(VNEURON_IOCTL_BASE, 0x0d, struct vneuron_comm_destroy)
 
 /**
  * VNEURON_URING_CMD_EXEC - io_uring command op of EXEC (&struct vneuron_uring_cmd)

@@ -86,7 +86,7 @@ static __attribute__((noinline, unused)) int deadlock_image(void **img, size_t *
 static inline int counters_drained(void)
 {
 	static const char *const names[] = {
-		"mem_objects", "mem_bytes", "open_files", "programs", "execs",
+		"mem_objects", "mem_bytes", "open_files", "programs", "execs", "comms",
 	};
 	unsigned int i;
 

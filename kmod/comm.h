@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Communicators (kmod/comm.c): COMM_CREATE, COMM_JOIN, COMM_INFO, COMM_DESTROY, the
+ * module-wide registry of communicators by id, and what a file's release does to its
+ * communicator handles. The rendezvous and the data movement are the device core's
+ * (core/vn_comm.h).
+ */
+#ifndef VNK_COMM_H
+#define VNK_COMM_H
+
+struct vnk_file;
+
+/* Communicator handles one open file may hold: registrations and ranks together. */
+#define VNK_MAX_COMM_HANDLES	64
+/* Communicators the module holds at once, registered or kept alive by their ranks. */
+#define VNK_MAX_COMMS		256
+
+/**
+ * vnk_comm_file_init() - initialise the communicator state of a new file
+ * @vf: the file being opened
+ */
+void vnk_comm_file_init(struct vnk_file *vf);
+
+/**
+ * vnk_comm_create_ioctl() - VNEURON_IOCTL_COMM_CREATE
+ * @vf: the calling file
+ * @data: struct vneuron_comm_create
+ *
+ * Return: 0, -EINVAL, -ENOSPC (the file's handles), -EAGAIN (the module's
+ * communicators), -ENOMEM, -EINTR.
+ */
+int vnk_comm_create_ioctl(struct vnk_file *vf, void *data);
+
+/**
+ * vnk_comm_join_ioctl() - VNEURON_IOCTL_COMM_JOIN
+ * @vf: the calling file
+ * @data: struct vneuron_comm_join
+ *
+ * Return: 0, -ENOENT (no communicator has the id), -EINVAL, -EEXIST (the rank joined
+ * already), -EBUSY (the core is another file's, or bound already), -ENOSPC, -ENOMEM,
+ * -EINTR.
+ */
+int vnk_comm_join_ioctl(struct vnk_file *vf, void *data);
+
+/**
+ * vnk_comm_info_ioctl() - VNEURON_IOCTL_COMM_INFO
+ * @vf: the calling file
+ * @data: struct vneuron_comm_info
+ *
+ * Return: 0, -EINVAL, -ENOENT, -EINTR.
+ */
+int vnk_comm_info_ioctl(struct vnk_file *vf, void *data);
+
+/**
+ * vnk_comm_destroy_ioctl() - VNEURON_IOCTL_COMM_DESTROY
+ * @vf: the calling file
+ * @data: struct vneuron_comm_destroy
+ *
+ * Return: 0, -EINVAL, -ENOENT, -EINTR.
+ */
+int vnk_comm_destroy_ioctl(struct vnk_file *vf, void *data);
+
+/**
+ * vnk_comm_create_undo() - end the registration a CREATE made, when its result could not
+ *	be copied out
+ * @vf: the calling file
+ * @data: struct vneuron_comm_create as vnk_comm_create_ioctl() filled it
+ */
+void vnk_comm_create_undo(struct vnk_file *vf, void *data);
+
+/**
+ * vnk_comm_join_undo() - leave the rank a JOIN made, when its result could not be copied
+ *	out
+ * @vf: the calling file
+ * @data: struct vneuron_comm_join as vnk_comm_join_ioctl() filled it
+ *
+ * The rank leaves as COMM_DESTROY would make it: the communicator breaks.
+ */
+void vnk_comm_join_undo(struct vnk_file *vf, void *data);
+
+/**
+ * vnk_comm_release_all() - @vf is released: every handle of it is destroyed
+ * @vf: the file; no ioctl of it runs; it still owns its cores
+ *
+ * Its ranks leave (their communicators break for the other ranks) and its
+ * registrations end. Waits for nobody.
+ */
+void vnk_comm_release_all(struct vnk_file *vf);
+
+#endif /* VNK_COMM_H */

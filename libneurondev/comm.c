@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Communicators (docs/uapi.md, "Communicators"): COMM_CREATE, COMM_JOIN, COMM_INFO and
+ * COMM_DESTROY, ids as text for passing between processes, and how an execution that
+ * ended at a collective is told in words, with the ranks that never arrived or the one
+ * that failed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "nd_internal.h"
+#include "vn_isa.h"
+#include "vn_program.h"
+
+#define NO_RANK		VNEURON_COMM_NONE
+
+struct nd_comm {
+	struct nd_device *dev;
+	struct nd_comm *next;		/* dev->comms, under dev->lock */
+	uint32_t handle;
+	uint32_t rank;			/* NO_RANK: a registration (nd_comm_create()) */
+	uint32_t core;
+	uint32_t nranks;
+	nd_comm_id id;			/* registrations: for nd_comm_unregister() */
+};
+
+char *nd_comm_id_format(const nd_comm_id *id, char buf[ND_COMM_ID_STRLEN])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned int i;
+
+	if (!id || !buf)
+		return NULL;
+	for (i = 0; i < ND_COMM_ID_BYTES; i++) {
+		buf[2 * i] = hex[id->bytes[i] >> 4];
+		buf[2 * i + 1] = hex[id->bytes[i] & 15];
+	}
+	buf[2 * ND_COMM_ID_BYTES] = '\0';
+	return buf;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+int nd_comm_id_parse(const char *str, nd_comm_id *id)
+{
+	nd_comm_id tmp;
+	unsigned int i;
+	int hi, lo;
+
+	if (!str || !id)
+		return -EINVAL;
+	while (is_space(*str))
+		str++;
+	for (i = 0; i < ND_COMM_ID_BYTES; i++) {
+		hi = hex_digit(str[2 * i]);
+		lo = hi < 0 ? -1 : hex_digit(str[2 * i + 1]);
+		if (lo < 0)
+			return -EINVAL;
+		tmp.bytes[i] = (unsigned char)(hi << 4 | lo);
+	}
+	for (str += 2 * ND_COMM_ID_BYTES; *str; str++)
+		if (!is_space(*str))
+			return -EINVAL;
+	*id = tmp;
+	return 0;
+}
+
+static void comm_link(struct nd_device *dev, struct nd_comm *c)
+{
+	pthread_mutex_lock(&dev->lock);
+	c->next = dev->comms;
+	dev->comms = c;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+/* Out of dev's list; 0, or -ENOENT if it is not there (destroyed by another thread). */
+static int comm_unlink(struct nd_device *dev, struct nd_comm *c)
+{
+	struct nd_comm **pp;
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&dev->lock);
+	for (pp = &dev->comms; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			ret = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return ret;
+}
+
+static int comm_supported(struct nd_device *dev)
+{
+	if (dev->info.caps & VNEURON_CAP_COLLECTIVES)
+		return 0;
+	return nd_dev_err(dev, EOPNOTSUPP,
+			  "%s: the module has no collectives (uapi version %u; communicators need 4)",
+			  dev->path, dev->info.uapi_version);
+}
+
+/* The words for the errors every COMM_* call shares. */
+static int comm_err(struct nd_device *dev, const char *what, int e)
+{
+	switch (e) {
+	case ENOSPC:
+		return nd_dev_err(dev, e, "%s: %s holds 64 communicator handles, the most one open file may",
+				  what, dev->path);
+	case EBADF:
+		return nd_dev_err(dev, e, "%s: %s is open read-only", what, dev->path);
+	default:
+		return nd_dev_err(dev, e, "%s: %s", what, nd_strerror(e));
+	}
+}
+
+int nd_comm_create(struct nd_device *dev, unsigned int nranks, nd_comm_id *id)
+{
+	struct vneuron_comm_create a = { .nranks = nranks };
+	struct nd_comm *c;
+	int e;
+
+	if (id)
+		memset(id, 0, sizeof(*id));
+	if (!dev)
+		return -EINVAL;
+	if (!id)
+		return nd_dev_err(dev, EINVAL, "nd_comm_create: id is NULL");
+	if (comm_supported(dev))
+		return -EOPNOTSUPP;
+	if (!nranks || nranks > VNEF_CC_MAX_RANKS)
+		return nd_dev_err(dev, EINVAL, "a communicator of %u ranks: 1 to %u", nranks,
+				  VNEF_CC_MAX_RANKS);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return nd_dev_err(dev, ENOMEM, "out of memory");
+	if (ioctl(dev->fd, VNEURON_IOCTL_COMM_CREATE, &a) < 0) {
+		e = errno;
+		free(c);
+		if (e == EAGAIN)
+			return nd_dev_err(dev, e, "COMM_CREATE: the module holds 256 communicators, its most; try again once some are gone");
+		return comm_err(dev, "COMM_CREATE", e);
+	}
+	c->dev = dev;
+	c->handle = a.handle;
+	c->rank = NO_RANK;
+	c->core = NO_RANK;
+	c->nranks = nranks;
+	memcpy(c->id.bytes, a.id, sizeof(c->id.bytes));
+	memcpy(id->bytes, a.id, sizeof(id->bytes));
+	comm_link(dev, c);
+	return 0;
+}
+
+/* Drop the kernel's handle and free c, which is out of its device's list. */
+static int comm_free(struct nd_comm *c)
+{
+	struct vneuron_comm_destroy d = { .handle = c->handle };
+	int ret = 0;
+
+	if (ioctl(c->dev->fd, VNEURON_IOCTL_COMM_DESTROY, &d) < 0)
+		ret = comm_err(c->dev, "COMM_DESTROY", errno);
+	memset(&c->id, 0, sizeof(c->id));
+	free(c);
+	return ret;
+}
+
+int nd_comm_unregister(struct nd_device *dev, const nd_comm_id *id)
+{
+	struct nd_comm *c, **pp;
+
+	if (!dev || !id)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->lock);
+	for (pp = &dev->comms; (c = *pp); pp = &c->next) {
+		if (c->rank == NO_RANK && !memcmp(c->id.bytes, id->bytes, sizeof(id->bytes))) {
+			*pp = c->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (!c)
+		return nd_dev_err(dev, ENOENT,
+				  "nd_comm_unregister: %s did not create a communicator with this id",
+				  dev->path);
+	return comm_free(c);
+}
+
+int nd_comm_join(struct nd_device *dev, const nd_comm_id *id, unsigned int rank,
+		 unsigned int core, struct nd_comm **commp)
+{
+	struct vneuron_comm_join j = { .rank = rank, .core = core };
+	struct vneuron_comm_info info;
+	struct nd_comm *c;
+	int e;
+
+	if (commp)
+		*commp = NULL;
+	if (!dev)
+		return -EINVAL;
+	if (!id || !commp)
+		return nd_dev_err(dev, EINVAL, "nd_comm_join: %s is NULL", id ? "commp" : "id");
+	if (comm_supported(dev))
+		return -EOPNOTSUPP;
+	if (core >= dev->info.core_count)
+		return nd_dev_err(dev, EINVAL, "%s: join on core %u, but the device has %u",
+				  dev->path, core, dev->info.core_count);
+	if (rank >= VNEF_CC_MAX_RANKS)
+		return nd_dev_err(dev, EINVAL, "rank %u: communicators have at most %u ranks",
+				  rank, VNEF_CC_MAX_RANKS);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return nd_dev_err(dev, ENOMEM, "out of memory");
+	memcpy(j.id, id->bytes, sizeof(j.id));
+	if (ioctl(dev->fd, VNEURON_IOCTL_COMM_JOIN, &j) < 0) {
+		e = errno;
+		free(c);
+		switch (e) {
+		case ENOENT:
+			/* Never the id itself in a message: it is the communicator's secret. */
+			return nd_dev_err(dev, e, "COMM_JOIN as rank %u: no communicator has this id (a wrong id, or its creator closed its device or unregistered it)",
+					  rank);
+		case EEXIST:
+			return nd_dev_err(dev, e, "COMM_JOIN: rank %u of the communicator has joined already",
+					  rank);
+		case EINVAL:
+			return nd_dev_err(dev, e, "COMM_JOIN: rank %u is not a rank of the communicator (too large)",
+					  rank);
+		case EBUSY:
+			return nd_dev_err(dev, e, "COMM_JOIN as rank %u: core %u of %s is owned by another open file, or bound to a communicator already",
+					  rank, core, dev->path);
+		default:
+			return comm_err(dev, "COMM_JOIN", e);
+		}
+	}
+	c->dev = dev;
+	c->handle = j.handle;
+	c->rank = rank;
+	c->core = core;
+	info = (struct vneuron_comm_info){ .handle = j.handle };
+	if (ioctl(dev->fd, VNEURON_IOCTL_COMM_INFO, &info) == 0)
+		c->nranks = info.nranks;
+	comm_link(dev, c);
+	*commp = c;
+	return 0;
+}
+
+int nd_comm_info(struct nd_comm *c, struct nd_comm_info *out)
+{
+	struct vneuron_comm_info a;
+
+	if (out)
+		memset(out, 0, sizeof(*out));
+	if (!c || !out)
+		return -EINVAL;
+	a = (struct vneuron_comm_info){ .handle = c->handle };
+	if (ioctl(c->dev->fd, VNEURON_IOCTL_COMM_INFO, &a) < 0)
+		return comm_err(c->dev, "COMM_INFO", errno);
+	*out = (struct nd_comm_info){
+		.nranks = a.nranks,
+		.rank = a.rank,
+		.core = a.core,
+		.joined = a.joined,
+		.joined_mask = a.joined_mask,
+		.broken = !!a.broken,
+		.failed_rank = a.failed_rank,
+		.failure = (int)a.failure,
+		.missing = a.missing,
+		.collectives = a.collectives,
+	};
+	return 0;
+}
+
+int nd_comm_destroy(struct nd_comm *c)
+{
+	if (!c)
+		return 0;
+	if (comm_unlink(c->dev, c))
+		return -ENOENT;
+	return comm_free(c);
+}
+
+void nd_comm_close_all(struct nd_device *dev)
+{
+	struct nd_comm *c;
+
+	/* The module drops them at close anyway; this frees ours. */
+	pthread_mutex_lock(&dev->lock);
+	c = dev->comms;
+	dev->comms = NULL;
+	pthread_mutex_unlock(&dev->lock);
+	while (c) {
+		struct nd_comm *next = c->next;
+
+		memset(&c->id, 0, sizeof(c->id));
+		free(c);
+		c = next;
+	}
+}
+
+unsigned int nd_comm_rank(const struct nd_comm *c)
+{
+	return c ? c->rank : NO_RANK;
+}
+
+unsigned int nd_comm_size(const struct nd_comm *c)
+{
+	return c ? c->nranks : 0;
+}
+
+unsigned int nd_comm_core(const struct nd_comm *c)
+{
+	return c ? c->core : NO_RANK;
+}
+
+struct nd_device *nd_comm_device(const struct nd_comm *c)
+{
+	return c ? c->dev : NULL;
+}
+
+/* "2", "2, 3", ..., of a rank mask into buf (which has room for 64 ranks). */
+static void rank_list(uint64_t mask, char *buf, size_t len)
+{
+	size_t n = 0;
+	unsigned int r;
+
+	buf[0] = '\0';
+	for (r = 0; r < 64 && n < len; r++) {
+		if (!(mask >> r & 1))
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%u", n ? ", " : "", r);
+	}
+}
+
+/* Why the communicator broke, from its info, as "rank 1 left ..." */
+static void broke_words(const struct nd_comm_info *in, char *buf, size_t len)
+{
+	char ranks[256];
+
+	if (!in->broken || in->failed_rank == NO_RANK) {
+		snprintf(buf, len, "another rank failed or left the communicator");
+		return;
+	}
+	switch (in->failure) {
+	case ETIMEDOUT:
+		rank_list(in->missing, ranks, sizeof(ranks));
+		if (in->missing)
+			snprintf(buf, len, "rank %u gave up at its time limit: %s %s never arrived",
+				 in->failed_rank, in->missing & (in->missing - 1) ? "ranks" : "rank",
+				 ranks);
+		else
+			snprintf(buf, len, "rank %u gave up at its time limit", in->failed_rank);
+		break;
+	case EINVAL:
+		snprintf(buf, len, "the ranks of rank %u's group disagreed on a collective",
+			 in->failed_rank);
+		break;
+	case EINTR:
+		snprintf(buf, len, "rank %u's execution was stopped while it waited",
+			 in->failed_rank);
+		break;
+	default:
+		snprintf(buf, len, "rank %u left the communicator or its execution ended early",
+			 in->failed_rank);
+		break;
+	}
+}
+
+/* The words of a result that ended at a collective, with the communicator's info. */
+static const char *describe(const struct nd_comm_info *in, const struct nd_program *prog,
+			    const struct nd_run_result *r, char *buf, size_t len)
+{
+	const struct vn_program *vp = nd_program_vp(prog);
+	char what[64], why[512], ranks[384];
+
+	if (vp && r->pc < vp->streams[VNEF_STREAM_CC].count && vp->streams[VNEF_STREAM_CC].cc)
+		snprintf(what, sizeof(what), "collective %u (%s)", r->pc,
+			 vn_cc_opcode_name(vp->streams[VNEF_STREAM_CC].cc[r->pc].opcode));
+	else
+		snprintf(what, sizeof(what), "collective %u", r->pc);
+	switch (r->reason) {
+	case VNEURON_REASON_CC_MISSING:
+		rank_list(in->missing, ranks, sizeof(ranks));
+		if (in->missing)
+			snprintf(why, sizeof(why), "%s %s never arrived (%s at the time limit)",
+				 in->missing & (in->missing - 1) ? "ranks" : "rank", ranks,
+				 nd_exec_result_name(r->result));
+		else
+			snprintf(why, sizeof(why), "ranks never arrived (%s at the time limit)",
+				 nd_exec_result_name(r->result));
+		break;
+	case VNEURON_REASON_CC_PEER:
+		broke_words(in, ranks, sizeof(ranks));
+		snprintf(why, sizeof(why), "%s: %s", nd_exec_result_name(r->result), ranks);
+		break;
+	case VNEURON_REASON_CC_MISMATCH:
+		snprintf(why, sizeof(why),
+			 "%s: the ranks disagree on it (opcode, dtype, count, reduction or group), or its group does not fit the %u ranks",
+			 nd_exec_result_name(r->result), in->nranks);
+		break;
+	default:
+		snprintf(why, sizeof(why), "execution %s%s%s", nd_exec_result_name(r->result),
+			 r->reason ? ": " : "", r->reason ? nd_exec_reason_name(r->reason) : "");
+		break;
+	}
+	snprintf(buf, len, "%s on the %s: %s", what, VN_CC_ENGINE_NAME, why);
+	return buf;
+}
+
+const char *nd_comm_describe(struct nd_comm *c, const struct nd_program *prog,
+			     const struct nd_run_result *r, char *buf, size_t len)
+{
+	struct nd_comm_info in;
+
+	if (!buf || !len)
+		return buf;
+	if (!r) {
+		snprintf(buf, len, "no result");
+		return buf;
+	}
+	if (r->result == VNEURON_EXEC_OK || r->stream != VNEURON_STREAM_CC || !c ||
+	    nd_comm_info(c, &in))
+		return nd_run_describe(r, buf, len);
+	return describe(&in, prog, r, buf, len);
+}
+
+int nd_comm_describe_core(struct nd_device *dev, const struct nd_program *prog,
+			  unsigned int core, const struct nd_run_result *r, char *buf,
+			  size_t len)
+{
+	struct vneuron_comm_info a = { 0 };
+	struct nd_comm_info in;
+	struct nd_comm *c;
+	int found = 0;
+
+	if (!dev || r->result == VNEURON_EXEC_OK || r->stream != VNEURON_STREAM_CC)
+		return 0;
+	pthread_mutex_lock(&dev->lock);
+	for (c = dev->comms; c; c = c->next) {
+		if (c->rank != NO_RANK && c->core == core) {
+			a.handle = c->handle;
+			found = 1;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	/* Without a communicator (destroyed meanwhile), the stream and entry at least. */
+	if (!found || ioctl(dev->fd, VNEURON_IOCTL_COMM_INFO, &a) < 0)
+		memset(&a, 0, sizeof(a));
+	in = (struct nd_comm_info){
+		.nranks = a.nranks,
+		.broken = !!a.broken,
+		.failed_rank = found ? a.failed_rank : NO_RANK,
+		.failure = (int)a.failure,
+		.missing = a.missing,
+	};
+	describe(&in, prog, r, buf, len);
+	return 1;
+}

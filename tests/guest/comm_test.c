@@ -1,0 +1,1412 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Communicators and collectives in the guest (docs/uapi.md, "Communicators"): the
+ * COMM_* ioctls and every error they give, the limits, a read-only file, another file
+ * and an unprivileged process without the id; every collective on two cores of
+ * /dev/vneuron0 and across /dev/vneuron0 and /dev/vneuron1 (with devices=2) against a C
+ * reference; a rank that never arrives, a rank killed while the others wait, mismatched
+ * collectives, EXEC of a collective program on an unbound core, ranks in separate
+ * processes with the id passed through a pipe, and libneurondev's messages for them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "kmod_test.h"
+#include "neurondev.h"
+#include "vnprog.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wmisleading-indentation"
+#include "kselftest_harness.h"
+
+#define SEC		1000000000ull
+#define NOBODY		65534
+#define TEST_GID	4243		/* the node's group while the unprivileged child runs */
+#define ID_BYTES	VNEURON_COMM_ID_BYTES
+#define NONE		VNEURON_COMM_NONE
+#define MAX_RANKS	8		/* ranks these tests run at most */
+
+/* ---- the ioctls ---- */
+
+static int comm_create(int fd, uint32_t nranks, uint8_t *id, uint32_t *handle)
+{
+	struct vneuron_comm_create a = { .nranks = nranks };
+	int ret = vn_ioctl(fd, VNEURON_IOCTL_COMM_CREATE, &a);
+
+	if (id)
+		memcpy(id, a.id, ID_BYTES);
+	if (handle)
+		*handle = a.handle;
+	return ret;
+}
+
+static int comm_join(int fd, const uint8_t *id, uint32_t rank, uint32_t core, uint32_t *handle)
+{
+	struct vneuron_comm_join j = { .rank = rank, .core = core };
+	int ret;
+
+	memcpy(j.id, id, ID_BYTES);
+	ret = vn_ioctl(fd, VNEURON_IOCTL_COMM_JOIN, &j);
+	if (handle)
+		*handle = j.handle;
+	return ret;
+}
+
+static int comm_info(int fd, uint32_t handle, struct vneuron_comm_info *out)
+{
+	struct vneuron_comm_info a = { .handle = handle };
+	int ret = vn_ioctl(fd, VNEURON_IOCTL_COMM_INFO, &a);
+
+	if (out)
+		*out = a;
+	return ret;
+}
+
+static int comm_destroy(int fd, uint32_t handle)
+{
+	struct vneuron_comm_destroy d = { .handle = handle };
+
+	return vn_ioctl(fd, VNEURON_IOCTL_COMM_DESTROY, &d);
+}
+
+static int open_dev(unsigned int n, int flags)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/vneuron%u", n);
+	return open(path, flags | O_CLOEXEC);
+}
+
+static bool have_device(unsigned int n)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/vneuron%u", n);
+	return access(path, F_OK) == 0;
+}
+
+static void *shared(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	memset(p, 0, n);
+	return p;
+}
+
+/* ---- collective programs and their C reference ---- */
+
+struct cc_op {
+	uint32_t opcode;		/* enum vnef_cc_opcode */
+	enum nd_dtype dt;
+	uint64_t count;
+	enum nd_alu reduce;
+	uint16_t gsize, gstride;
+	uint32_t shift;
+};
+
+static uint32_t dt_bytes(enum nd_dtype dt)
+{
+	return dt == ND_BF16 ? 2 : 4;
+}
+
+/* Members of a group under the op's spec on n ranks (0 if it does not fit). */
+static uint32_t members(const struct cc_op *o, uint32_t n, uint32_t rank, uint32_t *m,
+			uint32_t *idx)
+{
+	uint32_t g = o->gsize ? o->gsize : n, s = o->gsize ? (o->gstride ? o->gstride : 1) : 1;
+	uint32_t span = g * s, base, k;
+
+	if (!g || span > n || n % span)
+		return 0;
+	base = rank % s + rank / span * span;
+	for (k = 0; k < g; k++)
+		m[k] = base + k * s;
+	*idx = (rank - base) / s;
+	return g;
+}
+
+static uint64_t in_elems(const struct cc_op *o, uint32_t g)
+{
+	bool all = o->opcode == VNEF_CC_REDUCE_SCATTER || o->opcode == VNEF_CC_ALL_TO_ALL;
+
+	return o->count * (all ? g : 1);
+}
+
+static uint64_t out_elems(const struct cc_op *o, uint32_t g)
+{
+	bool all = o->opcode == VNEF_CC_ALL_GATHER || o->opcode == VNEF_CC_ALL_TO_ALL;
+
+	return o->count * (all ? g : 1);
+}
+
+/* One collective from tensor "in" to tensor "out", sized for groups of g. */
+static int cc_image(const struct cc_op *o, uint32_t g, void **img, size_t *size)
+{
+	uint64_t ni = in_elems(o, g), no = out_elems(o, g);
+	struct nd_builder *b;
+	struct nd_tensor *in, *out;
+	struct nd_cc cc;
+	int ret;
+
+	if (nd_builder_new("cc", &b))
+		return -1;
+	in = nd_input(b, "in", o->dt, 1, &ni);
+	out = nd_output(b, "out", o->dt, 1, &no);
+	cc = (struct nd_cc){
+		.opcode = o->opcode, .src = in, .dst = out, .count = o->count,
+		.reduce = o->reduce, .group_size = o->gsize, .group_stride = o->gstride,
+		.shift = o->shift,
+	};
+	nd_collective(b, &cc);
+	ret = nd_builder_finish(b, img, size);
+	if (ret)
+		fprintf(stderr, "# builder: %s\n", nd_builder_error(b));
+	nd_builder_free(b);
+	return ret;
+}
+
+static float bf2f(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	float f;
+
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static uint16_t f2bf(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	u += 0x7fff + ((u >> 16) & 1);
+	return (uint16_t)(u >> 16);
+}
+
+static float get(const void *p, enum nd_dtype dt, uint64_t e)
+{
+	return dt == ND_BF16 ? bf2f(((const uint16_t *)p)[e]) : ((const float *)p)[e];
+}
+
+static void put(void *p, enum nd_dtype dt, uint64_t e, float v)
+{
+	if (dt == ND_BF16)
+		((uint16_t *)p)[e] = f2bf(v);
+	else
+		((float *)p)[e] = v;
+}
+
+/* fp32: values in [-1, 1); bf16: small integers, so sums of a few are exact either way. */
+static void fill(void *p, enum nd_dtype dt, uint64_t n, uint64_t seed)
+{
+	uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1, e;
+
+	for (e = 0; e < n; e++) {
+		s = s * 6364136223846793005ull + 1442695040888963407ull;
+		if (dt == ND_BF16)
+			put(p, dt, e, (float)((int)(s >> 60) - 8));
+		else
+			put(p, dt, e, (float)((double)(s >> 40) / (double)(1ull << 23) - 1.0));
+	}
+}
+
+/* What rank r's out must be, given every rank's in: in rank order, fp32, as core/comm.c. */
+static void reference(const struct cc_op *o, uint32_t n, uint32_t r, void *const *in, void *out)
+{
+	uint32_t m[MAX_RANKS], i, g, k;
+	uint64_t e, c = o->count;
+	float acc, v;
+
+	g = members(o, n, r, m, &i);
+	for (e = 0; e < c; e++) {
+		switch (o->opcode) {
+		case VNEF_CC_ALL_REDUCE:
+		case VNEF_CC_REDUCE_SCATTER: {
+			uint64_t at = o->opcode == VNEF_CC_ALL_REDUCE ? e : i * c + e;
+
+			acc = get(in[m[0]], o->dt, at);
+			for (k = 1; k < g; k++) {
+				v = get(in[m[k]], o->dt, at);
+				acc = o->reduce == ND_MAX ? (acc > v ? acc : v) : acc + v;
+			}
+			put(out, o->dt, e, acc);
+			break;
+		}
+		case VNEF_CC_ALL_GATHER:
+			for (k = 0; k < g; k++)
+				put(out, o->dt, k * c + e, get(in[m[k]], o->dt, e));
+			break;
+		case VNEF_CC_ALL_TO_ALL:
+			for (k = 0; k < g; k++)
+				put(out, o->dt, k * c + e, get(in[m[k]], o->dt, i * c + e));
+			break;
+		case VNEF_CC_PERMUTE:
+			k = (i + g - o->shift % g) % g;
+			put(out, o->dt, e, get(in[m[k]], o->dt, e));
+			break;
+		}
+	}
+}
+
+/* ---- ranks of one process, each an (fd, core) ---- */
+
+struct rk {
+	int fd;
+	uint32_t core;
+	uint32_t prog;
+	uint32_t h[2];			/* in, out: the program's tensors in order */
+	uint64_t exec;
+	int submit_ret;
+	struct vneuron_wait w;
+	void *in, *out;
+	uint64_t in_bytes, out_bytes;
+};
+
+/*
+ * Load the op on the n ranks r[] of a communicator of nranks, fill each input (from its
+ * index in r[]), EXEC. 0 or the first -errno.
+ */
+static int submit(struct rk *r, uint32_t n, uint32_t nranks, const struct cc_op *o,
+		  uint64_t limit_ns)
+{
+	uint32_t m[MAX_RANKS], idx, g = members(o, nranks, 0, m, &idx), i;
+	size_t size;
+	void *img;
+	int ret;
+
+	if (!g || cc_image(o, g, &img, &size))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		r[i].in_bytes = in_elems(o, g) * dt_bytes(o->dt);
+		r[i].out_bytes = out_elems(o, g) * dt_bytes(o->dt);
+		r[i].in = malloc(r[i].in_bytes);
+		r[i].out = calloc(1, r[i].out_bytes);
+		if (!r[i].in || !r[i].out) {
+			free(img);
+			return -ENOMEM;
+		}
+		fill(r[i].in, o->dt, in_elems(o, g), i + 1);
+		ret = vn_prog_load(r[i].fd, img, size, &r[i].prog, NULL);
+		if (ret)
+			break;
+		ret = vn_alloc(r[i].fd, r[i].in_bytes, NULL);
+		if (ret < 0)
+			break;
+		r[i].h[0] = ret;
+		ret = vn_alloc(r[i].fd, r[i].out_bytes, NULL);
+		if (ret < 0)
+			break;
+		r[i].h[1] = ret;
+		ret = vn_rw(r[i].fd, 1, r[i].h[0], 0, r[i].in, r[i].in_bytes);
+		if (ret)
+			break;
+		ret = vn_exec_on(r[i].fd, r[i].prog, r[i].core, r[i].h, 2, limit_ns, &r[i].exec);
+		r[i].submit_ret = ret;
+		if (ret)
+			break;
+	}
+	free(img);
+	return ret;
+}
+
+/* WAIT for every submitted rank (deadline: within_ns from now); read the outputs. */
+static int wait_all(struct rk *r, uint32_t n, uint64_t within_ns)
+{
+	uint64_t deadline = vn_now_ns() + within_ns;
+	int ret = 0, e;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!r[i].exec)
+			continue;
+		e = vn_wait_for(r[i].fd, r[i].exec, deadline, &r[i].w);
+		if (!e && r[i].w.status == VNEURON_EXEC_OK)
+			e = vn_rw(r[i].fd, 0, r[i].h[1], 0, r[i].out, r[i].out_bytes);
+		if (e && !ret)
+			ret = e;
+		r[i].exec = 0;
+	}
+	return ret;
+}
+
+static void release(struct rk *r, uint32_t n)
+{
+	struct vneuron_program_unload u = { 0 };
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].h[0])
+			vn_free(r[i].fd, r[i].h[0]);
+		if (r[i].h[1])
+			vn_free(r[i].fd, r[i].h[1]);
+		if (r[i].prog) {
+			u.handle = r[i].prog;
+			vn_ioctl(r[i].fd, VNEURON_IOCTL_PROGRAM_UNLOAD, &u);
+		}
+		free(r[i].in);
+		free(r[i].out);
+		r[i].in = r[i].out = NULL;
+		r[i].h[0] = r[i].h[1] = r[i].prog = 0;
+	}
+}
+
+/* Every rank's out against the reference: the number of ranks that differ. */
+static uint32_t check_ranks(struct __test_metadata *_metadata, struct rk *r, uint32_t n,
+			    const struct cc_op *o)
+{
+	void *in[MAX_RANKS];
+	uint32_t i, bad = 0;
+
+	for (i = 0; i < n; i++)
+		in[i] = r[i].in;
+	for (i = 0; i < n; i++) {
+		void *want = calloc(1, r[i].out_bytes);
+
+		if (!want)
+			return n;
+		reference(o, n, i, in, want);
+		if (memcmp(want, r[i].out, r[i].out_bytes)) {
+			uint64_t e, ne = r[i].out_bytes / dt_bytes(o->dt);
+
+			for (e = 0; e < ne; e++)
+				if (get(want, o->dt, e) != get(r[i].out, o->dt, e))
+					break;
+			TH_LOG("op %u rank %u element %llu: want %.9g, got %.9g", o->opcode, i,
+			       (unsigned long long)e, get(want, o->dt, e), get(r[i].out, o->dt, e));
+			bad++;
+		}
+		free(want);
+	}
+	return bad;
+}
+
+/* Run op on the ranks to its end and check every output; returns the worst model_ps. */
+static uint64_t run_checked(struct __test_metadata *_metadata, struct rk *r, uint32_t n,
+			    const struct cc_op *o)
+{
+	uint64_t model = 0;
+	uint32_t i;
+	int ret;
+
+	ret = submit(r, n, n, o, 0);
+	EXPECT_EQ(0, ret) TH_LOG("submit of op %u: %s", o->opcode, strerror(-ret));
+	ret = wait_all(r, n, 120 * SEC);
+	EXPECT_EQ(0, ret) TH_LOG("wait of op %u: %s", o->opcode, strerror(-ret));
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(VNEURON_EXEC_OK, r[i].w.status)
+			TH_LOG("op %u rank %u: status %u reason %u stream %u pc %u", o->opcode, i,
+			       r[i].w.status, r[i].w.reason, r[i].w.stream, r[i].w.pc);
+		if (r[i].w.model_ps > model)
+			model = r[i].w.model_ps;
+	}
+	if (!ret)
+		EXPECT_EQ(0, check_ranks(_metadata, r, n, o));
+	release(r, n);
+	return model;
+}
+
+/* Every opcode, reductions both ways, bf16, replica groups when n allows them. */
+static void every_collective(struct __test_metadata *_metadata, struct rk *r, uint32_t n)
+{
+	const struct cc_op ops[] = {
+		{ VNEF_CC_ALL_REDUCE, ND_FP32, 1000, ND_ADD, 0, 0, 0 },
+		{ VNEF_CC_ALL_REDUCE, ND_FP32, 257, ND_MAX, 0, 0, 0 },
+		{ VNEF_CC_ALL_REDUCE, ND_BF16, 300, ND_ADD, 0, 0, 0 },
+		{ VNEF_CC_ALL_GATHER, ND_FP32, 129, ND_ADD, 0, 0, 0 },
+		{ VNEF_CC_ALL_GATHER, ND_BF16, 64, ND_ADD, 0, 0, 0 },
+		{ VNEF_CC_REDUCE_SCATTER, ND_FP32, 100, ND_ADD, 0, 0, 0 },
+		{ VNEF_CC_REDUCE_SCATTER, ND_FP32, 33, ND_MAX, 0, 0, 0 },
+		{ VNEF_CC_ALL_TO_ALL, ND_FP32, 77, ND_ADD, 0, 0, 0 },
+		{ VNEF_CC_PERMUTE, ND_FP32, 500, ND_ADD, 0, 0, 1 },
+		{ VNEF_CC_PERMUTE, ND_FP32, 10, ND_ADD, 0, 0, 0 },
+		/* groups: {0,1} {2,3} and {0,2} {1,3} on 4 ranks; {0} {1} on 2 */
+		{ VNEF_CC_ALL_REDUCE, ND_FP32, 200, ND_ADD, 2, 1, 0 },
+		{ VNEF_CC_ALL_GATHER, ND_FP32, 50, ND_ADD, 2, 2, 0 },
+		{ VNEF_CC_REDUCE_SCATTER, ND_FP32, 40, ND_ADD, 2, 2, 0 },
+		{ VNEF_CC_PERMUTE, ND_FP32, 60, ND_ADD, 2, 1, 1 },
+		{ VNEF_CC_ALL_REDUCE, ND_FP32, 90, ND_ADD, 1, 1, 0 },
+	};
+	uint32_t k, idx, m[MAX_RANKS];
+
+	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+		if (!members(&ops[k], n, 0, m, &idx))
+			continue;	/* the group does not fit n */
+		run_checked(_metadata, r, n, &ops[k]);
+	}
+}
+
+/* ---- the fixture: /dev/vneuron0 open for writing ---- */
+
+FIXTURE(comm)
+{
+	int fd;
+	struct vneuron_info info;
+};
+
+FIXTURE_SETUP(comm)
+{
+	self->fd = vn_open();
+	ASSERT_LE(0, self->fd) TH_LOG("%s: %s", VN_DEV, strerror(errno));
+	ASSERT_EQ(0, vn_ioctl(self->fd, VNEURON_IOCTL_GET_INFO, &self->info));
+	if (!(self->info.caps & VNEURON_CAP_COLLECTIVES))
+		SKIP(return, "the module has no collectives");
+	ASSERT_LE(4, self->info.uapi_version);
+}
+
+FIXTURE_TEARDOWN(comm)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* Create, join, info, destroy, and what each handle reports. */
+TEST_F(comm, create_join_info_destroy)
+{
+	struct vneuron_comm_info in;
+	uint8_t id[ID_BYTES], zero[ID_BYTES] = { 0 };
+	uint32_t reg, h0, h1;
+	long long base = vn_counter("comms");
+
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	ASSERT_EQ(0, comm_create(self->fd, 2, id, &reg));
+	EXPECT_NE(0, reg);
+	EXPECT_NE(0, memcmp(id, zero, ID_BYTES));
+	EXPECT_EQ(base + 1, vn_counter("comms"));
+
+	ASSERT_EQ(0, comm_info(self->fd, reg, &in));
+	EXPECT_EQ(2, in.nranks);
+	EXPECT_EQ(NONE, in.rank);
+	EXPECT_EQ(NONE, in.core);
+	EXPECT_EQ(0, in.joined);
+	EXPECT_EQ(0, in.broken);
+	EXPECT_EQ(NONE, in.failed_rank);
+
+	ASSERT_EQ(0, comm_join(self->fd, id, 1, 0, &h1));
+	ASSERT_EQ(0, comm_join(self->fd, id, 0, 1, &h0));
+	EXPECT_NE(h0, h1);
+	EXPECT_NE(reg, h0);
+	/* the join claimed the cores for this process, as EXEC does */
+	EXPECT_EQ(getpid(), vn_owner_pid(0));
+	EXPECT_EQ(getpid(), vn_owner_pid(1));
+	ASSERT_EQ(0, comm_info(self->fd, h1, &in));
+	EXPECT_EQ(1, in.rank);
+	EXPECT_EQ(0, in.core);
+	EXPECT_EQ(2, in.joined);
+	EXPECT_EQ(3, in.joined_mask);
+	EXPECT_EQ(0, in.collectives);
+
+	/* a rank that leaves breaks it for the other */
+	ASSERT_EQ(0, comm_destroy(self->fd, h1));
+	EXPECT_EQ(-ENOENT, comm_destroy(self->fd, h1));
+	EXPECT_EQ(-ENOENT, comm_info(self->fd, h1, &in));
+	ASSERT_EQ(0, comm_info(self->fd, h0, &in));
+	EXPECT_EQ(1, in.broken);
+	EXPECT_EQ(1, in.failed_rank);
+	EXPECT_EQ(EPIPE, in.failure);
+	/* a rank is taken once, even after it left */
+	EXPECT_EQ(-EEXIST, comm_join(self->fd, id, 1, 0, NULL));
+
+	/* the registration ends: nobody finds it; the rank keeps it alive */
+	ASSERT_EQ(0, comm_destroy(self->fd, reg));
+	EXPECT_EQ(base + 1, vn_counter("comms"));
+	ASSERT_EQ(0, comm_info(self->fd, h0, &in));
+	EXPECT_EQ(2, in.nranks);
+	ASSERT_EQ(0, comm_destroy(self->fd, h0));
+	EXPECT_EQ(base, vn_counter("comms"));
+}
+
+/* Arguments: flags, pad, ranges, struct sizes, handles 0 and unknown. */
+TEST_F(comm, bad_arguments)
+{
+	struct vneuron_comm_create c = { .nranks = 2 };
+	struct vneuron_comm_join j = { 0 };
+	struct vneuron_comm_info in = { 0 };
+	uint8_t id[ID_BYTES];
+	uint32_t reg;
+	struct {
+		struct vneuron_comm_info in;
+		uint64_t tail;
+	} big = { 0 };
+
+	EXPECT_EQ(-EINVAL, comm_create(self->fd, 0, NULL, NULL));
+	EXPECT_EQ(-EINVAL, comm_create(self->fd, VNEF_CC_MAX_RANKS + 1, NULL, NULL));
+	EXPECT_EQ(-EINVAL, comm_create(self->fd, ~0u, NULL, NULL));
+	c.flags = 1;
+	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, VNEURON_IOCTL_COMM_CREATE, &c));
+	c.flags = 0;
+	c.pad = 1;
+	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, VNEURON_IOCTL_COMM_CREATE, &c));
+	EXPECT_EQ(0, c.handle);
+
+	ASSERT_EQ(0, comm_create(self->fd, VNEF_CC_MAX_RANKS, id, &reg));
+	memcpy(j.id, id, ID_BYTES);
+	j.rank = VNEF_CC_MAX_RANKS;
+	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, VNEURON_IOCTL_COMM_JOIN, &j));
+	j.rank = ~0u;
+	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, VNEURON_IOCTL_COMM_JOIN, &j));
+	j.rank = 0;
+	j.core = self->info.core_count;
+	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, VNEURON_IOCTL_COMM_JOIN, &j));
+	j.core = 0;
+	j.flags = 1;
+	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, VNEURON_IOCTL_COMM_JOIN, &j));
+	/* nothing was claimed by the refused calls */
+	EXPECT_EQ(0, vn_owner_pid(0));
+
+	EXPECT_EQ(-ENOENT, comm_info(self->fd, 0, NULL));
+	EXPECT_EQ(-ENOENT, comm_info(self->fd, 12345, NULL));
+	EXPECT_EQ(-ENOENT, comm_destroy(self->fd, 0));
+	EXPECT_EQ(-ENOENT, comm_destroy(self->fd, ~0u));
+	in.handle = reg;
+	in.flags = 1;
+	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, VNEURON_IOCTL_COMM_INFO, &in));
+	{
+		struct vneuron_comm_destroy d = { .handle = reg, .flags = 2 };
+
+		EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, VNEURON_IOCTL_COMM_DESTROY, &d));
+	}
+	/* a larger struct: zero tail accepted, non-zero refused */
+	big.in.handle = reg;
+	EXPECT_EQ(0, vn_ioctl(self->fd, _IOWR(VNEURON_IOCTL_BASE, 0x0c, big), &big));
+	EXPECT_EQ(VNEF_CC_MAX_RANKS, big.in.nranks);
+	big.tail = 1;
+	EXPECT_EQ(-E2BIG, vn_ioctl(self->fd, _IOWR(VNEURON_IOCTL_BASE, 0x0c, big), &big));
+	/* a smaller one than the first version */
+	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, _IOWR(VNEURON_IOCTL_BASE, 0x0c, uint32_t), &big));
+	EXPECT_EQ(0, comm_destroy(self->fd, reg));
+}
+
+/* A read-only file may make none of these calls. */
+TEST_F(comm, read_only_file)
+{
+	uint8_t id[ID_BYTES];
+	uint32_t reg;
+	int ro = open(VN_DEV, O_RDONLY | O_CLOEXEC);
+
+	ASSERT_LE(0, ro);
+	ASSERT_EQ(0, comm_create(self->fd, 1, id, &reg));
+	EXPECT_EQ(-EBADF, comm_create(ro, 1, NULL, NULL));
+	EXPECT_EQ(-EBADF, comm_join(ro, id, 0, 0, NULL));
+	EXPECT_EQ(-EBADF, comm_info(ro, reg, NULL));
+	EXPECT_EQ(-EBADF, comm_destroy(ro, reg));
+	close(ro);
+	/* nothing happened to it */
+	EXPECT_EQ(0, comm_join(self->fd, id, 0, 0, NULL));
+}
+
+/* Joins that must fail: unknown ids, a taken rank, cores owned or bound. */
+TEST_F(comm, join_errors)
+{
+	uint8_t id[ID_BYTES], id2[ID_BYTES], wrong[ID_BYTES];
+	struct vneuron_comm_info in;
+	uint32_t reg, reg2, h, oh, k;
+	unsigned int bit;
+	int other;
+
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	ASSERT_EQ(0, comm_create(self->fd, 4, id, &reg));
+	ASSERT_EQ(0, comm_create(self->fd, 4, id2, &reg2));
+	EXPECT_NE(0, memcmp(id, id2, ID_BYTES));
+	/* every id one bit away is nobody's */
+	for (bit = 0; bit < ID_BYTES * 8; bit++) {
+		memcpy(wrong, id, ID_BYTES);
+		wrong[bit / 8] ^= 1u << (bit % 8);
+		if (memcmp(wrong, id2, ID_BYTES))
+			ASSERT_EQ(-ENOENT, comm_join(self->fd, wrong, 0, 0, NULL)) TH_LOG("bit %u", bit);
+	}
+	EXPECT_EQ(-EINVAL, comm_join(self->fd, id, 4, 0, NULL));
+	ASSERT_EQ(0, comm_join(self->fd, id, 2, 0, &h));
+	EXPECT_EQ(-EEXIST, comm_join(self->fd, id, 2, 1, NULL));
+	/* core 0 runs rank 2 already: not another rank, of this or another communicator */
+	EXPECT_EQ(-EBUSY, comm_join(self->fd, id, 3, 0, NULL));
+	EXPECT_EQ(-EBUSY, comm_join(self->fd, id2, 0, 0, NULL));
+	/* another file: core 0 is ours */
+	other = vn_open();
+	ASSERT_LE(0, other);
+	EXPECT_EQ(-EBUSY, comm_join(other, id, 3, 0, NULL));
+	EXPECT_EQ(0, comm_join(other, id, 3, 1, &oh));
+	/* handles are numbered per file: its only one is its rank, ours are not its */
+	ASSERT_EQ(0, comm_info(other, oh, &in));
+	EXPECT_EQ(3, in.rank);
+	for (k = 1; k < 100; k++) {
+		if (k == oh)
+			continue;
+		EXPECT_EQ(-ENOENT, comm_info(other, k, NULL)) TH_LOG("handle %u", k);
+		EXPECT_EQ(-ENOENT, comm_destroy(other, k)) TH_LOG("handle %u", k);
+	}
+	ASSERT_EQ(0, comm_info(self->fd, reg, &in));
+	EXPECT_EQ(2, in.joined);
+	/* after leaving, the core may be bound again */
+	EXPECT_EQ(0, comm_destroy(self->fd, h));
+	EXPECT_EQ(0, comm_join(self->fd, id2, 0, 0, NULL));
+	/* the registration ends: later joins find nothing */
+	EXPECT_EQ(0, comm_destroy(self->fd, reg));
+	EXPECT_EQ(-ENOENT, comm_join(other, id, 1, 1, NULL));
+	close(other);
+}
+
+/* 64 handles per file, 256 communicators in the module, and everything goes at close. */
+TEST_F_TIMEOUT(comm, limits, 120)
+{
+	long long base = vn_counter("comms");
+	int fds[5], i, k, made = 0, ret = 0;
+	uint8_t id[ID_BYTES];
+
+	ASSERT_LE(0, base);
+	for (k = 0; k < 64; k++)
+		ASSERT_EQ(0, comm_create(self->fd, 2, k ? NULL : id, NULL)) TH_LOG("handle %d", k);
+	EXPECT_EQ(-ENOSPC, comm_create(self->fd, 2, NULL, NULL));
+	EXPECT_EQ(-ENOSPC, comm_join(self->fd, id, 0, 0, NULL));
+	made = 64;
+	/* the module's 256, shared by every file */
+	for (i = 0; i < 5 && !ret; i++) {
+		fds[i] = vn_open();
+		ASSERT_LE(0, fds[i]);
+		for (k = 0; k < 64; k++) {
+			ret = comm_create(fds[i], 1, NULL, NULL);
+			if (ret)
+				break;
+			made++;
+		}
+	}
+	EXPECT_EQ(-EAGAIN, ret);
+	EXPECT_EQ(256, base + made);
+	EXPECT_EQ(256, vn_counter("comms"));
+	while (i--)
+		close(fds[i]);
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_EQ(base, vn_counter("comms"));
+}
+
+/* A result that cannot be copied out undoes the call. */
+TEST_F(comm, efault_undoes)
+{
+	long long base = vn_counter("comms");
+	struct vneuron_comm_create *c;
+	struct vneuron_comm_join *j;
+	struct vneuron_comm_info in;
+	uint8_t id[ID_BYTES];
+	uint32_t reg, h;
+	char *page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, page);
+	c = (void *)page;
+	c->nranks = 2;
+	ASSERT_EQ(0, mprotect(page, PAGE, PROT_READ));
+	EXPECT_EQ(-EFAULT, vn_ioctl(self->fd, VNEURON_IOCTL_COMM_CREATE, c));
+	EXPECT_EQ(base, vn_counter("comms"));
+	EXPECT_EQ(-ENOENT, comm_info(self->fd, 1, NULL));
+
+	ASSERT_EQ(0, comm_create(self->fd, 2, id, &reg));
+	ASSERT_EQ(0, mprotect(page, PAGE, PROT_READ | PROT_WRITE));
+	j = (void *)page;
+	memset(j, 0, sizeof(*j));
+	memcpy(j->id, id, ID_BYTES);
+	ASSERT_EQ(0, mprotect(page, PAGE, PROT_READ));
+	EXPECT_EQ(-EFAULT, vn_ioctl(self->fd, VNEURON_IOCTL_COMM_JOIN, j));
+	/* the rank joined and left again: taken, and the communicator is broken */
+	EXPECT_EQ(-EEXIST, comm_join(self->fd, id, 0, 0, NULL));
+	ASSERT_EQ(0, comm_join(self->fd, id, 1, 0, &h));
+	ASSERT_EQ(0, comm_info(self->fd, h, &in));
+	EXPECT_EQ(1, in.broken);
+	EXPECT_EQ(0, in.failed_rank);
+	munmap(page, PAGE);
+	/* the argument itself unreadable */
+	EXPECT_EQ(-EFAULT, vn_ioctl(self->fd, VNEURON_IOCTL_COMM_INFO, NULL));
+}
+
+/* Closing a file: its ranks leave, its registrations end. */
+TEST_F(comm, release_leaves_and_unregisters)
+{
+	struct vneuron_comm_info in;
+	uint8_t id[ID_BYTES], id2[ID_BYTES];
+	uint32_t h0;
+	int a = vn_open(), b = vn_open();
+
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_EQ(0, comm_create(self->fd, 2, id, NULL));
+	ASSERT_EQ(0, comm_join(a, id, 0, 0, &h0));
+	ASSERT_EQ(0, comm_join(b, id, 1, 1, NULL));
+	close(b);
+	ASSERT_EQ(0, comm_info(a, h0, &in));
+	EXPECT_EQ(1, in.broken);
+	EXPECT_EQ(1, in.failed_rank);
+	EXPECT_EQ(EPIPE, in.failure);
+	/* b's core is free again */
+	EXPECT_EQ(0, vn_owner_pid(1));
+
+	b = vn_open();
+	ASSERT_LE(0, b);
+	ASSERT_EQ(0, comm_create(b, 2, id2, NULL));
+	close(b);
+	EXPECT_EQ(-ENOENT, comm_join(a, id2, 0, 1, NULL));
+	close(a);
+}
+
+/* Threads of one file and two files racing on one communicator; nothing leaks. */
+struct race {
+	int fd;
+	const uint8_t *id;
+	uint32_t core;
+	int joined;
+	int errors;
+};
+
+static void *race_thread(void *arg)
+{
+	struct race *r = arg;
+	uint32_t h, k;
+	int ret;
+
+	for (k = 0; k < 200; k++) {
+		ret = comm_join(r->fd, r->id, k % 8, r->core, &h);
+		if (!ret) {
+			r->joined++;
+			if (comm_info(r->fd, h, NULL) || comm_destroy(r->fd, h))
+				r->errors++;
+		} else if (ret != -EEXIST && ret != -EBUSY) {
+			r->errors++;
+		}
+		ret = comm_create(r->fd, 2, NULL, &h);
+		if (!ret)
+			comm_destroy(r->fd, h);
+		else if (ret != -ENOSPC)
+			r->errors++;
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(comm, races, 120)
+{
+	long long base = vn_counter("comms");
+	struct race r[4];
+	pthread_t t[4];
+	uint8_t id[ID_BYTES];
+	int fd2 = vn_open(), i, joined = 0;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, comm_create(self->fd, 8, id, NULL));
+	for (i = 0; i < 4; i++) {
+		r[i] = (struct race){ .fd = i & 1 ? fd2 : self->fd, .id = id,
+				      .core = (i / 2) % self->info.core_count };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, race_thread, &r[i]));
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(0, r[i].errors);
+		joined += r[i].joined;
+	}
+	/* each of the 8 ranks joined exactly once */
+	EXPECT_EQ(8, joined);
+	close(fd2);
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_EQ(base, vn_counter("comms"));
+}
+
+/* EXEC of a collective program needs a communicator on its core. */
+TEST_F(comm, exec_unbound_enotconn)
+{
+	const struct cc_op o = { VNEF_CC_ALL_REDUCE, ND_FP32, 64, ND_ADD, 0, 0, 0 };
+	uint32_t prog, h[2], hc;
+	uint8_t id[ID_BYTES];
+	struct vneuron_wait w;
+	size_t size;
+	void *img;
+	uint64_t x;
+
+	ASSERT_EQ(0, cc_image(&o, 1, &img, &size));
+	ASSERT_EQ(0, vn_prog_load(self->fd, img, size, &prog, NULL));
+	free(img);
+	h[0] = vn_alloc(self->fd, 256, NULL);
+	h[1] = vn_alloc(self->fd, 256, NULL);
+	EXPECT_EQ(-ENOTCONN, vn_exec_on(self->fd, prog, 0, h, 2, 0, &x));
+	/* bound: a communicator of one rank runs it */
+	ASSERT_EQ(0, comm_create(self->fd, 1, id, NULL));
+	ASSERT_EQ(0, comm_join(self->fd, id, 0, 0, &hc));
+	ASSERT_EQ(0, vn_run_on(self->fd, prog, 0, h, 2, &w));
+	EXPECT_EQ(VNEURON_EXEC_OK, w.status) TH_LOG("reason %u", w.reason);
+	/* the other core is still unbound */
+	if (self->info.core_count > 1)
+		EXPECT_EQ(-ENOTCONN, vn_exec_on(self->fd, prog, 1, h, 2, 0, &x));
+	/* unbound again */
+	ASSERT_EQ(0, comm_destroy(self->fd, hc));
+	EXPECT_EQ(-ENOTCONN, vn_exec_on(self->fd, prog, 0, h, 2, 0, &x));
+}
+
+/* Every collective on two cores of one device, checked against the C reference. */
+TEST_F_TIMEOUT(comm, collectives_two_cores, 600)
+{
+	struct vneuron_comm_info in;
+	struct rk r[2];
+	uint8_t id[ID_BYTES];
+	uint32_t h0;
+
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	memset(r, 0, sizeof(r));
+	ASSERT_EQ(0, comm_create(self->fd, 2, id, NULL));
+	ASSERT_EQ(0, comm_join(self->fd, id, 0, 0, &h0));
+	ASSERT_EQ(0, comm_join(self->fd, id, 1, 1, NULL));
+	r[0] = (struct rk){ .fd = self->fd, .core = 0 };
+	r[1] = (struct rk){ .fd = self->fd, .core = 1 };
+	every_collective(_metadata, r, 2);
+	ASSERT_EQ(0, comm_info(self->fd, h0, &in));
+	EXPECT_EQ(0, in.broken);
+	EXPECT_LT(10, in.collectives);
+	EXPECT_LT(0, vn_sysfs("core0/stats/collectives/total"));
+	EXPECT_LT(0, vn_sysfs("core0/stats/collective_bytes/total"));
+}
+
+/* Ranks on two devices: the results, and the slower inter-device link in the model. */
+TEST_F_TIMEOUT(comm, collectives_two_devices, 900)
+{
+	const struct cc_op ar = { VNEF_CC_ALL_REDUCE, ND_FP32, 4096, ND_ADD, 0, 0, 0 };
+	uint64_t intra, inter;
+	uint8_t id[ID_BYTES];
+	struct rk r[4];
+	int fd1;
+
+	if (!have_device(1))
+		SKIP(return, "needs /dev/vneuron1 (tools/vmtest -p devices=2)");
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	fd1 = open_dev(1, O_RDWR);
+	ASSERT_LE(0, fd1);
+
+	/* two ranks on one device, then on two: the same op costs more across devices */
+	memset(r, 0, sizeof(r));
+	ASSERT_EQ(0, comm_create(self->fd, 2, id, NULL));
+	ASSERT_EQ(0, comm_join(self->fd, id, 0, 0, NULL));
+	ASSERT_EQ(0, comm_join(self->fd, id, 1, 1, NULL));
+	r[0] = (struct rk){ .fd = self->fd, .core = 0 };
+	r[1] = (struct rk){ .fd = self->fd, .core = 1 };
+	intra = run_checked(_metadata, r, 2, &ar);
+	close(self->fd);
+	self->fd = vn_open();
+	ASSERT_LE(0, self->fd);
+
+	memset(r, 0, sizeof(r));
+	ASSERT_EQ(0, comm_create(self->fd, 2, id, NULL));
+	ASSERT_EQ(0, comm_join(self->fd, id, 0, 0, NULL));
+	ASSERT_EQ(0, comm_join(fd1, id, 1, 0, NULL));
+	r[0] = (struct rk){ .fd = self->fd, .core = 0 };
+	r[1] = (struct rk){ .fd = fd1, .core = 0 };
+	inter = run_checked(_metadata, r, 2, &ar);
+	EXPECT_LT(intra, inter) TH_LOG("intra %llu ps, inter %llu ps",
+				       (unsigned long long)intra, (unsigned long long)inter);
+	close(self->fd);
+	close(fd1);
+
+	/* four ranks, two per device: every op and the replica groups */
+	self->fd = vn_open();
+	fd1 = open_dev(1, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	ASSERT_LE(0, fd1);
+	memset(r, 0, sizeof(r));
+	ASSERT_EQ(0, comm_create(fd1, 4, id, NULL));
+	ASSERT_EQ(0, comm_join(self->fd, id, 0, 0, NULL));
+	ASSERT_EQ(0, comm_join(self->fd, id, 1, 1, NULL));
+	ASSERT_EQ(0, comm_join(fd1, id, 2, 0, NULL));
+	ASSERT_EQ(0, comm_join(fd1, id, 3, 1, NULL));
+	r[0] = (struct rk){ .fd = self->fd, .core = 0 };
+	r[1] = (struct rk){ .fd = self->fd, .core = 1 };
+	r[2] = (struct rk){ .fd = fd1, .core = 0 };
+	r[3] = (struct rk){ .fd = fd1, .core = 1 };
+	every_collective(_metadata, r, 4);
+	close(fd1);
+}
+
+/* A rank that never arrives: TIMEOUT CC_MISSING at its time limit, and who was missing. */
+TEST_F_TIMEOUT(comm, missing_rank, 120)
+{
+	const struct cc_op o = { VNEF_CC_ALL_REDUCE, ND_FP32, 64, ND_ADD, 0, 0, 0 };
+	struct vneuron_comm_info in;
+	uint8_t id[ID_BYTES];
+	struct rk r[2];
+	uint32_t h0;
+
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	memset(r, 0, sizeof(r));
+	ASSERT_EQ(0, comm_create(self->fd, 3, id, NULL));
+	ASSERT_EQ(0, comm_join(self->fd, id, 0, 0, &h0));
+	ASSERT_EQ(0, comm_join(self->fd, id, 2, 1, NULL));
+	/* ranks 0 runs; rank 2 joined but never runs; rank 1 never joined */
+	r[0] = (struct rk){ .fd = self->fd, .core = 0 };
+	ASSERT_EQ(0, submit(r, 1, 3, &o, SEC));
+	ASSERT_EQ(0, wait_all(r, 1, 60 * SEC));
+	EXPECT_EQ(VNEURON_EXEC_TIMEOUT, r[0].w.status);
+	EXPECT_EQ(VNEURON_REASON_CC_MISSING, r[0].w.reason);
+	EXPECT_EQ(VNEURON_STREAM_CC, r[0].w.stream);
+	EXPECT_EQ(0, r[0].w.pc);
+	ASSERT_EQ(0, comm_info(self->fd, h0, &in));
+	EXPECT_EQ(1, in.broken);
+	EXPECT_EQ(0, in.failed_rank);
+	EXPECT_EQ(ETIMEDOUT, in.failure);
+	EXPECT_EQ(6, in.missing);
+	release(r, 1);
+}
+
+/* A rank's process killed while the others wait: they end ABORTED CC_PEER at once. */
+TEST_F_TIMEOUT(comm, killed_rank, 180)
+{
+	const struct cc_op o = { VNEF_CC_ALL_REDUCE, ND_FP32, 64, ND_ADD, 0, 0, 0 };
+	struct vneuron_comm_info in;
+	uint8_t id[ID_BYTES];
+	int to_child[2], to_parent[2], status;
+	uint64_t t_kill, t_end;
+	struct rk r[1];
+	uint32_t h0;
+	char c = 0;
+	pid_t pid;
+
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	/* three ranks: 2 never comes, so both others block at the collective */
+	ASSERT_EQ(0, comm_create(self->fd, 3, id, NULL));
+	ASSERT_EQ(0, comm_join(self->fd, id, 0, 0, &h0));
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(to_parent));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		uint8_t cid[ID_BYTES];
+		struct rk cr[1];
+		int fd = vn_open();
+
+		close(self->fd);
+		if (fd < 0 || read(to_child[0], cid, ID_BYTES) != ID_BYTES ||
+		    comm_join(fd, cid, 1, 1, NULL))
+			_exit(1);
+		memset(cr, 0, sizeof(cr));
+		cr[0] = (struct rk){ .fd = fd, .core = 1 };
+		if (submit(cr, 1, 3, &o, 120 * SEC))
+			_exit(2);
+		if (write(to_parent[1], "x", 1) != 1)
+			_exit(3);
+		pause();
+		_exit(4);
+	}
+	ASSERT_EQ(ID_BYTES, write(to_child[1], id, ID_BYTES));
+	ASSERT_EQ(1, read(to_parent[0], &c, 1));
+	memset(r, 0, sizeof(r));
+	r[0] = (struct rk){ .fd = self->fd, .core = 0 };
+	ASSERT_EQ(0, submit(r, 1, 3, &o, 120 * SEC));
+	usleep(500 * 1000);
+	t_kill = vn_now_ns();
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, wait_all(r, 1, 60 * SEC));
+	t_end = vn_now_ns();
+	EXPECT_EQ(VNEURON_EXEC_ABORTED, r[0].w.status);
+	EXPECT_EQ(VNEURON_REASON_CC_PEER, r[0].w.reason);
+	EXPECT_EQ(VNEURON_STREAM_CC, r[0].w.stream);
+	/* promptly: far below the 120 s limit (a TCG guest is slow; seconds at most) */
+	EXPECT_GT(20 * SEC, t_end - t_kill) TH_LOG("ended %.1f s after the kill",
+						  (t_end - t_kill) / 1e9);
+	ASSERT_EQ(0, comm_info(self->fd, h0, &in));
+	EXPECT_EQ(1, in.broken);
+	EXPECT_EQ(1, in.failed_rank);
+	/* its execution was cancelled while it waited (EINTR), or its file left first */
+	EXPECT_TRUE(in.failure == EINTR || in.failure == EPIPE) TH_LOG("failure %u", in.failure);
+	TH_LOG("rank 0 ended %.2f s after rank 1's process was killed", (t_end - t_kill) / 1e9);
+	release(r, 1);
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+}
+
+/* Ranks that disagree: both end ERROR CC_MISMATCH, nothing moved. */
+TEST_F_TIMEOUT(comm, mismatch, 120)
+{
+	const struct cc_op a = { VNEF_CC_ALL_REDUCE, ND_FP32, 64, ND_ADD, 0, 0, 0 };
+	const struct cc_op b = { VNEF_CC_ALL_REDUCE, ND_FP32, 32, ND_ADD, 0, 0, 0 };
+	struct vneuron_comm_info in;
+	uint8_t id[ID_BYTES];
+	struct rk r[2];
+	uint32_t h0;
+	int i;
+
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	memset(r, 0, sizeof(r));
+	ASSERT_EQ(0, comm_create(self->fd, 2, id, NULL));
+	ASSERT_EQ(0, comm_join(self->fd, id, 0, 0, &h0));
+	ASSERT_EQ(0, comm_join(self->fd, id, 1, 1, NULL));
+	r[0] = (struct rk){ .fd = self->fd, .core = 0 };
+	r[1] = (struct rk){ .fd = self->fd, .core = 1 };
+	ASSERT_EQ(0, submit(&r[0], 1, 2, &a, 60 * SEC));
+	ASSERT_EQ(0, submit(&r[1], 1, 2, &b, 60 * SEC));
+	ASSERT_EQ(0, wait_all(r, 2, 90 * SEC));
+	for (i = 0; i < 2; i++) {
+		uint8_t zero[256] = { 0 };
+
+		EXPECT_EQ(VNEURON_EXEC_ERROR, r[i].w.status) TH_LOG("rank %d", i);
+		EXPECT_EQ(VNEURON_REASON_CC_MISMATCH, r[i].w.reason);
+		EXPECT_EQ(VNEURON_STREAM_CC, r[i].w.stream);
+		/* nothing moved: the outputs are still the zeroed buffers */
+		ASSERT_EQ(0, vn_rw(self->fd, 0, r[i].h[1], 0, r[i].out, r[i].out_bytes));
+		EXPECT_EQ(0, memcmp(r[i].out, zero, r[i].out_bytes));
+	}
+	ASSERT_EQ(0, comm_info(self->fd, h0, &in));
+	EXPECT_EQ(1, in.broken);
+	EXPECT_EQ(EINVAL, in.failure);
+	release(r, 2);
+}
+
+/* One process per rank, the id through a pipe as text (libneurondev). */
+TEST_F_TIMEOUT(comm, ranks_in_processes, 300)
+{
+	const struct cc_op o = { VNEF_CC_ALL_REDUCE, ND_FP32, 512, ND_ADD, 0, 0, 0 };
+	unsigned int n = 2, i, ok = 0;
+	struct nd_device *dev;
+	struct nd_error err;
+	char text[ND_COMM_ID_STRLEN + 1];
+	nd_comm_id cid;
+	int p[MAX_RANKS][2], status;
+	pid_t pids[MAX_RANKS];
+
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	ASSERT_EQ(0, nd_open(0, &dev, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, nd_comm_create(dev, n, &cid)) TH_LOG("%s", nd_device_error(dev));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, pipe(p[i]));
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (!pids[i]) {
+			/* the rank: its own device handle, the id from the pipe */
+			struct nd_device *d;
+			struct nd_comm *c;
+			struct nd_program *prog;
+			struct nd_mem *mi, *mo;
+			struct nd_run_result res;
+			char line[64] = { 0 };
+			float *in[MAX_RANKS], *out, *want;
+			size_t size, bytes = o.count * 4;
+			nd_comm_id rid;
+			unsigned int k;
+			void *img;
+
+			if (read(p[i][0], line, sizeof(line) - 1) <= 0 || nd_comm_id_parse(line, &rid))
+				_exit(10);
+			if (nd_open(0, &d, NULL) || nd_comm_join(d, &rid, i, i, &c))
+				_exit(11);
+			if (cc_image(&o, n, &img, &size) ||
+			    nd_program_load(d, img, size, &prog, NULL))
+				_exit(12);
+			for (k = 0; k < n; k++) {
+				in[k] = malloc(bytes);
+				if (!in[k])
+					_exit(13);
+				fill(in[k], o.dt, o.count, k + 1);
+			}
+			out = calloc(1, bytes);
+			want = calloc(1, bytes);
+			if (!out || !want || nd_mem_alloc(d, bytes, &mi) ||
+			    nd_mem_alloc(d, bytes, &mo) || nd_mem_write(mi, 0, in[i], bytes))
+				_exit(14);
+			{
+				struct nd_bind b[] = { { "in", mi }, { "out", mo } };
+
+				if (nd_run(prog, i, b, 2, 0, &res)) {
+					fprintf(stderr, "# rank %u: %s\n", i, nd_device_error(d));
+					_exit(15);
+				}
+			}
+			if (nd_mem_read(mo, 0, out, bytes))
+				_exit(16);
+			reference(&o, n, i, (void *const *)in, want);
+			if (memcmp(out, want, bytes))
+				_exit(17);
+			nd_comm_destroy(c);
+			nd_close(d);
+			_exit(0);
+		}
+		close(p[i][0]);
+	}
+	nd_comm_id_format(&cid, text);
+	EXPECT_EQ(32, strlen(text));
+	strcat(text, "\n");
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ((ssize_t)strlen(text), write(p[i][1], text, strlen(text)));
+		close(p[i][1]);
+	}
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			TH_LOG("rank %u: status %#x", i, status);
+		ok += WIFEXITED(status) && !WEXITSTATUS(status);
+	}
+	EXPECT_EQ(n, ok);
+	/* the registration is still there until the creator unregisters */
+	EXPECT_EQ(0, nd_comm_unregister(dev, &cid));
+	EXPECT_EQ(-ENOENT, nd_comm_unregister(dev, &cid));
+	nd_close(dev);
+}
+
+/* The library: ids as text, its messages for refusals and for failed collectives. */
+TEST_F_TIMEOUT(comm, library, 120)
+{
+	const struct cc_op o = { VNEF_CC_ALL_REDUCE, ND_FP32, 64, ND_ADD, 0, 0, 0 };
+	struct nd_comm *c0, *c1, *c2;
+	struct nd_comm_info ci;
+	struct nd_run_result res;
+	struct nd_program *prog;
+	struct nd_mem *mi, *mo;
+	struct nd_device *dev;
+	struct nd_error err;
+	char text[ND_COMM_ID_STRLEN], msg[512];
+	long long base = vn_counter("comms");
+	nd_comm_id id, back, bad;
+	size_t size;
+	void *img;
+	int ret;
+
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	ASSERT_EQ(0, nd_open(0, &dev, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, nd_comm_create(dev, 3, &id));
+	ASSERT_NE(NULL, nd_comm_id_format(&id, text));
+	ASSERT_EQ(0, nd_comm_id_parse(text, &back));
+	EXPECT_EQ(0, memcmp(&id, &back, sizeof(id)));
+	snprintf(msg, sizeof(msg), "  %s\n", text);
+	EXPECT_EQ(0, nd_comm_id_parse(msg, &back));
+	EXPECT_EQ(-EINVAL, nd_comm_id_parse(text + 1, &back));
+	snprintf(msg, sizeof(msg), "%s0", text);
+	EXPECT_EQ(-EINVAL, nd_comm_id_parse(msg, &back));
+	snprintf(msg, sizeof(msg), "%s x", text);
+	EXPECT_EQ(-EINVAL, nd_comm_id_parse(msg, &back));
+	msg[0] = 'g';
+	EXPECT_EQ(-EINVAL, nd_comm_id_parse(msg, &back));
+	EXPECT_EQ(-EINVAL, nd_comm_id_parse("", &back));
+	EXPECT_EQ(-EINVAL, nd_comm_create(dev, 0, &back));
+
+	bad = id;
+	bad.bytes[7] ^= 0x10;
+	EXPECT_EQ(-ENOENT, nd_comm_join(dev, &bad, 0, 0, &c0));
+	EXPECT_NE(NULL, strstr(nd_device_error(dev), "no communicator has this id"));
+	/* the message never carries the id */
+	nd_comm_id_format(&bad, text);
+	EXPECT_EQ(NULL, strstr(nd_device_error(dev), text));
+	EXPECT_EQ(-EINVAL, nd_comm_join(dev, &id, 0, self->info.core_count, &c0));
+
+	ASSERT_EQ(0, nd_comm_join(dev, &id, 0, 0, &c0)) TH_LOG("%s", nd_device_error(dev));
+	EXPECT_EQ(-EEXIST, nd_comm_join(dev, &id, 0, 1, &c1));
+	EXPECT_NE(NULL, strstr(nd_device_error(dev), "rank 0"));
+	ASSERT_EQ(0, nd_comm_join(dev, &id, 1, 1, &c1));
+	EXPECT_EQ(0, nd_comm_rank(c0));
+	EXPECT_EQ(1, nd_comm_rank(c1));
+	EXPECT_EQ(3, nd_comm_size(c1));
+	EXPECT_EQ(1, nd_comm_core(c1));
+	EXPECT_EQ(dev, nd_comm_device(c1));
+	ASSERT_EQ(0, nd_comm_info(c0, &ci));
+	EXPECT_EQ(2, ci.joined);
+
+	/* rank 0 runs, rank 1 never does, rank 2 never joined: rank 0 reports them */
+	ASSERT_EQ(0, cc_image(&o, 3, &img, &size));
+	ASSERT_EQ(0, nd_program_load(dev, img, size, &prog, NULL));
+	free(img);
+	ASSERT_EQ(0, nd_mem_alloc(dev, o.count * 4, &mi));
+	ASSERT_EQ(0, nd_mem_alloc(dev, o.count * 4, &mo));
+	{
+		struct nd_bind b[] = { { "in", mi }, { "out", mo } };
+
+		ret = nd_run(prog, 0, b, 2, SEC, &res);
+		EXPECT_EQ(-ETIMEDOUT, ret);
+		EXPECT_EQ(VNEURON_EXEC_TIMEOUT, res.result);
+		EXPECT_EQ(VNEURON_REASON_CC_MISSING, res.reason);
+		TH_LOG("rank 0: %s", nd_device_error(dev));
+		EXPECT_NE(NULL, strstr(nd_device_error(dev),
+				       "collective 0 (ALL_REDUCE) on the CC-core: ranks 1, 2 never arrived"));
+		EXPECT_STREQ("CC-core", nd_stream_name(VNEURON_STREAM_CC));
+		EXPECT_STREQ("cc-missing", nd_exec_reason_id(VNEURON_REASON_CC_MISSING));
+
+		/* rank 1 comes late: the communicator is broken, it ends at once */
+		ret = nd_run(prog, 1, b, 2, 60 * SEC, &res);
+		EXPECT_EQ(-ECANCELED, ret);
+		EXPECT_EQ(VNEURON_EXEC_ABORTED, res.result);
+		EXPECT_EQ(VNEURON_REASON_CC_PEER, res.reason);
+		TH_LOG("rank 1: %s", nd_device_error(dev));
+		EXPECT_NE(NULL, strstr(nd_device_error(dev),
+				       "rank 0 gave up at its time limit: ranks 1, 2 never arrived"));
+		nd_comm_describe(c1, prog, &res, msg, sizeof(msg));
+		EXPECT_NE(NULL, strstr(msg, "collective 0 (ALL_REDUCE) on the CC-core: aborted"));
+	}
+	ASSERT_EQ(0, nd_comm_info(c1, &ci));
+	EXPECT_EQ(1, ci.broken);
+	EXPECT_EQ(0, ci.failed_rank);
+	EXPECT_EQ(ETIMEDOUT, ci.failure);
+	EXPECT_EQ(6, ci.missing);
+
+	EXPECT_EQ(0, nd_comm_destroy(c1));
+	EXPECT_EQ(0, nd_comm_destroy(NULL));
+	/* core 1 is free for another rank now */
+	ASSERT_EQ(0, nd_comm_join(dev, &id, 2, 1, &c2));
+	nd_program_unload(prog);
+	nd_close(dev);		/* frees c0, c2, the buffers and the registration */
+	EXPECT_EQ(base, vn_counter("comms"));
+}
+
+/* Ids never appear in sysfs or debugfs. */
+static const char *walk_needle;
+static int walk_found;
+
+static int walk_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd;
+
+	(void)ftw;
+	if (type != FTW_F || !(st->st_mode & S_IRUSR))
+		return 0;
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		if (strstr(buf, walk_needle))
+			walk_found++;
+	}
+	return 0;
+}
+
+TEST_F(comm, id_not_in_sysfs_or_debugfs)
+{
+	char text[ND_COMM_ID_STRLEN], real[4096];
+	nd_comm_id id;
+	uint32_t reg;
+
+	ASSERT_EQ(0, comm_create(self->fd, 2, id.bytes, &reg));
+	ASSERT_EQ(0, comm_join(self->fd, id.bytes, 0, 0, NULL));
+	nd_comm_id_format(&id, text);
+	walk_needle = text;
+	walk_found = 0;
+	ASSERT_NE(NULL, realpath(VN_SYSFS, real));
+	EXPECT_EQ(0, nftw(real, walk_file, 16, FTW_PHYS));
+	EXPECT_EQ(0, nftw("/sys/kernel/debug/vneuron", walk_file, 16, FTW_PHYS));
+	EXPECT_EQ(0, nftw("/sys/module/vneuron/parameters", walk_file, 16, FTW_PHYS));
+	EXPECT_EQ(0, walk_found);
+}
+
+/*
+ * The attack: an unprivileged process that can open the node but does not know the id
+ * finds nothing (random ids, ids one bit away, handle numbers of its own file); knowing
+ * it, it still cannot take a core another file owns or a rank that joined. Knowing the
+ * id is the trust: with it, it may join a free rank on a free core.
+ */
+struct attack {
+	int started;
+	int random_found;
+	int flipped_found;
+	int handles_found;
+	int busy_ret;
+	int exist_ret;
+	int join_ret;
+};
+
+TEST_F_TIMEOUT(comm, unprivileged_without_the_id, 180)
+{
+	struct attack *a = shared(sizeof(*a));
+	struct stat node;
+	uint8_t id[ID_BYTES];
+	uint32_t reg;
+	int status;
+	pid_t pid;
+
+	ASSERT_NE(NULL, a);
+	if (geteuid())
+		SKIP(return, "needs root to drop to nobody");
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	ASSERT_EQ(0, stat(VN_DEV, &node));
+	ASSERT_EQ(0, comm_create(self->fd, 2, id, &reg));
+	ASSERT_EQ(0, comm_join(self->fd, id, 0, 0, NULL));
+	ASSERT_EQ(0, chown(VN_DEV, 0, TEST_GID));
+	ASSERT_EQ(0, chmod(VN_DEV, 0660));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		gid_t g = TEST_GID;
+		uint8_t guess[ID_BYTES];
+		unsigned int k;
+		int fd, urnd;
+
+		close(self->fd);
+		if (setgroups(1, &g) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(1);
+		fd = vn_open();
+		urnd = open("/dev/urandom", O_RDONLY);
+		if (fd < 0 || urnd < 0)
+			_exit(2);
+		a->started = 1;
+		for (k = 0; k < 20000; k++) {
+			if (read(urnd, guess, ID_BYTES) != ID_BYTES)
+				_exit(3);
+			a->random_found += comm_join(fd, guess, 1, 1, NULL) != -ENOENT;
+		}
+		for (k = 0; k < ID_BYTES * 8; k++) {
+			memcpy(guess, id, ID_BYTES);
+			guess[k / 8] ^= 1u << (k % 8);
+			a->flipped_found += comm_join(fd, guess, 1, 1, NULL) != -ENOENT;
+		}
+		for (k = 0; k < 300; k++)
+			a->handles_found += comm_info(fd, k, NULL) != -ENOENT ||
+					    comm_destroy(fd, k) != -ENOENT;
+		/* with the id: not a core root owns, not a rank that joined */
+		a->busy_ret = comm_join(fd, id, 1, 0, NULL);
+		a->exist_ret = comm_join(fd, id, 0, 1, NULL);
+		a->join_ret = comm_join(fd, id, 1, 1, NULL);
+		close(fd);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, chown(VN_DEV, node.st_uid, node.st_gid));
+	EXPECT_EQ(0, chmod(VN_DEV, node.st_mode & 07777));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(1, a->started);
+	EXPECT_EQ(0, a->random_found);
+	EXPECT_EQ(0, a->flipped_found);
+	EXPECT_EQ(0, a->handles_found);
+	EXPECT_EQ(-EBUSY, a->busy_ret);
+	EXPECT_EQ(-EEXIST, a->exist_ret);
+	EXPECT_EQ(0, a->join_ret);
+	/* its close made rank 1 leave: the communicator is broken for root's rank */
+	{
+		struct vneuron_comm_info in;
+
+		ASSERT_EQ(0, comm_info(self->fd, reg, &in));
+		EXPECT_EQ(3, in.joined_mask);
+		EXPECT_EQ(1, in.broken);
+		EXPECT_EQ(1, in.failed_rank);
+	}
+}
+
+/* After everything: no communicator is left in the module. */
+TEST_F(comm, zz_drained)
+{
+	EXPECT_EQ(0, vn_counter("comms"));
+}
+
+TEST_HARNESS_MAIN
