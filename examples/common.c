@@ -2,6 +2,7 @@
 /* The examples' shared runner: device or host backend, options, PRNG, checks. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,6 +268,152 @@ void ex_close(struct ex_ctx *c)
 const char *ex_where(const struct ex_ctx *c)
 {
 	return c->where;
+}
+
+/* ---- groups of ranks ---- */
+
+#define EX_MAX_RANKS 64
+
+struct ex_group {
+	unsigned int n;
+	struct ex_ctx *rank[EX_MAX_RANKS];
+	struct nd_comm *comm[EX_MAX_RANKS];
+	/* the current run */
+	struct ex_buf *const *bufs;
+	unsigned int nbufs;
+	uint64_t ps[EX_MAX_RANKS];
+	int ret[EX_MAX_RANKS];
+};
+
+int ex_group_open(const struct ex_opts *o, unsigned int nranks, unsigned int cores_per_device,
+		  struct nd_builder *b, struct ex_group **gp)
+{
+	uint32_t device[EX_MAX_RANKS];
+	struct nd_host_comm *hc = NULL;
+	struct ex_group *g;
+	nd_comm_id id;
+	unsigned int r;
+	int ret;
+
+	*gp = NULL;
+	if (!nranks || nranks > EX_MAX_RANKS || !cores_per_device)
+		return -EINVAL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->n = nranks;
+	for (r = 0; r < nranks; r++)
+		device[r] = r / cores_per_device;
+	if (o->host) {
+		ret = nd_host_comm_new(nranks, device, &hc);
+		if (ret) {
+			fprintf(stderr, "host communicator: %s\n", strerror(-ret));
+			goto fail;
+		}
+	}
+	for (r = 0; r < nranks; r++) {
+		struct ex_opts ro = *o;
+		struct ex_ctx *c;
+
+		ro.device = o->device + device[r];
+		ro.core = r % cores_per_device;
+		if (r)
+			ro.write_vnef = NULL;
+		ret = ex_open(&ro, b, &g->rank[r]);
+		if (ret)
+			goto fail;
+		c = g->rank[r];
+		if (o->host) {
+			ret = nd_host_set_comm(c->h, hc, r);
+			if (ret) {
+				fprintf(stderr, "rank %u: %s\n", r, nd_host_error(c->h));
+				goto fail;
+			}
+			snprintf(c->where, sizeof(c->where), "the host backend");
+			continue;
+		}
+		if (!r && (ret = nd_comm_create(c->dev, nranks, &id))) {
+			fprintf(stderr, "communicator of %u ranks: %s\n", nranks,
+				nd_device_error(c->dev));
+			goto fail;
+		}
+		ret = nd_comm_join(c->dev, &id, r, ro.core, &g->comm[r]);
+		if (ret) {
+			fprintf(stderr, "rank %u: %s: %s\n", r, c->where, nd_device_error(c->dev));
+			goto fail;
+		}
+	}
+	nd_host_comm_free(hc);
+	*gp = g;
+	return 0;
+fail:
+	nd_host_comm_free(hc);
+	ex_group_close(g);
+	return ret ? ret : -EINVAL;
+}
+
+struct ex_rank_arg {
+	struct ex_group *g;
+	unsigned int r;
+};
+
+static void *ex_rank_main(void *arg)
+{
+	struct ex_rank_arg *a = arg;
+	struct ex_group *g = a->g;
+
+	g->ret[a->r] = ex_run(g->rank[a->r], g->bufs[a->r], g->nbufs, &g->ps[a->r]);
+	return NULL;
+}
+
+int ex_group_run(struct ex_group *g, struct ex_buf *const *bufs, unsigned int n,
+		 uint64_t *model_ps)
+{
+	struct ex_rank_arg arg[EX_MAX_RANKS];
+	pthread_t th[EX_MAX_RANKS];
+	unsigned int r, started;
+	uint64_t ps = 0;
+	int ret = 0;
+
+	g->bufs = bufs;
+	g->nbufs = n;
+	for (started = 0; started < g->n; started++) {
+		arg[started] = (struct ex_rank_arg){ g, started };
+		g->ps[started] = 0;
+		if (pthread_create(&th[started], NULL, ex_rank_main, &arg[started]))
+			break;
+	}
+	for (r = 0; r < started; r++)
+		pthread_join(th[r], NULL);
+	if (started < g->n) {
+		fprintf(stderr, "cannot start %u threads\n", g->n);
+		return -1;
+	}
+	for (r = 0; r < g->n; r++) {
+		if (g->ret[r]) {
+			fprintf(stderr, "rank %u (%s) failed\n", r, g->rank[r]->where);
+			ret = -1;
+		}
+		if (g->ps[r] > ps)
+			ps = g->ps[r];
+	}
+	if (model_ps)
+		*model_ps = ps;
+	return ret;
+}
+
+void ex_group_close(struct ex_group *g)
+{
+	unsigned int r;
+
+	if (!g)
+		return;
+	for (r = 0; r < g->n; r++)
+		nd_comm_destroy(g->comm[r]);
+	/* rank 0's device registered the communicator: close it last */
+	for (r = g->n; r-- > 0;)
+		ex_close(g->rank[r]);
+	free(g);
 }
 
 uint64_t ex_rand(uint64_t *s)

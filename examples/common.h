@@ -60,6 +60,26 @@ int ex_run(struct ex_ctx *c, const struct ex_buf *bufs, unsigned int n, uint64_t
 void ex_close(struct ex_ctx *c);
 const char *ex_where(const struct ex_ctx *c);	/* "/dev/vneuron0 core 0" or "host" */
 
+/*
+ * A group of ranks running one program together (SPMD, for collectives): rank r on
+ * core r % cores_per_device of /dev/vneuron(D + r / cores_per_device), joined into one
+ * communicator (nd_comm_create(), nd_comm_join()), or with --host a host core each,
+ * bound to a host communicator whose devices are laid out the same way. --write-vnef
+ * is written once.
+ */
+struct ex_group;
+
+int ex_group_open(const struct ex_opts *o, unsigned int nranks, unsigned int cores_per_device,
+		  struct nd_builder *b, struct ex_group **gp);
+/*
+ * Run once on every rank at once, each in its own thread, rank r with bufs[r][0..n).
+ * The slowest rank's modeled time in *model_ps if not NULL. A failing rank says so on
+ * stderr (the others' runs end too); -1 then.
+ */
+int ex_group_run(struct ex_group *g, struct ex_buf *const *bufs, unsigned int n,
+		 uint64_t *model_ps);
+void ex_group_close(struct ex_group *g);
+
 /* xorshift64*: the same numbers on every machine. */
 uint64_t ex_rand(uint64_t *s);
 float ex_uniform(uint64_t *s, float lo, float hi);	/* [lo, hi) */

@@ -190,4 +190,134 @@ TEST_F(ex, vneuron_run_npy)
 	EXPECT_EQ(1, run(cmd, out, sizeof(out)));
 }
 
+/*
+ * vneuron-cc-bench, small: every collective from 1 KiB to 16 KiB over 4 ranks, checked;
+ * the table parses, each row has the bus factor of its collective, and bad usage is 2.
+ */
+TEST_F(ex, cc_bench_small_checked)
+{
+	static const char *const ops[] = {
+		"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "permute",
+	};
+	static const double factor[] = { 1.5, 0.75, 0.75, 0.75, 1.0 };
+	unsigned int i, rows = 0;
+	char *p, *line;
+
+	ASSERT_EQ(0, run(BIN "vneuron-cc-bench -b 1K -e 16K --check -i 2", out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "4 ranks (2 devices x 2 cores), host backend, fp32"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# check: 15 of 15 results match the C reference"))
+		TH_LOG("%s", out);
+	for (i = 0; i < 5; i++) {
+		char head[64];
+		unsigned long long size, count, want = 1024;
+
+		snprintf(head, sizeof(head), "# %s (bus factor", ops[i]);
+		p = strstr(out, head);
+		ASSERT_NE(NULL, p) TH_LOG("%s", head);
+		line = strchr(strchr(p, '\n') + 1, '\n') + 1;	/* past the column heads */
+		for (; want <= 16384; want *= 4) {
+			double mus, ma, mb, hus, ha, hb;
+			char type[8], check[8];
+
+			ASSERT_EQ(10, sscanf(line, "%llu %llu %7s %lf %lf %lf %lf %lf %lf %7s",
+					     &size, &count, type, &mus, &ma, &mb, &hus, &ha, &hb,
+					     check)) TH_LOG("%s", line);
+			EXPECT_EQ(want, size);
+			EXPECT_EQ(want / 4, count);
+			EXPECT_STREQ("fp32", type);
+			EXPECT_STREQ("ok", check);
+			EXPECT_GT(mus, 0.0);
+			EXPECT_GT(hus, 0.0);
+			/* algbw = size / time, busbw = algbw x factor (printed to 3 places) */
+			EXPECT_LT(fabs(ma - size / (mus * 1e3)), 0.002 + 0.01 * ma);
+			EXPECT_LT(fabs(mb - ma * factor[i]), 0.002 + 0.01 * mb);
+			EXPECT_LT(fabs(hb - ha * factor[i]), 0.002 + 0.01 * hb);
+			rows++;
+			line = strchr(line, '\n') + 1;
+		}
+	}
+	EXPECT_EQ(15u, rows);
+
+	ASSERT_EQ(0, run(BIN "vneuron-cc-bench -b 1K -e 4K -d bf16 -n 3 --cores-per-device 1 "
+			 "-o all_reduce,reduce_scatter --check -q", out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "        1020         510  bf16")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "all_gather"));
+
+	EXPECT_EQ(2, run(BIN "vneuron-cc-bench -d fp16", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "fp32 or bf16, not 'fp16'")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run(BIN "vneuron-cc-bench -o all_sum", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "unknown collective 'all_sum'")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run(BIN "vneuron-cc-bench -b 2K -e 1K", out, sizeof(out)));
+	EXPECT_EQ(2, run(BIN "vneuron-cc-bench -n 0", out, sizeof(out)));
+	EXPECT_EQ(2, run(BIN "vneuron-cc-bench -e 4Q", out, sizeof(out)));
+	EXPECT_EQ(2, run(BIN "vneuron-cc-bench --host --device 0", out, sizeof(out)));
+	EXPECT_EQ(0, run(BIN "vneuron-cc-bench --help", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "EXIT STATUS"));
+	EXPECT_EQ(0, run(BIN "vneuron-cc-bench --version", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "vneuron-cc-bench ")) TH_LOG("%s", out);
+}
+
+/* Tensor parallel: B's columns on 4 (and 8) workers, an all_gather, C on every worker. */
+TEST_F(ex, matmul_tp)
+{
+	double tp, one;
+	char *p;
+
+	ASSERT_EQ(0, run(BIN "example-matmul-tp --host", out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "matmul-tp: [512 x 512] . [512 x 512] fp32 on 4 workers "
+			       "(2 devices x 2 cores) on the host backend: ok")) TH_LOG("%s", out);
+	p = strstr(out, "4 workers: modeled ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", out);
+	ASSERT_EQ(1, sscanf(p, "4 workers: modeled %lf", &tp));
+	p = strstr(out, "one core:   modeled ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", out);
+	ASSERT_EQ(1, sscanf(p, "one core:   modeled %lf", &one));
+	EXPECT_GT(tp, 0.0);
+	EXPECT_GT(one, 0.0);
+	ASSERT_EQ(0, run(BIN "example-matmul-tp --host --workers 8 --cores-per-device 4 "
+			 "--dtype bf16", out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "bf16 on 8 workers (2 devices x 4 cores)")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run(BIN "example-matmul-tp --workers 3", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--workers 3 does not divide --size 512")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run(BIN "example-matmul-tp --size 2048", out, sizeof(out)));
+	EXPECT_EQ(0, run(BIN "example-matmul-tp --help", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "EXIT STATUS"));
+}
+
+/*
+ * Data parallel: 4 workers (2 devices x 2 cores) of 32 rows, gradients all_reduced;
+ * every step's loss as one worker's on the global batch of 128, and it learns.
+ */
+TEST_F(ex, mlp_dp_matches_one_worker)
+{
+	float first, last, one_first, one_last, diff;
+	char *p;
+
+	ASSERT_EQ(0, run(BIN "example-mlp-dp --host", out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "global batch 128 on 4 workers (2 devices x 2 cores, 32 rows "
+			       "each), 50 steps on the host backend")) TH_LOG("%s", out);
+	p = strstr(out, "mlp-dp: ok, loss ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", out);
+	ASSERT_EQ(5, sscanf(p, "mlp-dp: ok, loss %f -> %f in 50 steps on 4 workers, one worker "
+			    "%f -> %f; max loss difference %f", &first, &last, &one_first,
+			    &one_last, &diff)) TH_LOG("%s", p);
+	EXPECT_GT(first, 2.0f);
+	EXPECT_LT(last, 0.5f * first);
+	EXPECT_LE(diff, 1e-5f);
+	EXPECT_LT(fabsf(first - one_first), 1e-4f);
+	EXPECT_LT(fabsf(last - one_last), 1e-4f);
+
+	ASSERT_EQ(0, run(BIN "example-mlp-dp --host --workers 8 --cores-per-device 4 --steps 4 "
+			 "-q", out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "in 4 steps on 8 workers")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run(BIN "example-mlp-dp --workers 3", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "1, 2, 4 or 8, not '3'")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run(BIN "example-mlp-dp --steps 1", out, sizeof(out)));
+	EXPECT_EQ(0, run(BIN "example-mlp-dp --help", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "EXIT STATUS"));
+}
+
 TEST_HARNESS_MAIN
