@@ -54,6 +54,10 @@ static_assert((int)VNEURON_REASON_FAULT_PSUM == (int)VN_REASON_FAULT_PSUM);
 static_assert((int)VNEURON_REASON_FAULT_HBM == (int)VN_REASON_FAULT_HBM);
 static_assert((int)VNEURON_REASON_FAULT_SEM == (int)VN_REASON_FAULT_SEM);
 static_assert((int)VNEURON_REASON_FAULT_STATE == (int)VN_REASON_FAULT_STATE);
+static_assert((int)VNEURON_REASON_CC_MISSING == (int)VN_REASON_CC_MISSING);
+static_assert((int)VNEURON_REASON_CC_PEER == (int)VN_REASON_CC_PEER);
+static_assert((int)VNEURON_REASON_CC_MISMATCH == (int)VN_REASON_CC_MISMATCH);
+static_assert((int)VNEURON_STREAM_CC == (int)VNEF_STREAM_CC);
 
 /* A per-execution host-time limit above this is refused: deadlines must not overflow. */
 #define VNK_MAX_TIME_LIMIT_NS	(600ULL * NSEC_PER_SEC)
