@@ -37,6 +37,10 @@ static const char *const rule_ids[VNP_RULE_COUNT] = {
 	[VNP_RULE_SEM_WAIT] = "semaphore-wait",
 	[VNP_RULE_DMA_QUEUE_BOUND] = "dma-queue-bound",
 	[VNP_RULE_INSTR_OVERHEAD] = "instruction-overhead",
+	[VNP_RULE_CC_STRAGGLER] = "straggler-rank",
+	[VNP_RULE_CC_NO_OVERLAP] = "collective-no-overlap",
+	[VNP_RULE_CC_SMALL] = "small-collectives",
+	[VNP_RULE_CC_SPLIT] = "all-reduce-split",
 };
 
 const char *vnp_class_name(enum vnp_class c)
@@ -130,7 +134,7 @@ static int pred_small(const struct vnp_timeline *tl, const struct vnp_ev *e, con
 
 static int pred_engines(const struct vnp_timeline *tl, const struct vnp_ev *e, const void *arg)
 {
-	return e->opcode != VNP_OP_DMA && e->opcode != VNEF_OP_NOP;
+	return e->stream < VNEF_ENGINES && e->opcode != VNEF_OP_NOP;
 }
 
 /* Loads: descriptors that write SBUF or PSUM. */
@@ -223,6 +227,8 @@ static void cp_phases(struct vnp_rctx *c, uint64_t *load, uint64_t *store, uint6
 		const struct vnp_ev *e = &c->tl->ev[c->cp->ev[i]];
 		unsigned int src, dst;
 
+		if (vnp_ev_is_cc(e))
+			continue;
 		if (e->opcode != VNP_OP_DMA) {
 			*comp += e->end - e->start;
 			continue;
@@ -670,7 +676,8 @@ static int rule_sem_wait(struct vnp_rctx *c)
 
 	for (e = 0; e < VNEF_ENGINES && !ret; e++)
 		ret = sem_finding(c, e, e + 1);
-	return ret ?: sem_finding(c, VNEF_ENGINES, VNEF_STREAMS);
+	return ret ?: sem_finding(c, VNEF_ENGINES, VNEF_STREAM_CC) ?:
+	       sem_finding(c, VNEF_STREAM_CC, VNEF_STREAM_CC + 1);
 }
 
 static int cmp_finding(const void *x, const void *y)
@@ -706,6 +713,10 @@ static void cp_text(const struct vnp_critpath *cp, char *buf, size_t len)
 		vnp_cat(buf, len, "%s %s %.0f%%", shown++ ? "," : "",
 			vnp_stream_name(best, n1, sizeof(n1)),
 			vnp_pct(cp->stream_ps[best], cp->len_ps));
+		/* a collective's time on a path is partly its wait for another rank */
+		if (best == VNEF_STREAM_CC && cp->cc_wait_ps)
+			vnp_cat(buf, len, " (%.0f%% waiting for the last rank)",
+				vnp_pct(cp->cc_wait_ps, cp->len_ps));
 	}
 }
 
@@ -721,7 +732,7 @@ int vnp_analyze_opts(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 	ret = vnp_critpath_compute(tl, &a->cp);
 	if (ret)
 		return ret;
-	vnp_classify_whole(tl, m, &a->whole);
+	vnp_classify_whole(tl, m, &a->cp, &a->whole);
 	cp_text(&a->cp, a->whole.why, sizeof(a->whole.why));
 	if (a->whole.cls == VNP_CLASS_LATENCY && m->gap_hi > m->gap_lo) {
 		char t1[32], t2[32], t3[32];
@@ -740,8 +751,12 @@ int vnp_analyze_opts(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 		vnp_classify_group(tl, m, &m->scope[i], &a->scope[i]);
 	if (!m->total_ps)
 		return 0;
-	/* a program that cannot be replayed (no image, refused) gets estimates */
-	if (!(flags & VNP_ANALYZE_NO_REPLAY) && tl->prog && tl->prog->owner) {
+	/*
+	 * a program that cannot be replayed (no image, refused) gets estimates; so does one
+	 * with collectives: a replay runs one rank alone, whose collectives cost nothing
+	 */
+	if (!(flags & VNP_ANALYZE_NO_REPLAY) && tl->prog && tl->prog->owner && !m->ncoll &&
+	    !tl->prog->ncc) {
 		ret = vnp_replay_open(&c.r, tl->prog, &tl->model);
 		if (ret == -ENOMEM)
 			goto out;
@@ -750,7 +765,9 @@ int vnp_analyze_opts(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 	}
 	ret = rule_queue_bound(&c) ?: rule_small_dma(&c) ?: rule_overhead(&c) ?:
 	      rule_engines(&c) ?: rule_dma_overlap(&c) ?: vnp_rule_repeated(&c) ?:
-	      rule_tensor_idle(&c) ?: vnp_rule_transpose(&c) ?: rule_sem_wait(&c);
+	      rule_tensor_idle(&c) ?: vnp_rule_transpose(&c) ?: vnp_rule_cc_straggler(&c) ?:
+	      vnp_rule_cc_no_overlap(&c) ?: vnp_rule_cc_small(&c) ?: vnp_rule_cc_shard(&c) ?:
+	      rule_sem_wait(&c);
 	if (a->folded[0])
 		cat(a->whole.why, sizeof(a->whole.why), "; waits it explains: %s", a->folded);
 out:

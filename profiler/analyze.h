@@ -30,6 +30,10 @@ enum vnp_rule {
 	VNP_RULE_SEM_WAIT,
 	VNP_RULE_DMA_QUEUE_BOUND,
 	VNP_RULE_INSTR_OVERHEAD,
+	VNP_RULE_CC_STRAGGLER,
+	VNP_RULE_CC_NO_OVERLAP,
+	VNP_RULE_CC_SMALL,
+	VNP_RULE_CC_SPLIT,
 	VNP_RULE_COUNT,
 };
 
@@ -44,9 +48,13 @@ enum vnp_rule {
 #define VNP_FIXED_FRAC		0.60	/* overhead: fixed costs 1.5x the work or more */
 #define VNP_QUEUE_BUSY_FRAC	0.50	/* dma-queue-bound: a queue busier than this */
 #define VNP_CP_FRAC		0.10	/* a unit matters if it is 10% of the critical path */
-#define VNP_COMM_FRAC		0.50	/* communication-bound: CC over 50% of the time */
+#define VNP_COMM_FRAC		0.50	/* communication-bound: transfers over 50% of the path */
+#define VNP_CC_WAIT_FRAC	0.10	/* straggler-rank: waits for the last over 10% ... */
+#define VNP_CC_STRAGGLER_SHARE	0.50	/* ... of core_time, half of them for one rank */
+#define VNP_CC_SMALL_COUNT	4	/* small-collectives: 4 or more of an op an execution */
+#define VNP_CC_FIXED_FRAC	0.50	/* ... spending half their transfer on link latency */
 
-/* vnp_classification.unit besides stream ids (engine 0..3, VNEF_STREAM_DMA(q)) */
+/* vnp_classification.unit besides stream ids (engine 0..3, VNEF_STREAM_DMA(q), CC) */
 #define VNP_BOUND_HBM		0xfffeu
 
 struct vnp_classification {

@@ -8,9 +8,12 @@
 /* Appends to a fixed buffer, truncating. */
 void vnp_cat(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Classifies the whole profile (core-time) and each scope (its spans per execution). */
+/*
+ * Classifies the whole profile (core-time, and its critical path for collectives) and
+ * each scope (its spans per execution).
+ */
 void vnp_classify_whole(const struct vnp_timeline *tl, const struct vnp_metrics *m,
-			struct vnp_classification *c);
+			const struct vnp_critpath *cp, struct vnp_classification *c);
 void vnp_classify_group(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 			const struct vnp_group *g, struct vnp_classification *c);
 
@@ -49,5 +52,13 @@ int vnp_pred_stream(const struct vnp_timeline *tl, const struct vnp_ev *e, const
 
 int vnp_rule_repeated(struct vnp_rctx *c);
 int vnp_rule_transpose(struct vnp_rctx *c);
+/* rules_cc.c: the collectives' rules (docs/profiler.md) */
+int vnp_rule_cc_straggler(struct vnp_rctx *c);
+int vnp_rule_cc_no_overlap(struct vnp_rctx *c);
+int vnp_rule_cc_small(struct vnp_rctx *c);
+int vnp_rule_cc_shard(struct vnp_rctx *c);
+/* "pc 3 exec 0 (k.c:12 [grad/ar])" of a collective, into buf */
+const char *vnp_coll_name(const struct vnp_timeline *tl, const struct vnp_coll *x, char *buf,
+			  size_t len);
 
 #endif /* VNP_ANALYZE_PRIV_H */

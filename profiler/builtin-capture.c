@@ -31,6 +31,8 @@ static const char capture_usage[] =
 "                            [--num-exec N] [--profile-nth-exec K]\n"
 "                            [--ignore-exec-errors] [--core C] [--device D]\n"
 "                            [--ring-size BYTES] [--mode stop|overwrite]\n"
+"                            [--collectives-worker-count N\n"
+"                             [--collectives-workers-per-node N]]\n"
 "    vneuron-profile capture -s PROFILE.vntf [--core C]... [--device D]\n"
 "                            [--ring-size BYTES] [--mode stop|overwrite] -- APP [ARGS]\n"
 "\n"
@@ -43,8 +45,16 @@ static const char capture_usage[] =
 "    rings' lost counts and the core's identity. Read it with\n"
 "    'vneuron-profile view -n PROGRAM.vnef -s PROFILE.vntf'.\n"
 "\n"
-"    The second form traces cores of the device while APP runs (every execution\n"
-"    any process starts there) and writes the profile when APP exits; APP gets\n"
+"    With --collectives-worker-count N the program runs as N workers (ranks) of one\n"
+"    communicator, one core each, all at once: rank r on core r % C of\n"
+"    /dev/vneuron(D + r / C), C being the cores of a device (2 by default), so the\n"
+"    workers fill the devices from D on. Their collectives meet; every worker's\n"
+"    cores are traced into the one PROFILE.vntf, each stream naming its worker.\n"
+"\n"
+"    The second form traces cores while APP runs (every execution any process\n"
+"    starts there: with --device, that device's cores, else every core of every\n"
+"    device, so all of an application's workers are in the profile) and writes\n"
+"    the profile when APP exits; APP gets\n"
 "    VNEURON_PROFILE=PROFILE.vntf in its environment. Capture's exit status is then\n"
 "    APP's (or 128+signal). APP also gets VNEURON_PROFILE_API=PROFILE.vntf.api:\n"
 "    libneurondev logs every API call there (open, alloc, load, exec, wait, with\n"
@@ -60,7 +70,9 @@ static const char capture_usage[] =
 "INPUTS\n"
 "    NAME FILE binds the input tensor NAME to FILE: a NumPy .npy file (little-endian\n"
 "    float32, C order, as many elements as the tensor; converted for bf16 tensors)\n"
-"    or raw bytes of exactly the tensor's size in its dtype.\n"
+"    or raw bytes of exactly the tensor's size in its dtype. With workers, {rank}\n"
+"    in FILE is replaced by each worker's rank (x x.{rank}.npy gives worker 1\n"
+"    x.1.npy); a FILE without it is every worker's input.\n"
 "\n"
 "OPTIONS\n"
 "    -n, --program FILE        the .vnef program to run\n"
@@ -71,8 +83,10 @@ static const char capture_usage[] =
 "    -i, --ignore-exec-errors  keep going when an execution fails (default: stop\n"
 "                              after the failed one, still write the profile, exit 1)\n"
 "    -c, --core C              core to run and trace (default 0); in the second\n"
-"                              form, repeat it to trace several (default: all)\n"
-"    -d, --device D            /dev/vneuronD (default 0)\n"
+"                              form, repeat it to trace several of --device\n"
+"                              (default: all cores of all devices)\n"
+"    -d, --device D            /dev/vneuronD (default 0; workers fill the devices\n"
+"                              from D on)\n"
 "    -r, --ring-size BYTES     data bytes per ring, a power of two from 4K to 256M;\n"
 "                              suffixes K, M (default 4M: 65536 records per engine)\n"
 "    -m, --mode MODE           stop: a full ring drops new records and counts them\n"
@@ -80,6 +94,12 @@ static const char capture_usage[] =
 "                              newest records and counts the overwritten ones\n"
 "    -w, --watermark BYTES     published bytes between two wake-ups of the drainer\n"
 "                              (default half the ring)\n"
+"    --collectives-worker-count N\n"
+"                              run N workers (1..16) of one communicator, one core\n"
+"                              each, filling the devices from --device on\n"
+"    --collectives-workers-per-node N\n"
+"                              workers on this machine (default: all of them);\n"
+"                              workers on other machines need the MPI proxy\n"
 "    -q, --quiet               no progress, no summary line\n"
 "    -h, --help                this text\n"
 "\n"
@@ -90,19 +110,27 @@ static const char capture_usage[] =
 "EXAMPLES\n"
 "    vneuron-profile capture -n mm.vnef -s mm.vntf a at.npy b b.npy --num-exec 10\n"
 "    vneuron-profile capture -n mm.vnef -s mm.vntf -N 5 -k 5 --mode overwrite\n"
+"    vneuron-profile capture -n ddp.vnef -s ddp.vntf --collectives-worker-count 4 \\\n"
+"        x x.{rank}.npy\n"
 "    vneuron-profile capture -s app.vntf -- ./train --steps 100\n"
 "\n"
 "SEE ALSO\n"
 "    vneuron-profile view, docs/profiler.md, docs/trace-buffer.md\n";
 
+#define RANK_TAG	"{rank}"
+
 struct cap_input {
 	const char *name, *path;
 	void *data;			/* the tensor's bytes, read from path */
+	/* path with {rank}: each worker's bytes (data is then NULL) */
+	void *rank_data[VNP_CAP_MAX_CORES];
 };
 
 struct cap_opts {
 	const char *program, *profile;
 	unsigned int num_exec, nth, device, nr_cores, cores[VNP_CAP_MAX_CORES];
+	int device_given;
+	unsigned int workers, per_node;		/* --collectives-*; 0: not given */
 	int ignore_errors, quiet, help;
 	struct nd_trace_opts trace;
 	unsigned int nr_inputs;
@@ -154,6 +182,8 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 		{ "watermark", required_argument, NULL, 'w' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "collectives-worker-count", required_argument, NULL, 'W' },
+		{ "collectives-workers-per-node", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char ring_sizes[] = "a power of two from 4K to 256M";
@@ -208,6 +238,17 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 		case 'd':
 			ret = num_opt("device", optarg, 0, 255, 0, "a device number", &v);
 			o->device = (unsigned int)v;
+			o->device_given = 1;
+			break;
+		case 'W':
+			ret = num_opt("collectives-worker-count", optarg, 1, VNP_CAP_MAX_CORES, 0,
+				      "a number of workers from 1 to 16", &v);
+			o->workers = (unsigned int)v;
+			break;
+		case 'P':
+			ret = num_opt("collectives-workers-per-node", optarg, 1, VNP_CAP_MAX_CORES,
+				      0, "a number of workers from 1 to 16", &v);
+			o->per_node = (unsigned int)v;
 			break;
 		case 'r':
 			ret = num_opt("ring-size", optarg, VNEURON_TRACE_MIN_RING,
@@ -263,9 +304,11 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 			vnp_cap_err("nothing to run after '--'");
 			return -EINVAL;
 		}
-		if (o->nth || o->num_exec != 1 || o->ignore_errors) {
-			vnp_cap_err("--num-exec, --profile-nth-exec and --ignore-exec-errors are "
-				    "for the program form");
+		if (o->nth || o->num_exec != 1 || o->ignore_errors || o->workers ||
+		    o->per_node) {
+			vnp_cap_err("--num-exec, --profile-nth-exec, --ignore-exec-errors and "
+				    "--collectives-* are for the program form (an application makes "
+				    "its own workers: every core is traced)");
 			return -EINVAL;
 		}
 		o->app = argv + dashdash + 1;
@@ -295,6 +338,28 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 	}
 	if (o->nr_cores > 1) {
 		vnp_cap_err("the program form runs on one core: give --core once");
+		return -EINVAL;
+	}
+	if (o->per_node && !o->workers) {
+		vnp_cap_err("--collectives-workers-per-node goes with "
+			    "--collectives-worker-count");
+		return -EINVAL;
+	}
+	if (o->workers && o->nr_cores) {
+		vnp_cap_err("workers take one core each, from core 0 of --device on: give no "
+			    "--core");
+		return -EINVAL;
+	}
+	if (o->per_node && o->per_node > o->workers) {
+		vnp_cap_err("--collectives-workers-per-node %u is more than the %u workers",
+			    o->per_node, o->workers);
+		return -EINVAL;
+	}
+	if (o->per_node && o->per_node < o->workers) {
+		vnp_cap_err("%u of the %u workers would run on other machines: that needs the "
+			    "MPI proxy, which this build does not have; run all of them here "
+			    "(leave out --collectives-workers-per-node)", o->workers - o->per_node,
+			    o->workers);
 		return -EINVAL;
 	}
 	return 0;
@@ -369,6 +434,29 @@ static int read_input(const struct vnef_tensor *t, struct cap_input *in)
 	return 0;
 }
 
+/* A FILE with {rank}: each worker's own file, the tag replaced by its rank. */
+static int read_rank_inputs(const struct vnef_tensor *t, struct cap_input *in,
+			    unsigned int workers)
+{
+	const char *tag = strstr(in->path, RANK_TAG);
+	struct cap_input one = { .name = in->name };
+	char path[PATH_MAX];
+	unsigned int r;
+	int ret;
+
+	for (r = 0; r < workers; r++) {
+		snprintf(path, sizeof(path), "%.*s%u%s", (int)(tag - in->path), in->path, r,
+			 tag + strlen(RANK_TAG));
+		one.path = path;
+		one.data = NULL;
+		ret = read_input(t, &one);
+		if (ret)
+			return ret;
+		in->rank_data[r] = one.data;
+	}
+	return 0;
+}
+
 /*
  * Every NAME FILE pair names an input tensor of the program; the first pair of a name
  * gives its bytes. 0 or -errno (said).
@@ -392,6 +480,12 @@ static int read_inputs(const struct vnp_prog *p, struct cap_opts *o)
 		if (k < i)
 			continue;
 		j = vnp_prog_tensor(p, o->inputs[i].name);
+		if (o->workers && strstr(o->inputs[i].path, RANK_TAG)) {
+			ret = read_rank_inputs(&p->tensors[j], &o->inputs[i], o->workers);
+			if (ret)
+				return ret;
+			continue;
+		}
 		ret = read_input(&p->tensors[j], &o->inputs[i]);
 		if (ret)
 			return ret;
@@ -401,11 +495,15 @@ static int read_inputs(const struct vnp_prog *p, struct cap_opts *o)
 
 static void free_inputs(struct cap_opts *o)
 {
-	unsigned int i;
+	unsigned int i, r;
 
 	for (i = 0; i < o->nr_inputs; i++) {
 		free(o->inputs[i].data);
 		o->inputs[i].data = NULL;
+		for (r = 0; r < VNP_CAP_MAX_CORES; r++) {
+			free(o->inputs[i].rank_data[r]);
+			o->inputs[i].rank_data[r] = NULL;
+		}
 	}
 }
 
@@ -437,46 +535,56 @@ static int run_load(struct run *r, const struct cap_opts *o)
 
 /*
  * A device buffer for every input and output tensor (scratch tensors come from the core,
- * constants from the image), filled from the inputs given; the others stay zero, as
- * device memory starts. 0 or -errno (said).
+ * constants from the image), filled from the inputs given (a worker's own for a FILE
+ * with {rank}); the others stay zero, as device memory starts. 0 or -errno (said).
  */
-static int run_bind(struct run *r, const struct cap_opts *o)
+static int bind_tensors(struct nd_device *dev, const struct vnp_prog *p,
+			const struct cap_opts *o, unsigned int rank, unsigned int *nb,
+			struct nd_bind **binds, struct nd_mem ***mems)
 {
-	const struct vnp_prog *p = &r->prog;
 	unsigned int i;
 	uint32_t j;
 	int ret;
 
-	r->binds = calloc(p->ntensors + 1, sizeof(*r->binds));
-	r->mems = calloc(p->ntensors + 1, sizeof(*r->mems));
-	if (!r->binds || !r->mems)
+	*binds = calloc(p->ntensors + 1, sizeof(**binds));
+	*mems = calloc(p->ntensors + 1, sizeof(**mems));
+	if (!*binds || !*mems)
 		return -ENOMEM;
 	for (j = 0; j < p->ntensors; j++) {
 		const struct vnef_tensor *t = &p->tensors[j];
 		const char *name = vnp_prog_str(p, t->name_off);
-		struct nd_mem **m = &r->mems[r->nb];
+		struct nd_mem **m = &(*mems)[*nb];
 
 		if (t->kind != VNEF_TENSOR_INPUT && t->kind != VNEF_TENSOR_OUTPUT)
 			continue;
-		ret = nd_mem_alloc(r->dev, t->size, m);
+		ret = nd_mem_alloc(dev, t->size, m);
 		if (ret) {
 			vnp_cap_err("tensor '%s' (%llu bytes): %s", name,
-				    (unsigned long long)t->size, nd_device_error(r->dev));
+				    (unsigned long long)t->size, nd_device_error(dev));
 			return ret;
 		}
-		r->binds[r->nb].name = name;
-		r->binds[r->nb++].mem = *m;
+		(*binds)[*nb].name = name;
+		(*binds)[(*nb)++].mem = *m;
 		for (i = 0; i < o->nr_inputs; i++) {
-			if (!o->inputs[i].data || strcmp(name, o->inputs[i].name))
+			const void *data = o->inputs[i].data ?:
+					   (rank < VNP_CAP_MAX_CORES ?
+					    o->inputs[i].rank_data[rank] : NULL);
+
+			if (!data || strcmp(name, o->inputs[i].name))
 				continue;
-			ret = nd_mem_write(*m, 0, o->inputs[i].data, t->size);
+			ret = nd_mem_write(*m, 0, data, t->size);
 			if (ret) {
-				vnp_cap_err("input '%s': %s", name, nd_device_error(r->dev));
+				vnp_cap_err("input '%s': %s", name, nd_device_error(dev));
 				return ret;
 			}
 		}
 	}
 	return 0;
+}
+
+static int run_bind(struct run *r, const struct cap_opts *o)
+{
+	return bind_tensors(r->dev, &r->prog, o, 0, &r->nb, &r->binds, &r->mems);
 }
 
 static void run_free(struct run *r)
@@ -626,6 +734,282 @@ out:
 	return status;
 }
 
+/* ---- the program form with collectives workers ---- */
+
+/* One worker (rank): its core, its communicator handle, its buffers. */
+struct worker {
+	unsigned int dev;		/* index of its device in the capture's and the run's */
+	unsigned int core;
+	struct nd_comm *comm;
+	unsigned int nb;
+	struct nd_bind *binds;
+	struct nd_mem **mems;
+	uint64_t id;			/* its execution in flight */
+	int queued;
+	struct nd_run_result res;
+};
+
+struct wrun {
+	struct vnp_prog prog;
+	struct vnp_capture cap;
+	struct nd_device *dev[VNP_CAP_MAX_DEVICES];	/* the workers' device files */
+	struct nd_program *loaded[VNP_CAP_MAX_DEVICES];
+	struct worker w[VNP_CAP_MAX_CORES];
+	unsigned int n;
+	nd_comm_id id;
+	int registered;
+};
+
+/*
+ * Where the workers run: rank r on the r-th core counting from core 0 of /dev/vneuronD
+ * on, device after device (each with its own core count). Opens the devices for tracing
+ * and tells the capture. 0 or -errno (said).
+ */
+static int place_workers(struct wrun *wr, const struct cap_opts *o)
+{
+	unsigned int dev[VNP_CAP_MAX_CORES], core[VNP_CAP_MAX_CORES], r, d = 0, k = 0;
+	int idx;
+
+	for (r = 0; r < o->workers; r++) {
+		if (k == wr->cap.core_count[d]) {
+			/* this device is full: the next one */
+			idx = vnp_cap_add_device(&wr->cap, wr->cap.devnum[d] + 1, 1);
+			if (idx == -ENODEV) {
+				vnp_cap_err("%u workers need %u more core%s than /dev/vneuron%u.."
+					    "%u have (load the module with more devices or "
+					    "cores)", o->workers, o->workers - r,
+					    o->workers - r == 1 ? "" : "s", o->device,
+					    wr->cap.devnum[d]);
+				return -ENODEV;
+			}
+			if (idx < 0)
+				return idx;
+			d = (unsigned int)idx;
+			k = 0;
+		}
+		dev[r] = d;
+		core[r] = k++;
+	}
+	wr->n = o->workers;
+	return vnp_cap_workers(&wr->cap, dev, core, o->workers);
+}
+
+/* The program on every worker's device, the communicator, each worker's buffers. */
+static int workers_open(struct wrun *wr, const struct cap_opts *o)
+{
+	struct nd_load_error le;
+	struct nd_error e;
+	const void *image;
+	unsigned int d, r;
+	size_t size;
+	int ret;
+
+	image = vnp_prog_image(&wr->prog, &size);
+	for (d = 0; d < wr->cap.ndev; d++) {
+		ret = nd_open(wr->cap.devnum[d], &wr->dev[d], &e);
+		if (ret) {
+			vnp_cap_err("%s", e.msg);
+			return ret;
+		}
+		ret = nd_program_load(wr->dev[d], image, size, &wr->loaded[d], &le);
+		if (ret) {
+			vnp_cap_err("%s: %s", o->program, nd_device_error(wr->dev[d]));
+			return -EINVAL;		/* the program is refused: bad input */
+		}
+	}
+	ret = nd_comm_create(wr->dev[0], wr->n, &wr->id);
+	if (ret) {
+		vnp_cap_err("a communicator of %u ranks: %s", wr->n, ret == -EOPNOTSUPP ?
+			    "the module has no collectives (VNEURON_CAP_COLLECTIVES)" :
+			    nd_device_error(wr->dev[0]));
+		return ret == -EINVAL ? -EIO : ret;
+	}
+	wr->registered = 1;
+	for (r = 0; r < wr->n; r++) {
+		struct worker *w = &wr->w[r];
+
+		w->dev = wr->cap.cdev[r];
+		w->core = wr->cap.core[r];
+		ret = nd_comm_join(wr->dev[w->dev], &wr->id, r, w->core, &w->comm);
+		if (ret) {
+			vnp_cap_err("worker %u on /dev/vneuron%u core %u: %s", r,
+				    wr->cap.devnum[w->dev], w->core, nd_device_error(wr->dev[w->dev]));
+			return ret == -EINVAL ? -EIO : ret;
+		}
+		ret = bind_tensors(wr->dev[w->dev], &wr->prog, o, r, &w->nb, &w->binds,
+				   &w->mems);
+		if (ret)
+			return ret == -EINVAL ? -EIO : ret;
+	}
+	nd_comm_unregister(wr->dev[0], &wr->id);
+	wr->registered = 0;
+	return 0;
+}
+
+static void workers_free(struct wrun *wr)
+{
+	unsigned int r, j, d;
+
+	for (r = 0; r < wr->n; r++) {
+		struct worker *w = &wr->w[r];
+
+		for (j = 0; w->mems && j < w->nb; j++)
+			nd_mem_free(w->mems[j]);
+		free(w->mems);
+		free(w->binds);
+		nd_comm_destroy(w->comm);
+	}
+	if (wr->registered)
+		nd_comm_unregister(wr->dev[0], &wr->id);
+	for (d = 0; d < VNP_CAP_MAX_DEVICES; d++) {
+		if (wr->loaded[d])
+			nd_program_unload(wr->loaded[d]);
+		nd_close(wr->dev[d]);
+	}
+	vnp_cap_close(&wr->cap);
+	vnp_prog_free(&wr->prog);
+}
+
+/* "worker 2: execution 1 ended ABORTED: collective 0 (ALL_REDUCE) ... rank 1 left" */
+static void worker_failed(struct wrun *wr, unsigned int r, unsigned int i,
+			  const struct cap_opts *o)
+{
+	struct worker *w = &wr->w[r];
+	char what[256];
+
+	vnp_cap_err("worker %u: execution %u ended %s: %s%s", r, i,
+		    vnp_exec_status_name(w->res.result),
+		    nd_comm_describe(w->comm, wr->loaded[w->dev], &w->res, what, sizeof(what)),
+		    o->ignore_errors ? "; going on (--ignore-exec-errors)" : "");
+}
+
+/*
+ * Runs the program --num-exec times on every worker at once (each execution of a rank
+ * meets the others' at its collectives), tracing all executions or the K-th of each
+ * worker. A failed execution breaks the communicator, so the runs stop unless
+ * --ignore-exec-errors (and then every later collective fails too). 0 or -errno (said);
+ * *failed counts the workers' executions that did not end OK.
+ */
+static int workers_execs(struct wrun *wr, const struct cap_opts *o, unsigned int *failed)
+{
+	int tty = isatty(2) && !o->quiet, ret;
+	uint64_t t0, last = 0;
+	unsigned int i, r, bad;
+
+	*failed = 0;
+	if (!o->nth) {
+		ret = vnp_cap_start(&wr->cap, &o->trace);
+		if (ret)
+			return ret;
+	}
+	t0 = vnp_now_ns(CLOCK_MONOTONIC);
+	for (i = 1; i <= o->num_exec; i++) {
+		if (o->nth == i) {
+			ret = vnp_cap_start(&wr->cap, &o->trace);
+			if (ret)
+				return ret;
+		}
+		ret = 0;
+		for (r = 0; r < wr->n && !ret; r++) {
+			struct worker *w = &wr->w[r];
+
+			ret = nd_exec(wr->loaded[w->dev], w->core, w->binds, w->nb, 0, &w->id);
+			if (ret)
+				vnp_cap_err("worker %u: execution %u: %s", r, i,
+					    nd_device_error(wr->dev[w->dev]));
+			w->queued = !ret;
+		}
+		/* every queued execution is waited for, even after a failed submission */
+		for (r = 0; r < wr->n; r++) {
+			struct worker *w = &wr->w[r];
+			int wret;
+
+			if (!w->queued)
+				continue;
+			w->queued = 0;
+			wret = nd_wait(wr->dev[w->dev], w->id, ND_WAIT_FOREVER, &w->res);
+			if (wret && !ret) {
+				vnp_cap_err("worker %u: execution %u: %s", r, i,
+					    nd_device_error(wr->dev[w->dev]));
+				ret = wret;
+			}
+		}
+		if (ret)
+			return ret;
+		if (o->nth == i) {
+			ret = vnp_cap_stop(&wr->cap);
+			if (ret)
+				return ret;
+		}
+		for (r = 0, bad = 0; r < wr->n; r++) {
+			if (wr->w[r].res.result == VNEURON_EXEC_OK)
+				continue;
+			if (tty && last && !bad)
+				fputc('\n', stderr);
+			worker_failed(wr, r, i, o);
+			bad++;
+		}
+		*failed += bad;
+		if (bad && !o->ignore_errors)
+			break;
+		if (tty)
+			progress(&wr->cap, i, o->num_exec, t0, &last, 0);
+	}
+	if (tty)
+		progress(&wr->cap, i > o->num_exec ? o->num_exec : i, o->num_exec, t0, &last, 1);
+	return 0;
+}
+
+/* The exit status of the program form with --collectives-worker-count. */
+static int cmd_capture_workers(struct cap_opts *o)
+{
+	struct wrun *wr = calloc(1, sizeof(*wr));
+	unsigned int failed = 0;
+	char err[512];
+	int ret, status = VNP_EXIT_SYSTEM;
+
+	if (!wr) {
+		vnp_cap_err("out of memory");
+		return VNP_EXIT_SYSTEM;
+	}
+	ret = vnp_prog_open(&wr->prog, o->program, err, sizeof(err));
+	if (ret) {
+		vnp_cap_err("%s: %s", o->program, err);
+		status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+		goto out;
+	}
+	ret = read_inputs(&wr->prog, o);
+	if (ret) {
+		status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+		goto out;
+	}
+	if (vnp_cap_open(&wr->cap, o->device))
+		goto out;
+	ret = place_workers(wr, o);
+	if (ret) {
+		status = ret == -ENODEV || ret == -ERANGE ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
+		goto out;
+	}
+	if (vnp_cap_create(&wr->cap, o->profile, &wr->prog))
+		goto out;
+	ret = workers_open(wr, o);
+	if (ret) {
+		status = ret == -EINVAL ? VNP_EXIT_INPUT : VNP_EXIT_SYSTEM;
+		goto out;
+	}
+	if (workers_execs(wr, o, &failed))
+		goto out;
+	ret = vnp_cap_finish(&wr->cap, o->quiet);
+	status = ret ? VNP_EXIT_SYSTEM : failed ? VNP_EXIT_INPUT : VNP_EXIT_OK;
+	if (failed && o->ignore_errors)
+		vnp_cap_err("%u of %u executions failed", failed, o->num_exec * wr->n);
+out:
+	free_inputs(o);
+	workers_free(wr);
+	free(wr);
+	return status;
+}
+
 /* ---- the application form ---- */
 
 /* The exit status of the application form: the application's own. */
@@ -638,7 +1022,17 @@ static int cmd_capture_app(const struct cap_opts *o)
 
 	if (vnp_cap_open(&c, o->device))
 		goto out;
-	if (vnp_cap_cores(&c, o->cores, o->nr_cores)) {
+	if (!o->device_given && !o->nr_cores) {
+		/* every core of every device: the application's workers may use any */
+		unsigned int d;
+		int idx = 0;
+
+		for (d = o->device + 1; d < o->device + VNP_CAP_MAX_DEVICES && idx >= 0; d++)
+			idx = vnp_cap_add_device(&c, d, 1);
+		if (idx < 0 && idx != -ENODEV)
+			goto out;
+		vnp_cap_all_cores(&c);
+	} else if (vnp_cap_cores(&c, o->cores, o->nr_cores)) {
 		status = VNP_EXIT_USAGE;
 		goto out;
 	}
@@ -697,5 +1091,7 @@ int cmd_capture(int argc, char **argv)
 		fputs(capture_usage, stdout);
 		return VNP_EXIT_OK;
 	}
-	return o.app ? cmd_capture_app(&o) : cmd_capture_program(&o);
+	if (o.app)
+		return cmd_capture_app(&o);
+	return o.workers ? cmd_capture_workers(&o) : cmd_capture_program(&o);
 }

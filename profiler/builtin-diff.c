@@ -218,6 +218,13 @@ static void print(FILE *f, const struct side *a, const struct side *b)
 			row(f, vnp_stream_name(VNEF_STREAM_DMA(q), n1, sizeof(n1)),
 			    (double)a->m.queue[q].active_ps / a->nexec,
 			    (double)b->m.queue[q].active_ps / b->nexec);
+	if (a->m.ncoll || b->m.ncoll) {
+		/* collectives: their transfers and the waits for the last rank */
+		row(f, "CC-core transfers", (double)a->m.cc_xfer_ps / a->nexec,
+		    (double)b->m.cc_xfer_ps / b->nexec);
+		row(f, "CC-core waits for the last", (double)a->m.cc_wait_ps / a->nexec,
+		    (double)b->m.cc_wait_ps / b->nexec);
+	}
 	scopes(f, a, b);
 	fprintf(f, "\nAdvice rules (time the fix would save per execution)\n");
 	for (r = 0; r < VNP_RULE_COUNT; r++) {

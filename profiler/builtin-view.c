@@ -30,7 +30,9 @@ const char vnp_view_manual[] =
 "\n"
 "OPTIONS (view)\n"
 "    -n, --program FILE      the .vnef program (required)\n"
-"    -s, --session FILE      the .vntf profile (required)\n"
+"    -s, --session FILE      the .vntf profile (required); repeat it to view the\n"
+"                            profiles of several workers or nodes as one (a tab\n"
+"                            per worker and core, collectives aligned)\n"
 "    -f, --output-format F   summary-text (default): a summary that fits a terminal;\n"
 "                            summary-json: every metric, per scope and per line,\n"
 "                              the DMA series and the advice, as one JSON object;\n"
@@ -57,7 +59,8 @@ const char vnp_view_manual[] =
 "    the saturated resource: compute-bound naming the engine, memory-bound (HBM),\n"
 "    DMA-queue-bound (too few queues for HBM), overhead-bound naming the engine or\n"
 "    queue whose fixed per-entry costs dominate, or latency-bound (nothing over\n"
-"    half busy: dependencies and gaps). The critical path of each execution is\n"
+"    half busy: dependencies and gaps), or communication-bound (collective\n"
+"    transfers over half the critical path). The critical path of each execution is\n"
 "    followed through semaphore waits; findings are ranked by the time their fix\n"
 "    saves on it, and mechanical fixes are replayed on the device model\n"
 "    (\"37.364 us -> 5.414 us, replayed\"). Rules:\n"
@@ -70,6 +73,11 @@ const char vnp_view_manual[] =
 "      tensor-idle         TensorE idle over 25% of the time while others work\n"
 "      transpose-flops     transposes (and their PSUM copies) over 10% of flops\n"
 "      semaphore-wait      waits not explained by the bound unit, with their root\n"
+"      straggler-rank      one rank arrives last and the others wait for it\n"
+"      collective-no-overlap  collectives' transfers never overlap compute\n"
+"      small-collectives   many small collectives paying link latency: fuse them\n"
+"      all-reduce-split    an all-reduce whose result is read only over 1/n:\n"
+"                          a reduce-scatter (+ all-gather later) would do\n"
 "\n"
 "CAPTURE\n"
 "    capture runs a program (or an application) with tracing on and writes a\n"
@@ -102,8 +110,12 @@ static const struct format {
 
 #define NR_FORMATS	(sizeof(formats) / sizeof(formats[0]))
 
+#define VIEW_MAX_PROFILES	VNP_MAX_CORES
+
 struct view_opts {
 	const char *program, *profile, *out;
+	const char *profiles[VIEW_MAX_PROFILES];	/* every -s: one per worker or node */
+	unsigned int nprofiles;
 	const struct format *fmt;
 	uint64_t model_flops;
 	unsigned int bins, top;
@@ -171,7 +183,12 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 			o->program = optarg;
 			break;
 		case 's':
+			if (o->nprofiles == VIEW_MAX_PROFILES) {
+				bad = "at most 16 profiles (-s) at once";
+				break;
+			}
 			o->profile = optarg;
+			o->profiles[o->nprofiles++] = optarg;
 			break;
 		case 'o':
 			o->out = optarg;
@@ -252,15 +269,16 @@ static int view_load(struct view_data *d, const struct view_opts *o)
 		fprintf(stderr, "vneuron-profile: %s: %s\n", o->program, err);
 		return ret;
 	}
-	ret = vnp_profile_read(&d->pf, o->profile, &d->prog, o->program, !o->no_hash, err,
-			       sizeof(err));
+	ret = vnp_profile_read_files(&d->pf, o->profiles, o->nprofiles, &d->prog, o->program,
+				     !o->no_hash, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "vneuron-profile: %s\n", err);
 		goto free_prog;
 	}
 	if (d->pf.no_identity)
 		fprintf(stderr, "vneuron-profile: %s records no program identity; assuming %s "
-			"is the program it ran\n", o->profile, o->program);
+			"is the program it ran\n", o->nprofiles > 1 ? "a profile" : o->profile,
+			o->program);
 	d->pf.tl.model_flops = o->model_flops;
 	ret = vnp_tl_finish(&d->pf.tl) ?: vnp_metrics_compute(&d->pf.tl, o->bins, &d->m);
 	if (ret)
@@ -272,7 +290,7 @@ static int view_load(struct view_data *d, const struct view_opts *o)
 	}
 	d->v = (struct vnp_view){ .tl = &d->pf.tl, .m = &d->m, .a = &d->a,
 				  .program_path = o->program, .profile_path = o->profile,
-				  .top = o->top };
+				  .labels = d->pf.labels, .top = o->top };
 	return 0;
 oom:
 	fprintf(stderr, "vneuron-profile: out of memory\n");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* Capture: trace sessions on a device, the drainer thread and the profile it writes. */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +49,91 @@ int vnp_cap_open(struct vnp_capture *c, unsigned int device)
 		vnp_cap_err("/dev/vneuron%u has no trace rings (VNEURON_CAP_TRACE)", device);
 		return -EOPNOTSUPP;
 	}
+	c->ndev = 1;
+	c->tdevs[0] = c->tdev;
+	c->devnum[0] = device;
+	c->core_count[0] = c->info.core_count;
+	return 0;
+}
+
+int vnp_cap_add_device(struct vnp_capture *c, unsigned int device, int quiet_enoent)
+{
+	struct vneuron_info info;
+	struct nd_device *d;
+	struct nd_error e;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < c->ndev; i++)
+		if (c->devnum[i] == device)
+			return (int)i;
+	if (c->ndev == VNP_CAP_MAX_DEVICES) {
+		vnp_cap_err("more than %u devices", VNP_CAP_MAX_DEVICES);
+		return -E2BIG;
+	}
+	ret = nd_open(device, &d, &e);
+	if (ret) {
+		if (ret != -ENOENT || !quiet_enoent)
+			vnp_cap_err("%s", e.msg);
+		return ret == -ENOENT ? -ENODEV : ret;
+	}
+	ret = nd_info(d, &info);
+	if (ret) {
+		vnp_cap_err("%s", nd_device_error(d));
+		nd_close(d);
+		return ret;
+	}
+	if (!(info.caps & VNEURON_CAP_TRACE) ||
+	    memcmp(&info.model, &c->info.model, sizeof(info.model))) {
+		if (!(info.caps & VNEURON_CAP_TRACE))
+			vnp_cap_err("/dev/vneuron%u has no trace rings (VNEURON_CAP_TRACE)",
+				    device);
+		else
+			vnp_cap_err("/dev/vneuron%u models another device than /dev/vneuron%u",
+				    device, c->device);
+		nd_close(d);
+		return -EINVAL;
+	}
+	c->tdevs[c->ndev] = d;
+	c->devnum[c->ndev] = device;
+	c->core_count[c->ndev] = info.core_count;
+	return (int)c->ndev++;
+}
+
+int vnp_cap_all_cores(struct vnp_capture *c)
+{
+	unsigned int d, k;
+
+	c->nr_cores = 0;
+	for (d = 0; d < c->ndev; d++)
+		for (k = 0; k < c->core_count[d] && c->nr_cores < VNP_CAP_MAX_CORES; k++) {
+			c->core[c->nr_cores] = k;
+			c->cdev[c->nr_cores++] = d;
+		}
+	return 0;
+}
+
+int vnp_cap_workers(struct vnp_capture *c, const unsigned int *dev, const unsigned int *core,
+		    unsigned int n)
+{
+	unsigned int i;
+
+	if (n > VNP_CAP_MAX_CORES) {
+		vnp_cap_err("at most %u workers", VNP_CAP_MAX_CORES);
+		return -E2BIG;
+	}
+	for (i = 0; i < n; i++) {
+		if (dev[i] >= c->ndev || core[i] >= c->core_count[dev[i]]) {
+			vnp_cap_err("worker %u: /dev/vneuron%u has no core %u", i,
+				    dev[i] < c->ndev ? c->devnum[dev[i]] : dev[i], core[i]);
+			return -ERANGE;
+		}
+		c->core[i] = core[i];
+		c->cdev[i] = dev[i];
+		c->worker[i] = i;
+	}
+	c->nr_cores = n;
+	c->nr_workers = n;
 	return 0;
 }
 
@@ -63,6 +149,8 @@ int vnp_cap_cores(struct vnp_capture *c, const unsigned int *cores, unsigned int
 		c->nr_cores = n;
 		return 0;
 	}
+	if (n > VNP_CAP_MAX_CORES)
+		return -E2BIG;
 	for (i = 0; i < n; i++) {
 		if (cores[i] >= c->info.core_count) {
 			vnp_cap_err("--core %u: /dev/vneuron%u has %u cores", cores[i], c->device,
@@ -123,6 +211,26 @@ static ssize_t drain_all(struct vnp_capture *c)
 	return total;
 }
 
+/* Waits up to timeout_ms for any traced device's rings: > 0 ready, 0, or -errno. */
+static int poll_all(struct vnp_capture *c, int timeout_ms)
+{
+	struct pollfd p[VNP_CAP_MAX_DEVICES];
+	unsigned int i;
+	int n;
+
+	if (c->ndev <= 1)
+		return nd_trace_poll(c->tdev, timeout_ms);
+	for (i = 0; i < c->ndev; i++)
+		p[i] = (struct pollfd){ .fd = nd_device_fd(c->tdevs[i]), .events = POLLIN };
+	n = poll(p, c->ndev, timeout_ms);
+	if (n < 0)
+		return -errno;
+	for (i = 0; n && i < c->ndev; i++)
+		if (p[i].revents & (POLLERR | POLLNVAL))
+			return -EIO;
+	return n;
+}
+
 static void *drainer(void *arg)
 {
 	struct vnp_capture *c = arg;
@@ -141,7 +249,7 @@ static void *drainer(void *arg)
 		if (stop)
 			break;
 		if (!n) {
-			r = nd_trace_poll(c->tdev, 50);
+			r = poll_all(c, 50);
 			if (r < 0 && r != -EINTR) {
 				c->err = r;
 				break;
@@ -160,9 +268,11 @@ int vnp_cap_start(struct vnp_capture *c, const struct nd_trace_opts *o)
 
 	gethostname(wk.hostname, sizeof(wk.hostname) - 1);
 	for (i = 0; i < c->nr_cores; i++) {
-		ret = nd_trace_start(c->tdev, c->core[i], o, &c->tr[i]);
+		struct nd_device *d = c->tdevs[c->cdev[i]] ?: c->tdev;
+
+		ret = nd_trace_start(d, c->core[i], o, &c->tr[i]);
 		if (ret) {
-			vnp_cap_err("%s", nd_device_error(c->tdev));
+			vnp_cap_err("%s", nd_device_error(d));
 			return ret;
 		}
 		c->nr_rings[i] = nd_trace_nr_rings(c->tr[i]);
@@ -178,7 +288,12 @@ int vnp_cap_start(struct vnp_capture *c, const struct nd_trace_opts *o)
 				return -EINVAL;
 			}
 			wk.stream = i * VNP_CAP_MAX_RINGS + j;
+			wk.device = c->ndev ? c->devnum[c->cdev[i]] : c->device;
 			wk.core = c->core[i];
+			if (c->nr_workers > 1) {
+				wk.worker = c->worker[i];
+				wk.nr_workers = c->nr_workers;
+			}
 			wk.engine = c->ring[i][j].ctrl->engine;
 			wk.mode = c->ring[i][j].ctrl->mode;
 			wk.ring_size = c->ring[i][j].ctrl->data_size;
@@ -202,7 +317,7 @@ int vnp_cap_stop(struct vnp_capture *c)
 
 	for (i = 0; i < c->nr_cores; i++)
 		if (c->tr[i] && nd_trace_stop(c->tr[i])) {
-			vnp_cap_err("%s", nd_device_error(c->tdev));
+			vnp_cap_err("%s", nd_device_error(c->tdevs[c->cdev[i]] ?: c->tdev));
 			ret = -EIO;
 		}
 	if (c->running) {
@@ -309,5 +424,7 @@ void vnp_cap_close(struct vnp_capture *c)
 	}
 	for (i = 0; i < c->nr_cores; i++)
 		nd_trace_free(c->tr[i]);
+	for (i = 1; i < c->ndev; i++)
+		nd_close(c->tdevs[i]);
 	nd_close(c->tdev);
 }

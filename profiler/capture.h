@@ -23,17 +23,27 @@
 #include "neurondev.h"
 #include "prog.h"
 
-#define VNP_CAP_MAX_CORES	8
+#define VNP_CAP_MAX_DEVICES	16
+#define VNP_CAP_MAX_CORES	16	/* traced cores, over all devices (a view's slots) */
 #define VNP_CAP_MAX_RINGS	8
 /* The stream of the application's API calls, after the rings' streams. */
 #define VNP_CAP_API_STREAM	(VNP_CAP_MAX_CORES * VNP_CAP_MAX_RINGS)
 
 struct vnp_capture {
-	struct nd_device *tdev;		/* the tracing file */
-	unsigned int device;		/* N of /dev/vneuronN */
-	struct vneuron_info info;
+	struct nd_device *tdev;		/* the first device's tracing file */
+	unsigned int device;		/* N of its /dev/vneuronN */
+	struct vneuron_info info;	/* its GET_INFO; every device has the same model */
+	/* every device traced: a tracing file each (tdevs[0] is tdev) */
+	unsigned int ndev;
+	struct nd_device *tdevs[VNP_CAP_MAX_DEVICES];
+	unsigned int devnum[VNP_CAP_MAX_DEVICES];
+	unsigned int core_count[VNP_CAP_MAX_DEVICES];
 	unsigned int nr_cores;
 	unsigned int core[VNP_CAP_MAX_CORES];
+	unsigned int cdev[VNP_CAP_MAX_CORES];	/* each core's device: an index of tdevs */
+	/* collectives workers: each traced core's rank, of nr_workers (0: one worker) */
+	unsigned int nr_workers;
+	unsigned int worker[VNP_CAP_MAX_CORES];
 	struct nd_trace *tr[VNP_CAP_MAX_CORES];
 	unsigned int nr_rings[VNP_CAP_MAX_CORES];
 	struct nd_ring ring[VNP_CAP_MAX_CORES][VNP_CAP_MAX_RINGS];
@@ -50,8 +60,25 @@ void vnp_cap_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Opens /dev/vneuronN for tracing into a zeroed c. */
 int vnp_cap_open(struct vnp_capture *c, unsigned int device);
+/*
+ * One more device to trace (after vnp_cap_open()): its index in c->tdevs. -ENODEV if
+ * there is no /dev/vneuronN (said only if !quiet_enoent), -EINVAL for another device
+ * model than the first's, -E2BIG past VNP_CAP_MAX_DEVICES.
+ */
+int vnp_cap_add_device(struct vnp_capture *c, unsigned int device, int quiet_enoent);
 /* The cores to trace (n 0: all of the device's); -ERANGE for one it does not have. */
 int vnp_cap_cores(struct vnp_capture *c, const unsigned int *cores, unsigned int n);
+/*
+ * Every core of every device opened (at most VNP_CAP_MAX_CORES): an application's
+ * workers may use any of them.
+ */
+int vnp_cap_all_cores(struct vnp_capture *c);
+/*
+ * Collectives workers: rank r runs on core core[r] of device tdevs[dev[r]]; the profile
+ * says so in each stream's worker section (docs/profile-format.md, "Workers").
+ */
+int vnp_cap_workers(struct vnp_capture *c, const unsigned int *dev, const unsigned int *core,
+		    unsigned int n);
 /* Creates the profile: device model, clocks and (if prog) the program's identity. */
 int vnp_cap_create(struct vnp_capture *c, const char *path, const struct vnp_prog *prog);
 /* Starts tracing the cores, declares a stream per ring and starts the drainer. */

@@ -33,6 +33,12 @@ struct cin {
 	uint64_t flops, tflops, bytes;
 	double peak, bw;		/* one core's */
 	double qbw;			/* one queue's bandwidth to HBM (the model's share) */
+	/* collectives: transfers (comm_ps) over comm_T, with their figures for the why */
+	uint64_t comm_ps, comm_T, comm_wait_ps, comm_n;
+	const char *comm_of;		/* "of the critical path" or "of its time" */
+	const char *comm_what;		/* what comm_n counts */
+	const char *comm_label;		/* comm_of for the label */
+	double algbw, busbw;
 };
 
 static void classify(struct vnp_classification *c, const struct cin *in)
@@ -55,6 +61,27 @@ static void classify(struct vnp_classification *c, const struct cin *in)
 	for (q = 1; q < VNEF_DMA_QUEUES; q++)
 		if (in->q_ps[q] > in->q_ps[bq])
 			bq = q;
+	if (in->comm_T && (double)in->comm_ps >= VNP_COMM_FRAC * (double)in->comm_T) {
+		double uc = (double)in->comm_ps / (double)in->comm_T;
+
+		c->cls = VNP_CLASS_COMMUNICATION;
+		c->unit = VNEF_STREAM_CC;
+		c->pct = 100 * uc;
+		snprintf(c->label, sizeof(c->label), "communication-bound (collective transfers "
+			 "are %.0f%% %s)", 100 * uc, in->comm_label);
+		snprintf(c->why, sizeof(c->why), "the transfers of %llu %s take %s, %.1f%% %s "
+			 "(at least %.0f%%)%s", (unsigned long long)in->comm_n, in->comm_what,
+			 vnp_fmt_time(in->comm_ps, t1, sizeof(t1)), 100 * uc, in->comm_of,
+			 100 * VNP_COMM_FRAC, in->algbw > 0 || in->comm_wait_ps ? "; " : "");
+		if (in->algbw > 0)
+			vnp_cat(c->why, sizeof(c->why), "algbw %.2f GB/s, busbw %.2f GB/s",
+				in->algbw / 1e9, in->busbw / 1e9);
+		if (in->comm_wait_ps)
+			vnp_cat(c->why, sizeof(c->why), "%swaits for the last rank to arrive add "
+				"%s", in->algbw > 0 ? "; " : "",
+				vnp_fmt_time(in->comm_wait_ps, b1, sizeof(b1)));
+		return;
+	}
 	ue = (double)in->eng_ps[be] / (double)in->T;
 	uq = (double)in->q_ps[bq] / (double)in->T;
 	mbu = in->bw > 0 ? (double)in->bytes / ((double)in->T * 1e-12) / in->bw : 0;
@@ -162,12 +189,39 @@ static double queue_bw(const struct vnp_timeline *tl)
 	return bw;
 }
 
+/* The collectives' algbw and busbw over all of them: sizes and times summed. */
+static void cc_bw(const struct vnp_metrics *m, double *algbw, double *busbw)
+{
+	uint64_t bytes = 0, t = 0;
+	double bus = 0;
+	unsigned int op;
+
+	for (op = 0; op < VNEF_CC_OP_COUNT; op++) {
+		bytes += m->cc_op[op].bytes;
+		bus += m->cc_op[op].bus_bytes;
+		t += m->cc_op[op].time_ps;
+	}
+	*algbw = t ? (double)bytes / ((double)t * 1e-12) : 0;
+	*busbw = t ? bus / ((double)t * 1e-12) : 0;
+}
+
 void vnp_classify_whole(const struct vnp_timeline *tl, const struct vnp_metrics *m,
-			struct vnp_classification *c)
+			const struct vnp_critpath *cp, struct vnp_classification *c)
 {
 	unsigned int ncores = tl->ncores ? tl->ncores : 1, u;
 	struct cin in = { .T = m->core_ps };
 
+	/* collectives count by their transfers on the critical path */
+	if (cp && m->ncoll) {
+		in.comm_ps = cp->unit_ps[VNP_UNIT_CC];
+		in.comm_T = cp->len_ps;
+		in.comm_wait_ps = cp->cc_wait_ps;
+		in.comm_n = m->ncoll;
+		in.comm_what = "collectives";
+		in.comm_label = "of the critical path";
+		in.comm_of = "of the critical paths (all ranks)";
+		cc_bw(m, &in.algbw, &in.busbw);
+	}
 	for (u = 0; u < VNEF_ENGINES; u++) {
 		in.eng_ps[u] = m->unit[u].active_ps;
 		in.eng_fixed[u] = m->unit[u].fixed_ps;
@@ -194,6 +248,16 @@ void vnp_classify_group(const struct vnp_timeline *tl, const struct vnp_metrics 
 	struct cin in = { .T = g->count ? g->span_ps : 0 };
 	uint64_t dma = g->unit_ps[VNP_UNIT_DMA];
 
+	/* a scope's collectives: their transfers over its span */
+	if (g->unit_ps[VNP_UNIT_CC]) {
+		in.comm_ps = g->unit_ps[VNP_UNIT_CC];
+		in.comm_T = in.T;
+		in.comm_of = "of its time";
+		in.comm_what = "collective calls (all ranks)";
+		in.comm_label = "of its time";
+		in.comm_n = g->cc_count;
+		in.comm_wait_ps = g->cc_wait_ps;
+	}
 	for (u = 0; u < VNEF_ENGINES; u++) {
 		in.eng_ps[u] = g->unit_ps[u];
 		in.eng_fixed[u] = g->fixed_ps[u];
@@ -235,6 +299,7 @@ void vnp_where(const struct vnp_timeline *tl, vnp_ev_pred pred, const void *arg,
 	struct wgroup g[16];
 	unsigned int ng = 0, i, j;
 	const struct vnp_prog *p = tl->prog;
+	uint64_t n;
 	size_t k;
 
 	buf[0] = 0;
@@ -275,9 +340,11 @@ void vnp_where(const struct vnp_timeline *tl, vnp_ev_pred pred, const void *arg,
 			vnp_cat(buf, len, "-%u", g[j].hi);
 		if (g[j].scope != VNP_NONE)
 			vnp_cat(buf, len, " in %s", vnp_prog_scope(p, g[j].scope));
-		vnp_cat(buf, len, " (%llu %s)", (unsigned long long)(g[j].n /
-			(tl->nexec ? tl->nexec : 1)),
-			g[j].dma ? "descriptors" : "instructions");
+		/* per execution, rounded; an entry that ran at all counts at least once */
+		n = (g[j].n + (tl->nexec ? tl->nexec : 1) / 2) / (tl->nexec ? tl->nexec : 1);
+		n = n ? n : 1;
+		vnp_cat(buf, len, " (%llu %s%s)", (unsigned long long)n,
+			g[j].dma ? "descriptor" : "instruction", n == 1 ? "" : "s");
 	}
 	if (ng > 3)
 		vnp_cat(buf, len, "; and %u more places", ng - 3);

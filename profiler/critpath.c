@@ -72,7 +72,15 @@ static const struct vnp_ev *dep(const struct vnp_timeline *tl, const struct vnp_
 
 static unsigned int unit_of(const struct vnp_ev *e)
 {
+	if (vnp_ev_is_cc(e))
+		return VNP_UNIT_CC;
 	return e->stream < VNEF_ENGINES ? e->stream : VNP_UNIT_DMA;
+}
+
+/* The time an event kept its unit busy: a collective's wait for the others is not. */
+static uint64_t busy_of(const struct vnp_ev *e)
+{
+	return vnp_ev_is_cc(e) ? vnp_cc_xfer(e) : e->end - e->start;
 }
 
 uint32_t vnp_wait_root(const struct vnp_timeline *tl, const struct vnp_ev *e,
@@ -88,7 +96,7 @@ uint32_t vnp_wait_root(const struct vnp_timeline *tl, const struct vnp_ev *e,
 	*busy_ps = 0;
 	/* a damaged profile's zero-length entries could wait on each other: bound the walk */
 	for (; x && steps++ < tl->n; x = dep(tl, x, &hop))
-		t[x->stream] += x->end - x->start;
+		t[x->stream] += busy_of(x);
 	for (s = 0; s < VNEF_STREAMS; s++)
 		if (t[s] > *busy_ps) {
 			*busy_ps = t[s];
@@ -157,9 +165,15 @@ int vnp_critpath_compute(const struct vnp_timeline *tl, struct vnp_critpath *cp)
 				cap = cap ? cap * 2 : 256;
 			}
 			cp->ev[n++] = idx;
-			cp->unit_ps[unit_of(e)] += e->end - e->start;
+			cp->unit_ps[unit_of(e)] += busy_of(e);
 			cp->stream_ps[e->stream] += e->end - e->start;
-			cp->fixed_ps[unit_of(e)] += vnp_ev_fixed(tl, e);
+			if (vnp_ev_is_cc(e)) {
+				cp->cc_wait_ps += vnp_cc_wait(e);
+				cp->cc_wait_rank[vnp_cc_last(e) % VNEF_CC_MAX_RANKS] +=
+					vnp_cc_wait(e);
+			} else {
+				cp->fixed_ps[unit_of(e)] += vnp_ev_fixed(tl, e);
+			}
 			cp->sem_hops += (uint64_t)hop;
 		}
 		/* walked backwards: put this execution's part in time order */

@@ -12,8 +12,11 @@
 
 struct vnp_critpath {
 	uint64_t len_ps;			/* summed over executions */
-	uint64_t unit_ps[VNP_UNITS];		/* path time per unit */
-	uint64_t stream_ps[VNEF_STREAMS];	/* path time per stream (engine, queue) */
+	/* path time per unit; a collective's is its transfer (cc_wait_ps: its wait) */
+	uint64_t unit_ps[VNP_UNITS];
+	uint64_t stream_ps[VNEF_STREAMS];	/* path time per stream (engine, queue, CC) */
+	uint64_t cc_wait_ps;			/* collectives' waits for their last member */
+	uint64_t cc_wait_rank[VNEF_CC_MAX_RANKS];	/* the same by the rank waited for */
 	uint64_t fixed_ps[VNP_UNITS];		/* fixed entry costs on the path */
 	uint64_t sem_hops;			/* semaphore waits the path crosses */
 	uint8_t *on;				/* tl->n flags: the event is on a path */
@@ -34,7 +37,7 @@ const struct vnp_ev *vnp_ev_signaller(const struct vnp_timeline *tl, const struc
 /*
  * The unit that was really busy behind a wait: from e's signaller back along the path
  * it depended on, the unit with the most time; its time in *busy_ps. VNP_NONE if none.
- * A stream id (engine 0..3, VNEF_STREAM_DMA(q)).
+ * A stream id (engine 0..3, VNEF_STREAM_DMA(q), VNEF_STREAM_CC).
  */
 uint32_t vnp_wait_root(const struct vnp_timeline *tl, const struct vnp_ev *e,
 		       uint64_t *busy_ps);

@@ -67,6 +67,8 @@ uint64_t vnp_ev_fixed(const struct vnp_timeline *tl, const struct vnp_ev *e)
 	const struct vnef_instr *in;
 	uint32_t khz;
 
+	if (vnp_ev_is_cc(e))
+		return 0;	/* the model's collective costs are per step (docs/isa.md) */
 	if (e->opcode == VNP_OP_DMA) {
 		const struct vnef_dma_desc *x = vnp_prog_desc(tl->prog, e->stream - VNEF_ENGINES,
 							      e->pc);
@@ -130,6 +132,7 @@ uint64_t vnp_ev_fixed(const struct vnp_timeline *tl, const struct vnp_ev *e)
 /* Sweep state per core: each core's units are busy on their own prefixes. */
 struct sweep_core {
 	uint64_t cur[VNP_UNITS];
+	uint64_t xlo, xhi;		/* the current collective's transfer */
 	uint64_t tidle_run_lo, tidle_run_hi;
 	uint64_t gap_run_lo, gap_run_hi;
 };
@@ -183,11 +186,23 @@ static void advance(struct sweep *s, struct vnp_metrics *m, uint64_t b)
 		}
 		lall = u64max(lc, L[VNP_UNIT_DMA]);
 		sat_add(&m->compute_ps, lc);
+		sat_add(&m->core_compute_ps[k], lc);
+		/* compute is busy on [a, a + lc): its overlap with the transfer in progress */
+		if (lc && c->xhi > c->xlo) {
+			uint64_t x0 = u64max(a, c->xlo), x1 = u64min(a + lc, c->xhi);
+
+			if (x1 > x0)
+				sat_add(&m->cc_overlap_ps, x1 - x0);
+		}
 		sat_add(&m->busy_ps, lall);
 		sat_add(&m->dma_compute_ps, u64min(L[VNP_UNIT_DMA], lc));
-		for (u = 0; u < VNP_UNITS; u++)
+		for (u = 0; u < VNP_UNITS; u++) {
+			if (!L[u])
+				continue;	/* most steps leave most units idle */
 			for (v = u + 1; v < VNP_UNITS; v++)
-				sat_add(&m->overlap_ps[u][v], u64min(L[u], L[v]));
+				if (L[v])
+					sat_add(&m->overlap_ps[u][v], u64min(L[u], L[v]));
+		}
 		if (lo > L[0]) {
 			sat_add(&m->tensor_idle_ps, lo - L[0]);
 			run_extend(&c->tidle_run_lo, &c->tidle_run_hi, a + L[0], a + lo,
@@ -228,7 +243,8 @@ static void group_add(struct vnp_group *g, const struct vnp_ev *e, unsigned int 
 	g->ex_last[k] = u64max(g->ex_last[k], e->end);
 	g->count++;
 	g->instr_ps += d;
-	g->unit_ps[unit] += d;
+	/* a collective's part is its transfer: its wait is another rank's */
+	g->unit_ps[unit] += unit == VNP_UNIT_CC ? vnp_cc_xfer(e) : d;
 	g->fixed_ps[unit] += fixed;
 	if (e->opcode == VNP_OP_DMA && e->stream >= VNEF_ENGINES)
 		g->queue_ps[e->stream - VNEF_ENGINES] += d;
@@ -243,6 +259,10 @@ static void group_add(struct vnp_group *g, const struct vnp_ev *e, unsigned int 
 		g->flops += e->flops;
 	if (transpose)
 		g->transpose_flops += e->flops;
+	if (unit == VNP_UNIT_CC) {
+		g->cc_count++;
+		g->cc_wait_ps += vnp_cc_wait(e);
+	}
 	if (e->opcode == VNP_OP_DMA) {
 		g->dma_bytes += e->bytes;
 		g->dma_count++;
@@ -320,6 +340,180 @@ static void top_wait_add(struct vnp_metrics *m, size_t idx, uint64_t w, uint32_t
 	m->top_wait[i] = (struct vnp_wait){ .ev = idx, .wait_ps = w, .signaller = sig };
 }
 
+double vnp_cc_bus_factor(unsigned int op, unsigned int n)
+{
+	if (!n)
+		return 0;
+	switch (op) {
+	case VNEF_CC_ALL_REDUCE:
+		return 2.0 * (n - 1) / n;
+	case VNEF_CC_ALL_GATHER:
+	case VNEF_CC_REDUCE_SCATTER:
+	case VNEF_CC_ALL_TO_ALL:
+		return (double)(n - 1) / n;
+	case VNEF_CC_PERMUTE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+uint64_t vnp_cc_size(unsigned int op, unsigned int n, uint64_t in_bytes)
+{
+	/* all-gather's buffer is the gathered output; the others' the input */
+	return op == VNEF_CC_ALL_GATHER ? in_bytes * n : in_bytes;
+}
+
+double vnp_coll_algbw(const struct vnp_coll *c)
+{
+	uint64_t t = c->end - c->last_arrival;
+
+	return t ? (double)c->size / ((double)t * 1e-12) : 0;
+}
+
+double vnp_coll_busbw(const struct vnp_coll *c)
+{
+	return vnp_coll_algbw(c) * vnp_cc_bus_factor(c->op, c->members);
+}
+
+/* A CC event with the key of its collective, for grouping. */
+struct cc_key {
+	uint32_t round, pc;
+	uint16_t last;
+	size_t ev;
+};
+
+static int cmp_cc_key(const void *x, const void *y)
+{
+	const struct cc_key *a = x, *b = y;
+
+	return vnp_cmp(a->round, b->round) ?: vnp_cmp(a->pc, b->pc) ?:
+	       vnp_cmp(a->last, b->last) ?: vnp_cmp(a->ev, b->ev);
+}
+
+static int cmp_member(const void *x, const void *y)
+{
+	return vnp_cmp(((const struct vnp_cc_member *)x)->ev,
+		       ((const struct vnp_cc_member *)y)->ev);
+}
+
+uint32_t vnp_cc_coll_of(const struct vnp_metrics *m, size_t ev)
+{
+	size_t lo = 0, hi = m->cc_events;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->cc_of[mid].ev < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return m->cc_of && lo < m->cc_events && m->cc_of[lo].ev == ev ? m->cc_of[lo].coll :
+	       VNP_NONE;
+}
+
+/*
+ * Groups the CC events into collectives (struct vnp_coll) and sums them per opcode and
+ * per rank. NOPs are events but no collective. Memory: a few words per CC event (a
+ * collective stream holds at most VNEF_MAX_CC_INSTRS entries an execution). 0 or -ENOMEM.
+ */
+static int collectives(const struct vnp_timeline *tl, struct vnp_metrics *m)
+{
+	struct cc_key *k;
+	size_t n = 0, i, j;
+	unsigned int c;
+
+	if (!m->cc_events)
+		return 0;
+	k = malloc(m->cc_events * sizeof(*k));
+	m->cc_of = malloc(m->cc_events * sizeof(*m->cc_of));
+	m->coll = malloc(m->cc_events * sizeof(*m->coll));
+	if (!k || !m->cc_of || !m->coll) {
+		free(k);
+		return -ENOMEM;
+	}
+	for (c = 0; c < tl->ncores; c++) {
+		unsigned int t = c * VNEF_STREAMS + VNEF_STREAM_CC;
+		uint32_t exec = 0, round = 0;
+
+		for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++) {
+			const struct vnp_ev *e = &tl->ev[i];
+
+			if (i == tl->track_off[t] || e->exec != exec) {
+				exec = e->exec;
+				round = vnp_tl_exec_round(tl, c, exec);
+			}
+			k[n++] = (struct cc_key){ .round = round, .pc = e->pc,
+						  .last = (uint16_t)vnp_cc_last(e), .ev = i };
+		}
+	}
+	qsort(k, n, sizeof(*k), cmp_cc_key);
+	m->ncoll = 0;
+	for (i = 0; i < n; i = j) {
+		const struct vnp_ev *e0 = &tl->ev[k[i].ev];
+		struct vnp_coll *x = &m->coll[m->ncoll];
+		uint64_t in = 0;
+
+		*x = (struct vnp_coll){ .first_arrival = UINT64_MAX, .pc = k[i].pc,
+					.round = k[i].round, .op = (uint16_t)vnp_cc_op(e0),
+					.members = (uint16_t)vnp_cc_members(e0),
+					.last_rank = k[i].last, .ev_last = k[i].ev };
+		for (j = i; j < n && k[j].round == k[i].round && k[j].pc == k[i].pc &&
+			    k[j].last == k[i].last; j++) {
+			const struct vnp_ev *e = &tl->ev[k[j].ev];
+
+			m->cc_of[j] = (struct vnp_cc_member){ .ev = k[j].ev, .coll = m->ncoll };
+			x->first_arrival = u64min(x->first_arrival, e->start);
+			x->last_arrival = u64max(x->last_arrival, e->start + vnp_cc_wait(e));
+			x->end = u64max(x->end, e->end);
+			x->wait_ps += vnp_cc_wait(e);
+			in = u64max(in, e->bytes);
+			if (e->start >= tl->ev[x->ev_last].start)
+				x->ev_last = k[j].ev;
+			x->seen++;
+		}
+		x->size = vnp_cc_size(x->op, x->members, in);
+		if (x->op != VNEF_CC_NOP)
+			m->ncoll++;
+		else
+			for (; i < j; i++)	/* a NOP is no collective */
+				m->cc_of[i].coll = VNP_NONE;
+	}
+	free(k);
+	qsort(m->cc_of, n, sizeof(*m->cc_of), cmp_member);
+	/* per opcode, then per rank */
+	for (i = 0; i < m->ncoll; i++) {
+		const struct vnp_coll *x = &m->coll[i];
+		struct vnp_cc_op *o = &m->cc_op[x->op];
+
+		o->count++;
+		o->bytes += x->size;
+		o->time_ps += x->end - x->last_arrival;
+		o->bus_bytes += (double)x->size * vnp_cc_bus_factor(x->op, x->members);
+		o->wait_ps += x->wait_ps;
+		if (x->last_arrival > x->first_arrival && x->last_rank < VNEF_CC_MAX_RANKS) {
+			m->cc_rank[x->last_rank].last++;
+			m->cc_rank[x->last_rank].caused_ps += x->wait_ps;
+			m->cc_rank[x->last_rank].late_ps += x->last_arrival - x->first_arrival;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const struct vnp_ev *e = &tl->ev[m->cc_of[i].ev];
+		unsigned int r = vnp_cc_rank(e);
+
+		if (m->cc_of[i].coll == VNP_NONE || r >= VNEF_CC_MAX_RANKS)
+			continue;
+		if (!m->cc_rank[r].count)
+			m->cc_rank[r].core = e->core;
+		m->cc_rank[r].count++;
+		m->cc_rank[r].waited_ps += vnp_cc_wait(e);
+		if (r + 1 > m->cc_nranks)
+			m->cc_nranks = r + 1;
+	}
+	return 0;
+}
+
 int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			struct vnp_metrics *m)
 {
@@ -374,15 +568,37 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	while ((e = vnp_iter_next(it))) {
 		const struct vnp_loc *loc = vnp_ev_loc(tl, e);
 		unsigned int src = 0, dst = 0, is_dma = e->opcode == VNP_OP_DMA;
-		uint64_t hr = 0, hw = 0, w, fx = vnp_ev_fixed(tl, e);
+		unsigned int is_cc = vnp_ev_is_cc(e);
+		uint64_t hr = 0, hw = 0, w, fx = is_cc ? 0 : vnp_ev_fixed(tl, e);
 		int transpose = e->opcode == VNEF_OP_TRANSPOSE && e->stream == 0;
 
-		u = is_dma ? VNP_UNIT_DMA : e->stream;
+		u = is_dma ? VNP_UNIT_DMA : is_cc ? VNP_UNIT_CC : e->stream;
 		advance(sw, m, e->start);
 		sw->c[e->core].cur[u] = u64max(sw->c[e->core].cur[u], e->end);
-		unit_add(&m->unit[u], e);
-		m->unit[u].fixed_ps += fx;
-		if (is_dma) {
+		if (is_cc) {
+			struct vnp_unit *x = &m->unit[u];
+
+			/* a collective: its wait is not work, its bytes are the rank's input */
+			if (!x->count) {
+				x->first = e->start;
+				x->last = e->end;
+			}
+			x->count++;
+			x->instr_ps += e->end - e->start;
+			x->last = u64max(x->last, e->end);
+			x->bytes += e->bytes;
+			m->cc_events++;
+			m->cc_xfer_ps += vnp_cc_xfer(e);
+			m->cc_wait_ps += vnp_cc_wait(e);
+			sw->c[e->core].xlo = e->start + vnp_cc_wait(e);
+			sw->c[e->core].xhi = e->end;
+		} else {
+			unit_add(&m->unit[u], e);
+			m->unit[u].fixed_ps += fx;
+		}
+		if (is_cc) {
+			/* neither DMA nor compute */
+		} else if (is_dma) {
 			m->dma_count++;
 			unit_add(&m->queue[e->stream - VNEF_ENGINES], e);
 			m->queue[e->stream - VNEF_ENGINES].fixed_ps += fx;
@@ -492,6 +708,10 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	}
 	free(rate);
 	free(cover);
+	if (collectives(tl, m)) {
+		vnp_metrics_free(m);
+		return -ENOMEM;
+	}
 
 	tsec = (double)m->total_ps * 1e-12;
 	/* a model without peaks (a damaged profile) gives zeros, never inf or NaN */
@@ -525,8 +745,14 @@ void vnp_metrics_free(struct vnp_metrics *m)
 	free(m->line);
 	free(m->tput);
 	free(m->pending);
+	free(m->coll);
+	free(m->cc_of);
 	m->scope = NULL;
 	m->line = NULL;
 	m->tput = NULL;
 	m->pending = NULL;
+	m->coll = NULL;
+	m->cc_of = NULL;
+	m->ncoll = 0;
+	m->cc_events = 0;
 }

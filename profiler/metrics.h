@@ -9,9 +9,14 @@
 
 #include "timeline.h"
 
-/* The units whose busy time the sweep follows: the four engines, then all DMA queues. */
+/*
+ * The units whose busy time the sweep follows: the four engines, all DMA queues
+ * together, and the collective engine (busy from a rank's arrival at a collective to
+ * its completion).
+ */
 #define VNP_UNIT_DMA	VNEF_ENGINES
-#define VNP_UNITS	(VNEF_ENGINES + 1)
+#define VNP_UNIT_CC	(VNEF_ENGINES + 1)
+#define VNP_UNITS	(VNEF_ENGINES + 2)
 #define VNP_TOP_WAITS	8
 #define VNP_DEFAULT_BINS 200
 
@@ -39,7 +44,8 @@ struct vnp_group {
 	uint64_t transpose_flops;
 	uint64_t hbm_read, hbm_write;
 	uint64_t dma_bytes, dma_count;
-	uint64_t unit_ps[VNP_UNITS];	/* sum of durations per unit */
+	uint64_t cc_count, cc_wait_ps;	/* collective events, their waits for the last */
+	uint64_t unit_ps[VNP_UNITS];	/* sum of durations per unit (CC: transfers) */
 	uint64_t fixed_ps[VNP_UNITS];	/* fixed per-entry costs per unit */
 	uint64_t queue_ps[VNEF_DMA_QUEUES];	/* sum of durations per DMA queue */
 	/*
@@ -57,6 +63,49 @@ struct vnp_wait {
 	size_t ev;			/* index in tl->ev */
 	uint64_t wait_ps;
 	uint32_t signaller;		/* stream, or VNP_NONE */
+};
+
+/*
+ * One collective: the CC events of the members of one group at one entry of the CC
+ * stream in one round of executions (the i-th execution of every core). Members agree
+ * on the last to arrive and on the completion, so (round, pc, last rank) names it.
+ * Times on the timeline (ps).
+ */
+struct vnp_coll {
+	uint64_t first_arrival, last_arrival, end;
+	uint64_t size;			/* nccl-tests' size in bytes (docs/metrics.md) */
+	uint64_t wait_ps;		/* the members' waits for the last, summed */
+	uint32_t pc, round;
+	uint16_t op;			/* enum vnef_cc_opcode */
+	uint16_t members;		/* ranks in the group */
+	uint16_t last_rank;		/* the member that arrived last */
+	uint16_t seen;			/* members whose records are in the profile */
+	size_t ev_last;			/* the member event that starts last */
+};
+
+/* A collective event's collective (vnp_metrics.cc_of, sorted by ev). */
+struct vnp_cc_member {
+	size_t ev;
+	uint32_t coll;
+};
+
+/* Collectives per opcode: counted once per collective, not per member. */
+struct vnp_cc_op {
+	uint64_t count;
+	uint64_t bytes;			/* sum of sizes */
+	uint64_t time_ps;		/* sum of transfer times (completion - last arrival) */
+	double bus_bytes;		/* sum of size x the op's bus factor */
+	uint64_t wait_ps;		/* the members' waits for the last, summed */
+};
+
+/* What a rank did at collectives. */
+struct vnp_cc_rank {
+	uint64_t count;			/* collectives it took part in */
+	uint64_t last;			/* collectives where it arrived last, and late */
+	uint64_t caused_ps;		/* the others' waits for it there */
+	uint64_t waited_ps;		/* its own waits for others */
+	uint64_t late_ps;		/* its lateness there (last - first arrival), summed */
+	uint32_t core;			/* a core slot it ran on */
 };
 
 struct vnp_metrics {
@@ -96,6 +145,22 @@ struct vnp_metrics {
 	uint64_t first_compute;		/* for "loaded before compute" */
 	uint64_t dma_in_count, dma_in_before_compute;
 
+	/*
+	 * Collectives (docs/metrics.md, "Collectives"): core-time sums over the ranks'
+	 * CC events, then the collectives themselves.
+	 */
+	uint64_t cc_events;
+	uint64_t cc_xfer_ps;		/* completion - last arrival, summed over ranks */
+	uint64_t cc_wait_ps;		/* last arrival - own arrival, summed over ranks */
+	uint64_t cc_overlap_ps;		/* transfers while some engine of the core computes */
+	uint64_t core_compute_ps[VNP_MAX_CORES];	/* union of the engines per core */
+	struct vnp_coll *coll;		/* by (round, pc, last rank) */
+	uint32_t ncoll;
+	struct vnp_cc_member *cc_of;	/* cc_events of them, by ev */
+	struct vnp_cc_op cc_op[VNEF_CC_OP_COUNT];
+	struct vnp_cc_rank cc_rank[VNEF_CC_MAX_RANKS];
+	unsigned int cc_nranks;		/* highest rank seen + 1 */
+
 	/* semaphore waits: [waiter stream][signaller stream, VNEF_STREAMS = unknown] */
 	uint64_t wait_ps[VNEF_STREAMS][VNEF_STREAMS + 1];
 	uint64_t wait_n[VNEF_STREAMS][VNEF_STREAMS + 1];
@@ -134,5 +199,18 @@ uint64_t vnp_ev_fixed(const struct vnp_timeline *tl, const struct vnp_ev *e);
 
 /* The wait before event e on its track (0 if it waited on no semaphore). */
 uint64_t vnp_ev_wait(const struct vnp_timeline *tl, const struct vnp_ev *e);
+
+/*
+ * nccl-tests' bus factor of a collective of n ranks: all-reduce 2(n-1)/n; all-gather,
+ * reduce-scatter, all-to-all (n-1)/n; permute 1; 0 for a NOP.
+ */
+double vnp_cc_bus_factor(unsigned int op, unsigned int n);
+/* nccl-tests' size of a collective from one rank's input bytes (all-gather: n x). */
+uint64_t vnp_cc_size(unsigned int op, unsigned int n, uint64_t in_bytes);
+/* The collective of a CC event (an index into m->coll), or VNP_NONE. */
+uint32_t vnp_cc_coll_of(const struct vnp_metrics *m, size_t ev);
+/* algbw and busbw of one collective in bytes/s (0 if it took no time). */
+double vnp_coll_algbw(const struct vnp_coll *c);
+double vnp_coll_busbw(const struct vnp_coll *c);
 
 #endif /* VNP_METRICS_H */

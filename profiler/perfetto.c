@@ -3,9 +3,11 @@
  * A Perfetto trace written directly as protobuf (no SDK), with the field numbers of
  * Perfetto's public protos/perfetto/trace/ protos; tests/perfetto/trace.proto is the
  * subset used here. Layout:
- *   one process per core ("vneuron core N"), in it one thread track per row: TensorE
- *   LoadStationary, TensorE MultiplyMoving (and transposes), VectorE, ScalarE, GpSimdE,
- *   DMA q0..q15 (rows with no events are left out); counter tracks "DMA throughput
+ *   one process per core ("vneuron core N", or the worker's label), in it one thread
+ *   track per row: TensorE LoadStationary, TensorE MultiplyMoving (and transposes),
+ *   VectorE, ScalarE, GpSimdE, DMA q0..q15, CC-core (rows with no events are left out;
+ *   a collective is a slice from the rank's arrival to its completion, and a flow
+ *   links the slices of one collective across the ranks); counter tracks "DMA throughput
  *   (GB/s)" and "DMA pending" per core. MARKER and LOST records are instants on the
  *   core's process track; ERROR records (device faults) instants "device fault: ..." on
  *   the faulting engine's or DMA queue's track, which is then shown even if empty.
@@ -67,6 +69,7 @@ enum {
 	F_TE_TERM_FLOW_IDS = 48,
 	F_DA_NAME_IID = 1,
 	F_DA_UINT = 3,
+	F_DA_DOUBLE = 5,
 	F_DA_STRING = 6,
 	F_DA_NAME = 10,
 	TYPE_SLICE_BEGIN = 1,
@@ -297,26 +300,30 @@ static void track_desc(struct pw *w, uint64_t uuid, uint64_t parent, const char 
  */
 enum { A_PC = 1, A_DESC, A_SOURCE, A_SCOPE, A_START, A_DUR, A_EXEC, A_BYTES, A_ELEMENTS,
        A_FLOPS, A_SEM, A_WAIT, A_VALUE, A_REASON, A_MEM, A_INDEX, A_OFFSET, A_LEN, A_CRIT,
-       A_COUNT };
+       A_GROUP, A_RANK, A_LAST, A_WAITED, A_XFER, A_SIZE, A_ALGBW, A_BUSBW, A_COUNT };
 static const char *const ann_names[A_COUNT] = {
 	[A_PC] = "pc", [A_DESC] = "desc", [A_SOURCE] = "source", [A_SCOPE] = "scope",
 	[A_START] = "start_ps", [A_DUR] = "dur_ps", [A_EXEC] = "exec", [A_BYTES] = "bytes",
 	[A_ELEMENTS] = "elements", [A_FLOPS] = "flops", [A_SEM] = "sem_wait",
 	[A_WAIT] = "wait_ps", [A_VALUE] = "value", [A_REASON] = "reason", [A_MEM] = "memory",
 	[A_INDEX] = "index", [A_OFFSET] = "offset", [A_LEN] = "length",
-	[A_CRIT] = "critical_path",
+	[A_CRIT] = "critical_path", [A_GROUP] = "group", [A_RANK] = "rank",
+	[A_LAST] = "last_rank", [A_WAITED] = "waited_ps", [A_XFER] = "transfer_ps",
+	[A_SIZE] = "size", [A_ALGBW] = "algbw_GBps", [A_BUSBW] = "busbw_GBps",
 };
-/* Event categories, interned 1..6: the engines' mnemonics, then "dma" and "fault". */
+/* Event categories, interned 1..7: the engines' mnemonics, then "dma", "fault", "cc". */
 #define CAT_DMA		(VNEF_ENGINES + 1)
 #define CAT_FAULT	(VNEF_ENGINES + 2)
+#define CAT_CC		(VNEF_ENGINES + 3)
 
 static const char *cat_name(unsigned int cat)
 {
 	if (cat <= VNEF_ENGINES)
 		return vn_engine_mnemonic(cat - 1);
-	return cat == CAT_DMA ? "dma" : "fault";
+	return cat == CAT_DMA ? "dma" : cat == CAT_CC ? VN_CC_ENGINE_MNEMONIC : "fault";
 }
 #define IID_DMA_NAME	32	/* + src * 4 + dst; opcodes are opcode + 1 */
+#define IID_CC_NAME	64	/* + enum vnef_cc_opcode */
 
 static const char *dma_name(unsigned int src, unsigned int dst, char *buf, size_t len)
 {
@@ -341,10 +348,13 @@ static void interned_packet(struct pw *w)
 	char buf[32];
 
 	w->te.n = 0;
-	for (i = 1; i <= CAT_FAULT; i++)
+	for (i = 1; i <= CAT_CC; i++)
 		interned_entry(w, F_ID_CATEGORIES, i, cat_name(i));
 	for (i = 0; i < VNEF_OP_COUNT; i++)
 		interned_entry(w, F_ID_EVENT_NAMES, i + 1, vnp_opcode_name(i));
+	for (i = 0; i < VNEF_CC_OP_COUNT; i++)
+		interned_entry(w, F_ID_EVENT_NAMES, IID_CC_NAME + i,
+			       vnp_opcode_name(VNP_OP_CC + i));
 	for (s = 0; s < 4; s++)
 		for (d = 0; d < 4; d++)
 			interned_entry(w, F_ID_EVENT_NAMES, IID_DMA_NAME + s * 4 + d,
@@ -365,6 +375,14 @@ static void ann_uint(struct pw *w, unsigned int iid, uint64_t v)
 	pb_varint(&w->te, 1 + varint_len(iid) + 1 + varint_len(v));
 	pb_uint(&w->te, F_DA_NAME_IID, iid);
 	pb_uint(&w->te, F_DA_UINT, v);
+}
+
+static void ann_double(struct pw *w, unsigned int iid, double v)
+{
+	pb_varint(&w->te, F_TE_DEBUG << 3 | 2);
+	pb_varint(&w->te, 1 + varint_len(iid) + 1 + 8);
+	pb_uint(&w->te, F_DA_NAME_IID, iid);
+	pb_double(&w->te, F_DA_DOUBLE, v);
 }
 
 static void ann_str(struct pw *w, unsigned int iid, const char *v)
@@ -486,6 +504,35 @@ static void slice_flows(struct pw *w, const struct vnp_ev *e)
 		pb_fixed64(&w->te, F_TE_TERM_FLOW_IDS, idx + 1);
 }
 
+/*
+ * A collective: its arguments, and the flow that links its members' slices across the
+ * ranks' tracks (id tl->n + 1 + its index in m->coll, after the semaphore flows' ids),
+ * in start order, ending at the member that arrived last.
+ */
+static void cc_slice(struct pw *w, const struct vnp_ev *e)
+{
+	const struct vnp_timeline *tl = w->v->tl;
+	const struct vnp_metrics *m = w->v->m;
+	size_t idx = (size_t)(e - tl->ev);
+	uint32_t k = vnp_cc_coll_of(m, idx);
+
+	ann_uint(w, A_GROUP, vnp_cc_members(e));
+	ann_uint(w, A_RANK, vnp_cc_rank(e));
+	ann_uint(w, A_LAST, vnp_cc_last(e));
+	ann_uint(w, A_WAITED, vnp_cc_wait(e));
+	ann_uint(w, A_XFER, vnp_cc_xfer(e));
+	if (k == VNP_NONE)
+		return;
+	ann_uint(w, A_SIZE, m->coll[k].size);
+	if (m->coll[k].end > m->coll[k].last_arrival) {
+		ann_double(w, A_ALGBW, vnp_coll_algbw(&m->coll[k]) / 1e9);
+		ann_double(w, A_BUSBW, vnp_coll_busbw(&m->coll[k]) / 1e9);
+	}
+	if (m->coll[k].seen > 1)
+		pb_fixed64(&w->te, m->coll[k].ev_last == idx ? F_TE_TERM_FLOW_IDS : F_TE_FLOW_IDS,
+			   (uint64_t)tl->n + 1 + k);
+}
+
 static void slice_begin(struct pw *w, const struct vnp_ev *e, uint64_t uuid)
 {
 	const struct vnp_timeline *tl = w->v->tl;
@@ -494,8 +541,12 @@ static void slice_begin(struct pw *w, const struct vnp_ev *e, uint64_t uuid)
 	w->te.n = 0;
 	pb_uint(&w->te, F_TE_TYPE, TYPE_SLICE_BEGIN);
 	pb_uint(&w->te, F_TE_TRACK, uuid);
-	pb_uint(&w->te, F_TE_CATEGORY_IIDS, e->stream < VNEF_ENGINES ? e->stream + 1u : 5u);
-	if (e->opcode == VNP_OP_DMA) {
+	pb_uint(&w->te, F_TE_CATEGORY_IIDS, e->stream < VNEF_ENGINES ? e->stream + 1u :
+		vnp_ev_is_cc(e) ? CAT_CC : CAT_DMA);
+	if (vnp_ev_is_cc(e)) {
+		pb_uint(&w->te, F_TE_NAME_IID, IID_CC_NAME + vnp_cc_op(e));
+		ann_uint(w, A_PC, e->pc);
+	} else if (e->opcode == VNP_OP_DMA) {
 		unsigned int src, dst;
 
 		vnp_ev_dma_mems(tl, e, &src, &dst);
@@ -511,10 +562,12 @@ static void slice_begin(struct pw *w, const struct vnp_ev *e, uint64_t uuid)
 	ann_uint(w, A_EXEC, e->exec);
 	if (e->bytes)
 		ann_uint(w, A_BYTES, e->bytes);
-	if (e->elements)
+	if (e->elements && !vnp_ev_is_cc(e))
 		ann_uint(w, A_ELEMENTS, e->elements);
-	if (e->flops)
+	if (e->flops && !vnp_ev_is_cc(e))
 		ann_uint(w, A_FLOPS, e->flops);
+	if (vnp_ev_is_cc(e))
+		cc_slice(w, e);
 	if (e->sem_wait != VNEURON_TRACE_NO_SEM) {
 		ann_uint(w, A_SEM, e->sem_wait);
 		ann_uint(w, A_WAIT, vnp_ev_wait(tl, e));
@@ -610,7 +663,7 @@ static void fault(struct pw *w, const struct vnp_fault *f)
 	pb_uint(&w->te, F_TE_TRACK, row_uuid(f->core, fault_row(tl, f), 0));
 	pb_uint(&w->te, F_TE_CATEGORY_IIDS, CAT_FAULT);
 	pb_str(&w->te, F_TE_NAME, name);
-	ann_uint(w, f->stream >= VNEF_ENGINES ? A_DESC : A_PC, f->pc);
+	ann_uint(w, vnp_stream_is_dma(f->stream) ? A_DESC : A_PC, f->pc);
 	ann_uint(w, A_EXEC, f->exec);
 	ann_loc(w, tl->prog, vnp_prog_loc(tl->prog, f->stream, f->pc));
 	ann_str(w, A_REASON, vnp_fault_reason_id(f->reason));
@@ -703,7 +756,11 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 
 	interned_packet(&w);
 	for (c = 0; c < w.ncores && !w.err; c++) {
-		snprintf(name, sizeof(name), "vneuron core %u%s%s", c,
+		if (v->labels && v->labels[c])
+			snprintf(rn, sizeof(rn), "%s", v->labels[c]);
+		else
+			snprintf(rn, sizeof(rn), "vneuron core %u", c);
+		snprintf(name, sizeof(name), "%s%s%s", rn,
 			 tl->prog && tl->prog->name && *tl->prog->name ? ": " : "",
 			 tl->prog && tl->prog->name ? tl->prog->name : "");
 		track_desc(&w, proc_uuid(c), 0, name, (int)c + 1, 0, 0);

@@ -42,22 +42,22 @@ static bool same_program(const struct vntf_info *info, const uint8_t *hash, size
 	return false;
 }
 
-/* The core slot of a stream's (device, worker, core), -1 if there are too many. */
-static int slot_of(struct vnp_profile *pf, const struct vntf_worker *w)
+/* The core slot of a stream's (file, device, worker, core), -1 if there are too many. */
+static int slot_of(struct vnp_profile *pf, unsigned int file, const struct vntf_worker *w)
 {
 	unsigned int i;
 
 	for (i = 0; i < pf->nslots; i++)
-		if (pf->slot[i][0] == w->device && pf->slot[i][1] == w->worker &&
-		    pf->slot[i][2] == w->core)
+		if (pf->file[i] == file && pf->slot[i][0] == w->device &&
+		    pf->slot[i][1] == w->worker && pf->slot[i][2] == w->core)
 			return (int)i;
 	if (pf->nslots == VNP_MAX_CORES)
 		return -1;
+	pf->file[i] = file;
 	pf->slot[i][0] = w->device;
 	pf->slot[i][1] = w->worker;
 	pf->slot[i][2] = w->core;
-	snprintf(pf->label[i], sizeof(pf->label[i]), "worker %u core %u", w->worker, w->core);
-	pf->labels[i] = pf->label[i];
+	pf->nr_workers[i] = w->nr_workers;
 	return (int)pf->nslots++;
 }
 
@@ -67,26 +67,51 @@ static void start(struct vnp_profile *pf, const struct vntf_info *info,
 	vnp_tl_init(&pf->tl, info->have_model ? &info->model : &vn_model_trn1, prog);
 }
 
-int vnp_profile_read(struct vnp_profile *pf, const char *path, const struct vnp_prog *prog,
-		     const char *prog_path, bool check_hash, char *err, size_t errlen)
+/*
+ * The tabs' labels: "worker W core C". A profile that does not number its workers
+ * (capture -- app: every stream says worker 0 of 1) takes W from the ranks of the
+ * core's collectives; a label two files share gets the file's number.
+ */
+static void label_slots(struct vnp_profile *pf, unsigned int nfiles)
+{
+	bool dup[VNP_MAX_CORES] = { false };
+	unsigned int i, j, w;
+
+	for (i = 0; i < pf->nslots; i++) {
+		w = pf->slot[i][1];
+		if (pf->nr_workers[i] <= 1 && pf->tl.cc_rank[i] != VNP_NO_RANK)
+			w = pf->tl.cc_rank[i];
+		snprintf(pf->label[i], sizeof(pf->label[i]), "worker %u core %u", w,
+			 pf->slot[i][2]);
+		pf->labels[i] = pf->label[i];
+	}
+	for (i = 0; i < pf->nslots && nfiles > 1; i++)
+		for (j = 0; j < pf->nslots; j++)
+			if (pf->file[j] != pf->file[i] && !strcmp(pf->label[i], pf->label[j]))
+				dup[i] = true;
+	for (i = 0; i < pf->nslots; i++)
+		if (dup[i]) {
+			size_t n = strlen(pf->label[i]);
+
+			snprintf(pf->label[i] + n, sizeof(pf->label[i]) - n, " (file %u)",
+				 pf->file[i] + 1);
+		}
+}
+
+/* One file's records into pf (started on the first). 0 or -errno with err. */
+static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
+		    const struct vnp_prog *prog, const char *prog_path, bool check_hash,
+		    const uint8_t *hash, size_t size, uint64_t *dropped, uint64_t *overwritten,
+		    char *err, size_t errlen)
 {
 	struct vntf_reader *r = NULL;
 	const struct vntf_info *info;
 	struct vntf_chunk c;
-	uint64_t dropped = 0, overwritten = 0;
-	bool started = false;
-	const void *image;
-	uint8_t hash[32];
+	bool checked = false;
 	char msg[512];
-	size_t size;
 	uint32_t i;
 	int ret, slot;
 
-	memset(pf, 0, sizeof(*pf));
-	image = vnp_prog_image(prog, &size);
-	if (image)
-		vnp_sha256(image, size, hash);
-	check_hash = check_hash && image;
 	ret = vntf_open_file(&r, path, msg, sizeof(msg));
 	if (ret) {
 		snprintf(err, errlen, "%s: %s", path, msg);
@@ -94,66 +119,111 @@ int vnp_profile_read(struct vnp_profile *pf, const char *path, const struct vnp_
 	}
 	info = vntf_reader_info(r);
 	while ((ret = vntf_next(r, &c)) > 0) {
-		if (!started) {
+		if (!checked) {
 			/* programs are declared before records: refuse a stranger early */
 			if (check_hash && info->nr_programs &&
 			    !same_program(info, hash, size, path, prog_path, err, errlen)) {
 				ret = -EINVAL;
-				goto fail;
+				goto out;
 			}
-			start(pf, info, prog);
-			started = true;
+			checked = true;
 		}
-		slot = slot_of(pf, &info->streams[c.index].worker);
+		if (!pf->started) {
+			start(pf, info, prog);
+			pf->started = true;
+		} else if (info->have_model && memcmp(&info->model, &pf->tl.model,
+						      sizeof(info->model))) {
+			snprintf(err, errlen, "%s: captured with another device model (%.16s) "
+				 "than the other profiles (%.16s)", path, info->model.name,
+				 pf->tl.model.name);
+			ret = -EINVAL;
+			goto out;
+		}
+		slot = slot_of(pf, file, &info->streams[c.index].worker);
 		if (slot < 0) {
-			snprintf(err, errlen, "%s: more than %d cores and workers in one profile",
+			snprintf(err, errlen, "%s: more than %d cores and workers in the profiles",
 				 path, VNP_MAX_CORES);
 			ret = -E2BIG;
-			goto fail;
+			goto out;
 		}
 		ret = vnp_tl_add(&pf->tl, (unsigned int)slot, c.recs, c.count);
 		if (ret) {
 			snprintf(err, errlen, "out of memory loading %s", path);
-			goto fail;
+			goto out;
 		}
 	}
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: %s", path, vntf_error(r));
-		goto fail;
+		goto out;
 	}
 	if (info->have_model && (!info->model.peak_flops_bf16 || !info->model.hbm_bw)) {
 		snprintf(err, errlen, "%s: the device model in the profile has no TensorE peak "
 			 "or HBM bandwidth", path);
 		ret = -EINVAL;
-		goto fail;
+		goto out;
 	}
-	if (!started)
+	if (!pf->started) {
 		start(pf, info, prog);
+		pf->started = true;
+	}
 	/* the program identity: one of the profile's programs must be this one */
 	if (check_hash && info->nr_programs &&
 	    !same_program(info, hash, size, path, prog_path, err, errlen)) {
 		ret = -EINVAL;
-		goto fail;
+		goto out;
 	}
-	pf->no_identity = !info->nr_programs;
+	if (!info->nr_programs)
+		pf->no_identity = true;
+	for (i = 0; i < info->nr_streams; i++) {
+		*dropped += info->streams[i].dropped;
+		*overwritten += info->streams[i].overwritten;
+	}
+	ret = 0;
+out:
+	vntf_close(r);
+	return ret;
+}
+
+int vnp_profile_read_files(struct vnp_profile *pf, const char *const *paths,
+			   unsigned int npaths, const struct vnp_prog *prog, const char *prog_path,
+			   bool check_hash, char *err, size_t errlen)
+{
+	uint64_t dropped = 0, overwritten = 0;
+	const void *image;
+	uint8_t hash[32];
+	unsigned int i;
+	size_t size;
+	int ret;
+
+	memset(pf, 0, sizeof(*pf));
+	image = vnp_prog_image(prog, &size);
+	if (image)
+		vnp_sha256(image, size, hash);
+	check_hash = check_hash && image;
+	for (i = 0; i < npaths; i++) {
+		ret = read_one(pf, i, paths[i], prog, prog_path, check_hash, hash, size,
+			       &dropped, &overwritten, err, errlen);
+		if (ret) {
+			vnp_profile_free(pf);
+			return ret;
+		}
+	}
 	/*
 	 * Stop mode: the LOST records in the stream count drops as they happen and the lost
 	 * section the producer's total (LOST counts + drops not yet announced = dropped), so
 	 * the larger is the truth; overwrite mode: records overwritten before reading.
 	 */
-	for (i = 0; i < info->nr_streams; i++) {
-		dropped += info->streams[i].dropped;
-		overwritten += info->streams[i].overwritten;
-	}
 	if (dropped > pf->tl.lost)
 		pf->tl.lost = dropped;
 	pf->tl.lost += overwritten;
-	vntf_close(r);
+	label_slots(pf, npaths);
 	return 0;
-fail:
-	vntf_close(r);
-	vnp_profile_free(pf);
-	return ret;
+}
+
+int vnp_profile_read(struct vnp_profile *pf, const char *path, const struct vnp_prog *prog,
+		     const char *prog_path, bool check_hash, char *err, size_t errlen)
+{
+	return vnp_profile_read_files(pf, &path, 1, prog, prog_path, check_hash, err, errlen);
 }
 
 void vnp_profile_free(struct vnp_profile *pf)

@@ -15,10 +15,13 @@
 
 struct vnp_profile {
 	struct vnp_timeline tl;
-	bool no_identity;			/* the profile names no program */
+	bool no_identity;			/* a profile names no program */
+	bool started;				/* tl is initialised */
 	unsigned int nslots;
 	uint32_t slot[VNP_MAX_CORES][3];	/* device, worker, core of each slot */
-	char label[VNP_MAX_CORES][48];		/* "worker W core C": the viewer's tabs */
+	uint32_t file[VNP_MAX_CORES];		/* which of the files it came from */
+	uint32_t nr_workers[VNP_MAX_CORES];	/* the worker section's world size */
+	char label[VNP_MAX_CORES][64];		/* "worker W core C": the viewer's tabs */
 	const char *labels[VNP_MAX_CORES];
 };
 
@@ -32,6 +35,14 @@ struct vnp_profile {
  */
 int vnp_profile_read(struct vnp_profile *pf, const char *path, const struct vnp_prog *prog,
 		     const char *prog_path, bool check_hash, char *err, size_t errlen);
+/*
+ * The same for the profiles of several workers (docs/profile-format.md, "Workers"), one
+ * timeline for all: each file's (device, worker, core) gets its own slot. Profiles of
+ * different device models are refused (-EINVAL).
+ */
+int vnp_profile_read_files(struct vnp_profile *pf, const char *const *paths,
+			   unsigned int npaths, const struct vnp_prog *prog, const char *prog_path,
+			   bool check_hash, char *err, size_t errlen);
 void vnp_profile_free(struct vnp_profile *pf);
 
 #endif /* VNP_PROFILE_H */

@@ -78,6 +78,32 @@ const struct vnef_instr *vnp_prog_instr(const struct vnp_prog *p, unsigned int e
 	return &p->instr[engine][pc];
 }
 
+const struct vnef_cc_instr *vnp_prog_cc(const struct vnp_prog *p, uint32_t pc)
+{
+	if (!p || !p->cc || pc >= p->ncc)
+		return NULL;
+	return &p->cc[pc];
+}
+
+/* Entries of a stream and the signal mask of one. */
+static uint32_t stream_len(const struct vnp_prog *p, unsigned int s)
+{
+	if (s < VNEF_ENGINES)
+		return p->instr[s] ? p->ninstr[s] : 0;
+	if (s == VNEF_STREAM_CC)
+		return p->cc ? p->ncc : 0;
+	return p->desc[s - VNEF_ENGINES] ? p->ndesc[s - VNEF_ENGINES] : 0;
+}
+
+static uint64_t signal_mask(const struct vnp_prog *p, unsigned int s, uint32_t i)
+{
+	if (s < VNEF_ENGINES)
+		return p->instr[s][i].signal_mask;
+	if (s == VNEF_STREAM_CC)
+		return p->cc[i].signal_mask;
+	return p->desc[s - VNEF_ENGINES][i].signal_mask;
+}
+
 static const struct vnp_prog *cmp_prog;	/* qsort() and bsearch() take no context */
 
 static int cmp_str_off(const void *a, const void *b)
@@ -125,11 +151,10 @@ int vnp_prog_index(struct vnp_prog *p)
 	for (i = 0; i < VNEF_MAX_SEMS; i++)
 		p->sem_writer[i] = VNP_NONE;
 	for (s = 0; s < VNEF_STREAMS; s++) {
-		uint32_t cnt = s < VNEF_ENGINES ? p->ninstr[s] : p->ndesc[s - VNEF_ENGINES];
+		uint32_t cnt = stream_len(p, s);
 
 		for (i = 0; i < cnt; i++) {
-			uint64_t mask = s < VNEF_ENGINES ? p->instr[s][i].signal_mask :
-					p->desc[s - VNEF_ENGINES][i].signal_mask;
+			uint64_t mask = signal_mask(p, s, i);
 			uint32_t b;
 
 			for (b = 0; b < VNEF_MAX_SEMS; b++)
@@ -220,6 +245,8 @@ int vnp_prog_load(struct vnp_prog *p, const void *image, size_t size, char *err,
 		p->desc[s] = vp->streams[VNEF_STREAM_DMA(s)].desc;
 		p->ndesc[s] = vp->streams[VNEF_STREAM_DMA(s)].count;
 	}
+	p->cc = vp->streams[VNEF_STREAM_CC].cc;
+	p->ncc = p->cc ? vp->streams[VNEF_STREAM_CC].count : 0;
 	/* the loader checked the header and that its name is in the string table */
 	p->name = vnp_prog_str(p, ((const struct vnef_header *)vp->image)->name_off);
 	ret = vnp_prog_index(p);

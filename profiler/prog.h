@@ -42,6 +42,8 @@ struct vnp_prog {
 	uint32_t ninstr[VNEF_ENGINES];
 	const struct vnef_dma_desc *desc[VNEF_DMA_QUEUES];
 	uint32_t ndesc[VNEF_DMA_QUEUES];
+	const struct vnef_cc_instr *cc;		/* the collective stream (VNEF_STREAM_CC) */
+	uint32_t ncc;
 	const struct vnef_debug *debug;
 	uint32_t ndebug;
 	/* derived by vnp_prog_index() */
@@ -80,5 +82,6 @@ const struct vnef_dma_desc *vnp_prog_desc(const struct vnp_prog *p, unsigned int
 					  uint32_t pc);
 const struct vnef_instr *vnp_prog_instr(const struct vnp_prog *p, unsigned int engine,
 					uint32_t pc);
+const struct vnef_cc_instr *vnp_prog_cc(const struct vnp_prog *p, uint32_t pc);
 
 #endif /* VNP_PROG_H */

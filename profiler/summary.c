@@ -104,14 +104,15 @@ static int groups_text(FILE *f, const struct vnp_view *v, int scope)
 	qsort(idx, used, sizeof(*idx), cmp_group);
 	fprintf(f, "\n%s (top %u of %u, by instruction + DMA time)\n",
 		scope ? "Scopes" : "Source lines", used < v->top ? used : v->top, used);
-	fprintf(f, "  %-30s %8s %6s %12s  %s\n", scope ? "scope" : "line", "count", "time%",
+	fprintf(f, "  %-28s %7s %6s %11s  %s\n", scope ? "scope" : "line", "count", "time%",
 		"active", scope ? "class" : "");
 	for (k = 0; k < used && k < v->top; k++) {
 		i = idx[k];
 		group_name(v, scope, i, name, sizeof(name));
-		if (strlen(name) > 30)
-			memmove(name, name + strlen(name) - 30, 31);
-		fprintf(f, "  %-30s %8llu %5.1f%% %12s  %s\n", name,
+		if (strlen(name) > 28)
+			memmove(name, name + strlen(name) - 28, 29);
+		/* 78 columns with the longest class, communication-bound */
+		fprintf(f, "  %-28s %7llu %5.1f%% %11s  %s\n", name,
 			(unsigned long long)g[i].count, vnp_pct(g[i].instr_ps, all),
 			vnp_fmt_time(g[i].active_ps, t1, sizeof(t1)),
 			scope ? vnp_class_name(v->a->scope[i].cls) : "");
@@ -175,7 +176,7 @@ static void faults_text(FILE *f, const struct vnp_view *v)
 			snprintf(core, sizeof(core), "core %u ", x->core);
 		snprintf(line, sizeof(line), "%sexec %u, %s %s %u%s%s%s%s%s, at %s: %s", core,
 			 x->exec, vnp_stream_name(x->stream, sn, sizeof(sn)),
-			 x->stream >= VNEF_ENGINES ? "desc" : "pc", x->pc, op, *src ? ", " : "",
+			 vnp_stream_is_dma(x->stream) ? "desc" : "pc", x->pc, op, *src ? ", " : "",
 			 src, *scope ? " in " : "", scope,
 			 vnp_fmt_time(x->time - tl->t0, t1, sizeof(t1)),
 			 vnp_fault_what(tl, x, what, sizeof(what)));
@@ -202,6 +203,109 @@ static const char *statuses(const struct vnp_timeline *tl, char *buf, size_t len
 					      (unsigned long long)tl->exec_status[i],
 					      vnp_exec_status_name(i));
 	return buf;
+}
+
+/* Collectives by total wait, most first (the load-imbalance table). */
+static const struct vnp_coll *sort_coll;
+
+static int cmp_coll_wait(const void *x, const void *y)
+{
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+
+	return vnp_cmp(sort_coll[j].wait_ps, sort_coll[i].wait_ps) ?: vnp_cmp(i, j);
+}
+
+/* Indices of m->coll by wait, most first; NULL without memory (or collectives). */
+static uint32_t *coll_by_wait(const struct vnp_metrics *m)
+{
+	uint32_t *idx = m->ncoll ? malloc(m->ncoll * sizeof(*idx)) : NULL, i;
+
+	if (!idx)
+		return NULL;
+	for (i = 0; i < m->ncoll; i++)
+		idx[i] = i;
+	sort_coll = m->coll;
+	qsort(idx, m->ncoll, sizeof(*idx), cmp_coll_wait);
+	return idx;
+}
+
+static double gbps(double bytes, uint64_t ps)
+{
+	return ps ? bytes / ((double)ps * 1e-12) / 1e9 : 0;
+}
+
+/*
+ * "Collectives": the totals, one row per opcode (count, bytes, transfer time, algbw and
+ * busbw as nccl-tests define them), the collectives whose ranks waited longest for
+ * their last member, and the ranks.
+ */
+static int collectives_text(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_metrics *m = v->m;
+	char t1[32], t2[32], t3[32], b1[32], name[64];
+	uint32_t *idx, i, k;
+	unsigned int op, r;
+
+	if (!m->cc_events)
+		return 0;
+	fprintf(f, "\nCollectives (CC-core): %u over %u rank%s, %s of CC-core time (all "
+		"ranks)\n", m->ncoll, m->cc_nranks, m->cc_nranks == 1 ? "" : "s",
+		vnp_fmt_time(m->unit[VNP_UNIT_CC].active_ps, t1, sizeof(t1)));
+	fprintf(f, "  transfers %s, overlapping compute %s (%.1f%%)\n",
+		vnp_fmt_time(m->cc_xfer_ps, t1, sizeof(t1)),
+		vnp_fmt_time(m->cc_overlap_ps, t2, sizeof(t2)),
+		vnp_pct(m->cc_overlap_ps, m->cc_xfer_ps));
+	fprintf(f, "  waits for the last rank to arrive %s (load imbalance)\n",
+		vnp_fmt_time(m->cc_wait_ps, t2, sizeof(t2)));
+	if (m->ncoll)
+		fprintf(f, "  %-15s %6s %11s %12s %12s %12s\n", "op", "count", "bytes", "time",
+			"algbw GB/s", "busbw GB/s");
+	for (op = 0; op < VNEF_CC_OP_COUNT; op++) {
+		const struct vnp_cc_op *o = &m->cc_op[op];
+
+		if (!o->count)
+			continue;
+		fprintf(f, "  %-15s %6llu %11s %12s %12.2f %12.2f\n", vnp_opcode_name(VNP_OP_CC + op),
+			(unsigned long long)o->count, vnp_fmt_bytes((double)o->bytes, b1, sizeof(b1)),
+			vnp_fmt_time(o->time_ps, t1, sizeof(t1)), gbps((double)o->bytes, o->time_ps),
+			gbps(o->bus_bytes, o->time_ps));
+	}
+	idx = coll_by_wait(m);
+	if (m->ncoll && !idx)
+		return -ENOMEM;
+	if (m->ncoll && m->coll[idx[0]].wait_ps) {
+		fprintf(f, "  load imbalance (top %u of %u by the others' wait)\n",
+			m->ncoll < v->top ? m->ncoll : v->top, m->ncoll);
+		fprintf(f, "    %-34s %6s %12s %14s\n", "collective", "last", "late by",
+			"others waited");
+		for (k = 0; k < m->ncoll && k < v->top; k++) {
+			const struct vnp_coll *x = &m->coll[idx[k]];
+
+			if (!x->wait_ps)
+				break;
+			snprintf(name, sizeof(name), "%s pc %u exec %u", vnp_opcode_name(VNP_OP_CC +
+				 x->op), x->pc, x->round);
+			fprintf(f, "    %-34s %6u %12s %14s\n", name, x->last_rank,
+				vnp_fmt_time(x->last_arrival - x->first_arrival, t1, sizeof(t1)),
+				vnp_fmt_time(x->wait_ps, t2, sizeof(t2)));
+		}
+	}
+	free(idx);
+	for (r = 0, i = 0; r < m->cc_nranks; r++) {
+		const struct vnp_cc_rank *x = &m->cc_rank[r];
+
+		if (!x->count)
+			continue;
+		if (!i++)
+			fprintf(f, "  %-6s %11s %14s %14s\n", "rank", "last at", "others waited",
+				"it waited");
+		snprintf(name, sizeof(name), "%llu/%llu", (unsigned long long)x->last,
+			 (unsigned long long)x->count);
+		fprintf(f, "  %-6u %11s %14s %14s\n", r, name,
+			vnp_fmt_time(x->caused_ps, t1, sizeof(t1)),
+			vnp_fmt_time(x->waited_ps, t3, sizeof(t3)));
+	}
+	return 0;
 }
 
 int vnp_summary_text(FILE *f, const struct vnp_view *v)
@@ -231,9 +335,12 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 	faults_text(f, v);
 
 	fprintf(f, "\nOverall\n");
-	fprintf(f, "  total_time   %-14s event_count %llu (%llu instructions, %llu DMA)\n",
+	fprintf(f, "  total_time   %-14s event_count %llu (%llu instructions, %llu DMA",
 		vnp_fmt_time(m->total_ps, t1, sizeof(t1)), (unsigned long long)m->event_count,
 		(unsigned long long)m->instr_count, (unsigned long long)m->dma_count);
+	if (m->cc_events)
+		fprintf(f, ", %llu CC", (unsigned long long)m->cc_events);
+	fputs(")\n", f);
 	fprintf(f, "  hfu          %6.2f%%        mfu %s", 100 * m->hfu,
 		m->mfu < 0 ? "n/a (no model flops)" : "");
 	if (m->mfu >= 0)
@@ -317,7 +424,7 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 			(unsigned long long)x->count, vnp_fmt_bytes((double)x->bytes, b1, sizeof(b1)),
 			vnp_pct(x->active_ps, m->core_ps));
 	}
-	if (groups_text(f, v, 1) || groups_text(f, v, 0))
+	if (collectives_text(f, v) || groups_text(f, v, 1) || groups_text(f, v, 0))
 		return -ENOMEM;
 	count_list(line, sizeof(line), vnp_api_name, tl->api_calls, tl->api_ns, 1000,
 		   VNP_API_KINDS);
@@ -461,7 +568,7 @@ static void faults_json(FILE *f, const struct vnp_view *v)
 		fprintf(f, "%s\n {\"core\":%u,\"exec\":%u,\"engine\":\"%s\",\"stream\":%u,",
 			i ? "," : "", x->core, x->exec, vnp_stream_name(x->stream, sn, sizeof(sn)),
 			x->stream);
-		if (x->stream >= VNEF_ENGINES)
+		if (vnp_stream_is_dma(x->stream))
 			fprintf(f, "\"queue\":%u,", x->stream - VNEF_ENGINES);
 		fprintf(f, "\"pc\":%u,", x->pc);
 		if (opc != VNP_NONE)
@@ -482,6 +589,90 @@ static void faults_json(FILE *f, const struct vnp_view *v)
 		fputc('}', f);
 	}
 	fputc(']', f);
+}
+
+/* At most this many collectives in summary-json's list (the longest waits first). */
+#define VNP_JSON_MAX_COLL	100000
+
+static int collectives_json(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_timeline *tl = v->tl;
+	const struct vnp_metrics *m = v->m;
+	const struct vnp_critpath *cp = &v->a->cp;
+	uint32_t *idx = coll_by_wait(m), k;
+	unsigned int op, r, first = 1;
+
+	if (m->ncoll && !idx)
+		return -ENOMEM;
+	fprintf(f, "{\"count\":%u,\"events\":%llu,\"ranks\":%u,\"time_ps\":%llu,"
+		"\"transfer_ps\":%llu,\"wait_ps\":%llu,\"overlap_ps\":%llu,\"overlap_pct\":",
+		m->ncoll, (unsigned long long)m->cc_events, m->cc_nranks,
+		(unsigned long long)m->unit[VNP_UNIT_CC].active_ps,
+		(unsigned long long)m->cc_xfer_ps, (unsigned long long)m->cc_wait_ps,
+		(unsigned long long)m->cc_overlap_ps);
+	jnum(f, m->cc_xfer_ps ? vnp_pct(m->cc_overlap_ps, m->cc_xfer_ps) : NAN);
+	fprintf(f, ",\"critical_path_transfer_ps\":%llu,\"critical_path_wait_ps\":%llu,"
+		"\"ops\":{", (unsigned long long)cp->unit_ps[VNP_UNIT_CC],
+		(unsigned long long)cp->cc_wait_ps);
+	for (op = 0; op < VNEF_CC_OP_COUNT; op++) {
+		const struct vnp_cc_op *o = &m->cc_op[op];
+
+		if (!o->count)
+			continue;
+		fprintf(f, "%s\"%s\":{\"count\":%llu,\"bytes\":%llu,\"time_ps\":%llu,"
+			"\"wait_ps\":%llu,\"algbw\":", first ? "" : ",",
+			vnp_opcode_name(VNP_OP_CC + op), (unsigned long long)o->count,
+			(unsigned long long)o->bytes, (unsigned long long)o->time_ps,
+			(unsigned long long)o->wait_ps);
+		jnum(f, o->time_ps ? (double)o->bytes / ((double)o->time_ps * 1e-12) : NAN);
+		fputs(",\"busbw\":", f);
+		jnum(f, o->time_ps ? o->bus_bytes / ((double)o->time_ps * 1e-12) : NAN);
+		fputc('}', f);
+		first = 0;
+	}
+	fputs("},\"list\":[", f);
+	for (k = 0; k < m->ncoll && k < VNP_JSON_MAX_COLL; k++) {
+		const struct vnp_coll *x = &m->coll[idx[k]];
+		uint64_t t = x->end - x->last_arrival;
+
+		fprintf(f, "%s\n {\"op\":\"%s\",\"pc\":%u,\"exec\":%u,\"members\":%u,"
+			"\"seen\":%u,\"last_rank\":%u,\"late_ps\":%llu,\"wait_ps\":%llu,"
+			"\"first_arrival_ps\":%llu,\"last_arrival_ps\":%llu,\"end_ps\":%llu,"
+			"\"transfer_ps\":%llu,\"bytes\":%llu,\"algbw\":", k ? "," : "",
+			vnp_opcode_name(VNP_OP_CC + x->op), x->pc, x->round, x->members, x->seen,
+			x->last_rank, (unsigned long long)(x->last_arrival - x->first_arrival),
+			(unsigned long long)x->wait_ps, (unsigned long long)x->first_arrival,
+			(unsigned long long)x->last_arrival, (unsigned long long)x->end,
+			(unsigned long long)t, (unsigned long long)x->size);
+		jnum(f, t ? vnp_coll_algbw(x) : NAN);
+		fputs(",\"busbw\":", f);
+		jnum(f, t ? vnp_coll_busbw(x) : NAN);
+		vnp_json_loc(f, tl->prog, vnp_prog_loc(tl->prog, VNEF_STREAM_CC, x->pc));
+		fputc('}', f);
+	}
+	free(idx);
+	fputs("],\"by_rank\":[", f);
+	for (r = 0, first = 1; r < m->cc_nranks; r++) {
+		const struct vnp_cc_rank *x = &m->cc_rank[r];
+		uint64_t comp = 0;
+		unsigned int c;
+
+		if (!x->count)
+			continue;
+		for (c = 0; c < tl->ncores && c < VNP_MAX_CORES; c++)
+			if (tl->cc_rank[c] == r)
+				comp += m->core_compute_ps[c];
+		fprintf(f, "%s{\"rank\":%u,\"core\":%u,\"count\":%llu,\"last\":%llu,"
+			"\"late_ps\":%llu,\"caused_wait_ps\":%llu,\"waited_ps\":%llu,"
+			"\"compute_ps\":%llu,\"critical_path_wait_ps\":%llu}", first ? "" : ",", r,
+			x->core, (unsigned long long)x->count, (unsigned long long)x->last,
+			(unsigned long long)x->late_ps, (unsigned long long)x->caused_ps,
+			(unsigned long long)x->waited_ps, (unsigned long long)comp,
+			(unsigned long long)cp->cc_wait_rank[r]);
+		first = 0;
+	}
+	fputs("]}", f);
+	return 0;
 }
 
 int vnp_summary_json(FILE *f, const struct vnp_view *v)
@@ -589,7 +780,10 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 	jnums(f, m->tput, m->nbins);
 	fputs(",\"pending\":", f);
 	jnums(f, m->pending, m->nbins);
-	fputs("}},\n\"semaphore_waits\":[", f);
+	fputs("}},\n\"collectives\":", f);
+	if (collectives_json(f, v))
+		return -ENOMEM;
+	fputs(",\n\"semaphore_waits\":[", f);
 	first = 1;
 	for (w = 0; w < VNEF_STREAMS; w++)
 		for (s = 0; s <= VNEF_STREAMS; s++) {

@@ -13,6 +13,8 @@ struct vnp_view {
 	const struct vnp_analysis *a;
 	const char *program_path;
 	const char *profile_path;
+	/* labels[core slot]: "worker 1 core 0" (NULL, or a NULL entry: "core N") */
+	const char *const *labels;
 	unsigned int top;		/* rows of the scope and line tables (text) */
 };
 

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,8 @@ void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
 	tl->t0 = UINT64_MAX;
 	for (i = 0; i < VNEF_MAX_SEMS; i++)
 		tl->sig_stream[i] = VNP_NONE;
+	for (i = 0; i < VNP_MAX_CORES; i++)
+		tl->cc_rank[i] = VNP_NO_RANK;
 }
 
 /*
@@ -128,14 +131,28 @@ static int add_fault(struct vnp_timeline *tl, unsigned int core, unsigned int st
 	return 0;
 }
 
-/* The stream of a record of an engine or a DMA queue, or VNP_NONE. */
+/* The stream of a record of an engine, a DMA queue or the CC engine, or VNP_NONE. */
 static unsigned int rec_stream(const struct vneuron_trace_record *r)
 {
 	if (r->engine < VNEF_ENGINES)
 		return r->engine;
 	if (r->engine == VNEURON_TRACE_ENGINE_DMA && r->dma_queue < VNEF_DMA_QUEUES)
 		return VNEF_STREAM_DMA(r->dma_queue);
+	if (r->engine == VNEURON_TRACE_ENGINE_CC)
+		return VNEF_STREAM_CC;
 	return VNP_NONE;
+}
+
+/*
+ * A CC record that can be true: its own engine, a known opcode, arrival <= the last
+ * member's arrival <= completion, 1..64 members, ranks below 64 (uapi/vneuron_trace.h).
+ */
+static bool cc_ok(const struct vneuron_trace_record *r)
+{
+	return r->engine == VNEURON_TRACE_ENGINE_CC && r->opcode < VNEF_CC_OP_COUNT &&
+	       r->model_start_ps <= r->count && r->count <= r->model_end_ps &&
+	       r->elements >= 1 && r->elements <= VNEF_CC_MAX_RANKS &&
+	       r->dma_queue < VNEF_CC_MAX_RANKS && r->dma_desc < VNEF_CC_MAX_RANKS;
 }
 
 int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
@@ -161,6 +178,11 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 			if (r->engine != VNEURON_TRACE_ENGINE_DMA || r->dma_queue >= VNEF_DMA_QUEUES)
 				goto bad;
 			stream = VNEF_STREAM_DMA(r->dma_queue);
+			break;
+		case VNEURON_TRACE_CC:
+			if (!cc_ok(r))
+				goto bad;
+			stream = VNEF_STREAM_CC;
 			break;
 		case VNEURON_TRACE_LOST:
 			tl->lost += r->count;
@@ -223,6 +245,7 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 		if (!x)
 			return -ENOMEM;
 		widen(x, r->model_start_ps, r->model_end_ps);
+		x->has_cc |= stream == VNEF_STREAM_CC;
 		t = core * VNEF_STREAMS + stream;
 		e = room(tl->tev[t], tl->tn[t], &tl->tcap[t], sizeof(*e), 1024);
 		if (!e)
@@ -238,6 +261,15 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 		e->elements = r->elements;
 		e->exec = r->exec_seq;
 		e->opcode = r->kind == VNEURON_TRACE_DMA ? VNP_OP_DMA : r->opcode;
+		if (r->kind == VNEURON_TRACE_CC) {
+			e->flops = r->count - r->model_start_ps;
+			e->elements = r->elements | (uint32_t)r->dma_desc << 8 |
+				      (uint32_t)r->dma_queue << 16;
+			e->opcode = (uint16_t)(VNP_OP_CC + r->opcode);
+			if (tl->cc_rank[core] == VNP_NO_RANK)
+				tl->cc_rank[core] = r->dma_queue;
+			tl->ncc++;
+		}
 		e->sem_wait = r->sem_wait;
 		e->sem_signal = r->sem_signal;
 		e->stream = (uint8_t)stream;
@@ -378,19 +410,36 @@ static uint64_t shift_of(const struct vnp_timeline *tl, unsigned int core, uint3
 	return x ? x->shift : 0;
 }
 
+/* An execution after cur on its core: the shift that starts it at cur or later. */
+static uint64_t place(struct vnp_exec *x, uint64_t cur)
+{
+	x->shift = cur > x->lo ? cur - x->lo : 0;
+	if (x->hi + x->shift < x->hi)	/* no room left: keep the records' times */
+		x->shift = 0;
+	return x->hi + x->shift;
+}
+
 /*
  * Sorts the executions and lays those of each core out back to back in exec_seq order
- * (see struct vnp_exec), shifting their events, markers and faults.
+ * (see struct vnp_exec), shifting their events, markers and faults. Executions with
+ * collectives go in rounds: the k-th such execution of every core is round k (whatever
+ * ran before it on each core), the executions of a round share one shift, so that the
+ * ranks' modeled clocks stay aligned (a collective completes at the same modeled time on
+ * every member), and a round starts once every core is done with what came before it.
+ * Executions without collectives go where they came on their core.
  */
-static void layout_execs(struct vnp_timeline *tl)
+static int layout_execs(struct vnp_timeline *tl)
 {
-	uint64_t cur = 0, sh;
+	size_t b[VNP_MAX_CORES] = { 0 }, e[VNP_MAX_CORES] = { 0 }, p[VNP_MAX_CORES];
+	uint64_t cur[VNP_MAX_CORES] = { 0 }, sh;
+	unsigned int c, nc = 0;
 	size_t i, k;
-	int moved = 0;
+	int moved = 0, more;
 	unsigned int t;
+	uint32_t round = 0;
 
 	if (!tl->nexec)
-		return;
+		return 0;
 	qsort(tl->execs, tl->nexec, sizeof(*tl->execs), cmp_exec);
 	for (i = 0; i < tl->nexec; i++) {
 		struct vnp_exec *x = &tl->execs[i];
@@ -399,16 +448,52 @@ static void layout_execs(struct vnp_timeline *tl)
 			x->lo = x->hi;
 		if (x->hi < x->lo)
 			x->hi = x->lo;
-		if (!i || (x->key >> 32) != (tl->execs[i - 1].key >> 32))
-			cur = 0;		/* a new core */
-		x->shift = cur > x->lo ? cur - x->lo : 0;
-		if (x->hi + x->shift < x->hi)	/* no room left: keep the records' times */
-			x->shift = 0;
-		moved |= x->shift != 0;
-		cur = x->hi + x->shift;
+		c = (unsigned int)(x->key >> 32);
+		if (!i || c != (tl->execs[i - 1].key >> 32)) {
+			round = 0;		/* a new core */
+			b[c] = i;
+			nc = c + 1;
+		}
+		e[c] = i + 1;
+		x->round = x->has_cc || !tl->ncc ? round++ : VNP_NONE;
 	}
+	for (c = 0; c < nc; c++)
+		p[c] = b[c];
+	for (more = tl->ncc != 0; more;) {
+		uint64_t start = 0, lo = UINT64_MAX;
+
+		/* each core up to its next execution with collectives */
+		more = 0;
+		for (c = 0; c < nc; c++) {
+			while (p[c] < e[c] && !tl->execs[p[c]].has_cc)
+				cur[c] = place(&tl->execs[p[c]++], cur[c]);
+			if (p[c] == e[c])
+				continue;
+			more = 1;
+			start = cur[c] > start ? cur[c] : start;
+			lo = tl->execs[p[c]].lo < lo ? tl->execs[p[c]].lo : lo;
+		}
+		if (!more)
+			break;
+		sh = start > lo ? start - lo : 0;
+		for (c = 0; c < nc; c++) {
+			struct vnp_exec *x;
+
+			if (p[c] == e[c])
+				continue;
+			x = &tl->execs[p[c]++];
+			x->shift = x->hi + sh < x->hi ? 0 : sh;
+			cur[c] = x->hi + x->shift;
+		}
+	}
+	/* the rest (all, without collectives) one after another on its core */
+	for (c = 0; c < nc; c++)
+		while (p[c] < e[c])
+			cur[c] = place(&tl->execs[p[c]++], cur[c]);
+	for (i = 0; i < tl->nexec; i++)
+		moved |= tl->execs[i].shift != 0;
 	if (!moved)
-		return;
+		return 0;
 	for (t = 0; t < VNP_TRACKS; t++) {
 		const struct vnp_exec *x = NULL;
 
@@ -427,6 +512,7 @@ static void layout_execs(struct vnp_timeline *tl)
 		tl->markers[k].time += shift_of(tl, tl->markers[k].core, tl->markers[k].exec);
 	for (k = 0; k < tl->nfaults; k++)
 		tl->faults[k].time += shift_of(tl, tl->faults[k].core, tl->faults[k].exec);
+	return 0;
 }
 
 static int cmp_fault(const void *a, const void *b)
@@ -444,6 +530,13 @@ uint64_t vnp_tl_exec_start(const struct vnp_timeline *tl, unsigned int core, uin
 	return x ? x->lo + x->shift : tl->t0;
 }
 
+uint32_t vnp_tl_exec_round(const struct vnp_timeline *tl, unsigned int core, uint32_t exec)
+{
+	const struct vnp_exec *x = find_exec(tl, core, exec);
+
+	return x ? x->round : 0;
+}
+
 /*
  * Lays out the executions, then joins the per-track arrays into one. Each track's pages
  * are freed as soon as they are copied and the new array's pages are touched only as
@@ -457,7 +550,8 @@ int vnp_tl_finish(struct vnp_timeline *tl)
 
 	if (tl->finished)
 		return 0;
-	layout_execs(tl);
+	if (layout_execs(tl))
+		return -ENOMEM;
 	for (i = 0; i < tl->nexec; i++) {
 		if (tl->execs[i].lo + tl->execs[i].shift < tl->t0)
 			tl->t0 = tl->execs[i].lo + tl->execs[i].shift;
@@ -593,12 +687,18 @@ const struct vnp_ev *vnp_iter_next(struct vnp_iter *it)
 /* Names come from the one ISA table (core/vn_isa.h) and libneurondev's status table. */
 const char *vnp_engine_name(unsigned int engine)
 {
-	return engine < VNEF_ENGINES ? vn_engine_name(engine) : "DMA";
+	if (engine < VNEF_ENGINES)
+		return vn_engine_name(engine);
+	return engine == VNEF_ENGINES + 1 ? VN_CC_ENGINE_NAME : "DMA";
 }
 
 const char *vnp_opcode_name(unsigned int opcode)
 {
-	return opcode == VNP_OP_DMA ? "DMA" : vn_opcode_name(opcode);
+	if (opcode == VNP_OP_DMA)
+		return "DMA";
+	if (opcode >= VNP_OP_CC)
+		return vn_cc_opcode_name(opcode - VNP_OP_CC);
+	return vn_opcode_name(opcode);
 }
 
 const char *vnp_api_name(unsigned int kind)
@@ -625,8 +725,13 @@ const char *vnp_fault_reason_id(unsigned int reason)
 
 uint32_t vnp_fault_opcode(const struct vnp_timeline *tl, const struct vnp_fault *f)
 {
+	const struct vnef_cc_instr *cc;
 	const struct vnef_instr *in;
 
+	if (f->stream == VNEF_STREAM_CC) {
+		cc = vnp_prog_cc(tl->prog, f->pc);
+		return cc && cc->opcode < VNEF_CC_OP_COUNT ? VNP_OP_CC + cc->opcode : VNP_NONE;
+	}
 	if (f->stream >= VNEF_ENGINES)
 		return VNP_OP_DMA;
 	in = vnp_prog_instr(tl->prog, f->stream, f->pc);
@@ -636,7 +741,8 @@ uint32_t vnp_fault_opcode(const struct vnp_timeline *tl, const struct vnp_fault 
 const char *vnp_fault_what(const struct vnp_timeline *tl, const struct vnp_fault *f,
 			   char *buf, size_t len)
 {
-	const char *what = f->stream >= VNEF_ENGINES ? "DMA chunk" : "operand";
+	const char *what = f->stream == VNEF_STREAM_CC ? "collective buffer" :
+			   f->stream >= VNEF_ENGINES ? "DMA chunk" : "operand";
 	unsigned long long off = f->offset, last = off + f->len - 1;
 	unsigned int mem = f->mem;
 
@@ -647,7 +753,8 @@ const char *vnp_fault_what(const struct vnp_timeline *tl, const struct vnp_fault
 	if (f->reason == VNEURON_REASON_FAULT_SEM) {
 		snprintf(buf, len, "semaphore %u value %llu beyond its table", f->index, off);
 	} else if (f->reason == VNEURON_REASON_FAULT_STATE || !mem) {
-		snprintf(buf, len, "%s", f->stream >= VNEF_ENGINES ?
+		snprintf(buf, len, "%s", f->stream == VNEF_STREAM_CC ?
+			 "a collective the CC-core cannot run" : f->stream >= VNEF_ENGINES ?
 			 "a DMA endpoint the queue cannot address" :
 			 "operands the engine cannot hold");
 	} else if (mem == VNEF_MEM_HBM) {
@@ -681,6 +788,8 @@ const char *vnp_stream_name(unsigned int stream, char *buf, size_t len)
 {
 	if (stream < VNEF_ENGINES)
 		snprintf(buf, len, "%s", vn_engine_name(stream));
+	else if (stream == VNEF_STREAM_CC)
+		snprintf(buf, len, "%s", VN_CC_ENGINE_NAME);
 	else
 		snprintf(buf, len, "DMA q%u", stream - VNEF_ENGINES);
 	return buf;

@@ -23,8 +23,16 @@
 #define VNP_MAX_CORES		16
 #define VNP_TRACKS		(VNP_MAX_CORES * VNEF_STREAMS)
 #define VNP_OP_DMA		0xffffu		/* vnp_ev.opcode of a DMA descriptor */
+#define VNP_OP_CC		0xff00u		/* + enum vnef_cc_opcode: a collective */
 
-/* One instruction or DMA descriptor (48 bytes). Times in modeled picoseconds. */
+/*
+ * One instruction, DMA descriptor or collective (48 bytes). Times in modeled
+ * picoseconds. A collective (stream VNEF_STREAM_CC, a CC record of
+ * uapi/vneuron_trace.h) runs from this rank's arrival (start) to its completion (end);
+ * flops holds the time it waited for the last member of its group (count - start of
+ * the record) and elements packs members | last rank << 8 | this rank << 16: use the
+ * vnp_cc_*() accessors below.
+ */
 struct vnp_ev {
 	uint64_t start;
 	uint64_t end;
@@ -33,12 +41,55 @@ struct vnp_ev {
 	uint32_t bytes;
 	uint32_t elements;
 	uint32_t exec;		/* exec_seq */
-	uint16_t opcode;	/* enum vnef_opcode or VNP_OP_DMA */
+	uint16_t opcode;	/* enum vnef_opcode, VNP_OP_DMA or VNP_OP_CC + op */
 	uint16_t sem_wait;	/* VNEURON_TRACE_NO_SEM if none */
 	uint16_t sem_signal;
-	uint8_t stream;		/* engine 0..3 or VNEF_STREAM_DMA(queue) */
+	uint8_t stream;		/* engine 0..3, VNEF_STREAM_DMA(queue) or VNEF_STREAM_CC */
 	uint8_t core;
 };
+
+static inline int vnp_ev_is_cc(const struct vnp_ev *e)
+{
+	return e->stream == VNEF_STREAM_CC;
+}
+
+/* A DMA queue's stream (not an engine, not the CC engine). */
+static inline int vnp_stream_is_dma(unsigned int stream)
+{
+	return stream >= VNEF_ENGINES && stream < VNEF_STREAM_CC;
+}
+
+/* A collective's opcode (enum vnef_cc_opcode), group size, last member and rank. */
+static inline unsigned int vnp_cc_op(const struct vnp_ev *e)
+{
+	return (unsigned int)e->opcode - VNP_OP_CC;
+}
+
+static inline unsigned int vnp_cc_members(const struct vnp_ev *e)
+{
+	return e->elements & 0xffu;
+}
+
+static inline unsigned int vnp_cc_last(const struct vnp_ev *e)
+{
+	return e->elements >> 8 & 0xffu;
+}
+
+static inline unsigned int vnp_cc_rank(const struct vnp_ev *e)
+{
+	return e->elements >> 16 & 0xffu;
+}
+
+/* Waiting for the last member (load imbalance), then moving the data (transfer). */
+static inline uint64_t vnp_cc_wait(const struct vnp_ev *e)
+{
+	return e->flops;
+}
+
+static inline uint64_t vnp_cc_xfer(const struct vnp_ev *e)
+{
+	return e->end - e->start - e->flops;
+}
 
 /* MARKER records, and LOST records (id VNP_MARKER_LOST, value = records lost). */
 #define VNP_MARKER_LOST		0xffffffffu
@@ -84,14 +135,22 @@ struct vnp_exec {
 	uint64_t key;		/* core << 32 | exec_seq */
 	uint64_t lo, hi;
 	uint64_t shift;		/* added to every time of the execution */
+	/*
+	 * After finish: with collectives in the profile, its index among its core's
+	 * executions with collectives (VNP_NONE if it has none); else among all of them
+	 */
+	uint32_t round;
+	uint8_t has_cc;		/* it holds collectives */
 };
+
+#define VNP_NO_RANK		0xffffu
 
 struct vnp_timeline {
 	struct vneuron_model model;
 	const struct vnp_prog *prog;	/* may be NULL */
 	struct vnp_ev *ev;			/* after finish: all events, by track */
 	size_t n;
-	size_t track_off[VNP_TRACKS + 1];	/* after finish: track t = core * 20 + stream */
+	size_t track_off[VNP_TRACKS + 1];	/* after finish: t = core * VNEF_STREAMS + stream */
 	struct vnp_ev *tev[VNP_TRACKS];		/* while adding: one array per track */
 	size_t tn[VNP_TRACKS], tcap[VNP_TRACKS];
 	unsigned int ncores;			/* highest core seen + 1 */
@@ -99,6 +158,8 @@ struct vnp_timeline {
 	uint64_t lost;				/* records lost before reaching the profile */
 	uint64_t malformed;			/* records skipped as impossible */
 	uint64_t nexec;				/* distinct (core, exec_seq) executions */
+	uint64_t ncc;				/* collectives (CC events) */
+	uint16_t cc_rank[VNP_MAX_CORES];	/* each core's rank in its CC records, or VNP_NO_RANK */
 	uint64_t model_flops;			/* per execution, for mfu; 0: unknown */
 	uint32_t sig_stream[VNEF_MAX_SEMS];	/* signaller seen in records, or VNP_NONE */
 	struct vnp_marker *markers;
@@ -134,6 +195,8 @@ int vnp_tl_finish(struct vnp_timeline *tl);
 void vnp_tl_free(struct vnp_timeline *tl);
 /* After finish: where an execution of a core starts on the timeline (t0 if unknown). */
 uint64_t vnp_tl_exec_start(const struct vnp_timeline *tl, unsigned int core, uint32_t exec);
+/* After finish: the execution's round (struct vnp_exec), 0 if unknown. */
+uint32_t vnp_tl_exec_round(const struct vnp_timeline *tl, unsigned int core, uint32_t exec);
 
 /* Three-way comparison for qsort() callbacks. */
 static inline int vnp_cmp(uint64_t a, uint64_t b)
@@ -183,8 +246,10 @@ const char *vnp_fault_what(const struct vnp_timeline *tl, const struct vnp_fault
 uint32_t vnp_fault_opcode(const struct vnp_timeline *tl, const struct vnp_fault *f);
 
 /* Names for output. */
-const char *vnp_engine_name(unsigned int engine);	/* "TensorE" ... */
-const char *vnp_opcode_name(unsigned int opcode);	/* "MULTIPLY_MOVING", "DMA" */
+/* "TensorE" ... "GpSimdE", then "DMA" and "CC-core" (the units of metrics.h) */
+const char *vnp_engine_name(unsigned int engine);
+/* "MULTIPLY_MOVING", "DMA", "ALL_REDUCE" (VNP_OP_CC + op) */
+const char *vnp_opcode_name(unsigned int opcode);
 const char *vnp_mem_name(unsigned int mem);		/* "SBUF", "HBM", "?" */
 const char *vnp_api_name(unsigned int kind);		/* "open", ... "wait", "other" */
 const char *vnp_exec_status_name(unsigned int status);	/* "OK", ... "FAULT", "?" */
@@ -192,7 +257,7 @@ const char *vnp_exec_status_name(unsigned int status);	/* "OK", ... "FAULT", "?"
 const char *vnp_exec_reason_name(unsigned int reason);
 /* A fault reason's short id: "sbuf", "psum", "hbm", "semaphore", "state"; "?" if none. */
 const char *vnp_fault_reason_id(unsigned int reason);
-/* "TensorE", "DMA q3" into buf. */
+/* "TensorE", "DMA q3", "CC-core" into buf. */
 const char *vnp_stream_name(unsigned int stream, char *buf, size_t len);
 
 /* Small helpers for output: times in ps as human text ("12.345 us"), sizes. */

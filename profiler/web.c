@@ -80,9 +80,12 @@ static int fault_in_row(const struct vnp_timeline *tl, const struct vnp_fault *f
 
 /*
  * One column of a row: which field of its events. C_MEM (DMA rows only): source memory
- * << 4 | destination memory, enum vnef_mem.
+ * << 4 | destination memory, enum vnef_mem. The CC-core row's own columns: the wait for
+ * the last member (ps), the group's size, the last member's rank, and the collective's
+ * algbw and busbw (bytes/s, rounded).
  */
-enum col { C_START, C_DUR, C_OP, C_PC, C_EL, C_BYTES, C_FLOPS, C_EXEC, C_WAIT, C_CRIT, C_MEM };
+enum col { C_START, C_DUR, C_OP, C_PC, C_EL, C_BYTES, C_FLOPS, C_EXEC, C_WAIT, C_CRIT, C_MEM,
+	   C_CCWAIT, C_GROUP, C_LAST, C_ALGBW, C_BUSBW };
 
 /* Numbers go through a local buffer: fprintf() per value was most of the html's time. */
 struct numbuf {
@@ -110,9 +113,10 @@ static void nb_put(struct numbuf *b, unsigned long long x, int comma)
 		b->buf[b->len++] = tmp[--n];
 }
 
-static void row_col(FILE *f, const struct vnp_timeline *tl, const struct vnp_ev *ev,
+static void row_col(FILE *f, const struct vnp_view *v, const struct vnp_ev *ev,
 		    size_t n, unsigned int stream, int op, enum col c, const uint8_t *on)
 {
+	const struct vnp_timeline *tl = v->tl;
 	struct numbuf nb = { .f = f, .len = 1, .buf = "[" };
 	uint64_t prev = tl->t0;
 	int first = 1;
@@ -133,19 +137,41 @@ static void row_col(FILE *f, const struct vnp_timeline *tl, const struct vnp_ev 
 			x = e->end - e->start;
 			break;
 		case C_OP:
-			x = e->opcode == VNP_OP_DMA ? VNEF_OP_COUNT : e->opcode;
+			/* the page's ops: the opcodes, "DMA", then the collectives' */
+			x = e->opcode == VNP_OP_DMA ? VNEF_OP_COUNT : vnp_ev_is_cc(e) ?
+			    VNEF_OP_COUNT + 1 + vnp_cc_op(e) : e->opcode;
 			break;
 		case C_PC:
 			x = e->pc;
 			break;
 		case C_EL:
-			x = e->elements;
+			x = vnp_ev_is_cc(e) ? vnp_cc_members(e) : e->elements;
 			break;
+		case C_CCWAIT:
+			x = vnp_cc_wait(e);
+			break;
+		case C_GROUP:
+			x = vnp_cc_members(e);
+			break;
+		case C_LAST:
+			x = vnp_cc_last(e);
+			break;
+		case C_ALGBW:
+		case C_BUSBW: {
+			uint32_t k = v->m ? vnp_cc_coll_of(v->m, (size_t)(e - tl->ev)) : VNP_NONE;
+			double bw = 0;
+
+			if (k != VNP_NONE)
+				bw = c == C_ALGBW ? vnp_coll_algbw(&v->m->coll[k]) :
+				     vnp_coll_busbw(&v->m->coll[k]);
+			x = (unsigned long long)(bw + 0.5);
+			break;
+		}
 		case C_BYTES:
 			x = e->bytes;
 			break;
 		case C_FLOPS:
-			x = e->flops;
+			x = vnp_ev_is_cc(e) ? 0 : e->flops;
 			break;
 		case C_EXEC:
 			x = e->exec;
@@ -181,12 +207,13 @@ struct evpos {
 	const uint8_t *on;		/* critical path flags, or NULL */
 };
 
-static void row_json(FILE *f, const struct vnp_timeline *tl, unsigned int core,
+static void row_json(FILE *f, const struct vnp_view *v, unsigned int core,
 		     unsigned int stream, const char *name, int op, int *first,
 		     struct evpos *pos)
 {
 	static const char *const keys[] = { "s", "d", "o", "p", "e", "b", "f", "x", "w", "c",
-					    "m" };
+					    "m", "cw", "g", "lr", "ab", "bb" };
+	const struct vnp_timeline *tl = v->tl;
 	unsigned int t = core * VNEF_STREAMS + stream;
 	const struct vnp_ev *ev = tl->ev + tl->track_off[t];
 	size_t n = vnp_tl_track_len(tl, t), cnt = 0, nf = 0, i;
@@ -202,10 +229,17 @@ static void row_json(FILE *f, const struct vnp_timeline *tl, unsigned int core,
 	fprintf(f, "%s\n{\"name\":", *first ? "" : ",");
 	*first = 0;
 	vnp_json_str(f, name);
-	fprintf(f, ",\"stream\":%u,\"dma\":%d,\"n\":%zu", stream, stream >= VNEF_ENGINES, cnt);
-	for (c = 0; c < sizeof(keys) / sizeof(keys[0]) - (stream < VNEF_ENGINES); c++) {
+	fprintf(f, ",\"stream\":%u,\"dma\":%d,\"n\":%zu", stream, vnp_stream_is_dma(stream),
+		cnt);
+	if (stream == VNEF_STREAM_CC)
+		fputs(",\"cc\":1", f);
+	for (c = 0; c < sizeof(keys) / sizeof(keys[0]); c++) {
+		/* DMA rows add their memories, the CC-core row its collectives' figures */
+		if ((c == C_MEM && !vnp_stream_is_dma(stream)) ||
+		    (c > C_MEM && stream != VNEF_STREAM_CC))
+			continue;
 		fprintf(f, ",\"%s\":", keys[c]);
-		row_col(f, tl, ev, n, stream, op, (enum col)c, pos->on);
+		row_col(f, v, ev, n, stream, op, (enum col)c, pos->on);
 	}
 	if (pos->row) {
 		size_t k = 0, base = (size_t)(ev - tl->ev);
@@ -368,6 +402,8 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 	for (op = 0; op <= VNEF_OP_COUNT; op++)
 		fprintf(f, "%s\"%s\"", op ? "," : "",
 			vnp_opcode_name(op == VNEF_OP_COUNT ? VNP_OP_DMA : op));
+	for (op = 0; op < VNEF_CC_OP_COUNT; op++)
+		fprintf(f, ",\"%s\"", vnp_opcode_name(VNP_OP_CC + op));
 	fprintf(f, "],\"mems\":[\"?\",\"%s\",\"%s\",\"%s\"]", vnp_mem_name(VNEF_MEM_SBUF),
 		vnp_mem_name(VNEF_MEM_PSUM), vnp_mem_name(VNEF_MEM_HBM));
 	fputs(",\n\"summary\":", f);
@@ -395,17 +431,19 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 			snprintf(name, sizeof(name), "core %u", c);
 			vnp_json_str(f, name);
 		}
+		if (tl->cc_rank[c] != VNP_NO_RANK)
+			fprintf(f, ",\"rank\":%u", tl->cc_rank[c]);
 		fputs(",\"rows\":[", f);
 		first = 1;
 		pos.nrows = 0;
 		for (s = 0; s < VNEF_STREAMS; s++) {
 			if (s == VNEURON_ENGINE_TENSOR) {
 				for (k = 0; k < sizeof(tensor_rows) / sizeof(tensor_rows[0]); k++)
-					row_json(f, tl, c, s, tensor_rows[k].name, tensor_rows[k].op,
+					row_json(f, v, c, s, tensor_rows[k].name, tensor_rows[k].op,
 						 &first, &pos);
 				continue;
 			}
-			row_json(f, tl, c, s, vnp_stream_name(s, name, sizeof(name)), -2, &first,
+			row_json(f, v, c, s, vnp_stream_name(s, name, sizeof(name)), -2, &first,
 				 &pos);
 		}
 		fputc(']', f);

@@ -244,7 +244,15 @@ function render() {
 				const x = (r.st[i] - a) / px, w = Math.max(1, (r.en[i] - r.st[i]) / px);
 				g.fillStyle = COLORS[r.o[i] % COLORS.length];
 				g.globalAlpha = searching && !(r.match && r.match[i]) ? 0.3 : 1;
-				g.fillRect(x, y + 3, w, l.h - 6);
+				if (r.cc && r.cw[i] > 0) {
+					/* a collective: pale while it waits for the last rank, solid while data moves */
+					const ww = Math.min(w, r.cw[i] / px);
+					g.globalAlpha *= 0.3; g.fillRect(x, y + 3, ww, l.h - 6);
+					g.globalAlpha = searching && !(r.match && r.match[i]) ? 0.3 : 1;
+					if (w - ww > 0) g.fillRect(x + ww, y + 3, w - ww, l.h - 6);
+				} else {
+					g.fillRect(x, y + 3, w, l.h - 6);
+				}
 				g.globalAlpha = 1;
 				if (w > 3) { g.fillStyle = 'rgba(255,255,255,.55)'; g.fillRect(x + w - 1, y + 3, 1, l.h - 6); }
 				if (r.c && r.c[i]) {
@@ -441,14 +449,24 @@ function faultAt(l, x, W) {
 	}
 	return best;
 }
+/* A collective's figures: its group, who arrived last, the wait and the transfer, algbw, busbw. */
+function describeCC(r, i) {
+	const c = D.cores[cur], xf = r.en[i] - r.st[i] - r.cw[i];
+	return ['bytes    ' + r.b[i] + ' (this rank\'s input)   group ' + r.g[i] + ' rank' + (r.g[i] === 1 ? '' : 's') +
+			(c.rank != null ? '   rank ' + c.rank : ''),
+		'last to arrive: rank ' + r.lr[i] + (r.cw[i] > 0 ? '   waited ' + fmtTime(r.cw[i]) + ' for it' : '   (no wait)'),
+		'transfer ' + fmtTime(xf) + '   algbw ' + (r.ab[i] ? fmtNum(r.ab[i]) + 'B/s' : '-') +
+			'   busbw ' + (r.bb[i] ? fmtNum(r.bb[i]) + 'B/s' : '-')];
+}
 function describe(r, i) {
 	const loc = D.loc[r.stream] || { l: [], s: [] }, p = r.p[i];
 	const li = p < loc.l.length ? loc.l[p] : -1, si = p < loc.s.length ? loc.s[p] : -1;
 	const lines = [opName(r, i) + '   (' + r.name + ', ' + D.cores[cur].label + ')',
 		'start    ' + fmtTime(r.st[i]) + '   end ' + fmtTime(r.en[i]),
 		'duration ' + fmtTime(r.en[i] - r.st[i]),
-		r.m ? 'bytes    ' + r.b[i] + '   (' + fmtNum(r.b[i] / Math.max(1e-12, (r.en[i] - r.st[i]) * 1e-12)) + 'B/s)'
-		    : 'elements ' + r.e[i] + '   bytes ' + r.b[i] + '   flops ' + r.f[i],
+		...(r.cc ? describeCC(r, i) :
+		    [r.m ? 'bytes    ' + r.b[i] + '   (' + fmtNum(r.b[i] / Math.max(1e-12, (r.en[i] - r.st[i]) * 1e-12)) + 'B/s)'
+			 : 'elements ' + r.e[i] + '   bytes ' + r.b[i] + '   flops ' + r.f[i]]),
 		'source   ' + (li >= 0 ? D.lines[li] : '(unknown)'),
 		'scope    ' + (si >= 0 ? D.scopes[si] : '(none)'),
 		'pc ' + p + '   exec ' + r.x[i] + (r.w[i] ? '   semaphore wait ' + fmtTime(r.w[i]) : '')];
@@ -566,6 +584,7 @@ function buildSummary() {
 	const tt = table([
 		['total_time', fmtTime(s.total_time_ps)], ['event_count', String(s.event_count)],
 		['instruction_count', String(s.instruction_count)], ['dma_count', String(s.dma_count)],
+		...(s.collectives && s.collectives.events ? [['collective events (CC-core)', String(s.collectives.events)]] : []),
 		['executions', String(s.executions)], ['cores', String(s.cores)],
 		['hardware_flops', fmtNum(s.hardware_flops)], ['hfu', fmtPct(s.hfu)],
 		['mfu', s.mfu == null ? '- (no --model-flops)' : fmtPct(s.mfu)], ['mbu', fmtPct(s.mbu)],
@@ -604,6 +623,7 @@ function buildSummary() {
 			['average transfer', s.dma.average_bytes == null ? '-' : fmtNum(s.dma.average_bytes) + 'B'],
 			['HBM read / written', fmtNum(s.dma.hbm_read) + 'B / ' + fmtNum(s.dma.hbm_write) + 'B']]));
 	}
+	collectives(root, s);
 	const adv = s.advice || [];
 	root.appendChild(el('h2', 'Advice (' + adv.length + ')'));
 	if (!adv.length) root.appendChild(el('p', 'none: no rule found evidence of a problem'));
@@ -620,6 +640,47 @@ function buildSummary() {
 		root.appendChild(el('h2', 'Scopes'));
 		root.appendChild(table(s.scopes.slice(0, 30).map((x) => [x.scope, String(x.count), fmtTime(x.active_ps), x['class'] || '']),
 			['scope', 'count', 'active', 'class']));
+	}
+}
+
+/*
+ * Collectives: totals, one row per opcode (algbw and busbw as nccl-tests define them),
+ * the load imbalance (who arrived last and how long the others waited) and the ranks.
+ */
+function collectives(root, s) {
+	const c = s.collectives;
+	if (!c || !c.events) return;
+	const h = el('h2', 'Collectives (' + c.count + ')');
+	h.id = 'collectives';
+	root.appendChild(h);
+	const bw = (x) => x == null ? '-' : fmtNum(x) + 'B/s';
+	root.appendChild(table([
+		['collective time (CC-core busy, all ranks)', fmtTime(c.time_ps)],
+		['transfers', fmtTime(c.transfer_ps)], ['waits for the last rank', fmtTime(c.wait_ps)],
+		['transfers overlapping compute', fmtTime(c.overlap_ps) + (c.overlap_pct == null ? '' : ' (' + c.overlap_pct.toFixed(1) + '%)')],
+		['on the critical path', 'transfers ' + fmtTime(c.critical_path_transfer_ps) + ', waits ' + fmtTime(c.critical_path_wait_ps)]]));
+	const ops = Object.entries(c.ops || {});
+	if (ops.length) {
+		const t = table(ops.map(([k, o]) => [k, String(o.count), fmtNum(o.bytes) + 'B', fmtTime(o.time_ps), bw(o.algbw), bw(o.busbw)]),
+			['op', 'count', 'bytes', 'time', 'algbw', 'busbw']);
+		t.id = 'cc-ops';
+		root.appendChild(t);
+	}
+	const late = (c.list || []).filter((x) => x.wait_ps > 0).slice(0, 20);
+	if (late.length) {
+		root.appendChild(el('h3', 'Load imbalance: who arrived last, how long the others waited'));
+		const t = table(late.map((x) => [x.op + ' pc ' + x.pc + ' exec ' + x.exec, 'rank ' + x.last_rank,
+			fmtTime(x.late_ps), fmtTime(x.wait_ps), x.file != null ? x.file + ':' + x.line : '-']),
+			['collective', 'last', 'late by', 'others waited', 'source']);
+		t.id = 'cc-imbalance';
+		root.appendChild(t);
+	}
+	if ((c.by_rank || []).length) {
+		const t = table(c.by_rank.map((x) => ['rank ' + x.rank, x.last + ' of ' + x.count, fmtTime(x.caused_wait_ps),
+			fmtTime(x.waited_ps), fmtTime(x.compute_ps)]),
+			['rank', 'arrived last', 'others waited for it', 'it waited', 'compute']);
+		t.id = 'cc-ranks';
+		root.appendChild(t);
 	}
 }
 

@@ -33,8 +33,12 @@ static void check(const struct vnp_metrics *m)
 	if (m->busy_ps > m->core_ps || m->compute_ps > m->busy_ps ||
 	    m->dma_compute_ps > m->compute_ps || m->tensor_idle_ps > m->compute_ps)
 		abort();
+	/* busy is the engines' and DMA's; the CC-core's collectives only fit core time */
+	if (m->unit[VNP_UNIT_CC].active_ps > m->core_ps || m->cc_overlap_ps > m->cc_xfer_ps ||
+	    m->cc_overlap_ps > m->compute_ps)
+		abort();
 	for (u = 0; u < VNP_UNITS; u++) {
-		if (m->unit[u].active_ps > m->busy_ps)
+		if (u != VNP_UNIT_CC && m->unit[u].active_ps > m->busy_ps)
 			abort();
 		for (v = u + 1; v < VNP_UNITS; v++)
 			if (m->overlap_ps[u][v] > m->unit[u].active_ps ||
