@@ -49,6 +49,15 @@ GUEST_BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench-guest/%,$(wildcard to
 TOOLS := $(patsubst tools/bin/%.c,$(B)/bin/%,$(wildcard tools/bin/*.c))
 BROWSER_TESTS := $(patsubst tests/browser/%.c,$(B)/rel/browser/%,$(wildcard tests/browser/*_test.c))
 PROFILER := $(if $(wildcard profiler/main.c),$(B)/bin/vneuron-profile)
+# libvnmpi/ (host communicators across MPI processes) and what uses it are built with
+# Open MPI's mpicc (make setup installs it) and only into MPI programs: the other
+# libraries and programs never link MPI. Without mpicc they are left out.
+MPICC ?= mpicc
+HAVE_MPI := $(shell command -v $(MPICC) 2>/dev/null)
+VNMPI_SRCS := $(wildcard libvnmpi/*.c)
+MPI_TESTS := $(patsubst tests/host/mpi/%.c,$(B)/san/mpi/%,$(wildcard tests/host/mpi/test_*.c))
+MPI_BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench-mpi/%,$(wildcard tools/bench/mpi_*.c))
+MPI_ALL := $(if $(HAVE_MPI),$(B)/rel/libvnmpi.a $(B)/san/libvnmpi.a $(MPI_TESTS) $(MPI_BENCHES))
 # examples/NAME.c -> build/bin/example-NAME, each linked with examples/common.c.
 EXAMPLES := $(patsubst examples/%.c,$(B)/bin/example-%,$(filter-out examples/common.c,$(wildcard examples/*.c)))
 
@@ -77,7 +86,7 @@ vneuron.ko: Kbuild $(wildcard kmod/*.c kmod/*.h core/*.c core/*.h uapi/*.h)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 user: $(B)/rel/libvncore.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(PROFILER) $(TOOLS) $(EXAMPLES) $(HOST_TESTS) \
-	$(GUEST_TESTS) $(GUEST_HELPERS) $(BENCHES) $(GUEST_BENCHES) $(BROWSER_TESTS)
+	$(GUEST_TESTS) $(GUEST_HELPERS) $(BENCHES) $(GUEST_BENCHES) $(BROWSER_TESTS) $(MPI_ALL)
 
 # Two builds of every userspace object: rel (optimised, for tools and the guest) and
 # san (ASan + UBSan, for host tests).
@@ -89,6 +98,14 @@ $(B)/san/%.o: %.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS_SAN) $(NLINC) -c $< -o $@
+$(B)/rel/libvnmpi/%.o: libvnmpi/%.c
+	@mkdir -p $(@D)
+	$(call msg,MPICC,$@)
+	$(Q)$(MPICC) $(CFLAGS_REL) -c $< -o $@
+$(B)/san/libvnmpi/%.o: libvnmpi/%.c
+	@mkdir -p $(@D)
+	$(call msg,MPICC,$@)
+	$(Q)$(MPICC) $(CFLAGS_SAN) -c $< -o $@
 
 define vn_libs
 $(B)/$(1)/libvncore.a: $(patsubst %.c,$(B)/$(1)/%.o,$(CORE_SRCS))
@@ -100,6 +117,10 @@ $(B)/$(1)/libneurondev.a: $(patsubst %.c,$(B)/$(1)/%.o,$(LIB_SRCS))
 	$$(call msg,AR,$$@)
 	$$(Q)ar rcs $$@ $$^
 $(B)/$(1)/libvnprog.a: $(patsubst %.c,$(B)/$(1)/%.o,$(VNPROG_SRCS))
+	@rm -f $$@
+	$$(call msg,AR,$$@)
+	$$(Q)ar rcs $$@ $$^
+$(B)/$(1)/libvnmpi.a: $(patsubst %.c,$(B)/$(1)/%.o,$(VNMPI_SRCS))
 	@rm -f $$@
 	$$(call msg,AR,$$@)
 	$$(Q)ar rcs $$@ $$^
@@ -116,6 +137,16 @@ $(B)/san/tests/%: tests/host/%.c $(B)/san/libvnprof.a $(B)/san/libvnprog.a $(B)/
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_SAN) $(NLINC) $(KSFT_INC) $(filter %.c %.a,$^) -o $@ $(LIBS)
+# MPI programs (libvnmpi.a first): tests/host/mpi/test_*.c run by tests/host/mpi/*.sh
+# under mpirun, tools/bench/mpi_*.c run by tools/bench.sh under mpirun.
+$(B)/san/mpi/%: tests/host/mpi/%.c $(B)/san/libvnmpi.a $(B)/san/libvnprog.a $(B)/san/libneurondev.a $(B)/san/libvncore.a
+	@mkdir -p $(@D)
+	$(call msg,MPICC,$@)
+	$(Q)$(MPICC) $(CFLAGS_SAN) -Ilibvnmpi $(filter %.c %.a,$^) -o $@ $(LIBS)
+$(B)/rel/bench-mpi/%: tools/bench/%.c $(B)/rel/libvnmpi.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+	@mkdir -p $(@D)
+	$(call msg,MPICC,$@)
+	$(Q)$(MPICC) $(CFLAGS_REL) -Ilibvnmpi $(filter %.c %.a,$^) -o $@ $(LIBS)
 $(B)/rel/guest/%: tests/guest/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
@@ -163,7 +194,7 @@ setup:
 check: all install-build $(FUZZERS)
 	@bash tools/check
 
-host-test: $(HOST_TESTS)
+host-test: $(HOST_TESTS) $(MPI_ALL)
 	@bash tools/check host
 
 guest-test: all

@@ -26,6 +26,16 @@ const struct vn_cc_link vn_cc_inter_device = {
 };
 
 /*
+ * Between nodes: AWS publishes 800 Gbps of EFA for trn1.32xlarge, 100 GB/s for the node's
+ * 16 devices, shared by every hop leaving the node; the 10 us per hop is an assumption
+ * (an RDMA round through two NICs and a switch), not a published figure.
+ */
+const struct vn_cc_link vn_cc_inter_node = {
+	.bytes_per_s = 100000000000ULL,
+	.latency_ps = 10000000ULL,		/* 10 us */
+};
+
+/*
  * One group's rendezvous, in use from its first member's arrival to its completion. A
  * slot is found by its group (lowest member, size, stride): groups of successive
  * collectives may share a lowest member while both are in flight (a rank that finished
@@ -50,7 +60,9 @@ struct vn_comm {
 	int refs;			/* atomic through the lock */
 	u32 n;
 	u32 device[VN_COMM_MAX_RANKS];
-	struct vn_cc_link intra, inter;
+	u32 node[VN_COMM_MAX_RANKS];
+	u64 remote;			/* bit per rank: posted by a proxy */
+	struct vn_cc_link intra, inter, net;
 	struct vn_lock *lock;		/* everything below */
 	struct vn_cond *cond;
 	bool broken;
@@ -60,6 +72,7 @@ struct vn_comm {
 	u64 collectives;
 	bool here[VN_COMM_MAX_RANKS];	/* arrived, its group not complete */
 	const struct vn_cc_args *args[VN_COMM_MAX_RANKS];
+	u64 arrive_ps[VN_COMM_MAX_RANKS];
 	struct vn_cc_outcome outcome[VN_COMM_MAX_RANKS];
 	struct vn_cc_slot slot[VN_COMM_MAX_RANKS];	/* at most one group per rank in flight */
 };
@@ -79,10 +92,13 @@ int vn_comm_create(const struct vn_comm_params *p, struct vn_comm **out)
 	cm->refs = 1;
 	cm->n = p->nranks;
 	cm->failed_rank = ~0u;
-	for (i = 0; i < cm->n; i++)
+	for (i = 0; i < cm->n; i++) {
 		cm->device[i] = p->device ? p->device[i] : 0;
+		cm->node[i] = p->node ? p->node[i] : 0;
+	}
 	cm->intra = p->intra;
 	cm->inter = p->inter;
+	cm->net = p->net.bytes_per_s ? p->net : vn_cc_inter_node;
 	cm->lock = vn_lock_create("vn_comm");
 	cm->cond = vn_cond_create("vn_comm");
 	if (!cm->lock || !cm->cond) {
@@ -131,6 +147,31 @@ int vn_comm_set_device(struct vn_comm *cm, u32 rank, u32 device)
 	cm->device[rank] = device;
 	vn_lock_drop(cm->lock);
 	return 0;
+}
+
+int vn_comm_set_node(struct vn_comm *cm, u32 rank, u32 node)
+{
+	if (rank >= cm->n)
+		return -EINVAL;
+	vn_lock_take(cm->lock);
+	cm->node[rank] = node;
+	vn_lock_drop(cm->lock);
+	return 0;
+}
+
+int vn_comm_set_remote(struct vn_comm *cm, u32 rank)
+{
+	if (rank >= cm->n)
+		return -EINVAL;
+	vn_lock_take(cm->lock);
+	cm->remote |= 1ULL << rank;
+	vn_lock_drop(cm->lock);
+	return 0;
+}
+
+static bool is_remote(const struct vn_comm *cm, u32 rank)
+{
+	return cm->remote & (1ULL << rank);
 }
 
 void vn_comm_state(struct vn_comm *cm, struct vn_comm_state *st)
@@ -199,13 +240,15 @@ u64 vn_cc_out_bytes(u32 op, u32 nranks, u32 dtype, u64 count)
 
 static const struct vn_cc_link *hop(const struct vn_comm *cm, u32 a, u32 b)
 {
+	if (cm->node[a] != cm->node[b])
+		return &cm->net;
 	return cm->device[a] == cm->device[b] ? &cm->intra : &cm->inter;
 }
 
-/* One link carrying bytes: its latency plus the bytes at its bandwidth, in ps. */
-static u64 link_ps(const struct vn_cc_link *l, u64 bytes)
+/* One link carrying bytes at 1 / share of its bandwidth: its latency plus the bytes, in ps. */
+static u64 link_ps(const struct vn_cc_link *l, u64 bytes, u32 share)
 {
-	u64 per_us = l->bytes_per_s / 1000000;	/* bytes per microsecond */
+	u64 per_us = l->bytes_per_s / 1000000 / share;	/* bytes per microsecond */
 
 	if (!per_us)
 		per_us = 1;
@@ -213,14 +256,27 @@ static u64 link_ps(const struct vn_cc_link *l, u64 bytes)
 	return l->latency_ps + bytes * 1000000 / per_us;
 }
 
-/* A ring step over members m[0..g): every hop carries chunk bytes at once; the slowest decides. */
-static u64 ring_step_ps(const struct vn_comm *cm, const u32 *m, u32 g, u64 chunk)
+/*
+ * One step over members m[0..g): member i sends chunk bytes to member i + shift, every
+ * pair at once, and the slowest hop decides. The hops leaving one node for others share
+ * its network link.
+ */
+static u64 step_ps(const struct vn_comm *cm, const u32 *m, u32 g, u32 shift, u64 chunk)
 {
 	u64 worst = 0, t;
-	u32 i;
+	u32 i, j, a, share;
 
 	for (i = 0; i < g; i++) {
-		t = link_ps(hop(cm, m[i], m[(i + 1) % g]), chunk);
+		a = m[i];
+		share = 1;
+		if (cm->node[a] != cm->node[m[(i + shift) % g]]) {
+			share = 0;
+			for (j = 0; j < g; j++)
+				if (cm->node[m[j]] == cm->node[a] &&
+				    cm->node[m[(j + shift) % g]] != cm->node[a])
+					share++;
+		}
+		t = link_ps(hop(cm, a, m[(i + shift) % g]), chunk, share);
 		if (t > worst)
 			worst = t;
 	}
@@ -232,28 +288,21 @@ static u64 group_cost_ps(const struct vn_comm *cm, const u32 *m, u32 g, u32 op, 
 			 u64 count, u32 shift)
 {
 	u64 n = g, bytes = count * dtype_bytes(dtype), part = (bytes + n - 1) / n;
-	u64 worst = 0, t;
-	u32 i;
 
 	if (n == 1)
 		return 0;
 	switch (op) {
 	case VN_CC_ALL_REDUCE:		/* reduce-scatter then all-gather of bytes / n */
-		return 2 * (n - 1) * ring_step_ps(cm, m, g, part);
+		return 2 * (n - 1) * step_ps(cm, m, g, 1, part);
 	case VN_CC_ALL_GATHER:		/* n - 1 steps of one rank's bytes */
-		return (n - 1) * ring_step_ps(cm, m, g, bytes);
+		return (n - 1) * step_ps(cm, m, g, 1, bytes);
 	case VN_CC_REDUCE_SCATTER:	/* count is the chunk: n - 1 steps of it */
 	case VN_CC_ALL_TO_ALL:		/* n - 1 steps, each rank's chunk for one peer */
-		return (n - 1) * ring_step_ps(cm, m, g, bytes);
+		return (n - 1) * step_ps(cm, m, g, 1, bytes);
 	case VN_CC_PERMUTE:		/* every pair at once: the slowest link */
 		if (!(shift % g))
 			return 0;
-		for (i = 0; i < g; i++) {
-			t = link_ps(hop(cm, m[i], m[(i + shift) % g]), bytes);
-			if (t > worst)
-				worst = t;
-		}
-		return worst;
+		return step_ps(cm, m, g, shift % g, bytes);
 	default:
 		return 0;
 	}
@@ -274,7 +323,7 @@ static bool overlap(const void *a, u64 alen, const void *b, u64 blen)
 {
 	const u8 *x = a, *y = b;
 
-	return alen && blen && x < y + blen && y < x + alen;
+	return x && y && alen && blen && x < y + blen && y < x + alen;
 }
 
 /* Every member agrees, every buffer is given, no member writes where another reads or writes. */
@@ -296,7 +345,7 @@ static bool args_ok(const struct vn_comm *cm, const u32 *m, u32 g)
 		if (a->op != a0->op || a->reduce != a0->reduce || a->dtype != a0->dtype ||
 		    a->count != a0->count || a->group_size != a0->group_size ||
 		    a->group_stride != a0->group_stride || a->shift != a0->shift ||
-		    !a->in || !a->out)
+		    !a->in || (!a->out && !is_remote(cm, m[i])))
 			return false;
 		for (j = 0; j < g; j++) {
 			const struct vn_cc_args *b = cm->args[m[j]];
@@ -318,24 +367,31 @@ static void move(struct vn_comm *cm, const u32 *m, u32 g)
 	const struct vn_cc_args *a0 = cm->args[m[0]];
 	u64 chunk = a0->count * dtype_bytes(a0->dtype);
 	const void *in[VN_COMM_MAX_RANKS];
-	void *out[VN_COMM_MAX_RANKS];
-	u32 r, j;
+	void *out[VN_COMM_MAX_RANKS], *outs[VN_COMM_MAX_RANKS];
+	u32 r, j, nout = 0;
 
+	/* A remote rank's out may be NULL: its own node writes it. */
 	for (r = 0; r < g; r++) {
 		in[r] = cm->args[m[r]]->in;
 		out[r] = cm->args[m[r]]->out;
+		if (out[r])
+			outs[nout++] = out[r];
 	}
 	switch (a0->op) {
 	case VN_CC_ALL_REDUCE:
-		vn_cc_reduce(a0->reduce, a0->dtype, out, g, in, g, 0, a0->count);
+		if (nout)
+			vn_cc_reduce(a0->reduce, a0->dtype, outs, nout, in, g, 0, a0->count);
 		break;
 	case VN_CC_REDUCE_SCATTER:
 		for (j = 0; j < g; j++)
-			vn_cc_reduce(a0->reduce, a0->dtype, &out[j], 1, in, g,
-				     (u64)j * a0->count, a0->count);
+			if (out[j])
+				vn_cc_reduce(a0->reduce, a0->dtype, &out[j], 1, in, g,
+					     (u64)j * a0->count, a0->count);
 		break;
 	case VN_CC_ALL_GATHER:
 		for (r = 0; r < g; r++) {
+			if (!out[r])
+				continue;
 			for (j = 0; j < g; j++)
 				memcpy((u8 *)out[r] + j * chunk, in[j], chunk);
 			vn_cond_resched();
@@ -343,6 +399,8 @@ static void move(struct vn_comm *cm, const u32 *m, u32 g)
 		break;
 	case VN_CC_ALL_TO_ALL:
 		for (r = 0; r < g; r++) {
+			if (!out[r])
+				continue;
 			for (j = 0; j < g; j++)
 				memcpy((u8 *)out[r] + j * chunk, (const u8 *)in[j] + r * chunk,
 				       chunk);
@@ -351,6 +409,8 @@ static void move(struct vn_comm *cm, const u32 *m, u32 g)
 		break;
 	case VN_CC_PERMUTE:
 		for (r = 0; r < g; r++) {
+			if (!out[(r + a0->shift) % g])
+				continue;
 			memcpy(out[(r + a0->shift) % g], in[r], chunk);
 			vn_cond_resched();
 		}
@@ -428,31 +488,25 @@ static void fail(struct vn_comm *cm, u32 rank, int err)
 	vn_cond_broadcast(cm->cond);
 }
 
-int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a, u64 arrive_ps,
-		       u64 deadline_ns, const int *abort, struct vn_cc_result *res)
+/*
+ * Under the lock: rank arrives at its group (members into m[], their number into *g).
+ * 0 once counted (the group completed if *done), or -EPIPE, -EINVAL.
+ */
+static int arrive(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a, u64 arrive_ps,
+		  u32 *m, u32 *g, bool *done)
 {
-	u32 m[VN_COMM_MAX_RANKS], g, idx;
 	struct vn_cc_slot *sl;
-	u64 now, until;
-	int ret = 0;
+	u32 idx;
 
-	*res = (struct vn_cc_result){ .done_ps = arrive_ps, .latest_ps = arrive_ps,
-				      .last = rank, .members = 1 };
-	if (rank >= cm->n || !a)
-		return -EINVAL;
-	vn_lock_take(cm->lock);
-	if (cm->broken || cm->here[rank]) {
-		ret = cm->broken ? -EPIPE : -EINVAL;
-		goto out;
-	}
-	g = vn_cc_group(cm->n, rank, a->group_size, a->group_stride, m, &idx);
-	sl = g ? find_slot(cm, m[0], a->group_size, a->group_stride) : NULL;
+	*done = false;
+	if (cm->broken || cm->here[rank])
+		return cm->broken ? -EPIPE : -EINVAL;
+	*g = vn_cc_group(cm->n, rank, a->group_size, a->group_stride, m, &idx);
+	sl = *g ? find_slot(cm, m[0], a->group_size, a->group_stride) : NULL;
 	if (!sl) {
 		fail(cm, rank, -EINVAL);
-		ret = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
-	res->members = g;
 	if (!sl->arrived || arrive_ps > sl->latest_ps ||
 	    (arrive_ps == sl->latest_ps && rank < sl->last)) {
 		sl->latest_ps = arrive_ps;
@@ -460,9 +514,32 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 	}
 	cm->here[rank] = true;
 	cm->args[rank] = a;
-	if (++sl->arrived == g) {
-		complete(cm, sl, m, g);
-	} else {
+	cm->arrive_ps[rank] = arrive_ps;
+	if (++sl->arrived == *g) {
+		complete(cm, sl, m, *g);
+		*done = true;
+	}
+	return 0;
+}
+
+int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a, u64 arrive_ps,
+		       u64 deadline_ns, const int *abort, struct vn_cc_result *res)
+{
+	u32 m[VN_COMM_MAX_RANKS], g = 1;
+	u64 now, until;
+	bool done;
+	int ret = 0;
+
+	*res = (struct vn_cc_result){ .done_ps = arrive_ps, .latest_ps = arrive_ps,
+				      .last = rank, .members = 1 };
+	if (rank >= cm->n || !a)
+		return -EINVAL;
+	vn_lock_take(cm->lock);
+	ret = arrive(cm, rank, a, arrive_ps, m, &g, &done);
+	if (ret)
+		goto out;
+	res->members = g;
+	if (!done) {
 		while (cm->here[rank] && !cm->broken) {
 			now = vn_time_ns();
 			if (deadline_ns && now >= deadline_ns) {
@@ -505,7 +582,87 @@ out:
 
 void vn_comm_leave(struct vn_comm *cm, u32 rank)
 {
+	vn_comm_break(cm, rank, -EPIPE);
+}
+
+void vn_comm_break(struct vn_comm *cm, u32 rank, int err)
+{
 	vn_lock_take(cm->lock);
-	fail(cm, rank, -EPIPE);
+	fail(cm, rank, err);
 	vn_lock_drop(cm->lock);
+}
+
+/* ---- the proxy of remote ranks ---- */
+
+int vn_comm_arrive(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a, u64 arrive_ps,
+		   struct vn_cc_result *res)
+{
+	u32 m[VN_COMM_MAX_RANKS], g = 1;
+	bool done;
+	int ret;
+
+	*res = (struct vn_cc_result){ .done_ps = arrive_ps, .latest_ps = arrive_ps,
+				      .last = rank, .members = 1 };
+	if (rank >= cm->n || !a || !is_remote(cm, rank))
+		return -EINVAL;
+	vn_lock_take(cm->lock);
+	ret = arrive(cm, rank, a, arrive_ps, m, &g, &done);
+	if (!ret && done) {
+		ret = cm->outcome[rank].result;
+		res->members = g;
+		res->done_ps = cm->outcome[rank].done_ps;
+		res->latest_ps = cm->outcome[rank].latest_ps;
+		res->last = cm->outcome[rank].last;
+	}
+	vn_lock_drop(cm->lock);
+	return ret;
+}
+
+/* Under the lock: every rank of this node waits at a collective. */
+static bool locals_here(const struct vn_comm *cm)
+{
+	u32 r;
+
+	for (r = 0; r < cm->n; r++)
+		if (!is_remote(cm, r) && !cm->here[r])
+			return false;
+	return true;
+}
+
+int vn_comm_proxy_wait(struct vn_comm *cm, u64 deadline_ns, const int *abort,
+		       struct vn_cc_pending *p)
+{
+	u64 all = cm->n == 64 ? ~0ULL : (1ULL << cm->n) - 1, now, until;
+	int ret = 0;
+	u32 r;
+
+	if ((cm->remote & all) == all)
+		return -EINVAL;
+	vn_lock_take(cm->lock);
+	while (!cm->broken && !locals_here(cm)) {
+		now = vn_time_ns();
+		if (deadline_ns && now >= deadline_ns) {
+			ret = -ETIMEDOUT;
+			goto out;
+		}
+		if ((abort && vn_load_acquire(abort)) || vn_fatal_signal_pending()) {
+			ret = -EINTR;
+			goto out;
+		}
+		until = now + 1000000;
+		if (deadline_ns && deadline_ns < until)
+			until = deadline_ns;
+		vn_cond_wait_worker(cm->cond, cm->lock, until);
+	}
+	if (cm->broken) {
+		ret = -EPIPE;
+		goto out;
+	}
+	for (r = 0; r < cm->n; r++) {
+		p->args[r] = is_remote(cm, r) ? NULL : cm->args[r];
+		p->arrive_ps[r] = is_remote(cm, r) ? 0 : cm->arrive_ps[r];
+	}
+out:
+	vn_lock_drop(cm->lock);
+	return ret;
 }

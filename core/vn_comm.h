@@ -12,12 +12,17 @@
  *
  * Time: ring algorithms over the ranks in rank order. A step moves one chunk across
  * every hop of the ring at once and takes the slowest hop's latency + chunk / bandwidth;
- * a hop is intra-device (both ranks on one device) or inter-device. Step counts and
- * chunks per operation are vn_cc_cost_ps()'s (docs/isa.md gives the formulas).
+ * a hop is intra-device (both ranks on one device of one node), inter-device (two
+ * devices of one node) or inter-node, where the hops of a step leaving one node share
+ * its network bandwidth. Step counts and chunks per operation are vn_cc_cost_ps()'s
+ * (docs/isa.md gives the formulas).
  *
  * The transport boundary: this file only needs every rank's buffers addressable by the
- * last arriver. Ranks on other nodes (a later issue) join through a proxy that stages
- * their buffers, so the rendezvous and the cost stay the same.
+ * last arriver. Ranks on other nodes are marked remote (vn_comm_set_remote()) and join
+ * through a proxy that stages their buffers: it waits for this node's ranks
+ * (vn_comm_proxy_wait()), exchanges their inputs and arrival times with the other nodes,
+ * then posts the remote ranks' arrivals (vn_comm_arrive()), so the rendezvous, the
+ * rank-order arithmetic and the cost stay the same on every node.
  */
 #ifndef VN_COMM_H
 #define VN_COMM_H
@@ -75,10 +80,13 @@ struct vn_cc_link {
 
 struct vn_comm_params {
 	u32 nranks;
-	/* device of each rank (equal devices share the intra link), or NULL */
+	/* device of each rank (equal devices of one node share the intra link), or NULL */
 	const u32 *device;
+	/* node of each rank (different nodes: the net link), or NULL: all on node 0 */
+	const u32 *node;
 	struct vn_cc_link intra;
 	struct vn_cc_link inter;
+	struct vn_cc_link net;		/* per node; bytes_per_s 0: vn_cc_inter_node */
 };
 
 struct vn_comm;
@@ -86,6 +94,7 @@ struct vn_comm;
 /* The links vneuron models (core/comm.c: figures and their sources). */
 extern const struct vn_cc_link vn_cc_intra_device;
 extern const struct vn_cc_link vn_cc_inter_device;
+extern const struct vn_cc_link vn_cc_inter_node;
 
 /*
  * A communicator of p->nranks (1..VN_COMM_MAX_RANKS) ranks, with one reference.
@@ -104,6 +113,13 @@ static inline void vn_comm_destroy(struct vn_comm *cm)
 u32 vn_comm_size(const struct vn_comm *cm);
 /* The device rank is on (before its first collective). -EINVAL for a bad rank. */
 int vn_comm_set_device(struct vn_comm *cm, u32 rank, u32 device);
+/* The node rank is on (before its first collective). -EINVAL for a bad rank. */
+int vn_comm_set_node(struct vn_comm *cm, u32 rank, u32 node);
+/*
+ * Marks rank as remote: its proxy posts its arrivals (vn_comm_arrive()) and its out may
+ * be NULL (nothing written for it). -EINVAL for a bad rank.
+ */
+int vn_comm_set_remote(struct vn_comm *cm, u32 rank);
 
 /* A communicator's state for its users (COMM_INFO). */
 struct vn_comm_state {
@@ -141,6 +157,32 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
  * the communicator breaks and every wait ends -EPIPE.
  */
 void vn_comm_leave(struct vn_comm *cm, u32 rank);
+/* As vn_comm_leave() with the error err (a proxy's: -EINVAL, -EIO, -EPIPE). */
+void vn_comm_break(struct vn_comm *cm, u32 rank, int err);
+
+/* What the ranks of this node brought to their collective (vn_comm_proxy_wait()). */
+struct vn_cc_pending {
+	const struct vn_cc_args *args[VN_COMM_MAX_RANKS];	/* NULL for remote ranks */
+	u64 arrive_ps[VN_COMM_MAX_RANKS];
+};
+
+/*
+ * The proxy of the remote ranks waits until every rank not marked remote is waiting at
+ * a collective, and copies their arguments (valid until the collective completes) and
+ * arrivals into p. 0; -EPIPE if the communicator broke; -EINTR if *abort became
+ * non-zero (checked at least every millisecond); -ETIMEDOUT at deadline_ns (0: none);
+ * -EINVAL if every rank is remote.
+ */
+int vn_comm_proxy_wait(struct vn_comm *cm, u64 deadline_ns, const int *abort,
+		       struct vn_cc_pending *p);
+
+/*
+ * The remote rank numbered rank arrives at arrive_ps with a (valid until its group
+ * completes): as vn_comm_collective() without waiting. 0, or the collective's result
+ * when this arrival completed the group (res filled in then); -EINVAL, -EPIPE.
+ */
+int vn_comm_arrive(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a, u64 arrive_ps,
+		   struct vn_cc_result *res);
 
 /* The modeled time of op moving count elements of dtype among all of cm's ranks. */
 u64 vn_cc_cost_ps(const struct vn_comm *cm, u32 op, u32 dtype, u64 count);

@@ -365,6 +365,11 @@ int nd_host_comm_broken(struct nd_host_comm *c)
 	return st.broken;
 }
 
+struct vn_comm *nd_host_comm_core(struct nd_host_comm *c)
+{
+	return c ? c->cm : NULL;
+}
+
 int nd_host_set_comm(struct nd_host *h, struct nd_host_comm *c, unsigned int rank)
 {
 	if (!h)

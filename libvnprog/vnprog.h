@@ -444,6 +444,12 @@ unsigned int nd_host_comm_size(const struct nd_host_comm *c);
 int nd_host_comm_broken(struct nd_host_comm *c);
 /* The following runs of h are rank of c (-EINVAL for a rank out of range). */
 int nd_host_set_comm(struct nd_host *h, struct nd_host_comm *c, unsigned int rank);
+/*
+ * For transports (libvnmpi): the device core's communicator under c (core/vn_comm.h), to
+ * place ranks on nodes and mark the ranks a proxy posts. NULL for NULL.
+ */
+struct vn_comm;
+struct vn_comm *nd_host_comm_core(struct nd_host_comm *c);
 
 /* ---------------------------------------------------------------------------------- */
 /* Files (file.c)                                                                      */

@@ -11,6 +11,15 @@ for b in build/rel/bench/bench_*; do
 	echo "# $(basename "$b") (host)"
 	"$b" || rc=1
 done
+# Across MPI processes (libvnmpi), each a node: 2 and 4 ranks on this machine.
+for b in build/rel/bench-mpi/mpi_*; do
+	[ -x "$b" ] || continue
+	for np in 2 4; do
+		echo "# $(basename "$b") (host, mpirun -np $np)"
+		(cd /tmp && OMPI_MCA_btl=self,vader mpirun --allow-run-as-root --oversubscribe \
+			-np "$np" "$top/$b") || rc=1
+	done
+done
 if [ -x tools/bench/guest-bench ]; then
 	echo "# guest benchmarks"
 	tools/vmtest -- "$top/tools/bench/guest-bench" || rc=1

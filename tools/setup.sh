@@ -9,6 +9,7 @@ PKGS=(build-essential pkg-config linux-headers-amd64 linux-source-6.1 qemu-syste
       busybox-static cpio xz-utils kmod dkms sparse clang llvm libclang-rt-14-dev
       liburing-dev libnl-genl-3-dev libssl-dev libopenblas-dev protobuf-compiler chromium
       flex bison bc libelf-dev libncurses-dev tmux
+      openmpi-bin libopenmpi-dev
       debhelper dh-dkms lintian)
 
 missing=()

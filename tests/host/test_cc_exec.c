@@ -291,14 +291,22 @@ TEST(a_group_that_does_not_fit_is_a_mismatch)
 	struct ranks R;
 	uint64_t size;
 	uint8_t *img = cc_image(VNEF_CC_ALL_REDUCE, CNT, &size, group_of_three);
-	u32 r;
+	u32 r, errors = 0;
 
 	ASSERT_EQ(0, ranks_new(&R));
 	ASSERT_EQ(0, run_ranks(&R, img, size, 0, 0));
-	for (r = 0; r < N; r++)
+	/*
+	 * The first rank to arrive finds the mismatch; one arriving after it finds the
+	 * communicator broken (ABORTED, cc-peer): which ranks do is a race.
+	 */
+	for (r = 0; r < N; r++) {
 		EXPECT_TRUE(R.st[r].reason == VN_REASON_CC_MISMATCH ||
 			    R.st[r].reason == VN_REASON_CC_PEER);
-	EXPECT_EQ(VN_RES_ERROR, R.st[0].result);
+		if (R.st[r].result == VN_RES_ERROR &&
+		    R.st[r].reason == VN_REASON_CC_MISMATCH)
+			errors++;
+	}
+	EXPECT_LE(1u, errors);
 	ranks_free(&R);
 	free(img);
 }

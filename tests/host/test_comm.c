@@ -476,4 +476,121 @@ TEST(cost_by_hand)
 	EXPECT_EQ(0ull, vn_cc_in_bytes(VN_CC_ALL_TO_ALL, 4, VNEF_DT_FP32, UINT64_MAX / 8));
 }
 
+TEST(cost_across_nodes_by_hand)
+{
+	static const u32 dev[N] = { 0, 0, 0, 0 }, split[N] = { 0, 0, 1, 1 },
+		interleaved[N] = { 0, 1, 0, 1 };
+	struct vn_comm_params p = {
+		.nranks = N, .device = dev, .node = split,
+		.intra = vn_cc_intra_device, .inter = vn_cc_inter_device,
+	};
+	struct vn_comm *cm;
+
+	/* net: 100 GB/s per node (100000 B/us), 10 us a hop */
+	EXPECT_EQ(100000000000ull, vn_cc_inter_node.bytes_per_s);
+	EXPECT_EQ(10000000ull, vn_cc_inter_node.latency_ps);
+	ASSERT_EQ(0, vn_comm_create(&p, &cm));
+	/*
+	 * 32 KiB fp32 all-reduce on 2 nodes of 2 ranks: 6 steps of 8 KiB; the ring's hops 1->2
+	 * and 3->0 cross nodes, one per node: 10 us + 8192 B / 100000 B/us = 10.08192 us.
+	 */
+	EXPECT_EQ(6 * 10081920ull, vn_cc_cost_ps(cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, 8192));
+	EXPECT_EQ(60491520ull, vn_cc_cost_ps(cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, 8192));
+	/* all-gather of 4000 B a rank: 3 steps of 10 us + 40000 ps */
+	EXPECT_EQ(3 * 10040000ull, vn_cc_cost_ps(cm, VN_CC_ALL_GATHER, VNEF_DT_FP32, 1000));
+	/* permute by one: the crossing pairs decide */
+	EXPECT_EQ(10040000ull, vn_cc_cost_ps(cm, VN_CC_PERMUTE, VNEF_DT_FP32, 1000));
+	vn_comm_destroy(cm);
+	/* interleaved: every hop crosses, two leave each node and share its 100 GB/s */
+	p.node = interleaved;
+	ASSERT_EQ(0, vn_comm_create(&p, &cm));
+	EXPECT_EQ(6 * (10000000ull + 8192ull * 1000000 / 50000),
+		  vn_cc_cost_ps(cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, 8192));
+	EXPECT_EQ(60983040ull, vn_cc_cost_ps(cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, 8192));
+	vn_comm_destroy(cm);
+	/* the node's link may be given: 1 GB/s, 1 us */
+	p.net = (struct vn_cc_link){ .bytes_per_s = 1000000000ull, .latency_ps = 1000000 };
+	p.node = split;
+	ASSERT_EQ(0, vn_comm_create(&p, &cm));
+	EXPECT_EQ(1000000ull + 4000ull * 1000000 / 1000,
+		  vn_cc_cost_ps(cm, VN_CC_PERMUTE, VNEF_DT_FP32, 1000));
+	/* vn_comm_set_node() moves a rank: all on node 0 is the device model again */
+	EXPECT_EQ(0, vn_comm_set_node(cm, 2, 0));
+	EXPECT_EQ(0, vn_comm_set_node(cm, 3, 0));
+	EXPECT_EQ(-EINVAL, vn_comm_set_node(cm, N, 0));
+	EXPECT_EQ(6 * (1000000ull + 8192ull * 1000000 / 500000),
+		  vn_cc_cost_ps(cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, 8192));
+	vn_comm_destroy(cm);
+}
+
+/* Ranks 2 and 3 on another node: the test plays their proxy, staging their inputs. */
+TEST(proxy_posts_remote_ranks)
+{
+	static const u32 node[N] = { 0, 0, 1, 1 };
+	struct vn_comm_params p = {
+		.nranks = N, .node = node,
+		.intra = vn_cc_intra_device, .inter = vn_cc_inter_device,
+	};
+	const u64 count = 5000;
+	struct vn_cc_pending pend;
+	struct vn_cc_result res;
+	struct rank_run r[N];
+	struct vn_cc_args ra[N];
+	void *in[N], *out[N];
+	pthread_t t[2];
+	struct vn_comm *cm;
+	u64 i, cost;
+	u32 k;
+
+	ASSERT_EQ(0, vn_comm_create(&p, &cm));
+	EXPECT_EQ(-EINVAL, vn_comm_set_remote(cm, N));
+	ASSERT_EQ(0, vn_comm_set_remote(cm, 2));
+	ASSERT_EQ(0, vn_comm_set_remote(cm, 3));
+	setup(r, cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, count, in, out, count * 4, count * 4);
+	for (k = 0; k < N; k++)
+		for (i = 0; i < count; i++)
+			((float *)in[k])[i] = val(k, i);
+	/* a local rank cannot be posted */
+	EXPECT_EQ(-EINVAL, vn_comm_arrive(cm, 0, &r[0].a, 0, &res));
+	for (k = 0; k < 2; k++)
+		pthread_create(&t[k], NULL, rank_thread, &r[k]);
+	ASSERT_EQ(0, vn_comm_proxy_wait(cm, vn_time_ns() + 5000000000ull, NULL, &pend));
+	EXPECT_EQ(&r[0].a, pend.args[0]);
+	EXPECT_EQ(&r[1].a, pend.args[1]);
+	EXPECT_EQ(NULL, pend.args[2]);
+	EXPECT_EQ(1000ull, pend.arrive_ps[0]);
+	EXPECT_EQ(2000ull, pend.arrive_ps[1]);
+	for (k = 2; k < N; k++) {
+		ra[k] = *pend.args[0];
+		ra[k].in = in[k];
+		ra[k].out = NULL;	/* the other node writes its own */
+	}
+	EXPECT_EQ(0, vn_comm_arrive(cm, 2, &ra[2], 9000, &res));
+	EXPECT_EQ(0, vn_comm_arrive(cm, 3, &ra[3], 4000, &res));
+	for (k = 0; k < 2; k++)
+		pthread_join(t[k], NULL);
+	cost = vn_cc_cost_ps(cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, count);
+	EXPECT_EQ(9000 + cost, res.done_ps);
+	EXPECT_EQ(2u, res.last);
+	for (k = 0; k < 2; k++) {
+		EXPECT_EQ(0, r[k].ret);
+		EXPECT_EQ(9000 + cost, r[k].done_ps);
+		EXPECT_EQ(2u, r[k].res.last);
+	}
+	for (i = 0; i < count; i++) {
+		float want = val(0, i);
+
+		for (k = 1; k < N; k++)
+			want += val(k, i);
+		ASSERT_EQ(0, memcmp(&want, (float *)out[0] + i, 4));
+		ASSERT_EQ(0, memcmp(&want, (float *)out[1] + i, 4));
+	}
+	/* a proxy's failure breaks it for everyone */
+	vn_comm_break(cm, 2, -EIO);
+	EXPECT_EQ(-EPIPE, vn_comm_proxy_wait(cm, 0, NULL, &pend));
+	EXPECT_EQ(-EPIPE, vn_comm_arrive(cm, 2, &ra[2], 0, &res));
+	release(in, out);
+	vn_comm_destroy(cm);
+}
+
 TEST_HARNESS_MAIN

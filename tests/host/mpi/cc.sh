@@ -1,0 +1,32 @@
+#!/bin/bash
+# Collectives across MPI processes on the host backend (libvnmpi): build/san/mpi/test_mpi_cc
+# under mpirun, 2 then 3 processes standing in for nodes of 2 ranks each, on this machine
+# (--oversubscribe; --allow-run-as-root for CI's root). Prints rank 0's TAP of each run;
+# a run that fails without a `not ok` line gets one. tools/check's host phase runs it.
+# LSan is off: Open MPI leaks allocations of the components it unloads at MPI_Finalize,
+# which LSan can neither attribute nor suppress by library; tests/host/test_comm.c covers
+# the core's proxy paths with leak checks on.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+t=$top/build/san/mpi/test_mpi_cc
+if [ ! -x "$t" ]; then
+	echo "not ok 1 mpi cc: $t is not built (make setup installs Open MPI; then make)"
+	exit 1
+fi
+rc=0
+for np in 2 3; do
+	echo "# mpirun -np $np test_mpi_cc"
+	out=$(cd /tmp && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1 OMPI_MCA_btl=self,vader \
+		timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" "$t" 2>&1)
+	st=$?
+	# numbered per run: the second run's tests follow the first's
+	printf '%s\n' "$out" | grep -v '^1\.\.' |
+		sed -E "s/^(ok|not ok) ([0-9]+) /\1 ${np}\2 np=$np: /"
+	if [ "$st" != 0 ]; then
+		rc=1
+		printf '%s\n' "$out" | grep -q '^not ok' ||
+			echo "not ok ${np}99 np=$np: mpirun exited with status $st"
+	fi
+done
+exit $rc

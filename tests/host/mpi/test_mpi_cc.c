@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Collectives across MPI processes (libvnmpi): run by tests/host/mpi/cc.sh under
+ * `mpirun -np P`, each process a node with 2 ranks (threads). Every collective's results
+ * against C loops over the ranks in rank order, bit for bit, and its modeled completion
+ * against the ring by hand and across the processes. Rank 0 prints TAP.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vnmpi.h"
+#include "vn_comm.h"
+#include "vneuron_program.h"
+
+#define NLOCAL 2
+#define COUNT 10000
+
+struct local {
+	struct vn_comm *cm;
+	u32 rank;
+	struct vn_cc_args a;
+	u64 arrive_ps;
+	int ret;
+	struct vn_cc_result res;
+};
+
+static int me, nproc, ntest, nfail;
+
+static void *local_main(void *p)
+{
+	struct local *l = p;
+
+	l->ret = vn_comm_collective(l->cm, l->rank, &l->a, l->arrive_ps, 0, NULL, &l->res);
+	return NULL;
+}
+
+static float val(u32 rank, u64 i)
+{
+	/* Values whose sums round: the order of the additions shows in the bits. */
+	return (float)((rank * 7919 + i * 104729) % 1000) * 0.001f + 1e-7f * (float)rank;
+}
+
+/* One TAP line on rank 0 for a check every process made. */
+static void report(int ok, const char *name)
+{
+	int all;
+
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+	ntest++;
+	if (!all)
+		nfail++;
+	if (!me)
+		printf("%s %d %s\n", all ? "ok" : "not ok", ntest, name);
+}
+
+/* The reference: element e of the reduction of the ranks' inputs at offset off. */
+static float ref(u32 reduce, u32 n, u64 off)
+{
+	float acc = val(0, off);
+	u32 r;
+
+	for (r = 1; r < n; r++) {
+		float v = val(r, off);
+
+		acc = reduce == VN_CC_MAX ? (v > acc ? v : acc) : acc + v;
+	}
+	return acc;
+}
+
+/*
+ * Runs op on the local ranks; checks the outputs exactly and that every process got
+ * the same completion, equal to want_ps when it is not 0.
+ */
+static void one(struct nd_mpi_comm *c, u32 op, u32 reduce, u32 shift, u64 want_ps,
+		const char *name)
+{
+	struct vn_comm *cm = nd_host_comm_core(nd_mpi_comm_host(c));
+	u32 n = vn_comm_size(cm), first = nd_mpi_comm_first(c), k, r;
+	u64 inb = vn_cc_in_bytes(op, n, VNEF_DT_FP32, COUNT);
+	u64 outb = vn_cc_out_bytes(op, n, VNEF_DT_FP32, COUNT);
+	u64 in_elems = inb / 4, out_elems = outb / 4, e, done[64], mydone;
+	struct local l[NLOCAL];
+	pthread_t t[NLOCAL];
+	float *in[NLOCAL], *out[NLOCAL], want;
+	char what[160];
+	int ok = 1, q;
+
+	for (k = 0; k < NLOCAL; k++) {
+		r = first + k;
+		in[k] = malloc(inb);
+		out[k] = calloc(1, outb);
+		/* rank r's input element e is val(r, e) */
+		for (e = 0; e < in_elems; e++)
+			in[k][e] = val(r, e);
+		l[k] = (struct local){ .cm = cm, .rank = r, .arrive_ps = 1000 * (r + 1),
+			.a = { .op = op, .reduce = reduce, .dtype = VNEF_DT_FP32,
+			       .count = COUNT, .shift = shift, .in = in[k], .out = out[k] } };
+		pthread_create(&t[k], NULL, local_main, &l[k]);
+	}
+	for (k = 0; k < NLOCAL; k++)
+		pthread_join(t[k], NULL);
+	for (k = 0; k < NLOCAL; k++) {
+		r = first + k;
+		if (l[k].ret || l[k].res.done_ps != l[0].res.done_ps) {
+			ok = 0;
+			fprintf(stderr, "%s: rank %u: %d, done %llu\n", name, r, l[k].ret,
+				(unsigned long long)l[k].res.done_ps);
+		}
+		for (e = 0; ok && e < out_elems; e++) {
+			switch (op) {
+			case VN_CC_ALL_REDUCE:
+				want = ref(reduce, n, e);
+				break;
+			case VN_CC_REDUCE_SCATTER:
+				want = ref(reduce, n, (u64)r * COUNT + e);
+				break;
+			case VN_CC_ALL_GATHER:	/* chunk j is rank j's input */
+				want = val((u32)(e / COUNT), e % COUNT);
+				break;
+			case VN_CC_ALL_TO_ALL:	/* chunk j is rank j's chunk r */
+				want = val((u32)(e / COUNT), (u64)r * COUNT + e % COUNT);
+				break;
+			default:		/* PERMUTE: from rank r - shift */
+				want = val((r + n - shift % n) % n, e);
+				break;
+			}
+			if (memcmp(&want, &out[k][e], 4)) {
+				ok = 0;
+				fprintf(stderr, "%s: rank %u element %llu: %a, want %a\n", name, r,
+					(unsigned long long)e, out[k][e], want);
+			}
+		}
+		free(in[k]);
+		free(out[k]);
+	}
+	report(ok, name);
+	/* The locals are done and the proxy idle: MPI is ours until the next collective. */
+	mydone = l[0].res.done_ps;
+	MPI_Allgather(&mydone, 1, MPI_UINT64_T, done, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+	ok = 1;
+	for (q = 0; q < nproc; q++)
+		if (done[q] != done[0] || (want_ps && done[q] != want_ps))
+			ok = 0;
+	if (!ok && !me)
+		fprintf(stderr, "%s: done %llu on rank 0, want %llu\n", name,
+			(unsigned long long)done[0], (unsigned long long)want_ps);
+	snprintf(what, sizeof(what), "%s: the same modeled completion on every process", name);
+	report(ok, what);
+}
+
+/* Values of every magnitude, so that the order of additions shows in the bits. */
+static void fill(float *x, size_t n, uint32_t seed)
+{
+	uint32_t s = seed * 2654435761u + 12345;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		s = s * 1664525u + 1013904223u;
+		x[i] = (float)((int32_t)(s >> 8) - (1 << 23)) / (float)(1 << (s % 23));
+	}
+}
+
+#define ROWS	128
+#define COLS	64
+#define N	(ROWS * COLS)
+
+struct prog_rank {
+	struct nd_host *h;
+	const void *img;
+	size_t size;
+	struct nd_host_tensor t[2];
+	int ret;
+	struct nd_run_result res;
+	u64 cc_ps;		/* the collective's modeled cost, from its event */
+	char msg[256];
+};
+
+static void *prog_main(void *arg)
+{
+	struct prog_rank *r = arg;
+	const struct nd_event *ev;
+	size_t nev, k;
+
+	nd_host_record(r->h, 1);
+	r->ret = nd_host_run(r->h, r->img, r->size, r->t, 2, 20ull * 1000000000ull, &r->res);
+	snprintf(r->msg, sizeof(r->msg), "%s", nd_host_error(r->h));
+	ev = nd_host_events(r->h, &nev);
+	for (k = 0; k < nev; k++)
+		if (ev[k].stream == VNEF_STREAM_CC)
+			r->cc_ps = ev[k].end_ps - ev[k].cc_latest_ps;
+	return NULL;
+}
+
+/*
+ * The host backend: a builder-made program (y = sum over ranks of 2 x_r, + 1) on host
+ * handles bound to the local ranks, the all-reduce crossing processes.
+ */
+static void program(struct nd_mpi_comm *c)
+{
+	static const uint64_t shape[] = { ROWS, COLS };
+	u32 n = nd_mpi_comm_nodes(c) * NLOCAL, first = nd_mpi_comm_first(c), k, r;
+	float *x[NLOCAL], *y[NLOCAL], *xr, *ref;
+	struct prog_rank pr[NLOCAL];
+	pthread_t t[NLOCAL];
+	struct nd_builder *b;
+	struct nd_error err;
+	u64 model[64], mine;
+	void *img = NULL;
+	size_t size, e;
+	int ok = 1, q;
+
+	if (nd_builder_new("allreduce", &b)) {
+		report(0, "program: builder");
+		return;
+	}
+	{
+		struct nd_tensor *tx = nd_input(b, "x", ND_FP32, 2, shape);
+		struct nd_tensor *ts = nd_scratch(b, "s", ND_FP32, 2, shape);
+		struct nd_tensor *ty = nd_output(b, "y", ND_FP32, 2, shape);
+		struct nd_tile *ta = nd_sbuf(b, "t", ND_FP32, ROWS, COLS);
+		struct nd_tile *u = nd_sbuf(b, "u", ND_FP32, ROWS, COLS);
+
+		nd_load(b, 0, nd_whole(ta), nd_hbm_rows(tx, 0, 0));
+		nd_tensor_scalar(b, ND_VECTOR, nd_whole(ta), nd_whole(ta), ND_MUL, 2.0f, 0);
+		nd_store(b, 1, nd_hbm_rows(ts, 0, 0), nd_whole(ta));
+		nd_all_reduce(b, ts, ts, N, ND_ADD);
+		nd_load(b, 2, nd_whole(u), nd_hbm_rows(ts, 0, 0));
+		nd_tensor_scalar(b, ND_GPSIMD, nd_whole(u), nd_whole(u), ND_ADD, 1.0f, 0);
+		nd_store(b, 3, nd_hbm_rows(ty, 0, 0), nd_whole(u));
+	}
+	if (nd_builder_finish(b, &img, &size))
+		ok = 0;
+	nd_builder_free(b);
+	ref = malloc(N * sizeof(float));
+	xr = malloc(N * sizeof(float));
+	for (e = 0; e < N; e++)
+		ref[e] = 0;
+	for (r = 0; r < n; r++) {
+		fill(xr, N, r + 1);
+		for (e = 0; e < N; e++)
+			ref[e] = r ? ref[e] + xr[e] * 2.0f : xr[e] * 2.0f;
+	}
+	for (e = 0; e < N; e++)
+		ref[e] += 1.0f;
+	for (k = 0; ok && k < NLOCAL; k++) {
+		x[k] = malloc(N * sizeof(float));
+		y[k] = calloc(N, sizeof(float));
+		fill(x[k], N, first + k + 1);
+		pr[k] = (struct prog_rank){ .img = img, .size = size };
+		pr[k].t[0] = (struct nd_host_tensor){ "x", x[k], N * sizeof(float) };
+		pr[k].t[1] = (struct nd_host_tensor){ "y", y[k], N * sizeof(float) };
+		if (nd_host_open(NULL, &pr[k].h, &err) ||
+		    nd_host_set_comm(pr[k].h, nd_mpi_comm_host(c), first + k))
+			ok = 0;
+	}
+	for (k = 0; ok && k < NLOCAL; k++)
+		pthread_create(&t[k], NULL, prog_main, &pr[k]);
+	for (k = 0; ok && k < NLOCAL; k++)
+		pthread_join(t[k], NULL);
+	for (k = 0; ok && k < NLOCAL; k++) {
+		if (pr[k].ret || memcmp(ref, y[k], N * sizeof(float)) ||
+		    pr[k].res.model_ps != pr[0].res.model_ps ||
+		    /* 2 nodes: 6 steps of 8192 B, the net hop 10 us + 81920 ps */
+		    (n == 4 && pr[k].cc_ps != 6 * 10081920ull)) {
+			fprintf(stderr, "program: rank %u: %d %s, cc %llu\n", first + k, pr[k].ret,
+				pr[k].msg, (unsigned long long)pr[k].cc_ps);
+			ok = 0;
+		}
+	}
+	report(ok, "program: nd_host_run all-reduce across nodes, exact, cost by hand");
+	mine = ok ? pr[0].res.model_ps : 0;
+	MPI_Allgather(&mine, 1, MPI_UINT64_T, model, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+	for (q = 0; q < nproc; q++)
+		if (!model[q] || model[q] != model[0])
+			ok = 0;
+	report(ok, "program: the same modeled end on every process");
+	for (k = 0; k < NLOCAL; k++) {
+		nd_host_close(pr[k].h);
+		free(x[k]);
+		free(y[k]);
+	}
+	free(xr);
+	free(ref);
+	free(img);
+}
+
+/* Nodes that disagree (node 0 brings another count): every node breaks, none hangs. */
+static void disagree(void)
+{
+	struct nd_mpi_comm *c;
+	struct local l[NLOCAL];
+	pthread_t t[NLOCAL];
+	float *buf[NLOCAL];
+	u32 k;
+	int ok = 1, ret;
+
+	if (nd_mpi_comm_new(MPI_COMM_WORLD, NLOCAL, NULL, &c)) {
+		report(0, "disagreeing nodes: nd_mpi_comm_new");
+		return;
+	}
+	for (k = 0; k < NLOCAL; k++) {
+		buf[k] = calloc(2 * COUNT, sizeof(float));
+		l[k] = (struct local){ .cm = nd_host_comm_core(nd_mpi_comm_host(c)),
+			.rank = nd_mpi_comm_first(c) + k,
+			.a = { .op = VN_CC_ALL_REDUCE, .reduce = VN_CC_SUM, .dtype = VNEF_DT_FP32,
+			       .count = me ? COUNT : COUNT / 2, .in = buf[k],
+			       .out = buf[k] + COUNT } };
+		pthread_create(&t[k], NULL, local_main, &l[k]);
+	}
+	for (k = 0; k < NLOCAL; k++) {
+		pthread_join(t[k], NULL);
+		if (l[k].ret != -EPIPE)
+			ok = 0;
+		free(buf[k]);
+	}
+	ok = ok && nd_host_comm_broken(nd_mpi_comm_host(c));
+	ret = nd_mpi_comm_free(c);
+	report(ok && ret == -EINVAL,
+	       "disagreeing nodes: every rank's collective ends -EPIPE, the proxy's -EINVAL");
+}
+
+int main(int argc, char **argv)
+{
+	struct nd_mpi_comm *c;
+	u64 arr;
+	int level, ret;
+
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &level);
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	MPI_Comm_size(MPI_COMM_WORLD, &nproc);
+	if (!me)
+		printf("TAP version 13\n");
+	ret = nd_mpi_comm_new(MPI_COMM_WORLD, NLOCAL, NULL, &c);
+	report(!ret, "nd_mpi_comm_new");
+	if (ret) {
+		MPI_Finalize();
+		return 1;
+	}
+	/*
+	 * 2 nodes of 2 ranks on one device each: all-reduce of 40000 B, 6 steps of 10000 B;
+	 * the slowest hop crosses nodes, 10 us + 10000 B / (100000 B/us) = 10.1 us. The
+	 * latest arrival is rank 3's, 4000 ps.
+	 */
+	arr = 1000ull * NLOCAL * nproc;
+	one(c, VN_CC_ALL_REDUCE, VN_CC_SUM, 0, nproc == 2 ? arr + 6 * 10100000ull : 0,
+	    "all-reduce sum across nodes, exact");
+	one(c, VN_CC_ALL_REDUCE, VN_CC_SUM, 0, nproc == 2 ? arr + 6 * 10100000ull : 0,
+	    "all-reduce again: the same modeled time");
+	one(c, VN_CC_ALL_REDUCE, VN_CC_MAX, 0, 0, "all-reduce max");
+	one(c, VN_CC_REDUCE_SCATTER, VN_CC_SUM, 0, 0, "reduce-scatter");
+	/* all-gather: 3 steps of 40000 B, the net hop 10 us + 400000 ps */
+	one(c, VN_CC_ALL_GATHER, VN_CC_SUM, 0, nproc == 2 ? arr + 3 * 10400000ull : 0,
+	    "all-gather");
+	one(c, VN_CC_ALL_TO_ALL, VN_CC_SUM, 0, 0, "all-to-all");
+	one(c, VN_CC_PERMUTE, VN_CC_SUM, 1, 0, "permute by 1");
+	one(c, VN_CC_PERMUTE, VN_CC_SUM, 3, 0, "permute by 3");
+	program(c);
+	report(nd_mpi_comm_collectives(c) == 9, "the proxy moved 9 collectives");
+	ret = nd_mpi_comm_free(c);
+	report(!ret, "nd_mpi_comm_free: no proxy error");
+	disagree();
+	if (!me)
+		printf("1..%d\n# Totals: pass:%d fail:%d\n", ntest, ntest - nfail, nfail);
+	MPI_Finalize();
+	return nfail ? 1 : 0;
+}
