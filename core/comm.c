@@ -43,6 +43,7 @@ const struct vn_cc_link vn_cc_inter_node = {
  */
 struct vn_cc_slot {
 	bool used;
+	bool moving;			/* its data moves, the lock dropped: members stay */
 	u32 base, size, stride;
 	u32 arrived;
 	u64 latest_ps;
@@ -418,6 +419,12 @@ static void move(struct vn_comm *cm, const u32 *m, u32 g)
 	}
 }
 
+/*
+ * Called with the lock held by the last member to arrive; drops it while the data moves
+ * (gigabytes take seconds: COMM_INFO and the others' wake-ups must not wait on the lock
+ * meanwhile). The members' waits hold on while the slot is moving, so no buffer is let
+ * go under the copy.
+ */
 static void complete(struct vn_comm *cm, struct vn_cc_slot *sl, const u32 *m, u32 g)
 {
 	const struct vn_cc_args *a0 = cm->args[m[0]];
@@ -425,7 +432,11 @@ static void complete(struct vn_comm *cm, struct vn_cc_slot *sl, const u32 *m, u3
 	u32 i;
 
 	if (args_ok(cm, m, g)) {
+		sl->moving = true;
+		vn_lock_drop(cm->lock);
 		move(cm, m, g);
+		vn_lock_take(cm->lock);
+		sl->moving = false;
 		o.result = 0;
 		o.done_ps = sl->latest_ps + group_cost_ps(cm, m, g, a0->op, a0->dtype,
 							  a0->count, a0->shift);
@@ -493,12 +504,13 @@ static void fail(struct vn_comm *cm, u32 rank, int err)
  * 0 once counted (the group completed if *done), or -EPIPE, -EINVAL.
  */
 static int arrive(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a, u64 arrive_ps,
-		  u32 *m, u32 *g, bool *done)
+		  u32 *m, u32 *g, bool *done, struct vn_cc_slot **slp)
 {
 	struct vn_cc_slot *sl;
 	u32 idx;
 
 	*done = false;
+	*slp = NULL;
 	if (cm->broken || cm->here[rank])
 		return cm->broken ? -EPIPE : -EINVAL;
 	*g = vn_cc_group(cm->n, rank, a->group_size, a->group_stride, m, &idx);
@@ -515,6 +527,7 @@ static int arrive(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a, u64 
 	cm->here[rank] = true;
 	cm->args[rank] = a;
 	cm->arrive_ps[rank] = arrive_ps;
+	*slp = sl;
 	if (++sl->arrived == *g) {
 		complete(cm, sl, m, *g);
 		*done = true;
@@ -526,6 +539,7 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 		       u64 deadline_ns, const int *abort, struct vn_cc_result *res)
 {
 	u32 m[VN_COMM_MAX_RANKS], g = 1;
+	struct vn_cc_slot *sl;
 	u64 now, until;
 	bool done;
 	int ret = 0;
@@ -535,12 +549,19 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 	if (rank >= cm->n || !a)
 		return -EINVAL;
 	vn_lock_take(cm->lock);
-	ret = arrive(cm, rank, a, arrive_ps, m, &g, &done);
+	ret = arrive(cm, rank, a, arrive_ps, m, &g, &done, &sl);
 	if (ret)
 		goto out;
 	res->members = g;
 	if (!done) {
-		while (cm->here[rank] && !cm->broken) {
+		while (cm->here[rank]) {
+			/* Its slot stays until here[rank] clears; a moving one is waited out. */
+			if (sl->moving) {
+				vn_cond_wait_worker(cm->cond, cm->lock, vn_time_ns() + 1000000);
+				continue;
+			}
+			if (cm->broken)
+				break;
 			now = vn_time_ns();
 			if (deadline_ns && now >= deadline_ns) {
 				res->missing = missing_mask(cm, m, g);
@@ -598,6 +619,7 @@ int vn_comm_arrive(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a, u64
 		   struct vn_cc_result *res)
 {
 	u32 m[VN_COMM_MAX_RANKS], g = 1;
+	struct vn_cc_slot *sl;
 	bool done;
 	int ret;
 
@@ -606,7 +628,7 @@ int vn_comm_arrive(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a, u64
 	if (rank >= cm->n || !a || !is_remote(cm, rank))
 		return -EINVAL;
 	vn_lock_take(cm->lock);
-	ret = arrive(cm, rank, a, arrive_ps, m, &g, &done);
+	ret = arrive(cm, rank, a, arrive_ps, m, &g, &done, &sl);
 	if (!ret && done) {
 		ret = cm->outcome[rank].result;
 		res->members = g;
