@@ -46,10 +46,10 @@ module_param(max_exec_mb, uint, 0444);
 MODULE_PARM_DESC(max_exec_mb,
 		 "MiB of core-provided scratch and semaphore tables of one file's executions (1..65536, default 1024)");
 
-static unsigned int max_trace_mb = 1280;
+static unsigned int max_trace_mb = 1536;
 module_param(max_trace_mb, uint, 0444);
 MODULE_PARM_DESC(max_trace_mb,
-		 "MiB of trace rings one open file may hold (1..65536, default 1280: five 256 MiB rings)");
+		 "MiB of trace rings one open file may hold (1..65536, default 1536: six 256 MiB rings)");
 
 #ifdef VNEURON_TEST_HOOKS
 /* Test builds only (tools/check's fault phase): validator checks to skip. */

@@ -165,7 +165,7 @@ TEST_F(cap, program_then_view)
 {
 	uint64_t k[8], lost;
 
-	ASSERT_EQ(0, sh("%s capture -q -n %s -s %s in %s --num-exec 3", prof, self->vnef,
+	ASSERT_EQ(0, sh("%s capture --force-overwrite -q -n %s -s %s in %s --num-exec 3", prof, self->vnef,
 			self->vntf, self->npy));
 	ASSERT_EQ(0, count(self->vntf, k, &lost));
 	EXPECT_EQ(3, k[VNEURON_TRACE_EXEC_START]);
@@ -178,11 +178,38 @@ TEST_F(cap, program_then_view)
 	EXPECT_EQ(0, sh("%s view -n %s -s %s > %s/s.txt", prof, self->vnef, self->vntf, dir));
 	EXPECT_EQ(0, sh("grep -q exp %s/s.txt", dir));
 	/* Raw input, the 2nd of 3 only, overwrite mode, core 1 if there is one. */
-	ASSERT_EQ(0, sh("%s capture -q -n %s -s %s in %s -N 3 -k 2 --mode overwrite "
+	ASSERT_EQ(0, sh("%s capture --force-overwrite -q -n %s -s %s in %s -N 3 -k 2 --mode overwrite "
 			"--ring-size 64K", prof, self->vnef, self->vntf, self->raw));
 	ASSERT_EQ(0, count(self->vntf, k, &lost));
 	EXPECT_EQ(1, k[VNEURON_TRACE_EXEC_END]);
 	EXPECT_EQ(0, sh("%s view -n %s -s %s -o /dev/null", prof, self->vnef, self->vntf));
+}
+
+/*
+ * Issue 12: SIGTERM (or Ctrl-C's SIGINT) during a long capture stops it after the
+ * running execution with a complete profile that view reads, and status 128+signal.
+ * (SIGTERM: a shell's background job ignores SIGINT, and capture keeps it ignored.)
+ */
+TEST_F(cap, signal_stops_cleanly)
+{
+	uint64_t k[8], lost;
+
+	EXPECT_EQ(128 + 15, sh("%s capture -q -n %s -s %s/sig.vntf -N 2000 & p=$!; sleep 5; "
+			       "kill -TERM $p; wait $p", prof, self->vnef, dir));
+	ASSERT_EQ(0, sh("ls %s/sig.vntf > /dev/null", dir));
+	snprintf(self->vntf, sizeof(self->vntf), "%s/sig.vntf", dir);
+	ASSERT_EQ(0, count(self->vntf, k, &lost));
+	EXPECT_LT(0, k[VNEURON_TRACE_EXEC_END]);
+	EXPECT_GT(2000, k[VNEURON_TRACE_EXEC_END]);
+	EXPECT_EQ(k[VNEURON_TRACE_EXEC_START], k[VNEURON_TRACE_EXEC_END]);
+	EXPECT_EQ(0, sh("%s view -n %s -s %s/sig.vntf -o /dev/null", prof, self->vnef, dir));
+	/* the application form passes SIGTERM on and writes the profile */
+	EXPECT_EQ(128 + 15, sh("%s capture -q -s %s/app.vntf -- sleep 60 & p=$!; sleep 3; "
+			       "kill -TERM $p; wait $p", prof, dir));
+	snprintf(self->vntf, sizeof(self->vntf), "%s/app.vntf", dir);
+	EXPECT_EQ(0, count(self->vntf, k, &lost));
+	/* no temporary file left */
+	EXPECT_EQ(0, sh("! ls %s | grep -q tmp", dir));
 }
 
 /*
@@ -194,10 +221,10 @@ TEST_F(cap, lost_counted)
 	uint64_t k[8], big[8], lost, lost_big, kept = 0, all = 0;
 	int i;
 
-	ASSERT_EQ(0, sh("%s capture -q -n %s -s %s -N 20", prof, self->vnef, self->vntf));
+	ASSERT_EQ(0, sh("%s capture --force-overwrite -q -n %s -s %s -N 20", prof, self->vnef, self->vntf));
 	ASSERT_EQ(0, count(self->vntf, big, &lost_big));
 	EXPECT_EQ(0, lost_big);
-	ASSERT_EQ(0, sh("%s capture -n %s -s %s -N 20 --ring-size 4K -w 2048 2>%s/err",
+	ASSERT_EQ(0, sh("%s capture --force-overwrite -n %s -s %s -N 20 --ring-size 4K -w 2048 2>%s/err",
 			prof, self->vnef, self->vntf, dir));
 	ASSERT_EQ(0, count(self->vntf, k, &lost));
 	for (i = 1; i < 8; i++) {
@@ -224,44 +251,44 @@ TEST_F(cap, application_form)
 	EXPECT_NE(0, sh("test -e %s.api", self->vntf));
 	EXPECT_EQ(0, sh("%s view -n %s -s %s -o /dev/null 2>/dev/null", prof, self->vnef,
 			self->vntf));
-	EXPECT_EQ(3, sh("%s capture -q -s %s -- sh -c 'exit 3'", prof, self->vntf));
-	EXPECT_EQ(127, sh("%s capture -q -s %s -- /nonexistent 2>/dev/null", prof, self->vntf));
+	EXPECT_EQ(3, sh("%s capture --force-overwrite -q -s %s -- sh -c 'exit 3'", prof, self->vntf));
+	EXPECT_EQ(127, sh("%s capture --force-overwrite -q -s %s -- /nonexistent 2>/dev/null", prof, self->vntf));
 }
 
 /* Many short runs of the tool: minutes on the debug kernel under emulation. */
 TEST_F_TIMEOUT(cap, errors, 600)
 {
-	EXPECT_EQ(0, sh("%s capture --help | grep -q SYNOPSIS", prof));
-	EXPECT_EQ(2, sh("%s capture -n %s 2>/dev/null", prof, self->vnef));	/* no -s */
-	EXPECT_EQ(2, sh("%s capture -s %s 2>/dev/null", prof, self->vntf));	/* no -n */
-	EXPECT_EQ(2, sh("%s capture -n %s -s %s in 2>/dev/null", prof, self->vnef, self->vntf));
-	EXPECT_EQ(2, sh("%s capture -n %s -s %s --num-exec 0 2>/dev/null", prof, self->vnef,
+	EXPECT_EQ(0, sh("%s capture --force-overwrite --help | grep -q SYNOPSIS", prof));
+	EXPECT_EQ(2, sh("%s capture --force-overwrite -n %s 2>/dev/null", prof, self->vnef));	/* no -s */
+	EXPECT_EQ(2, sh("%s capture --force-overwrite -s %s 2>/dev/null", prof, self->vntf));	/* no -n */
+	EXPECT_EQ(2, sh("%s capture --force-overwrite -n %s -s %s in 2>/dev/null", prof, self->vnef, self->vntf));
+	EXPECT_EQ(2, sh("%s capture --force-overwrite -n %s -s %s --num-exec 0 2>/dev/null", prof, self->vnef,
 			self->vntf));
-	EXPECT_EQ(2, sh("%s capture -n %s -s %s -N 2 -k 3 2>/dev/null", prof, self->vnef,
+	EXPECT_EQ(2, sh("%s capture --force-overwrite -n %s -s %s -N 2 -k 3 2>/dev/null", prof, self->vnef,
 			self->vntf));
-	EXPECT_EQ(2, sh("%s capture -n %s -s %s --ring-size 5000 2>/dev/null", prof,
+	EXPECT_EQ(2, sh("%s capture --force-overwrite -n %s -s %s --ring-size 5000 2>/dev/null", prof,
 			self->vnef, self->vntf));
-	EXPECT_EQ(2, sh("%s capture -n %s -s %s --mode fast 2>/dev/null", prof, self->vnef,
+	EXPECT_EQ(2, sh("%s capture --force-overwrite -n %s -s %s --mode fast 2>/dev/null", prof, self->vnef,
 			self->vntf));
-	EXPECT_EQ(2, sh("%s capture -n %s -s %s --core 7 2>/dev/null", prof, self->vnef,
+	EXPECT_EQ(2, sh("%s capture --force-overwrite -n %s -s %s --core 7 2>/dev/null", prof, self->vnef,
 			self->vntf));
-	EXPECT_EQ(2, sh("%s capture -n %s -s %s --bogus 2>/dev/null", prof, self->vnef,
+	EXPECT_EQ(2, sh("%s capture --force-overwrite -n %s -s %s --bogus 2>/dev/null", prof, self->vnef,
 			self->vntf));
-	EXPECT_EQ(2, sh("%s capture -n %s -s %s -- true 2>/dev/null", prof, self->vnef,
+	EXPECT_EQ(2, sh("%s capture --force-overwrite -n %s -s %s -- true 2>/dev/null", prof, self->vnef,
 			self->vntf));
-	EXPECT_EQ(2, sh("%s capture -s %s -- 2>/dev/null", prof, self->vntf));
-	EXPECT_EQ(1, sh("%s capture -n %s/none.vnef -s %s 2>/dev/null", prof, dir, self->vntf));
-	EXPECT_EQ(1, sh("%s capture -n %s -s %s 2>/dev/null", prof, self->npy, self->vntf));
-	EXPECT_EQ(1, sh("%s capture -n %s -s %s nope %s 2>/dev/null", prof, self->vnef,
+	EXPECT_EQ(2, sh("%s capture --force-overwrite -s %s -- 2>/dev/null", prof, self->vntf));
+	EXPECT_EQ(1, sh("%s capture --force-overwrite -n %s/none.vnef -s %s 2>/dev/null", prof, dir, self->vntf));
+	EXPECT_EQ(1, sh("%s capture --force-overwrite -n %s -s %s 2>/dev/null", prof, self->npy, self->vntf));
+	EXPECT_EQ(1, sh("%s capture --force-overwrite -n %s -s %s nope %s 2>/dev/null", prof, self->vnef,
 			self->vntf, self->npy));
-	EXPECT_EQ(1, sh("%s capture -n %s -s %s in %s 2>/dev/null", prof, self->vnef,
+	EXPECT_EQ(1, sh("%s capture --force-overwrite -n %s -s %s in %s 2>/dev/null", prof, self->vnef,
 			self->vntf, self->vnef));	/* wrong size */
-	EXPECT_EQ(1, sh("%s capture -n %s -s %s in %s/none 2>/dev/null", prof, self->vnef,
+	EXPECT_EQ(1, sh("%s capture --force-overwrite -n %s -s %s in %s/none 2>/dev/null", prof, self->vnef,
 			self->vntf, dir));
-	EXPECT_EQ(3, sh("%s capture -n %s -s %s/no/such/dir/x.vntf 2>/dev/null", prof,
+	EXPECT_EQ(3, sh("%s capture --force-overwrite -n %s -s %s/no/such/dir/x.vntf 2>/dev/null", prof,
 			self->vnef, dir));
 	/* The message names the problem. */
-	EXPECT_EQ(0, sh("%s capture -n %s -s %s nope %s 2>&1 | grep -q \"no input tensor 'nope'\"",
+	EXPECT_EQ(0, sh("%s capture --force-overwrite -n %s -s %s nope %s 2>&1 | grep -q \"no input tensor 'nope'\"",
 			prof, self->vnef, self->vntf, self->npy));
 }
 

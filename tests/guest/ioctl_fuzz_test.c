@@ -271,7 +271,7 @@ static bool fz_documented(int err)
 	switch (err) {
 	case EFAULT: case EINVAL: case ENOENT: case EBADF: case EBUSY: case EPERM:
 	case ENOSPC: case EAGAIN: case ENOMEM: case E2BIG: case ETIMEDOUT: case EINTR:
-	case ENOTTY: case EACCES:
+	case ENOTTY: case EACCES: case ENOTCONN: case EEXIST:
 		return true;
 	default:
 		return false;

@@ -143,8 +143,8 @@ TEST_F(dev, unknown_ioctls)
 	const int m = VNEURON_IOCTL_BASE;
 
 	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR(m, 0x7f, struct vneuron_info), buf));
-	/* The first number after the execution ioctls (0x06..0x09) is unassigned. */
-	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR(m, 0x0a, struct vneuron_reset), buf));
+	/* The first number after the communicator ioctls (0x0a..0x0d) is unassigned. */
+	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOWR(m, 0x0e, struct vneuron_reset), buf));
 	/* A known number with another direction than its own. */
 	EXPECT_EQ(-ENOTTY, vn_ioctl(self->fd, _IOR(m, 0x08, struct vneuron_exec), buf));
 	/* Right number, wrong type letter or direction. */

@@ -36,6 +36,8 @@
 #define F32		VNEF_DT_FP32
 #define W32		0xffffffffu
 #define NOBODY		65534
+/* Rings of a traced core: the four engines, the DMA worker, the CC-core (uapi 4). */
+#define TRACE_RINGS	6
 #define TEST_GID	4242	/* the node's group while unprivileged children use it */
 #define SEC_NS		1000000000ull
 #define ONE_SECOND	SEC_NS	/* the bound for "at once" */
@@ -340,7 +342,7 @@ FIXTURE_SETUP(sec)
 		self->info.limits = (struct vneuron_limits){
 			.max_programs = 256, .max_execs = 1024,
 			.max_program_bytes = 256 * MIB, .max_exec_bytes = 1024 * MIB,
-			.max_trace_bytes = 1280 * MIB,
+			.max_trace_bytes = 1536 * MIB,
 		};
 	self->tiny = tiny_image(&self->tiny_size);
 	ASSERT_NE(NULL, self->tiny);
@@ -1337,9 +1339,9 @@ TEST_F_TIMEOUT(sec, memory_cgroup_enomem_not_oom, 600)
 	EXPECT_GE(CG_MAX, (uint64_t)at * SCRATCH_STEP);
 	/*
 	 * The largest rings: the file's limit answers first if one session of them passes
-	 * max_trace_bytes (the data of 5 rings of ring_size), else the cgroup.
+	 * max_trace_bytes (the data of a core's rings of ring_size), else the cgroup.
 	 */
-	EXPECT_EQ(5 * trace_rings[0] > l->max_trace_bytes ? -ENOSPC : -ENOMEM,
+	EXPECT_EQ(TRACE_RINGS * trace_rings[0] > l->max_trace_bytes ? -ENOSPC : -ENOMEM,
 		  r->trace[0]) TH_LOG("256 MiB rings: %d (max_trace_bytes %llu)", r->trace[0],
 				      (unsigned long long)l->max_trace_bytes);
 	EXPECT_EQ(-ENOMEM, r->trace[1]) TH_LOG("64 MiB rings: %d", r->trace[1]);
@@ -1752,11 +1754,11 @@ TEST_F_TIMEOUT(sec, limit_execs_scratch_rings, 600)
 					     NULL));
 	}
 	/*
-	 * the smallest rings whose session (the data of 5 rings of ring_size) passes the
-	 * limit: none at the default 1280 MiB; modload.sh runs this test with small limits
+	 * the smallest rings whose session (the data of a core's rings of ring_size) passes
+	 * the limit; modload.sh runs this test with small limits
 	 */
 	for (ring = VNEURON_TRACE_MIN_RING; ring <= VNEURON_TRACE_MAX_RING; ring *= 2) {
-		if (5 * ring > l->max_trace_bytes) {
+		if (TRACE_RINGS * ring > l->max_trace_bytes) {
 			EXPECT_EQ(-ENOSPC, trace_start(fd, 0, ring, NULL))
 				TH_LOG("%llu MiB rings", (unsigned long long)ring >> 20);
 			break;

@@ -185,8 +185,8 @@ static void limits(const char *dev)
 		CHECK(xioctl(fd, VNEURON_IOCTL_EXEC, &e) ==
 		      (i < info.limits.max_execs ? 0 : -EAGAIN));
 	}
-	/* The smallest rings whose 5 rings' data pass the limit; half of them fit. */
-	for (ring = VNEURON_TRACE_MIN_RING; 5 * ring <= info.limits.max_trace_bytes; ring *= 2)
+	/* The smallest rings whose session (6 rings: engines, DMA, CC-core) passes the limit; half fit. */
+	for (ring = VNEURON_TRACE_MIN_RING; 6 * ring <= info.limits.max_trace_bytes; ring *= 2)
 		;
 	CHECK(ring <= VNEURON_TRACE_MAX_RING);
 	{
