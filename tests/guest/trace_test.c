@@ -128,7 +128,8 @@ static int tsess_start(struct tsess *ts, struct nd_device *dev, unsigned int cor
 	if (nd_trace_start(dev, core, &o, &ts->t))
 		return -1;
 	ts->nr = nd_trace_nr_rings(ts->t);
-	if (ts->nr != VNEF_ENGINES + 1)
+	/* the four engines, the DMA worker, the CC-core */
+	if (ts->nr != VNEF_ENGINES + 2)
 		return -1;
 	for (i = 0; i < ts->nr; i++) {
 		if (nd_trace_ring(ts->t, i, &ts->ring[i]))
@@ -606,7 +607,7 @@ TEST_F(tr, bad_start_and_stop)
 	EXPECT_EQ(-ENOENT, tstop(fd, 0, 0));		/* not started */
 	s = ok;
 	ASSERT_EQ(0, tstart(fd, &s));
-	EXPECT_EQ(VNEF_ENGINES + 1, s.nr_rings);
+	EXPECT_EQ(VNEF_ENGINES + 2, s.nr_rings);		/* engines, DMA, CC-core */
 	EXPECT_EQ(1 << 15, s.watermark);		/* the default, answered */
 	EXPECT_EQ(4096 + (1 << 16), s.ring_len);
 	s = ok;
