@@ -123,7 +123,7 @@ defaults() {
 check "defaults: one device, 2 cores, 256 MiB" defaults
 check "the node is 0660, not world-accessible" bash -c '[ "$(stat -c %a /dev/vneuron0)" = 660 ]'
 check "GET_INFO reports the default per-file limits" bash -c "'$top/build/bin/vneuron-ls' --json |
-	grep -q '\"limits\": {\"max_programs\": 256, \"max_execs\": 1024, \"max_program_bytes\": 268435456, \"max_exec_bytes\": 1073741824, \"max_trace_bytes\": 1342177280}'"
+	grep -q '\"limits\": {\"max_programs\": 256, \"max_execs\": 1024, \"max_program_bytes\": 268435456, \"max_exec_bytes\": 1073741824, \"max_trace_bytes\": 1610612736}'"
 
 busy_while_open() {
 	local rc=0
