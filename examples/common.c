@@ -146,13 +146,13 @@ int ex_open(const struct ex_opts *o, struct nd_builder *b, struct ex_ctx **cp)
 	c->core = o->core;
 	ret = nd_builder_finish(b, &c->image, &c->size);
 	if (ret) {
-		fprintf(stderr, "build: %s\n", nd_builder_error(b));
+		fprintf(stderr, "%s: build: %s\n", ex_name, nd_builder_error(b));
 		goto fail;
 	}
 	if (o->write_vnef) {
 		ret = nd_vnef_write(o->write_vnef, c->image, c->size, &err);
 		if (ret) {
-			fprintf(stderr, "%s\n", err.msg);
+			fprintf(stderr, "%s: %s\n", ex_name, err.msg);
 			goto fail;
 		}
 		if (!o->quiet)
@@ -161,19 +161,19 @@ int ex_open(const struct ex_opts *o, struct nd_builder *b, struct ex_ctx **cp)
 	if (c->host) {
 		ret = nd_host_open(NULL, &c->h, &err);
 		if (ret) {
-			fprintf(stderr, "host backend: %s\n", err.msg);
+			fprintf(stderr, "%s: host backend: %s\n", ex_name, err.msg);
 			goto fail;
 		}
 		snprintf(c->where, sizeof(c->where), "the host backend");
 	} else {
 		ret = nd_open(o->device, &c->dev, &err);
 		if (ret) {
-			fprintf(stderr, "%s (or run with --host)\n", err.msg);
+			fprintf(stderr, "%s: %s (or run with --host)\n", ex_name, err.msg);
 			goto fail;
 		}
 		ret = nd_program_load(c->dev, c->image, c->size, &c->prog, &le);
 		if (ret) {
-			fprintf(stderr, "load: %s\n", nd_device_error(c->dev));
+			fprintf(stderr, "%s: load: %s\n", ex_name, nd_device_error(c->dev));
 			goto fail;
 		}
 		snprintf(c->where, sizeof(c->where), "/dev/vneuron%u core %u", o->device,
@@ -216,7 +216,7 @@ int ex_run(struct ex_ctx *c, const struct ex_buf *bufs, unsigned int n, uint64_t
 			ht[i] = (struct nd_host_tensor){ bufs[i].name, bufs[i].data, bufs[i].size };
 		ret = nd_host_run(c->h, c->image, c->size, ht, n, 0, &res);
 		if (ret) {
-			fprintf(stderr, "run: %s\n", nd_host_error(c->h));
+			fprintf(stderr, "%s: run: %s\n", ex_name, nd_host_error(c->h));
 			return ret;
 		}
 	} else {
@@ -224,7 +224,7 @@ int ex_run(struct ex_ctx *c, const struct ex_buf *bufs, unsigned int n, uint64_t
 			bind[i].name = bufs[i].name;
 			bind[i].mem = dev_mem(c, &bufs[i]);
 			if (!bind[i].mem) {
-				fprintf(stderr, "alloc %s: %s\n", bufs[i].name,
+				fprintf(stderr, "%s: alloc %s: %s\n", ex_name, bufs[i].name,
 					nd_device_error(c->dev));
 				return -ENOMEM;
 			}
@@ -249,7 +249,7 @@ int ex_run(struct ex_ctx *c, const struct ex_buf *bufs, unsigned int n, uint64_t
 		*model_ps = res.model_ps;
 	return 0;
 dev_err:
-	fprintf(stderr, "run: %s\n", nd_device_error(c->dev));
+	fprintf(stderr, "%s: run: %s\n", ex_name, nd_device_error(c->dev));
 	return ret;
 }
 
@@ -307,7 +307,7 @@ int ex_group_open(const struct ex_opts *o, unsigned int nranks, unsigned int cor
 	if (o->host) {
 		ret = nd_host_comm_new(nranks, device, &hc);
 		if (ret) {
-			fprintf(stderr, "host communicator: %s\n", strerror(-ret));
+			fprintf(stderr, "%s: host communicator: %s\n", ex_name, strerror(-ret));
 			goto fail;
 		}
 	}
@@ -326,20 +326,22 @@ int ex_group_open(const struct ex_opts *o, unsigned int nranks, unsigned int cor
 		if (o->host) {
 			ret = nd_host_set_comm(c->h, hc, r);
 			if (ret) {
-				fprintf(stderr, "rank %u: %s\n", r, nd_host_error(c->h));
+				fprintf(stderr, "%s: rank %u: %s\n", ex_name, r,
+					nd_host_error(c->h));
 				goto fail;
 			}
 			snprintf(c->where, sizeof(c->where), "the host backend");
 			continue;
 		}
 		if (!r && (ret = nd_comm_create(c->dev, nranks, &id))) {
-			fprintf(stderr, "communicator of %u ranks: %s\n", nranks,
+			fprintf(stderr, "%s: communicator of %u ranks: %s\n", ex_name, nranks,
 				nd_device_error(c->dev));
 			goto fail;
 		}
 		ret = nd_comm_join(c->dev, &id, r, ro.core, &g->comm[r]);
 		if (ret) {
-			fprintf(stderr, "rank %u: %s: %s\n", r, c->where, nd_device_error(c->dev));
+			fprintf(stderr, "%s: rank %u: %s: %s\n", ex_name, r, c->where,
+				nd_device_error(c->dev));
 			goto fail;
 		}
 	}
@@ -386,12 +388,12 @@ int ex_group_run(struct ex_group *g, struct ex_buf *const *bufs, unsigned int n,
 	for (r = 0; r < started; r++)
 		pthread_join(th[r], NULL);
 	if (started < g->n) {
-		fprintf(stderr, "cannot start %u threads\n", g->n);
+		fprintf(stderr, "%s: cannot start %u threads\n", ex_name, g->n);
 		return -1;
 	}
 	for (r = 0; r < g->n; r++) {
 		if (g->ret[r]) {
-			fprintf(stderr, "rank %u (%s) failed\n", r, g->rank[r]->where);
+			fprintf(stderr, "%s: rank %u (%s) failed\n", ex_name, r, g->rank[r]->where);
 			ret = -1;
 		}
 		if (g->ps[r] > ps)

@@ -83,8 +83,11 @@ int nd_vnef_write(const char *path, const void *image, size_t size, struct nd_er
 		}
 		done += (size_t)n;
 	}
-	if (fchmod(fd, 0644) || close(fd)) {
+	/* fsync before rename: after a crash the name holds the old image or the new */
+	e = fchmod(fd, 0644) || fsync(fd) ? errno : 0;
+	if (close(fd) && !e)
 		e = errno;
+	if (e) {
 		unlink(tmp);
 		return nd_seterr(err, e, "%s: write failed: %s", path, nd_strerror(e));
 	}

@@ -139,7 +139,10 @@ int nd_npy_parse(const void *buf, size_t len, struct nd_npy *npy, struct nd_erro
 				return nd_seterr(err, EINVAL, "malformed .npy header: bad descr");
 			if (strcmp(val, "<f4"))
 				return nd_seterr(err, EINVAL, ".npy dtype '%s': only little-endian "
-						 "float32 ('<f4') is supported", val);
+						 "float32 ('<f4') is supported%s", val,
+						 strcmp(val, "<f8") ? "" : " (numpy's default, "
+						 "float64, as np.random.rand gives: save "
+						 "x.astype(numpy.float32))");
 		} else if (!strcmp(key, "fortran_order") && !seen_fo) {
 			seen_fo = 1;
 			skip_sp(&c);
@@ -224,6 +227,8 @@ int nd_npy_save(const char *path, const uint64_t *shape, unsigned int ndim,
 	char h[256];
 	uint64_t count = 1;
 	size_t n, pad;
+	struct nd_outfile o;
+	char msg[4200];
 	unsigned int i;
 	FILE *f;
 	int ok;
@@ -246,14 +251,20 @@ int nd_npy_save(const char *path, const uint64_t *shape, unsigned int ndim,
 	memset(h + n, ' ', pad);
 	n += pad;
 	h[n++] = '\n';
-	f = fopen(path, "wb");
-	if (!f)
-		return nd_seterr(err, errno, "%s: %s", path, nd_strerror(errno));
+	/* whole or not at all: a temporary file renamed into place (outfile.c) */
+	ok = nd_out_open(&o, path, NULL, 0, ND_OUT_FORCE, msg, sizeof(msg));
+	if (ok)
+		return nd_seterr(err, -ok, "%s", msg);
+	f = o.f;
 	ok = fwrite("\x93NUMPY\x01\x00", 1, 8, f) == 8;
 	ok = ok && fputc((int)(n & 0xff), f) != EOF && fputc((int)(n >> 8), f) != EOF;
 	ok = ok && fwrite(h, 1, n, f) == n;
 	ok = ok && fwrite(data, 4, count, f) == count;
-	if (fclose(f) || !ok)
+	if (!ok) {
+		nd_out_abort(&o);
+		return nd_seterr(err, EIO, "%s: write failed", path);
+	}
+	if (nd_out_commit(&o))
 		return nd_seterr(err, EIO, "%s: write failed", path);
 	return 0;
 }

@@ -461,6 +461,38 @@ struct vn_comm *nd_host_comm_core(struct nd_host_comm *c);
 int nd_read_file(const char *path, size_t max, void **bufp, size_t *lenp);
 
 
+/*
+ * An output file that never loses what the user has (outfile.c): every tool writes its
+ * outputs through it. nd_out_open() refuses a path that names one of the inputs (the
+ * same device and inode, whatever the name) and, unless ND_OUT_FORCE, a path that
+ * exists; then it creates a temporary file in the same directory. nd_out_commit()
+ * flushes, fsync()s and renames it into place; nd_out_abort() removes it, so a failed
+ * run leaves the old file as it was. "-" is standard output (commit only flushes); an
+ * existing path that is not a regular file (/dev/null, a pipe) is written directly.
+ */
+#define ND_OUT_FORCE	1u	/* --force-overwrite: replace an existing output */
+
+struct nd_outfile {
+	FILE *f;		/* write here */
+	char *path;		/* the output's name (NULL for standard output) */
+	char *tmp;		/* the temporary file, renamed to path by nd_out_commit() */
+};
+
+/*
+ * Checks path against the inputs (NULL entries and "-" skipped) and, without
+ * ND_OUT_FORCE, refuses an existing path. 0, or -EINVAL (path is input inputs[i]: *which
+ * = i) or -EEXIST, with the reason in msg.
+ */
+int nd_out_check(const char *path, const char *const *inputs, unsigned int n,
+		 unsigned int flags, char *msg, size_t msglen);
+/* nd_out_check(), then the temporary file. 0 or -errno, with the reason in msg. */
+int nd_out_open(struct nd_outfile *o, const char *path, const char *const *inputs,
+		unsigned int n, unsigned int flags, char *msg, size_t msglen);
+/* Flush, fsync, close and rename into place. 0 or -errno (the temporary file removed). */
+int nd_out_commit(struct nd_outfile *o);
+/* Close and remove the temporary file; the old output, if any, stays. */
+void nd_out_abort(struct nd_outfile *o);
+
 /* Read a whole .vnef file into a malloc()ed buffer; only its size and magic are checked. */
 int nd_vnef_read(const char *path, void **imagep, size_t *sizep, struct nd_error *err);
 /* Write an image through a temporary file and rename(): no reader sees half of it. */

@@ -33,7 +33,9 @@ static const char capture_usage[] =
 "                            [--ring-size BYTES] [--mode stop|overwrite]\n"
 "                            [--collectives-worker-count N\n"
 "                             [--collectives-workers-per-node N]]\n"
+"                            [--force-overwrite]\n"
 "    vneuron-profile capture -s PROFILE.vntf [--core C]... [--device D]\n"
+"                            [--force-overwrite]\n"
 "                            [--ring-size BYTES] [--mode stop|overwrite] -- APP [ARGS]\n"
 "\n"
 "DESCRIPTION\n"
@@ -100,12 +102,27 @@ static const char capture_usage[] =
 "    --collectives-workers-per-node N\n"
 "                              workers on this machine (default: all of them);\n"
 "                              workers on other machines need the MPI proxy\n"
+"    --force-overwrite         replace an existing PROFILE.vntf (default: refuse)\n"
 "    -q, --quiet               no progress, no summary line\n"
 "    -h, --help                this text\n"
 "\n"
+"THE PROFILE\n"
+"    Every input (program, input files, APP) is read and checked before the\n"
+"    profile is created. The profile is written to a temporary file next to it,\n"
+"    renamed to PROFILE.vntf only when complete (after fsync), so a failed or\n"
+"    killed capture leaves an existing file as it was. PROFILE.vntf may not be one\n"
+"    of the inputs (the same file under any name), and an existing one is refused\n"
+"    unless --force-overwrite. SIGINT (Ctrl-C) or SIGTERM during the program form\n"
+"    stops it after the running execution; the profile of the executions run so\n"
+"    far is written complete and capture exits 128+signal. In the application\n"
+"    form Ctrl-C goes to APP, SIGTERM is passed on to it, and the profile is\n"
+"    written when APP has gone.\n"
+"\n"
 "EXIT STATUS\n"
 "    0 success; 1 bad input (unreadable or invalid program, bad input file) or a\n"
-"    failed execution; 2 usage error; 3 device, memory or write error.\n"
+"    failed execution; 2 usage error (also: PROFILE.vntf is an input, or exists\n"
+"    without --force-overwrite); 3 device, memory or write error; 128+signal when\n"
+"    SIGINT or SIGTERM stopped the program form (the profile is complete).\n"
 "\n"
 "EXAMPLES\n"
 "    vneuron-profile capture -n mm.vnef -s mm.vntf a at.npy b b.npy --num-exec 10\n"
@@ -131,7 +148,7 @@ struct cap_opts {
 	unsigned int num_exec, nth, device, nr_cores, cores[VNP_CAP_MAX_CORES];
 	int device_given;
 	unsigned int workers, per_node;		/* --collectives-*; 0: not given */
-	int ignore_errors, quiet, help;
+	int ignore_errors, quiet, help, force;
 	struct nd_trace_opts trace;
 	unsigned int nr_inputs;
 	struct cap_input inputs[MAX_INPUTS];
@@ -150,6 +167,66 @@ struct run {
 };
 
 /* ---- options ---- */
+
+/*
+ * Every file capture reads, for the output check: the program, the input files (with
+ * {rank}, each worker's), the application. Returns how many (at most max).
+ */
+static unsigned int input_paths(const struct cap_opts *o, const char **in, char *buf,
+				size_t buflen, unsigned int max)
+{
+	unsigned int n = 0, i, r;
+	const char *tag;
+	size_t used = 0;
+
+	if (o->program && n < max)
+		in[n++] = o->program;
+	if (o->app && n < max)
+		in[n++] = o->app[0];
+	for (i = 0; i < o->nr_inputs && n < max; i++) {
+		tag = strstr(o->inputs[i].path, RANK_TAG);
+		if (!tag || !o->workers) {
+			in[n++] = o->inputs[i].path;
+			continue;
+		}
+		for (r = 0; r < o->workers && n < max; r++) {
+			int len = snprintf(buf + used, buflen - used, "%.*s%u%s",
+					   (int)(tag - o->inputs[i].path), o->inputs[i].path, r,
+					   tag + strlen(RANK_TAG));
+
+			if (len < 0 || (size_t)len >= buflen - used)
+				return n;
+			in[n++] = buf + used;
+			used += (size_t)len + 1;
+		}
+	}
+	return n;
+}
+
+/* The output check before anything is read or touched: 0, or -errno (said). */
+static int check_profile_path(const struct cap_opts *o)
+{
+	const char *in[MAX_INPUTS * 2 + 2];
+	char buf[8192], msg[PATH_MAX * 2 + 128];
+	unsigned int n = input_paths(o, in, buf, sizeof(buf), MAX_INPUTS * 2 + 2);
+	int ret = nd_out_check(o->profile, in, n, o->force ? ND_OUT_FORCE : 0, msg,
+			       sizeof(msg));
+
+	if (ret)
+		vnp_cap_err("%s", msg);
+	return ret;
+}
+
+/* vnp_cap_create() with capture's inputs and --force-overwrite. */
+static int create_profile(struct vnp_capture *c, const struct cap_opts *o,
+			  const struct vnp_prog *prog)
+{
+	const char *in[MAX_INPUTS * 2 + 2];
+	char buf[8192];
+	unsigned int n = input_paths(o, in, buf, sizeof(buf), MAX_INPUTS * 2 + 2);
+
+	return vnp_cap_create(c, o->profile, prog, in, n, o->force ? ND_OUT_FORCE : 0);
+}
 
 static int bad_value(const char *name, const char *arg, const char *what)
 {
@@ -184,6 +261,7 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "collectives-worker-count", required_argument, NULL, 'W' },
 		{ "collectives-workers-per-node", required_argument, NULL, 'P' },
+		{ "force-overwrite", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char ring_sizes[] = "a power of two from 4K to 256M";
@@ -273,6 +351,9 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case 'F':
+			o->force = 1;
 			break;
 		case 'h':
 			o->help = 1;
@@ -683,10 +764,22 @@ static int run_execs(struct run *r, const struct cap_opts *o, unsigned int *fail
 		}
 		if (tty)
 			progress(&r->cap, i, o->num_exec, t0, &last, 0);
+		if (vnp_cap_signalled())
+			break;
 	}
 	if (tty)
 		progress(&r->cap, i > o->num_exec ? o->num_exec : i, o->num_exec, t0, &last, 1);
 	return 0;
+}
+
+/* SIGINT or SIGTERM ended the run early: said, and 128+signal. */
+static int stopped_by_signal(void)
+{
+	int sig = vnp_cap_signalled();
+
+	vnp_cap_err("stopped by %s after the running execution; the profile is complete",
+		    strsignal(sig));
+	return 128 + sig;
 }
 
 /* The exit status of the program form. */
@@ -716,7 +809,7 @@ static int cmd_capture_program(struct cap_opts *o)
 		status = VNP_EXIT_USAGE;
 		goto out;
 	}
-	if (vnp_cap_create(&r.cap, o->profile, &r.prog) || run_open(&r, o))
+	if (create_profile(&r.cap, o, &r.prog) || run_open(&r, o))
 		goto out;
 	if (run_load(&r, o)) {
 		status = VNP_EXIT_INPUT;
@@ -726,6 +819,8 @@ static int cmd_capture_program(struct cap_opts *o)
 		goto out;
 	ret = vnp_cap_finish(&r.cap, o->quiet);
 	status = ret ? VNP_EXIT_SYSTEM : failed ? VNP_EXIT_INPUT : VNP_EXIT_OK;
+	if (!ret && vnp_cap_signalled())
+		status = stopped_by_signal();
 	if (failed && o->ignore_errors)
 		vnp_cap_err("%u of %u executions failed", failed, o->num_exec);
 out:
@@ -954,6 +1049,8 @@ static int workers_execs(struct wrun *wr, const struct cap_opts *o, unsigned int
 			break;
 		if (tty)
 			progress(&wr->cap, i, o->num_exec, t0, &last, 0);
+		if (vnp_cap_signalled())
+			break;
 	}
 	if (tty)
 		progress(&wr->cap, i > o->num_exec ? o->num_exec : i, o->num_exec, t0, &last, 1);
@@ -990,7 +1087,7 @@ static int cmd_capture_workers(struct cap_opts *o)
 		status = ret == -ENODEV || ret == -ERANGE ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
 		goto out;
 	}
-	if (vnp_cap_create(&wr->cap, o->profile, &wr->prog))
+	if (create_profile(&wr->cap, o, &wr->prog))
 		goto out;
 	ret = workers_open(wr, o);
 	if (ret) {
@@ -1001,6 +1098,8 @@ static int cmd_capture_workers(struct cap_opts *o)
 		goto out;
 	ret = vnp_cap_finish(&wr->cap, o->quiet);
 	status = ret ? VNP_EXIT_SYSTEM : failed ? VNP_EXIT_INPUT : VNP_EXIT_OK;
+	if (!ret && vnp_cap_signalled())
+		status = stopped_by_signal();
 	if (failed && o->ignore_errors)
 		vnp_cap_err("%u of %u executions failed", failed, o->num_exec * wr->n);
 out:
@@ -1017,7 +1116,7 @@ static int cmd_capture_app(const struct cap_opts *o)
 {
 	char api[PATH_MAX + 8];
 	struct vnp_capture c = { 0 };
-	int st, status = VNP_EXIT_SYSTEM, fd, ret;
+	int st, status = VNP_EXIT_SYSTEM, fd, ret, fwd;
 	pid_t pid;
 
 	if (vnp_cap_open(&c, o->device))
@@ -1036,7 +1135,7 @@ static int cmd_capture_app(const struct cap_opts *o)
 		status = VNP_EXIT_USAGE;
 		goto out;
 	}
-	if (vnp_cap_create(&c, o->profile, NULL) || vnp_cap_start(&c, &o->trace))
+	if (create_profile(&c, o, NULL) || vnp_cap_start(&c, &o->trace))
 		goto out;
 	snprintf(api, sizeof(api), "%s.api", o->profile);
 	fd = open(api, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -1059,13 +1158,25 @@ static int cmd_capture_app(const struct cap_opts *o)
 		vnp_cap_err("%s: %s", o->app[0], strerror(errno));
 		_exit(127);
 	}
-	/* The application owns the terminal's ^C; we stay to write what it left. */
+	/*
+	 * The application owns the terminal's ^C; we stay to write what it left. SIGTERM
+	 * is passed on to it, and we still write the profile when it has gone.
+	 */
 	signal(SIGINT, SIG_IGN);
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR) {
+	vnp_cap_catch_signals();
+	for (fwd = 0;;) {
+		ret = waitpid(pid, &st, WNOHANG);
+		if (ret == pid)
+			break;
+		if (ret < 0 && errno != EINTR) {
 			st = 0;
 			break;
 		}
+		if (vnp_cap_signalled() == SIGTERM && !fwd) {
+			kill(pid, SIGTERM);
+			fwd = 1;
+		}
+		usleep(20000);
 	}
 	signal(SIGINT, SIG_DFL);
 	ret = vnp_cap_stop(&c);
@@ -1091,7 +1202,10 @@ int cmd_capture(int argc, char **argv)
 		fputs(capture_usage, stdout);
 		return VNP_EXIT_OK;
 	}
+	if (check_profile_path(&o))
+		return VNP_EXIT_USAGE;
 	if (o.app)
 		return cmd_capture_app(&o);
+	vnp_cap_catch_signals();
 	return o.workers ? cmd_capture_workers(&o) : cmd_capture_program(&o);
 }

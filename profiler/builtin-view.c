@@ -6,13 +6,17 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "profile.h"
 #include "summary.h"
+#include "vnprog.h"
+#include "vntf.h"
 #include "web.h"
 
 /* The manual page's body, after its synopsis and commands (main.c). */
@@ -45,14 +49,24 @@ const char vnp_view_manual[] =
 "                              queue, DMA throughput and pending counters);\n"
 "                            html: the web viewer as one self-contained page\n"
 "                              (docs/profiler.md, \"The web viewer\").\n"
-"    -o, --output-file FILE  write there instead of standard output\n"
+"    -o, --output-file FILE  write there instead of standard output (perfetto and\n"
+"                            html are never written to a terminal: give -o or\n"
+"                            redirect). FILE is written whole or not at all\n"
+"                            (a temporary file renamed into place), is never one\n"
+"                            of the inputs, and an existing FILE is refused\n"
+"                            unless --force-overwrite\n"
+"    --force-overwrite       replace an existing output file\n"
+"    --salvage               read a profile cut short (a crash, a full disk):\n"
+"                            every complete record, with a report of what could\n"
+"                            not be read; without it such a profile is refused\n"
 "    -m, --model-flops N     the model's useful flops per execution, for mfu\n"
 "    -b, --bins N            bins of the DMA throughput and pending series (200)\n"
 "    -t, --top N             rows of the scope and line tables (10)\n"
 "    -q, --no-hash-check     accept a program whose hash differs (not advised)\n"
 "    --serve                 serve the web viewer over HTTP until Ctrl-C\n"
 "    --port N                its port (3001; 0: any free port)\n"
-"    --bind ADDR             its address (127.0.0.1: this machine only)\n"
+"    --bind ADDR             its address: numeric, or localhost (127.0.0.1, the\n"
+"                            default: this machine only)\n"
 "\n"
 "ANALYSIS\n"
 "    The execution and each scope (per execution, then summed) are classified by\n"
@@ -86,7 +100,9 @@ const char vnp_view_manual[] =
 "EXIT STATUS\n"
 "    0 success; 1 bad input (unreadable, malformed, truncated or unknown-version\n"
 "    profile, invalid program, program and profile that do not belong together);\n"
-"    2 usage error; 3 out of memory or write error.\n"
+"    2 usage error (also: the output file is an input, exists without\n"
+"    --force-overwrite, or is a terminal for perfetto or html); 3 out of memory,\n"
+"    an output file that cannot be created, or a write error.\n"
 "\n"
 "EXAMPLES\n"
 "    vneuron-profile view -n mlp.vnef -s mlp.vntf\n"
@@ -99,13 +115,13 @@ static const struct format {
 	const char *name;
 	/* NULL for html, which also needs the tabs' labels */
 	int (*write)(FILE *f, const struct vnp_view *v);
-	int binary;
+	int binary;	/* never written to a terminal */
 } formats[] = {
 	{ "summary-text", vnp_summary_text, 0 },
 	{ "summary-json", vnp_summary_json, 0 },
 	{ "json", vnp_json_events, 0 },
 	{ "perfetto", vnp_perfetto, 1 },
-	{ "html", NULL, 0 },
+	{ "html", NULL, 1 },
 };
 
 #define NR_FORMATS	(sizeof(formats) / sizeof(formats[0]))
@@ -119,7 +135,7 @@ struct view_opts {
 	const struct format *fmt;
 	uint64_t model_flops;
 	unsigned int bins, top;
-	int no_hash, help;
+	int no_hash, help, force, salvage;
 	/* web viewer: --serve [--port N] [--bind ADDR] */
 	int serve, net_opts;
 	unsigned int port;
@@ -168,6 +184,8 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 		{ "serve", no_argument, NULL, 'S' },
 		{ "port", required_argument, NULL, 'P' },
 		{ "bind", required_argument, NULL, 'B' },
+		{ "force-overwrite", no_argument, NULL, 'F' },
+		{ "salvage", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *bad = NULL;
@@ -217,6 +235,12 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 		case 'S':
 			o->serve = 1;
 			break;
+		case 'F':
+			o->force = 1;
+			break;
+		case 'V':
+			o->salvage = 1;
+			break;
 		case 'P':
 			if (vnp_parse_uint(optarg, 65535, 0, &x))
 				bad = "--port needs 0..65535";
@@ -250,11 +274,50 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 		bad = "--port and --bind go with --serve";
 	else if (o->serve && o->out)
 		bad = "--serve writes no file; for one use --output-format html -o FILE";
+	else if (!o->serve && o->fmt->binary && (!o->out || !strcmp(o->out, "-")) &&
+		 isatty(STDOUT_FILENO))
+		bad = o->fmt->write ? "a Perfetto trace is binary: not written to a terminal; "
+		      "give -o FILE.pftrace or redirect standard output" :
+		      "the web viewer is a whole page: not written to a terminal; give -o "
+		      "FILE.html, redirect standard output or use --serve";
 	if (bad) {
 		fprintf(stderr, "vneuron-profile: %s\n", bad);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* Whether path starts with magic (n bytes). */
+static int has_magic(const char *path, const void *magic, size_t n)
+{
+	char buf[8];
+	FILE *f = fopen(path, "rb");
+	int yes;
+
+	if (!f)
+		return 0;
+	yes = n <= sizeof(buf) && fread(buf, 1, n, f) == n && !memcmp(buf, magic, n);
+	fclose(f);
+	return yes;
+}
+
+/* -n and -s swapped (or a profile given as the program): say so. */
+static void swap_hint(const struct view_opts *o)
+{
+	const uint32_t vnef = VNEF_MAGIC;
+	unsigned int i;
+
+	if (has_magic(o->program, VNTF_MAGIC, 8)) {
+		fprintf(stderr, "vneuron-profile: %s is a profile (.vntf): -n takes the program "
+			"(.vnef), -s the profile\n", o->program);
+		return;
+	}
+	for (i = 0; i < o->nprofiles; i++)
+		if (has_magic(o->profiles[i], &vnef, 4)) {
+			fprintf(stderr, "vneuron-profile: %s is a program (.vnef): -s takes the "
+				"profile (.vntf), -n the program\n", o->profiles[i]);
+			return;
+		}
 }
 
 /* Reads the program and the profile and analyzes them. 0, or -errno (said). */
@@ -267,14 +330,22 @@ static int view_load(struct view_data *d, const struct view_opts *o)
 	ret = vnp_prog_open(&d->prog, o->program, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "vneuron-profile: %s: %s\n", o->program, err);
+		swap_hint(o);
 		return ret;
 	}
-	ret = vnp_profile_read_files(&d->pf, o->profiles, o->nprofiles, &d->prog, o->program,
-				     !o->no_hash, err, sizeof(err));
+	ret = vnp_profile_read_opts(&d->pf, o->profiles, o->nprofiles, &d->prog, o->program,
+				    !o->no_hash, o->salvage, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "vneuron-profile: %s\n", err);
+		if (strstr(err, "truncated file"))
+			fprintf(stderr, "vneuron-profile: the profile was cut short; --salvage "
+				"reads every complete record in it\n");
+		else if (strstr(err, "bad magic"))
+			swap_hint(o);
 		goto free_prog;
 	}
+	if (d->pf.nr_salvaged)
+		fprintf(stderr, "vneuron-profile: %s", d->pf.salvaged);
 	if (d->pf.no_identity)
 		fprintf(stderr, "vneuron-profile: %s records no program identity; assuming %s "
 			"is the program it ran\n", o->nprofiles > 1 ? "a profile" : o->profile,
@@ -308,35 +379,40 @@ static void view_free(struct view_data *d)
 	vnp_prog_free(&d->prog);
 }
 
-/* The output file, or standard output. 0 or -errno (said). */
-static int open_output(const struct view_opts *o, FILE **out)
+/*
+ * The output (libvnprog's nd_out_open(): never an input, an existing file only with
+ * --force-overwrite, a temporary file until complete), or standard output. 0 or -errno
+ * (said).
+ */
+static int open_output(const struct view_opts *o, struct nd_outfile *out)
 {
+	const char *inputs[VIEW_MAX_PROFILES + 1];
+	char msg[PATH_MAX * 2 + 128];
 	int ret;
 
-	*out = stdout;
-	if (!o->out)
-		return 0;
-	*out = fopen(o->out, o->fmt->binary ? "wb" : "w");
-	if (*out)
-		return 0;
-	ret = -errno;
-	fprintf(stderr, "vneuron-profile: %s: %s\n", o->out, strerror(-ret));
+	inputs[0] = o->program;
+	memcpy(inputs + 1, o->profiles, o->nprofiles * sizeof(*inputs));
+	ret = nd_out_open(out, o->out ?: "-", inputs, o->nprofiles + 1,
+			  o->force ? ND_OUT_FORCE : 0, msg, sizeof(msg));
+	if (ret)
+		fprintf(stderr, "vneuron-profile: %s\n", msg);
 	return ret;
 }
 
-/* Writes the chosen output and closes it. 0 or -errno (said). */
-static int write_output(FILE *out, const struct view_opts *o, const struct view_data *d)
+/* Writes the chosen output and commits it (or removes it). 0 or -errno (said). */
+static int write_output(struct nd_outfile *out, const struct view_opts *o,
+			const struct view_data *d)
 {
 	int ret;
 
 	if (o->fmt->write)
-		ret = o->fmt->write(out, &d->v);
+		ret = o->fmt->write(out->f, &d->v);
 	else
-		ret = vnp_web_html(out, &d->v, d->pf.labels);
-	if (fflush(out) && !ret)
-		ret = -EIO;
-	if (o->out && fclose(out) && !ret)
-		ret = -EIO;
+		ret = vnp_web_html(out->f, &d->v, d->pf.labels);
+	if (ret)
+		nd_out_abort(out);
+	else
+		ret = nd_out_commit(out);
 	if (ret)
 		fprintf(stderr, "vneuron-profile: writing %s: %s\n", o->out ? o->out : "output",
 			strerror(-ret));
@@ -347,7 +423,7 @@ int cmd_view(int argc, char **argv)
 {
 	struct view_opts o;
 	struct view_data d;
-	FILE *out;
+	struct nd_outfile out;
 	int ret, status;
 
 	if (parse_opts(argc, argv, &o))
@@ -356,16 +432,28 @@ int cmd_view(int argc, char **argv)
 		vnp_usage(stdout);
 		return VNP_EXIT_OK;
 	}
+	/* refuse an output that is an input or exists before the work */
+	if (o.out && !o.serve) {
+		const char *inputs[VIEW_MAX_PROFILES + 1] = { o.program };
+		char msg[PATH_MAX * 2 + 128];
+
+		memcpy(inputs + 1, o.profiles, o.nprofiles * sizeof(*inputs));
+		if (nd_out_check(o.out, inputs, o.nprofiles + 1, o.force ? ND_OUT_FORCE : 0,
+				 msg, sizeof(msg))) {
+			fprintf(stderr, "vneuron-profile: %s\n", msg);
+			return VNP_EXIT_USAGE;
+		}
+	}
 	ret = view_load(&d, &o);
 	if (ret)
 		return ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
 	if (o.serve) {
 		ret = vnp_web_serve(&d.v, d.pf.labels, o.bind, o.port);
 		status = !ret ? VNP_EXIT_OK : ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
-	} else if (open_output(&o, &out)) {
-		status = VNP_EXIT_INPUT;
+	} else if ((ret = open_output(&o, &out))) {
+		status = ret == -EINVAL || ret == -EEXIST ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
 	} else {
-		status = write_output(out, &o, &d) ? VNP_EXIT_SYSTEM : VNP_EXIT_OK;
+		status = write_output(&out, &o, &d) ? VNP_EXIT_SYSTEM : VNP_EXIT_OK;
 	}
 	view_free(&d);
 	return status;

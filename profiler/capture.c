@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* Capture: trace sessions on a device, the drainer thread and the profile it writes. */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +22,32 @@ void vnp_cap_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+static volatile sig_atomic_t caught;
+
+static void on_signal(int sig)
+{
+	if (!caught)
+		caught = sig;
+}
+
+void vnp_cap_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART }, old;
+	static const int sigs[] = { SIGINT, SIGTERM };
+	unsigned int i;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		/* an ignored signal stays ignored (nohup, a shell's background job) */
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+}
+
+int vnp_cap_signalled(void)
+{
+	return caught;
 }
 
 static int write_failed(struct vnp_capture *c)
@@ -163,8 +191,10 @@ int vnp_cap_cores(struct vnp_capture *c, const unsigned int *cores, unsigned int
 	return 0;
 }
 
-int vnp_cap_create(struct vnp_capture *c, const char *path, const struct vnp_prog *prog)
+int vnp_cap_create(struct vnp_capture *c, const char *path, const struct vnp_prog *prog,
+		   const char *const *inputs, unsigned int n, unsigned int flags)
 {
+	char msg[PATH_MAX * 2 + 128];
 	struct vntf_clock clk = { .model_unit_ps = 1 };
 	struct vntf_program vp = { .hash_algo = VNTF_HASH_SHA256, .hash_len = 32 };
 	struct timespec res;
@@ -173,8 +203,14 @@ int vnp_cap_create(struct vnp_capture *c, const char *path, const struct vnp_pro
 	int ret;
 
 	c->path = path;
-	ret = vntf_writer_open(&c->w, path);
+	ret = nd_out_open(&c->out, path, inputs, n, flags, msg, sizeof(msg));
 	if (ret) {
+		vnp_cap_err("%s", msg);
+		return ret;
+	}
+	ret = vntf_writer_create(&c->w, c->out.f);
+	if (ret) {
+		nd_out_abort(&c->out);
 		vnp_cap_err("%s: %s", path, strerror(-ret));
 		return ret;
 	}
@@ -393,6 +429,7 @@ int vnp_cap_finish(struct vnp_capture *c, int quiet)
 	if (ret) {
 		vntf_writer_abort(c->w);
 		c->w = NULL;
+		nd_out_abort(&c->out);
 		return ret;
 	}
 	if (!quiet)
@@ -409,7 +446,11 @@ int vnp_cap_finish(struct vnp_capture *c, int quiet)
 	ret = vntf_writer_finish(c->w, vnp_now_ns(CLOCK_MONOTONIC));
 	c->w = NULL;
 	if (ret)
-		vnp_cap_err("%s: cannot write the profile: %s", c->path, strerror(EIO));
+		nd_out_abort(&c->out);
+	else
+		ret = nd_out_commit(&c->out);
+	if (ret)
+		vnp_cap_err("%s: cannot write the profile: %s", c->path, strerror(-ret));
 	return ret;
 }
 
@@ -422,6 +463,7 @@ void vnp_cap_close(struct vnp_capture *c)
 		vntf_writer_abort(c->w);
 		c->w = NULL;
 	}
+	nd_out_abort(&c->out);
 	for (i = 0; i < c->nr_cores; i++)
 		nd_trace_free(c->tr[i]);
 	for (i = 1; i < c->ndev; i++)

@@ -22,6 +22,7 @@
 
 #include "neurondev.h"
 #include "prog.h"
+#include "vnprog.h"
 
 #define VNP_CAP_MAX_DEVICES	16
 #define VNP_CAP_MAX_CORES	16	/* traced cores, over all devices (a view's slots) */
@@ -48,6 +49,7 @@ struct vnp_capture {
 	unsigned int nr_rings[VNP_CAP_MAX_CORES];
 	struct nd_ring ring[VNP_CAP_MAX_CORES][VNP_CAP_MAX_RINGS];
 	const char *path;		/* the profile */
+	struct nd_outfile out;		/* its temporary file until vnp_cap_finish() */
 	struct vntf_writer *w;
 	pthread_t thr;
 	int running;
@@ -79,8 +81,23 @@ int vnp_cap_all_cores(struct vnp_capture *c);
  */
 int vnp_cap_workers(struct vnp_capture *c, const unsigned int *dev, const unsigned int *core,
 		    unsigned int n);
-/* Creates the profile: device model, clocks and (if prog) the program's identity. */
-int vnp_cap_create(struct vnp_capture *c, const char *path, const struct vnp_prog *prog);
+/*
+ * Creates the profile: device model, clocks and (if prog) the program's identity. It is
+ * written to a temporary file in path's directory that vnp_cap_finish() renames to path
+ * when complete (vnp_cap_close() before that removes it: an existing file stays as it
+ * was); path is refused if it is one of the n inputs, or exists without ND_OUT_FORCE in
+ * flags (nd_out_open(): -EINVAL, -EEXIST, said).
+ */
+int vnp_cap_create(struct vnp_capture *c, const char *path, const struct vnp_prog *prog,
+		   const char *const *inputs, unsigned int n, unsigned int flags);
+/*
+ * SIGINT and SIGTERM from now on only note the signal (SA_RESTART: a running execution
+ * finishes), so the capture stops after it and still writes a complete profile; one
+ * the process was started with ignored stays ignored.
+ * vnp_cap_signalled() is the signal caught (the first), or 0.
+ */
+void vnp_cap_catch_signals(void);
+int vnp_cap_signalled(void);
 /* Starts tracing the cores, declares a stream per ring and starts the drainer. */
 int vnp_cap_start(struct vnp_capture *c, const struct nd_trace_opts *o);
 /* Stops the rings, lets the drainer take the rest, joins it. */

@@ -98,23 +98,47 @@ static void label_slots(struct vnp_profile *pf, unsigned int nfiles)
 		}
 }
 
+/* Notes where a damaged file stopped being readable: 0. */
+static int salvaged(struct vnp_profile *pf, const struct vntf_reader *r, const char *path,
+		    uint64_t records)
+{
+	uint64_t off, size, sections;
+	size_t n = strlen(pf->salvaged);
+
+	vntf_reader_pos(r, &off, &size, &sections);
+	snprintf(pf->salvaged + n, sizeof(pf->salvaged) - n,
+		 "%s: salvaged %llu records from %llu complete sections; the %llu bytes from "
+		 "offset %llu on could not be read (%s)\n", path, (unsigned long long)records,
+		 (unsigned long long)sections, (unsigned long long)(size - off),
+		 (unsigned long long)off, vntf_error(r));
+	pf->nr_salvaged++;
+	return 0;
+}
+
 /* One file's records into pf (started on the first). 0 or -errno with err. */
 static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 		    const struct vnp_prog *prog, const char *prog_path, bool check_hash,
 		    const uint8_t *hash, size_t size, uint64_t *dropped, uint64_t *overwritten,
-		    char *err, size_t errlen)
+		    bool salvage, char *err, size_t errlen)
 {
 	struct vntf_reader *r = NULL;
 	const struct vntf_info *info;
 	struct vntf_chunk c;
 	bool checked = false;
+	uint64_t records = 0;
 	char msg[512];
 	uint32_t i;
 	int ret, slot;
 
 	ret = vntf_open_file(&r, path, msg, sizeof(msg));
 	if (ret) {
-		snprintf(err, errlen, "%s: %s", path, msg);
+		size_t n = strlen(path);
+
+		/* the reader names the file when it cannot open it: not twice */
+		if (!strncmp(msg, path, n) && msg[n] == ':')
+			snprintf(err, errlen, "%s", msg);
+		else
+			snprintf(err, errlen, "%s: %s", path, msg);
 		return ret;
 	}
 	info = vntf_reader_info(r);
@@ -151,7 +175,10 @@ static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 			snprintf(err, errlen, "out of memory loading %s", path);
 			goto out;
 		}
+		records += c.count;
 	}
+	if (ret < 0 && ret != -ENOMEM && salvage && info->have_model && info->have_clock)
+		ret = salvaged(pf, r, path, records);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: %s", path, vntf_error(r));
 		goto out;
@@ -188,6 +215,14 @@ int vnp_profile_read_files(struct vnp_profile *pf, const char *const *paths,
 			   unsigned int npaths, const struct vnp_prog *prog, const char *prog_path,
 			   bool check_hash, char *err, size_t errlen)
 {
+	return vnp_profile_read_opts(pf, paths, npaths, prog, prog_path, check_hash, false,
+				     err, errlen);
+}
+
+int vnp_profile_read_opts(struct vnp_profile *pf, const char *const *paths,
+			  unsigned int npaths, const struct vnp_prog *prog, const char *prog_path,
+			  bool check_hash, bool salvage, char *err, size_t errlen)
+{
 	uint64_t dropped = 0, overwritten = 0;
 	const void *image;
 	uint8_t hash[32];
@@ -202,7 +237,7 @@ int vnp_profile_read_files(struct vnp_profile *pf, const char *const *paths,
 	check_hash = check_hash && image;
 	for (i = 0; i < npaths; i++) {
 		ret = read_one(pf, i, paths[i], prog, prog_path, check_hash, hash, size,
-			       &dropped, &overwritten, err, errlen);
+			       &dropped, &overwritten, salvage, err, errlen);
 		if (ret) {
 			vnp_profile_free(pf);
 			return ret;

@@ -23,6 +23,9 @@ struct vnp_profile {
 	uint32_t nr_workers[VNP_MAX_CORES];	/* the worker section's world size */
 	char label[VNP_MAX_CORES][64];		/* "worker W core C": the viewer's tabs */
 	const char *labels[VNP_MAX_CORES];
+	/* salvage: what could not be read of each damaged file, one line each */
+	unsigned int nr_salvaged;
+	char salvaged[1024];
 };
 
 /*
@@ -43,6 +46,15 @@ int vnp_profile_read(struct vnp_profile *pf, const char *path, const struct vnp_
 int vnp_profile_read_files(struct vnp_profile *pf, const char *const *paths,
 			   unsigned int npaths, const struct vnp_prog *prog, const char *prog_path,
 			   bool check_hash, char *err, size_t errlen);
+/*
+ * The same; with salvage, a file cut short (a crash, a full disk) or damaged after its
+ * model and clock sections is read up to the first section that cannot be read: every
+ * complete record before it is kept, and pf->salvaged says, per such file, where it
+ * stopped, why and how many bytes were left unread (pf->nr_salvaged counts them).
+ */
+int vnp_profile_read_opts(struct vnp_profile *pf, const char *const *paths,
+			  unsigned int npaths, const struct vnp_prog *prog, const char *prog_path,
+			  bool check_hash, bool salvage, char *err, size_t errlen);
 void vnp_profile_free(struct vnp_profile *pf);
 
 #endif /* VNP_PROFILE_H */

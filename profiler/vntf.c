@@ -629,6 +629,14 @@ static int do_end(struct vntf_reader *r, const struct vntf_section_header *h, ui
 	return 0;
 }
 
+void vntf_reader_pos(const struct vntf_reader *r, uint64_t *off, uint64_t *size,
+		     uint64_t *sections)
+{
+	*off = r->off;
+	*size = r->size;
+	*sections = r->nsections;
+}
+
 /* One section: 1 with a chunk of records, 0 for metadata, or -errno. */
 static int section(struct vntf_reader *r, struct vntf_chunk *c)
 {

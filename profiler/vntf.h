@@ -193,6 +193,12 @@ int vntf_open_file(struct vntf_reader **r, const char *path, char *err, size_t e
 int vntf_next(struct vntf_reader *r, struct vntf_chunk *c);
 const struct vntf_info *vntf_reader_info(const struct vntf_reader *r);
 const char *vntf_error(const struct vntf_reader *r);
+/*
+ * Where the reader stands: *off the offset of the next section (after an error, of the
+ * section that failed), *size the source's size, *sections the sections read whole.
+ */
+void vntf_reader_pos(const struct vntf_reader *r, uint64_t *off, uint64_t *size,
+		     uint64_t *sections);
 void vntf_close(struct vntf_reader *r);
 
 #endif /* VNP_VNTF_H */

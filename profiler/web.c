@@ -757,11 +757,15 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 		fprintf(stderr, "vneuron-profile: --port %u: ports are 0..65535\n", port);
 		return -EINVAL;
 	}
+	/* localhost is loopback by definition: no resolver asked */
+	if (!strcmp(addr, "localhost"))
+		addr = "127.0.0.1";
 	v6 = strchr(addr, ':') != NULL;
 	if (v6 ? inet_pton(AF_INET6, addr, &a6.sin6_addr) != 1 :
 		 inet_pton(AF_INET, addr, &a4.sin_addr) != 1) {
-		fprintf(stderr, "vneuron-profile: --bind %s: not a numeric IPv4 or IPv6 address "
-			"(the default, 127.0.0.1, is reachable from this machine only)\n", addr);
+		fprintf(stderr, "vneuron-profile: --bind %s: not localhost nor a numeric IPv4 or "
+			"IPv6 address (the default, 127.0.0.1, is reachable from this machine "
+			"only)\n", addr);
 		return -EINVAL;
 	}
 	loopback = v6 ? IN6_IS_ADDR_LOOPBACK(&a6.sin6_addr) :

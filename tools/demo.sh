@@ -30,17 +30,17 @@ if [ "${1:-}" = "--guest" ]; then
 	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 	for p in exp_naive exp_pipelined mlp_train_step; do
 		step "guest: vneuron-profile capture -n $p.vnef -s $p.vntf"
-		"$bin/vneuron-profile" capture -n "$DEMO_SRC/$p.vnef" -s "$p.vntf" 2>&1 |
+		"$bin/vneuron-profile" capture --force-overwrite -n "$DEMO_SRC/$p.vnef" -s "$p.vntf" 2>&1 |
 			tee "capture-$p.txt"
 		[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 	done
 	step "guest: vneuron-profile capture -n mlp_dp_step.vnef --collectives-worker-count 4" \
 		"(2 devices x 2 cores, one communicator)"
-	"$bin/vneuron-profile" capture -n "$DEMO_SRC/mlp_dp_step.vnef" -s mlp_dp_step.vntf \
+	"$bin/vneuron-profile" capture --force-overwrite -n "$DEMO_SRC/mlp_dp_step.vnef" -s mlp_dp_step.vntf \
 		--collectives-worker-count 4 --num-exec 3 2>&1 | tee capture-mlp_dp_step.txt
 	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 	step "guest: vneuron-profile capture -- example-mlp-train --steps 3 (an application)"
-	"$bin/vneuron-profile" capture -s mlp_train_app.vntf -- \
+	"$bin/vneuron-profile" capture --force-overwrite -s mlp_train_app.vntf -- \
 		"$bin/example-mlp-train" -q --steps 3 2>&1 | tee capture-mlp_train_app.txt
 	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 	step "guest: vneuron-run exp_pipelined.vnef (zeros in, exp(0) = 1 out)"

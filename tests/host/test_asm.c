@@ -1100,4 +1100,61 @@ TEST(tools)
 	EXPECT_EQ(0, sh("rm -rf %s", dir));
 }
 
+/* Issue 12: vneuron-dis and vneuron-as never write over an input, nor an existing file unasked. */
+TEST(as_and_dis_never_lose_a_file)
+{
+	const char *as = "build/bin/vneuron-as", *ds = "build/bin/vneuron-dis";
+	char dir[] = "/tmp/test_dis.XXXXXX", path[600];
+
+	if (access(as, X_OK) || access(ds, X_OK) || access("examples/vasm/exp.vasm", R_OK))
+		SKIP(return, "run from the top of the tree after make (needs build/bin)");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, sh("cp examples/vasm/exp.vasm %s/ && %s -q %s/exp.vasm && "
+			"cp %s/exp.vnef %s/orig.vnef && ln %s/exp.vnef %s/link.vnef",
+			dir, as, dir, dir, dir, dir, dir));
+	/* onto its input, by its name or another: refused (2), the program intact */
+	EXPECT_EQ(2, sh("%s %s/exp.vnef -o %s/exp.vnef 2>%s/e1", ds, dir, dir, dir));
+	snprintf(path, sizeof(path), "%s/e1", dir);
+	EXPECT_TRUE(file_has(path, "would overwrite the input"));
+	EXPECT_EQ(2, sh("%s %s/exp.vnef -o %s/link.vnef --force-overwrite 2>/dev/null", ds, dir,
+			dir));
+	EXPECT_EQ(0, sh("cmp -s %s/exp.vnef %s/orig.vnef", dir, dir));
+	/* an existing output: refused, then replaced with --force-overwrite */
+	EXPECT_EQ(0, sh("echo mine > %s/out.vasm", dir));
+	EXPECT_EQ(2, sh("%s %s/exp.vnef -o %s/out.vasm 2>%s/e2", ds, dir, dir, dir));
+	snprintf(path, sizeof(path), "%s/e2", dir);
+	EXPECT_TRUE(file_has(path, "exists; use --force-overwrite"));
+	EXPECT_EQ(0, sh("grep -qx mine %s/out.vasm", dir));
+	/* a bad input, forced: the old output stays */
+	EXPECT_EQ(1, sh("%s %s/exp.vasm -o %s/out.vasm --force-overwrite 2>/dev/null", ds, dir,
+			dir));
+	EXPECT_EQ(0, sh("grep -qx mine %s/out.vasm", dir));
+	EXPECT_EQ(0, sh("%s %s/exp.vnef -o %s/out.vasm --force-overwrite", ds, dir, dir));
+	EXPECT_EQ(0, sh("%s -q -o - %s/out.vasm | cmp -s - %s/orig.vnef", as, dir, dir));
+	/* issue 12, smaller things: a binary input is one message, not 20 errors */
+	EXPECT_EQ(1, sh("%s %s/orig.vnef -o %s/bin.vnef 2>%s/e3", as, dir, dir, dir));
+	snprintf(path, sizeof(path), "%s/e3", dir);
+	EXPECT_TRUE(file_has(path, "a binary file, not assembly text (a .vnef program"));
+	EXPECT_EQ(0, sh("[ $(wc -l < %s/e3) = 1 ] && rm %s/e3", dir, dir));
+	/* vneuron-as the same: its default output exists, -o onto its input */
+	EXPECT_EQ(2, sh("%s -q %s/exp.vasm 2>/dev/null", as, dir));
+	EXPECT_EQ(2, sh("%s -q %s/exp.vasm -o %s/exp.vasm --force-overwrite 2>/dev/null", as, dir,
+			dir));
+	EXPECT_EQ(0, sh("grep -q '^.program' %s/exp.vasm", dir));
+	EXPECT_EQ(0, sh("%s -q %s/exp.vasm --force-overwrite && cmp -s %s/exp.vnef %s/orig.vnef",
+			as, dir, dir, dir));
+	/* vnef-tool build the same */
+	if (!access("build/bin/vnef-tool", X_OK)) {
+		EXPECT_EQ(2, sh("build/bin/vnef-tool build exp %s/orig.vnef 2>/dev/null", dir));
+		EXPECT_EQ(0, sh("cmp -s %s/exp.vnef %s/orig.vnef", dir, dir));
+		EXPECT_EQ(0, sh("build/bin/vnef-tool build --force-overwrite exp1 %s/orig.vnef && "
+				"! cmp -s %s/exp.vnef %s/orig.vnef", dir, dir, dir));
+	}
+	/* no temporary file left behind; --help names the option */
+	EXPECT_EQ(0, sh("[ $(ls -A %s | wc -l) = 7 ]", dir));
+	EXPECT_EQ(0, sh("%s --help | grep -q -- --force-overwrite", ds));
+	EXPECT_EQ(0, sh("%s --help | grep -q -- --force-overwrite", as));
+	EXPECT_EQ(0, sh("rm -rf %s", dir));
+}
+
 TEST_HARNESS_MAIN

@@ -191,6 +191,56 @@ TEST_F(ex, vneuron_run_npy)
 }
 
 /*
+ * Issue 12: vneuron-run --save-output checks every output file before it runs (never an
+ * input, an existing one only with --force-overwrite); and the smaller things: -N 0 and
+ * an input bound twice say what is wrong, an example's errors name the example.
+ */
+TEST_F(ex, vneuron_run_never_loses_a_file)
+{
+	const uint64_t shape[] = { 250, 512 };
+	struct nd_error err = { 0 };
+	static float in[250 * 512];
+	char cmd[768], path[128];
+
+	snprintf(cmd, sizeof(cmd), BIN "example-exp --host -q --variant naive "
+		 "--write-vnef %s/exp.vnef", self->dir);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	snprintf(path, sizeof(path), "%s/out.npy", self->dir);
+	ASSERT_EQ(0, nd_npy_save(path, shape, 2, in, &err)) TH_LOG("%s", err.msg);
+	/* the input file as the output (DIR/out.npy): refused, even forced */
+	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef in %s --host --save-output %s "
+		 "--force-overwrite", self->dir, path, self->dir);
+	EXPECT_EQ(2, run(cmd, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "would overwrite the input")) TH_LOG("%s", out);
+	/* an existing output: refused before the run, then replaced with --force-overwrite */
+	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef --host -q --save-output %s",
+		 self->dir, self->dir);
+	EXPECT_EQ(2, run(cmd, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "out.npy exists; use --force-overwrite")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "OK"));
+	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef --host -q --save-output %s "
+		 "--force-overwrite && [ $(ls -A %s | wc -l) = 2 ]", self->dir, self->dir,
+		 self->dir);
+	EXPECT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	/* -N 0, an input bound twice */
+	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef -N 0 --host", self->dir);
+	EXPECT_EQ(2, run(cmd, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "-N 0: run at least once")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "expects a number"));
+	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef in %s in %s --host", self->dir,
+		 path, path);
+	EXPECT_EQ(2, run(cmd, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "input 'in' is bound twice")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run(BIN "vneuron-run --help | grep -q -- --force-overwrite", out,
+			 sizeof(out)));
+	/* an example's error names it (no module here: the device is missing) */
+	if (access("/dev/vneuron0", F_OK)) {
+		EXPECT_NE(0, run(BIN "example-exp -q", out, sizeof(out)));
+		EXPECT_EQ(0, strncmp(out, "example-exp: ", 13)) TH_LOG("%s", out);
+	}
+}
+
+/*
  * vneuron-cc-bench, small: every collective from 1 KiB to 16 KiB over 4 ranks, checked;
  * the table parses, each row has the bus factor of its collective, and bad usage is 2.
  */

@@ -14,6 +14,8 @@
  * command on a profile of the real kernel with an ERROR record added).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pty.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@
 
 #include "vn_model.h"
 #include "vnprog.h"
+#include "../../profiler/capture.h"
 #include "../../profiler/sha256.h"
 #include "../../profiler/vntf.h"
 #include "vnp_synth.h"
@@ -356,8 +359,8 @@ TEST_F(view, every_output_format)
 		 " sys.exit(len(d[\"events\"]) != d[\"summary\"][\"event_count\"])' %s", path);
 	EXPECT_EQ(0, system(cmd));
 	free(self->out);
-	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f summary-json -o %s",
-			      self->naive_prog, self->naive_prof, path));
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f summary-json -o %s "
+			      "--force-overwrite", self->naive_prog, self->naive_prof, path));
 	snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' %s",
 		 path);
 	EXPECT_EQ(0, system(cmd));
@@ -701,6 +704,342 @@ TEST_F(view, device_fault_in_every_output)
 		 "tests/perfetto/trace.proto < %s | grep -c 'name: \"device fault: DMA chunk "
 		 "outside SBUF: partition 131, bytes 0..63\"' | grep -qx 1", out);
 	EXPECT_EQ(0, system(cmd));
+}
+
+/* 0 when the two files have the same bytes. */
+static int same_bytes(const char *a, const char *b)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "cmp -s %s %s", a, b);
+	return system(cmd);
+}
+
+/* How many files in dir (temporary files left behind would show). */
+static int files_in(const char *dir)
+{
+	char cmd[200], out[32] = "";
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ls -A %s | wc -l", dir);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (!fgets(out, sizeof(out), p))
+		out[0] = 0;
+	pclose(p);
+	return atoi(out);
+}
+
+/* Issue 12: view -o never writes over one of its inputs, whatever the name. */
+TEST_F(view, output_never_overwrites_an_input)
+{
+	char keep[160], alias[160];
+	int n;
+
+	snprintf(keep, sizeof(keep), "%s/keep.vntf", self->dir);
+	snprintf(alias, sizeof(alias), "%s/alias.vntf", self->dir);
+	ASSERT_EQ(0, link(self->naive_prof, keep));
+	ASSERT_EQ(0, symlink(self->naive_prof, alias));
+	n = files_in(self->dir);
+	EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s -o %s", self->naive_prog,
+			      self->naive_prof, self->naive_prof));
+	EXPECT_NE(NULL, strstr(self->out, "would overwrite the input"));
+	free(self->out);
+	/* the same file under another name (a hard link, a symlink), even when forced */
+	EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s -o %s --force-overwrite",
+			      self->naive_prog, self->naive_prof, alias));
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s -f json -o %s --force-overwrite",
+			      self->naive_prog, alias, keep));
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s -o %s --force-overwrite",
+			      self->naive_prog, self->naive_prof, self->naive_prog));
+	free(self->out);
+	self->out = NULL;
+	/* the profile and the program intact, no temporary file left */
+	EXPECT_EQ(0, same_bytes(self->naive_prof, keep));
+	EXPECT_EQ(0, profiler(&self->out, "view -n %s -s %s -o /dev/null", self->naive_prog,
+			      self->naive_prof));
+	EXPECT_EQ(n, files_in(self->dir));
+}
+
+/* Issue 12: an existing output only with --force-overwrite; a failed run leaves it. */
+TEST_F(view, existing_output_needs_force_overwrite)
+{
+	char path[160], bad[160];
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/old.txt", self->dir);
+	snprintf(bad, sizeof(bad), "%s/bad.vntf", self->dir);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs("the user's file\n", f);
+	fclose(f);
+	f = fopen(bad, "w");
+	ASSERT_NE(NULL, f);
+	fputs("not a profile\n", f);
+	fclose(f);
+	n = files_in(self->dir);
+	EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s -o %s", self->naive_prog,
+			      self->naive_prof, path));
+	EXPECT_NE(NULL, strstr(self->out, "exists; use --force-overwrite"));
+	free(self->out);
+	/* a bad input with --force-overwrite: refused, the old output kept */
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s -o %s --force-overwrite",
+			      self->naive_prog, bad, path));
+	free(self->out);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	{
+		char line[64] = "";
+
+		EXPECT_NE(NULL, fgets(line, sizeof(line), f));
+		EXPECT_STREQ("the user's file\n", line);
+	}
+	fclose(f);
+	/* replaced with it */
+	EXPECT_EQ(0, profiler(&self->out, "view -n %s -s %s -o %s --force-overwrite",
+			      self->naive_prog, self->naive_prof, path));
+	free(self->out);
+	self->out = NULL;
+	{
+		char *txt = NULL;
+		size_t len = 0;
+
+		ASSERT_EQ(0, nd_read_file(path, 1 << 20, (void **)&txt, &len));
+		txt = realloc(txt, len + 1);
+		txt[len] = 0;
+		EXPECT_NE(NULL, strstr(txt, "vneuron-profile: exp_naive"));
+		free(txt);
+	}
+	EXPECT_EQ(n, files_in(self->dir));
+	/* a directory that does not exist: a failed write, status 3 */
+	EXPECT_EQ(3, profiler(&self->out, "view -n %s -s %s -o %s/no/such/x.txt",
+			      self->naive_prog, self->naive_prof, self->dir));
+}
+
+/* Issue 12: a profile cut short is refused, and read by --salvage with a report. */
+TEST_F(view, truncated_profile_salvaged)
+{
+	char cut[160];
+	struct stat st;
+	void *img;
+	size_t size;
+	FILE *f;
+
+	ASSERT_EQ(0, nd_read_file(self->tiled_prof, 1 << 26, &img, &size));
+	snprintf(cut, sizeof(cut), "%s/cut.vntf", self->dir);
+	/* as a crash leaves it: the end section and half of the last section gone */
+	f = fopen(cut, "wb");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(size - 100, fwrite(img, 1, size - 100, f));
+	fclose(f);
+	free(img);
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", self->tiled_prog, cut));
+	EXPECT_NE(NULL, strstr(self->out, "truncated file"));
+	EXPECT_NE(NULL, strstr(self->out, "--salvage reads every complete record"));
+	free(self->out);
+	EXPECT_EQ(0, profiler(&self->out, "view -n %s -s %s --salvage", self->tiled_prog, cut));
+	EXPECT_NE(NULL, strstr(self->out, "salvaged "));
+	EXPECT_NE(NULL, strstr(self->out, "could not be read (truncated file"));
+	EXPECT_NE(NULL, strstr(self->out, "vneuron-profile: exp_tiled"));
+	free(self->out);
+	/* cut between sections: no end section; the whole profile still read */
+	ASSERT_EQ(0, stat(self->tiled_prof, &st));
+	ASSERT_EQ(0, truncate(cut, 0));
+	ASSERT_EQ(0, nd_read_file(self->tiled_prof, 1 << 26, &img, &size));
+	f = fopen(cut, "wb");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(size - 40, fwrite(img, 1, size - 40, f));	/* the end section: 16 + 24 */
+	fclose(f);
+	free(img);
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", self->tiled_prog, cut));
+	EXPECT_NE(NULL, strstr(self->out, "no end section"));
+	free(self->out);
+	EXPECT_EQ(0, profiler(&self->out, "view -n %s -s %s --salvage -f summary-json",
+			      self->tiled_prog, cut));
+	EXPECT_NE(NULL, strstr(self->out, "the 0 bytes from offset"));
+	EXPECT_NE(NULL, strstr(self->out, "\"total_time_ps\":"));
+	free(self->out);
+	/* cut inside the header: nothing to salvage */
+	ASSERT_EQ(0, truncate(cut, 20));
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s --salvage", self->tiled_prog, cut));
+}
+
+/* Issue 12, smaller things: a missing profile named once; -n and -s swapped said. */
+TEST_F(view, messages_name_the_mistake)
+{
+	char none[160], twice[400];
+
+	snprintf(none, sizeof(none), "%s/nothere.vntf", self->dir);
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", self->naive_prog, none));
+	snprintf(twice, sizeof(twice), "%s: %s", none, none);
+	EXPECT_NE(NULL, strstr(self->out, "nothere.vntf: No such file"));
+	EXPECT_EQ(NULL, strstr(self->out, twice));
+	free(self->out);
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", self->naive_prof,
+			      self->naive_prog));
+	EXPECT_NE(NULL, strstr(self->out, "is a profile (.vntf): -n takes the program"));
+	free(self->out);
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", self->naive_prog,
+			      self->naive_prog));
+	EXPECT_NE(NULL, strstr(self->out, "bad magic"));
+	EXPECT_NE(NULL, strstr(self->out, "is a program (.vnef): -s takes the profile"));
+}
+
+/* Runs argv on a pseudo-terminal: its exit status, its output in out. */
+static int on_tty(char *const argv[], char *out, size_t outlen)
+{
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+	int fd, st;
+
+	pid = forkpty(&fd, NULL, NULL, NULL);
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	for (;;) {
+		n = read(fd, out + len, outlen - 1 - len);
+		if (n <= 0)
+			break;	/* EIO once the child has gone */
+		len += (size_t)n;
+		if (len == outlen - 1)
+			break;
+	}
+	out[len] = 0;
+	close(fd);
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Issue 12: perfetto and html are never written to a terminal. */
+TEST_F(view, binary_output_not_to_a_terminal)
+{
+	char out[1 << 16];
+	char *pf[] = { PROFILER, "view", "-n", self->naive_prog, "-s", self->naive_prof,
+		       "-f", "perfetto", NULL };
+	char *html[] = { PROFILER, "view", "-n", self->naive_prog, "-s", self->naive_prof,
+			 "-f", "html", NULL };
+	char *text[] = { PROFILER, "view", "-n", self->naive_prog, "-s", self->naive_prof,
+			 NULL };
+
+	EXPECT_EQ(2, on_tty(pf, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "not written to a terminal"));
+	EXPECT_EQ(2, on_tty(html, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "not written to a terminal"));
+	EXPECT_EQ(0, on_tty(text, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "vneuron-profile: exp_naive"));
+	/* redirected, it is written */
+	EXPECT_EQ(0, profiler(&self->out, "view -n %s -s %s -f perfetto > /dev/null",
+			      self->naive_prog, self->naive_prof));
+}
+
+/*
+ * Issue 12: capture checks its profile path before anything else (no device needed):
+ * -s naming the program, or an existing profile, is refused and the file intact; with
+ * --force-overwrite a bad input still leaves the old profile as it was.
+ */
+TEST_F(view, capture_never_loses_a_file)
+{
+	char keep[160];
+
+	snprintf(keep, sizeof(keep), "%s/keep.vnef", self->dir);
+	ASSERT_EQ(0, link(self->naive_prog, keep));
+	EXPECT_EQ(2, profiler(&self->out, "capture -n %s -s %s", self->naive_prog,
+			      self->naive_prog));
+	EXPECT_NE(NULL, strstr(self->out, "would overwrite the input"));
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "capture --force-overwrite -n %s -s %s",
+			      self->naive_prog, keep));
+	free(self->out);
+	EXPECT_EQ(0, same_bytes(self->naive_prog, keep));
+	/* an input file as the profile */
+	EXPECT_EQ(2, profiler(&self->out, "capture --force-overwrite -n %s -s %s x %s",
+			      self->naive_prog, self->naive_prof, self->naive_prof));
+	free(self->out);
+	/* an existing profile */
+	EXPECT_EQ(2, profiler(&self->out, "capture -n %s -s %s x /nonexist.npy",
+			      self->naive_prog, self->tiled_prof));
+	EXPECT_NE(NULL, strstr(self->out, "exists; use --force-overwrite"));
+	free(self->out);
+	EXPECT_EQ(1, profiler(&self->out, "capture --force-overwrite -n %s -s %s x "
+			      "/nonexist.npy", self->naive_prog, self->tiled_prof));
+	free(self->out);
+	self->out = NULL;
+	EXPECT_EQ(0, profiler(&self->out, "view -n %s -s %s -o /dev/null", self->tiled_prog,
+			      self->tiled_prof));
+	/* the application form too */
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "capture -s %s -- true", self->tiled_prof));
+}
+
+/*
+ * Issue 12: SIGINT and SIGTERM during capture's program form are noted, not fatal, so
+ * the run stops after the running execution and writes the end section (the device
+ * part runs only in the guest; this is the handler capture installs).
+ */
+TEST(capture_signals_are_caught)
+{
+	EXPECT_EQ(0, vnp_cap_signalled());
+	vnp_cap_catch_signals();
+	EXPECT_EQ(0, raise(SIGINT));
+	EXPECT_EQ(SIGINT, vnp_cap_signalled());
+	EXPECT_EQ(0, raise(SIGTERM));
+	EXPECT_EQ(SIGINT, vnp_cap_signalled());	/* the first one counts */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+}
+
+/* Issue 12: the output helper's interrupted path: the old file stays, no temporary. */
+TEST(outfile_abort_keeps_the_old_file)
+{
+	char dir[] = "/tmp/vnp_out_XXXXXX", path[64], msg[256], line[32] = "";
+	struct nd_outfile o;
+	FILE *f;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/p.vntf", dir);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs("old\n", f);
+	fclose(f);
+	EXPECT_EQ(-EEXIST, nd_out_open(&o, path, NULL, 0, 0, msg, sizeof(msg)));
+	ASSERT_EQ(0, nd_out_open(&o, path, NULL, 0, ND_OUT_FORCE, msg, sizeof(msg)));
+	fputs("half a new profile", o.f);
+	EXPECT_EQ(2, files_in(dir));
+	nd_out_abort(&o);
+	EXPECT_EQ(1, files_in(dir));
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_NE(NULL, fgets(line, sizeof(line), f));
+	fclose(f);
+	EXPECT_STREQ("old\n", line);
+	/* committed: replaced whole, with the old file's mode */
+	ASSERT_EQ(0, chmod(path, 0640));
+	ASSERT_EQ(0, nd_out_open(&o, path, NULL, 0, ND_OUT_FORCE, msg, sizeof(msg)));
+	fputs("new\n", o.f);
+	EXPECT_EQ(0, nd_out_commit(&o));
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_NE(NULL, fgets(line, sizeof(line), f));
+	fclose(f);
+	EXPECT_STREQ("new\n", line);
+	{
+		struct stat st;
+
+		ASSERT_EQ(0, stat(path, &st));
+		EXPECT_EQ(0640, st.st_mode & 0777);
+	}
+	EXPECT_EQ(1, files_in(dir));
+	unlink(path);
+	rmdir(dir);
 }
 
 TEST_HARNESS_MAIN

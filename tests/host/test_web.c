@@ -272,7 +272,7 @@ TEST(serve_errors)
 
 	ASSERT_EQ(0, synth_run(s, 0));
 	v = (struct vnp_view){ .tl = &s->tl, .m = &s->m, .a = &s->a, .top = 10 };
-	EXPECT_EQ(-EINVAL, vnp_web_serve(&v, NULL, "localhost", 0));
+	EXPECT_EQ(-EINVAL, vnp_web_serve(&v, NULL, "no.such.host", 0));
 	EXPECT_EQ(-EINVAL, vnp_web_serve(&v, NULL, "127.0.0.1", 65536));
 	EXPECT_EQ(-EINVAL, vnp_web_serve(&v, NULL, "::zz", 0));
 	fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -282,6 +282,26 @@ TEST(serve_errors)
 	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&a, &sl));
 	EXPECT_EQ(-EADDRINUSE, vnp_web_serve(&v, NULL, "127.0.0.1", ntohs(a.sin_port)));
 	close(fd);
+	synth_free(s);
+}
+
+/* Issue 12, smaller things: --bind localhost is 127.0.0.1. */
+TEST(serve_binds_localhost)
+{
+	struct synth *s = make();
+	struct server sv;
+	char *r;
+	int st;
+
+	ASSERT_EQ(0, synth_run(s, 0));
+	ASSERT_EQ(0, start(s, &sv, "localhost", 0));
+	r = ask(sv.port, "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 200", 12));
+	free(r);
+	kill(sv.pid, SIGTERM);
+	ASSERT_EQ(sv.pid, waitpid(sv.pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	synth_free(s);
 }
 

@@ -14,7 +14,7 @@ static const char help[] =
 "    vnef-tool - write libvnprog's ready-made kernels as .vnef programs, list a program\n"
 "\n"
 "SYNOPSIS\n"
-"    vnef-tool build KERNEL OUT.vnef\n"
+"    vnef-tool build [--force-overwrite] KERNEL OUT.vnef\n"
 "    vnef-tool dump FILE.vnef\n"
 "    vnef-tool --help | --version\n"
 "\n"
@@ -33,13 +33,17 @@ static const char help[] =
 "    dump prints the listing of an image: its header, tensors, streams and debug\n"
 "    table (vneuron-dis(1) prints it as assembly text instead).\n"
 "\n"
+"    OUT.vnef is written to a temporary file renamed into place when complete;\n"
+"    an existing OUT.vnef is refused unless --force-overwrite.\n"
+"\n"
 "OPTIONS\n"
+"    --force-overwrite  (build) replace an existing OUT.vnef.\n"
 "    -h, --help  print this help and exit.\n"
 "    --version   print the versions of the tool, its libraries and the module.\n"
 "\n"
 "EXIT STATUS\n"
 "    0 on success, 1 if the kernel could not be built or a file could not be read\n"
-"    or written, 2 on bad usage.\n"
+"    or written, 2 on bad usage or an existing OUT.vnef without --force-overwrite.\n"
 "\n"
 "EXAMPLES\n"
 "    vnef-tool build exp exp.vnef && vneuron-run exp.vnef --host\n"
@@ -50,7 +54,7 @@ static const char help[] =
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: vnef-tool build KERNEL OUT.vnef\n"
+		"usage: vnef-tool build [--force-overwrite] KERNEL OUT.vnef\n"
 		"       vnef-tool dump FILE.vnef\n"
 		"kernels: exp (exp over [250, 512] fp32, double-buffered), exp1 (one buffer),\n"
 		"         matmul (512^3 fp32), matmul-bf16, softmax and layernorm ([256, 512]),\n"
@@ -59,12 +63,17 @@ static int usage(void)
 	return 2;
 }
 
-static int build(const char *kernel, const char *out)
+static int build(const char *kernel, const char *out, unsigned int flags)
 {
 	static float gamma[512], beta[512];
 	struct nd_builder *b;
+	char msg[8192];
 	int ret, i;
 
+	if (nd_out_check(out, NULL, 0, flags, msg, sizeof(msg))) {
+		fprintf(stderr, "vnef-tool: %s\n", msg);
+		return 2;
+	}
 	for (i = 0; i < 512; i++) {
 		gamma[i] = 1.0f;
 		beta[i] = 0.0f;
@@ -122,7 +131,9 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "--version"))
 		return nd_tool_version(stdout, "vnef-tool") ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "build"))
-		return build(argv[2], argv[3]);
+		return build(argv[2], argv[3], 0);
+	if (argc == 5 && !strcmp(argv[1], "build") && !strcmp(argv[2], "--force-overwrite"))
+		return build(argv[3], argv[4], ND_OUT_FORCE);
 	if (argc == 3 && !strcmp(argv[1], "dump"))
 		return dump(argv[2]);
 	return usage();

@@ -29,11 +29,17 @@ static const char help[] =
 "    The image is checked by the device's own validator (core/program.c) before it\n"
 "    is written; a refusal is reported at the line of the offending instruction,\n"
 "    descriptor or tensor. Errors are printed as FILE:LINE:COLUMN: error: MESSAGE,\n"
-"    up to 20 of them; nothing is written when there is any error.\n"
+"    up to 20 of them; nothing is written when there is any error. A binary input\n"
+"    (one with a NUL byte, such as a .vnef) is refused with one message.\n"
 "\n"
 "OPTIONS\n"
 "    -o OUT      write the image to OUT; '-' writes it to standard output. Default:\n"
 "                FILE with its .vasm suffix replaced by .vnef (required for stdin).\n"
+"                OUT is written whole or not at all (a temporary file renamed into\n"
+"                place), is never the input, and an existing OUT is refused unless\n"
+"                --force-overwrite.\n"
+"    --force-overwrite\n"
+"                replace an existing OUT.\n"
 "    --no-validate\n"
 "                skip the validator and write whatever the text says (to build\n"
 "                invalid images on purpose, e.g. to test a loader).\n"
@@ -45,7 +51,8 @@ static const char help[] =
 "    0  the image was written\n"
 "    1  the input has errors, the validator refused the program, or a file could not\n"
 "       be read or written\n"
-"    2  usage error (unknown option, missing argument)\n"
+"    2  usage error (unknown option, missing argument; OUT is the input, or exists\n"
+"       without --force-overwrite)\n"
 "\n"
 "EXAMPLES\n"
 "    vneuron-as examples/vasm/exp.vasm -o exp.vnef\n"
@@ -78,8 +85,9 @@ int main(int argc, char **argv)
 	const char *in = NULL, *out = NULL;
 	char *text, *defout = NULL;
 	unsigned int flags = 0;
-	int quiet = 0, i, ret;
-	struct nd_error err;
+	int quiet = 0, force = 0, i, ret;
+	struct nd_outfile of;
+	char msg[8192];
 	size_t len, size;
 	void *img, *raw;
 
@@ -87,6 +95,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "no-validate", no_argument, NULL, 'V' },
 		{ "version", no_argument, NULL, 'v' },
+		{ "force-overwrite", no_argument, NULL, 'F' },
 		{ 0 }
 	};
 
@@ -103,6 +112,8 @@ int main(int argc, char **argv)
 			flags |= ND_ASM_NO_VALIDATE;
 		} else if (i == 'q') {
 			quiet = 1;
+		} else if (i == 'F') {
+			force = 1;
 		} else {
 			return bad_option(i, argv[optind - 1]);
 		}
@@ -128,6 +139,12 @@ int main(int argc, char **argv)
 	}
 	if (!*out)
 		return usage("-o needs a file name");
+	/* the output is checked before anything is read or written */
+	if (nd_out_check(out, &in, 1, force ? ND_OUT_FORCE : 0, msg, sizeof(msg))) {
+		fprintf(stderr, "vneuron-as: %s\n", msg);
+		free(defout);
+		return 2;
+	}
 	ret = nd_read_file(in, (size_t)1 << 30, &raw, &len);
 	if (ret) {
 		fprintf(stderr, "vneuron-as: %s: %s\n", strcmp(in, "-") ? in : "standard input",
@@ -136,6 +153,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	text = raw;
+	/* a binary file (a .vnef, say) is not text: one message, not 20 errors */
+	if (memchr(text, 0, len)) {
+		fprintf(stderr, "vneuron-as: %s: a binary file, not assembly text%s\n",
+			strcmp(in, "-") ? in : "standard input",
+			len >= 4 && !memcmp(text, "VNEF", 4) ?
+			" (a .vnef program: vneuron-dis prints it as text)" : "");
+		free(text);
+		free(defout);
+		return 1;
+	}
 	ret = nd_asm(text, len, strcmp(in, "-") ? in : "<stdin>", flags, &img, &size, NULL,
 		     stderr);
 	free(text);
@@ -143,17 +170,25 @@ int main(int argc, char **argv)
 		free(defout);
 		return 1;
 	}
-	if (!strcmp(out, "-")) {
-		ret = fwrite(img, 1, size, stdout) != size || fflush(stdout) ? -EIO : 0;
-		if (ret)
-			fprintf(stderr, "vneuron-as: standard output: write failed\n");
-	} else {
-		ret = nd_vnef_write(out, img, size, &err);
-		if (ret)
-			fprintf(stderr, "vneuron-as: %s\n", err.msg);
-		else if (!quiet)
-			fprintf(stderr, "vneuron-as: wrote %s (%zu bytes)\n", out, size);
+	ret = nd_out_open(&of, out, &in, 1, force ? ND_OUT_FORCE : 0, msg, sizeof(msg));
+	if (ret) {
+		fprintf(stderr, "vneuron-as: %s\n", msg);
+		ret = ret == -EINVAL || ret == -EEXIST ? 2 : 1;
+		free(img);
+		free(defout);
+		return ret;
 	}
+	if (fwrite(img, 1, size, of.f) != size) {
+		nd_out_abort(&of);
+		ret = -EIO;
+	} else {
+		ret = nd_out_commit(&of);
+	}
+	if (ret)
+		fprintf(stderr, "vneuron-as: %s: write failed\n",
+			strcmp(out, "-") ? out : "standard output");
+	else if (!quiet && strcmp(out, "-"))
+		fprintf(stderr, "vneuron-as: wrote %s (%zu bytes)\n", out, size);
 	free(img);
 	free(defout);
 	return ret ? 1 : 0;

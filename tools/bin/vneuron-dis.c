@@ -15,7 +15,8 @@ static const char help[] =
 "    vneuron-dis - print a vneuron .vnef program as assembly text\n"
 "\n"
 "SYNOPSIS\n"
-"    vneuron-dis [-o OUT.vasm] [--exact] [--no-strtab] FILE.vnef\n"
+"    vneuron-dis [-o OUT.vasm] [--force-overwrite] [--exact] [--no-strtab]\n"
+"                FILE.vnef\n"
 "    vneuron-dis [OPTIONS] -              (the image on standard input)\n"
 "\n"
 "DESCRIPTION\n"
@@ -33,7 +34,12 @@ static const char help[] =
 "    note on standard error says so.\n"
 "\n"
 "OPTIONS\n"
-"    -o OUT       write the text to OUT ('-': standard output, the default).\n"
+"    -o OUT       write the text to OUT ('-': standard output, the default): a\n"
+"                 temporary file renamed to OUT when complete, so a failure\n"
+"                 leaves an existing OUT as it was. OUT may not be the input (the\n"
+"                 same file under any name); an existing OUT is refused unless\n"
+"                 --force-overwrite.\n"
+"    --force-overwrite  replace an existing OUT.\n"
 "    --exact      fail (exit 1) when the output would not reassemble to the same bytes.\n"
 "    --no-strtab  never write a .strtab directive (the string table is then laid out\n"
 "                 in the order the text names the strings).\n"
@@ -44,7 +50,7 @@ static const char help[] =
 "    0  the program was printed\n"
 "    1  the file cannot be read, is not a valid program (the validator's check is\n"
 "       named), the output cannot be written, or --exact and not byte-identical\n"
-"    2  usage error\n"
+"    2  usage error, or OUT is the input or exists without --force-overwrite\n"
 "\n"
 "EXAMPLES\n"
 "    vneuron-dis exp.vnef\n"
@@ -64,17 +70,20 @@ int main(int argc, char **argv)
 {
 	const char *in = NULL, *out = "-";
 	unsigned int flags = 0;
-	int want_exact = 0, exact = 0, i, ret;
+	int want_exact = 0, exact = 0, force = 0, i, ret;
+	struct nd_outfile of;
 	struct nd_error err;
+	char msg[8192];
+	const char *src;
 	size_t size;
 	void *img;
-	FILE *f;
 
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "exact", no_argument, NULL, 'x' },
 		{ "no-strtab", no_argument, NULL, 'S' },
 		{ "version", no_argument, NULL, 'v' },
+		{ "force-overwrite", no_argument, NULL, 'F' },
 		{ 0 }
 	};
 
@@ -91,6 +100,8 @@ int main(int argc, char **argv)
 			want_exact = 1;
 		} else if (i == 'S') {
 			flags |= ND_DIS_NO_LAYOUT;
+		} else if (i == 'F') {
+			force = 1;
 		} else if (i == ':') {
 			return usage("-o needs a file name");
 		} else {
@@ -105,6 +116,12 @@ int main(int argc, char **argv)
 		return usage("no input file");
 	if (!*out)
 		return usage("-o needs a file name");
+	/* the output is checked before anything is read or written */
+	src = in;
+	if (nd_out_check(out, &src, 1, force ? ND_OUT_FORCE : 0, msg, sizeof(msg))) {
+		fprintf(stderr, "vneuron-dis: %s\n", msg);
+		return 2;
+	}
 	if (!strcmp(in, "-")) {
 		ret = nd_read_file("-", VNEF_MAX_IMAGE_BYTES, &img, &size);
 		if (ret) {
@@ -121,16 +138,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
-	if (!f) {
-		fprintf(stderr, "vneuron-dis: %s: %s\n", out, strerror(errno));
+	ret = nd_out_open(&of, out, &src, 1, force ? ND_OUT_FORCE : 0, msg, sizeof(msg));
+	if (ret) {
+		fprintf(stderr, "vneuron-dis: %s\n", msg);
 		free(img);
-		return 1;
+		return ret == -EINVAL || ret == -EEXIST ? 2 : 1;
 	}
-	ret = nd_dis(img, size, flags, f, &exact, &err);
-	if (ret)
+	ret = nd_dis(img, size, flags, of.f, &exact, &err);
+	if (ret) {
 		fprintf(stderr, "vneuron-dis: %s: %s\n", in, err.msg);
-	if (f != stdout && fclose(f) && !ret) {
+		nd_out_abort(&of);
+	} else if (!exact && want_exact) {
+		nd_out_abort(&of);	/* --exact: no output that would not reassemble */
+	} else if (nd_out_commit(&of)) {
 		fprintf(stderr, "vneuron-dis: %s: write failed\n", out);
 		ret = -EIO;
 	}

@@ -42,7 +42,11 @@ static void usage(FILE *f)
 "\n"
 "OPTIONS\n"
 "    --save-output DIR   write every output to DIR/NAME.npy as float32 (bf16\n"
-"                        outputs widened); DIR is created if missing\n"
+"                        outputs widened); DIR is created if missing. Each file\n"
+"                        is checked before the run: never one of the inputs\n"
+"                        (the same file under any name), an existing one only\n"
+"                        with --force-overwrite; written whole or not at all\n"
+"    --force-overwrite   replace existing DIR/NAME.npy files\n"
 "    -N, --num-exec N    run N times (default 1); outputs are from the last run\n"
 "    --host              run on the host backend: no module needed\n"
 "    -d, --device D      /dev/vneuronD (default 0)\n"
@@ -53,7 +57,9 @@ static void usage(FILE *f)
 "\n"
 "EXIT STATUS\n"
 "    0 when every execution ended OK; 1 when the program was refused, an\n"
-"    execution failed or a file could not be read or written; 2 on bad usage.\n"
+"    execution failed or a file could not be read or written; 2 on bad usage\n"
+"    (also: a core the device does not have, an input bound twice, an output\n"
+"    file that is an input or exists without --force-overwrite).\n"
 "\n"
 "EXAMPLES\n"
 "    example-exp --variant pipelined --write-vnef exp.vnef -q\n"
@@ -168,7 +174,7 @@ int main(int argc, char **argv)
 {
 	const char *prog = NULL, *save = NULL, *pairs[2 * 64];
 	unsigned int npairs = 0, dev_index = 0, core = 0, nexec = 1, nb = 0, i, j, e;
-	int host = 0, quiet = 0, ret = 1;
+	int host = 0, quiet = 0, force = 0, ret = 1;
 	struct binding b[VNEF_MAX_TENSORS];
 	struct nd_run_result res = { 0 };
 	struct nd_error err = { 0 };
@@ -195,6 +201,8 @@ int main(int argc, char **argv)
 			host = 1;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = 1;
+		} else if (!strcmp(a, "--force-overwrite")) {
+			force = 1;
 		} else if (!strcmp(a, "--save-output")) {
 			if (!v) {
 				fprintf(stderr, "vneuron-run: --save-output needs a directory\n");
@@ -227,9 +235,14 @@ int main(int argc, char **argv)
 			char *end;
 			unsigned long x = v ? strtoul(v, &end, 10) : 0;
 
-			if (!v || !*v || *end || x > 1000000 || (num == &nexec && !x)) {
+			if (!v || !*v || *end || x > 1000000) {
 				fprintf(stderr, "vneuron-run: %s expects a number, got '%s'\n", a,
 					v ? v : "");
+				return 2;
+			}
+			if (num == &nexec && !x) {
+				fprintf(stderr, "vneuron-run: %s 0: run at least once (1..1000000)\n",
+					a);
 				return 2;
 			}
 			*num = (unsigned int)x;
@@ -274,9 +287,33 @@ int main(int argc, char **argv)
 			fprintf(stderr, "\n");
 			goto out;
 		}
+		if (b[i].file) {
+			fprintf(stderr, "vneuron-run: input '%s' is bound twice (%s, then %s)\n",
+				pairs[j], b[i].file, pairs[j + 1]);
+			ret = 2;
+			goto out;
+		}
 		b[i].file = pairs[j + 1];
 		if (fill_input(&b[i]))
 			goto out;
+	}
+	/* every output file is checked before anything runs */
+	for (i = 0; save && i < nb; i++) {
+		const char *in[1 + 64];
+		char path[4096], msg[8400];
+
+		if (b[i].t->kind != VNEF_TENSOR_OUTPUT)
+			continue;
+		in[0] = prog;
+		for (j = 1; j < npairs; j += 2)
+			in[1 + j / 2] = pairs[j];
+		snprintf(path, sizeof(path), "%s/%s.npy", save, b[i].name);
+		if (nd_out_check(path, in, 1 + npairs / 2, force ? ND_OUT_FORCE : 0, msg,
+				 sizeof(msg))) {
+			fprintf(stderr, "vneuron-run: %s\n", msg);
+			ret = 2;
+			goto out;
+		}
 	}
 	if (host) {
 		if (nd_host_open(NULL, &h, &err)) {
@@ -286,8 +323,16 @@ int main(int argc, char **argv)
 	} else {
 		struct nd_load_error le;
 
+		struct vneuron_info info;
+
 		if (nd_open(dev_index, &dev, &err)) {
 			fprintf(stderr, "vneuron-run: %s (or use --host)\n", err.msg);
+			goto out;
+		}
+		if (!nd_info(dev, &info) && core >= info.core_count) {
+			fprintf(stderr, "vneuron-run: --core %u: /dev/vneuron%u has %u cores\n",
+				core, dev_index, info.core_count);
+			ret = 2;
 			goto out;
 		}
 		for (i = 0; i < nb; i++) {
