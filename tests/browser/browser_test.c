@@ -1311,7 +1311,7 @@ int main(int argc, char **argv)
 	tap(run(PROFILER " view -n %s -s %s --port 5 >/dev/null 2>&1", prog, prof) == 2 &&
 	    run(PROFILER " view -n %s -s %s --serve -o %s/x >/dev/null 2>&1", prog, prof, dir) == 2 &&
 	    run(PROFILER " view -n %s -s %s --serve --port 70000 >/dev/null 2>&1", prog, prof) == 2 &&
-	    run(PROFILER " view -n %s -s %s --serve --bind localhost >/dev/null 2>&1", prog,
+	    run(PROFILER " view -n %s -s %s --serve --bind nosuch.invalid >/dev/null 2>&1", prog,
 		prof) == 1, "bad --serve usage: --port without --serve, -o, port and address");
 
 	cc_checks();
