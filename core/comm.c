@@ -459,6 +459,17 @@ static void complete(struct vn_comm *cm, struct vn_cc_slot *sl, const u32 *m, u3
 }
 
 /* The slot of a group, or a free one for it; NULL if none (cannot happen: <= n groups). */
+/* Under the lock: rank's outcome of its completed collective into res; its result. */
+static int take_outcome(const struct vn_comm *cm, u32 rank, struct vn_cc_result *res)
+{
+	const struct vn_cc_outcome *o = &cm->outcome[rank];
+
+	res->done_ps = o->done_ps;
+	res->latest_ps = o->latest_ps;
+	res->last = o->last;
+	return o->result;
+}
+
 static struct vn_cc_slot *find_slot(struct vn_comm *cm, u32 base, u32 size, u32 stride)
 {
 	struct vn_cc_slot *free_sl = NULL;
@@ -592,10 +603,7 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 			goto out;
 		}
 	}
-	ret = cm->outcome[rank].result;
-	res->done_ps = cm->outcome[rank].done_ps;
-	res->latest_ps = cm->outcome[rank].latest_ps;
-	res->last = cm->outcome[rank].last;
+	ret = take_outcome(cm, rank, res);
 out:
 	vn_lock_drop(cm->lock);
 	return ret;
@@ -630,11 +638,8 @@ int vn_comm_arrive(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a, u64
 	vn_lock_take(cm->lock);
 	ret = arrive(cm, rank, a, arrive_ps, m, &g, &done, &sl);
 	if (!ret && done) {
-		ret = cm->outcome[rank].result;
 		res->members = g;
-		res->done_ps = cm->outcome[rank].done_ps;
-		res->latest_ps = cm->outcome[rank].latest_ps;
-		res->last = cm->outcome[rank].last;
+		ret = take_outcome(cm, rank, res);
 	}
 	vn_lock_drop(cm->lock);
 	return ret;

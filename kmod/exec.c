@@ -256,6 +256,13 @@ static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
 		ret = kx->bytes > vnk_limits.max_exec_bytes ? -E2BIG : -ENOSPC;
 		goto fail;
 	}
+	/*
+	 * A collective runs only on a core this file bound with COMM_JOIN, which owns it:
+	 * refuse here, before the claim below, so the refused call claims nothing.
+	 */
+	ret = -ENOTCONN;
+	if (p->streams[VNEF_STREAM_CC].count && READ_ONCE(vdev->cores[arg->core].owner) != vf)
+		goto fail;
 	/* Only now, with every argument checked: a refused call claims nothing. */
 	ec = vnk_dev_core_claim(vf, &vdev->cores[arg->core]);
 	if (IS_ERR(ec)) {

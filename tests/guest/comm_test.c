@@ -272,6 +272,22 @@ struct rk {
 	uint64_t in_bytes, out_bytes;
 };
 
+/* Ranks 0 and 1 of a new communicator on cores 0 and 1 of fd, in r[0..1]; rank 0's handle. */
+static int two_core_comm(int fd, struct rk *r, uint32_t *h0)
+{
+	uint8_t id[ID_BYTES];
+	int ret;
+
+	ret = comm_create(fd, 2, id, NULL);
+	if (!ret)
+		ret = comm_join(fd, id, 0, 0, h0);
+	if (!ret)
+		ret = comm_join(fd, id, 1, 1, NULL);
+	r[0] = (struct rk){ .fd = fd, .core = 0 };
+	r[1] = (struct rk){ .fd = fd, .core = 1 };
+	return ret;
+}
+
 /*
  * Load the op on the n ranks r[] of a communicator of nranks, fill each input (from its
  * index in r[]), EXEC. 0 or the first -errno.
@@ -837,6 +853,8 @@ TEST_F(comm, exec_unbound_enotconn)
 	h[0] = vn_alloc(self->fd, 256, NULL);
 	h[1] = vn_alloc(self->fd, 256, NULL);
 	EXPECT_EQ(-ENOTCONN, vn_exec_on(self->fd, prog, 0, h, 2, 0, &x));
+	/* a refused EXEC claims nothing: the core stays free for others */
+	EXPECT_EQ(0, vn_owner_pid(0));
 	/* bound: a communicator of one rank runs it */
 	ASSERT_EQ(0, comm_create(self->fd, 1, id, NULL));
 	ASSERT_EQ(0, comm_join(self->fd, id, 0, 0, &hc));
@@ -855,17 +873,12 @@ TEST_F_TIMEOUT(comm, collectives_two_cores, 600)
 {
 	struct vneuron_comm_info in;
 	struct rk r[2];
-	uint8_t id[ID_BYTES];
 	uint32_t h0;
 
 	if (self->info.core_count < 2)
 		SKIP(return, "needs two cores");
 	memset(r, 0, sizeof(r));
-	ASSERT_EQ(0, comm_create(self->fd, 2, id, NULL));
-	ASSERT_EQ(0, comm_join(self->fd, id, 0, 0, &h0));
-	ASSERT_EQ(0, comm_join(self->fd, id, 1, 1, NULL));
-	r[0] = (struct rk){ .fd = self->fd, .core = 0 };
-	r[1] = (struct rk){ .fd = self->fd, .core = 1 };
+	ASSERT_EQ(0, two_core_comm(self->fd, r, &h0));
 	every_collective(_metadata, r, 2);
 	ASSERT_EQ(0, comm_info(self->fd, h0, &in));
 	EXPECT_EQ(0, in.broken);
@@ -892,11 +905,7 @@ TEST_F_TIMEOUT(comm, collectives_two_devices, 900)
 
 	/* two ranks on one device, then on two: the same op costs more across devices */
 	memset(r, 0, sizeof(r));
-	ASSERT_EQ(0, comm_create(self->fd, 2, id, NULL));
-	ASSERT_EQ(0, comm_join(self->fd, id, 0, 0, NULL));
-	ASSERT_EQ(0, comm_join(self->fd, id, 1, 1, NULL));
-	r[0] = (struct rk){ .fd = self->fd, .core = 0 };
-	r[1] = (struct rk){ .fd = self->fd, .core = 1 };
+	ASSERT_EQ(0, two_core_comm(self->fd, r, NULL));
 	intra = run_checked(_metadata, r, 2, &ar);
 	close(self->fd);
 	self->fd = vn_open();
@@ -1040,7 +1049,6 @@ TEST_F_TIMEOUT(comm, mismatch, 120)
 	const struct cc_op a = { VNEF_CC_ALL_REDUCE, ND_FP32, 64, ND_ADD, 0, 0, 0 };
 	const struct cc_op b = { VNEF_CC_ALL_REDUCE, ND_FP32, 32, ND_ADD, 0, 0, 0 };
 	struct vneuron_comm_info in;
-	uint8_t id[ID_BYTES];
 	struct rk r[2];
 	uint32_t h0;
 	int i;
@@ -1048,11 +1056,7 @@ TEST_F_TIMEOUT(comm, mismatch, 120)
 	if (self->info.core_count < 2)
 		SKIP(return, "needs two cores");
 	memset(r, 0, sizeof(r));
-	ASSERT_EQ(0, comm_create(self->fd, 2, id, NULL));
-	ASSERT_EQ(0, comm_join(self->fd, id, 0, 0, &h0));
-	ASSERT_EQ(0, comm_join(self->fd, id, 1, 1, NULL));
-	r[0] = (struct rk){ .fd = self->fd, .core = 0 };
-	r[1] = (struct rk){ .fd = self->fd, .core = 1 };
+	ASSERT_EQ(0, two_core_comm(self->fd, r, &h0));
 	ASSERT_EQ(0, submit(&r[0], 1, 2, &a, 60 * SEC));
 	ASSERT_EQ(0, submit(&r[1], 1, 2, &b, 60 * SEC));
 	ASSERT_EQ(0, wait_all(r, 2, 90 * SEC));

@@ -13,6 +13,15 @@
  *   BENCH host_2core_scaling=R x      matmul1024_fp32 executions per second on two host
  *                                     cores (one thread each) over one core
  *
+ * With --device (tools/bench/guest-bench runs it so in the guest, with the module loaded),
+ * each workload instead runs on /dev/vneuron0 (libneurondev: loaded once, tensors in
+ * device memory written once, nd_run per execution) and on the host backend, alternating
+ * in the same boot:
+ *
+ *   BENCH wl_NAME_guest_module_us=X us  the module, wall time per execution
+ *   BENCH wl_NAME_guest_host_us=Y us    the host backend in the same guest
+ *   BENCH wl_NAME_module_vs_host=R ratio X / Y
+ *
  * NAME: mlp_step (examples/mlp-train.c: 784-128-10, batch 128, forward, backward, SGD),
  * attention (examples/attention.c: seq 512, head 64), matmul1024_fp32, matmul1024_bf16
  * (nd_kernel_matmul; the BLAS side widens bf16 to fp32, then sgemm) and exp (250 x 512,
@@ -80,6 +89,11 @@ struct wl {
 	void *ctx;
 };
 
+static int runs = RUNS;		/* timed batches a figure is the median of */
+
+/* --device: the module side of each workload, on core 0 of /dev/vneuron0. */
+static struct nd_device *dev;
+
 static void die(const char *what)
 {
 	fprintf(stderr, "bench_workloads: %s\n", what);
@@ -137,11 +151,86 @@ static double blas_batch(struct wl *w)
 	return (now() - t) / w->execs;
 }
 
+/* The program loaded, every tensor in device memory with the host side's data. */
+struct dev_side {
+	struct nd_program *prog;
+	struct nd_mem *mem[16];
+	struct nd_bind bind[16];
+};
+
+static void dev_setup(struct wl *w, struct dev_side *s)
+{
+	struct nd_load_error le;
+	unsigned int i;
+
+	if (nd_program_load(dev, w->image, w->size, &s->prog, &le))
+		die(le.msg[0] ? le.msg : nd_device_error(dev));
+	for (i = 0; i < w->nt; i++) {
+		if (nd_mem_alloc(dev, w->t[i].size, &s->mem[i]) ||
+		    nd_mem_write(s->mem[i], 0, w->t[i].data, w->t[i].size))
+			die(nd_device_error(dev));
+		s->bind[i] = (struct nd_bind){ .name = w->t[i].name, .mem = s->mem[i] };
+	}
+}
+
+static void dev_teardown(struct wl *w, struct dev_side *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nt; i++)
+		nd_mem_free(s->mem[i]);
+	nd_program_unload(s->prog);
+}
+
+static double dev_batch(struct wl *w, struct dev_side *s)
+{
+	struct nd_run_result res;
+	double t = now();
+	char buf[128];
+	int i;
+
+	for (i = 0; i < w->execs; i++)
+		if (nd_run(s->prog, 0, s->bind, w->nt, 0, &res)) {
+			fprintf(stderr, "bench_workloads: %s on the module: %s\n", w->name,
+				res.result ? nd_run_describe(&res, buf, sizeof(buf)) :
+					     nd_device_error(dev));
+			exit(1);
+		}
+	return (now() - t) / w->execs;
+}
+
+/* --device: the module and the host backend, alternating, in this boot. */
+static void measure_device(struct nd_host *h, struct wl *w)
+{
+	double th[RUNS], td[RUNS], mh, md;
+	struct dev_side s;
+	int r;
+
+	dev_setup(w, &s);
+	host_batch(h, w);	/* warm up both */
+	dev_batch(w, &s);
+	for (r = 0; r < runs; r++) {
+		td[r] = dev_batch(w, &s);
+		th[r] = host_batch(h, w);
+	}
+	dev_teardown(w, &s);
+	mh = median(th, runs);
+	md = median(td, runs);
+	printf("BENCH wl_%s_guest_module_us=%.1f us\n", w->name, md * 1e6);
+	printf("BENCH wl_%s_guest_host_us=%.1f us\n", w->name, mh * 1e6);
+	printf("BENCH wl_%s_module_vs_host=%.2f ratio\n", w->name, md / mh);
+	fflush(stdout);
+}
+
 static void measure(struct nd_host *h, struct wl *w)
 {
 	double th[RUNS], tb[RUNS], mh, mb;
 	int r;
 
+	if (dev) {
+		measure_device(h, w);
+		return;
+	}
 	host_batch(h, w);	/* warm up both */
 	blas_batch(w);
 	for (r = 0; r < RUNS; r++) {
@@ -452,19 +541,27 @@ int main(int argc, char **argv)
 	static struct mlp mlp;
 	static struct att att;
 	static struct mm mm32, mm16;
-	const char *only = argc > 1 ? argv[1] : NULL;
+	const char *only;
 	struct nd_builder *b;
 	struct nd_host *h;
 	struct nd_error err;
 	struct wl w;
 
+	if (argc > 1 && !strcmp(argv[1], "--device")) {
+		if (nd_open(0, &dev, &err))
+			die(err.msg);
+		runs = 3;	/* the guest is emulated: fewer, still alternating */
+		argc--;
+		argv++;
+	}
+	only = argc > 1 ? argv[1] : NULL;
 	openblas_set_num_threads(1);
 	printf("# openblas: %s, %d thread(s); host backend on the trn1 model\n",
 	       openblas_get_corename(), openblas_get_num_threads());
 	if (nd_host_open(NULL, &h, &err))
 		die(err.msg);
 
-	if (!only || !strcmp(only, "empty"))
+	if (!dev && (!only || !strcmp(only, "empty")))
 		empty(h);
 
 	if (!only || !strcmp(only, "mlp_step")) {
@@ -522,7 +619,7 @@ int main(int argc, char **argv)
 				}
 			}
 			measure(h, &w);
-			if (!d && (!only || !strcmp(only, "matmul")))
+			if (!d && !dev && (!only || !strcmp(only, "matmul")))
 				scaling(h, &w);
 		}
 	}
@@ -539,5 +636,7 @@ int main(int argc, char **argv)
 		measure(h, &w);
 	}
 	nd_host_close(h);
+	if (dev)
+		nd_close(dev);
 	return 0;
 }

@@ -172,6 +172,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < 3; i++)
 		printf("BENCH exec_empty_uring_b%d_over_ioctl=%.2f x\n", batches[i],
 		       ur[i] / io[i]);
+	/* issue 17's goal: io_uring at batch 64 against the plain ioctl loop */
+	printf("BENCH exec_empty_uring_b64_over_ioctl_b1=%.2f x\n", ur[2] / io[0]);
 	printf("BENCH exec_empty_ioctl_latency_median=%llu ns\n",
 	       (unsigned long long)median(lat_ioctl, n_ioctl));
 	printf("BENCH exec_empty_uring_b1_latency_median=%llu ns\n",
