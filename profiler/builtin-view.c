@@ -462,8 +462,8 @@ static int given(const struct view_progs *vp, uint32_t k)
 static int match_programs(struct view_progs *vp, const struct view_opts *o)
 {
 	const char *what = o->nprofiles > 1 ? "the profiles" : o->profile;
+	const char *paths[VNTF_MAX_PROGRAMS];
 	unsigned int i, missing = 0;
-	char desc[160];
 	int k;
 
 	if (!vp->ran.nprogs) {
@@ -500,9 +500,9 @@ static int match_programs(struct view_progs *vp, const struct view_opts *o)
 			missing);
 		for (i = 0; i < vp->ran.nprogs; i++) {
 			k = given(vp, i);
-			fprintf(stderr, "  %s: %s\n", vnp_program_desc(&vp->ran.progs[i], desc,
-				sizeof(desc)), k < 0 ? "missing" : vp->p[k].path);
+			paths[i] = k < 0 ? NULL : vp->p[k].path;
 		}
+		vnp_ran_list(stderr, &vp->ran, paths);
 		return -EINVAL;
 	}
 	for (i = 0; i < vp->n; i++)

@@ -355,6 +355,38 @@ const char *vnp_program_desc(const struct vntf_program *p, char *buf, size_t len
 	return buf;
 }
 
+void vnp_ran_list(FILE *f, const struct vnp_ran *ran, const char *const *given)
+{
+	char desc[160];
+	uint32_t i;
+
+	for (i = 0; i < ran->nprogs; i++)
+		fprintf(f, "  %s: %s\n", vnp_program_desc(&ran->progs[i], desc, sizeof(desc)),
+			given[i] ? given[i] : "missing");
+}
+
+int vnp_ran_only(const struct vnp_ran *ran, const char *profile, const void *image,
+		 size_t size, const char *prog_path, bool no_hash)
+{
+	const char *given[VNTF_MAX_PROGRAMS] = { NULL };
+	uint8_t hash[32];
+	int k;
+
+	if (!ran->nprogs)
+		return 0;
+	vnp_sha256(image, size, hash);
+	k = vnp_ran_find(ran, hash, size);
+	if (ran->nprogs == 1 && (k == 0 || no_hash))
+		return 0;
+	if (k >= 0)
+		given[k] = prog_path;
+	fprintf(stderr, "vneuron-profile: %s and %s do not belong together: it ran %u "
+		"program%s, this command takes one:\n", profile, prog_path, ran->nprogs,
+		ran->nprogs > 1 ? "s" : "");
+	vnp_ran_list(stderr, ran, given);
+	return -EINVAL;
+}
+
 int vnp_ran_find(const struct vnp_ran *ran, const uint8_t *hash, uint64_t size)
 {
 	uint32_t i;

@@ -92,6 +92,19 @@ int vnp_profile_ran(struct vnp_ran *ran, const char *const *paths, unsigned int 
 void vnp_ran_free(struct vnp_ran *ran);
 /* The index in ran->progs of an image with this SHA-256 and size, or -1. */
 int vnp_ran_find(const struct vnp_ran *ran, const uint8_t *hash, uint64_t size);
+/*
+ * The programs ran, one line each ("  "name" (N bytes, sha256 0123456789ab): PATH"),
+ * PATH given[k] for program k, "missing" where it is NULL.
+ */
+void vnp_ran_list(FILE *f, const struct vnp_ran *ran, const char *const *given);
+/*
+ * Checks that a profile ran only the program whose image is (image, size) at prog_path:
+ * for the commands that take one program per profile. 0, or -EINVAL with the list of
+ * what it ran said on stderr (a profile that names no program passes; with no_hash,
+ * one that ran another single program does too).
+ */
+int vnp_ran_only(const struct vnp_ran *ran, const char *profile, const void *image,
+		 size_t size, const char *prog_path, bool no_hash);
 /* "name (N bytes, sha256 0123456789ab)" of a program into buf. */
 const char *vnp_program_desc(const struct vntf_program *p, char *buf, size_t len);
 

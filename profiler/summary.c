@@ -312,7 +312,7 @@ static int collectives_text(FILE *f, const struct vnp_view *v)
 static void exec_stats_text(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_exec_stats *xs = &v->m->xs;
-	char t1[32], t2[32], t3[32], t4[32], line[512];
+	char t1[32], t2[32], t3[32], t4[32], line[512], head[96];
 	unsigned int m, i;
 	size_t n;
 
@@ -345,9 +345,9 @@ static void exec_stats_text(FILE *f, const struct vnp_view *v)
 						      vnp_xs_name(m),
 						      vnp_fmt_time(o->value[m], t1, sizeof(t1)),
 						      vnp_fmt_time(xs->s[m].median, t2, sizeof(t2)));
-		fprintf(f, "  OUTLIER %s exec %u: %s\n",
-			v->labels && v->labels[o->core] ? v->labels[o->core] : "core",
-			o->exec, line);
+		snprintf(head, sizeof(head), "  OUTLIER %s exec %u:",
+			 v->labels && v->labels[o->core] ? v->labels[o->core] : "core", o->exec);
+		wrap(f, "    ", head, line);
 	}
 }
 

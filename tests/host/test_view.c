@@ -1082,6 +1082,12 @@ TEST_F(view, application_of_two_programs)
 	EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s -f perfetto -o %s", dir, app, path));
 	EXPECT_NE(NULL, strstr(self->out, "ran 2 programs"));
 	EXPECT_NE(0, access(path, F_OK));
+	free(self->out);
+
+	/* diff compares one program's profiles: it says what this one ran */
+	EXPECT_EQ(1, profiler(&self->out, "diff -n %s %s %s", self->naive_prog, app, app));
+	EXPECT_NE(NULL, strstr(self->out, "it ran 2 programs, this command takes one:"));
+	EXPECT_NE(NULL, strstr(self->out, "\"exp_tiled\" ("));
 	two_programs_free(&tp);
 }
 
@@ -1106,6 +1112,13 @@ TEST_F(view, application_profile_with_the_wrong_program)
 	EXPECT_NE(NULL, strstr(self->out, "vneuron-profile: exp_naive\n"));
 	EXPECT_NE(NULL, strstr(self->out, "tiled.vnef is not a program"));
 	EXPECT_EQ(NULL, strstr(self->out, "=== Program"));
+	free(self->out);
+	/* diff: the program it ran, and another */
+	EXPECT_EQ(0, profiler(&self->out, "diff -n %s %s %s", self->naive_prog, app, app));
+	free(self->out);
+	EXPECT_EQ(1, profiler(&self->out, "diff -n %s %s %s", self->tiled_prog, app, app));
+	EXPECT_NE(NULL, strstr(self->out, "it ran 1 program, this command takes one:"));
+	EXPECT_NE(NULL, strstr(self->out, "): missing"));
 	two_programs_free(&tp);
 }
 
