@@ -35,7 +35,7 @@ static const char manual_head[] =
 "    vneuron-profile - profile programs on the vneuron virtual accelerator\n"
 "\n"
 "SYNOPSIS\n"
-"    vneuron-profile view -n PROGRAM.vnef -s PROFILE.vntf\n"
+"    vneuron-profile view -n PROGRAM.vnef|DIR [-n PROGRAM.vnef]... -s PROFILE.vntf\n"
 "                         [--output-format FORMAT] [--output-file FILE]\n"
 "                         [--force-overwrite] [--salvage]\n"
 "                         [--model-flops N] [--bins N] [--top N]\n"
