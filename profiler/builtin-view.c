@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -50,7 +51,10 @@ const char vnp_view_manual[] =
 "                            directory (all its *.vnef), for an application\n"
 "                            that ran several: each program's executions get\n"
 "                            their own summary (json: {\"programs\":[...]});\n"
-"                            perfetto and html show one program only\n"
+"                            perfetto and html show one program only (--only)\n"
+"    --only PROGRAM          show only the executions of that program: its name,\n"
+"                            its path as given, or a prefix (6+ hex digits) of\n"
+"                            its sha256 (the refusal message lists them)\n"
 "    -s, --session FILE      the .vntf profile (required); repeat it to view the\n"
 "                            profiles of several workers or nodes as one (a tab\n"
 "                            per worker and core, collectives aligned)\n"
@@ -154,6 +158,7 @@ struct view_opts {
 	const char *program, *profile, *out;
 	const char *program_args[VIEW_MAX_PROGRAMS];	/* every -n: a file or a directory */
 	unsigned int nprogram_args;
+	const char *only;		/* --only: the one program to show */
 	const char *profiles[VIEW_MAX_PROFILES];	/* every -s: one per worker or node */
 	unsigned int nprofiles;
 	const struct format *fmt;
@@ -230,6 +235,7 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 		{ "bind", required_argument, NULL, 'B' },
 		{ "force-overwrite", no_argument, NULL, 'F' },
 		{ "salvage", no_argument, NULL, 'V' },
+		{ "only", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *bad = NULL;
@@ -289,6 +295,9 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 			break;
 		case 'V':
 			o->salvage = 1;
+			break;
+		case 'O':
+			o->only = optarg;
 			break;
 		case 'P':
 			if (vnp_parse_uint(optarg, 65535, 0, &x))
@@ -531,6 +540,41 @@ static int match_programs(struct view_progs *vp, const struct view_opts *o)
 	return 0;
 }
 
+/*
+ * --only: keeps the one view whose program has that name, was given at that path or has
+ * a SHA-256 starting with those hex digits (6 or more). 0, or -EDOM (said: none or
+ * several match).
+ */
+static int only_program(struct view_progs *vp, const struct view_opts *o)
+{
+	unsigned int g, found = 0, keep = 0;
+	size_t n = strlen(o->only);
+	char hash[65];
+
+	for (g = 0; g < vp->ngroups; g++) {
+		const struct view_prog *p = &vp->p[vp->group_prog[g]];
+		unsigned int i;
+
+		for (i = 0; i < 32; i++)
+			sprintf(hash + 2 * i, "%02x", p->hash[i]);
+		if ((p->prog.name && !strcmp(p->prog.name, o->only)) || !strcmp(p->path, o->only) ||
+		    (n >= 6 && n <= 64 && !strncasecmp(hash, o->only, n))) {
+			found++;
+			keep = g;
+		}
+	}
+	if (found != 1) {
+		fprintf(stderr, "vneuron-profile: --only %s: %s of the programs shown; give a "
+			"name, a path given with -n or a sha256 prefix (6+ digits)\n", o->only,
+			found ? "several" : "none");
+		return -EDOM;
+	}
+	vp->group_prog[0] = vp->group_prog[keep];
+	vp->group_want[0] = vp->group_want[keep];
+	vp->ngroups = 1;
+	return 0;
+}
+
 /* Loads the programs and what the profiles ran, and matches them. 0 or -errno (said). */
 static int view_programs(struct view_progs *vp, const struct view_opts *o)
 {
@@ -555,7 +599,10 @@ static int view_programs(struct view_progs *vp, const struct view_opts *o)
 			swap_hint(o);
 		return ret;
 	}
-	return match_programs(vp, o);
+	ret = match_programs(vp, o);
+	if (!ret && o->only)
+		ret = only_program(vp, o);
+	return ret;
 }
 
 /*
@@ -695,8 +742,9 @@ int cmd_view(int argc, char **argv)
 	}
 	if (vp.ngroups > 1 && (o.serve || !o.fmt->write ||
 			       o.fmt->write == vnp_perfetto)) {
-		fprintf(stderr, "vneuron-profile: %s ran %u programs: the %s shows one; use "
-			"summary-text, summary-json or json, which show each\n",
+		fprintf(stderr, "vneuron-profile: %s ran %u programs: the %s shows one; choose "
+			"it with --only NAME, or use summary-text, summary-json or json, which "
+			"show each\n",
 			o.nprofiles > 1 ? "the profiles" : o.profile, vp.ngroups,
 			o.fmt->write ? "Perfetto trace" : "web viewer");
 		free_programs(&vp);

@@ -37,7 +37,7 @@ static const char manual_head[] =
 "SYNOPSIS\n"
 "    vneuron-profile view -n PROGRAM.vnef|DIR [-n PROGRAM.vnef]... -s PROFILE.vntf\n"
 "                         [--output-format FORMAT] [--output-file FILE]\n"
-"                         [--force-overwrite] [--salvage]\n"
+"                         [--force-overwrite] [--salvage] [--only PROGRAM]\n"
 "                         [--model-flops N] [--bins N] [--top N]\n"
 "                         [--serve [--port N] [--bind ADDR]]\n"
 "    vneuron-profile capture -n PROGRAM.vnef -s PROFILE.vntf ... | -- APP ARGS\n"

@@ -1083,6 +1083,31 @@ TEST_F(view, application_of_two_programs)
 	EXPECT_NE(NULL, strstr(self->out, "ran 2 programs"));
 	EXPECT_NE(0, access(path, F_OK));
 	free(self->out);
+	/* --only chooses one: by name, or by a prefix of its hash */
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f perfetto -o %s --only exp_tiled",
+			      dir, app, path));
+	EXPECT_EQ(0, access(path, F_OK));
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s --only exp_naive", dir, app));
+	EXPECT_NE(NULL, strstr(self->out, "vneuron-profile: exp_naive\n"));
+	EXPECT_NE(NULL, strstr(self->out, ", 2 execs\n"));
+	EXPECT_EQ(NULL, strstr(self->out, "=== Program"));
+	free(self->out);
+	{
+		struct vntf_program id;
+		char h[16];
+		int i;
+
+		identity(tp.img[1], tp.size[1], "", &id);
+		for (i = 0; i < 4; i++)
+			sprintf(h + 2 * i, "%02x", id.hash[i]);
+		ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s --only %s", dir, app, h));
+		EXPECT_NE(NULL, strstr(self->out, "vneuron-profile: exp_tiled\n"));
+		free(self->out);
+	}
+	EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s --only nothing", dir, app));
+	EXPECT_NE(NULL, strstr(self->out, "--only nothing: none of the programs shown"));
+	free(self->out);
 
 	/* diff compares one program's profiles: it says what this one ran */
 	EXPECT_EQ(1, profiler(&self->out, "diff -n %s %s %s", self->naive_prog, app, app));
