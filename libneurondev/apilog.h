@@ -13,9 +13,19 @@
 
 /* The call's start, to pass to nd_api_note(); 0 when dev does not log (dev NULL: open). */
 uint64_t nd_api_t0(const struct nd_device *dev);
-/* Log one call of enum nd_api_call that started at t0 (nothing if t0 is 0). */
-void nd_api_note(struct nd_device *dev, unsigned int call, uint64_t t0, uint64_t bytes,
-		 uint32_t core, uint64_t exec_id, uint64_t seq);
+/*
+ * Log one call of enum nd_api_call that started at t0 (nothing if t0 is 0): the record's
+ * call sequence number (pc), 0 if nothing was logged.
+ */
+uint32_t nd_api_note(struct nd_device *dev, unsigned int call, uint64_t t0, uint64_t bytes,
+		     uint32_t core, uint64_t exec_id, uint64_t seq);
+/*
+ * The PROGRAM_ID records of a program just loaded (vp, from image), whose PROGRAM_LOAD
+ * record's pc is id: its SHA-256, name and size (neurondev.h). Nothing if id is 0.
+ */
+struct vn_program;
+void nd_api_program_id(struct nd_device *dev, uint32_t id, const struct vn_program *vp,
+		       const void *image, size_t size);
 /* At open (logs ND_API_OPEN if the process logs) and close (ND_API_CLOSE). */
 void nd_api_open(struct nd_device *dev, uint64_t t0);
 void nd_api_close(struct nd_device *dev);

@@ -13,6 +13,7 @@ struct nd_program {
 	struct nd_device *dev;
 	uint32_t handle;
 	struct vn_program *vp;		/* the image as the core reads it: its tensor table */
+	uint32_t api_id;		/* its id in the API log (0: not logged) */
 };
 
 int nd_program_load(struct nd_device *dev, const void *image, size_t size,
@@ -71,7 +72,8 @@ int nd_program_load(struct nd_device *dev, const void *image, size_t size,
 				  nd_strerror(ret));
 	}
 	*progp = p;
-	nd_api_note(dev, ND_API_PROGRAM_LOAD, t0, size, 0, 0, 0);
+	p->api_id = nd_api_note(dev, ND_API_PROGRAM_LOAD, t0, size, 0, 0, 0);
+	nd_api_program_id(dev, p->api_id, p->vp, image, size);
 	return 0;
 }
 
@@ -184,7 +186,7 @@ int nd_exec(struct nd_program *p, unsigned int core, const struct nd_bind *binds
 	}
 	if (exec_idp)
 		*exec_idp = e.exec_id;
-	nd_api_note(p->dev, ND_API_EXEC, t0, 0, core, e.exec_id, 0);
+	nd_api_note(p->dev, ND_API_EXEC, t0, p->api_id, core, e.exec_id, 0);
 out:
 	free(h);
 	return ret;

@@ -624,6 +624,12 @@ const char *nd_tel_event_name(uint32_t type);
  * and sem_value the low 32 bits of the exec id (EXEC, WAIT), exec_seq the execution's
  * sequence number on its core (WAIT: the device records' exec_seq); engine is
  * VNEURON_TRACE_ENGINE_CORE, sem_wait and sem_signal VNEURON_TRACE_NO_SEM, model_* 0.
+ * EXEC and WAIT records also carry the device's N (of /dev/vneuronN) in dma_desc, and
+ * EXEC records the program's id in bytes: the pc of its PROGRAM_LOAD record.
+ * After each PROGRAM_LOAD come six PROGRAM_ID records, the loaded image's identity in
+ * 16-byte chunks: exec_seq the chunk (0, 1: its SHA-256; 2..5: the program's name from
+ * its header, NUL-padded), model_start_ps and model_end_ps the chunk's bytes in order,
+ * sem_value the program's id, count the image's size in bytes.
  * The kernel never writes these records: its MARKER opcodes stay below ND_API_MARKER.
  */
 #define ND_API_MARKER	0x8000
@@ -636,10 +642,17 @@ enum nd_api_call {
 	ND_API_PROGRAM_LOAD,
 	ND_API_EXEC,
 	ND_API_WAIT,
-	ND_API_END,				/* one past the last */
+	ND_API_PROGRAM_ID = ND_API_MARKER + 11,	/* a loaded image's identity, in chunks */
+	ND_API_END = ND_API_MARKER + 12,	/* one past the last */
 };
 
-/* "open", "close", "mem_alloc", "mem_free", "program_load", "exec", "wait"; "other". */
+#define ND_API_ID_CHUNKS	6		/* PROGRAM_ID records per load */
+#define ND_API_ID_CHUNK		16		/* bytes each carries */
+
+/*
+ * "open", "close", "mem_alloc", "mem_free", "program_load", "exec", "wait",
+ * "program_id"; "other".
+ */
 const char *nd_api_call_name(uint32_t opcode);
 
 #if defined(__cplusplus)

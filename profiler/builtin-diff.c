@@ -84,7 +84,10 @@ static char *default_program(const char *profile)
 
 static int load(struct side *s, int no_hash)
 {
+	struct vnp_ran ran;
+	const void *image;
 	char err[512];
+	size_t size;
 	int ret;
 
 	ret = vnp_prog_open(&s->prog, s->program, err, sizeof(err));
@@ -92,8 +95,19 @@ static int load(struct side *s, int no_hash)
 		fprintf(stderr, "vneuron-profile: %s: %s\n", s->program, err);
 		return ret;
 	}
-	ret = vnp_profile_read(&s->pf, s->profile, &s->prog, s->program, !no_hash, err,
-			       sizeof(err));
+	/* a profile of several programs (section 9) is not one program's to compare */
+	ret = vnp_profile_ran(&ran, &s->profile, 1, false, err, sizeof(err));
+	if (!ret) {
+		image = vnp_prog_image(&s->prog, &size);
+		ret = image ? vnp_ran_only(&ran, s->profile, image, size, s->program, no_hash) : 0;
+		vnp_ran_free(&ran);
+		if (ret) {
+			vnp_prog_free(&s->prog);
+			return ret;
+		}
+		ret = vnp_profile_read(&s->pf, s->profile, &s->prog, s->program, !no_hash,
+				       err, sizeof(err));
+	}
 	if (ret) {
 		fprintf(stderr, "vneuron-profile: %s\n", err);
 		vnp_prog_free(&s->prog);

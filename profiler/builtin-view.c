@@ -4,16 +4,20 @@
  * analysis and writes one output: a summary, the full event list, a Perfetto trace or the
  * web viewer, in a file or served over HTTP (docs/profiler.md).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "builtin.h"
 #include "profile.h"
+#include "sha256.h"
 #include "summary.h"
 #include "vnprog.h"
 #include "vntf.h"
@@ -29,11 +33,28 @@ const char vnp_view_manual[] =
 "    the resource that bounds it and prints advice backed by the evidence it found.\n"
 "\n"
 "    The profile records the SHA-256 of the program it was captured with; view\n"
-"    refuses a program with another hash. Records lost during capture are counted\n"
-"    and reported: the figures then cover only what was kept.\n"
+"    refuses a program with another hash. An application's profile (capture --\n"
+"    APP) records every program it loaded and which one each execution ran: give\n"
+"    them all (-n repeated, or a directory); view matches them by hash and shows\n"
+"    each program's executions with that program, and refuses a profile whose\n"
+"    programs it does not all have, listing them (name, size, short hash) and\n"
+"    marking the missing. Records lost during capture are counted and reported:\n"
+"    the figures then cover only what was kept.\n"
+"\n"
+"    With several executions, the summary gives the min, median and max of each\n"
+"    execution's total time and of each engine's active time in it, and marks as\n"
+"    OUTLIER an execution with a figure further from the median than both 3 x MAD\n"
+"    (median absolute deviation) and a tenth of the median (3 executions or more).\n"
 "\n"
 "OPTIONS (view)\n"
-"    -n, --program FILE      the .vnef program (required)\n"
+"    -n, --program FILE      the .vnef program (required); repeat it, or give a\n"
+"                            directory (all its *.vnef), for an application\n"
+"                            that ran several: each program's executions get\n"
+"                            their own summary (json: {\"programs\":[...]});\n"
+"                            perfetto and html show one program only (--only)\n"
+"    --only PROGRAM          show only the executions of that program: its name,\n"
+"                            its path as given, or a prefix (6+ hex digits) of\n"
+"                            its sha256 (the refusal message lists them)\n"
 "    -s, --session FILE      the .vntf profile (required); repeat it to view the\n"
 "                            profiles of several workers or nodes as one (a tab\n"
 "                            per worker and core, collectives aligned)\n"
@@ -62,7 +83,8 @@ const char vnp_view_manual[] =
 "    -m, --model-flops N     the model's useful flops per execution, for mfu\n"
 "    -b, --bins N            bins of the DMA throughput and pending series (200)\n"
 "    -t, --top N             rows of the scope and line tables (10)\n"
-"    -q, --no-hash-check     accept a program whose hash differs (not advised)\n"
+"    -q, --no-hash-check     accept a program whose hash differs (not advised;\n"
+"                            a profile of one program only)\n"
 "    --serve                 serve the web viewer over HTTP until Ctrl-C\n"
 "    --port N                its port (3001; 0: any free port)\n"
 "    --bind ADDR             its address: numeric, or localhost (127.0.0.1, the\n"
@@ -99,14 +121,17 @@ const char vnp_view_manual[] =
 "\n"
 "EXIT STATUS\n"
 "    0 success; 1 bad input (unreadable, malformed, truncated or unknown-version\n"
-"    profile, invalid program, program and profile that do not belong together);\n"
-"    2 usage error (also: the output file is an input, exists without\n"
-"    --force-overwrite, or is a terminal for perfetto or html); 3 out of memory,\n"
+"    profile, invalid program, program and profile that do not belong together,\n"
+"    a program the profile ran not given); 2 usage error (also: the output file\n"
+"    is an input, exists without --force-overwrite, or is a terminal for perfetto\n"
+"    or html; several -n for a profile without program identity; perfetto or html\n"
+"    of a profile of several programs); 3 out of memory,\n"
 "    an output file that cannot be created, or a write error.\n"
 "\n"
 "EXAMPLES\n"
 "    vneuron-profile view -n mlp.vnef -s mlp.vntf\n"
 "    vneuron-profile view -n mlp.vnef -s mlp.vntf -f perfetto -o mlp.pftrace\n"
+"    vneuron-profile view -n build/kernels/ -s app.vntf     # an application's\n"
 "\n"
 "SEE ALSO\n"
 "    docs/profiler.md, docs/metrics.md, docs/profile-format.md\n";
@@ -127,9 +152,13 @@ static const struct format {
 #define NR_FORMATS	(sizeof(formats) / sizeof(formats[0]))
 
 #define VIEW_MAX_PROFILES	VNP_MAX_CORES
+#define VIEW_MAX_PROGRAMS	VNTF_MAX_PROGRAMS
 
 struct view_opts {
 	const char *program, *profile, *out;
+	const char *program_args[VIEW_MAX_PROGRAMS];	/* every -n: a file or a directory */
+	unsigned int nprogram_args;
+	const char *only;		/* --only: the one program to show */
 	const char *profiles[VIEW_MAX_PROFILES];	/* every -s: one per worker or node */
 	unsigned int nprofiles;
 	const struct format *fmt;
@@ -142,9 +171,29 @@ struct view_opts {
 	const char *bind;
 };
 
-/* What view computes from the program and the profile. */
-struct view_data {
+/* A program given (-n, or a .vnef of a -n directory), loaded. */
+struct view_prog {
+	char *path;
+	bool from_dir;		/* not named on the command line */
 	struct vnp_prog prog;
+	uint8_t hash[32];
+	size_t size;
+};
+
+/* The programs given and what the profiles ran. */
+struct view_progs {
+	struct view_prog *p;
+	unsigned int n;
+	struct vnp_ran ran;
+	/* the views: one per program the profiles ran (or one for them all) */
+	unsigned int ngroups;
+	unsigned int group_prog[VIEW_MAX_PROGRAMS];	/* index in p */
+	int group_want[VIEW_MAX_PROGRAMS];		/* index in ran.progs, -1: all */
+};
+
+/* What view computes from one program and the profile. */
+struct view_data {
+	const struct vnp_prog *prog;
 	struct vnp_profile pf;
 	struct vnp_metrics m;
 	struct vnp_analysis a;
@@ -186,6 +235,7 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 		{ "bind", required_argument, NULL, 'B' },
 		{ "force-overwrite", no_argument, NULL, 'F' },
 		{ "salvage", no_argument, NULL, 'V' },
+		{ "only", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *bad = NULL;
@@ -198,7 +248,12 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 	while ((ch = getopt_long(argc, argv, "n:s:f:o:m:b:t:qh", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'n':
+			if (o->nprogram_args == VIEW_MAX_PROGRAMS) {
+				bad = "at most 256 programs (-n) at once";
+				break;
+			}
 			o->program = optarg;
+			o->program_args[o->nprogram_args++] = optarg;
 			break;
 		case 's':
 			if (o->nprofiles == VIEW_MAX_PROFILES) {
@@ -240,6 +295,9 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 			break;
 		case 'V':
 			o->salvage = 1;
+			break;
+		case 'O':
+			o->only = optarg;
 			break;
 		case 'P':
 			if (vnp_parse_uint(optarg, 65535, 0, &x))
@@ -320,21 +378,218 @@ static void swap_hint(const struct view_opts *o)
 		}
 }
 
-/* Reads the program and the profile and analyzes them. 0, or -errno (said). */
-static int view_load(struct view_data *d, const struct view_opts *o)
+static int is_vnef(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+
+	return n > 5 && !strcmp(e->d_name + n - 5, ".vnef");
+}
+
+/* Adds and loads one program file. 0, or -errno (said, unless a directory's: skipped). */
+static int add_prog(struct view_progs *vp, const char *path, bool from_dir)
+{
+	struct view_prog *p;
+	const void *image;
+	char err[512];
+	int ret;
+
+	if (vp->n == VIEW_MAX_PROGRAMS) {
+		fprintf(stderr, "vneuron-profile: more than %d programs\n", VIEW_MAX_PROGRAMS);
+		return -E2BIG;
+	}
+	p = &vp->p[vp->n];
+	memset(p, 0, sizeof(*p));
+	p->path = strdup(path);
+	if (!p->path)
+		return -ENOMEM;
+	p->from_dir = from_dir;
+	ret = vnp_prog_open(&p->prog, path, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "vneuron-profile: %s: %s%s\n", path, err,
+			from_dir ? " (skipped)" : "");
+		free(p->path);
+		return from_dir && ret != -ENOMEM ? 0 : ret;
+	}
+	image = vnp_prog_image(&p->prog, &p->size);
+	vnp_sha256(image, p->size, p->hash);
+	vp->n++;
+	return 0;
+}
+
+/* Every -n: a .vnef file, or a directory whose *.vnef files are all taken. 0 or -errno. */
+static int load_programs(struct view_progs *vp, const struct view_opts *o)
+{
+	struct dirent **ents;
+	char path[PATH_MAX];
+	unsigned int i;
+	struct stat st;
+	int n, j, ret = 0;
+
+	vp->p = calloc(VIEW_MAX_PROGRAMS, sizeof(*vp->p));
+	if (!vp->p)
+		return -ENOMEM;
+	for (i = 0; i < o->nprogram_args && !ret; i++) {
+		if (stat(o->program_args[i], &st) || !S_ISDIR(st.st_mode)) {
+			ret = add_prog(vp, o->program_args[i], false);
+			continue;
+		}
+		n = scandir(o->program_args[i], &ents, is_vnef, alphasort);
+		if (n < 0) {
+			fprintf(stderr, "vneuron-profile: %s: %s\n", o->program_args[i],
+				strerror(errno));
+			return -errno;
+		}
+		if (!n)
+			fprintf(stderr, "vneuron-profile: %s: no .vnef files in the directory\n",
+				o->program_args[i]);
+		for (j = 0; j < n; j++) {
+			snprintf(path, sizeof(path), "%s/%s", o->program_args[i], ents[j]->d_name);
+			if (!ret)
+				ret = add_prog(vp, path, true);
+			free(ents[j]);
+		}
+		free(ents);
+	}
+	if (!ret && !vp->n) {
+		fprintf(stderr, "vneuron-profile: no program to view with (-n)\n");
+		ret = -ENOENT;
+	}
+	return ret;
+}
+
+static void free_programs(struct view_progs *vp)
+{
+	unsigned int i;
+
+	for (i = 0; vp->p && i < vp->n; i++) {
+		vnp_prog_free(&vp->p[i].prog);
+		free(vp->p[i].path);
+	}
+	free(vp->p);
+	vnp_ran_free(&vp->ran);
+	memset(vp, 0, sizeof(*vp));
+}
+
+/* The given program with the identity of the profiles' program k, or -1. */
+static int given(const struct view_progs *vp, uint32_t k)
+{
+	unsigned int i;
+
+	for (i = 0; i < vp->n; i++)
+		if (vnp_ran_find(&vp->ran, vp->p[i].hash, vp->p[i].size) == (int)k)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Matches what the profiles ran with the programs given: one view per program they
+ * ran. 0, or -EINVAL (refused: said, with the profiles' programs) or -EDOM (a usage
+ * error: said).
+ */
+static int match_programs(struct view_progs *vp, const struct view_opts *o)
+{
+	const char *what = o->nprofiles > 1 ? "the profiles" : o->profile;
+	const char *paths[VNTF_MAX_PROGRAMS];
+	unsigned int i, missing = 0;
+	int k;
+
+	if (!vp->ran.nprogs) {
+		/* a profile that names no program: the one given, as before */
+		if (vp->n > 1) {
+			fprintf(stderr, "vneuron-profile: %s records no program identity: give "
+				"the one program it ran (one -n), not %u\n", what, vp->n);
+			return -EDOM;
+		}
+		vp->ngroups = 1;
+		vp->group_want[0] = -1;
+		return 0;
+	}
+	for (i = 0; i < vp->ran.nprogs; i++) {
+		k = given(vp, i);
+		if (k < 0) {
+			missing++;
+			continue;
+		}
+		vp->group_prog[vp->ngroups] = (unsigned int)k;
+		vp->group_want[vp->ngroups++] = vp->ran.nprogs > 1 ? (int)i : -1;
+	}
+	if (missing && o->no_hash && vp->n == 1 && vp->ran.nprogs == 1) {
+		/* -q: the program given for the one the profile ran, as asked */
+		vp->ngroups = 1;
+		vp->group_prog[0] = 0;
+		vp->group_want[0] = -1;
+		return 0;
+	}
+	if (missing) {
+		fprintf(stderr, "vneuron-profile: %s and the programs given do not belong "
+			"together: it ran %u program%s, %u of them not given (-n FILE or -n "
+			"DIRECTORY):\n", what, vp->ran.nprogs, vp->ran.nprogs > 1 ? "s" : "",
+			missing);
+		for (i = 0; i < vp->ran.nprogs; i++) {
+			k = given(vp, i);
+			paths[i] = k < 0 ? NULL : vp->p[k].path;
+		}
+		vnp_ran_list(stderr, &vp->ran, paths);
+		return -EINVAL;
+	}
+	for (i = 0; i < vp->n; i++)
+		if (!vp->p[i].from_dir &&
+		    vnp_ran_find(&vp->ran, vp->p[i].hash, vp->p[i].size) < 0)
+			fprintf(stderr, "vneuron-profile: %s is not a program %s ran: ignored\n",
+				vp->p[i].path, what);
+	return 0;
+}
+
+/*
+ * --only: keeps the one view whose program has that name, was given at that path or has
+ * a SHA-256 starting with those hex digits (6 or more). 0, or -EDOM (said: none or
+ * several match).
+ */
+static int only_program(struct view_progs *vp, const struct view_opts *o)
+{
+	unsigned int g, found = 0, keep = 0;
+	size_t n = strlen(o->only);
+	char hash[65];
+
+	for (g = 0; g < vp->ngroups; g++) {
+		const struct view_prog *p = &vp->p[vp->group_prog[g]];
+		unsigned int i;
+
+		for (i = 0; i < 32; i++)
+			sprintf(hash + 2 * i, "%02x", p->hash[i]);
+		if ((p->prog.name && !strcmp(p->prog.name, o->only)) || !strcmp(p->path, o->only) ||
+		    (n >= 6 && n <= 64 && !strncasecmp(hash, o->only, n))) {
+			found++;
+			keep = g;
+		}
+	}
+	if (found != 1) {
+		fprintf(stderr, "vneuron-profile: --only %s: %s of the programs shown; give a "
+			"name, a path given with -n or a sha256 prefix (6+ digits)\n", o->only,
+			found ? "several" : "none");
+		return -EDOM;
+	}
+	vp->group_prog[0] = vp->group_prog[keep];
+	vp->group_want[0] = vp->group_want[keep];
+	vp->ngroups = 1;
+	return 0;
+}
+
+/* Loads the programs and what the profiles ran, and matches them. 0 or -errno (said). */
+static int view_programs(struct view_progs *vp, const struct view_opts *o)
 {
 	char err[512];
 	int ret;
 
-	memset(d, 0, sizeof(*d));
-	ret = vnp_prog_open(&d->prog, o->program, err, sizeof(err));
+	memset(vp, 0, sizeof(*vp));
+	ret = load_programs(vp, o);
 	if (ret) {
-		fprintf(stderr, "vneuron-profile: %s: %s\n", o->program, err);
-		swap_hint(o);
+		if (ret != -ENOMEM && vp->n < o->nprogram_args)
+			swap_hint(o);
 		return ret;
 	}
-	ret = vnp_profile_read_opts(&d->pf, o->profiles, o->nprofiles, &d->prog, o->program,
-				    !o->no_hash, o->salvage, err, sizeof(err));
+	ret = vnp_profile_ran(&vp->ran, o->profiles, o->nprofiles, o->salvage, err,
+			      sizeof(err));
 	if (ret) {
 		fprintf(stderr, "vneuron-profile: %s\n", err);
 		if (strstr(err, "truncated file"))
@@ -342,14 +597,44 @@ static int view_load(struct view_data *d, const struct view_opts *o)
 				"reads every complete record in it\n");
 		else if (strstr(err, "bad magic"))
 			swap_hint(o);
-		goto free_prog;
+		return ret;
 	}
-	if (d->pf.nr_salvaged)
+	ret = match_programs(vp, o);
+	if (!ret && o->only)
+		ret = only_program(vp, o);
+	return ret;
+}
+
+/*
+ * Reads the profile for view g of vp (a program and the executions that ran it) and
+ * analyzes it. 0, or -errno (said).
+ */
+static int view_load(struct view_data *d, const struct view_opts *o,
+		     const struct view_progs *vp, unsigned int g)
+{
+	const struct view_prog *p = &vp->p[vp->group_prog[g]];
+	char err[512];
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->prog = &p->prog;
+	ret = vnp_profile_read_ran(&d->pf, o->profiles, o->nprofiles, d->prog, p->path,
+				   !o->no_hash, o->salvage, &vp->ran, vp->group_want[g], err,
+				   sizeof(err));
+	if (ret) {
+		fprintf(stderr, "vneuron-profile: %s\n", err);
+		return ret;
+	}
+	if (d->pf.nr_salvaged && !g)
 		fprintf(stderr, "vneuron-profile: %s", d->pf.salvaged);
-	if (d->pf.no_identity)
+	if (d->pf.no_identity && !g)
 		fprintf(stderr, "vneuron-profile: %s records no program identity; assuming %s "
 			"is the program it ran\n", o->nprofiles > 1 ? "a profile" : o->profile,
-			o->program);
+			p->path);
+	if (d->pf.unplaced_records)
+		fprintf(stderr, "vneuron-profile: %llu records of executions whose program "
+			"the profile does not know were left out of %s's view\n",
+			(unsigned long long)d->pf.unplaced_records, p->path);
 	d->pf.tl.model_flops = o->model_flops;
 	ret = vnp_tl_finish(&d->pf.tl) ?: vnp_metrics_compute(&d->pf.tl, o->bins, &d->m);
 	if (ret)
@@ -360,14 +645,12 @@ static int view_load(struct view_data *d, const struct view_opts *o)
 		goto oom;
 	}
 	d->v = (struct vnp_view){ .tl = &d->pf.tl, .m = &d->m, .a = &d->a,
-				  .program_path = o->program, .profile_path = o->profile,
+				  .program_path = p->path, .profile_path = o->profile,
 				  .labels = d->pf.labels, .top = o->top };
 	return 0;
 oom:
 	fprintf(stderr, "vneuron-profile: out of memory\n");
 	vnp_profile_free(&d->pf);
-free_prog:
-	vnp_prog_free(&d->prog);
 	return ret;
 }
 
@@ -376,7 +659,6 @@ static void view_free(struct view_data *d)
 	vnp_analysis_free(&d->a);
 	vnp_metrics_free(&d->m);
 	vnp_profile_free(&d->pf);
-	vnp_prog_free(&d->prog);
 }
 
 /*
@@ -386,44 +668,51 @@ static void view_free(struct view_data *d)
  */
 static int open_output(const struct view_opts *o, struct nd_outfile *out)
 {
-	const char *inputs[VIEW_MAX_PROFILES + 1];
+	const char *inputs[VIEW_MAX_PROFILES + VIEW_MAX_PROGRAMS];
 	char msg[PATH_MAX * 2 + 128];
 	int ret;
 
-	inputs[0] = o->program;
-	memcpy(inputs + 1, o->profiles, o->nprofiles * sizeof(*inputs));
-	ret = nd_out_open(out, o->out ?: "-", inputs, o->nprofiles + 1,
+	memcpy(inputs, o->program_args, o->nprogram_args * sizeof(*inputs));
+	memcpy(inputs + o->nprogram_args, o->profiles, o->nprofiles * sizeof(*inputs));
+	ret = nd_out_open(out, o->out ?: "-", inputs, o->nprogram_args + o->nprofiles,
 			  o->force ? ND_OUT_FORCE : 0, msg, sizeof(msg));
 	if (ret)
 		fprintf(stderr, "vneuron-profile: %s\n", msg);
 	return ret;
 }
 
-/* Writes the chosen output and commits it (or removes it). 0 or -errno (said). */
-static int write_output(struct nd_outfile *out, const struct view_opts *o,
-			const struct view_data *d)
+/*
+ * Writes view g of ngroups: a program's part of a profile that ran several is headed
+ * (text) or an element of a "programs" array (json). 0 or -errno.
+ */
+static int write_view(FILE *f, const struct view_opts *o, const struct view_data *d,
+		      unsigned int g, unsigned int ngroups)
 {
+	const char *name = d->prog->name && *d->prog->name ? d->prog->name : "unnamed";
+	int json = o->fmt->write && o->fmt->write != vnp_summary_text;
 	int ret;
 
-	if (o->fmt->write)
-		ret = o->fmt->write(out->f, &d->v);
-	else
-		ret = vnp_web_html(out->f, &d->v, d->pf.labels);
-	if (ret)
-		nd_out_abort(out);
-	else
-		ret = nd_out_commit(out);
-	if (ret)
-		fprintf(stderr, "vneuron-profile: writing %s: %s\n", o->out ? o->out : "output",
-			strerror(-ret));
+	if (ngroups > 1 && json)
+		fputs(g ? "," : "{\"programs\":[", f);
+	else if (ngroups > 1)
+		fprintf(f, "%s=== Program %u of %u: \"%s\" (%s), %llu execution%s ===\n",
+			g ? "\n" : "", g + 1, ngroups, name, d->v.program_path,
+			(unsigned long long)d->pf.tl.nexec, d->pf.tl.nexec == 1 ? "" : "s");
+	ret = o->fmt->write ? o->fmt->write(f, &d->v) : vnp_web_html(f, &d->v, d->pf.labels);
+	if (!ret && ngroups > 1 && json && g + 1 == ngroups)
+		fputs("]}\n", f);
+	if (!ret && ferror(f))
+		ret = -EIO;
 	return ret;
 }
 
 int cmd_view(int argc, char **argv)
 {
 	struct view_opts o;
+	struct view_progs vp;
 	struct view_data d;
 	struct nd_outfile out;
+	unsigned int g;
 	int ret, status;
 
 	if (parse_opts(argc, argv, &o))
@@ -434,27 +723,74 @@ int cmd_view(int argc, char **argv)
 	}
 	/* refuse an output that is an input or exists before the work */
 	if (o.out && !o.serve) {
-		const char *inputs[VIEW_MAX_PROFILES + 1] = { o.program };
+		const char *inputs[VIEW_MAX_PROFILES + VIEW_MAX_PROGRAMS];
 		char msg[PATH_MAX * 2 + 128];
 
-		memcpy(inputs + 1, o.profiles, o.nprofiles * sizeof(*inputs));
-		if (nd_out_check(o.out, inputs, o.nprofiles + 1, o.force ? ND_OUT_FORCE : 0,
-				 msg, sizeof(msg))) {
+		memcpy(inputs, o.program_args, o.nprogram_args * sizeof(*inputs));
+		memcpy(inputs + o.nprogram_args, o.profiles, o.nprofiles * sizeof(*inputs));
+		if (nd_out_check(o.out, inputs, o.nprogram_args + o.nprofiles,
+				 o.force ? ND_OUT_FORCE : 0, msg, sizeof(msg))) {
 			fprintf(stderr, "vneuron-profile: %s\n", msg);
 			return VNP_EXIT_USAGE;
 		}
 	}
-	ret = view_load(&d, &o);
-	if (ret)
-		return ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
-	if (o.serve) {
-		ret = vnp_web_serve(&d.v, d.pf.labels, o.bind, o.port);
-		status = !ret ? VNP_EXIT_OK : ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
-	} else if ((ret = open_output(&o, &out))) {
-		status = ret == -EINVAL || ret == -EEXIST ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
-	} else {
-		status = write_output(&out, &o, &d) ? VNP_EXIT_SYSTEM : VNP_EXIT_OK;
+	ret = view_programs(&vp, &o);
+	if (ret) {
+		free_programs(&vp);
+		return ret == -ENOMEM || ret == -E2BIG ? VNP_EXIT_SYSTEM :
+		       ret == -EDOM ? VNP_EXIT_USAGE : VNP_EXIT_INPUT;
 	}
-	view_free(&d);
+	if (vp.ngroups > 1 && (o.serve || !o.fmt->write ||
+			       o.fmt->write == vnp_perfetto)) {
+		fprintf(stderr, "vneuron-profile: %s ran %u programs: the %s shows one; choose "
+			"it with --only NAME, or use summary-text, summary-json or json, which "
+			"show each\n",
+			o.nprofiles > 1 ? "the profiles" : o.profile, vp.ngroups,
+			o.fmt->write ? "Perfetto trace" : "web viewer");
+		free_programs(&vp);
+		return VNP_EXIT_USAGE;
+	}
+	if (o.serve) {
+		ret = view_load(&d, &o, &vp, 0);
+		if (!ret) {
+			ret = vnp_web_serve(&d.v, d.pf.labels, o.bind, o.port);
+			view_free(&d);
+			status = !ret ? VNP_EXIT_OK : ret == -ENOMEM ? VNP_EXIT_SYSTEM :
+				 VNP_EXIT_INPUT;
+		} else {
+			status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+		}
+		free_programs(&vp);
+		return status;
+	}
+	/* every view is computed before the output is opened: a refusal leaves no file */
+	ret = open_output(&o, &out);
+	if (ret) {
+		free_programs(&vp);
+		return ret == -EINVAL || ret == -EEXIST ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
+	}
+	status = VNP_EXIT_OK;
+	for (g = 0; g < vp.ngroups && status == VNP_EXIT_OK; g++) {
+		ret = view_load(&d, &o, &vp, g);
+		if (ret) {
+			status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+			break;
+		}
+		ret = write_view(out.f, &o, &d, g, vp.ngroups);
+		view_free(&d);
+		if (ret) {
+			fprintf(stderr, "vneuron-profile: writing %s: %s\n",
+				o.out ? o.out : "output", strerror(-ret));
+			status = VNP_EXIT_SYSTEM;
+		}
+	}
+	if (status != VNP_EXIT_OK) {
+		nd_out_abort(&out);
+	} else if ((ret = nd_out_commit(&out))) {
+		fprintf(stderr, "vneuron-profile: writing %s: %s\n", o.out ? o.out : "output",
+			strerror(-ret));
+		status = VNP_EXIT_SYSTEM;
+	}
+	free_programs(&vp);
 	return status;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "execprog.h"
 #include "sha256.h"
 #include "vntf.h"
 
@@ -375,19 +376,29 @@ int vnp_cap_merge_api(struct vnp_capture *c, const char *path, pid_t pid)
 				  .engine = VNEURON_TRACE_ENGINE_CORE, .pid = (uint32_t)pid,
 				  .nr_workers = 1 };
 	struct vneuron_trace_record buf[256];
+	struct vnp_execmap map = { 0 };
 	size_t n, i, kept;
-	int ret = 0, declared = 0;
+	int ret = 0, declared = 0, id;
 	FILE *f = fopen(path, "rb");
 
 	if (!f)
 		return 0;
 	gethostname(wk.hostname, sizeof(wk.hostname) - 1);
-	while ((n = fread(buf, sizeof(buf[0]), 256, f)) > 0) {
-		/* Only what libneurondev writes there: API markers. */
-		for (i = kept = 0; i < n; i++)
-			if (buf[i].kind == VNEURON_TRACE_MARKER && buf[i].opcode > ND_API_MARKER)
+	while (!ret && (n = fread(buf, sizeof(buf[0]), 256, f)) > 0) {
+		/* Only what libneurondev writes there: API markers; identities go to section 9. */
+		for (i = kept = 0; i < n; i++) {
+			if (buf[i].kind != VNEURON_TRACE_MARKER || buf[i].opcode <= ND_API_MARKER)
+				continue;
+			id = vnp_execmap_note(&map, &buf[i]);
+			if (id < 0) {
+				vnp_cap_err("out of memory reading the API log");
+				ret = id;
+				break;
+			}
+			if (!id)
 				buf[kept++] = buf[i];
-		if (!kept)
+		}
+		if (ret || !kept)
 			continue;
 		if ((!declared && vntf_write_worker(c->w, &wk)) ||
 		    vntf_write_records(c->w, VNP_CAP_API_STREAM, buf, kept)) {
@@ -397,6 +408,14 @@ int vnp_cap_merge_api(struct vnp_capture *c, const char *path, pid_t pid)
 		declared = 1;
 		__atomic_add_fetch(&c->records, kept, __ATOMIC_RELAXED);
 	}
+	if (!ret) {
+		ret = vnp_execmap_write(&map, c->w);
+		if (ret == -ENOMEM)
+			vnp_cap_err("out of memory reading the API log");
+		else if (ret)
+			ret = write_failed(c);
+	}
+	vnp_execmap_free(&map);
 	fclose(f);
 	unlink(path);
 	return ret;

@@ -708,7 +708,7 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	}
 	free(rate);
 	free(cover);
-	if (collectives(tl, m)) {
+	if (collectives(tl, m) || vnp_exec_stats(tl, &m->xs)) {
 		vnp_metrics_free(m);
 		return -ENOMEM;
 	}
@@ -741,6 +741,7 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 
 void vnp_metrics_free(struct vnp_metrics *m)
 {
+	vnp_exec_stats_free(&m->xs);
 	free(m->scope);
 	free(m->line);
 	free(m->tput);

@@ -7,6 +7,7 @@
 #ifndef VNP_METRICS_H
 #define VNP_METRICS_H
 
+#include "execstats.h"
 #include "timeline.h"
 
 /*
@@ -172,6 +173,8 @@ struct vnp_metrics {
 	uint64_t bin_ps;
 	double *tput;			/* bytes/s in each bin */
 	double *pending;		/* average descriptors in flight in each bin */
+
+	struct vnp_exec_stats xs;	/* the executions compared */
 
 	struct vnp_group *scope;	/* prog->nscopes, plus one for "no scope" at [n] */
 	uint32_t nscopes;

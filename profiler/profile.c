@@ -2,6 +2,7 @@
 /* Reading a .vntf profile into a timeline for viewing. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "profile.h"
@@ -115,32 +116,94 @@ static int salvaged(struct vnp_profile *pf, const struct vntf_reader *r, const c
 	return 0;
 }
 
+/* Opens a profile; 0 or -errno with err naming the file once. */
+static int open_profile(struct vntf_reader **r, const char *path, char *err, size_t errlen)
+{
+	char msg[512];
+	size_t n = strlen(path);
+	int ret = vntf_open_file(r, path, msg, sizeof(msg));
+
+	if (!ret)
+		return 0;
+	/* the reader names the file when it cannot open it: not twice */
+	if (!strncmp(msg, path, n) && msg[n] == ':')
+		snprintf(err, errlen, "%s", msg);
+	else
+		snprintf(err, errlen, "%s: %s", path, msg);
+	return ret;
+}
+
+/* Which executions of a file read_one() keeps (vnp_profile_read_ran()). */
+struct exec_filter {
+	const struct vnp_ran_file *rf;	/* NULL: all */
+	int want;
+	bool single;			/* the profiles ran one program: keep the unplaced */
+	struct vneuron_trace_record *buf;	/* the kept records of a chunk */
+};
+
+/* Whether the filter keeps record rec of a stream of worker w; counts what it drops. */
+static bool keep_record(struct vnp_profile *pf, const struct exec_filter *f,
+			const struct vntf_worker *w, const struct vneuron_trace_record *rec)
+{
+	int k;
+
+	/* the application's API calls and lost counts belong to no execution */
+	if (rec->kind == VNEURON_TRACE_LOST ||
+	    (rec->kind == VNEURON_TRACE_MARKER && rec->opcode >= ND_API_MARKER))
+		return true;
+	if (f->rf->all >= 0)
+		k = f->rf->all;
+	else if (f->rf->nexecs) {
+		struct vntf_exec_program key = { .device = w->device, .core = w->core,
+						 .exec_seq = rec->exec_seq };
+		const struct vntf_exec_program *e;
+
+		e = bsearch(&key, f->rf->execs, f->rf->nexecs, sizeof(key), vntf_exec_cmp);
+		k = e ? (int)e->program : -1;
+	} else {
+		k = -1;
+	}
+	if (k == f->want)
+		return true;
+	if (k < 0 && f->single)
+		return true;
+	if (k < 0)
+		pf->unplaced_records++;
+	else
+		pf->other_records++;
+	return false;
+}
+
+/* The records of a chunk the filter keeps, in f->buf: how many. */
+static uint32_t filter_chunk(struct vnp_profile *pf, const struct exec_filter *f,
+			     const struct vntf_worker *w, const struct vntf_chunk *c)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < c->count; i++)
+		if (keep_record(pf, f, w, &c->recs[i]))
+			f->buf[n++] = c->recs[i];
+	return n;
+}
+
 /* One file's records into pf (started on the first). 0 or -errno with err. */
 static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 		    const struct vnp_prog *prog, const char *prog_path, bool check_hash,
 		    const uint8_t *hash, size_t size, uint64_t *dropped, uint64_t *overwritten,
-		    bool salvage, char *err, size_t errlen)
+		    bool salvage, const struct exec_filter *flt, char *err, size_t errlen)
 {
 	struct vntf_reader *r = NULL;
 	const struct vntf_info *info;
+	const struct vneuron_trace_record *recs;
 	struct vntf_chunk c;
 	bool checked = false;
 	uint64_t records = 0;
-	char msg[512];
-	uint32_t i;
+	uint32_t i, count;
 	int ret, slot;
 
-	ret = vntf_open_file(&r, path, msg, sizeof(msg));
-	if (ret) {
-		size_t n = strlen(path);
-
-		/* the reader names the file when it cannot open it: not twice */
-		if (!strncmp(msg, path, n) && msg[n] == ':')
-			snprintf(err, errlen, "%s", msg);
-		else
-			snprintf(err, errlen, "%s: %s", path, msg);
+	ret = open_profile(&r, path, err, errlen);
+	if (ret)
 		return ret;
-	}
 	info = vntf_reader_info(r);
 	while ((ret = vntf_next(r, &c)) > 0) {
 		if (!checked) {
@@ -170,7 +233,13 @@ static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 			ret = -E2BIG;
 			goto out;
 		}
-		ret = vnp_tl_add(&pf->tl, (unsigned int)slot, c.recs, c.count);
+		recs = c.recs;
+		count = c.count;
+		if (flt->rf) {
+			count = filter_chunk(pf, flt, &info->streams[c.index].worker, &c);
+			recs = flt->buf;
+		}
+		ret = vnp_tl_add(&pf->tl, (unsigned int)slot, recs, count);
 		if (ret) {
 			snprintf(err, errlen, "out of memory loading %s", path);
 			goto out;
@@ -199,7 +268,7 @@ static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 		ret = -EINVAL;
 		goto out;
 	}
-	if (!info->nr_programs)
+	if (!info->nr_programs && !info->have_exec_programs)
 		pf->no_identity = true;
 	for (i = 0; i < info->nr_streams; i++) {
 		*dropped += info->streams[i].dropped;
@@ -223,25 +292,44 @@ int vnp_profile_read_opts(struct vnp_profile *pf, const char *const *paths,
 			  unsigned int npaths, const struct vnp_prog *prog, const char *prog_path,
 			  bool check_hash, bool salvage, char *err, size_t errlen)
 {
+	return vnp_profile_read_ran(pf, paths, npaths, prog, prog_path, check_hash, salvage,
+				    NULL, -1, err, errlen);
+}
+
+int vnp_profile_read_ran(struct vnp_profile *pf, const char *const *paths,
+			 unsigned int npaths, const struct vnp_prog *prog, const char *prog_path,
+			 bool check_hash, bool salvage, const struct vnp_ran *ran, int want,
+			 char *err, size_t errlen)
+{
+	struct exec_filter flt = { .want = want, .single = ran && ran->nprogs <= 1 };
 	uint64_t dropped = 0, overwritten = 0;
 	const void *image;
 	uint8_t hash[32];
 	unsigned int i;
 	size_t size;
-	int ret;
+	int ret = 0;
 
 	memset(pf, 0, sizeof(*pf));
 	image = vnp_prog_image(prog, &size);
 	if (image)
 		vnp_sha256(image, size, hash);
 	check_hash = check_hash && image;
-	for (i = 0; i < npaths; i++) {
-		ret = read_one(pf, i, paths[i], prog, prog_path, check_hash, hash, size,
-			       &dropped, &overwritten, salvage, err, errlen);
-		if (ret) {
-			vnp_profile_free(pf);
-			return ret;
+	if (ran && want >= 0) {
+		flt.buf = malloc((size_t)VNTF_MAX_CHUNK * sizeof(*flt.buf));
+		if (!flt.buf) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
 		}
+	}
+	for (i = 0; i < npaths && !ret; i++) {
+		flt.rf = flt.buf && i < ran->nfiles ? &ran->file[i] : NULL;
+		ret = read_one(pf, i, paths[i], prog, prog_path, check_hash, hash, size,
+			       &dropped, &overwritten, salvage, &flt, err, errlen);
+	}
+	free(flt.buf);
+	if (ret) {
+		vnp_profile_free(pf);
+		return ret;
 	}
 	/*
 	 * Stop mode: the LOST records in the stream count drops as they happen and the lost
@@ -253,6 +341,169 @@ int vnp_profile_read_opts(struct vnp_profile *pf, const char *const *paths,
 	pf->tl.lost += overwritten;
 	label_slots(pf, npaths);
 	return 0;
+}
+
+const char *vnp_program_desc(const struct vntf_program *p, char *buf, size_t len)
+{
+	char h[65];
+
+	hex(p->hash, p->hash_len <= 32 ? p->hash_len : 32, h);
+	h[12] = 0;
+	snprintf(buf, len, "%s%.64s%s (%llu bytes, sha256 %s)", p->name[0] ? "\"" : "",
+		 p->name[0] ? p->name : "unnamed", p->name[0] ? "\"" : "",
+		 (unsigned long long)p->image_size, h[0] ? h : "none");
+	return buf;
+}
+
+void vnp_ran_list(FILE *f, const struct vnp_ran *ran, const char *const *given)
+{
+	char desc[160];
+	uint32_t i;
+
+	for (i = 0; i < ran->nprogs; i++)
+		fprintf(f, "  %s: %s\n", vnp_program_desc(&ran->progs[i], desc, sizeof(desc)),
+			given[i] ? given[i] : "missing");
+}
+
+int vnp_ran_only(const struct vnp_ran *ran, const char *profile, const void *image,
+		 size_t size, const char *prog_path, bool no_hash)
+{
+	const char *given[VNTF_MAX_PROGRAMS] = { NULL };
+	uint8_t hash[32];
+	int k;
+
+	if (!ran->nprogs)
+		return 0;
+	vnp_sha256(image, size, hash);
+	k = vnp_ran_find(ran, hash, size);
+	if (ran->nprogs == 1 && (k == 0 || no_hash))
+		return 0;
+	if (k >= 0)
+		given[k] = prog_path;
+	fprintf(stderr, "vneuron-profile: %s and %s do not belong together: it ran %u "
+		"program%s, this command takes one:\n", profile, prog_path, ran->nprogs,
+		ran->nprogs > 1 ? "s" : "");
+	vnp_ran_list(stderr, ran, given);
+	return -EINVAL;
+}
+
+int vnp_ran_find(const struct vnp_ran *ran, const uint8_t *hash, uint64_t size)
+{
+	uint32_t i;
+
+	for (i = 0; i < ran->nprogs; i++)
+		if (ran->progs[i].hash_algo == VNTF_HASH_SHA256 &&
+		    ran->progs[i].hash_len == 32 && !memcmp(ran->progs[i].hash, hash, 32) &&
+		    ran->progs[i].image_size == size)
+			return (int)i;
+	return -1;
+}
+
+/* p's index in ran->progs, added if new (identity only); -ENOMEM. */
+static int ran_add(struct vnp_ran *ran, const struct vntf_program *p)
+{
+	struct vntf_program *np;
+	uint32_t i;
+
+	for (i = 0; i < ran->nprogs; i++)
+		if (ran->progs[i].hash_algo == p->hash_algo &&
+		    ran->progs[i].hash_len == p->hash_len &&
+		    !memcmp(ran->progs[i].hash, p->hash, p->hash_len) &&
+		    ran->progs[i].image_size == p->image_size)
+			return (int)i;
+	np = realloc(ran->progs, (ran->nprogs + 1) * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	ran->progs = np;
+	np[ran->nprogs] = *p;
+	np[ran->nprogs].debug_size = 0;
+	return (int)ran->nprogs++;
+}
+
+/* What one file ran into ran->file[i]; 0 or -ENOMEM. */
+static int ran_file(struct vnp_ran *ran, unsigned int i, const struct vntf_info *info)
+{
+	struct vnp_ran_file *rf = &ran->file[i];
+	int map[VNTF_MAX_PROGRAMS];
+	uint32_t j;
+
+	rf->all = -1;
+	if (info->have_exec_programs) {
+		rf->identity = true;
+		rf->nprogs = info->nr_exec_programs;
+		for (j = 0; j < info->nr_exec_programs; j++) {
+			map[j] = ran_add(ran, &info->exec_programs[j]);
+			if (map[j] < 0)
+				return -ENOMEM;
+		}
+		rf->execs = malloc((info->nr_execs ? info->nr_execs : 1) * sizeof(*rf->execs));
+		if (!rf->execs)
+			return -ENOMEM;
+		/* the reader sorted them; the new numbering keeps the order */
+		for (j = 0; j < info->nr_execs; j++) {
+			rf->execs[j] = info->execs[j];
+			rf->execs[j].program = (uint32_t)map[info->execs[j].program];
+		}
+		rf->nexecs = info->nr_execs;
+		/* one program: also the executions it could not place */
+		if (info->nr_exec_programs == 1)
+			rf->all = map[0];
+	} else if (info->nr_programs) {
+		rf->identity = true;
+		rf->nprogs = 1;
+		rf->all = ran_add(ran, &info->programs[0].prog);
+		if (rf->all < 0)
+			return -ENOMEM;
+	} else {
+		ran->no_identity = true;
+	}
+	return 0;
+}
+
+int vnp_profile_ran(struct vnp_ran *ran, const char *const *paths, unsigned int npaths,
+		    bool salvage, char *err, size_t errlen)
+{
+	struct vntf_reader *r;
+	struct vntf_chunk c;
+	unsigned int i;
+	int ret = 0;
+
+	memset(ran, 0, sizeof(*ran));
+	ran->file = calloc(npaths ? npaths : 1, sizeof(*ran->file));
+	if (!ran->file) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ran->nfiles = npaths;
+	for (i = 0; i < npaths && !ret; i++) {
+		ran->file[i].all = -1;
+		ret = open_profile(&r, paths[i], err, errlen);
+		if (ret)
+			break;
+		while ((ret = vntf_next(r, &c)) > 0)
+			;
+		if (ret < 0 && (ret == -ENOMEM || !salvage))
+			snprintf(err, errlen, "%s: %s", paths[i], vntf_error(r));
+		else
+			ret = ran_file(ran, i, vntf_reader_info(r));
+		if (ret == -ENOMEM)
+			snprintf(err, errlen, "out of memory reading %s", paths[i]);
+		vntf_close(r);
+	}
+	if (ret)
+		vnp_ran_free(ran);
+	return ret;
+}
+
+void vnp_ran_free(struct vnp_ran *ran)
+{
+	unsigned int i;
+
+	for (i = 0; i < ran->nfiles; i++)
+		free(ran->file[i].execs);
+	free(ran->file);
+	free(ran->progs);
+	memset(ran, 0, sizeof(*ran));
 }
 
 int vnp_profile_read(struct vnp_profile *pf, const char *path, const struct vnp_prog *prog,

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "timeline.h"
+#include "vntf.h"
 
 struct vnp_profile {
 	struct vnp_timeline tl;
@@ -23,6 +24,8 @@ struct vnp_profile {
 	uint32_t nr_workers[VNP_MAX_CORES];	/* the worker section's world size */
 	char label[VNP_MAX_CORES][64];		/* "worker W core C": the viewer's tabs */
 	const char *labels[VNP_MAX_CORES];
+	/* records of executions left out: another program's, or of no known program */
+	uint64_t other_records, unplaced_records;
 	/* salvage: what could not be read of each damaged file, one line each */
 	unsigned int nr_salvaged;
 	char salvaged[1024];
@@ -56,5 +59,65 @@ int vnp_profile_read_opts(struct vnp_profile *pf, const char *const *paths,
 			  unsigned int npaths, const struct vnp_prog *prog, const char *prog_path,
 			  bool check_hash, bool salvage, char *err, size_t errlen);
 void vnp_profile_free(struct vnp_profile *pf);
+
+/* What one file says it ran (struct vnp_ran). */
+struct vnp_ran_file {
+	struct vntf_exec_program *execs;	/* section 9, programs as vnp_ran indexes */
+	uint32_t nexecs;
+	int all;		/* no section 9: the program all its executions ran, or -1 */
+	bool identity;		/* it names a program (section 9 or a program section) */
+	uint32_t nprogs;	/* programs its section 9 lists */
+};
+
+/*
+ * What profiles say they ran (docs/profile-format.md, "Exec programs"): every program
+ * named by a section 9 or, in a file without one, by its program sections (identical
+ * images once), and per file which of them each execution ran.
+ */
+struct vnp_ran {
+	uint32_t nprogs;
+	struct vntf_program *progs;
+	unsigned int nfiles;
+	struct vnp_ran_file *file;
+	bool no_identity;	/* a file names no program at all */
+};
+
+/*
+ * Reads the profiles once for what they ran (section 9 comes after the records). 0 or
+ * -errno with a message in err: -ENOMEM, or the reader's error (with salvage, a file
+ * cut short is read as far as it goes).
+ */
+int vnp_profile_ran(struct vnp_ran *ran, const char *const *paths, unsigned int npaths,
+		    bool salvage, char *err, size_t errlen);
+void vnp_ran_free(struct vnp_ran *ran);
+/* The index in ran->progs of an image with this SHA-256 and size, or -1. */
+int vnp_ran_find(const struct vnp_ran *ran, const uint8_t *hash, uint64_t size);
+/*
+ * The programs ran, one line each ("  "name" (N bytes, sha256 0123456789ab): PATH"),
+ * PATH given[k] for program k, "missing" where it is NULL.
+ */
+void vnp_ran_list(FILE *f, const struct vnp_ran *ran, const char *const *given);
+/*
+ * Checks that a profile ran only the program whose image is (image, size) at prog_path:
+ * for the commands that take one program per profile. 0, or -EINVAL with the list of
+ * what it ran said on stderr (a profile that names no program passes; with no_hash,
+ * one that ran another single program does too).
+ */
+int vnp_ran_only(const struct vnp_ran *ran, const char *profile, const void *image,
+		 size_t size, const char *prog_path, bool no_hash);
+/* "name (N bytes, sha256 0123456789ab)" of a program into buf. */
+const char *vnp_program_desc(const struct vntf_program *p, char *buf, size_t len);
+
+/*
+ * vnp_profile_read_opts() keeping only the executions of program want of ran (each
+ * file's section 9, or the program of its program sections); records of the others
+ * are counted in pf->other_records, those of executions no program is known for in
+ * pf->unplaced_records (kept if ran has one program). API calls are kept: they are the
+ * application's. want -1: every execution.
+ */
+int vnp_profile_read_ran(struct vnp_profile *pf, const char *const *paths,
+			 unsigned int npaths, const struct vnp_prog *prog, const char *prog_path,
+			 bool check_hash, bool salvage, const struct vnp_ran *ran, int want,
+			 char *err, size_t errlen);
 
 #endif /* VNP_PROFILE_H */

@@ -308,6 +308,49 @@ static int collectives_text(FILE *f, const struct vnp_view *v)
 	return 0;
 }
 
+/* The executions compared (more than one): spreads and outliers. */
+static void exec_stats_text(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_exec_stats *xs = &v->m->xs;
+	char t1[32], t2[32], t3[32], t4[32], line[512], head[96];
+	unsigned int m, i;
+	size_t n;
+
+	if (xs->n < 2)
+		return;
+	fprintf(f, "\nExecutions (%llu): %-12s %-12s %-12s %s\n", (unsigned long long)xs->n,
+		"min", "median", "max", "MAD");
+	for (m = 0; m < VNP_XS_METRICS; m++) {
+		if (m != VNP_XS_TOTAL && !xs->s[m].max)
+			continue;
+		fprintf(f, "  %-16s %-12s %-12s %-12s %s\n", vnp_xs_name(m),
+			vnp_fmt_time(xs->s[m].min, t1, sizeof(t1)),
+			vnp_fmt_time(xs->s[m].median, t2, sizeof(t2)),
+			vnp_fmt_time(xs->s[m].max, t3, sizeof(t3)),
+			vnp_fmt_time(xs->s[m].mad, t4, sizeof(t4)));
+	}
+	if (xs->n < VNP_XS_MIN_EXECS)
+		return;
+	if (!xs->nout)
+		fprintf(f, "  no outliers (beyond median +- max(3 x MAD, 10%% of median))\n");
+	for (i = 0; i < xs->nout; i++) {
+		const struct vnp_xs_outlier *o = &xs->out[i];
+
+		n = 0;
+		line[0] = 0;
+		for (m = 0; m < VNP_XS_METRICS; m++)
+			if (o->which & 1u << m)
+				n += (size_t)snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+						      "%s%s %s (median %s)", n ? ", " : "",
+						      vnp_xs_name(m),
+						      vnp_fmt_time(o->value[m], t1, sizeof(t1)),
+						      vnp_fmt_time(xs->s[m].median, t2, sizeof(t2)));
+		snprintf(head, sizeof(head), "  OUTLIER %s exec %u:",
+			 v->labels && v->labels[o->core] ? v->labels[o->core] : "core", o->exec);
+		wrap(f, "    ", head, line);
+	}
+}
+
 int vnp_summary_text(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_timeline *tl = v->tl;
@@ -361,6 +404,8 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 		fprintf(f, "  critical path %s over %llu entries, %llu semaphore waits crossed\n",
 			vnp_fmt_time(a->cp.len_ps, t1, sizeof(t1)),
 			(unsigned long long)a->cp.nev, (unsigned long long)a->cp.sem_hops);
+
+	exec_stats_text(f, v);
 
 	fprintf(f, "\nEngine  %7s %11s %7s %11s %11s  %s\n", "instr", "active", "active%",
 		"instr time", "sem waits", "top opcode");
@@ -675,6 +720,50 @@ static int collectives_json(FILE *f, const struct vnp_view *v)
 	return 0;
 }
 
+static void spread_json(FILE *f, const struct vnp_spread *s)
+{
+	fprintf(f, "{\"min\":%llu,\"median\":%llu,\"max\":%llu,\"mad\":%llu}",
+		(unsigned long long)s->min, (unsigned long long)s->median,
+		(unsigned long long)s->max, (unsigned long long)s->mad);
+}
+
+/* "execution_stats": the spreads (ps) and the outliers. */
+static void exec_stats_json(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_exec_stats *xs = &v->m->xs;
+	unsigned int m, i, first;
+
+	fprintf(f, ",\n\"execution_stats\":{\"count\":%llu,\"outlier_rule\":"
+		"\"|x - median| > max(3 * MAD, median / 10), with at least %d executions\","
+		"\"total_ps\":", (unsigned long long)xs->n, VNP_XS_MIN_EXECS);
+	spread_json(f, &xs->s[VNP_XS_TOTAL]);
+	fputs(",\"engine_active_ps\":{", f);
+	for (m = 1; m < VNP_XS_METRICS; m++) {
+		fprintf(f, "%s\"%s\":", m > 1 ? "," : "", vnp_xs_name(m));
+		spread_json(f, &xs->s[m]);
+	}
+	fputs("},\"outliers\":[", f);
+	for (i = 0; i < xs->nout; i++) {
+		const struct vnp_xs_outlier *o = &xs->out[i];
+
+		fprintf(f, "%s{\"core\":%u,\"worker\":", i ? "," : "", o->core);
+		vnp_json_str(f, v->labels && v->labels[o->core] ? v->labels[o->core] : "");
+		fprintf(f, ",\"exec\":%u,\"total_ps\":%llu,\"engine_active_ps\":{", o->exec,
+			(unsigned long long)o->value[VNP_XS_TOTAL]);
+		for (m = 1; m < VNP_XS_METRICS; m++)
+			fprintf(f, "%s\"%s\":%llu", m > 1 ? "," : "", vnp_xs_name(m),
+				(unsigned long long)o->value[m]);
+		fputs("},\"outlying\":[", f);
+		for (m = 0, first = 1; m < VNP_XS_METRICS; m++)
+			if (o->which & 1u << m) {
+				fprintf(f, "%s\"%s\"", first ? "" : ",", vnp_xs_name(m));
+				first = 0;
+			}
+		fputs("]}", f);
+	}
+	fputs("]}", f);
+}
+
 int vnp_summary_json(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_timeline *tl = v->tl;
@@ -802,6 +891,7 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 	json_counts(f, vnp_api_name, tl->api_calls, tl->api_ns, "host_ns", VNP_API_KINDS);
 	fputs(",\n\"exec_status\":", f);
 	json_counts(f, vnp_exec_status_name, tl->exec_status, NULL, NULL, VNP_EXEC_STATUSES);
+	exec_stats_json(f, v);
 	fputs(",\n\"faults\":", f);
 	faults_json(f, v);
 	fputs(",\n\"scopes\":", f);

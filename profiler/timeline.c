@@ -403,6 +403,13 @@ static const struct vnp_exec *find_exec(const struct vnp_timeline *tl, unsigned 
 	return tl->nexec ? bsearch(&key, tl->execs, tl->nexec, sizeof(key), cmp_exec) : NULL;
 }
 
+size_t vnp_tl_exec_index(const struct vnp_timeline *tl, unsigned int core, uint32_t exec)
+{
+	const struct vnp_exec *x = find_exec(tl, core, exec);
+
+	return x ? (size_t)(x - tl->execs) : SIZE_MAX;
+}
+
 static uint64_t shift_of(const struct vnp_timeline *tl, unsigned int core, uint32_t exec)
 {
 	const struct vnp_exec *x = find_exec(tl, core, exec);

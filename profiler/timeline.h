@@ -195,6 +195,8 @@ int vnp_tl_finish(struct vnp_timeline *tl);
 void vnp_tl_free(struct vnp_timeline *tl);
 /* After finish: where an execution of a core starts on the timeline (t0 if unknown). */
 uint64_t vnp_tl_exec_start(const struct vnp_timeline *tl, unsigned int core, uint32_t exec);
+/* After finish: the index in tl->execs of an execution of a core, SIZE_MAX if unknown. */
+size_t vnp_tl_exec_index(const struct vnp_timeline *tl, unsigned int core, uint32_t exec);
 /* After finish: the execution's round (struct vnp_exec), 0 if unknown. */
 uint32_t vnp_tl_exec_round(const struct vnp_timeline *tl, unsigned int core, uint32_t exec);
 

@@ -31,6 +31,7 @@ static const char *const section_names[] = {
 	[VNTF_SEC_RECORDS] = "records",
 	[VNTF_SEC_LOST] = "lost",
 	[VNTF_SEC_END] = "end",
+	[VNTF_SEC_EXEC_PROGRAMS] = "exec programs",
 };
 
 static const char *section_name(uint32_t type)
@@ -51,7 +52,7 @@ struct vntf_writer {
 	FILE *f;
 	bool own;
 	int err;			/* first write error (errno) */
-	bool have_model, have_clock;
+	bool have_model, have_clock, have_exec_programs;
 	uint32_t nr_programs;
 	uint64_t sections, records;
 	uint8_t declared[VNTF_MAX_STREAMS / 8];
@@ -76,23 +77,34 @@ static int put(struct vntf_writer *w, const void *p, size_t n)
 	return 0;
 }
 
-static int put_section(struct vntf_writer *w, uint32_t type, const void *fixed, size_t flen,
-		       const void *var, size_t vlen)
+/* A section of parts (pointer, length); the padding to 8 bytes after them. */
+static int put_parts(struct vntf_writer *w, uint32_t type, uint32_t flags,
+		     const void *const *part, const size_t *len, unsigned int n)
 {
 	static const uint8_t zero[8];
-	struct vntf_section_header h = { .type = type, .size = flen + vlen };
+	struct vntf_section_header h = { .type = type, .flags = flags };
+	unsigned int i;
 	int err;
 
+	for (i = 0; i < n; i++)
+		h.size += len[i];
 	err = put(w, &h, sizeof(h));
+	for (i = 0; i < n && !err; i++)
+		err = put(w, part[i], len[i]);
 	if (!err)
-		err = put(w, fixed, flen);
-	if (!err)
-		err = put(w, var, vlen);
-	if (!err)
-		err = put(w, zero, (8 - (flen + vlen) % 8) % 8);
+		err = put(w, zero, (8 - h.size % 8) % 8);
 	if (!err)
 		w->sections++;
 	return err;
+}
+
+static int put_section(struct vntf_writer *w, uint32_t type, const void *fixed, size_t flen,
+		       const void *var, size_t vlen)
+{
+	const void *part[2] = { fixed, var };
+	size_t len[2] = { flen, vlen };
+
+	return put_parts(w, type, 0, part, len, 2);
 }
 
 int vntf_writer_create(struct vntf_writer **wp, FILE *f)
@@ -194,6 +206,35 @@ int vntf_write_program(struct vntf_writer *w, const struct vntf_program *p,
 	w->nr_programs++;
 	return flush_records(w) ?:
 	       put_section(w, VNTF_SEC_PROGRAM, &copy, sizeof(copy), debug, debug_size);
+}
+
+/* A program of section 9: an identity without a debug table. */
+static bool exec_program_ok(const struct vntf_program *p)
+{
+	return program_ok(p) && !p->debug_size;
+}
+
+int vntf_write_exec_programs(struct vntf_writer *w, const struct vntf_program *progs,
+			     uint32_t nr_programs, const struct vntf_exec_program *execs,
+			     uint32_t nr_execs)
+{
+	struct vntf_exec_programs h = { .nr_programs = nr_programs, .nr_execs = nr_execs };
+	const void *part[3] = { &h, progs, execs };
+	size_t len[3] = { sizeof(h), nr_programs * sizeof(*progs), nr_execs * sizeof(*execs) };
+	uint32_t i;
+
+	if (w->have_exec_programs || nr_programs > VNTF_MAX_PROGRAMS ||
+	    nr_execs > VNTF_MAX_EXECS || (nr_programs && !progs) || (nr_execs && !execs))
+		return -EINVAL;
+	for (i = 0; i < nr_programs; i++)
+		if (!exec_program_ok(&progs[i]))
+			return -EINVAL;
+	for (i = 0; i < nr_execs; i++)
+		if (execs[i].program >= nr_programs)
+			return -EINVAL;
+	w->have_exec_programs = true;
+	return flush_records(w) ?:
+	       put_parts(w, VNTF_SEC_EXEC_PROGRAMS, VNTF_SEC_OPTIONAL, part, len, 3);
 }
 
 static bool worker_ok(const struct vntf_worker *wk)
@@ -466,6 +507,8 @@ void vntf_close(struct vntf_reader *r)
 	for (i = 0; i < r->info.nr_programs; i++)
 		free((void *)r->info.programs[i].debug);
 	free(r->info.programs);
+	free(r->info.exec_programs);
+	free(r->info.execs);
 	free(r->info.streams);
 	free(r->buf);
 	free(r);
@@ -489,6 +532,10 @@ static uint64_t size_limit(uint32_t type, uint32_t flags)
 		return sizeof(struct vntf_records) + (uint64_t)VNTF_MAX_CHUNK * REC;
 	case VNTF_SEC_PROGRAM:
 		return sizeof(struct vntf_program) + (uint64_t)VNTF_MAX_DEBUG;
+	case VNTF_SEC_EXEC_PROGRAMS:
+		return sizeof(struct vntf_exec_programs) +
+		       VNTF_MAX_PROGRAMS * sizeof(struct vntf_program) +
+		       (uint64_t)VNTF_MAX_EXECS * sizeof(struct vntf_exec_program);
 	case VNTF_SEC_MODEL: case VNTF_SEC_CLOCK: case VNTF_SEC_WORKER:
 	case VNTF_SEC_LOST: case VNTF_SEC_END:
 		return SMALL_MAX;
@@ -552,6 +599,71 @@ static int do_program(struct vntf_reader *r, const struct vntf_section_header *h
 	pi[r->info.nr_programs].prog = p;
 	pi[r->info.nr_programs].debug = debug;
 	r->info.nr_programs++;
+	return 0;
+}
+
+int vntf_exec_cmp(const void *a, const void *b)
+{
+	const struct vntf_exec_program *x = a, *y = b;
+
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->core != y->core)
+		return x->core < y->core ? -1 : 1;
+	return x->exec_seq < y->exec_seq ? -1 : x->exec_seq > y->exec_seq;
+}
+
+static int do_exec_programs(struct vntf_reader *r, const struct vntf_section_header *h)
+{
+	struct vntf_exec_programs eh;
+	struct vntf_info *in = &r->info;
+	uint64_t want;
+	size_t psize, esize;
+	uint32_t i;
+
+	if (in->have_exec_programs)
+		return fail(r, -EINVAL, SEC_FMT "a second exec programs section", SEC_ARGS(r, h));
+	if (need(r, h, sizeof(eh)))
+		return r->failed;
+	memcpy(&eh, r->buf, sizeof(eh));
+	if (eh.nr_programs > VNTF_MAX_PROGRAMS || eh.nr_execs > VNTF_MAX_EXECS)
+		return fail(r, -EINVAL, SEC_FMT "%u programs and %u executions: over the limits "
+			    "of %d and %u", SEC_ARGS(r, h), eh.nr_programs, eh.nr_execs,
+			    VNTF_MAX_PROGRAMS, VNTF_MAX_EXECS);
+	/* both counts are bounded above: no overflow */
+	psize = (size_t)eh.nr_programs * sizeof(struct vntf_program);
+	esize = (size_t)eh.nr_execs * sizeof(struct vntf_exec_program);
+	want = sizeof(eh) + (uint64_t)psize + esize;
+	if (h->size != want)
+		return fail(r, -EINVAL, SEC_FMT "%llu bytes do not hold %u programs and %u "
+			    "executions (%llu bytes)", SEC_ARGS(r, h),
+			    (unsigned long long)h->size, eh.nr_programs, eh.nr_execs,
+			    (unsigned long long)want);
+	in->exec_programs = malloc(psize ? psize : 1);
+	in->execs = malloc(esize ? esize : 1);
+	if (!in->exec_programs || !in->execs)
+		return fail(r, -ENOMEM, "out of memory");
+	memcpy(in->exec_programs, r->buf + sizeof(eh), psize);
+	memcpy(in->execs, r->buf + sizeof(eh) + psize, esize);
+	in->nr_exec_programs = eh.nr_programs;
+	in->nr_execs = eh.nr_execs;
+	in->have_exec_programs = true;
+	for (i = 0; i < eh.nr_programs; i++)
+		if (!exec_program_ok(&in->exec_programs[i]))
+			return fail(r, -EINVAL, SEC_FMT "program %u: bad hash (algorithm %u, %u "
+				    "bytes), a debug table or an unterminated name", SEC_ARGS(r, h),
+				    i, in->exec_programs[i].hash_algo,
+				    in->exec_programs[i].hash_len);
+	for (i = 0; i < eh.nr_execs; i++)
+		if (in->execs[i].program >= eh.nr_programs)
+			return fail(r, -EINVAL, SEC_FMT "execution %u names program %u of %u",
+				    SEC_ARGS(r, h), i, in->execs[i].program, eh.nr_programs);
+	qsort(in->execs, eh.nr_execs, sizeof(*in->execs), vntf_exec_cmp);
+	for (i = 1; i < eh.nr_execs; i++)
+		if (!vntf_exec_cmp(&in->execs[i - 1], &in->execs[i]))
+			return fail(r, -EINVAL, SEC_FMT "execution %u of core %u of device %u "
+				    "listed twice", SEC_ARGS(r, h), in->execs[i].exec_seq,
+				    in->execs[i].core, in->execs[i].device);
 	return 0;
 }
 
@@ -627,6 +739,18 @@ static int do_end(struct vntf_reader *r, const struct vntf_section_header *h, ui
 	r->info.complete = true;
 	r->info.host_end_ns = e.host_end_ns;
 	return 0;
+}
+
+int vntf_exec_program_of(const struct vntf_info *info, uint32_t device, uint32_t core,
+			 uint32_t exec_seq)
+{
+	struct vntf_exec_program key = { .device = device, .core = core, .exec_seq = exec_seq };
+	const struct vntf_exec_program *e;
+
+	if (!info->have_exec_programs)
+		return -1;
+	e = bsearch(&key, info->execs, info->nr_execs, sizeof(key), vntf_exec_cmp);
+	return e ? (int)e->program : -1;
 }
 
 void vntf_reader_pos(const struct vntf_reader *r, uint64_t *off, uint64_t *size,
@@ -730,6 +854,9 @@ static int section(struct vntf_reader *r, struct vntf_chunk *c)
 		break;
 	case VNTF_SEC_END:
 		err = do_end(r, &h, next);
+		break;
+	case VNTF_SEC_EXEC_PROGRAMS:
+		err = do_exec_programs(r, &h);
 		break;
 	default:
 		break;		/* an optional section of a newer minor version */

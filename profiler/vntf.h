@@ -18,7 +18,7 @@
 
 #define VNTF_MAGIC		"\x89VNTF\r\n\x1a"
 #define VNTF_VERSION_MAJOR	1	/* a reader reads its own major version only */
-#define VNTF_VERSION_MINOR	0	/* newer minors add optional sections only */
+#define VNTF_VERSION_MINOR	1	/* newer minors add optional sections only */
 
 /* On-disk structures, little-endian, 8-byte aligned. */
 struct vntf_file_header {
@@ -48,6 +48,8 @@ enum vntf_section {
 	VNTF_SEC_RECORDS = 5,		/* struct vntf_records + count records */
 	VNTF_SEC_LOST = 6,		/* struct vntf_lost: totals so far for a stream */
 	VNTF_SEC_END = 7,		/* struct vntf_end: last section of a complete file */
+	/* optional (1.1): which program each execution ran, by identity */
+	VNTF_SEC_EXEC_PROGRAMS = 9,	/* struct vntf_exec_programs + tables */
 };
 
 #define VNTF_HASH_NONE		0
@@ -102,6 +104,27 @@ struct vntf_end {
 	uint64_t host_end_ns;		/* CLOCK_MONOTONIC at capture end */
 };
 
+/*
+ * The programs an application ran and which one each execution ran (capture -- app):
+ * nr_programs struct vntf_program (debug_size 0, no debug table) follow, then nr_execs
+ * struct vntf_exec_program, each execution (device, core, exec_seq) once.
+ */
+struct vntf_exec_programs {
+	uint32_t nr_programs;		/* <= VNTF_MAX_PROGRAMS */
+	uint32_t nr_execs;		/* <= VNTF_MAX_EXECS */
+};
+
+struct vntf_exec_program {
+	uint32_t device;		/* N of /dev/vneuronN, as vntf_worker.device */
+	uint32_t core;
+	uint32_t exec_seq;		/* the records' exec_seq */
+	uint32_t program;		/* < nr_programs */
+};
+
+#define VNTF_MAX_EXECS		(1u << 20)
+
+/* Orders struct vntf_exec_program by (device, core, exec_seq): for qsort()/bsearch(). */
+int vntf_exec_cmp(const void *a, const void *b);
 #define VNTF_MAX_STREAMS	1024
 #define VNTF_MAX_PROGRAMS	256
 #define VNTF_MAX_CHUNK		65536		/* records per RECORDS section */
@@ -131,6 +154,10 @@ int vntf_write_records(struct vntf_writer *w, uint32_t stream,
 		       const struct vneuron_trace_record *recs, size_t n);
 int vntf_write_lost(struct vntf_writer *w, uint32_t stream, uint64_t dropped,
 		    uint64_t overwritten);
+/* The programs and the executions' programs (section 9; at most once). */
+int vntf_write_exec_programs(struct vntf_writer *w, const struct vntf_program *progs,
+			     uint32_t nr_programs, const struct vntf_exec_program *execs,
+			     uint32_t nr_execs);
 /* One consumer pass over a trace ring (nd_ring_drain()) into stream: records or -errno. */
 ssize_t vntf_drain_ring(struct vntf_writer *w, uint32_t stream, struct nd_ring *r);
 /* The ring's LOST section: what its producer dropped and what was overwritten unread. */
@@ -169,6 +196,12 @@ struct vntf_info {
 	struct vntf_stream_info *streams;	/* in the order declared */
 	uint64_t records;
 	uint64_t host_end_ns;		/* once complete */
+	/* section 9, if the profile has one (have_exec_programs) */
+	bool have_exec_programs;
+	uint32_t nr_exec_programs;
+	struct vntf_program *exec_programs;
+	uint32_t nr_execs;
+	struct vntf_exec_program *execs;	/* sorted by (device, core, exec_seq) */
 };
 
 struct vntf_chunk {
@@ -200,5 +233,8 @@ const char *vntf_error(const struct vntf_reader *r);
 void vntf_reader_pos(const struct vntf_reader *r, uint64_t *off, uint64_t *size,
 		     uint64_t *sections);
 void vntf_close(struct vntf_reader *r);
+/* The program (index in exec_programs) an execution ran by section 9, or -1. */
+int vntf_exec_program_of(const struct vntf_info *info, uint32_t device, uint32_t core,
+			 uint32_t exec_seq);
 
 #endif /* VNP_VNTF_H */

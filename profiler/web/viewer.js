@@ -572,6 +572,26 @@ function table(rows, head) {
 	for (const r of rows) { const tr = el('tr'); r.forEach((c, i) => tr.appendChild(el(i || head ? 'td' : 'th', c))); t.appendChild(tr); }
 	return t;
 }
+/* The executions compared: min / median / max of each figure, and the outliers. */
+function execStats(root, xs) {
+	if (!xs || xs.count < 2) return;
+	const h = el('h2', 'Executions (' + xs.count + ')');
+	h.id = 'execstats';
+	root.appendChild(h);
+	const rows = [['total', xs.total_ps]];
+	for (const [k, v] of Object.entries(xs.engine_active_ps || {})) if (v.max) rows.push([k + ' active', v]);
+	root.appendChild(table(rows.map(([k, v]) => [k, fmtTime(v.min), fmtTime(v.median), fmtTime(v.max), fmtTime(v.mad)]),
+		['figure', 'min', 'median', 'max', 'MAD']));
+	const out = xs.outliers || [];
+	root.appendChild(el('p', out.length ? 'Outliers (' + xs.outlier_rule + '):' :
+		'No outliers (' + xs.outlier_rule + ').'));
+	if (out.length) {
+		const t = table(out.map((o) => [o.worker || String(o.core), String(o.exec), fmtTime(o.total_ps),
+			o.outlying.join(', ')]), ['worker', 'exec', 'total', 'outlying']);
+		t.className = 'outliers';
+		root.appendChild(t);
+	}
+}
 function buildSummary() {
 	const s = D.summary, root = $('summary');
 	root.textContent = '';
@@ -617,6 +637,7 @@ function buildSummary() {
 	for (const [k, e] of Object.entries(s.engines || {}))
 		er.push([k, String(e.count), fmtTime(e.active_ps), e.active_pct == null ? '-' : e.active_pct.toFixed(1) + '%', fmtTime(e.sem_wait_ps || 0)]);
 	root.appendChild(table(er, ['engine', 'count', 'active', 'active %', 'semaphore wait']));
+	execStats(root, s.execution_stats);
 	if (s.dma) {
 		root.appendChild(el('h2', 'DMA'));
 		root.appendChild(table([['descriptors', String(s.dma.count)], ['bytes', fmtNum(s.dma.bytes) + 'B'],

@@ -251,6 +251,11 @@ TEST_F(cap, application_form)
 	EXPECT_NE(0, sh("test -e %s.api", self->vntf));
 	EXPECT_EQ(0, sh("%s view -n %s -s %s -o /dev/null 2>/dev/null", prof, self->vnef,
 			self->vntf));
+	/* issue 12: the profile says which program ran (section 9): no guess, no warning */
+	EXPECT_EQ(1, sh("%s view -n %s -s %s 2>&1 | grep -q 'no program identity'", prof,
+			self->vnef, self->vntf));
+	EXPECT_EQ(0, sh("%s view -n %s -s %s 2>/dev/null | grep -q '^Executions (2)'", prof,
+			self->vnef, self->vntf));
 	EXPECT_EQ(3, sh("%s capture --force-overwrite -q -s %s -- sh -c 'exit 3'", prof, self->vntf));
 	EXPECT_EQ(127, sh("%s capture --force-overwrite -q -s %s -- /nonexistent 2>/dev/null", prof, self->vntf));
 }

@@ -104,6 +104,115 @@ static int write_file(const char *path, const void *buf, size_t len)
 	return ret;
 }
 
+/* A host event as the device's trace record of it (exec_seq 0). */
+static void ev_record(const struct nd_event *ev, struct vneuron_trace_record *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->pc = ev->pc;
+	r->model_start_ps = ev->start_ps;
+	r->model_end_ps = ev->end_ps;
+	r->elements = (uint32_t)ev->elements;
+	r->bytes = (uint32_t)ev->bytes;
+	r->flops = ev->flops;
+	r->sem_wait = ev->wait_sem == ~0u ? VNEURON_TRACE_NO_SEM : (uint16_t)ev->wait_sem;
+	r->sem_value = ev->wait_value;
+	r->sem_signal = VNEURON_TRACE_NO_SEM;
+	if (ev->stream < 4) {
+		r->kind = VNEURON_TRACE_INSN;
+		r->engine = (uint8_t)ev->stream;
+		r->opcode = (uint16_t)ev->opcode;
+	} else {
+		r->kind = VNEURON_TRACE_DMA;
+		r->engine = VNEURON_TRACE_ENGINE_DMA;
+		r->dma_queue = (uint16_t)(ev->stream - 4);
+		r->dma_desc = (uint16_t)ev->pc;
+	}
+}
+
+/* The identity of an image as section 9 (and the program section) records it. */
+static void identity(const void *img, size_t size, const char *name, struct vntf_program *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->hash_algo = VNTF_HASH_SHA256;
+	p->hash_len = 32;
+	vnp_sha256(img, size, p->hash);
+	p->image_size = size;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+}
+
+/*
+ * An application's profile (capture -- app) of n executions on core 0: execution i runs
+ * imgs[prog[i]] (named names[prog[i]]) on the host and its records carry exec_seq i;
+ * those of execution slow (if < n) take three times as long (a planted outlier). With
+ * identity, section 9 says which program each execution ran; without, the profile names
+ * no program, as before it existed.
+ */
+static int capture_app(void *const *imgs, const size_t *sizes, const char *const *names,
+		       const unsigned int *prog, unsigned int n, const char *path,
+		       int identity_section, unsigned int slow)
+{
+	size_t bytes = (size_t)ROWS * COLS * 4, nev, i;
+	float *x = calloc(1, bytes), *y = malloc(bytes);
+	struct nd_host_tensor t[2] = { { "x", x, bytes }, { "y", y, bytes } };
+	struct vntf_clock clk = { .model_unit_ps = 1 };
+	struct vntf_program progs[2];
+	struct vntf_exec_program execs[16];
+	struct vneuron_trace_record r;
+	const struct nd_event *ev;
+	struct nd_run_result res;
+	struct nd_error err;
+	struct vntf_writer *w = NULL;
+	struct nd_host *h;
+	unsigned int s, e, nprogs = 0;
+	int ret;
+
+	if (n > 16)
+		return -EINVAL;
+	ret = vntf_writer_open(&w, path);
+	if (ret)
+		goto out;
+	ret = vntf_write_model(w, &vn_model_trn1) ?: vntf_write_clock(w, &clk);
+	for (s = 0; s < VNEF_STREAMS && !ret; s++) {
+		struct vntf_worker wk = { .stream = s, .nr_workers = 1, .ring_size = 1 << 20,
+					  .engine = s < 4 ? s : VNEURON_TRACE_ENGINE_DMA };
+
+		ret = vntf_write_worker(w, &wk);
+	}
+	for (e = 0; e < n && !ret; e++) {
+		ret = nd_host_open(NULL, &h, &err);
+		if (ret)
+			break;
+		nd_host_record(h, 1);
+		ret = nd_host_run(h, imgs[prog[e]], sizes[prog[e]], t, 2, 0, &res);
+		ev = ret ? NULL : nd_host_events(h, &nev);
+		for (i = 0; ev && i < nev && !ret; i++) {
+			ev_record(&ev[i], &r);
+			r.exec_seq = e;
+			if (e == slow) {
+				r.model_start_ps *= 3;
+				r.model_end_ps *= 3;
+			}
+			ret = vntf_write_records(w, ev[i].stream, &r, 1);
+		}
+		nd_host_close(h);
+		execs[e] = (struct vntf_exec_program){ .exec_seq = e, .program = prog[e] };
+		if (prog[e] + 1 > nprogs)
+			nprogs = prog[e] + 1;
+	}
+	for (s = 0; s < nprogs; s++)
+		identity(imgs[s], sizes[s], names[s], &progs[s]);
+	if (!ret && identity_section)
+		ret = vntf_write_exec_programs(w, progs, nprogs, execs, n);
+	if (ret)
+		vntf_writer_abort(w);
+	else
+		ret = vntf_writer_finish(w, 1);
+out:
+	free(x);
+	free(y);
+	return ret;
+}
+
 /*
  * Runs the image on the host and writes its events as a profile. With lost, DMA q0's
  * stream also carries a LOST record of 5 and a lost section of 7 dropped (the producer's
@@ -157,26 +266,7 @@ static int capture(const void *img, size_t size, const char *path, int lost, int
 		ret = vntf_write_worker(w, &wk);
 	}
 	for (i = 0; i < nev && !ret; i++) {
-		memset(&r, 0, sizeof(r));
-		r.pc = ev[i].pc;
-		r.model_start_ps = ev[i].start_ps;
-		r.model_end_ps = ev[i].end_ps;
-		r.elements = (uint32_t)ev[i].elements;
-		r.bytes = (uint32_t)ev[i].bytes;
-		r.flops = ev[i].flops;
-		r.sem_wait = ev[i].wait_sem == ~0u ? VNEURON_TRACE_NO_SEM : (uint16_t)ev[i].wait_sem;
-		r.sem_value = ev[i].wait_value;
-		r.sem_signal = VNEURON_TRACE_NO_SEM;
-		if (ev[i].stream < 4) {
-			r.kind = VNEURON_TRACE_INSN;
-			r.engine = (uint8_t)ev[i].stream;
-			r.opcode = (uint16_t)ev[i].opcode;
-		} else {
-			r.kind = VNEURON_TRACE_DMA;
-			r.engine = VNEURON_TRACE_ENGINE_DMA;
-			r.dma_queue = (uint16_t)(ev[i].stream - 4);
-			r.dma_desc = (uint16_t)ev[i].pc;
-		}
+		ev_record(&ev[i], &r);
 		ret = vntf_write_records(w, ev[i].stream, &r, 1);
 	}
 	if (fault && !ret) {
@@ -887,6 +977,250 @@ TEST_F(view, messages_name_the_mistake)
 			      self->naive_prog));
 	EXPECT_NE(NULL, strstr(self->out, "bad magic"));
 	EXPECT_NE(NULL, strstr(self->out, "is a program (.vnef): -s takes the profile"));
+}
+
+/* Issue 12: the two test programs, built, with their names. */
+struct two_programs {
+	void *img[2];
+	size_t size[2];
+	const char *name[2];
+};
+
+static int two_programs(struct two_programs *tp)
+{
+	tp->name[0] = "exp_naive";
+	tp->name[1] = "exp_tiled";
+	return build(0, &tp->img[0], &tp->size[0]) ?: build(1, &tp->img[1], &tp->size[1]);
+}
+
+static void two_programs_free(struct two_programs *tp)
+{
+	free(tp->img[0]);
+	free(tp->img[1]);
+}
+
+/*
+ * Issue 12, "Profiles that say what ran": an application that ran two programs is viewed
+ * with both, each execution with its own program's figures (as its own profile gives);
+ * a missing one is refused with the list; a directory of programs does.
+ */
+TEST_F(view, application_of_two_programs)
+{
+	static const unsigned int prog[3] = { 0, 1, 0 };
+	char app[160], a[160], n[160], t[160], dir[160], path[200], cmd[1200];
+	struct two_programs tp;
+
+	ASSERT_EQ(0, two_programs(&tp));
+	snprintf(app, sizeof(app), "%s/app.vntf", self->dir);
+	ASSERT_EQ(0, capture_app(tp.img, tp.size, tp.name, prog, 3, app, 1, 99));
+
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -n %s -s %s", self->naive_prog,
+			      self->tiled_prog, app));
+	EXPECT_NE(NULL, strstr(self->out, "=== Program 1 of 2: \"exp_naive\""));
+	EXPECT_NE(NULL, strstr(self->out, "=== Program 2 of 2: \"exp_tiled\""));
+	EXPECT_NE(NULL, strstr(self->out, "naive.vnef), 2 executions ==="));
+	EXPECT_NE(NULL, strstr(self->out, "tiled.vnef), 1 execution ==="));
+	EXPECT_EQ(NULL, strstr(self->out, "records no program identity"));
+	free(self->out);
+
+	/* each program's figures: twice the naive run, once the tiled one */
+	snprintf(a, sizeof(a), "%s/app.json", self->dir);
+	snprintf(n, sizeof(n), "%s/naive.json", self->dir);
+	snprintf(t, sizeof(t), "%s/tiled.json", self->dir);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -n %s -s %s -f summary-json -o %s",
+			      self->tiled_prog, self->naive_prog, app, a));
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f summary-json -o %s",
+			      self->naive_prog, self->naive_prof, n));
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f summary-json -o %s",
+			      self->tiled_prog, self->tiled_prof, t));
+	snprintf(cmd, sizeof(cmd), "python3 -c '\n"
+		 "import json, sys\n"
+		 "a, n, t = (json.load(open(f)) for f in sys.argv[1:])\n"
+		 "p = a[\"programs\"]\n"
+		 "ok = len(p) == 2 and p[0][\"program\"] == \"exp_naive\" and "
+		 "p[1][\"program\"] == \"exp_tiled\"\n"
+		 "ok = ok and p[0][\"executions\"] == 2 and p[1][\"executions\"] == 1\n"
+		 "ok = ok and p[0][\"event_count\"] == 2 * n[\"event_count\"]\n"
+		 "ok = ok and p[1][\"event_count\"] == t[\"event_count\"]\n"
+		 "ok = ok and p[1][\"total_time_ps\"] == t[\"total_time_ps\"]\n"
+		 "ok = ok and p[0][\"hardware_flops\"] == 2 * n[\"hardware_flops\"]\n"
+		 "ok = ok and len(p[1][\"scopes\"]) > 1 and p[1][\"scopes\"] == t[\"scopes\"]\n"
+		 "sys.exit(not ok)' %s %s %s", a, n, t);
+	EXPECT_EQ(0, system(cmd));
+	free(self->out);
+
+	/* one missing: refused, the profile's programs listed */
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", self->naive_prog, app));
+	EXPECT_NE(NULL, strstr(self->out, "do not belong together: it ran 2 programs, 1 of "
+			       "them not given"));
+	EXPECT_NE(NULL, strstr(self->out, "\"exp_tiled\" ("));
+	EXPECT_NE(NULL, strstr(self->out, "bytes, sha256 "));
+	EXPECT_NE(NULL, strstr(self->out, "): missing"));
+	snprintf(path, sizeof(path), "): %s", self->naive_prog);
+	EXPECT_NE(NULL, strstr(self->out, path));
+	free(self->out);
+
+	/* a directory of programs (and something else) */
+	snprintf(dir, sizeof(dir), "%s/progs", self->dir);
+	ASSERT_EQ(0, mkdir(dir, 0700));
+	snprintf(path, sizeof(path), "%s/b.vnef", dir);
+	ASSERT_EQ(0, write_file(path, tp.img[0], tp.size[0]));
+	snprintf(path, sizeof(path), "%s/a.vnef", dir);
+	ASSERT_EQ(0, write_file(path, tp.img[1], tp.size[1]));
+	snprintf(path, sizeof(path), "%s/notes.txt", dir);
+	ASSERT_EQ(0, write_file(path, "notes", 5));
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s", dir, app));
+	EXPECT_NE(NULL, strstr(self->out, "=== Program 1 of 2: \"exp_naive\" (" ));
+	EXPECT_NE(NULL, strstr(self->out, "progs/b.vnef), 2 executions ==="));
+	EXPECT_NE(NULL, strstr(self->out, "progs/a.vnef), 1 execution ==="));
+	free(self->out);
+
+	/* the one-program outputs say they cannot show two */
+	snprintf(path, sizeof(path), "%s/app.pftrace", self->dir);
+	EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s -f perfetto -o %s", dir, app, path));
+	EXPECT_NE(NULL, strstr(self->out, "ran 2 programs"));
+	EXPECT_NE(0, access(path, F_OK));
+	free(self->out);
+	/* --only chooses one: by name, or by a prefix of its hash */
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f perfetto -o %s --only exp_tiled",
+			      dir, app, path));
+	EXPECT_EQ(0, access(path, F_OK));
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s --only exp_naive", dir, app));
+	EXPECT_NE(NULL, strstr(self->out, "vneuron-profile: exp_naive\n"));
+	EXPECT_NE(NULL, strstr(self->out, ", 2 execs\n"));
+	EXPECT_EQ(NULL, strstr(self->out, "=== Program"));
+	free(self->out);
+	{
+		struct vntf_program id;
+		char h[16];
+		int i;
+
+		identity(tp.img[1], tp.size[1], "", &id);
+		for (i = 0; i < 4; i++)
+			sprintf(h + 2 * i, "%02x", id.hash[i]);
+		ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s --only %s", dir, app, h));
+		EXPECT_NE(NULL, strstr(self->out, "vneuron-profile: exp_tiled\n"));
+		free(self->out);
+	}
+	EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s --only nothing", dir, app));
+	EXPECT_NE(NULL, strstr(self->out, "--only nothing: none of the programs shown"));
+	free(self->out);
+
+	/* diff compares one program's profiles: it says what this one ran */
+	EXPECT_EQ(1, profiler(&self->out, "diff -n %s %s %s", self->naive_prog, app, app));
+	EXPECT_NE(NULL, strstr(self->out, "it ran 2 programs, this command takes one:"));
+	EXPECT_NE(NULL, strstr(self->out, "\"exp_tiled\" ("));
+	two_programs_free(&tp);
+}
+
+/* A profile of one program viewed with another: refused, naming the one it ran. */
+TEST_F(view, application_profile_with_the_wrong_program)
+{
+	static const unsigned int prog[2] = { 0, 0 };
+	struct two_programs tp;
+	char app[160];
+
+	ASSERT_EQ(0, two_programs(&tp));
+	snprintf(app, sizeof(app), "%s/app1.vntf", self->dir);
+	ASSERT_EQ(0, capture_app(tp.img, tp.size, tp.name, prog, 2, app, 1, 99));
+	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", self->tiled_prog, app));
+	EXPECT_NE(NULL, strstr(self->out, "it ran 1 program, 1 of them not given"));
+	EXPECT_NE(NULL, strstr(self->out, "\"exp_naive\" ("));
+	EXPECT_NE(NULL, strstr(self->out, "): missing"));
+	free(self->out);
+	/* the right one, and an extra one named on the command line: said, ignored */
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -n %s -s %s", self->naive_prog,
+			      self->tiled_prog, app));
+	EXPECT_NE(NULL, strstr(self->out, "vneuron-profile: exp_naive\n"));
+	EXPECT_NE(NULL, strstr(self->out, "tiled.vnef is not a program"));
+	EXPECT_EQ(NULL, strstr(self->out, "=== Program"));
+	free(self->out);
+	/* diff: the program it ran, and another */
+	EXPECT_EQ(0, profiler(&self->out, "diff -n %s %s %s", self->naive_prog, app, app));
+	free(self->out);
+	EXPECT_EQ(1, profiler(&self->out, "diff -n %s %s %s", self->tiled_prog, app, app));
+	EXPECT_NE(NULL, strstr(self->out, "it ran 1 program, this command takes one:"));
+	EXPECT_NE(NULL, strstr(self->out, "): missing"));
+	two_programs_free(&tp);
+}
+
+/* A profile from before section 9 (no identity): viewed as before, with one program. */
+TEST_F(view, application_profile_without_identity)
+{
+	static const unsigned int prog[2] = { 0, 0 };
+	struct two_programs tp;
+	char app[160];
+
+	ASSERT_EQ(0, two_programs(&tp));
+	snprintf(app, sizeof(app), "%s/old.vntf", self->dir);
+	ASSERT_EQ(0, capture_app(tp.img, tp.size, tp.name, prog, 2, app, 0, 99));
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s", self->naive_prog, app));
+	EXPECT_NE(NULL, strstr(self->out, "records no program identity; assuming"));
+	EXPECT_NE(NULL, strstr(self->out, "2 execs"));
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "view -n %s -n %s -s %s", self->naive_prog,
+			      self->tiled_prog, app));
+	EXPECT_NE(NULL, strstr(self->out, "give the one program it ran (one -n), not 2"));
+	two_programs_free(&tp);
+}
+
+/* Per-execution statistics: a planted slow execution is marked, none otherwise. */
+TEST_F(view, execution_statistics_and_outliers)
+{
+	static const unsigned int prog[5] = { 0, 0, 0, 0, 0 };
+	struct two_programs tp;
+	char app[160];
+
+	ASSERT_EQ(0, two_programs(&tp));
+	snprintf(app, sizeof(app), "%s/slow.vntf", self->dir);
+	ASSERT_EQ(0, capture_app(tp.img, tp.size, tp.name, prog, 5, app, 1, 3));
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s", self->naive_prog, app));
+	EXPECT_NE(NULL, strstr(self->out, "\nExecutions (5): min"));
+	EXPECT_NE(NULL, strstr(self->out, "\n  total "));
+	EXPECT_NE(NULL, strstr(self->out, "OUTLIER worker 0 core 0 exec 3: total "));
+	EXPECT_EQ(NULL, strstr(self->out, "exec 2: total"));
+	if (getenv("VNP_DUMP"))
+		fputs(self->out, stderr);
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f summary-json", self->naive_prog,
+			      app));
+	EXPECT_NE(NULL, strstr(self->out, "\"execution_stats\":{\"count\":5,"));
+	EXPECT_NE(NULL, strstr(self->out, "\"outliers\":[{\"core\":0,\"worker\":\"worker 0 "
+			       "core 0\",\"exec\":3,"));
+	EXPECT_NE(NULL, strstr(self->out, "\"outlying\":[\"total\""));
+	free(self->out);
+
+	snprintf(app, sizeof(app), "%s/even.vntf", self->dir);
+	ASSERT_EQ(0, capture_app(tp.img, tp.size, tp.name, prog, 5, app, 1, 99));
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s", self->naive_prog, app));
+	EXPECT_NE(NULL, strstr(self->out, "\nExecutions (5): min"));
+	EXPECT_NE(NULL, strstr(self->out, "no outliers (beyond median +- max(3 x MAD, 10% of "
+			       "median))"));
+	EXPECT_EQ(NULL, strstr(self->out, "OUTLIER"));
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f summary-json", self->naive_prog,
+			      app));
+	EXPECT_NE(NULL, strstr(self->out, "\"outliers\":[]"));
+	two_programs_free(&tp);
+}
+
+/* The outlier rule itself: 3 x MAD, at least a tenth of the median, 3 executions. */
+TEST(outlier_rule)
+{
+	struct vnp_spread s = { .min = 90, .median = 100, .max = 200, .mad = 0 };
+
+	EXPECT_EQ(0, vnp_xs_outlier(&s, 5, 110));
+	EXPECT_EQ(1, vnp_xs_outlier(&s, 5, 111));
+	EXPECT_EQ(1, vnp_xs_outlier(&s, 5, 89));
+	EXPECT_EQ(0, vnp_xs_outlier(&s, 2, 200));
+	s.mad = 20;
+	EXPECT_EQ(0, vnp_xs_outlier(&s, 5, 160));
+	EXPECT_EQ(1, vnp_xs_outlier(&s, 5, 161));
+	s.mad = UINT64_MAX;
+	EXPECT_EQ(0, vnp_xs_outlier(&s, 5, UINT64_MAX));
 }
 
 /* Runs argv on a pseudo-terminal: its exit status, its output in out. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../profiler/execprog.h"
 #include "../../profiler/vntf.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
@@ -316,8 +317,9 @@ TEST(header_errors)
 #define MUT(stmt, want) do { memcpy(b, m.buf, m.len); stmt; \
 		EXPECT_READ_ERROR(b, m.len, want); } while (0)
 	MUT(b[1] = 'X', "bad magic");
-	MUT(h->version_major = 2, "unsupported .vntf version 2.0 (this reader reads version 1.x)");
-	MUT(h->version_major = 0, "unsupported .vntf version 0.0");
+	MUT((h->version_major = 2, h->version_minor = 0),
+	    "unsupported .vntf version 2.0 (this reader reads version 1.x)");
+	MUT((h->version_major = 0, h->version_minor = 0), "unsupported .vntf version 0.0");
 	MUT(h->header_size = 8, "bad header size 8");
 	MUT(h->header_size = 36, "bad header size 36");
 	MUT(h->header_size = 1 << 30, "bad header size");
@@ -429,6 +431,237 @@ TEST(open_file_errors)
 	EQ(-EINVAL, vntf_open_file(&r, "/tmp", err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "not a regular file")) TH_LOG("%s", err);
 	EQ(-EINVAL, vntf_open_file(&r, "/dev/null", err, sizeof(err)));
+}
+
+/*
+ * A profile whose application ran two programs (section 9): model, clock, worker,
+ * records, exec programs (3 executions: seq 0 and 2 of "a", 1 of "b"), end.
+ */
+enum { X_MODEL, X_CLOCK, X_W0, X_REC0, X_EXECS, X_END };
+
+static void exec_profile(struct mfile *m)
+{
+	struct vntf_program p[2] = {
+		{ .hash_algo = VNTF_HASH_SHA256, .hash_len = 32, .image_size = 100, .name = "a" },
+		{ .hash_algo = VNTF_HASH_SHA256, .hash_len = 32, .image_size = 200, .name = "b" },
+	};
+	/* out of order: the reader sorts them */
+	struct vntf_exec_program e[3] = { { 0, 0, 2, 0 }, { 0, 0, 0, 0 }, { 0, 0, 1, 1 } };
+	struct vneuron_trace_record recs[3];
+	struct vneuron_model model;
+	struct vntf_worker wk;
+	struct vntf_writer *w;
+	int i;
+
+	memset(p[0].hash, 0xaa, 32);
+	memset(p[1].hash, 0xbb, 32);
+	m->f = open_memstream(&m->buf, &m->len);
+	if (!m->f || vntf_writer_create(&w, m->f))
+		abort();
+	fill_model(&model);
+	fill_worker(&wk, 0);
+	for (i = 0; i < 3; i++)
+		mkrec(&recs[i], 0, i);
+	if (vntf_write_model(w, &model) || vntf_write_clock(w, &clk) ||
+	    vntf_write_worker(w, &wk) || vntf_write_records(w, 0, recs, 3) ||
+	    vntf_write_exec_programs(w, p, 2, e, 3) || vntf_writer_finish(w, 9))
+		abort();
+	fflush(m->f);
+}
+
+/* Issue 12: which program each execution ran, written, read and looked up. */
+TEST(exec_programs_round_trip)
+{
+	const struct vntf_info *in;
+	struct vntf_reader *r;
+	struct vntf_chunk c;
+	struct mfile m;
+	char err[256];
+
+	exec_profile(&m);
+	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
+	while (vntf_next(r, &c) > 0)
+		;
+	in = vntf_reader_info(r);
+	ASSERT_TRUE(in->complete);
+	ASSERT_TRUE(in->have_exec_programs);
+	EQ(2, in->nr_exec_programs);
+	EQ(3, in->nr_execs);
+	EXPECT_STREQ("b", in->exec_programs[1].name);
+	EQ(200, in->exec_programs[1].image_size);
+	EQ(0, vntf_exec_program_of(in, 0, 0, 0));
+	EQ(1, vntf_exec_program_of(in, 0, 0, 1));
+	EQ(0, vntf_exec_program_of(in, 0, 0, 2));
+	EQ(-1, vntf_exec_program_of(in, 0, 0, 3));
+	EQ(-1, vntf_exec_program_of(in, 1, 0, 0));
+	EQ(VNTF_SEC_OPTIONAL, ((struct vntf_section_header *)(m.buf + sec_off(m.buf, X_EXECS)))->flags);
+	vntf_close(r);
+	mfile_close(&m);
+}
+
+TEST(exec_programs_writer_refuses)
+{
+	struct vntf_program p = { .hash_algo = VNTF_HASH_SHA256, .hash_len = 32, .name = "a" };
+	struct vntf_exec_program e = { 0, 0, 0, 1 };
+	struct vntf_writer *w;
+	struct mfile m;
+
+	m.f = open_memstream(&m.buf, &m.len);
+	ASSERT_EQ(0, vntf_writer_create(&w, m.f));
+	EXPECT_EQ(-EINVAL, vntf_write_exec_programs(w, &p, 1, &e, 1));	/* no program 1 */
+	p.debug_size = 4;
+	e.program = 0;
+	EXPECT_EQ(-EINVAL, vntf_write_exec_programs(w, &p, 1, &e, 1));	/* a debug table */
+	p.debug_size = 0;
+	memset(p.name, 'x', sizeof(p.name));
+	EXPECT_EQ(-EINVAL, vntf_write_exec_programs(w, &p, 1, &e, 1));	/* unterminated */
+	p.name[0] = 0;
+	EXPECT_EQ(0, vntf_write_exec_programs(w, &p, 1, &e, 1));
+	EXPECT_EQ(-EINVAL, vntf_write_exec_programs(w, &p, 1, &e, 1));	/* twice */
+	vntf_writer_abort(w);
+	mfile_close(&m);
+}
+
+/* A malformed section 9 is a clear error, never a crash. */
+TEST(exec_programs_errors)
+{
+	struct vntf_exec_programs *eh;
+	struct mfile m;
+	char *b;
+
+	exec_profile(&m);
+	b = malloc(m.len);
+	ASSERT_NE(NULL, b);
+#define MUT(stmt, want) do { memcpy(b, m.buf, m.len); eh = payload(b, X_EXECS); stmt; \
+		EXPECT_READ_ERROR(b, m.len, want); } while (0)
+#define PROG(i)	((struct vntf_program *)(eh + 1) + (i))
+#define EXEC(i)	((struct vntf_exec_program *)PROG(2) + (i))
+	MUT(eh->nr_execs = 4, "do not hold 2 programs and 4 executions");
+	MUT(eh->nr_programs = 1, "do not hold 1 programs and 3 executions");
+	MUT(eh->nr_execs = ~0u, "over the limits");
+	MUT(eh->nr_programs = VNTF_MAX_PROGRAMS + 1, "over the limits");
+	MUT(sec(b, X_EXECS)->size = 4, "4 bytes, too short (needs 8)");
+	MUT(sec(b, X_EXECS)->size = 1ull << 40, "exceeds the limit");
+	MUT(EXEC(2)->program = 2, "execution 2 names program 2 of 2");
+	MUT(EXEC(2)->exec_seq = 0, "execution 0 of core 0 of device 0 listed twice");
+	MUT(PROG(1)->hash_len = 31, "program 1: bad hash");
+	MUT(PROG(0)->debug_size = 1, "program 0: bad hash");
+	MUT(memset(PROG(1)->name, 'n', 64), "unterminated name");
+	MUT(sec(b, X_REC0)->type = VNTF_SEC_EXEC_PROGRAMS,
+	    "section 3 (exec programs) at offset 336: 200 bytes do not hold 0 programs and 3 executions");
+#undef EXEC
+#undef PROG
+#undef MUT
+	free(b);
+	mfile_close(&m);
+}
+
+/* An API record as libneurondev writes it (neurondev.h). */
+static struct vneuron_trace_record api(unsigned int call, uint32_t pid, uint32_t value)
+{
+	struct vneuron_trace_record r = { .kind = VNEURON_TRACE_MARKER,
+					  .engine = VNEURON_TRACE_ENGINE_CORE,
+					  .opcode = (uint16_t)call, .elements = pid,
+					  .sem_value = value };
+
+	return r;
+}
+
+/* The PROGRAM_ID records of a program: id, a hash of bytes h, a name, a size. */
+static void note_program(struct vnp_execmap *map, uint32_t pid, uint32_t id, uint8_t h,
+			 const char *name, uint64_t size, unsigned int chunks)
+{
+	uint8_t bytes[ND_API_ID_CHUNKS * ND_API_ID_CHUNK] = { 0 };
+	struct vneuron_trace_record r;
+	unsigned int i;
+
+	memset(bytes, h, 32);
+	strcpy((char *)bytes + 32, name);
+	for (i = 0; i < chunks; i++) {
+		r = api(ND_API_PROGRAM_ID, pid, id);
+		r.exec_seq = i;
+		r.count = size;
+		memcpy(&r.model_start_ps, bytes + i * 16, 8);
+		memcpy(&r.model_end_ps, bytes + i * 16 + 8, 8);
+		if (vnp_execmap_note(map, &r) != 1)
+			abort();
+	}
+}
+
+static void note_exec(struct vnp_execmap *map, uint32_t pid, uint32_t prog, uint32_t id,
+		      uint16_t core, uint32_t seq)
+{
+	struct vneuron_trace_record r = api(ND_API_EXEC, pid, id);
+
+	r.bytes = prog;
+	r.dma_queue = core;
+	if (vnp_execmap_note(map, &r))
+		abort();
+	r = api(ND_API_WAIT, pid, id);
+	r.dma_queue = core;
+	r.exec_seq = seq;
+	if (vnp_execmap_note(map, &r))
+		abort();
+}
+
+/*
+ * Capture: the API log's identities and calls become section 9. Two processes load the
+ * same image (one program), one loads another; an execution waited twice is listed
+ * once; one never waited for and one of a program whose identity is incomplete are not.
+ */
+TEST(exec_programs_from_the_api_log)
+{
+	struct vnp_execmap map = { 0 };
+	const struct vntf_info *in;
+	struct vneuron_model model;
+	struct vneuron_trace_record r;
+	struct vntf_reader *rd;
+	struct vntf_writer *w;
+	struct vntf_chunk c;
+	struct mfile m;
+	char err[256];
+
+	note_program(&map, 10, 1, 0xaa, "mlp", 1000, ND_API_ID_CHUNKS);
+	note_program(&map, 10, 5, 0xbb, "attention", 2000, ND_API_ID_CHUNKS);
+	note_program(&map, 11, 1, 0xaa, "mlp", 1000, ND_API_ID_CHUNKS);
+	note_program(&map, 11, 7, 0xcc, "cut", 3000, 2);
+	note_exec(&map, 10, 1, 100, 0, 0);
+	note_exec(&map, 10, 5, 101, 0, 1);
+	note_exec(&map, 10, 5, 101, 0, 1);		/* waited twice */
+	note_exec(&map, 11, 1, 102, 1, 0);
+	note_exec(&map, 11, 7, 103, 1, 1);		/* incomplete identity */
+	r = api(ND_API_EXEC, 11, 104);			/* never waited for */
+	r.bytes = 1;
+	EXPECT_EQ(0, vnp_execmap_note(&map, &r));
+	r = api(ND_API_MEM_ALLOC, 11, 0);
+	EXPECT_EQ(0, vnp_execmap_note(&map, &r));
+
+	m.f = open_memstream(&m.buf, &m.len);
+	ASSERT_EQ(0, vntf_writer_create(&w, m.f));
+	fill_model(&model);
+	ASSERT_EQ(0, vntf_write_model(w, &model));
+	ASSERT_EQ(0, vntf_write_clock(w, &clk));
+	ASSERT_EQ(0, vnp_execmap_write(&map, w));
+	ASSERT_EQ(0, vntf_writer_finish(w, 1));
+	vnp_execmap_free(&map);
+	fflush(m.f);
+	ASSERT_EQ(0, vntf_open_mem(&rd, m.buf, m.len, err, sizeof(err)));
+	while (vntf_next(rd, &c) > 0)
+		;
+	in = vntf_reader_info(rd);
+	ASSERT_TRUE(in->complete) TH_LOG("%s", vntf_error(rd));
+	EQ(2, in->nr_exec_programs);
+	EXPECT_STREQ("mlp", in->exec_programs[0].name);
+	EQ(1000, in->exec_programs[0].image_size);
+	EQ(0xaa, in->exec_programs[0].hash[31]);
+	EXPECT_STREQ("attention", in->exec_programs[1].name);
+	EQ(3, in->nr_execs);
+	EQ(0, vntf_exec_program_of(in, 0, 0, 0));
+	EQ(1, vntf_exec_program_of(in, 0, 0, 1));
+	EQ(0, vntf_exec_program_of(in, 0, 1, 0));
+	EQ(-1, vntf_exec_program_of(in, 0, 1, 1));
+	vntf_close(rd);
+	mfile_close(&m);
 }
 
 TEST_HARNESS_MAIN

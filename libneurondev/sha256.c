@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-/* The program identity: SHA-256 through OpenSSL's libcrypto, not a hand-written one. */
+/*
+ * The program identity: SHA-256 through OpenSSL's libcrypto, not a hand-written one.
+ * Here because both the API log (a loaded image's identity) and the profiler use it.
+ */
 #include <openssl/evp.h>
 #include <stdlib.h>
 
-#include "sha256.h"
+#include "nd_sha256.h"
 
-void vnp_sha256(const void *data, size_t len, uint8_t out[32])
+void nd_sha256(const void *data, size_t len, uint8_t out[32])
 {
 	unsigned int n = 32;
 
