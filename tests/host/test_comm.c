@@ -445,6 +445,47 @@ TEST(a_rank_that_leaves_or_an_abort_ends_the_wait)
 	vn_comm_destroy(cm);
 }
 
+static void *remote_timeout_later(void *arg)
+{
+	usleep(20000);
+	vn_comm_break_missing(arg, 2, -ETIMEDOUT, 1ull << 3);
+	return NULL;
+}
+
+/* A proxy relaying another node's timeout: the waiting ranks end as if theirs had come. */
+TEST(a_relayed_timeout_names_the_missing_ranks)
+{
+	bool skip[N] = { false, false, true, true };
+	struct vn_comm *cm = comm_2x2();
+	struct vn_comm_state st;
+	struct rank_run r[N];
+	void *in[N], *out[N];
+	pthread_t t;
+	u32 k;
+
+	ASSERT_NE(NULL, cm);
+	setup(r, cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, 64, in, out, 256, 256);
+	pthread_create(&t, NULL, remote_timeout_later, cm);
+	run_ranks(r, N, skip);
+	pthread_join(t, NULL);
+	for (k = 0; k < 2; k++) {
+		EXPECT_EQ(-ETIMEDOUT, r[k].ret);
+		EXPECT_EQ(1ull << 3, r[k].missing);
+	}
+	vn_comm_state(cm, &st);
+	EXPECT_TRUE(st.broken);
+	EXPECT_EQ(2u, st.failed_rank);
+	EXPECT_EQ(-ETIMEDOUT, st.failure);
+	EXPECT_EQ(1ull << 3, st.missing);
+	/* another relay after the first changes nothing */
+	vn_comm_break_missing(cm, 3, -ETIMEDOUT, 1ull << 2);
+	vn_comm_state(cm, &st);
+	EXPECT_EQ(2u, st.failed_rank);
+	EXPECT_EQ(1ull << 3, st.missing);
+	release(in, out);
+	vn_comm_destroy(cm);
+}
+
 TEST(cost_by_hand)
 {
 	static const u32 one_dev[N] = { 0, 0, 0, 0 };

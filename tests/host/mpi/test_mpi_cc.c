@@ -7,12 +7,15 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vnmpi.h"
 #include "vn_comm.h"
+#include "vn_os.h"
 #include "vneuron_program.h"
 
 #define NLOCAL 2
@@ -23,6 +26,7 @@ struct local {
 	u32 rank;
 	struct vn_cc_args a;
 	u64 arrive_ps;
+	u64 deadline_ns;	/* 0: none */
 	int ret;
 	struct vn_cc_result res;
 };
@@ -33,7 +37,8 @@ static void *local_main(void *p)
 {
 	struct local *l = p;
 
-	l->ret = vn_comm_collective(l->cm, l->rank, &l->a, l->arrive_ps, 0, NULL, &l->res);
+	l->ret = vn_comm_collective(l->cm, l->rank, &l->a, l->arrive_ps, l->deadline_ns, NULL,
+				    &l->res);
 	return NULL;
 }
 
@@ -322,15 +327,121 @@ static void disagree(void)
 	       "disagreeing nodes: every rank's collective ends -EPIPE, the proxy's -EINVAL");
 }
 
+/* The local ranks' all-reduce of COUNT elements, each waiting until deadline_ns. */
+static void locals_run(struct nd_mpi_comm *c, struct local *l, float **buf, u64 deadline_ns)
+{
+	pthread_t t[NLOCAL];
+	u32 k;
+
+	for (k = 0; k < NLOCAL; k++) {
+		buf[k] = calloc(2 * COUNT, sizeof(float));
+		l[k] = (struct local){ .cm = nd_host_comm_core(nd_mpi_comm_host(c)),
+			.rank = nd_mpi_comm_first(c) + k, .deadline_ns = deadline_ns,
+			.a = { .op = VN_CC_ALL_REDUCE, .reduce = VN_CC_SUM, .dtype = VNEF_DT_FP32,
+			       .count = COUNT, .in = buf[k], .out = buf[k] + COUNT } };
+		pthread_create(&t[k], NULL, local_main, &l[k]);
+	}
+	for (k = 0; k < NLOCAL; k++)
+		pthread_join(t[k], NULL);
+}
+
+/*
+ * The last node never comes to a collective: the others' ranks end at their time limit,
+ * -ETIMEDOUT naming its ranks (TIMEOUT, CC_MISSING in an execution); when it comes
+ * later, its ranks find the communicator broken by a peer (-EPIPE: ABORTED, CC_PEER).
+ */
+static void absent(void)
+{
+	u64 late_ranks = ((1ull << NLOCAL) - 1) << ((nproc - 1) * NLOCAL);
+	struct vn_comm_state st;
+	struct nd_mpi_comm *c;
+	struct local l[NLOCAL];
+	float *buf[NLOCAL];
+	int late = me == nproc - 1, ok = 1, ret;
+	u32 k;
+
+	if (nd_mpi_comm_new(MPI_COMM_WORLD, NLOCAL, NULL, &c)) {
+		report(0, "absent node: nd_mpi_comm_new");
+		return;
+	}
+	if (!late) {
+		locals_run(c, l, buf, vn_time_ns() + 1500000000ull);
+		for (k = 0; k < NLOCAL; k++) {
+			if (l[k].ret != -ETIMEDOUT || l[k].res.missing != late_ranks) {
+				fprintf(stderr, "absent: rank %u: %d, missing %#llx\n", l[k].rank,
+					l[k].ret, (unsigned long long)l[k].res.missing);
+				ok = 0;
+			}
+			free(buf[k]);
+		}
+		vn_comm_state(nd_host_comm_core(nd_mpi_comm_host(c)), &st);
+		if (!st.broken || st.failure != -ETIMEDOUT || st.missing != late_ranks)
+			ok = 0;
+	}
+	report(ok, "absent node: the others' ranks end -ETIMEDOUT at their limit, naming its ranks");
+	/* The others gave up (report() met them all): now the late node comes. */
+	if (late) {
+		locals_run(c, l, buf, vn_time_ns() + 30000000000ull);
+		for (k = 0; k < NLOCAL; k++) {
+			if (l[k].ret != -EPIPE) {
+				fprintf(stderr, "absent: late rank %u: %d\n", l[k].rank, l[k].ret);
+				ok = 0;
+			}
+			free(buf[k]);
+		}
+		vn_comm_state(nd_host_comm_core(nd_mpi_comm_host(c)), &st);
+		/* named: a rank of another node, which gave up */
+		if (!st.broken || st.failed_rank >= nd_mpi_comm_first(c))
+			ok = 0;
+	}
+	report(ok, "absent node: when it comes, its ranks end -EPIPE, a peer's rank named");
+	ret = nd_mpi_comm_free(c);
+	report(ret == -EPIPE, "absent node: nd_mpi_comm_free returns -EPIPE on every node");
+}
+
+/*
+ * --kill, --exit: the last node's process is killed (SIGKILL) or exits without
+ * MPI_Finalize() while the others wait at a collective with a long limit. Open MPI's
+ * mpirun then ends the whole job, naming the process (tests/host/mpi/cc.sh checks what it
+ * prints and that nothing hangs); a library that lets the survivors run on reports the
+ * dead node to them instead (an MPI error: -EPIPE naming its first rank).
+ */
+static int killed(int how)
+{
+	struct nd_mpi_comm *c;
+	struct local l[NLOCAL];
+	float *buf[NLOCAL];
+	u32 k;
+
+	if (nd_mpi_comm_new(MPI_COMM_WORLD, NLOCAL, NULL, &c))
+		return 1;
+	if (me == nproc - 1) {
+		usleep(300000);
+		if (how)
+			raise(SIGKILL);
+		_exit(0);
+	}
+	locals_run(c, l, buf, vn_time_ns() + 100000000000ull);
+	for (k = 0; k < NLOCAL; k++) {
+		fprintf(stderr, "killed: rank %u: %d\n", l[k].rank, l[k].ret);
+		free(buf[k]);
+	}
+	fprintf(stderr, "killed: nd_mpi_comm_free: %d\n", nd_mpi_comm_free(c));
+	MPI_Finalize();
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct nd_mpi_comm *c;
 	u64 arr;
 	int level, ret;
 
-	MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &level);
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level);
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	MPI_Comm_size(MPI_COMM_WORLD, &nproc);
+	if (argc > 1 && (!strcmp(argv[1], "--kill") || !strcmp(argv[1], "--exit")))
+		return killed(!strcmp(argv[1], "--kill"));
 	if (!me)
 		printf("TAP version 13\n");
 	ret = nd_mpi_comm_new(MPI_COMM_WORLD, NLOCAL, NULL, &c);
@@ -362,6 +473,7 @@ int main(int argc, char **argv)
 	ret = nd_mpi_comm_free(c);
 	report(!ret, "nd_mpi_comm_free: no proxy error");
 	disagree();
+	absent();
 	if (!me)
 		printf("1..%d\n# Totals: pass:%d fail:%d\n", ntest, ntest - nfail, nfail);
 	MPI_Finalize();
