@@ -79,4 +79,29 @@ uint64_t nd_mpi_comm_collectives(const struct nd_mpi_comm *c);
  */
 int nd_mpi_comm_free(struct nd_mpi_comm *c);
 
+/*
+ * Where this process stands (neurondev.h, struct nd_place), from MPI over mc; collective,
+ * blocking. rank and size are mc's; the node by the environment variable VNEURON_NODE,
+ * of one kind on every process:
+ *  - unset or "shared": processes that share memory (MPI_Comm_split_type() with
+ *    MPI_COMM_TYPE_SHARED) are one node, the nodes numbered in the order of their lowest
+ *    rank: the real layout of a job over machines;
+ *  - "process": every process its own node (node = rank), as processes on one machine
+ *    standing in for nodes need (mpirun --oversubscribe, nd_mpi_comm_new()'s nodes);
+ *  - a number: this process's node as given (the numbers used must be 0..nodes-1).
+ * Programs without MPI are told the same by nd_place_parse() or nd_place_from_env().
+ * 0; -EINVAL naming the value at fault (every process fails alike), -ENOMEM, -EIO.
+ */
+int nd_mpi_place(MPI_Comm mc, struct nd_place *pl, struct nd_error *err);
+
+/*
+ * The offset of this process's CLOCK_MONOTONIC to root's over mc (the root's clock reads
+ * about local + *offset_ns), measured by ping-pong with the root: of 16 round trips the
+ * shortest is kept, offset = t_root - (t_send + t_recv) / 2, and *error_ns = half that
+ * round trip bounds |true offset - *offset_ns|. The root gets 0 and 0. Collective and
+ * blocking, one process at a time; the same root on every process. 0, -EINVAL (root out
+ * of range, NULL pointers), -EIO (MPI failed).
+ */
+int nd_mpi_clock_offset(MPI_Comm mc, int root, int64_t *offset_ns, uint64_t *error_ns);
+
 #endif /* VNMPI_H */
