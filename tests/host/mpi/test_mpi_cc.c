@@ -16,6 +16,7 @@
 #include "vnmpi.h"
 #include "vn_comm.h"
 #include "vn_os.h"
+#include "../cc_ref.h"
 #include "vneuron_program.h"
 
 #define NLOCAL 2
@@ -42,12 +43,6 @@ static void *local_main(void *p)
 	return NULL;
 }
 
-static float val(u32 rank, u64 i)
-{
-	/* Values whose sums round: the order of the additions shows in the bits. */
-	return (float)((rank * 7919 + i * 104729) % 1000) * 0.001f + 1e-7f * (float)rank;
-}
-
 /* One TAP line on rank 0 for a check every process made. */
 static void report(int ok, const char *name)
 {
@@ -59,20 +54,6 @@ static void report(int ok, const char *name)
 		nfail++;
 	if (!me)
 		printf("%s %d %s\n", all ? "ok" : "not ok", ntest, name);
-}
-
-/* The reference: element e of the reduction of the ranks' inputs at offset off. */
-static float ref(u32 reduce, u32 n, u64 off)
-{
-	float acc = val(0, off);
-	u32 r;
-
-	for (r = 1; r < n; r++) {
-		float v = val(r, off);
-
-		acc = reduce == VN_CC_MAX ? (v > acc ? v : acc) : acc + v;
-	}
-	return acc;
 }
 
 /*
@@ -87,6 +68,7 @@ static void one(struct nd_mpi_comm *c, u32 op, u32 reduce, u32 shift, u64 want_p
 	u64 inb = vn_cc_in_bytes(op, n, VNEF_DT_FP32, COUNT);
 	u64 outb = vn_cc_out_bytes(op, n, VNEF_DT_FP32, COUNT);
 	u64 in_elems = inb / 4, out_elems = outb / 4, e, done[64], mydone;
+	const struct cc_ref_in vals = { NULL, 0 };
 	struct local l[NLOCAL];
 	pthread_t t[NLOCAL];
 	float *in[NLOCAL], *out[NLOCAL], want;
@@ -97,9 +79,9 @@ static void one(struct nd_mpi_comm *c, u32 op, u32 reduce, u32 shift, u64 want_p
 		r = first + k;
 		in[k] = malloc(inb);
 		out[k] = calloc(1, outb);
-		/* rank r's input element e is val(r, e) */
+		/* rank r's input element e is cc_val(r, e) */
 		for (e = 0; e < in_elems; e++)
-			in[k][e] = val(r, e);
+			in[k][e] = cc_val(r, e);
 		l[k] = (struct local){ .cm = cm, .rank = r, .arrive_ps = 1000 * (r + 1),
 			.a = { .op = op, .reduce = reduce, .dtype = VNEF_DT_FP32,
 			       .count = COUNT, .shift = shift, .in = in[k], .out = out[k] } };
@@ -115,23 +97,7 @@ static void one(struct nd_mpi_comm *c, u32 op, u32 reduce, u32 shift, u64 want_p
 				(unsigned long long)l[k].res.done_ps);
 		}
 		for (e = 0; ok && e < out_elems; e++) {
-			switch (op) {
-			case VN_CC_ALL_REDUCE:
-				want = ref(reduce, n, e);
-				break;
-			case VN_CC_REDUCE_SCATTER:
-				want = ref(reduce, n, (u64)r * COUNT + e);
-				break;
-			case VN_CC_ALL_GATHER:	/* chunk j is rank j's input */
-				want = val((u32)(e / COUNT), e % COUNT);
-				break;
-			case VN_CC_ALL_TO_ALL:	/* chunk j is rank j's chunk r */
-				want = val((u32)(e / COUNT), (u64)r * COUNT + e % COUNT);
-				break;
-			default:		/* PERMUTE: from rank r - shift */
-				want = val((r + n - shift % n) % n, e);
-				break;
-			}
+			want = cc_ref(&vals, op, reduce, n, r, shift, COUNT, e);
 			if (memcmp(&want, &out[k][e], 4)) {
 				ok = 0;
 				fprintf(stderr, "%s: rank %u element %llu: %a, want %a\n", name, r,
@@ -154,18 +120,6 @@ static void one(struct nd_mpi_comm *c, u32 op, u32 reduce, u32 shift, u64 want_p
 			(unsigned long long)done[0], (unsigned long long)want_ps);
 	snprintf(what, sizeof(what), "%s: the same modeled completion on every process", name);
 	report(ok, what);
-}
-
-/* Values of every magnitude, so that the order of additions shows in the bits. */
-static void fill(float *x, size_t n, uint32_t seed)
-{
-	uint32_t s = seed * 2654435761u + 12345;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		s = s * 1664525u + 1013904223u;
-		x[i] = (float)((int32_t)(s >> 8) - (1 << 23)) / (float)(1 << (s % 23));
-	}
 }
 
 #define ROWS	128
@@ -207,7 +161,8 @@ static void program(struct nd_mpi_comm *c)
 {
 	static const uint64_t shape[] = { ROWS, COLS };
 	u32 n = nd_mpi_comm_nodes(c) * NLOCAL, first = nd_mpi_comm_first(c), k, r;
-	float *x[NLOCAL], *y[NLOCAL], *xr, *ref;
+	float *x[NLOCAL], *y[NLOCAL], *xs[VN_COMM_MAX_RANKS], *ref;
+	const struct cc_ref_in twice = { (const float *const *)xs, 2.0f };
 	struct prog_rank pr[NLOCAL];
 	pthread_t t[NLOCAL];
 	struct nd_builder *b;
@@ -239,21 +194,18 @@ static void program(struct nd_mpi_comm *c)
 	if (nd_builder_finish(b, &img, &size))
 		ok = 0;
 	nd_builder_free(b);
+	/* every rank's input, for the reference: 2 x_r summed in rank order, + 1 */
 	ref = malloc(N * sizeof(float));
-	xr = malloc(N * sizeof(float));
-	for (e = 0; e < N; e++)
-		ref[e] = 0;
 	for (r = 0; r < n; r++) {
-		fill(xr, N, r + 1);
-		for (e = 0; e < N; e++)
-			ref[e] = r ? ref[e] + xr[e] * 2.0f : xr[e] * 2.0f;
+		xs[r] = malloc(N * sizeof(float));
+		cc_fill(xs[r], N, r + 1);
 	}
 	for (e = 0; e < N; e++)
-		ref[e] += 1.0f;
+		ref[e] = cc_ref_reduce(&twice, VN_CC_SUM, n, e) + 1.0f;
 	for (k = 0; ok && k < NLOCAL; k++) {
 		x[k] = malloc(N * sizeof(float));
 		y[k] = calloc(N, sizeof(float));
-		fill(x[k], N, first + k + 1);
+		cc_fill(x[k], N, first + k + 1);
 		pr[k] = (struct prog_rank){ .img = img, .size = size };
 		pr[k].t[0] = (struct nd_host_tensor){ "x", x[k], N * sizeof(float) };
 		pr[k].t[1] = (struct nd_host_tensor){ "y", y[k], N * sizeof(float) };
@@ -287,7 +239,8 @@ static void program(struct nd_mpi_comm *c)
 		free(x[k]);
 		free(y[k]);
 	}
-	free(xr);
+	for (r = 0; r < n; r++)
+		free(xs[r]);
 	free(ref);
 	free(img);
 }
