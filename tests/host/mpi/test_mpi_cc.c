@@ -2,8 +2,10 @@
 /*
  * Collectives across MPI processes (libvnmpi): run by tests/host/mpi/cc.sh under
  * `mpirun -np P`, each process a node with 2 ranks (threads). Every collective's results
- * against C loops over the ranks in rank order, bit for bit, and its modeled completion
- * against the ring by hand and across the processes. Rank 0 prints TAP.
+ * against the C reference over the ranks in rank order (cc_ref.h), bit for bit, and its
+ * modeled completion against the ring by hand and across the processes; nodes that
+ * disagree, a node that never comes, and (--kill, --exit) a node that dies. Rank 0 prints
+ * TAP.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -108,7 +110,7 @@ static void one(struct nd_mpi_comm *c, u32 op, u32 reduce, u32 shift, u64 want_p
 		free(out[k]);
 	}
 	report(ok, name);
-	/* The locals are done and the proxy idle: MPI is ours until the next collective. */
+	/* The proxy may call MPI meanwhile: MPI_THREAD_MULTIPLE. */
 	mydone = l[0].res.done_ps;
 	MPI_Allgather(&mydone, 1, MPI_UINT64_T, done, 1, MPI_UINT64_T, MPI_COMM_WORLD);
 	ok = 1;
