@@ -133,6 +133,7 @@ struct prog_rank {
 	const void *img;
 	size_t size;
 	struct nd_host_tensor t[2];
+	u64 limit_ns;		/* 0: 20 s */
 	int ret;
 	struct nd_run_result res;
 	u64 cc_ps;		/* the collective's modeled cost, from its event */
@@ -146,7 +147,8 @@ static void *prog_main(void *arg)
 	size_t nev, k;
 
 	nd_host_record(r->h, 1);
-	r->ret = nd_host_run(r->h, r->img, r->size, r->t, 2, 20ull * 1000000000ull, &r->res);
+	r->ret = nd_host_run(r->h, r->img, r->size, r->t, 2,
+			     r->limit_ns ? r->limit_ns : 20ull * 1000000000ull, &r->res);
 	snprintf(r->msg, sizeof(r->msg), "%s", nd_host_error(r->h));
 	ev = nd_host_events(r->h, &nev);
 	for (k = 0; k < nev; k++)
@@ -155,29 +157,15 @@ static void *prog_main(void *arg)
 	return NULL;
 }
 
-/*
- * The host backend: a builder-made program (y = sum over ranks of 2 x_r, + 1) on host
- * handles bound to the local ranks, the all-reduce crossing processes.
- */
-static void program(struct nd_mpi_comm *c)
+/* A builder-made program: y = (sum over ranks of 2 x_r) + 1, the all-reduce on HBM. */
+static void *allreduce_image(size_t *size)
 {
 	static const uint64_t shape[] = { ROWS, COLS };
-	u32 n = nd_mpi_comm_nodes(c) * NLOCAL, first = nd_mpi_comm_first(c), k, r;
-	float *x[NLOCAL], *y[NLOCAL], *xs[VN_COMM_MAX_RANKS], *ref;
-	const struct cc_ref_in twice = { (const float *const *)xs, 2.0f };
-	struct prog_rank pr[NLOCAL];
-	pthread_t t[NLOCAL];
 	struct nd_builder *b;
-	struct nd_error err;
-	u64 model[64], mine;
 	void *img = NULL;
-	size_t size, e;
-	int ok = 1, q;
 
-	if (nd_builder_new("allreduce", &b)) {
-		report(0, "program: builder");
-		return;
-	}
+	if (nd_builder_new("allreduce", &b))
+		return NULL;
 	{
 		struct nd_tensor *tx = nd_input(b, "x", ND_FP32, 2, shape);
 		struct nd_tensor *ts = nd_scratch(b, "s", ND_FP32, 2, shape);
@@ -193,22 +181,30 @@ static void program(struct nd_mpi_comm *c)
 		nd_tensor_scalar(b, ND_GPSIMD, nd_whole(u), nd_whole(u), ND_ADD, 1.0f, 0);
 		nd_store(b, 3, nd_hbm_rows(ty, 0, 0), nd_whole(u));
 	}
-	if (nd_builder_finish(b, &img, &size))
-		ok = 0;
+	if (nd_builder_finish(b, &img, size))
+		img = NULL;
 	nd_builder_free(b);
-	/* every rank's input, for the reference: 2 x_r summed in rank order, + 1 */
-	ref = malloc(N * sizeof(float));
-	for (r = 0; r < n; r++) {
-		xs[r] = malloc(N * sizeof(float));
-		cc_fill(xs[r], N, r + 1);
-	}
-	for (e = 0; e < N; e++)
-		ref[e] = cc_ref_reduce(&twice, VN_CC_SUM, n, e) + 1.0f;
-	for (k = 0; ok && k < NLOCAL; k++) {
+	return img;
+}
+
+/*
+ * The local ranks run img on host handles bound to them, each within limit_ns (0: 20 s),
+ * x[k] in and y[k] out (allocated here, local rank k's x filled with seed first + k + 1).
+ * 0, or -1 if a handle could not be set up (nothing run).
+ */
+static int run_locals(struct nd_mpi_comm *c, const void *img, size_t size, u64 limit_ns,
+		      struct prog_rank *pr, float **x, float **y)
+{
+	u32 first = nd_mpi_comm_first(c), k;
+	pthread_t t[NLOCAL];
+	struct nd_error err;
+	int ok = 1;
+
+	for (k = 0; k < NLOCAL; k++) {
 		x[k] = malloc(N * sizeof(float));
 		y[k] = calloc(N, sizeof(float));
 		cc_fill(x[k], N, first + k + 1);
-		pr[k] = (struct prog_rank){ .img = img, .size = size };
+		pr[k] = (struct prog_rank){ .img = img, .size = size, .limit_ns = limit_ns };
 		pr[k].t[0] = (struct nd_host_tensor){ "x", x[k], N * sizeof(float) };
 		pr[k].t[1] = (struct nd_host_tensor){ "y", y[k], N * sizeof(float) };
 		if (nd_host_open(NULL, &pr[k].h, &err) ||
@@ -219,6 +215,46 @@ static void program(struct nd_mpi_comm *c)
 		pthread_create(&t[k], NULL, prog_main, &pr[k]);
 	for (k = 0; ok && k < NLOCAL; k++)
 		pthread_join(t[k], NULL);
+	return ok ? 0 : -1;
+}
+
+static void close_locals(struct prog_rank *pr, float **x, float **y)
+{
+	u32 k;
+
+	for (k = 0; k < NLOCAL; k++) {
+		nd_host_close(pr[k].h);
+		free(x[k]);
+		free(y[k]);
+	}
+}
+
+/* The host backend: allreduce_image() on the local ranks, the all-reduce crossing processes. */
+static void program(struct nd_mpi_comm *c)
+{
+	u32 n = nd_mpi_comm_nodes(c) * NLOCAL, first = nd_mpi_comm_first(c), k, r;
+	float *x[NLOCAL], *y[NLOCAL], *xs[VN_COMM_MAX_RANKS], *ref;
+	const struct cc_ref_in twice = { (const float *const *)xs, 2.0f };
+	struct prog_rank pr[NLOCAL];
+	u64 model[64], mine;
+	size_t size, e;
+	void *img = allreduce_image(&size);
+	int ok = 1, q;
+
+	if (!img) {
+		report(0, "program: the builder");
+		return;
+	}
+	/* every rank's input, for the reference: 2 x_r summed in rank order, + 1 */
+	ref = malloc(N * sizeof(float));
+	for (r = 0; r < n; r++) {
+		xs[r] = malloc(N * sizeof(float));
+		cc_fill(xs[r], N, r + 1);
+	}
+	for (e = 0; e < N; e++)
+		ref[e] = cc_ref_reduce(&twice, VN_CC_SUM, n, e) + 1.0f;
+	if (run_locals(c, img, size, 0, pr, x, y))
+		ok = 0;
 	for (k = 0; ok && k < NLOCAL; k++) {
 		if (pr[k].ret || memcmp(ref, y[k], N * sizeof(float)) ||
 		    pr[k].res.model_ps != pr[0].res.model_ps ||
@@ -236,11 +272,7 @@ static void program(struct nd_mpi_comm *c)
 		if (!model[q] || model[q] != model[0])
 			ok = 0;
 	report(ok, "program: the same modeled end on every process");
-	for (k = 0; k < NLOCAL; k++) {
-		nd_host_close(pr[k].h);
-		free(x[k]);
-		free(y[k]);
-	}
+	close_locals(pr, x, y);
 	for (r = 0; r < n; r++)
 		free(xs[r]);
 	free(ref);
@@ -335,6 +367,7 @@ static void absent(void)
 	}
 	report(ok, "absent node: the others' ranks end -ETIMEDOUT at their limit, naming its ranks");
 	/* The others gave up (report() met them all): now the late node comes. */
+	ok = 1;
 	if (late) {
 		locals_run(c, l, buf, vn_time_ns() + 30000000000ull);
 		for (k = 0; k < NLOCAL; k++) {
@@ -352,6 +385,73 @@ static void absent(void)
 	report(ok, "absent node: when it comes, its ranks end -EPIPE, a peer's rank named");
 	ret = nd_mpi_comm_free(c);
 	report(ret == -EPIPE, "absent node: nd_mpi_comm_free returns -EPIPE on every node");
+}
+
+/*
+ * The same through executions (nd_host_run() of allreduce_image()): the nodes that came
+ * end TIMEOUT at their time limit (CC_MISSING, or TIME_LIMIT when an engine waiting on
+ * the collective's semaphore meets the limit first), the late node's ranks missing; the
+ * late node, when it comes, ABORTED, CC_PEER.
+ */
+static void absent_runs(void)
+{
+	u64 late_ranks = ((1ull << NLOCAL) - 1) << ((nproc - 1) * NLOCAL);
+	float *x[NLOCAL], *y[NLOCAL];
+	struct prog_rank pr[NLOCAL];
+	struct vn_comm_state st;
+	struct nd_mpi_comm *c;
+	int late = me == nproc - 1, ok = 1, ran = 0, ret;
+	size_t size;
+	void *img = allreduce_image(&size);
+	u32 k;
+
+	if (!img || nd_mpi_comm_new(MPI_COMM_WORLD, NLOCAL, NULL, &c)) {
+		report(0, "absent node, executions: the image and nd_mpi_comm_new");
+		free(img);
+		return;
+	}
+	if (!late) {
+		ok = !run_locals(c, img, size, 1500000000ull, pr, x, y);
+		ran = 1;
+		for (k = 0; ok && k < NLOCAL; k++) {
+			/*
+			 * The limit ends the collective's wait; an engine waiting on its
+			 * semaphore may meet the limit first (TIME_LIMIT, the core's race).
+			 */
+			if (pr[k].ret != -ETIMEDOUT || pr[k].res.result != VNEURON_EXEC_TIMEOUT ||
+			    (pr[k].res.reason != VNEURON_REASON_CC_MISSING &&
+			     pr[k].res.reason != VNEURON_REASON_TIME_LIMIT)) {
+				fprintf(stderr, "absent runs: rank %u: %d %s\n",
+					nd_mpi_comm_first(c) + k, pr[k].ret, pr[k].msg);
+				ok = 0;
+			}
+		}
+		vn_comm_state(nd_host_comm_core(nd_mpi_comm_host(c)), &st);
+		if (!st.broken || st.missing != late_ranks)
+			ok = 0;
+	}
+	report(ok, "absent node, executions: TIMEOUT at the limit, its ranks missing");
+	ok = 1;
+	if (late) {
+		ok = !run_locals(c, img, size, 30000000000ull, pr, x, y);
+		ran = 1;
+		if (!ok)
+			fprintf(stderr, "absent runs: late node: no handles\n");
+		for (k = 0; ok && k < NLOCAL; k++) {
+			if (pr[k].res.result != VNEURON_EXEC_ABORTED ||
+			    pr[k].res.reason != VNEURON_REASON_CC_PEER) {
+				fprintf(stderr, "absent runs: late rank %u: %d %s\n",
+					nd_mpi_comm_first(c) + k, pr[k].ret, pr[k].msg);
+				ok = 0;
+			}
+		}
+	}
+	report(ok, "absent node, executions: the late node's executions end ABORTED, CC_PEER");
+	if (ran)
+		close_locals(pr, x, y);
+	ret = nd_mpi_comm_free(c);
+	report(ret == -EPIPE, "absent node, executions: nd_mpi_comm_free returns -EPIPE");
+	free(img);
 }
 
 /*
@@ -429,6 +529,7 @@ int main(int argc, char **argv)
 	report(!ret, "nd_mpi_comm_free: no proxy error");
 	disagree();
 	absent();
+	absent_runs();
 	if (!me)
 		printf("1..%d\n# Totals: pass:%d fail:%d\n", ntest, ntest - nfail, nfail);
 	MPI_Finalize();
