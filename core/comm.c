@@ -616,7 +616,14 @@ void vn_comm_leave(struct vn_comm *cm, u32 rank)
 
 void vn_comm_break(struct vn_comm *cm, u32 rank, int err)
 {
+	vn_comm_break_missing(cm, rank, err, 0);
+}
+
+void vn_comm_break_missing(struct vn_comm *cm, u32 rank, int err, u64 missing)
+{
 	vn_lock_take(cm->lock);
+	if (!cm->broken && err == -ETIMEDOUT)
+		cm->fail_missing = missing;
 	fail(cm, rank, err);
 	vn_lock_drop(cm->lock);
 }

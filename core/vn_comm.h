@@ -159,6 +159,12 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 void vn_comm_leave(struct vn_comm *cm, u32 rank);
 /* As vn_comm_leave() with the error err (a proxy's: -EINVAL, -EIO, -EPIPE). */
 void vn_comm_break(struct vn_comm *cm, u32 rank, int err);
+/*
+ * As vn_comm_break(); for err -ETIMEDOUT (a proxy relaying another node's timeout) the
+ * ranks that node found missing: waiting ranks end -ETIMEDOUT naming them, as if their
+ * own time limit had come.
+ */
+void vn_comm_break_missing(struct vn_comm *cm, u32 rank, int err, u64 missing);
 
 /* What the ranks of this node brought to their collective (vn_comm_proxy_wait()). */
 struct vn_cc_pending {

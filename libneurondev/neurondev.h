@@ -281,6 +281,38 @@ const char *nd_comm_describe(struct nd_comm *comm, const struct nd_program *prog
 			     const struct nd_run_result *r, char *buf, size_t len);
 
 /* ---------------------------------------------------------------------------------- */
+/* Where a process of a multi-node job stands (place.c; libvnmpi's nd_mpi_place())      */
+
+/*
+ * A job's processes, numbered 0..size-1, each on one node (machine) of nodes; a node's
+ * processes share its devices. libvnmpi's nd_mpi_place() learns it from MPI; programs
+ * without MPI (tools, tests) are told it explicitly, by arguments or the environment.
+ */
+struct nd_place {
+	uint32_t rank;		/* this process among all: 0..size-1 */
+	uint32_t size;		/* processes of the job, 1..ND_PLACE_MAX */
+	uint32_t node;		/* its node: 0..nodes-1 */
+	uint32_t nodes;		/* 1..size */
+};
+
+#define ND_PLACE_MAX	65536
+
+/*
+ * Explicit values as decimal strings (a tool's arguments): rank, size, node, nodes; NULL
+ * for the defaults (rank 0, size 1, node 0, nodes the node + 1 when node is given, else
+ * 1). -EINVAL naming the value at fault: not a decimal number, rank >= size, node >=
+ * nodes, nodes > size, size or nodes 0 or above ND_PLACE_MAX.
+ */
+int nd_place_parse(const char *rank, const char *size, const char *node, const char *nodes,
+		   struct nd_place *pl, struct nd_error *err);
+/*
+ * The same from the environment: VNEURON_RANK, VNEURON_WORLD_SIZE, VNEURON_NODE and
+ * VNEURON_NODES (unset: the defaults; set: as nd_place_parse(), the message naming the
+ * variable).
+ */
+int nd_place_from_env(struct nd_place *pl, struct nd_error *err);
+
+/* ---------------------------------------------------------------------------------- */
 /* Batched executions through io_uring (uring.c, VNEURON_CAP_URING_CMD)                */
 /*
  * One io_uring on a device handle: nd_uring_submit_exec() queues many executions with

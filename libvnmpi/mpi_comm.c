@@ -2,26 +2,46 @@
 /*
  * Host communicators across MPI processes (vnmpi.h): the proxy of the remote ranks.
  *
- * Per collective, every process sends the others, in one MPI_Allgather of u64, a header
- * (whether its local ranks agree, op, reduce, dtype, group size and stride, shift, count)
- * and its local ranks' arrival times, then in one MPI_Allgather of bytes its local
- * ranks' inputs, into a staging buffer of every rank's input in rank order. Host cost of
- * the transport: each process receives (n - nlocal) inputs and the core reduces all n on
- * one thread, against MPI_Allreduce's reduce-scatter + all-gather; the price of the
- * rank-order rule (tools/bench/mpi_allreduce.c measures it).
+ * Per collective, every process sends every other, point to point and nonblocking, a
+ * header of u64 (whether its local ranks agree, op, reduce, dtype, group size and stride,
+ * shift, count, then its local ranks' arrival times); once a peer's header is in (so the
+ * peer stands at this collective and will take them), its local ranks' inputs, from a
+ * staging buffer of every rank's input in rank order into which it receives the peer's.
+ * A peer whose inputs are in is posted at once (vn_comm_arrive()), so at a time limit the
+ * ranks still missing are exactly those of the nodes that never came. Nothing blocks:
+ * the proxy tests its requests, and between tests looks at the stop flag, the
+ * communicator (a local rank's timeout or failure breaks it) and the break messages of
+ * the other nodes. Host cost of the transport: each process receives (n - nlocal) inputs
+ * and the core reduces all n on one thread, against MPI_Allreduce's reduce-scatter +
+ * all-gather; the price of the rank-order rule (tools/bench/mpi_allreduce.c measures it).
  */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "vnmpi.h"
 #include "vn_comm.h"
+#include "vn_os.h"
 #include "vneuron_program.h"
 
 /* Header words before the arrivals. */
 enum { H_OK, H_OP, H_REDUCE, H_DTYPE, H_GSIZE, H_GSTRIDE, H_SHIFT, H_COUNT, H_WORDS };
+/* A break message: the rank that failed, its error (negated), the ranks it found missing. */
+enum { B_RANK, B_ERR, B_MISSING, B_WORDS };
+enum { TAG_HDR = 1, TAG_DATA, TAG_BREAK };
+/* A peer's requests of one collective. */
+enum { R_HDR_IN, R_DATA_IN, R_HDR_OUT, R_DATA_OUT, R_PER_PEER };
+
+/* Between collectives the proxy looks at the other nodes' break messages this often. */
+#define IDLE_POLL_NS	1000000ull
+/* How long the proxy's last act, taking back its requests, may take. */
+#define CLEANUP_NS	1000000000ull
+/* How long nd_mpi_comm_free() waits for the proxy before abandoning it. */
+#define FREE_WAIT_S	10
 
 struct nd_mpi_comm {
 	MPI_Comm mc;			/* a duplicate of the caller's, errors returned */
@@ -30,18 +50,40 @@ struct nd_mpi_comm {
 	struct nd_host_comm *hc;
 	struct vn_comm *cm;
 	pthread_t proxy;
-	int stop;			/* atomic: the proxy ends between collectives */
+	int stop;			/* atomic: the proxy ends */
 	int err;			/* the proxy's error, read after it ended */
+	int told;			/* the other nodes were sent a break message */
+	int abandoned;			/* requests left to MPI: their buffers are kept */
 	uint64_t collectives;		/* atomic */
 	uint64_t *hdr;			/* nproc x (H_WORDS + nlocal) */
 	unsigned char *stage;		/* n inputs in rank order */
 	size_t stage_cap;
+	unsigned char **drain;		/* per peer: the inputs of a peer that disagreed */
+	MPI_Datatype *qtype;		/* per peer: one of its ranks' inputs, this collective */
+	/* nproc x R_PER_PEER, then the break receive, then nproc break sends */
+	MPI_Request *req;
+	uint64_t brk_in[B_WORDS], brk_out[B_WORDS];
 	struct vn_cc_args ra[VN_COMM_MAX_RANKS];
 };
 
 static size_t hwords(const struct nd_mpi_comm *c)
 {
 	return H_WORDS + c->nlocal;
+}
+
+static MPI_Request *brk_recv(struct nd_mpi_comm *c)
+{
+	return &c->req[(size_t)c->nproc * R_PER_PEER];
+}
+
+static MPI_Request *brk_send(struct nd_mpi_comm *c, int q)
+{
+	return &c->req[(size_t)c->nproc * R_PER_PEER + 1 + q];
+}
+
+static size_t nreq(const struct nd_mpi_comm *c)
+{
+	return (size_t)c->nproc * (R_PER_PEER + 1) + 1;
 }
 
 /* Every local rank brings the same collective of the whole communicator. */
@@ -62,16 +104,166 @@ static int locals_agree(const struct nd_mpi_comm *c, const struct vn_cc_pending 
 	return 1;
 }
 
-/* One collective: exchange, stage, post. 0 or -errno; the communicator broken on error. */
+/*
+ * The bytes of one rank's input under header h, 0 if h says its node sends none (its
+ * ranks disagree, or the sizes are of no use): sender and receiver decide alike.
+ */
+static size_t rank_bytes(const struct nd_mpi_comm *c, const uint64_t *h)
+{
+	uint64_t inb;
+
+	if (!h[H_OK] || h[H_OP] > UINT32_MAX || h[H_DTYPE] > UINT32_MAX)
+		return 0;
+	inb = vn_cc_in_bytes((u32)h[H_OP], c->n, (u32)h[H_DTYPE], h[H_COUNT]);
+	if (!inb || inb > INT_MAX || inb > SIZE_MAX / c->n)
+		return 0;
+	return (size_t)inb;
+}
+
+/* Both headers describe the same collective. */
+static int same_collective(const uint64_t *a, const uint64_t *b)
+{
+	return a[H_OK] && b[H_OK] && !memcmp(a + H_OP, b + H_OP, (H_WORDS - H_OP) * sizeof(*a));
+}
+
+static void pause_a_little(unsigned int *idle)
+{
+	struct timespec ts = { 0, 50000 };
+
+	if (++*idle < 100)
+		sched_yield();
+	else
+		nanosleep(&ts, NULL);
+}
+
+/* Tells the other nodes that this communicator broke (once; nothing waited for). */
+static void tell(struct nd_mpi_comm *c, u32 rank, int err, u64 missing)
+{
+	int q;
+
+	if (c->told)
+		return;
+	c->told = 1;
+	c->brk_out[B_RANK] = rank;
+	c->brk_out[B_ERR] = (uint64_t)-err;
+	c->brk_out[B_MISSING] = missing;
+	for (q = 0; q < c->nproc; q++)
+		if (q != c->me)
+			MPI_Isend(c->brk_out, B_WORDS, MPI_UINT64_T, q, TAG_BREAK, c->mc,
+				  brk_send(c, q));
+}
+
+/* Another node's break message: this node breaks as it did. -EPIPE. */
+static int heard_break(struct nd_mpi_comm *c)
+{
+	u64 rank = c->brk_in[B_RANK], missing = c->brk_in[B_MISSING];
+	int err = -(int)(c->brk_in[B_ERR] & 0xffff);
+
+	if (rank >= c->n)
+		rank = 0;
+	if (err != -ETIMEDOUT && err != -EINVAL && err != -EIO && err != -EINTR)
+		err = -EPIPE;
+	if (c->n < 64)
+		missing &= (1ull << c->n) - 1;
+	/* This node's own ranks were the late ones: for them, a peer gave up. */
+	if (err == -ETIMEDOUT && (missing >> c->first) & ((1ull << c->nlocal) - 1))
+		err = -EPIPE;
+	vn_comm_break_missing(c->cm, (u32)rank, err, missing);
+	return -EPIPE;
+}
+
+/* The communicator broke here (a local rank's timeout or failure): the others are told. */
+static int broke_here(struct nd_mpi_comm *c)
+{
+	struct vn_comm_state st;
+
+	vn_comm_state(c->cm, &st);
+	if (!st.broken)
+		return 0;
+	tell(c, st.failed_rank, st.failure, st.missing);
+	return -EPIPE;
+}
+
+/* An MPI call about peer q (-1: unknown) failed: it is named, the others told. -EIO. */
+static int mpi_failed(struct nd_mpi_comm *c, int q)
+{
+	u32 rank = q >= 0 ? (u32)q * c->nlocal : (c->first ? 0 : c->nlocal);
+
+	vn_comm_break(c->cm, rank, -EIO);
+	tell(c, rank, -EPIPE, 0);
+	return -EIO;
+}
+
+/* A peer's header came: its inputs are received, ours sent. 0 or -errno. */
+static int header_in(struct nd_mpi_comm *c, int q, size_t inb)
+{
+	const uint64_t *h = c->hdr + (size_t)q * hwords(c), *mine = c->hdr + (size_t)c->me * hwords(c);
+	MPI_Request *r = &c->req[(size_t)q * R_PER_PEER];
+	size_t qb = rank_bytes(c, h);
+	void *into;
+
+	if (qb) {
+		if (MPI_Type_contiguous((int)qb, MPI_BYTE, &c->qtype[q]) != MPI_SUCCESS ||
+		    MPI_Type_commit(&c->qtype[q]) != MPI_SUCCESS)
+			return mpi_failed(c, q);
+		if (same_collective(h, mine)) {
+			into = c->stage + (size_t)q * c->nlocal * inb;
+		} else {
+			/* Taken and dropped, so that the peer's send completes. */
+			free(c->drain[q]);
+			c->drain[q] = malloc(qb * c->nlocal);
+			if (!c->drain[q])
+				return -ENOMEM;
+			into = c->drain[q];
+		}
+		if (MPI_Irecv(into, (int)c->nlocal, c->qtype[q], q, TAG_DATA, c->mc,
+			      &r[R_DATA_IN]) != MPI_SUCCESS)
+			return mpi_failed(c, q);
+	}
+	if (inb && MPI_Isend(c->stage + (size_t)c->first * inb, (int)c->nlocal,
+			     c->qtype[c->me], q, TAG_DATA, c->mc, &r[R_DATA_OUT]) != MPI_SUCCESS)
+		return mpi_failed(c, q);
+	return 0;
+}
+
+/* A peer's inputs came: its ranks arrive (the last arrival completes the collective). */
+static int data_in(struct nd_mpi_comm *c, int q, size_t inb)
+{
+	const uint64_t *h = c->hdr + (size_t)q * hwords(c);
+	struct vn_cc_result res;
+	unsigned int i, r;
+	int ret;
+
+	if (!same_collective(h, c->hdr + (size_t)c->me * hwords(c)))
+		return 0;
+	for (i = 0; i < c->nlocal; i++) {
+		r = (unsigned int)q * c->nlocal + i;
+		c->ra[r] = (struct vn_cc_args){
+			.op = (u32)h[H_OP], .reduce = (u32)h[H_REDUCE], .dtype = (u32)h[H_DTYPE],
+			.group_size = (u32)h[H_GSIZE], .group_stride = (u32)h[H_GSTRIDE],
+			.shift = (u32)h[H_SHIFT], .count = h[H_COUNT],
+			.in = c->stage + (size_t)r * inb, .out = NULL,
+		};
+		ret = vn_comm_arrive(c->cm, r, &c->ra[r], h[H_WORDS + i], &res);
+		if (ret)
+			return ret == -EPIPE ? -EPIPE : ret;
+	}
+	return 0;
+}
+
+/*
+ * One collective: headers out and in, inputs out and in, peers posted as their inputs
+ * come, until every request completed, the communicator broke, a break message came or
+ * the proxy is stopped. 0 or -errno.
+ */
 static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 {
 	const struct vn_cc_args *a0 = p->args[c->first];
-	size_t hw = hwords(c), inb, total;
-	uint64_t *mine = c->hdr + (size_t)c->me * hw, *h0 = c->hdr, *h;
-	struct vn_cc_result res;
-	MPI_Datatype rank_in;
-	unsigned int i, r;
-	int q, ret = 0;
+	size_t hw = hwords(c), inb, k, nr = (size_t)c->nproc * R_PER_PEER;
+	uint64_t *mine = c->hdr + (size_t)c->me * hw;
+	int q, flag, active, ret = 0, bad = -1;
+	unsigned int i, idle = 0;
+	MPI_Status st;
 
 	mine[H_OK] = locals_agree(c, p);
 	mine[H_OP] = a0->op;
@@ -83,66 +275,159 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 	mine[H_COUNT] = a0->count;
 	for (i = 0; i < c->nlocal; i++)
 		mine[H_WORDS + i] = p->arrive_ps[c->first + i];
-	if (MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, c->hdr, (int)hw, MPI_UINT64_T,
-			  c->mc) != MPI_SUCCESS)
-		return -EIO;
-	/* Every process sees the same headers, so every one decides the same. */
-	for (q = 0; q < c->nproc; q++) {
-		h = c->hdr + (size_t)q * hw;
-		if (!h[H_OK] || memcmp(h + H_OP, h0 + H_OP, (H_WORDS - H_OP) * sizeof(*h)))
-			return -EINVAL;
-	}
-	inb = vn_cc_in_bytes((u32)h0[H_OP], c->n, (u32)h0[H_DTYPE], h0[H_COUNT]);
-	if (!inb || inb > INT_MAX || inb > SIZE_MAX / c->n)
-		return -EINVAL;
-	total = inb * c->n;
-	if (total > c->stage_cap) {
+	inb = rank_bytes(c, mine);
+	if (inb && (size_t)c->n * inb > c->stage_cap) {
 		free(c->stage);
-		c->stage = malloc(total);
-		c->stage_cap = c->stage ? total : 0;
+		c->stage = malloc((size_t)c->n * inb);
+		c->stage_cap = c->stage ? (size_t)c->n * inb : 0;
 		if (!c->stage)
 			return -ENOMEM;
 	}
-	for (i = 0; i < c->nlocal; i++)
+	for (i = 0; inb && i < c->nlocal; i++)
 		memcpy(c->stage + (size_t)(c->first + i) * inb, p->args[c->first + i]->in, inb);
-	if (MPI_Type_contiguous((int)inb, MPI_BYTE, &rank_in) != MPI_SUCCESS)
-		return -EIO;
-	if (MPI_Type_commit(&rank_in) != MPI_SUCCESS ||
-	    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, c->stage, (int)c->nlocal, rank_in,
-			  c->mc) != MPI_SUCCESS)
-		ret = -EIO;
-	MPI_Type_free(&rank_in);
-	if (ret)
-		return ret;
-	for (r = 0; r < c->n; r++) {
-		if (r >= c->first && r < c->first + c->nlocal)
-			continue;
-		h = c->hdr + (size_t)(r / c->nlocal) * hw;
-		c->ra[r] = (struct vn_cc_args){
-			.op = (u32)h[H_OP], .reduce = (u32)h[H_REDUCE], .dtype = (u32)h[H_DTYPE],
-			.group_size = (u32)h[H_GSIZE], .group_stride = (u32)h[H_GSTRIDE],
-			.shift = (u32)h[H_SHIFT], .count = h[H_COUNT],
-			.in = c->stage + (size_t)r * inb, .out = NULL,
-		};
-		/* The last post completes the collective: the locals are all waiting. */
-		ret = vn_comm_arrive(c->cm, r, &c->ra[r], h[H_WORDS + r % c->nlocal], &res);
-		if (ret)
-			return ret;
+	if (inb && (MPI_Type_contiguous((int)inb, MPI_BYTE, &c->qtype[c->me]) != MPI_SUCCESS ||
+		    MPI_Type_commit(&c->qtype[c->me]) != MPI_SUCCESS)) {
+		ret = mpi_failed(c, -1);
+		goto out;
 	}
-	__atomic_add_fetch(&c->collectives, 1, __ATOMIC_RELAXED);
-	return 0;
+	for (q = 0; q < c->nproc; q++) {
+		if (q == c->me)
+			continue;
+		if (MPI_Irecv(c->hdr + (size_t)q * hw, (int)hw, MPI_UINT64_T, q, TAG_HDR, c->mc,
+			      &c->req[(size_t)q * R_PER_PEER + R_HDR_IN]) != MPI_SUCCESS ||
+		    MPI_Isend(mine, (int)hw, MPI_UINT64_T, q, TAG_HDR, c->mc,
+			      &c->req[(size_t)q * R_PER_PEER + R_HDR_OUT]) != MPI_SUCCESS) {
+			ret = mpi_failed(c, q);
+			goto out;
+		}
+	}
+	for (;;) {
+		active = 0;
+		for (k = 0; k < nr && !ret; k++) {
+			if (c->req[k] == MPI_REQUEST_NULL)
+				continue;
+			q = (int)(k / R_PER_PEER);
+			if (MPI_Test(&c->req[k], &flag, &st) != MPI_SUCCESS) {
+				ret = mpi_failed(c, q);
+				break;
+			}
+			if (!flag) {
+				active = 1;
+				continue;
+			}
+			idle = 0;
+			if (k % R_PER_PEER == R_HDR_IN) {
+				if (!same_collective(c->hdr + (size_t)q * hw, mine) && bad < 0)
+					bad = q;
+				ret = header_in(c, q, inb);
+				active = 1;
+			} else if (k % R_PER_PEER == R_DATA_IN) {
+				ret = data_in(c, q, inb);
+			}
+		}
+		if (ret)
+			break;
+		if (MPI_Test(brk_recv(c), &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+			ret = mpi_failed(c, -1);
+			break;
+		}
+		if (flag) {
+			ret = heard_break(c);
+			break;
+		}
+		ret = broke_here(c);
+		if (ret || !active)
+			break;
+		if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+			/* Stopped inside a collective: this node leaves it. */
+			vn_comm_leave(c->cm, c->first);
+			ret = broke_here(c);
+			break;
+		}
+		pause_a_little(&idle);
+	}
+	if (!ret && bad >= 0) {
+		/* Every node sees a header unlike its own: every one breaks. */
+		vn_comm_break(c->cm, (u32)bad * c->nlocal, -EINVAL);
+		ret = -EINVAL;
+	}
+out:
+	for (q = 0; q < c->nproc; q++)
+		if (c->qtype[q] != MPI_DATATYPE_NULL)
+			MPI_Type_free(&c->qtype[q]);
+	if (!ret)
+		__atomic_add_fetch(&c->collectives, 1, __ATOMIC_RELAXED);
+	return ret;
+}
+
+/*
+ * The proxy's last act: its receives cancelled, every request completed within
+ * CLEANUP_NS; any left (a peer that never takes a send) is freed and given up to MPI,
+ * and the buffers it may still use are kept.
+ */
+static void take_back(struct nd_mpi_comm *c)
+{
+	u64 until = vn_time_ns() + CLEANUP_NS;
+	unsigned int idle = 0;
+	int flag, left;
+	size_t k;
+
+	for (k = 0; k < nreq(c); k++) {
+		/* receives: the header and input ones, and the break receive */
+		if (c->req[k] != MPI_REQUEST_NULL &&
+		    (k == (size_t)c->nproc * R_PER_PEER ||
+		     (k < (size_t)c->nproc * R_PER_PEER &&
+		      (k % R_PER_PEER == R_HDR_IN || k % R_PER_PEER == R_DATA_IN))))
+			MPI_Cancel(&c->req[k]);
+	}
+	do {
+		left = 0;
+		for (k = 0; k < nreq(c); k++) {
+			if (c->req[k] == MPI_REQUEST_NULL)
+				continue;
+			if (MPI_Test(&c->req[k], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag)
+				c->req[k] = MPI_REQUEST_NULL;
+			else
+				left = 1;
+		}
+		if (left)
+			pause_a_little(&idle);
+	} while (left && vn_time_ns() < until);
+	for (k = 0; k < nreq(c); k++) {
+		if (c->req[k] != MPI_REQUEST_NULL) {
+			MPI_Request_free(&c->req[k]);
+			c->abandoned = 1;
+		}
+	}
 }
 
 static void *proxy_main(void *arg)
 {
 	struct nd_mpi_comm *c = arg;
 	struct vn_cc_pending p;
-	int ret;
+	int flag, ret;
 
 	for (;;) {
-		ret = vn_comm_proxy_wait(c->cm, 0, &c->stop, &p);
+		ret = vn_comm_proxy_wait(c->cm, vn_time_ns() + IDLE_POLL_NS, &c->stop, &p);
+		if (ret == -ETIMEDOUT) {
+			/* Between collectives: another node may have broken it. */
+			ret = 0;
+			if (MPI_Test(brk_recv(c), &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+				ret = mpi_failed(c, -1);
+			else if (flag)
+				ret = heard_break(c);
+			if (ret)
+				break;
+			continue;
+		}
 		if (ret == -EINTR) {
 			ret = 0;
+			break;
+		}
+		if (ret == -EPIPE) {
+			/* A local rank failed or timed out before this node's ranks all came. */
+			broke_here(c);
+			ret = -EPIPE;
 			break;
 		}
 		if (!ret)
@@ -155,7 +440,30 @@ static void *proxy_main(void *arg)
 		vn_comm_break(c->cm, c->first ? 0 : c->nlocal, ret);
 		c->err = ret;
 	}
+	take_back(c);
 	return NULL;
+}
+
+/*
+ * Frees c. Buffers that abandoned requests may still use (take_back()) are given up to
+ * MPI: c and its buffers are then left allocated.
+ */
+static void release(struct nd_mpi_comm *c)
+{
+	int q;
+
+	nd_host_comm_free(c->hc);
+	MPI_Comm_free(&c->mc);
+	if (c->abandoned)
+		return;
+	for (q = 0; c->drain && q < c->nproc; q++)
+		free(c->drain[q]);
+	free(c->drain);
+	free(c->hdr);
+	free(c->stage);
+	free(c->qtype);
+	free(c->req);
+	free(c);
 }
 
 int nd_mpi_comm_new(MPI_Comm mc, unsigned int nlocal, const uint32_t *device,
@@ -169,7 +477,7 @@ int nd_mpi_comm_new(MPI_Comm mc, unsigned int nlocal, const uint32_t *device,
 	*cp = NULL;
 	if (MPI_Query_thread(&level) != MPI_SUCCESS)
 		return -EIO;
-	if (level < MPI_THREAD_SERIALIZED)
+	if (level < MPI_THREAD_MULTIPLE)
 		return -EPROTONOSUPPORT;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -194,9 +502,16 @@ int nd_mpi_comm_new(MPI_Comm mc, unsigned int nlocal, const uint32_t *device,
 	c->first = nlocal * c->me;
 	ret = -ENOMEM;
 	c->hdr = calloc((size_t)c->nproc, hwords(c) * sizeof(*c->hdr));
+	c->drain = calloc((size_t)c->nproc, sizeof(*c->drain));
+	c->qtype = malloc((size_t)c->nproc * sizeof(*c->qtype));
+	c->req = malloc(nreq(c) * sizeof(*c->req));
 	dev_all = calloc(c->n, sizeof(*dev_all));
-	if (!c->hdr || !dev_all)
+	if (!c->hdr || !c->drain || !c->qtype || !c->req || !dev_all)
 		goto fail;
+	for (r = 0; r < nreq(c); r++)
+		c->req[r] = MPI_REQUEST_NULL;
+	for (r = 0; r < (unsigned int)c->nproc; r++)
+		c->qtype[r] = MPI_DATATYPE_NULL;
 	/* Every process holds every rank's device, so the cost is the same everywhere. */
 	for (r = 0; r < nlocal; r++)
 		dev_all[c->first + r] = device ? device[r] : 0;
@@ -216,18 +531,22 @@ int nd_mpi_comm_new(MPI_Comm mc, unsigned int nlocal, const uint32_t *device,
 	free(dev_all);
 	dev_all = NULL;
 	if (c->nproc > 1) {
-		ret = -pthread_create(&c->proxy, NULL, proxy_main, c);
-		if (ret)
+		ret = -EIO;
+		if (MPI_Irecv(c->brk_in, B_WORDS, MPI_UINT64_T, MPI_ANY_SOURCE, TAG_BREAK, c->mc,
+			      brk_recv(c)) != MPI_SUCCESS)
 			goto fail;
+		ret = -pthread_create(&c->proxy, NULL, proxy_main, c);
+		if (ret) {
+			MPI_Cancel(brk_recv(c));
+			MPI_Wait(brk_recv(c), MPI_STATUS_IGNORE);
+			goto fail;
+		}
 	}
 	*cp = c;
 	return 0;
 fail:
 	free(dev_all);
-	nd_host_comm_free(c->hc);
-	free(c->hdr);
-	MPI_Comm_free(&c->mc);
-	free(c);
+	release(c);
 	return ret;
 }
 
@@ -258,19 +577,26 @@ uint64_t nd_mpi_comm_collectives(const struct nd_mpi_comm *c)
 
 int nd_mpi_comm_free(struct nd_mpi_comm *c)
 {
+	struct timespec until;
 	int err;
 
 	if (!c)
 		return 0;
 	if (c->nproc > 1) {
 		__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
-		pthread_join(c->proxy, NULL);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += FREE_WAIT_S;
+		if (pthread_timedjoin_np(c->proxy, NULL, &until)) {
+			/*
+			 * Stuck inside MPI (a library that cannot recover from a dead
+			 * peer): the proxy and c are abandoned, c's local ranks broken.
+			 */
+			vn_comm_break(c->cm, c->first, -ETIMEDOUT);
+			pthread_detach(c->proxy);
+			return -ETIMEDOUT;
+		}
 	}
 	err = c->err;
-	nd_host_comm_free(c->hc);
-	free(c->hdr);
-	free(c->stage);
-	MPI_Comm_free(&c->mc);
-	free(c);
+	release(c);
 	return err;
 }

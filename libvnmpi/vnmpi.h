@@ -8,17 +8,39 @@
  * Every process holds the whole communicator (core/vn_comm.h), the ranks of the other
  * processes marked remote. A proxy thread waits until the local ranks all stand at a
  * collective, exchanges their arguments, arrival times and inputs with every other
- * process (MPI_Allgather: bytes only, no arithmetic in MPI), and posts the remote ranks'
- * arrivals with their staged inputs. The local core then reduces every rank's data in rank
- * order, as on one machine, so results are bit-identical to a C loop over ranks 0..n-1
- * and the modeled completion is the same on every process.
+ * process (nonblocking point to point: bytes only, no arithmetic in MPI), and posts each
+ * remote node's ranks as its inputs come. The local core then reduces every rank's data
+ * in rank order, as on one machine, so results are bit-identical to a C loop over ranks
+ * 0..n-1 and the modeled completion is the same on every process.
+ *
+ * Failures, as on one machine (core/vn_comm.h), and the proxy never blocks in MPI: it
+ * tests its requests (MPI_ERRORS_RETURN on its own duplicate of the communicator) and
+ * between tests looks at the stop flag, the communicator and the other nodes' break
+ * messages.
+ *  - A node that never comes to a collective: the others' ranks end at their own time
+ *    limit, -ETIMEDOUT with the ranks of the nodes that did not come as missing (in an
+ *    execution: TIMEOUT, CC_MISSING; vn_comm_state() names them). The first node to give
+ *    up tells the others, which end the same way; the late node, when it comes, finds the
+ *    communicator broken (-EPIPE: ABORTED, CC_PEER, the rank that gave up named).
+ *  - A local rank that fails or leaves breaks the communicator on every node (-EPIPE,
+ *    naming it). Nodes that disagree on a collective all break (-EPIPE; the proxy -EINVAL).
+ *  - A node whose process dies: an MPI error about it breaks the communicator naming its
+ *    first rank (-EPIPE on the others: ABORTED, CC_PEER), if the MPI library lets the
+ *    survivors run on. Open MPI 4's mpirun does not: it ends the whole job once a process
+ *    is killed or exits without MPI_Finalize(), printing "mpirun noticed that process
+ *    rank P ... exited on signal 9" or "process rank P ... exiting improperly", with a
+ *    non-zero status (tests/host/mpi/cc.sh checks it). Either way nothing hangs.
+ *  - A peer that never takes what the proxy sent it: the proxy waits one second for its
+ *    requests when it ends, then frees them (MPI_Request_free()) and leaves the buffers
+ *    they use allocated. A proxy stuck inside MPI (a library that cannot recover from a
+ *    dead peer) is abandoned by nd_mpi_comm_free() after 10 s: -ETIMEDOUT, the process
+ *    should then end without calling MPI again (MPI_Abort() or exit).
+ * nd_mpi_comm_new() itself is collective and blocking: every process must call it.
  *
  * Kept out of libvnprog and libneurondev: only programs built with mpicc link it
  * (build/{rel,san}/libvnmpi.a, docs/development.md).
  *
- * Not yet (later slices of issue 14): a node that dies or never reaches a collective
- * leaves the others' proxies blocked in MPI (their local ranks still end at their time
- * limit, but nd_mpi_comm_free() then waits for the proxy); the device's network queue.
+ * Not yet (later slices of issue 14): the device's network queue.
  */
 #ifndef VNMPI_H
 #define VNMPI_H
@@ -33,11 +55,10 @@ struct nd_mpi_comm;
 /*
  * Collective over mc (every process calls it, with the same nlocal; device[i] the device
  * of local rank i on this node, NULL: all on device 0). MPI must be initialised at
- * MPI_THREAD_SERIALIZED at least: the proxy thread calls MPI while the local ranks run,
- * so the caller must not call MPI on any communicator between nd_mpi_comm_new() and
- * nd_mpi_comm_free() while a collective may be in flight. Collectives of a communicator
- * spanning processes must use every rank (group_size 0). 0, -EINVAL, -ENOMEM,
- * -EPROTONOSUPPORT (thread level), -EIO (MPI failed).
+ * MPI_THREAD_MULTIPLE: the proxy thread calls MPI at any time (between collectives it
+ * looks for other nodes' break messages every millisecond) while the caller may too.
+ * Collectives of a communicator spanning processes must use every rank (group_size 0).
+ * 0, -EINVAL, -ENOMEM, -EPROTONOSUPPORT (thread level), -EIO (MPI failed).
  */
 int nd_mpi_comm_new(MPI_Comm mc, unsigned int nlocal, const uint32_t *device,
 		    struct nd_mpi_comm **cp);
@@ -50,9 +71,37 @@ unsigned int nd_mpi_comm_nodes(const struct nd_mpi_comm *c);
 /* Collectives the proxy completed. */
 uint64_t nd_mpi_comm_collectives(const struct nd_mpi_comm *c);
 /*
- * Stops the proxy (between collectives) and frees c: 0, or the proxy's error (-EIO an
- * MPI failure, -EINVAL arguments that differ between nodes, -EPIPE the communicator broke).
+ * Stops the proxy and frees c: 0, or the proxy's error (-EIO an MPI failure, -EINVAL
+ * arguments that differ between nodes, -EPIPE the communicator broke: a timeout, a
+ * failed rank, here or on another node); -ETIMEDOUT if the proxy did not end within 10 s
+ * (stuck in MPI: it and c are abandoned). Stopped inside a collective, this node leaves
+ * it (the others end -EPIPE).
  */
 int nd_mpi_comm_free(struct nd_mpi_comm *c);
+
+/*
+ * Where this process stands (neurondev.h, struct nd_place), from MPI over mc; collective,
+ * blocking. rank and size are mc's; the node by the environment variable VNEURON_NODE,
+ * of one kind on every process:
+ *  - unset or "shared": processes that share memory (MPI_Comm_split_type() with
+ *    MPI_COMM_TYPE_SHARED) are one node, the nodes numbered in the order of their lowest
+ *    rank: the real layout of a job over machines;
+ *  - "process": every process its own node (node = rank), as processes on one machine
+ *    standing in for nodes need (mpirun --oversubscribe, nd_mpi_comm_new()'s nodes);
+ *  - a number: this process's node as given (the numbers used must be 0..nodes-1).
+ * Programs without MPI are told the same by nd_place_parse() or nd_place_from_env().
+ * 0; -EINVAL naming the value at fault (every process fails alike), -ENOMEM, -EIO.
+ */
+int nd_mpi_place(MPI_Comm mc, struct nd_place *pl, struct nd_error *err);
+
+/*
+ * The offset of this process's CLOCK_MONOTONIC to root's over mc (the root's clock reads
+ * about local + *offset_ns), measured by ping-pong with the root: of 16 round trips the
+ * shortest is kept, offset = t_root - (t_send + t_recv) / 2, and *error_ns = half that
+ * round trip bounds |true offset - *offset_ns|. The root gets 0 and 0. Collective and
+ * blocking, one process at a time; the same root on every process. 0, -EINVAL (root out
+ * of range, NULL pointers), -EIO (MPI failed).
+ */
+int nd_mpi_clock_offset(MPI_Comm mc, int root, int64_t *offset_ns, uint64_t *error_ns);
 
 #endif /* VNMPI_H */

@@ -11,6 +11,8 @@
 
 #include "core_util.h"
 #include "vn_comm.h"
+#include "vn_isa.h"
+#include "cc_ref.h"
 #include "vn_os.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
@@ -58,11 +60,6 @@ static void ranks_free(struct ranks *R)
 	for (r = 0; r < N; r++)
 		vn_core_destroy(R->c[r]);
 	vn_comm_put(R->cm);
-}
-
-static float val(u32 rank, u64 i)
-{
-	return (float)((rank * 7919 + i * 104729) % 1000) * 0.001f + 1e-7f * (float)rank;
 }
 
 /* Runs img on the ranks in skip's complement at once; waits for all. */
@@ -122,13 +119,16 @@ static uint8_t *cc_image(uint32_t op, uint64_t count, uint64_t *size,
 	return img;
 }
 
+/* The ranks' inputs: cc_val(rank, i) (fill()), the reference's default. */
+static const struct cc_ref_in vals = { NULL, 0 };
+
 static void fill(struct ranks *R)
 {
 	u32 r, i;
 
 	for (r = 0; r < N; r++)
 		for (i = 0; i < N * CNT; i++)
-			R->in[r][i] = val(r, i);
+			R->in[r][i] = cc_val(r, i);
 }
 
 TEST(all_reduce_is_exact_and_completes_at_one_time)
@@ -145,7 +145,7 @@ TEST(all_reduce_is_exact_and_completes_at_one_time)
 		ASSERT_EQ(VN_RES_OK, R.st[r].result) TH_LOG("rank %u reason %u", r, R.st[r].reason);
 		EXPECT_EQ(R.st[0].model_ps, R.st[r].model_ps);
 		for (i = 0; i < CNT; i++) {
-			float want = ((val(0, i) + val(1, i)) + val(2, i)) + val(3, i);
+			float want = cc_ref(&vals, VN_CC_ALL_REDUCE, VN_CC_SUM, N, r, 0, CNT, i);
 
 			ASSERT_EQ(0, memcmp(&want, &R.out[r][i], 4)) TH_LOG("rank %u elem %u", r, i);
 		}
@@ -173,6 +173,8 @@ TEST(gather_scatter_all_to_all_permute)
 	for (k = 0; k < 4; k++) {
 		uint8_t *img = cc_image(ops[k], CNT, &size,
 					ops[k] == VNEF_CC_PERMUTE ? shift_one : NULL);
+		u32 op = vn_cc_opcode_info(ops[k])->comm_op;
+
 		fill(&R);
 		memset(R.out, 0, sizeof(R.out));
 		ASSERT_EQ(0, run_ranks(&R, img, size, 0, 0));
@@ -182,24 +184,10 @@ TEST(gather_scatter_all_to_all_permute)
 				for (i = 0; i < CNT; i++) {
 					float got = R.out[r][j * CNT + i], want;
 
-					switch (ops[k]) {
-					case VNEF_CC_ALL_GATHER:
-						want = R.in[j][i];
-						break;
-					case VNEF_CC_REDUCE_SCATTER:
-						if (j)
-							continue;
-						want = ((R.in[0][r * CNT + i] + R.in[1][r * CNT + i]) +
-							R.in[2][r * CNT + i]) + R.in[3][r * CNT + i];
-						break;
-					case VNEF_CC_ALL_TO_ALL:
-						want = R.in[j][r * CNT + i];
-						break;
-					default:
-						if (j)
-							continue;
-						want = R.in[(r + N - 1) % N][i];
-					}
+					/* one chunk out for these two */
+					if (j && (op == VN_CC_REDUCE_SCATTER || op == VN_CC_PERMUTE))
+						continue;
+					want = cc_ref(&vals, op, VN_CC_SUM, N, r, 1, CNT, j * CNT + i);
 					ASSERT_EQ(0, memcmp(&want, &got, 4))
 						TH_LOG("op %u rank %u chunk %u elem %u", ops[k], r, j, i);
 				}

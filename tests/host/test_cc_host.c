@@ -15,6 +15,7 @@
 
 #include "vnprog.h"
 #include "vn_model.h"
+#include "cc_ref.h"
 #include "../../profiler/prog.h"
 #include "../../profiler/replay.h"
 
@@ -74,17 +75,6 @@ static int run_ranks(struct nd_host_comm *c, struct rank *r, unsigned int n)
 }
 
 /* Values of every magnitude, so that the order of additions shows in the bits. */
-static void fill(float *x, size_t n, uint32_t seed)
-{
-	uint32_t s = seed * 2654435761u + 12345;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		s = s * 1664525u + 1013904223u;
-		x[i] = (float)((int32_t)(s >> 8) - (1 << 23)) / (float)(1 << (s % 23));
-	}
-}
-
 static uint16_t *to_bf16(const float *x, size_t n)
 {
 	uint16_t *h = malloc(n * sizeof(*h));
@@ -141,6 +131,7 @@ TEST_F(cc, all_reduce_pipeline)
 {
 	static const uint64_t shape[] = { ROWS, COLS };
 	float *x[NR], *y[NR], *ref;
+	const struct cc_ref_in twice = { (const float *const *)x, 2.0f };
 	struct nd_builder *b;
 	unsigned int i, k, ncc = 0;
 	size_t size, e;
@@ -168,19 +159,14 @@ TEST_F(cc, all_reduce_pipeline)
 	for (i = 0; i < NR; i++) {
 		x[i] = malloc(N * sizeof(float));
 		y[i] = calloc(N, sizeof(float));
-		fill(x[i], N, i + 1);
+		cc_fill(x[i], N, i + 1);
 		self->r[i] = (struct rank){ .h = self->r[i].h, .img = img, .size = size, .nt = 2,
 					    .record = 1 };
 		self->r[i].t[0] = (struct nd_host_tensor){ "x", x[i], N * sizeof(float) };
 		self->r[i].t[1] = (struct nd_host_tensor){ "y", y[i], N * sizeof(float) };
 	}
-	for (e = 0; e < N; e++) {
-		float acc = x[0][e] * 2.0f;
-
-		for (i = 1; i < NR; i++)
-			acc += x[i][e] * 2.0f;
-		ref[e] = acc + 1.0f;
-	}
+	for (e = 0; e < N; e++)
+		ref[e] = cc_ref_reduce(&twice, VN_CC_SUM, NR, e) + 1.0f;
 	ASSERT_EQ(0, run_ranks(self->c, self->r, NR));
 	for (i = 0; i < NR; i++) {
 		EXPECT_EQ(0, self->r[i].ret) TH_LOG("rank %u: %s", i, self->r[i].msg);
@@ -261,24 +247,24 @@ TEST_F(cc, every_collective)
 {
 	const uint64_t c = 1000;
 	float *x[NR], *y[NR], *ref = malloc(NR * c * sizeof(float));
+	const struct cc_ref_in xin = { (const float *const *)x, 0 };
 	unsigned int i, j;
 	size_t size;
-	uint64_t e;
 	void *img;
 
 	for (i = 0; i < NR; i++) {
 		x[i] = malloc(NR * c * sizeof(float));
 		y[i] = malloc(NR * c * sizeof(float));
-		fill(x[i], NR * c, 10 + i);
+		cc_fill(x[i], NR * c, 10 + i);
 	}
 	/* all_gather: rank j's x at j * c of every y */
 	img = one_collective(VNEF_CC_ALL_GATHER, c, c, NR * c, ND_ADD, 0, &size);
 	ASSERT_NE(NULL, img);
 	run_one(_metadata, self, img, size, x, y, c, NR * c);
-	for (j = 0; j < NR; j++)
-		memcpy(ref + j * c, x[j], c * sizeof(float));
-	for (i = 0; i < NR; i++)
+	for (i = 0; i < NR; i++) {
+		cc_ref_out(ref, NR * c, &xin, VN_CC_ALL_GATHER, 0, NR, i, 0, c);
 		EXPECT_EQ(0, memcmp(ref, y[i], NR * c * sizeof(float))) TH_LOG("gather rank %u", i);
+	}
 	free(img);
 
 	/* reduce_scatter: chunk i of the sum (or max) over ranks, in rank order */
@@ -288,15 +274,8 @@ TEST_F(cc, every_collective)
 		ASSERT_NE(NULL, img);
 		run_one(_metadata, self, img, size, x, y, NR * c, c);
 		for (i = 0; i < NR; i++) {
-			for (e = 0; e < c; e++) {
-				float acc = x[0][i * c + e];
-				unsigned int k;
-
-				for (k = 1; k < NR; k++)
-					acc = j ? (x[k][i * c + e] > acc ? x[k][i * c + e] : acc) :
-						  acc + x[k][i * c + e];
-				ref[e] = acc;
-			}
+			cc_ref_out(ref, c, &xin, VN_CC_REDUCE_SCATTER, j ? VN_CC_MAX : VN_CC_SUM, NR,
+				   i, 0, c);
 			EXPECT_EQ(0, memcmp(ref, y[i], c * sizeof(float)))
 				TH_LOG("scatter %s rank %u", j ? "max" : "add", i);
 		}
@@ -308,8 +287,7 @@ TEST_F(cc, every_collective)
 	ASSERT_NE(NULL, img);
 	run_one(_metadata, self, img, size, x, y, NR * c, NR * c);
 	for (i = 0; i < NR; i++) {
-		for (j = 0; j < NR; j++)
-			memcpy(ref + j * c, x[j] + i * c, c * sizeof(float));
+		cc_ref_out(ref, NR * c, &xin, VN_CC_ALL_TO_ALL, 0, NR, i, 0, c);
 		EXPECT_EQ(0, memcmp(ref, y[i], NR * c * sizeof(float))) TH_LOG("a2a rank %u", i);
 	}
 	free(img);
@@ -319,9 +297,11 @@ TEST_F(cc, every_collective)
 		img = one_collective(VNEF_CC_PERMUTE, c, c, c, ND_ADD, j, &size);
 		ASSERT_NE(NULL, img);
 		run_one(_metadata, self, img, size, x, y, c, c);
-		for (i = 0; i < NR; i++)
-			EXPECT_EQ(0, memcmp(x[(i + NR - j) % NR], y[i], c * sizeof(float)))
+		for (i = 0; i < NR; i++) {
+			cc_ref_out(ref, c, &xin, VN_CC_PERMUTE, 0, NR, i, j, c);
+			EXPECT_EQ(0, memcmp(ref, y[i], c * sizeof(float)))
 				TH_LOG("permute %u rank %u", j, i);
+		}
 		free(img);
 	}
 	EXPECT_EQ(0, nd_host_comm_broken(self->c));
@@ -367,7 +347,7 @@ static void groups_bf16(struct __test_metadata *_metadata, FIXTURE_DATA(cc) *sel
 	img = finish(b, &size);
 	ASSERT_NE(NULL, img);
 	for (i = 0; i < NR; i++) {
-		fill(tmp, c, 20 + i);
+		cc_fill(tmp, c, 20 + i);
 		x[i] = to_bf16(tmp, c);
 		y[i] = calloc(c, 2);
 		g[i] = calloc(2 * c, 2);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "vn_comm.h"
+#include "cc_ref.h"
 #include "vn_os.h"
 #include "vneuron_program.h"
 
@@ -71,12 +72,6 @@ static struct vn_comm *comm_2x2(void)
 	return vn_comm_create(&p, &cm) ? NULL : cm;
 }
 
-static float val(u32 rank, u64 i)
-{
-	/* Values whose sums round: the order of the additions shows in the bits. */
-	return (float)((rank * 7919 + i * 104729) % 1000) * 0.001f + 1e-7f * (float)rank;
-}
-
 static void setup(struct rank_run *r, struct vn_comm *cm, u32 op, u32 dtype, u64 count,
 		  void **in, void **out, u64 inb, u64 outb)
 {
@@ -116,7 +111,7 @@ TEST(all_reduce_sum_is_exact_and_timed_by_the_ring)
 	setup(r, cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, count, in, out, count * 4, count * 4);
 	for (k = 0; k < N; k++)
 		for (i = 0; i < count; i++)
-			((float *)in[k])[i] = val(k, i);
+			((float *)in[k])[i] = cc_val(k, i);
 	run_ranks(r, N, NULL);
 	for (k = 0; k < N; k++) {
 		ASSERT_EQ(0, r[k].ret);
@@ -127,11 +122,11 @@ TEST(all_reduce_sum_is_exact_and_timed_by_the_ring)
 		 */
 		EXPECT_EQ(4000ull + 6 * 2052083ull, r[k].done_ps);
 		for (i = 0; i < count; i++) {
-			float want = val(0, i);
+			float want = cc_val(0, i);
 			u32 j;
 
 			for (j = 1; j < N; j++)
-				want += val(j, i);
+				want += cc_val(j, i);
 			if (memcmp(&want, &((float *)out[k])[i], 4)) {
 				EXPECT_EQ(want, ((float *)out[k])[i]);
 				break;
@@ -196,7 +191,7 @@ TEST(gather_scatter_all_to_all_permute)
 	setup(r, cm, VN_CC_ALL_GATHER, VNEF_DT_FP32, c, in, out, c * 4, N * c * 4);
 	for (k = 0; k < N; k++)
 		for (i = 0; i < c; i++)
-			((float *)in[k])[i] = val(k, i);
+			((float *)in[k])[i] = cc_val(k, i);
 	run_ranks(r, N, NULL);
 	for (k = 0; k < N; k++) {
 		ASSERT_EQ(0, r[k].ret);
@@ -211,15 +206,15 @@ TEST(gather_scatter_all_to_all_permute)
 	setup(r, cm, VN_CC_REDUCE_SCATTER, VNEF_DT_FP32, c, in, out, N * c * 4, c * 4);
 	for (k = 0; k < N; k++)
 		for (i = 0; i < N * c; i++)
-			((float *)in[k])[i] = val(k, i);
+			((float *)in[k])[i] = cc_val(k, i);
 	run_ranks(r, N, NULL);
 	for (k = 0; k < N; k++) {
 		ASSERT_EQ(0, r[k].ret);
 		for (i = 0; i < c; i++) {
-			float want = val(0, k * c + i);
+			float want = cc_val(0, k * c + i);
 
 			for (j = 1; j < N; j++)
-				want += val(j, k * c + i);
+				want += cc_val(j, k * c + i);
 			EXPECT_EQ(0, memcmp(&want, (float *)out[k] + i, 4));
 		}
 	}
@@ -229,7 +224,7 @@ TEST(gather_scatter_all_to_all_permute)
 	setup(r, cm, VN_CC_ALL_TO_ALL, VNEF_DT_FP32, c, in, out, N * c * 4, N * c * 4);
 	for (k = 0; k < N; k++)
 		for (i = 0; i < N * c; i++)
-			((float *)in[k])[i] = val(k, i);
+			((float *)in[k])[i] = cc_val(k, i);
 	run_ranks(r, N, NULL);
 	for (k = 0; k < N; k++) {
 		ASSERT_EQ(0, r[k].ret);
@@ -243,7 +238,7 @@ TEST(gather_scatter_all_to_all_permute)
 	for (k = 0; k < N; k++) {
 		r[k].a.shift = 1;
 		for (i = 0; i < c; i++)
-			((float *)in[k])[i] = val(k, i);
+			((float *)in[k])[i] = cc_val(k, i);
 	}
 	run_ranks(r, N, NULL);
 	for (k = 0; k < N; k++) {
@@ -348,7 +343,7 @@ TEST(replica_groups_reduce_within_each_group)
 			r[k].a.group_size = 2;
 			r[k].a.group_stride = s;
 			for (i = 0; i < c; i++)
-				((float *)in[k])[i] = val(k, i);
+				((float *)in[k])[i] = cc_val(k, i);
 		}
 		run_ranks(r, N, NULL);
 		for (k = 0; k < N; k++) {
@@ -358,7 +353,7 @@ TEST(replica_groups_reduce_within_each_group)
 			ASSERT_EQ(0, r[k].ret);
 			EXPECT_EQ(2u, r[k].res.members);
 			for (i = 0; i < c; i++) {
-				float want = val(lo, i) + val(hi, i);
+				float want = cc_val(lo, i) + cc_val(hi, i);
 
 				EXPECT_EQ(0, memcmp(&want, (float *)out[k] + i, 4));
 			}
@@ -441,6 +436,47 @@ TEST(a_rank_that_leaves_or_an_abort_ends_the_wait)
 	stop = 1;
 	run_ranks(r, 1, NULL);
 	EXPECT_EQ(-EINTR, r[0].ret);
+	release(in, out);
+	vn_comm_destroy(cm);
+}
+
+static void *remote_timeout_later(void *arg)
+{
+	usleep(20000);
+	vn_comm_break_missing(arg, 2, -ETIMEDOUT, 1ull << 3);
+	return NULL;
+}
+
+/* A proxy relaying another node's timeout: the waiting ranks end as if theirs had come. */
+TEST(a_relayed_timeout_names_the_missing_ranks)
+{
+	bool skip[N] = { false, false, true, true };
+	struct vn_comm *cm = comm_2x2();
+	struct vn_comm_state st;
+	struct rank_run r[N];
+	void *in[N], *out[N];
+	pthread_t t;
+	u32 k;
+
+	ASSERT_NE(NULL, cm);
+	setup(r, cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, 64, in, out, 256, 256);
+	pthread_create(&t, NULL, remote_timeout_later, cm);
+	run_ranks(r, N, skip);
+	pthread_join(t, NULL);
+	for (k = 0; k < 2; k++) {
+		EXPECT_EQ(-ETIMEDOUT, r[k].ret);
+		EXPECT_EQ(1ull << 3, r[k].missing);
+	}
+	vn_comm_state(cm, &st);
+	EXPECT_TRUE(st.broken);
+	EXPECT_EQ(2u, st.failed_rank);
+	EXPECT_EQ(-ETIMEDOUT, st.failure);
+	EXPECT_EQ(1ull << 3, st.missing);
+	/* another relay after the first changes nothing */
+	vn_comm_break_missing(cm, 3, -ETIMEDOUT, 1ull << 2);
+	vn_comm_state(cm, &st);
+	EXPECT_EQ(2u, st.failed_rank);
+	EXPECT_EQ(1ull << 3, st.missing);
 	release(in, out);
 	vn_comm_destroy(cm);
 }
@@ -549,7 +585,7 @@ TEST(proxy_posts_remote_ranks)
 	setup(r, cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, count, in, out, count * 4, count * 4);
 	for (k = 0; k < N; k++)
 		for (i = 0; i < count; i++)
-			((float *)in[k])[i] = val(k, i);
+			((float *)in[k])[i] = cc_val(k, i);
 	/* a local rank cannot be posted */
 	EXPECT_EQ(-EINVAL, vn_comm_arrive(cm, 0, &r[0].a, 0, &res));
 	for (k = 0; k < 2; k++)
@@ -578,10 +614,10 @@ TEST(proxy_posts_remote_ranks)
 		EXPECT_EQ(2u, r[k].res.last);
 	}
 	for (i = 0; i < count; i++) {
-		float want = val(0, i);
+		float want = cc_val(0, i);
 
 		for (k = 1; k < N; k++)
-			want += val(k, i);
+			want += cc_val(k, i);
 		ASSERT_EQ(0, memcmp(&want, (float *)out[0] + i, 4));
 		ASSERT_EQ(0, memcmp(&want, (float *)out[1] + i, 4));
 	}

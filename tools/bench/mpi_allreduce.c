@@ -8,9 +8,10 @@
  *   BENCH mpi_allreduce_64mib_Nr_mpi_ms=Y ms      MPI_Allreduce, MPI_SUM of MPI_FLOAT
  *   BENCH mpi_allreduce_64mib_Nr_vs_mpi=R ratio   our throughput over MPI's: Y / X
  *
- * Ours gathers every rank's 64 MiB to every process (MPI_Allgather) and adds them in rank
- * order on one thread, for results bit-identical to a C loop; MPI_Allreduce is free to
- * reduce in any order (reduce-scatter + all-gather), moving 2 (n - 1) / n of the bytes.
+ * Ours sends every rank's 64 MiB to every process (nonblocking, point to point) and adds
+ * them in rank order on one thread, for results bit-identical to a C loop; MPI_Allreduce
+ * is free to reduce in any order (reduce-scatter + all-gather), moving 2 (n - 1) / n of
+ * the bytes.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -41,7 +42,7 @@ int main(int argc, char **argv)
 	u64 i;
 	u32 r;
 
-	MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &level);
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level);
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
 	in = malloc(bytes);

@@ -2,17 +2,23 @@
 /*
  * Collectives across MPI processes (libvnmpi): run by tests/host/mpi/cc.sh under
  * `mpirun -np P`, each process a node with 2 ranks (threads). Every collective's results
- * against C loops over the ranks in rank order, bit for bit, and its modeled completion
- * against the ring by hand and across the processes. Rank 0 prints TAP.
+ * against the C reference over the ranks in rank order (cc_ref.h), bit for bit, and its
+ * modeled completion against the ring by hand and across the processes; nodes that
+ * disagree, a node that never comes, and (--kill, --exit) a node that dies. Rank 0 prints
+ * TAP.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vnmpi.h"
 #include "vn_comm.h"
+#include "vn_os.h"
+#include "../cc_ref.h"
 #include "vneuron_program.h"
 
 #define NLOCAL 2
@@ -23,6 +29,7 @@ struct local {
 	u32 rank;
 	struct vn_cc_args a;
 	u64 arrive_ps;
+	u64 deadline_ns;	/* 0: none */
 	int ret;
 	struct vn_cc_result res;
 };
@@ -33,14 +40,9 @@ static void *local_main(void *p)
 {
 	struct local *l = p;
 
-	l->ret = vn_comm_collective(l->cm, l->rank, &l->a, l->arrive_ps, 0, NULL, &l->res);
+	l->ret = vn_comm_collective(l->cm, l->rank, &l->a, l->arrive_ps, l->deadline_ns, NULL,
+				    &l->res);
 	return NULL;
-}
-
-static float val(u32 rank, u64 i)
-{
-	/* Values whose sums round: the order of the additions shows in the bits. */
-	return (float)((rank * 7919 + i * 104729) % 1000) * 0.001f + 1e-7f * (float)rank;
 }
 
 /* One TAP line on rank 0 for a check every process made. */
@@ -56,20 +58,6 @@ static void report(int ok, const char *name)
 		printf("%s %d %s\n", all ? "ok" : "not ok", ntest, name);
 }
 
-/* The reference: element e of the reduction of the ranks' inputs at offset off. */
-static float ref(u32 reduce, u32 n, u64 off)
-{
-	float acc = val(0, off);
-	u32 r;
-
-	for (r = 1; r < n; r++) {
-		float v = val(r, off);
-
-		acc = reduce == VN_CC_MAX ? (v > acc ? v : acc) : acc + v;
-	}
-	return acc;
-}
-
 /*
  * Runs op on the local ranks; checks the outputs exactly and that every process got
  * the same completion, equal to want_ps when it is not 0.
@@ -82,6 +70,7 @@ static void one(struct nd_mpi_comm *c, u32 op, u32 reduce, u32 shift, u64 want_p
 	u64 inb = vn_cc_in_bytes(op, n, VNEF_DT_FP32, COUNT);
 	u64 outb = vn_cc_out_bytes(op, n, VNEF_DT_FP32, COUNT);
 	u64 in_elems = inb / 4, out_elems = outb / 4, e, done[64], mydone;
+	const struct cc_ref_in vals = { NULL, 0 };
 	struct local l[NLOCAL];
 	pthread_t t[NLOCAL];
 	float *in[NLOCAL], *out[NLOCAL], want;
@@ -92,9 +81,9 @@ static void one(struct nd_mpi_comm *c, u32 op, u32 reduce, u32 shift, u64 want_p
 		r = first + k;
 		in[k] = malloc(inb);
 		out[k] = calloc(1, outb);
-		/* rank r's input element e is val(r, e) */
+		/* rank r's input element e is cc_val(r, e) */
 		for (e = 0; e < in_elems; e++)
-			in[k][e] = val(r, e);
+			in[k][e] = cc_val(r, e);
 		l[k] = (struct local){ .cm = cm, .rank = r, .arrive_ps = 1000 * (r + 1),
 			.a = { .op = op, .reduce = reduce, .dtype = VNEF_DT_FP32,
 			       .count = COUNT, .shift = shift, .in = in[k], .out = out[k] } };
@@ -110,23 +99,7 @@ static void one(struct nd_mpi_comm *c, u32 op, u32 reduce, u32 shift, u64 want_p
 				(unsigned long long)l[k].res.done_ps);
 		}
 		for (e = 0; ok && e < out_elems; e++) {
-			switch (op) {
-			case VN_CC_ALL_REDUCE:
-				want = ref(reduce, n, e);
-				break;
-			case VN_CC_REDUCE_SCATTER:
-				want = ref(reduce, n, (u64)r * COUNT + e);
-				break;
-			case VN_CC_ALL_GATHER:	/* chunk j is rank j's input */
-				want = val((u32)(e / COUNT), e % COUNT);
-				break;
-			case VN_CC_ALL_TO_ALL:	/* chunk j is rank j's chunk r */
-				want = val((u32)(e / COUNT), (u64)r * COUNT + e % COUNT);
-				break;
-			default:		/* PERMUTE: from rank r - shift */
-				want = val((r + n - shift % n) % n, e);
-				break;
-			}
+			want = cc_ref(&vals, op, reduce, n, r, shift, COUNT, e);
 			if (memcmp(&want, &out[k][e], 4)) {
 				ok = 0;
 				fprintf(stderr, "%s: rank %u element %llu: %a, want %a\n", name, r,
@@ -137,7 +110,7 @@ static void one(struct nd_mpi_comm *c, u32 op, u32 reduce, u32 shift, u64 want_p
 		free(out[k]);
 	}
 	report(ok, name);
-	/* The locals are done and the proxy idle: MPI is ours until the next collective. */
+	/* The proxy may call MPI meanwhile: MPI_THREAD_MULTIPLE. */
 	mydone = l[0].res.done_ps;
 	MPI_Allgather(&mydone, 1, MPI_UINT64_T, done, 1, MPI_UINT64_T, MPI_COMM_WORLD);
 	ok = 1;
@@ -151,18 +124,6 @@ static void one(struct nd_mpi_comm *c, u32 op, u32 reduce, u32 shift, u64 want_p
 	report(ok, what);
 }
 
-/* Values of every magnitude, so that the order of additions shows in the bits. */
-static void fill(float *x, size_t n, uint32_t seed)
-{
-	uint32_t s = seed * 2654435761u + 12345;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		s = s * 1664525u + 1013904223u;
-		x[i] = (float)((int32_t)(s >> 8) - (1 << 23)) / (float)(1 << (s % 23));
-	}
-}
-
 #define ROWS	128
 #define COLS	64
 #define N	(ROWS * COLS)
@@ -172,6 +133,7 @@ struct prog_rank {
 	const void *img;
 	size_t size;
 	struct nd_host_tensor t[2];
+	u64 limit_ns;		/* 0: 20 s */
 	int ret;
 	struct nd_run_result res;
 	u64 cc_ps;		/* the collective's modeled cost, from its event */
@@ -185,7 +147,8 @@ static void *prog_main(void *arg)
 	size_t nev, k;
 
 	nd_host_record(r->h, 1);
-	r->ret = nd_host_run(r->h, r->img, r->size, r->t, 2, 20ull * 1000000000ull, &r->res);
+	r->ret = nd_host_run(r->h, r->img, r->size, r->t, 2,
+			     r->limit_ns ? r->limit_ns : 20ull * 1000000000ull, &r->res);
 	snprintf(r->msg, sizeof(r->msg), "%s", nd_host_error(r->h));
 	ev = nd_host_events(r->h, &nev);
 	for (k = 0; k < nev; k++)
@@ -194,28 +157,15 @@ static void *prog_main(void *arg)
 	return NULL;
 }
 
-/*
- * The host backend: a builder-made program (y = sum over ranks of 2 x_r, + 1) on host
- * handles bound to the local ranks, the all-reduce crossing processes.
- */
-static void program(struct nd_mpi_comm *c)
+/* A builder-made program: y = (sum over ranks of 2 x_r) + 1, the all-reduce on HBM. */
+static void *allreduce_image(size_t *size)
 {
 	static const uint64_t shape[] = { ROWS, COLS };
-	u32 n = nd_mpi_comm_nodes(c) * NLOCAL, first = nd_mpi_comm_first(c), k, r;
-	float *x[NLOCAL], *y[NLOCAL], *xr, *ref;
-	struct prog_rank pr[NLOCAL];
-	pthread_t t[NLOCAL];
 	struct nd_builder *b;
-	struct nd_error err;
-	u64 model[64], mine;
 	void *img = NULL;
-	size_t size, e;
-	int ok = 1, q;
 
-	if (nd_builder_new("allreduce", &b)) {
-		report(0, "program: builder");
-		return;
-	}
+	if (nd_builder_new("allreduce", &b))
+		return NULL;
 	{
 		struct nd_tensor *tx = nd_input(b, "x", ND_FP32, 2, shape);
 		struct nd_tensor *ts = nd_scratch(b, "s", ND_FP32, 2, shape);
@@ -231,25 +181,30 @@ static void program(struct nd_mpi_comm *c)
 		nd_tensor_scalar(b, ND_GPSIMD, nd_whole(u), nd_whole(u), ND_ADD, 1.0f, 0);
 		nd_store(b, 3, nd_hbm_rows(ty, 0, 0), nd_whole(u));
 	}
-	if (nd_builder_finish(b, &img, &size))
-		ok = 0;
+	if (nd_builder_finish(b, &img, size))
+		img = NULL;
 	nd_builder_free(b);
-	ref = malloc(N * sizeof(float));
-	xr = malloc(N * sizeof(float));
-	for (e = 0; e < N; e++)
-		ref[e] = 0;
-	for (r = 0; r < n; r++) {
-		fill(xr, N, r + 1);
-		for (e = 0; e < N; e++)
-			ref[e] = r ? ref[e] + xr[e] * 2.0f : xr[e] * 2.0f;
-	}
-	for (e = 0; e < N; e++)
-		ref[e] += 1.0f;
-	for (k = 0; ok && k < NLOCAL; k++) {
+	return img;
+}
+
+/*
+ * The local ranks run img on host handles bound to them, each within limit_ns (0: 20 s),
+ * x[k] in and y[k] out (allocated here, local rank k's x filled with seed first + k + 1).
+ * 0, or -1 if a handle could not be set up (nothing run).
+ */
+static int run_locals(struct nd_mpi_comm *c, const void *img, size_t size, u64 limit_ns,
+		      struct prog_rank *pr, float **x, float **y)
+{
+	u32 first = nd_mpi_comm_first(c), k;
+	pthread_t t[NLOCAL];
+	struct nd_error err;
+	int ok = 1;
+
+	for (k = 0; k < NLOCAL; k++) {
 		x[k] = malloc(N * sizeof(float));
 		y[k] = calloc(N, sizeof(float));
-		fill(x[k], N, first + k + 1);
-		pr[k] = (struct prog_rank){ .img = img, .size = size };
+		cc_fill(x[k], N, first + k + 1);
+		pr[k] = (struct prog_rank){ .img = img, .size = size, .limit_ns = limit_ns };
 		pr[k].t[0] = (struct nd_host_tensor){ "x", x[k], N * sizeof(float) };
 		pr[k].t[1] = (struct nd_host_tensor){ "y", y[k], N * sizeof(float) };
 		if (nd_host_open(NULL, &pr[k].h, &err) ||
@@ -260,6 +215,46 @@ static void program(struct nd_mpi_comm *c)
 		pthread_create(&t[k], NULL, prog_main, &pr[k]);
 	for (k = 0; ok && k < NLOCAL; k++)
 		pthread_join(t[k], NULL);
+	return ok ? 0 : -1;
+}
+
+static void close_locals(struct prog_rank *pr, float **x, float **y)
+{
+	u32 k;
+
+	for (k = 0; k < NLOCAL; k++) {
+		nd_host_close(pr[k].h);
+		free(x[k]);
+		free(y[k]);
+	}
+}
+
+/* The host backend: allreduce_image() on the local ranks, the all-reduce crossing processes. */
+static void program(struct nd_mpi_comm *c)
+{
+	u32 n = nd_mpi_comm_nodes(c) * NLOCAL, first = nd_mpi_comm_first(c), k, r;
+	float *x[NLOCAL], *y[NLOCAL], *xs[VN_COMM_MAX_RANKS], *ref;
+	const struct cc_ref_in twice = { (const float *const *)xs, 2.0f };
+	struct prog_rank pr[NLOCAL];
+	u64 model[64], mine;
+	size_t size, e;
+	void *img = allreduce_image(&size);
+	int ok = 1, q;
+
+	if (!img) {
+		report(0, "program: the builder");
+		return;
+	}
+	/* every rank's input, for the reference: 2 x_r summed in rank order, + 1 */
+	ref = malloc(N * sizeof(float));
+	for (r = 0; r < n; r++) {
+		xs[r] = malloc(N * sizeof(float));
+		cc_fill(xs[r], N, r + 1);
+	}
+	for (e = 0; e < N; e++)
+		ref[e] = cc_ref_reduce(&twice, VN_CC_SUM, n, e) + 1.0f;
+	if (run_locals(c, img, size, 0, pr, x, y))
+		ok = 0;
 	for (k = 0; ok && k < NLOCAL; k++) {
 		if (pr[k].ret || memcmp(ref, y[k], N * sizeof(float)) ||
 		    pr[k].res.model_ps != pr[0].res.model_ps ||
@@ -277,12 +272,9 @@ static void program(struct nd_mpi_comm *c)
 		if (!model[q] || model[q] != model[0])
 			ok = 0;
 	report(ok, "program: the same modeled end on every process");
-	for (k = 0; k < NLOCAL; k++) {
-		nd_host_close(pr[k].h);
-		free(x[k]);
-		free(y[k]);
-	}
-	free(xr);
+	close_locals(pr, x, y);
+	for (r = 0; r < n; r++)
+		free(xs[r]);
 	free(ref);
 	free(img);
 }
@@ -322,15 +314,189 @@ static void disagree(void)
 	       "disagreeing nodes: every rank's collective ends -EPIPE, the proxy's -EINVAL");
 }
 
+/* The local ranks' all-reduce of COUNT elements, each waiting until deadline_ns. */
+static void locals_run(struct nd_mpi_comm *c, struct local *l, float **buf, u64 deadline_ns)
+{
+	pthread_t t[NLOCAL];
+	u32 k;
+
+	for (k = 0; k < NLOCAL; k++) {
+		buf[k] = calloc(2 * COUNT, sizeof(float));
+		l[k] = (struct local){ .cm = nd_host_comm_core(nd_mpi_comm_host(c)),
+			.rank = nd_mpi_comm_first(c) + k, .deadline_ns = deadline_ns,
+			.a = { .op = VN_CC_ALL_REDUCE, .reduce = VN_CC_SUM, .dtype = VNEF_DT_FP32,
+			       .count = COUNT, .in = buf[k], .out = buf[k] + COUNT } };
+		pthread_create(&t[k], NULL, local_main, &l[k]);
+	}
+	for (k = 0; k < NLOCAL; k++)
+		pthread_join(t[k], NULL);
+}
+
+/*
+ * The last node never comes to a collective: the others' ranks end at their time limit,
+ * -ETIMEDOUT naming its ranks (TIMEOUT, CC_MISSING in an execution); when it comes
+ * later, its ranks find the communicator broken by a peer (-EPIPE: ABORTED, CC_PEER).
+ */
+static void absent(void)
+{
+	u64 late_ranks = ((1ull << NLOCAL) - 1) << ((nproc - 1) * NLOCAL);
+	struct vn_comm_state st;
+	struct nd_mpi_comm *c;
+	struct local l[NLOCAL];
+	float *buf[NLOCAL];
+	int late = me == nproc - 1, ok = 1, ret;
+	u32 k;
+
+	if (nd_mpi_comm_new(MPI_COMM_WORLD, NLOCAL, NULL, &c)) {
+		report(0, "absent node: nd_mpi_comm_new");
+		return;
+	}
+	if (!late) {
+		locals_run(c, l, buf, vn_time_ns() + 1500000000ull);
+		for (k = 0; k < NLOCAL; k++) {
+			if (l[k].ret != -ETIMEDOUT || l[k].res.missing != late_ranks) {
+				fprintf(stderr, "absent: rank %u: %d, missing %#llx\n", l[k].rank,
+					l[k].ret, (unsigned long long)l[k].res.missing);
+				ok = 0;
+			}
+			free(buf[k]);
+		}
+		vn_comm_state(nd_host_comm_core(nd_mpi_comm_host(c)), &st);
+		if (!st.broken || st.failure != -ETIMEDOUT || st.missing != late_ranks)
+			ok = 0;
+	}
+	report(ok, "absent node: the others' ranks end -ETIMEDOUT at their limit, naming its ranks");
+	/* The others gave up (report() met them all): now the late node comes. */
+	ok = 1;
+	if (late) {
+		locals_run(c, l, buf, vn_time_ns() + 30000000000ull);
+		for (k = 0; k < NLOCAL; k++) {
+			if (l[k].ret != -EPIPE) {
+				fprintf(stderr, "absent: late rank %u: %d\n", l[k].rank, l[k].ret);
+				ok = 0;
+			}
+			free(buf[k]);
+		}
+		vn_comm_state(nd_host_comm_core(nd_mpi_comm_host(c)), &st);
+		/* named: a rank of another node, which gave up */
+		if (!st.broken || st.failed_rank >= nd_mpi_comm_first(c))
+			ok = 0;
+	}
+	report(ok, "absent node: when it comes, its ranks end -EPIPE, a peer's rank named");
+	ret = nd_mpi_comm_free(c);
+	report(ret == -EPIPE, "absent node: nd_mpi_comm_free returns -EPIPE on every node");
+}
+
+/*
+ * The same through executions (nd_host_run() of allreduce_image()): the nodes that came
+ * end TIMEOUT at their time limit (CC_MISSING, or TIME_LIMIT when an engine waiting on
+ * the collective's semaphore meets the limit first), the late node's ranks missing; the
+ * late node, when it comes, ABORTED, CC_PEER.
+ */
+static void absent_runs(void)
+{
+	u64 late_ranks = ((1ull << NLOCAL) - 1) << ((nproc - 1) * NLOCAL);
+	float *x[NLOCAL], *y[NLOCAL];
+	struct prog_rank pr[NLOCAL];
+	struct vn_comm_state st;
+	struct nd_mpi_comm *c;
+	int late = me == nproc - 1, ok = 1, ran = 0, ret;
+	size_t size;
+	void *img = allreduce_image(&size);
+	u32 k;
+
+	if (!img || nd_mpi_comm_new(MPI_COMM_WORLD, NLOCAL, NULL, &c)) {
+		report(0, "absent node, executions: the image and nd_mpi_comm_new");
+		free(img);
+		return;
+	}
+	if (!late) {
+		ok = !run_locals(c, img, size, 1500000000ull, pr, x, y);
+		ran = 1;
+		for (k = 0; ok && k < NLOCAL; k++) {
+			/*
+			 * The limit ends the collective's wait; an engine waiting on its
+			 * semaphore may meet the limit first (TIME_LIMIT, the core's race).
+			 */
+			if (pr[k].ret != -ETIMEDOUT || pr[k].res.result != VNEURON_EXEC_TIMEOUT ||
+			    (pr[k].res.reason != VNEURON_REASON_CC_MISSING &&
+			     pr[k].res.reason != VNEURON_REASON_TIME_LIMIT)) {
+				fprintf(stderr, "absent runs: rank %u: %d %s\n",
+					nd_mpi_comm_first(c) + k, pr[k].ret, pr[k].msg);
+				ok = 0;
+			}
+		}
+		vn_comm_state(nd_host_comm_core(nd_mpi_comm_host(c)), &st);
+		if (!st.broken || st.missing != late_ranks)
+			ok = 0;
+	}
+	report(ok, "absent node, executions: TIMEOUT at the limit, its ranks missing");
+	ok = 1;
+	if (late) {
+		ok = !run_locals(c, img, size, 30000000000ull, pr, x, y);
+		ran = 1;
+		if (!ok)
+			fprintf(stderr, "absent runs: late node: no handles\n");
+		for (k = 0; ok && k < NLOCAL; k++) {
+			if (pr[k].res.result != VNEURON_EXEC_ABORTED ||
+			    pr[k].res.reason != VNEURON_REASON_CC_PEER) {
+				fprintf(stderr, "absent runs: late rank %u: %d %s\n",
+					nd_mpi_comm_first(c) + k, pr[k].ret, pr[k].msg);
+				ok = 0;
+			}
+		}
+	}
+	report(ok, "absent node, executions: the late node's executions end ABORTED, CC_PEER");
+	if (ran)
+		close_locals(pr, x, y);
+	ret = nd_mpi_comm_free(c);
+	report(ret == -EPIPE, "absent node, executions: nd_mpi_comm_free returns -EPIPE");
+	free(img);
+}
+
+/*
+ * --kill, --exit: the last node's process is killed (SIGKILL) or exits without
+ * MPI_Finalize() while the others wait at a collective with a long limit. Open MPI's
+ * mpirun then ends the whole job, naming the process (tests/host/mpi/cc.sh checks what it
+ * prints and that nothing hangs); a library that lets the survivors run on reports the
+ * dead node to them instead (an MPI error: -EPIPE naming its first rank).
+ */
+static int killed(int how)
+{
+	struct nd_mpi_comm *c;
+	struct local l[NLOCAL];
+	float *buf[NLOCAL];
+	u32 k;
+
+	if (nd_mpi_comm_new(MPI_COMM_WORLD, NLOCAL, NULL, &c))
+		return 1;
+	if (me == nproc - 1) {
+		usleep(300000);
+		if (how)
+			raise(SIGKILL);
+		_exit(0);
+	}
+	locals_run(c, l, buf, vn_time_ns() + 100000000000ull);
+	for (k = 0; k < NLOCAL; k++) {
+		fprintf(stderr, "killed: rank %u: %d\n", l[k].rank, l[k].ret);
+		free(buf[k]);
+	}
+	fprintf(stderr, "killed: nd_mpi_comm_free: %d\n", nd_mpi_comm_free(c));
+	MPI_Finalize();
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct nd_mpi_comm *c;
 	u64 arr;
 	int level, ret;
 
-	MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &level);
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level);
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	MPI_Comm_size(MPI_COMM_WORLD, &nproc);
+	if (argc > 1 && (!strcmp(argv[1], "--kill") || !strcmp(argv[1], "--exit")))
+		return killed(!strcmp(argv[1], "--kill"));
 	if (!me)
 		printf("TAP version 13\n");
 	ret = nd_mpi_comm_new(MPI_COMM_WORLD, NLOCAL, NULL, &c);
@@ -362,6 +528,8 @@ int main(int argc, char **argv)
 	ret = nd_mpi_comm_free(c);
 	report(!ret, "nd_mpi_comm_free: no proxy error");
 	disagree();
+	absent();
+	absent_runs();
 	if (!me)
 		printf("1..%d\n# Totals: pass:%d fail:%d\n", ntest, ntest - nfail, nfail);
 	MPI_Finalize();
