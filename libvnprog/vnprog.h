@@ -419,6 +419,26 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 		struct nd_run_result *res);
 /* The events of the last recorded run, ordered by (start, stream, pc). */
 const struct nd_event *nd_host_events(const struct nd_host *h, size_t *count);
+/*
+ * Tracing a host handle: the module's trace session (TRACE_START, docs/trace-buffer.md)
+ * in host memory, so a profiler drains it with the same consumer (nd_ring_*()) and gets
+ * the same records: one ring per producer thread of the core, written by the device
+ * core's own trace code from the runs of h that start after nd_host_trace_start() (o as
+ * for nd_trace_start(); NULL: stop mode, the default size) until nd_host_trace_stop().
+ * Start and stop between runs. nd_host_trace_fd() is an eventfd that becomes readable
+ * when a ring passes its watermark, an execution ends, or tracing stops (read it to
+ * clear it): for a drainer's poll(). nd_host_trace_free() (or nd_host_close()) frees
+ * the rings. -EINVAL (a bad size or mode, said), -EBUSY (already traced), -ENOMEM.
+ */
+struct nd_host_trace;
+int nd_host_trace_start(struct nd_host *h, const struct nd_trace_opts *o,
+			struct nd_host_trace **tp);
+unsigned int nd_host_trace_nr_rings(const struct nd_host_trace *t);
+/* A consumer of ring i: nd_ring_init() on it. 0 or -EINVAL. */
+int nd_host_trace_ring(const struct nd_host_trace *t, unsigned int i, struct nd_ring *r);
+int nd_host_trace_fd(const struct nd_host_trace *t);
+int nd_host_trace_stop(struct nd_host_trace *t);
+void nd_host_trace_free(struct nd_host_trace *t);
 /* One run on a fresh core: nd_host_open + nd_host_run + nd_host_close. */
 int nd_run_on_host(const void *image, size_t size, const struct nd_host_tensor *tensors,
 		   unsigned int count, struct nd_run_result *res, struct nd_error *err);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "summary.h"
+#include "vntf.h"
 
 /* Prints text wrapped at 78 columns, every line starting with indent. */
 static void wrap(FILE *f, const char *indent, const char *first, const char *s)
@@ -308,6 +309,16 @@ static int collectives_text(FILE *f, const struct vnp_view *v)
 	return 0;
 }
 
+/* The backend the profiles were captured on: "module", "host", "mixed" or "unknown". */
+static const char *backend_of(const struct vnp_timeline *tl)
+{
+	uint32_t b = tl->backends & ~1u;	/* profiles that say */
+
+	if (!b)
+		return "unknown";
+	return b & (b - 1) ? "mixed" : vntf_backend_name((uint32_t)__builtin_ctz(b));
+}
+
 int vnp_summary_text(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_timeline *tl = v->tl;
@@ -326,6 +337,10 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 		"%llu exec%s\n", tl->model.name, m->peak_flops / 1e12 / (tl->ncores ? tl->ncores : 1),
 		(double)tl->model.hbm_bw / 1e9, tl->ncores ? tl->ncores : 1,
 		tl->ncores > 1 ? "s" : "", (unsigned long long)m->nexec, m->nexec == 1 ? "" : "s");
+	if (tl->backends & ~1u)
+		fprintf(f, "  captured on the %s backend%s\n", backend_of(tl),
+			tl->backends & (1u << VNTF_BACKEND_HOST) ?
+			" (modeled figures are the module's; host times are this machine's)" : "");
 	if (tl->lost || tl->malformed)
 		fprintf(f, "  WARNING: %llu records lost in capture, %llu malformed records "
 			"skipped: figures are incomplete\n", (unsigned long long)tl->lost,
@@ -688,6 +703,8 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 	vnp_json_str(f, tl->prog && tl->prog->name ? tl->prog->name : "");
 	fputs(",\"model\":", f);
 	vnp_json_str(f, tl->model.name);
+	fputs(",\"backend\":", f);
+	vnp_json_str(f, backend_of(tl));
 	fprintf(f, ",\"cores\":%u,\"executions\":%llu,\"lost_records\":%llu,"
 		"\"malformed_records\":%llu,\n\"total_time_ps\":%llu,\"event_count\":%llu,"
 		"\"instruction_count\":%llu,\"dma_count\":%llu,\"start_ps\":%llu,\"end_ps\":%llu,"

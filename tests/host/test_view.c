@@ -980,6 +980,79 @@ TEST_F(view, capture_never_loses_a_file)
 	EXPECT_EQ(2, profiler(&self->out, "capture -s %s -- true", self->tiled_prof));
 }
 
+/* The number after key ("\"total_time_ps\":") in a JSON text, or ~0 if absent. */
+static unsigned long long json_num(const char *json, const char *key)
+{
+	const char *p = strstr(json, key);
+
+	return p ? strtoull(p + strlen(key), NULL, 10) : ~0ull;
+}
+
+/*
+ * Issue 12: `capture --host` runs the program on the host backend (no module) and
+ * writes a profile whose modeled figures are the model's own: the same as the fixture's
+ * profile, built from the host executor's events directly, and the same on a second
+ * capture; the profile says it came from the host backend, and view prints that.
+ */
+TEST_F(view, host_capture_matches_the_model)
+{
+	static const char *const keys[] = {
+		"\"total_time_ps\":", "\"event_count\":", "\"instruction_count\":",
+		"\"dma_count\":", "\"core_time_ps\":", "\"critical_path_ps\":",
+	};
+	char prof[160], prof2[160], err[256];
+	char *ref = NULL, *host = NULL, *host2 = NULL;
+	struct vntf_reader *r;
+	struct vntf_chunk c;
+	unsigned int i;
+
+	snprintf(prof, sizeof(prof), "%s/host.vntf", self->dir);
+	snprintf(prof2, sizeof(prof2), "%s/host2.vntf", self->dir);
+	ASSERT_EQ(0, profiler(&self->out, "capture --host -q -n %s -s %s", self->tiled_prog,
+			      prof));
+	free(self->out);
+	self->out = NULL;
+	ASSERT_EQ(0, profiler(&self->out, "capture --host -q -n %s -s %s", self->tiled_prog,
+			      prof2));
+	ASSERT_EQ(0, profiler(&ref, "view -n %s -s %s -f summary-json", self->tiled_prog,
+			      self->tiled_prof));
+	ASSERT_EQ(0, profiler(&host, "view -n %s -s %s -f summary-json", self->tiled_prog,
+			      prof));
+	ASSERT_EQ(0, profiler(&host2, "view -n %s -s %s -f summary-json", self->tiled_prog,
+			      prof2));
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		EXPECT_NE(~0ull, json_num(host, keys[i]));
+		EXPECT_EQ(json_num(ref, keys[i]), json_num(host, keys[i])) {
+			TH_LOG("%s differs from the model's", keys[i]);
+		}
+	}
+	EXPECT_NE(NULL, strstr(host, "\"backend\":\"host\""));
+	/* two host captures: the same summary, byte for byte (no host time in it) */
+	EXPECT_STREQ(host, host2);
+	free(ref);
+	free(host);
+	free(host2);
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s", self->tiled_prog, prof));
+	EXPECT_NE(NULL, strstr(self->out, "captured on the host backend"));
+	/* the backend section (type 12), optional, and the execution records */
+	ASSERT_EQ(0, vntf_open_file(&r, prof, err, sizeof(err)));
+	while (vntf_next(r, &c) > 0)
+		;
+	EXPECT_EQ(VNTF_BACKEND_HOST, vntf_reader_info(r)->backend);
+	EXPECT_TRUE(vntf_reader_info(r)->complete);
+	EXPECT_EQ(1, vntf_reader_info(r)->version_minor);
+	vntf_close(r);
+	/* what --host cannot do is said, status 2 */
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "capture --host --core 1 -n %s -s %s/x.vntf",
+			      self->tiled_prog, self->dir));
+	EXPECT_NE(NULL, strstr(self->out, "--host runs on host threads"));
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "capture --host -s %s/x.vntf -- true", self->dir));
+	EXPECT_NE(NULL, strstr(self->out, "--host runs a program"));
+}
+
 /*
  * Issue 12: SIGINT and SIGTERM during capture's program form are noted, not fatal, so
  * the run stops after the running execution and writes the end section (the device
