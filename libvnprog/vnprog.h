@@ -491,11 +491,15 @@ int nd_read_file(const char *path, size_t max, void **bufp, size_t *lenp);
  * existing path that is not a regular file (/dev/null, a pipe) is written directly.
  */
 #define ND_OUT_FORCE	1u	/* --force-overwrite: replace an existing output */
+/* Commit with link() + unlink(), as where renameat2() is missing (for tests). */
+#define ND_OUT_LINK	2u
 
 struct nd_outfile {
 	FILE *f;		/* write here */
 	char *path;		/* the output's name (NULL for standard output) */
 	char *tmp;		/* the temporary file, renamed to path by nd_out_commit() */
+	unsigned int flags;	/* ND_OUT_* given to nd_out_open() */
+	char *kept;		/* after commit's -EEXIST: where the output is */
 };
 
 /*
@@ -508,10 +512,27 @@ int nd_out_check(const char *path, const char *const *inputs, unsigned int n,
 /* nd_out_check(), then the temporary file. 0 or -errno, with the reason in msg. */
 int nd_out_open(struct nd_outfile *o, const char *path, const char *const *inputs,
 		unsigned int n, unsigned int flags, char *msg, size_t msglen);
-/* Flush, fsync, close and rename into place. 0 or -errno (the temporary file removed). */
+/*
+ * Flush, fsync, close and rename into place. Without ND_OUT_FORCE the rename never
+ * replaces a file: one created at the path since the check (by someone else) stays, and
+ * commit returns -EEXIST, keeping the output under its temporary name (o->kept, said by
+ * nd_out_strerror(); nd_out_release() frees the names). Other errors: -errno, the
+ * temporary file removed.
+ */
 int nd_out_commit(struct nd_outfile *o);
 /* Close and remove the temporary file; the old output, if any, stays. */
 void nd_out_abort(struct nd_outfile *o);
+/* A sentence naming the file for ret, a return of nd_out_commit(), in buf. */
+const char *nd_out_strerror(const struct nd_outfile *o, int ret, char *buf, size_t len);
+/* Frees what a failed commit kept for the message (the kept file itself stays). */
+void nd_out_release(struct nd_outfile *o);
+/*
+ * data as the whole of path, through the above: nd_out_open() (no inputs), one write,
+ * nd_out_commit(). 0 or -errno with the reason in msg (-EEXIST: exists without
+ * ND_OUT_FORCE, or appeared meanwhile).
+ */
+int nd_out_write(const char *path, const void *data, size_t size, unsigned int flags,
+		 char *msg, size_t msglen);
 
 /* Read a whole .vnef file into a malloc()ed buffer; only its size and magic are checked. */
 int nd_vnef_read(const char *path, void **imagep, size_t *sizep, struct nd_error *err);

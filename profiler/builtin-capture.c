@@ -1329,7 +1329,7 @@ out:
 /* The exit status of the application form: the application's own. */
 static int cmd_capture_app(const struct cap_opts *o)
 {
-	char api[PATH_MAX + 8];
+	char api[PATH_MAX + 16];
 	struct vnp_capture c = { 0 };
 	int st, status = VNP_EXIT_SYSTEM, fd, ret, fwd;
 	pid_t pid;
@@ -1352,10 +1352,19 @@ static int cmd_capture_app(const struct cap_opts *o)
 	}
 	if (create_profile(&c, o, NULL) || vnp_cap_start(&c, &o->trace))
 		goto out;
-	snprintf(api, sizeof(api), "%s.api", o->profile);
-	fd = open(api, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/*
+	 * The API log: a new file of our own next to the profile (mkstemp(): O_EXCL, so
+	 * nothing that is there, a file or a symlink, is truncated or followed), named to
+	 * the application in VNEURON_PROFILE_API and removed once merged.
+	 */
+	if ((size_t)snprintf(api, sizeof(api), "%s.api.XXXXXX", o->profile) >= sizeof(api)) {
+		vnp_cap_err("%s: the name is too long", o->profile);
+		goto out;
+	}
+	fd = mkstemp(api);
 	if (fd < 0) {
-		vnp_cap_err("%s: %s", api, strerror(errno));
+		vnp_cap_err("%s: cannot create the API log next to it: %s", o->profile,
+			    strerror(errno));
 		goto out;
 	}
 	close(fd);

@@ -409,13 +409,20 @@ static int write_output(struct nd_outfile *out, const struct view_opts *o,
 		ret = o->fmt->write(out->f, &d->v);
 	else
 		ret = vnp_web_html(out->f, &d->v, d->pf.labels);
-	if (ret)
+	if (ret) {
 		nd_out_abort(out);
-	else
-		ret = nd_out_commit(out);
-	if (ret)
 		fprintf(stderr, "vneuron-profile: writing %s: %s\n", o->out ? o->out : "output",
 			strerror(-ret));
+		return ret;
+	}
+	ret = nd_out_commit(out);
+	if (ret) {
+		char msg[PATH_MAX * 2 + 256];
+
+		fprintf(stderr, "vneuron-profile: writing: %s\n",
+			nd_out_strerror(out, ret, msg, sizeof(msg)));
+		nd_out_release(out);
+	}
 	return ret;
 }
 

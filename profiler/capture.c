@@ -506,12 +506,19 @@ int vnp_cap_finish(struct vnp_capture *c, int quiet)
 		fputs(", none lost\n", stderr);
 	ret = vntf_writer_finish(c->w, vnp_now_ns(CLOCK_MONOTONIC));
 	c->w = NULL;
-	if (ret)
+	if (ret) {
 		nd_out_abort(&c->out);
-	else
-		ret = nd_out_commit(&c->out);
-	if (ret)
 		vnp_cap_err("%s: cannot write the profile: %s", c->path, strerror(-ret));
+		return ret;
+	}
+	ret = nd_out_commit(&c->out);
+	if (ret) {
+		char msg[PATH_MAX * 2 + 256];
+
+		vnp_cap_err("cannot write the profile: %s",
+			    nd_out_strerror(&c->out, ret, msg, sizeof(msg)));
+		nd_out_release(&c->out);
+	}
 	return ret;
 }
 
