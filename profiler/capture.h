@@ -9,6 +9,10 @@
  * vnp_cap_start() to vnp_cap_stop(); the caller writes the header sections before and
  * the lost counts and the end section after.
  *
+ * With the host backend (vnp_cap_open_host(), capture --host) there is no device: each
+ * traced core is a libvnprog host handle whose trace session has the same rings in host
+ * memory (nd_host_trace_*()), drained the same way, the drainer woken by their eventfds.
+ *
  * Every function returns 0 or -errno and has said why on stderr ("vneuron-profile
  * capture: ...").
  */

@@ -1055,6 +1055,60 @@ TEST_F(view, host_capture_matches_the_model)
 }
 
 /*
+ * Issue 12: `capture --host --collectives-worker-count 4` runs the ranks as threads of
+ * one host communicator: every worker's streams are in the profile with its rank, the
+ * collectives meet (CC records on every rank), and a second capture gives the same
+ * summary.
+ */
+TEST_F(view, host_capture_workers)
+{
+	char prog[160], prof[160], err[256];
+	char *a = NULL, *b = NULL;
+	struct vntf_reader *r;
+	struct vntf_chunk c;
+	unsigned int ranks = 0, i;
+	uint64_t cc = 0;
+
+	if (access("build/bin/example-mlp-dp", X_OK))
+		SKIP(return, "build/bin/example-mlp-dp is not built (make)");
+	snprintf(prog, sizeof(prog), "%s/dp.vnef", self->dir);
+	snprintf(prof, sizeof(prof), "%s/dp.vntf", self->dir);
+	snprintf(err, sizeof(err), "build/bin/example-mlp-dp -q --host --steps 2 --write-vnef %s "
+		 "> /dev/null", prog);
+	ASSERT_EQ(0, system(err));
+	ASSERT_EQ(0, profiler(&self->out, "capture --host -q -n %s -s %s "
+			      "--collectives-worker-count 4", prog, prof));
+	ASSERT_EQ(0, profiler(&a, "view -n %s -s %s", prog, prof));
+	EXPECT_NE(NULL, strstr(a, "4 cores")) TH_LOG("%s", a);
+	EXPECT_NE(NULL, strstr(a, "over 4 ranks")) TH_LOG("%s", a);
+	ASSERT_EQ(0, vntf_open_file(&r, prof, err, sizeof(err)));
+	while (vntf_next(r, &c) > 0)
+		for (i = 0; i < c.count; i++)
+			cc += c.recs[i].kind == VNEURON_TRACE_CC;
+	for (i = 0; i < vntf_reader_info(r)->nr_streams; i++) {
+		const struct vntf_worker *w = &vntf_reader_info(r)->streams[i].worker;
+
+		EXPECT_EQ(4, w->nr_workers);
+		ranks |= 1u << w->worker;
+		/* placed as the module places them: two cores a device */
+		EXPECT_EQ(w->worker / 2, w->device);
+		EXPECT_EQ(w->worker % 2, w->core);
+	}
+	EXPECT_EQ(VNTF_BACKEND_HOST, vntf_reader_info(r)->backend);
+	vntf_close(r);
+	EXPECT_EQ(0xfu, ranks);
+	EXPECT_LT(0, (int64_t)cc);
+	EXPECT_EQ(0, cc % 4);			/* each collective on every rank */
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "capture --host -q --force-overwrite -n %s -s %s "
+			      "--collectives-worker-count 4", prog, prof));
+	ASSERT_EQ(0, profiler(&b, "view -n %s -s %s", prog, prof));
+	EXPECT_STREQ(a, b);
+	free(a);
+	free(b);
+}
+
+/*
  * Issue 12: the text summary and the web viewer give the same DMA peaks. The viewer
  * labels its counters with summary-json dma.series peaks (profiler/web/viewer.js,
  * counterLabel()), so: the text's "peak X GB/s (bins of T)" and "pending ... peak Y"
