@@ -155,6 +155,13 @@ static inline u32 vn_trace_ring_engine(u32 ring)
  */
 struct vn_event;
 void vn_trace_event(struct vn_trace_ring *r, const struct vn_event *ev);
+/*
+ * The records of an execution's edge (core/trace_event.c), from the edge hook: at the
+ * start EXEC_START; at the end an ERROR record for a device fault (where it stopped),
+ * then EXEC_END (modeled time, result, reason). The glue publishes the rings after.
+ */
+struct vn_exec_status;
+void vn_trace_exec_edge(struct vn_trace_ring *r, const struct vn_exec_status *st, bool end);
 
 /* A record of a kind with every field zero and no semaphores. */
 static inline void vn_trace_rec_init(struct vneuron_trace_record *rec, u8 kind, u8 engine)

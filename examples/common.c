@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* The examples' shared runner: device or host backend, options, PRNG, checks. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -35,7 +36,11 @@ const char ex_common_help[] =
 "    --device D          use /dev/vneuronD (default 0)\n"
 "    --core C            run on core C of the device (default 0)\n"
 "    --write-vnef FILE   also write the program to FILE, e.g. for\n"
-"                        'vneuron-profile capture -n FILE -s profile.vntf'\n"
+"                        'vneuron-profile capture -n FILE -s profile.vntf';\n"
+"                        an existing FILE is refused (before anything runs)\n"
+"                        unless --force-overwrite; FILE is written whole or\n"
+"                        not at all (a temporary file renamed into place)\n"
+"    --force-overwrite   let --write-vnef replace an existing FILE\n"
 "    -q, --quiet         print only the result line\n"
 "    -h, --help          this help\n";
 
@@ -72,6 +77,8 @@ static int common_arg(struct ex_opts *o, const char *a, const char *v)
 {
 	if (!strcmp(a, "--host")) {
 		o->host = 1;
+	} else if (!strcmp(a, "--force-overwrite")) {
+		o->force = 1;
 	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 		o->quiet = 1;
 	} else if (!strcmp(a, "--device") || !strcmp(a, "--core")) {
@@ -91,6 +98,7 @@ static int common_arg(struct ex_opts *o, const char *a, const char *v)
 
 int ex_parse_args(struct ex_opts *o, const struct ex_cmdline *cl, int argc, char **argv)
 {
+	char msg[PATH_MAX + 128];
 	int i = 1, n;
 
 	ex_name = cl->name;
@@ -111,6 +119,12 @@ int ex_parse_args(struct ex_opts *o, const struct ex_cmdline *cl, int argc, char
 			return -1;
 		}
 		i += n;
+	}
+	/* the output is checked before anything runs: an existing file is someone's work */
+	if (o->write_vnef && nd_out_check(o->write_vnef, NULL, 0, o->force ? ND_OUT_FORCE : 0,
+					  msg, sizeof(msg))) {
+		fprintf(stderr, "%s: --write-vnef %s\n", ex_name, msg);
+		return -1;
 	}
 	return 0;
 }
@@ -150,9 +164,12 @@ int ex_open(const struct ex_opts *o, struct nd_builder *b, struct ex_ctx **cp)
 		goto fail;
 	}
 	if (o->write_vnef) {
-		ret = nd_vnef_write(o->write_vnef, c->image, c->size, &err);
+		char msg[PATH_MAX * 2 + 256];
+
+		ret = nd_out_write(o->write_vnef, c->image, c->size, o->force ? ND_OUT_FORCE : 0,
+				   msg, sizeof(msg));
 		if (ret) {
-			fprintf(stderr, "%s: %s\n", ex_name, err.msg);
+			fprintf(stderr, "%s: --write-vnef %s\n", ex_name, msg);
 			goto fail;
 		}
 		if (!o->quiet)

@@ -18,6 +18,7 @@ struct ex_opts {
 	unsigned int device;		/* /dev/vneuronN */
 	unsigned int core;
 	const char *write_vnef;		/* write the program there too */
+	int force;			/* --force-overwrite: write_vnef may replace a file */
 	int quiet;
 };
 

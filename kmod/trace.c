@@ -128,33 +128,6 @@ static void vnk_trace_hook(void *arg, const struct vn_event *ev)
 	vn_trace_event(&s->prod[vn_trace_ring_of(ev->stream)], ev);
 }
 
-/* ERROR: where a device fault stopped the execution (uapi/vneuron_trace.h). */
-static void vnk_trace_fault(struct vnk_trace_session *s, const struct vn_exec_status *st)
-{
-	struct vneuron_trace_record rec;
-	bool dma = st->stream >= VNEF_ENGINES && st->stream < VNEF_STREAM_CC;
-
-	vn_trace_rec_init(&rec, VNEURON_TRACE_ERROR,
-			  dma ? VNEURON_TRACE_ENGINE_DMA :
-			  st->stream == VNEF_STREAM_CC ? VNEURON_TRACE_ENGINE_CC :
-			  (u8)min_t(u32, st->stream, 0xff));
-	rec.host_ns = ktime_get_ns();
-	rec.exec_seq = (u32)st->seq;
-	rec.pc = st->pc;
-	rec.opcode = (u16)st->reason;
-	rec.model_start_ps = st->fault.time_ps;
-	rec.model_end_ps = st->fault.time_ps;
-	rec.elements = st->fault.mem;
-	rec.sem_value = st->fault.index;
-	rec.count = st->fault.offset;
-	rec.bytes = (u32)min_t(u64, st->fault.len, U32_MAX);
-	if (dma) {
-		rec.dma_queue = (u16)(st->stream - VNEF_ENGINES);
-		rec.dma_desc = (u16)min_t(u32, st->pc, 0xffff);
-	}
-	vn_trace_write(&s->prod[0], &rec);
-}
-
 /*
  * Edge hook, under the executor's lock with no worker producing: rings may change hands.
  * At the start: whether this session may see the execution's owner.
@@ -162,26 +135,14 @@ static void vnk_trace_fault(struct vnk_trace_session *s, const struct vn_exec_st
 static bool vnk_trace_edge(void *arg, const struct vn_exec_status *st, bool end)
 {
 	struct vnk_trace_session *s = arg;
-	struct vneuron_trace_record rec;
 	bool woke = false;
 	u32 i;
 
 	if (!end && !s->privileged && st->owner != READ_ONCE(s->visible))
 		return false;
-	vn_trace_rec_init(&rec, end ? VNEURON_TRACE_EXEC_END : VNEURON_TRACE_EXEC_START,
-			  VNEURON_TRACE_ENGINE_CORE);
-	rec.host_ns = ktime_get_ns();
-	rec.exec_seq = (u32)st->seq;
-	if (!end) {
-		vn_trace_write(&s->prod[0], &rec);
+	vn_trace_exec_edge(&s->prod[0], st, end);
+	if (!end)
 		return true;
-	}
-	if (st->result == VN_RES_FAULT)
-		vnk_trace_fault(s, st);
-	rec.model_end_ps = st->model_ps;
-	rec.opcode = (u16)st->result;	/* enum vneuron_exec_status */
-	rec.elements = st->reason;
-	vn_trace_write(&s->prod[0], &rec);
 	/* Publish every ring: a worker gone idle leaves its last batch unpublished. */
 	for (i = 0; i < s->nr; i++) {
 		struct vn_trace_ring *r = &s->prod[i];

@@ -57,46 +57,14 @@ int nd_read_file(const char *path, size_t max, void **bufp, size_t *lenp)
 
 int nd_vnef_write(const char *path, const void *image, size_t size, struct nd_error *err)
 {
-	const uint8_t *p = image;
-	char tmp[4096];
-	size_t done = 0;
-	int fd, e;
+	char msg[sizeof(err->msg)];
+	int ret;
 
 	if (!path || !*path || !image || !size)
 		return nd_seterr(err, EINVAL, "nd_vnef_write: no path or no image");
-	/* Write a temporary file and rename it: a reader never sees half an image. */
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) >= sizeof(tmp))
-		return nd_seterr(err, ENAMETOOLONG, "%s: path too long", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return nd_seterr(err, errno, "%s: cannot create: %s", path, nd_strerror(errno));
-	while (done < size) {
-		ssize_t n = write(fd, p + done, size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			e = n < 0 ? errno : EIO;
-			close(fd);
-			unlink(tmp);
-			return nd_seterr(err, e, "%s: write failed: %s", path, nd_strerror(e));
-		}
-		done += (size_t)n;
-	}
-	/* fsync before rename: after a crash the name holds the old image or the new */
-	e = fchmod(fd, 0644) || fsync(fd) ? errno : 0;
-	if (close(fd) && !e)
-		e = errno;
-	if (e) {
-		unlink(tmp);
-		return nd_seterr(err, e, "%s: write failed: %s", path, nd_strerror(e));
-	}
-	if (rename(tmp, path)) {
-		e = errno;
-		unlink(tmp);
-		return nd_seterr(err, e, "%s: cannot rename into place: %s", path, nd_strerror(e));
-	}
-	return 0;
+	/* a temporary file renamed into place: a reader never sees half an image */
+	ret = nd_out_write(path, image, size, ND_OUT_FORCE, msg, sizeof(msg));
+	return ret ? nd_seterr(err, -ret, "%s", msg) : 0;
 }
 
 int nd_vnef_read(const char *path, void **imagep, size_t *sizep, struct nd_error *err)

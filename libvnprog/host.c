@@ -10,11 +10,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "vnprog_int.h"
 #include "vn_comm.h"
 #include "vn_exec.h"
+#include "vn_os.h"
 #include "vn_program.h"
+#include "vn_trace.h"
+
+#define HT_PAGE		4096u	/* the consumer page, and the control page before the data */
+
+/*
+ * A host handle's trace session: the module's rings (uapi/vneuron_trace.h) in host
+ * memory, one per producer thread of the core, written by the same code (core/trace.c,
+ * core/trace_event.c) from the same hooks as vneuron.ko's (kmod/trace.c).
+ */
+struct nd_host_trace {
+	struct nd_host *h;
+	int efd;			/* readable when a ring passed its watermark or an
+					 * execution ended */
+	int stopped;
+	uint64_t ring_size;
+	struct vn_trace_ring prod[VN_TRACE_RINGS_PER_CORE];
+	struct vneuron_trace_consumer *cons[VN_TRACE_RINGS_PER_CORE];
+	unsigned char *map[VN_TRACE_RINGS_PER_CORE];	/* control page, then the data */
+};
 
 /* A communicator of host ranks: the device core's (core/vn_comm.h), one reference. */
 struct nd_host_comm {
@@ -29,6 +51,7 @@ struct nd_host {
 	size_t nev, cap;
 	int ev_nomem;
 	struct nd_error err;		/* the last run's message */
+	struct nd_host_trace *trace;	/* tracing the following runs, or NULL */
 	/* The last image run, validated: the same bytes again skip load and validation. */
 	struct vn_program *cached;
 	void *cached_img;
@@ -95,6 +118,7 @@ void nd_host_close(struct nd_host *h)
 	if (!h)
 		return;
 	vn_core_destroy(h->core);
+	nd_host_trace_free(h->trace);
 	if (h->cached)
 		vn_program_put(h->cached);
 	free(h->cached_img);
@@ -109,9 +133,49 @@ void nd_host_record(struct nd_host *h, int on)
 		h->record = !!on;
 }
 
+static void record(struct nd_host *h, const struct vn_event *e);
+
+/* Event hook: the worker that ran the event writes its own ring (as kmod/trace.c). */
 static void hook(void *arg, const struct vn_event *e)
 {
 	struct nd_host *h = arg;
+
+	if (h->trace && !h->trace->stopped)
+		vn_trace_event(&h->trace->prod[vn_trace_ring_of(e->stream)], e);
+	if (h->record)
+		record(h, e);
+}
+
+static void trace_wake(void *arg)
+{
+	struct nd_host_trace *t = arg;
+	uint64_t one = 1;
+
+	/* A full counter (never read) is still readable: nothing more to say. */
+	if (write(t->efd, &one, sizeof(one)) < 0)
+		return;
+}
+
+/* Edge hook, no worker producing: the execution's records, then every ring published. */
+static bool edge(void *arg, const struct vn_exec_status *st, bool end)
+{
+	struct nd_host *h = arg;
+	struct nd_host_trace *t = h->trace;
+	unsigned int i;
+
+	if (!t || t->stopped)
+		return true;
+	vn_trace_exec_edge(&t->prod[0], st, end);
+	if (end) {
+		for (i = 0; i < VN_TRACE_RINGS_PER_CORE; i++)
+			vn_trace_flush(&t->prod[i]);
+		trace_wake(t);
+	}
+	return true;
+}
+
+static void record(struct nd_host *h, const struct vn_event *e)
+{
 	struct nd_event *n;
 
 	pthread_mutex_lock(&h->lock);
@@ -252,7 +316,10 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 	h->nev = 0;
 	h->ev_nomem = 0;
 	pthread_mutex_unlock(&h->lock);
-	vn_core_set_hook(h->core, h->record ? hook : NULL, h);
+	if (h->record || h->trace)
+		vn_core_set_hooks(h->core, hook, h->trace ? edge : NULL, h);
+	else
+		vn_core_set_hook(h->core, NULL, NULL);
 	ret = vn_exec_submit(h->core, p, binds, p->tensor_count, limit_ns, NULL, NULL, &ex);
 	if (ret == -ENOTCONN) {
 		nd_seterr(&h->err, ret, "the program has collectives: bind the host to a rank of "
@@ -378,5 +445,119 @@ int nd_host_set_comm(struct nd_host *h, struct nd_host_comm *c, unsigned int ran
 		return nd_seterr(&h->err, EINVAL, "rank %u of a communicator of %u ranks", rank,
 				 vn_comm_size(c->cm));
 	vn_core_set_comm(h->core, c ? c->cm : NULL, c ? rank : 0);
+	return 0;
+}
+
+/* ---- trace sessions ---- */
+
+void nd_host_trace_free(struct nd_host_trace *t)
+{
+	unsigned int i;
+
+	if (!t)
+		return;
+	if (t->h)
+		t->h->trace = NULL;
+	for (i = 0; i < VN_TRACE_RINGS_PER_CORE; i++) {
+		free(t->cons[i]);
+		free(t->map[i]);
+	}
+	if (t->efd >= 0)
+		close(t->efd);
+	free(t);
+}
+
+int nd_host_trace_start(struct nd_host *h, const struct nd_trace_opts *o,
+			struct nd_host_trace **tp)
+{
+	struct vn_trace_params p = { .data_offset = HT_PAGE };
+	struct nd_host_trace *t;
+	unsigned int i;
+	int ret;
+
+	if (!tp)
+		return -EINVAL;
+	*tp = NULL;
+	if (!h)
+		return -EINVAL;
+	if (h->trace)
+		return nd_seterr(&h->err, EBUSY, "the host core is traced already");
+	p.mode = o ? o->mode : VNEURON_TRACE_MODE_STOP;
+	p.watermark = o ? o->watermark : 0;
+	p.start_host_ns = vn_time_ns();
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return nd_seterr(&h->err, ENOMEM, "out of memory");
+	t->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (t->efd < 0) {
+		ret = nd_seterr(&h->err, errno, "eventfd: %s", nd_strerror(errno));
+		free(t);
+		return ret;
+	}
+	t->ring_size = o && o->ring_size ? o->ring_size : ND_TRACE_DEFAULT_RING;
+	if (t->ring_size < VNEURON_TRACE_MIN_RING || t->ring_size > VNEURON_TRACE_MAX_RING ||
+	    (t->ring_size & (t->ring_size - 1))) {
+		ret = nd_seterr(&h->err, EINVAL, "ring size %llu: give a power of two from 4 KiB "
+				"to 256 MiB", (unsigned long long)t->ring_size);
+		goto err;
+	}
+	for (i = 0; i < VN_TRACE_RINGS_PER_CORE; i++) {
+		/* zeroed, as the module's vmalloc()ed rings are */
+		t->cons[i] = aligned_alloc(HT_PAGE, HT_PAGE);
+		t->map[i] = aligned_alloc(HT_PAGE, HT_PAGE + t->ring_size);
+		if (!t->cons[i] || !t->map[i]) {
+			ret = nd_seterr(&h->err, ENOMEM, "out of memory for the trace rings");
+			goto err;
+		}
+		memset(t->cons[i], 0, HT_PAGE);
+		memset(t->map[i], 0, HT_PAGE + t->ring_size);
+		p.engine = vn_trace_ring_engine(i);
+		ret = vn_trace_ring_init(&t->prod[i], t->cons[i], (void *)t->map[i],
+					 t->map[i] + HT_PAGE, t->ring_size, &p, trace_wake, t);
+		if (ret) {
+			ret = nd_seterr(&h->err, -ret, "trace ring %u (mode %u, watermark %u): "
+					"invalid parameters", i, p.mode, p.watermark);
+			goto err;
+		}
+	}
+	t->h = h;
+	h->trace = t;
+	*tp = t;
+	return 0;
+err:
+	nd_host_trace_free(t);
+	return ret;
+}
+
+unsigned int nd_host_trace_nr_rings(const struct nd_host_trace *t)
+{
+	return t ? VN_TRACE_RINGS_PER_CORE : 0;
+}
+
+int nd_host_trace_ring(const struct nd_host_trace *t, unsigned int i, struct nd_ring *r)
+{
+	if (!t || !r || i >= VN_TRACE_RINGS_PER_CORE)
+		return -EINVAL;
+	return nd_ring_init(r, t->cons[i], t->map[i], HT_PAGE + t->ring_size);
+}
+
+int nd_host_trace_fd(const struct nd_host_trace *t)
+{
+	return t ? t->efd : -1;
+}
+
+int nd_host_trace_stop(struct nd_host_trace *t)
+{
+	unsigned int i;
+
+	if (!t)
+		return -EINVAL;
+	if (t->stopped)
+		return 0;
+	/* Between runs (a handle is used by one thread): no worker produces now. */
+	for (i = 0; i < VN_TRACE_RINGS_PER_CORE; i++)
+		vn_trace_stop(&t->prod[i]);
+	t->stopped = 1;
+	trace_wake(t);
 	return 0;
 }

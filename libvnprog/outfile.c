@@ -65,6 +65,7 @@ int nd_out_open(struct nd_outfile *o, const char *path, const char *const *input
 	int ret, fd;
 
 	memset(o, 0, sizeof(*o));
+	o->flags = flags;
 	if (!path || !*path)
 		return say(msg, msglen, -EINVAL, "no output file name");
 	if (!strcmp(path, "-")) {
@@ -117,6 +118,28 @@ int nd_out_open(struct nd_outfile *o, const char *path, const char *const *input
 	return 0;
 }
 
+/*
+ * tmp to path, never replacing a file there unless ND_OUT_FORCE: one created since
+ * nd_out_check() (by another program, or a second run) is someone's data. renameat2()'s
+ * RENAME_NOREPLACE does it in one step; where the file system or kernel lacks it,
+ * link() (which never replaces) and unlink() do. 0 or -errno (-EEXIST: it is there).
+ */
+static int place(const struct nd_outfile *o)
+{
+	if (o->flags & ND_OUT_FORCE)
+		return rename(o->tmp, o->path) ? -errno : 0;
+	if (!(o->flags & ND_OUT_LINK)) {
+		if (!renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_NOREPLACE))
+			return 0;
+		if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+			return -errno;
+	}
+	if (link(o->tmp, o->path))
+		return -errno;
+	unlink(o->tmp);
+	return 0;
+}
+
 int nd_out_commit(struct nd_outfile *o)
 {
 	int ret = 0;
@@ -136,8 +159,13 @@ int nd_out_commit(struct nd_outfile *o)
 	if (fclose(o->f) && !ret)
 		ret = -(errno ?: EIO);
 	o->f = NULL;
-	if (!ret && rename(o->tmp, o->path))
-		ret = -errno;
+	if (!ret)
+		ret = place(o);
+	if (ret == -EEXIST) {
+		/* keep what was written, under its temporary name, for nd_out_strerror() */
+		o->kept = o->tmp;
+		o->tmp = NULL;
+	}
 	if (ret) {
 		nd_out_abort(o);
 		return ret;
@@ -148,6 +176,46 @@ int nd_out_commit(struct nd_outfile *o)
 	return 0;
 }
 
+const char *nd_out_strerror(const struct nd_outfile *o, int ret, char *buf, size_t len)
+{
+	if (ret == -EEXIST && o->kept)
+		snprintf(buf, len, "%s was created by someone else while this output was "
+			 "written; it was kept, and this output is in %s (use --force-overwrite "
+			 "to replace such a file)", o->path ? o->path : "the output", o->kept);
+	else
+		snprintf(buf, len, "%s: %s", o->path ? o->path : "the output",
+			 strerror(ret < 0 ? -ret : ret));
+	return buf;
+}
+
+int nd_out_write(const char *path, const void *data, size_t size, unsigned int flags,
+		 char *msg, size_t msglen)
+{
+	struct nd_outfile o;
+	int ret = nd_out_open(&o, path, NULL, 0, flags, msg, msglen);
+
+	if (ret)
+		return ret;
+	if (size && fwrite(data, 1, size, o.f) != size) {
+		ret = -(errno ?: EIO);
+		say(msg, msglen, ret, "%s: write failed: %s", path, strerror(-ret));
+		nd_out_abort(&o);
+		return ret;
+	}
+	ret = nd_out_commit(&o);
+	if (ret)
+		nd_out_strerror(&o, ret, msg, msglen);
+	nd_out_release(&o);
+	return ret;
+}
+
+void nd_out_release(struct nd_outfile *o)
+{
+	free(o->kept);
+	free(o->path);
+	o->kept = o->path = NULL;
+}
+
 void nd_out_abort(struct nd_outfile *o)
 {
 	if (o->f && o->f != stdout)
@@ -156,6 +224,10 @@ void nd_out_abort(struct nd_outfile *o)
 	if (o->tmp)
 		unlink(o->tmp);
 	free(o->tmp);
-	free(o->path);
-	o->tmp = o->path = NULL;
+	o->tmp = NULL;
+	/* after commit's -EEXIST the path and the kept name stay for nd_out_strerror() */
+	if (!o->kept) {
+		free(o->path);
+		o->path = NULL;
+	}
 }

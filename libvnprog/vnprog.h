@@ -419,6 +419,26 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 		struct nd_run_result *res);
 /* The events of the last recorded run, ordered by (start, stream, pc). */
 const struct nd_event *nd_host_events(const struct nd_host *h, size_t *count);
+/*
+ * Tracing a host handle: the module's trace session (TRACE_START, docs/trace-buffer.md)
+ * in host memory, so a profiler drains it with the same consumer (nd_ring_*()) and gets
+ * the same records: one ring per producer thread of the core, written by the device
+ * core's own trace code from the runs of h that start after nd_host_trace_start() (o as
+ * for nd_trace_start(); NULL: stop mode, the default size) until nd_host_trace_stop().
+ * Start and stop between runs. nd_host_trace_fd() is an eventfd that becomes readable
+ * when a ring passes its watermark, an execution ends, or tracing stops (read it to
+ * clear it): for a drainer's poll(). nd_host_trace_free() (or nd_host_close()) frees
+ * the rings. -EINVAL (a bad size or mode, said), -EBUSY (already traced), -ENOMEM.
+ */
+struct nd_host_trace;
+int nd_host_trace_start(struct nd_host *h, const struct nd_trace_opts *o,
+			struct nd_host_trace **tp);
+unsigned int nd_host_trace_nr_rings(const struct nd_host_trace *t);
+/* A consumer of ring i: nd_ring_init() on it. 0 or -EINVAL. */
+int nd_host_trace_ring(const struct nd_host_trace *t, unsigned int i, struct nd_ring *r);
+int nd_host_trace_fd(const struct nd_host_trace *t);
+int nd_host_trace_stop(struct nd_host_trace *t);
+void nd_host_trace_free(struct nd_host_trace *t);
 /* One run on a fresh core: nd_host_open + nd_host_run + nd_host_close. */
 int nd_run_on_host(const void *image, size_t size, const struct nd_host_tensor *tensors,
 		   unsigned int count, struct nd_run_result *res, struct nd_error *err);
@@ -471,11 +491,15 @@ int nd_read_file(const char *path, size_t max, void **bufp, size_t *lenp);
  * existing path that is not a regular file (/dev/null, a pipe) is written directly.
  */
 #define ND_OUT_FORCE	1u	/* --force-overwrite: replace an existing output */
+/* Commit with link() + unlink(), as where renameat2() is missing (for tests). */
+#define ND_OUT_LINK	2u
 
 struct nd_outfile {
 	FILE *f;		/* write here */
 	char *path;		/* the output's name (NULL for standard output) */
 	char *tmp;		/* the temporary file, renamed to path by nd_out_commit() */
+	unsigned int flags;	/* ND_OUT_* given to nd_out_open() */
+	char *kept;		/* after commit's -EEXIST: where the output is */
 };
 
 /*
@@ -488,10 +512,27 @@ int nd_out_check(const char *path, const char *const *inputs, unsigned int n,
 /* nd_out_check(), then the temporary file. 0 or -errno, with the reason in msg. */
 int nd_out_open(struct nd_outfile *o, const char *path, const char *const *inputs,
 		unsigned int n, unsigned int flags, char *msg, size_t msglen);
-/* Flush, fsync, close and rename into place. 0 or -errno (the temporary file removed). */
+/*
+ * Flush, fsync, close and rename into place. Without ND_OUT_FORCE the rename never
+ * replaces a file: one created at the path since the check (by someone else) stays, and
+ * commit returns -EEXIST, keeping the output under its temporary name (o->kept, said by
+ * nd_out_strerror(); nd_out_release() frees the names). Other errors: -errno, the
+ * temporary file removed.
+ */
 int nd_out_commit(struct nd_outfile *o);
 /* Close and remove the temporary file; the old output, if any, stays. */
 void nd_out_abort(struct nd_outfile *o);
+/* A sentence naming the file for ret, a return of nd_out_commit(), in buf. */
+const char *nd_out_strerror(const struct nd_outfile *o, int ret, char *buf, size_t len);
+/* Frees what a failed commit kept for the message (the kept file itself stays). */
+void nd_out_release(struct nd_outfile *o);
+/*
+ * data as the whole of path, through the above: nd_out_open() (no inputs), one write,
+ * nd_out_commit(). 0 or -errno with the reason in msg (-EEXIST: exists without
+ * ND_OUT_FORCE, or appeared meanwhile).
+ */
+int nd_out_write(const char *path, const void *data, size_t size, unsigned int flags,
+		 char *msg, size_t msglen);
 
 /* Read a whole .vnef file into a malloc()ed buffer; only its size and magic are checked. */
 int nd_vnef_read(const char *path, void **imagep, size_t *sizep, struct nd_error *err);

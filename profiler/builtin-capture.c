@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,8 @@
 #include "timeline.h"
 
 #define MAX_INPUTS	64
+/* --host places workers as the module does by default: two cores a device */
+#define HOST_CORES_PER_DEVICE	2
 
 static const char capture_usage[] =
 "NAME\n"
@@ -34,6 +37,9 @@ static const char capture_usage[] =
 "                            [--collectives-worker-count N\n"
 "                             [--collectives-workers-per-node N]]\n"
 "                            [--force-overwrite]\n"
+"    vneuron-profile capture --host -n PROGRAM.vnef -s PROFILE.vntf [NAME FILE ...]\n"
+"                            [--num-exec N] [--profile-nth-exec K] [options]\n"
+"                            [--collectives-worker-count N]\n"
 "    vneuron-profile capture -s PROFILE.vntf [--core C]... [--device D]\n"
 "                            [--force-overwrite]\n"
 "                            [--ring-size BYTES] [--mode stop|overwrite] -- APP [ARGS]\n"
@@ -53,13 +59,24 @@ static const char capture_usage[] =
 "    workers fill the devices from D on. Their collectives meet; every worker's\n"
 "    cores are traced into the one PROFILE.vntf, each stream naming its worker.\n"
 "\n"
+"    With --host the program runs on the host backend instead (libvnprog's\n"
+"    nd_host: the device core that vneuron.ko runs, in threads of this process), so\n"
+"    no module and no /dev/vneuron are needed. The profile has the same records,\n"
+"    format and views: every modeled figure (times, bytes, flops, the summary's\n"
+"    and the viewer's numbers) is identical to a capture on the module; only host\n"
+"    times (host_ns, the clocks) differ. The profile records the backend (host or\n"
+"    module), which view prints. Workers run a thread each, placed as on devices\n"
+"    of 2 cores (the module's default). --host takes no --core, --device or APP.\n"
+"\n"
 "    The second form traces cores while APP runs (every execution any process\n"
 "    starts there: with --device, that device's cores, else every core of every\n"
 "    device, so all of an application's workers are in the profile) and writes\n"
 "    the profile when APP exits; APP gets\n"
 "    VNEURON_PROFILE=PROFILE.vntf in its environment. Capture's exit status is then\n"
-"    APP's (or 128+signal). APP also gets VNEURON_PROFILE_API=PROFILE.vntf.api:\n"
-"    libneurondev logs every API call there (open, alloc, load, exec, wait, with\n"
+"    APP's (or 128+signal). APP also gets VNEURON_PROFILE_API, naming a new file\n"
+"    PROFILE.vntf.api.XXXXXX that capture creates for it (never an existing one)\n"
+"    and removes after use: libneurondev logs every API call there (open, alloc,\n"
+"    load, exec, wait, with\n"
 "    host times and sequence numbers) and capture moves that log into the profile\n"
 "    as one more stream, correlated with the device's records by execution number.\n"
 "\n"
@@ -103,6 +120,7 @@ static const char capture_usage[] =
 "                              workers on this machine (default: all of them);\n"
 "                              workers on other machines need the MPI proxy\n"
 "    --force-overwrite         replace an existing PROFILE.vntf (default: refuse)\n"
+"    --host                    run on the host backend, without the module (above)\n"
 "    -q, --quiet               no progress, no summary line\n"
 "    -h, --help                this text\n"
 "\n"
@@ -110,7 +128,9 @@ static const char capture_usage[] =
 "    Every input (program, input files, APP) is read and checked before the\n"
 "    profile is created. The profile is written to a temporary file next to it,\n"
 "    renamed to PROFILE.vntf only when complete (after fsync), so a failed or\n"
-"    killed capture leaves an existing file as it was. PROFILE.vntf may not be one\n"
+"    killed capture leaves an existing file as it was; without --force-overwrite\n"
+"    the rename never replaces a file that appeared meanwhile (it is kept and\n"
+"    capture says where the profile is). PROFILE.vntf may not be one\n"
 "    of the inputs (the same file under any name), and an existing one is refused\n"
 "    unless --force-overwrite. SIGINT (Ctrl-C) or SIGTERM during the program form\n"
 "    stops it after the running execution; the profile of the executions run so\n"
@@ -129,6 +149,7 @@ static const char capture_usage[] =
 "    vneuron-profile capture -n mm.vnef -s mm.vntf -N 5 -k 5 --mode overwrite\n"
 "    vneuron-profile capture -n ddp.vnef -s ddp.vntf --collectives-worker-count 4 \\\n"
 "        x x.{rank}.npy\n"
+"    vneuron-profile capture --host -n mm.vnef -s mm.vntf a at.npy b b.npy\n"
 "    vneuron-profile capture -s app.vntf -- ./train --steps 100\n"
 "\n"
 "SEE ALSO\n"
@@ -148,7 +169,7 @@ struct cap_opts {
 	unsigned int num_exec, nth, device, nr_cores, cores[VNP_CAP_MAX_CORES];
 	int device_given;
 	unsigned int workers, per_node;		/* --collectives-*; 0: not given */
-	int ignore_errors, quiet, help, force;
+	int ignore_errors, quiet, help, force, host;
 	struct nd_trace_opts trace;
 	unsigned int nr_inputs;
 	struct cap_input inputs[MAX_INPUTS];
@@ -164,6 +185,9 @@ struct run {
 	unsigned int nb;
 	struct nd_bind *binds;
 	struct nd_mem **mems;
+	/* --host: host buffers instead of device memory */
+	unsigned int nht;
+	struct nd_host_tensor *ht;
 };
 
 /* ---- options ---- */
@@ -262,6 +286,7 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 		{ "collectives-worker-count", required_argument, NULL, 'W' },
 		{ "collectives-workers-per-node", required_argument, NULL, 'P' },
 		{ "force-overwrite", no_argument, NULL, 'F' },
+		{ "host", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char ring_sizes[] = "a power of two from 4K to 256M";
@@ -355,6 +380,9 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 		case 'F':
 			o->force = 1;
 			break;
+		case 'H':
+			o->host = 1;
+			break;
 		case 'h':
 			o->help = 1;
 			return 0;
@@ -373,6 +401,18 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 		return ret;
 	if (!o->profile) {
 		vnp_cap_err("give the profile to write with -s PROFILE.vntf");
+		return -EINVAL;
+	}
+	if (o->host && dashdash) {
+		vnp_cap_err("--host runs a program (-n) on host threads; an application's own "
+			    "device files need the module: leave out --host, or capture the "
+			    "application's program with -n");
+		return -EINVAL;
+	}
+	if (o->host && (o->nr_cores || o->device_given)) {
+		vnp_cap_err("--core and --device name the module's cores; --host runs on host "
+			    "threads (workers are placed as on devices of %u cores)",
+			    HOST_CORES_PER_DEVICE);
 		return -EINVAL;
 	}
 	if (dashdash) {
@@ -614,6 +654,21 @@ static int run_load(struct run *r, const struct cap_opts *o)
 	return ret;
 }
 
+/* The bytes input tensor name gets (a worker's own for a FILE with {rank}), or NULL. */
+static const void *input_data(const struct cap_opts *o, const char *name, unsigned int rank)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nr_inputs; i++) {
+		const void *data = o->inputs[i].data ?:
+				   (rank < VNP_CAP_MAX_CORES ? o->inputs[i].rank_data[rank] : NULL);
+
+		if (data && !strcmp(name, o->inputs[i].name))
+			return data;
+	}
+	return NULL;
+}
+
 /*
  * A device buffer for every input and output tensor (scratch tensors come from the core,
  * constants from the image), filled from the inputs given (a worker's own for a FILE
@@ -623,7 +678,7 @@ static int bind_tensors(struct nd_device *dev, const struct vnp_prog *p,
 			const struct cap_opts *o, unsigned int rank, unsigned int *nb,
 			struct nd_bind **binds, struct nd_mem ***mems)
 {
-	unsigned int i;
+	const void *data;
 	uint32_t j;
 	int ret;
 
@@ -646,19 +701,76 @@ static int bind_tensors(struct nd_device *dev, const struct vnp_prog *p,
 		}
 		(*binds)[*nb].name = name;
 		(*binds)[(*nb)++].mem = *m;
-		for (i = 0; i < o->nr_inputs; i++) {
-			const void *data = o->inputs[i].data ?:
-					   (rank < VNP_CAP_MAX_CORES ?
-					    o->inputs[i].rank_data[rank] : NULL);
-
-			if (!data || strcmp(name, o->inputs[i].name))
-				continue;
-			ret = nd_mem_write(*m, 0, data, t->size);
-			if (ret) {
-				vnp_cap_err("input '%s': %s", name, nd_device_error(dev));
-				return ret;
-			}
+		data = input_data(o, name, rank);
+		ret = data ? nd_mem_write(*m, 0, data, t->size) : 0;
+		if (ret) {
+			vnp_cap_err("input '%s': %s", name, nd_device_error(dev));
+			return ret;
 		}
+	}
+	return 0;
+}
+
+/*
+ * --host: a zeroed host buffer for every input and output tensor, filled as
+ * bind_tensors() fills device memory. 0 or -ENOMEM (said).
+ */
+static int host_tensors(const struct vnp_prog *p, const struct cap_opts *o, unsigned int rank,
+			unsigned int *n, struct nd_host_tensor **tp)
+{
+	const void *data;
+	uint32_t j;
+
+	*tp = calloc(p->ntensors + 1, sizeof(**tp));
+	if (!*tp)
+		goto nomem;
+	for (j = 0; j < p->ntensors; j++) {
+		const struct vnef_tensor *t = &p->tensors[j];
+		struct nd_host_tensor *ht = &(*tp)[*n];
+
+		if (t->kind != VNEF_TENSOR_INPUT && t->kind != VNEF_TENSOR_OUTPUT)
+			continue;
+		ht->name = vnp_prog_str(p, t->name_off);
+		ht->size = t->size;
+		ht->data = t->size <= SIZE_MAX ? calloc(1, (size_t)t->size ?: 1) : NULL;
+		if (!ht->data)
+			goto nomem;
+		++*n;
+		data = input_data(o, ht->name, rank);
+		if (data)
+			memcpy(ht->data, data, (size_t)t->size);
+	}
+	return 0;
+nomem:
+	vnp_cap_err("out of memory for the program's tensors");
+	return -ENOMEM;
+}
+
+static void host_tensors_free(struct nd_host_tensor *t, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; t && i < n; i++)
+		free(t[i].data);
+	free(t);
+}
+
+/*
+ * --host: one execution of the program on host core h. 0 with *res (an execution that
+ * failed is a result), or -errno for one that could not run (said).
+ */
+static int host_exec(struct nd_host *h, const struct vnp_prog *p,
+		     const struct nd_host_tensor *t, unsigned int n, struct nd_run_result *res)
+{
+	const void *image;
+	size_t size;
+	int ret;
+
+	image = vnp_prog_image(p, &size);
+	ret = nd_host_run(h, image, size, t, n, 0, res);
+	if (ret && res->result == VNEURON_EXEC_OK) {
+		vnp_cap_err("%s", nd_host_error(h));
+		return ret;
 	}
 	return 0;
 }
@@ -672,6 +784,7 @@ static void run_free(struct run *r)
 {
 	unsigned int j;
 
+	host_tensors_free(r->ht, r->nht);
 	for (j = 0; r->mems && j < r->nb; j++)
 		nd_mem_free(r->mems[j]);
 	free(r->mems);
@@ -743,12 +856,16 @@ static int run_execs(struct run *r, const struct cap_opts *o, unsigned int *fail
 			if (ret)
 				return ret;
 		}
-		ret = nd_exec(r->loaded, r->cap.core[0], r->binds, r->nb, 0, &id) ?:
-		      nd_wait(r->dev, id, ND_WAIT_FOREVER, &res);
-		if (ret) {
-			vnp_cap_err("execution %u: %s", i, nd_device_error(r->dev));
-			return ret;
+		if (o->host) {
+			ret = host_exec(r->cap.hosts[0], &r->prog, r->ht, r->nht, &res);
+		} else {
+			ret = nd_exec(r->loaded, r->cap.core[0], r->binds, r->nb, 0, &id) ?:
+			      nd_wait(r->dev, id, ND_WAIT_FOREVER, &res);
+			if (ret)
+				vnp_cap_err("execution %u: %s", i, nd_device_error(r->dev));
 		}
+		if (ret)
+			return ret;
 		if (o->nth == i) {
 			ret = vnp_cap_stop(&r->cap);
 			if (ret)
@@ -802,6 +919,14 @@ static int cmd_capture_program(struct cap_opts *o)
 		goto out;
 	}
 	status = VNP_EXIT_SYSTEM;
+	if (o->host) {
+		/* the host backend: nothing to open or load, buffers in this process */
+		if (vnp_cap_open_host(&r.cap, 1, HOST_CORES_PER_DEVICE, 0) ||
+		    create_profile(&r.cap, o, &r.prog) ||
+		    host_tensors(&r.prog, o, 0, &r.nht, &r.ht) || run_execs(&r, o, &failed))
+			goto out;
+		goto finish;
+	}
 	if (vnp_cap_open(&r.cap, o->device))
 		goto out;
 	/* one core: the one given, or core 0 */
@@ -817,6 +942,7 @@ static int cmd_capture_program(struct cap_opts *o)
 	}
 	if (run_bind(&r, o) || run_execs(&r, o, &failed))
 		goto out;
+finish:
 	ret = vnp_cap_finish(&r.cap, o->quiet);
 	status = ret ? VNP_EXIT_SYSTEM : failed ? VNP_EXIT_INPUT : VNP_EXIT_OK;
 	if (!ret && vnp_cap_signalled())
@@ -842,6 +968,12 @@ struct worker {
 	uint64_t id;			/* its execution in flight */
 	int queued;
 	struct nd_run_result res;
+	/* --host: its host buffers, the thread running its execution, how that went */
+	unsigned int nht;
+	struct nd_host_tensor *ht;
+	struct nd_host *h;
+	const struct vnp_prog *prog;
+	int ret;
 };
 
 struct wrun {
@@ -853,6 +985,7 @@ struct wrun {
 	unsigned int n;
 	nd_comm_id id;
 	int registered;
+	struct nd_host_comm *hcomm;	/* --host: the host ranks' communicator */
 };
 
 /*
@@ -941,6 +1074,71 @@ static int workers_open(struct wrun *wr, const struct cap_opts *o)
 	return 0;
 }
 
+/*
+ * --host: the workers on host cores (placed as on devices of two cores, so two ranks of
+ * one device exchange over the intra-device link as on the module), one communicator,
+ * each worker's buffers. 0 or -errno (said).
+ */
+static int host_workers_open(struct wrun *wr, const struct cap_opts *o)
+{
+	uint32_t dev[VNP_CAP_MAX_CORES];
+	unsigned int r;
+	int ret;
+
+	wr->n = o->workers;
+	for (r = 0; r < wr->n; r++)
+		dev[r] = wr->cap.cdev[r];
+	ret = nd_host_comm_new(wr->n, dev, &wr->hcomm);
+	if (ret) {
+		vnp_cap_err("a host communicator of %u ranks: %s", wr->n, strerror(-ret));
+		return ret;
+	}
+	for (r = 0; r < wr->n; r++) {
+		struct worker *w = &wr->w[r];
+
+		w->h = wr->cap.hosts[r];
+		w->prog = &wr->prog;
+		ret = nd_host_set_comm(w->h, wr->hcomm, r) ?:
+		      host_tensors(&wr->prog, o, r, &w->nht, &w->ht);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void *host_worker_thread(void *arg)
+{
+	struct worker *w = arg;
+
+	w->ret = host_exec(w->h, w->prog, w->ht, w->nht, &w->res);
+	return NULL;
+}
+
+/* --host: one execution on every worker at once, a thread each, as ranks run. */
+static int host_workers_round(struct wrun *wr, unsigned int i)
+{
+	pthread_t thr[VNP_CAP_MAX_CORES];
+	unsigned int r, started;
+	int ret = 0, e;
+
+	for (started = 0; started < wr->n; started++) {
+		e = pthread_create(&thr[started], NULL, host_worker_thread, &wr->w[started]);
+		if (e) {
+			vnp_cap_err("execution %u: cannot start worker %u's thread: %s", i,
+				    started, strerror(e));
+			/* the ranks started meet nobody: a broken communicator ends them */
+			ret = -e;
+			break;
+		}
+	}
+	for (r = 0; r < started; r++) {
+		pthread_join(thr[r], NULL);
+		if (wr->w[r].ret && !ret)
+			ret = wr->w[r].ret;
+	}
+	return ret;
+}
+
 static void workers_free(struct wrun *wr)
 {
 	unsigned int r, j, d;
@@ -948,12 +1146,16 @@ static void workers_free(struct wrun *wr)
 	for (r = 0; r < wr->n; r++) {
 		struct worker *w = &wr->w[r];
 
+		host_tensors_free(w->ht, w->nht);
+		if (w->h)
+			nd_host_set_comm(w->h, NULL, 0);
 		for (j = 0; w->mems && j < w->nb; j++)
 			nd_mem_free(w->mems[j]);
 		free(w->mems);
 		free(w->binds);
 		nd_comm_destroy(w->comm);
 	}
+	nd_host_comm_free(wr->hcomm);
 	if (wr->registered)
 		nd_comm_unregister(wr->dev[0], &wr->id);
 	for (d = 0; d < VNP_CAP_MAX_DEVICES; d++) {
@@ -972,9 +1174,14 @@ static void worker_failed(struct wrun *wr, unsigned int r, unsigned int i,
 	struct worker *w = &wr->w[r];
 	char what[256];
 
+	if (o->host)
+		/* no module to ask: the status and reason */
+		snprintf(what, sizeof(what), "%s (reason %u)",
+			 vnp_exec_reason_name(w->res.reason), w->res.reason);
+	else
+		nd_comm_describe(w->comm, wr->loaded[w->dev], &w->res, what, sizeof(what));
 	vnp_cap_err("worker %u: execution %u ended %s: %s%s", r, i,
-		    vnp_exec_status_name(w->res.result),
-		    nd_comm_describe(w->comm, wr->loaded[w->dev], &w->res, what, sizeof(what)),
+		    vnp_exec_status_name(w->res.result), what,
 		    o->ignore_errors ? "; going on (--ignore-exec-errors)" : "");
 }
 
@@ -1005,7 +1212,7 @@ static int workers_execs(struct wrun *wr, const struct cap_opts *o, unsigned int
 				return ret;
 		}
 		ret = 0;
-		for (r = 0; r < wr->n && !ret; r++) {
+		for (r = 0; r < wr->n && !ret && !o->host; r++) {
 			struct worker *w = &wr->w[r];
 
 			ret = nd_exec(wr->loaded[w->dev], w->core, w->binds, w->nb, 0, &w->id);
@@ -1014,6 +1221,8 @@ static int workers_execs(struct wrun *wr, const struct cap_opts *o, unsigned int
 					    nd_device_error(wr->dev[w->dev]));
 			w->queued = !ret;
 		}
+		if (o->host)
+			ret = host_workers_round(wr, i);
 		/* every queued execution is waited for, even after a failed submission */
 		for (r = 0; r < wr->n; r++) {
 			struct worker *w = &wr->w[r];
@@ -1080,6 +1289,15 @@ static int cmd_capture_workers(struct cap_opts *o)
 		status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
 		goto out;
 	}
+	if (o->host) {
+		if (vnp_cap_open_host(&wr->cap, o->workers, HOST_CORES_PER_DEVICE, 1) ||
+		    create_profile(&wr->cap, o, &wr->prog))
+			goto out;
+		ret = host_workers_open(wr, o);
+		if (ret)
+			goto out;
+		goto run;
+	}
 	if (vnp_cap_open(&wr->cap, o->device))
 		goto out;
 	ret = place_workers(wr, o);
@@ -1094,6 +1312,7 @@ static int cmd_capture_workers(struct cap_opts *o)
 		status = ret == -EINVAL ? VNP_EXIT_INPUT : VNP_EXIT_SYSTEM;
 		goto out;
 	}
+run:
 	if (workers_execs(wr, o, &failed))
 		goto out;
 	ret = vnp_cap_finish(&wr->cap, o->quiet);
@@ -1114,7 +1333,7 @@ out:
 /* The exit status of the application form: the application's own. */
 static int cmd_capture_app(const struct cap_opts *o)
 {
-	char api[PATH_MAX + 8];
+	char api[PATH_MAX + 16];
 	struct vnp_capture c = { 0 };
 	int st, status = VNP_EXIT_SYSTEM, fd, ret, fwd;
 	pid_t pid;
@@ -1137,10 +1356,19 @@ static int cmd_capture_app(const struct cap_opts *o)
 	}
 	if (create_profile(&c, o, NULL) || vnp_cap_start(&c, &o->trace))
 		goto out;
-	snprintf(api, sizeof(api), "%s.api", o->profile);
-	fd = open(api, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/*
+	 * The API log: a new file of our own next to the profile (mkstemp(): O_EXCL, so
+	 * nothing that is there, a file or a symlink, is truncated or followed), named to
+	 * the application in VNEURON_PROFILE_API and removed once merged.
+	 */
+	if ((size_t)snprintf(api, sizeof(api), "%s.api.XXXXXX", o->profile) >= sizeof(api)) {
+		vnp_cap_err("%s: the name is too long", o->profile);
+		goto out;
+	}
+	fd = mkstemp(api);
 	if (fd < 0) {
-		vnp_cap_err("%s: %s", api, strerror(errno));
+		vnp_cap_err("%s: cannot create the API log next to it: %s", o->profile,
+			    strerror(errno));
 		goto out;
 	}
 	close(fd);

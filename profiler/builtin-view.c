@@ -787,8 +787,11 @@ int cmd_view(int argc, char **argv)
 	if (status != VNP_EXIT_OK) {
 		nd_out_abort(&out);
 	} else if ((ret = nd_out_commit(&out))) {
-		fprintf(stderr, "vneuron-profile: writing %s: %s\n", o.out ? o.out : "output",
-			strerror(-ret));
+		char msg[PATH_MAX * 2 + 256];
+
+		fprintf(stderr, "vneuron-profile: writing: %s\n",
+			nd_out_strerror(&out, ret, msg, sizeof(msg)));
+		nd_out_release(&out);
 		status = VNP_EXIT_SYSTEM;
 	}
 	free_programs(&vp);

@@ -12,6 +12,7 @@
 #include "capture.h"
 #include "execprog.h"
 #include "sha256.h"
+#include "vn_model.h"
 #include "vntf.h"
 
 void vnp_cap_err(const char *fmt, ...)
@@ -82,6 +83,37 @@ int vnp_cap_open(struct vnp_capture *c, unsigned int device)
 	c->tdevs[0] = c->tdev;
 	c->devnum[0] = device;
 	c->core_count[0] = c->info.core_count;
+	return 0;
+}
+
+int vnp_cap_open_host(struct vnp_capture *c, unsigned int n, unsigned int cores_per_device,
+		      int workers)
+{
+	struct nd_error e;
+	unsigned int i;
+	int ret;
+
+	if (!n || n > VNP_CAP_MAX_CORES || !cores_per_device)
+		return -EINVAL;
+	c->host = 1;
+	c->info.model = vn_model_trn1;
+	c->info.core_count = cores_per_device;
+	for (i = 0; i < n; i++) {
+		ret = nd_host_open(&vn_model_trn1, &c->hosts[i], &e);
+		if (ret) {
+			vnp_cap_err("%s", e.msg);
+			return ret;
+		}
+		c->core[i] = i % cores_per_device;
+		c->cdev[i] = i / cores_per_device;
+		if (c->cdev[i] >= c->ndev) {
+			c->devnum[c->ndev] = c->ndev;
+			c->core_count[c->ndev++] = cores_per_device;
+		}
+		c->worker[i] = i;
+	}
+	c->nr_cores = n;
+	c->nr_workers = workers ? n : 0;
 	return 0;
 }
 
@@ -219,7 +251,8 @@ int vnp_cap_create(struct vnp_capture *c, const char *path, const struct vnp_pro
 	clk.host_start_ns = vnp_now_ns(CLOCK_MONOTONIC);
 	clk.realtime_start_ns = vnp_now_ns(CLOCK_REALTIME);
 	clk.host_resolution_ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
-	ret = vntf_write_model(c->w, &c->info.model) ?: vntf_write_clock(c->w, &clk);
+	ret = vntf_write_model(c->w, &c->info.model) ?: vntf_write_clock(c->w, &clk) ?:
+	      vntf_write_backend(c->w, c->host ? VNTF_BACKEND_HOST : VNTF_BACKEND_MODULE);
 	if (!ret && prog) {
 		/* the identity view checks; the debug table as the image has it */
 		image = vnp_prog_image(prog, &size);
@@ -251,10 +284,25 @@ static ssize_t drain_all(struct vnp_capture *c)
 /* Waits up to timeout_ms for any traced device's rings: > 0 ready, 0, or -errno. */
 static int poll_all(struct vnp_capture *c, int timeout_ms)
 {
-	struct pollfd p[VNP_CAP_MAX_DEVICES];
+	struct pollfd p[VNP_CAP_MAX_DEVICES > VNP_CAP_MAX_CORES ? VNP_CAP_MAX_DEVICES :
+			VNP_CAP_MAX_CORES];
 	unsigned int i;
+	uint64_t v;
 	int n;
 
+	if (c->host) {
+		for (i = 0; i < c->nr_cores; i++)
+			p[i] = (struct pollfd){ .fd = nd_host_trace_fd(c->htr[i]), .events = POLLIN };
+		n = poll(p, c->nr_cores, timeout_ms);
+		if (n < 0)
+			return -errno;
+		/* eventfds: read to clear (nonblocking; one not ready says EAGAIN) */
+		for (i = 0; n && i < c->nr_cores; i++)
+			if ((p[i].revents & POLLIN) && read(p[i].fd, &v, sizeof(v)) < 0 &&
+			    errno != EAGAIN)
+				return -errno;
+		return n;
+	}
 	if (c->ndev <= 1)
 		return nd_trace_poll(c->tdev, timeout_ms);
 	for (i = 0; i < c->ndev; i++)
@@ -307,19 +355,29 @@ int vnp_cap_start(struct vnp_capture *c, const struct nd_trace_opts *o)
 	for (i = 0; i < c->nr_cores; i++) {
 		struct nd_device *d = c->tdevs[c->cdev[i]] ?: c->tdev;
 
-		ret = nd_trace_start(d, c->core[i], o, &c->tr[i]);
-		if (ret) {
-			vnp_cap_err("%s", nd_device_error(d));
-			return ret;
+		if (c->host) {
+			ret = nd_host_trace_start(c->hosts[i], o, &c->htr[i]);
+			if (ret) {
+				vnp_cap_err("host core %u: %s", i, nd_host_error(c->hosts[i]));
+				return ret;
+			}
+			c->nr_rings[i] = nd_host_trace_nr_rings(c->htr[i]);
+		} else {
+			ret = nd_trace_start(d, c->core[i], o, &c->tr[i]);
+			if (ret) {
+				vnp_cap_err("%s", nd_device_error(d));
+				return ret;
+			}
+			c->nr_rings[i] = nd_trace_nr_rings(c->tr[i]);
 		}
-		c->nr_rings[i] = nd_trace_nr_rings(c->tr[i]);
 		if (c->nr_rings[i] > VNP_CAP_MAX_RINGS) {
 			vnp_cap_err("the device reports %u rings per core, this build handles %u",
 				    c->nr_rings[i], VNP_CAP_MAX_RINGS);
 			return -E2BIG;
 		}
 		for (j = 0; j < c->nr_rings[i]; j++) {
-			if (nd_trace_ring(c->tr[i], j, &c->ring[i][j])) {
+			if (c->host ? nd_host_trace_ring(c->htr[i], j, &c->ring[i][j]) :
+				      nd_trace_ring(c->tr[i], j, &c->ring[i][j])) {
 				vnp_cap_err("core %u ring %u: the control page is not valid",
 					    c->core[i], j);
 				return -EINVAL;
@@ -352,11 +410,14 @@ int vnp_cap_stop(struct vnp_capture *c)
 	unsigned int i;
 	int ret = 0;
 
-	for (i = 0; i < c->nr_cores; i++)
+	for (i = 0; i < c->nr_cores; i++) {
+		if (c->htr[i])
+			nd_host_trace_stop(c->htr[i]);
 		if (c->tr[i] && nd_trace_stop(c->tr[i])) {
 			vnp_cap_err("%s", nd_device_error(c->tdevs[c->cdev[i]] ?: c->tdev));
 			ret = -EIO;
 		}
+	}
 	if (c->running) {
 		__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(c->thr, NULL);
@@ -464,12 +525,19 @@ int vnp_cap_finish(struct vnp_capture *c, int quiet)
 		fputs(", none lost\n", stderr);
 	ret = vntf_writer_finish(c->w, vnp_now_ns(CLOCK_MONOTONIC));
 	c->w = NULL;
-	if (ret)
+	if (ret) {
 		nd_out_abort(&c->out);
-	else
-		ret = nd_out_commit(&c->out);
-	if (ret)
 		vnp_cap_err("%s: cannot write the profile: %s", c->path, strerror(-ret));
+		return ret;
+	}
+	ret = nd_out_commit(&c->out);
+	if (ret) {
+		char msg[PATH_MAX * 2 + 256];
+
+		vnp_cap_err("cannot write the profile: %s",
+			    nd_out_strerror(&c->out, ret, msg, sizeof(msg)));
+		nd_out_release(&c->out);
+	}
 	return ret;
 }
 
@@ -485,6 +553,10 @@ void vnp_cap_close(struct vnp_capture *c)
 	nd_out_abort(&c->out);
 	for (i = 0; i < c->nr_cores; i++)
 		nd_trace_free(c->tr[i]);
+	for (i = 0; i < VNP_CAP_MAX_CORES; i++) {
+		nd_host_trace_free(c->htr[i]);
+		nd_host_close(c->hosts[i]);
+	}
 	for (i = 1; i < c->ndev; i++)
 		nd_close(c->tdevs[i]);
 	nd_close(c->tdev);

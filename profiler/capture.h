@@ -9,6 +9,10 @@
  * vnp_cap_start() to vnp_cap_stop(); the caller writes the header sections before and
  * the lost counts and the end section after.
  *
+ * With the host backend (vnp_cap_open_host(), capture --host) there is no device: each
+ * traced core is a libvnprog host handle whose trace session has the same rings in host
+ * memory (nd_host_trace_*()), drained the same way, the drainer woken by their eventfds.
+ *
  * Every function returns 0 or -errno and has said why on stderr ("vneuron-profile
  * capture: ...").
  */
@@ -46,6 +50,10 @@ struct vnp_capture {
 	unsigned int nr_workers;
 	unsigned int worker[VNP_CAP_MAX_CORES];
 	struct nd_trace *tr[VNP_CAP_MAX_CORES];
+	/* the host backend (capture --host): a host core per traced core, no device file */
+	int host;
+	struct nd_host *hosts[VNP_CAP_MAX_CORES];
+	struct nd_host_trace *htr[VNP_CAP_MAX_CORES];
 	unsigned int nr_rings[VNP_CAP_MAX_CORES];
 	struct nd_ring ring[VNP_CAP_MAX_CORES][VNP_CAP_MAX_RINGS];
 	const char *path;		/* the profile */
@@ -62,6 +70,15 @@ void vnp_cap_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Opens /dev/vneuronN for tracing into a zeroed c. */
 int vnp_cap_open(struct vnp_capture *c, unsigned int device);
+/*
+ * The host backend instead (vnp_cap_open()'s alternative): n host cores (libvnprog's
+ * nd_host, the device core in threads of this process) of the trn1 model, numbered as
+ * the module would place them, cores_per_device to a device from device 0 on, so the
+ * workers' sections and the collectives' links are the module's; workers (n > 1 or
+ * workers set) get their ranks. c->hosts[i] runs core i.
+ */
+int vnp_cap_open_host(struct vnp_capture *c, unsigned int n, unsigned int cores_per_device,
+		      int workers);
 /*
  * One more device to trace (after vnp_cap_open()): its index in c->tdevs. -ENODEV if
  * there is no /dev/vneuronN (said only if !quiet_enoent), -EINVAL for another device

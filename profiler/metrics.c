@@ -704,6 +704,12 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			m->pending[k] += (double)c * (double)m->bin_ps;
 			m->tput[k] = m->tput[k] * 1e12 / (double)m->bin_ps;
 			m->pending[k] /= (double)m->bin_ps;
+			if (m->tput[k] > m->tput_peak)
+				m->tput_peak = m->tput[k];
+			if (m->pending[k] > m->pending_peak)
+				m->pending_peak = m->pending[k];
+			m->tput_avg += m->tput[k] / m->nbins;
+			m->pending_avg += m->pending[k] / m->nbins;
 		}
 	}
 	free(rate);

@@ -173,6 +173,12 @@ struct vnp_metrics {
 	uint64_t bin_ps;
 	double *tput;			/* bytes/s in each bin */
 	double *pending;		/* average descriptors in flight in each bin */
+	/*
+	 * Their peaks and averages over the bins: the figures the text summary prints
+	 * and the web viewer labels its counters with (summary-json "series"), so both
+	 * say the same at the same bin size (docs/metrics.md, "DMA series").
+	 */
+	double tput_peak, tput_avg, pending_peak, pending_avg;
 
 	struct vnp_exec_stats xs;	/* the executions compared */
 

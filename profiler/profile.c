@@ -268,6 +268,8 @@ static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 		ret = -EINVAL;
 		goto out;
 	}
+	/* what ran it: module, host, or unknown (a 1.0 profile) */
+	pf->tl.backends |= 1u << (info->backend < 31 ? info->backend : 0);
 	if (!info->nr_programs && !info->have_exec_programs)
 		pf->no_identity = true;
 	for (i = 0; i < info->nr_streams; i++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "summary.h"
+#include "vntf.h"
 
 /* Prints text wrapped at 78 columns, every line starting with indent. */
 static void wrap(FILE *f, const char *indent, const char *first, const char *s)
@@ -351,6 +352,16 @@ static void exec_stats_text(FILE *f, const struct vnp_view *v)
 	}
 }
 
+/* The backend the profiles were captured on: "module", "host", "mixed" or "unknown". */
+static const char *backend_of(const struct vnp_timeline *tl)
+{
+	uint32_t b = tl->backends & ~1u;	/* profiles that say */
+
+	if (!b)
+		return "unknown";
+	return b & (b - 1) ? "mixed" : vntf_backend_name((uint32_t)__builtin_ctz(b));
+}
+
 int vnp_summary_text(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_timeline *tl = v->tl;
@@ -358,7 +369,6 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 	const struct vnp_analysis *a = v->a;
 	char t1[32], t2[32], t3[32], b1[32], b2[32], line[512];
 	unsigned int u, q, op, i;
-	double tmax = 0, tavg = 0, pmax = 0, pavg = 0;
 
 	fprintf(f, "vneuron-profile: %s\n",
 		tl->prog && tl->prog->name && *tl->prog->name ? tl->prog->name : "(unnamed program)");
@@ -369,6 +379,10 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 		"%llu exec%s\n", tl->model.name, m->peak_flops / 1e12 / (tl->ncores ? tl->ncores : 1),
 		(double)tl->model.hbm_bw / 1e9, tl->ncores ? tl->ncores : 1,
 		tl->ncores > 1 ? "s" : "", (unsigned long long)m->nexec, m->nexec == 1 ? "" : "s");
+	if (tl->backends & ~1u)
+		fprintf(f, "  captured on the %s backend%s\n", backend_of(tl),
+			tl->backends & (1u << VNTF_BACKEND_HOST) ?
+			" (modeled figures are the module's; host times are this machine's)" : "");
 	if (tl->lost || tl->malformed)
 		fprintf(f, "  WARNING: %llu records lost in capture, %llu malformed records "
 			"skipped: figures are incomplete\n", (unsigned long long)tl->lost,
@@ -447,18 +461,13 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 			vnp_fmt_bytes((double)m->mem_read[VNEF_MEM_PSUM], b1, sizeof(b1)),
 			vnp_fmt_bytes((double)m->mem_write[VNEF_MEM_PSUM], b2, sizeof(b2)));
 	fputc('\n', f);
-	for (i = 0; i < m->nbins; i++) {
-		tmax = m->tput[i] > tmax ? m->tput[i] : tmax;
-		pmax = m->pending[i] > pmax ? m->pending[i] : pmax;
-		tavg += m->tput[i] / m->nbins;
-		pavg += m->pending[i] / m->nbins;
-	}
-	fprintf(f, "  throughput avg %.2f GB/s, peak %.2f GB/s (bins of %s)\n", tavg / 1e9,
-		tmax / 1e9, vnp_fmt_time(m->bin_ps, t1, sizeof(t1)));
-	fprintf(f, "  pending DMA avg %.2f, peak %.2f\n", pavg, pmax);
-	if (m->dma_count && tmax > 0) {
-		sparkline(f, "  throughput ", m->tput, m->nbins, tmax);
-		sparkline(f, "  pending    ", m->pending, m->nbins, pmax);
+	/* the viewer labels its counters with the same figures (docs/metrics.md) */
+	fprintf(f, "  throughput avg %.2f GB/s, peak %.2f GB/s (bins of %s)\n",
+		m->tput_avg / 1e9, m->tput_peak / 1e9, vnp_fmt_time(m->bin_ps, t1, sizeof(t1)));
+	fprintf(f, "  pending DMA avg %.2f, peak %.2f\n", m->pending_avg, m->pending_peak);
+	if (m->dma_count && m->tput_peak > 0) {
+		sparkline(f, "  throughput ", m->tput, m->nbins, m->tput_peak);
+		sparkline(f, "  pending    ", m->pending, m->nbins, m->pending_peak);
 	}
 	for (q = 0; q < VNEF_DMA_QUEUES; q++) {
 		const struct vnp_unit *x = &m->queue[q];
@@ -499,6 +508,15 @@ static void jnum(FILE *f, double x)
 		fputs("null", f);
 	else
 		fprintf(f, "%.6g", x);
+}
+
+/* Exactly (round trip): a figure the viewer prints as the text summary does. */
+static void jnum_exact(FILE *f, double x)
+{
+	if (isnan(x) || isinf(x))
+		fputs("null", f);
+	else
+		fprintf(f, "%.17g", x);
 }
 
 static void jnums(FILE *f, const double *v, unsigned int n)
@@ -777,6 +795,8 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 	vnp_json_str(f, tl->prog && tl->prog->name ? tl->prog->name : "");
 	fputs(",\"model\":", f);
 	vnp_json_str(f, tl->model.name);
+	fputs(",\"backend\":", f);
+	vnp_json_str(f, backend_of(tl));
 	fprintf(f, ",\"cores\":%u,\"executions\":%llu,\"lost_records\":%llu,"
 		"\"malformed_records\":%llu,\n\"total_time_ps\":%llu,\"event_count\":%llu,"
 		"\"instruction_count\":%llu,\"dma_count\":%llu,\"start_ps\":%llu,\"end_ps\":%llu,"
@@ -864,8 +884,16 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 		unit_json(f, &m->queue[u], m->core_ps);
 		first = 0;
 	}
-	fprintf(f, "},\n\"series\":{\"bin_ps\":%llu,\"throughput_bytes_per_s\":",
+	fprintf(f, "},\n\"series\":{\"bin_ps\":%llu,\"throughput_peak_bytes_per_s\":",
 		(unsigned long long)m->bin_ps);
+	jnum_exact(f, m->tput_peak);
+	fputs(",\"throughput_avg_bytes_per_s\":", f);
+	jnum_exact(f, m->tput_avg);
+	fputs(",\"pending_peak\":", f);
+	jnum_exact(f, m->pending_peak);
+	fputs(",\"pending_avg\":", f);
+	jnum_exact(f, m->pending_avg);
+	fputs(",\"throughput_bytes_per_s\":", f);
 	jnums(f, m->tput, m->nbins);
 	fputs(",\"pending\":", f);
 	jnums(f, m->pending, m->nbins);

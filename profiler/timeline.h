@@ -158,6 +158,7 @@ struct vnp_timeline {
 	uint64_t lost;				/* records lost before reaching the profile */
 	uint64_t malformed;			/* records skipped as impossible */
 	uint64_t nexec;				/* distinct (core, exec_seq) executions */
+	uint32_t backends;			/* 1 << vntf backend of each profile read */
 	uint64_t ncc;				/* collectives (CC events) */
 	uint16_t cc_rank[VNP_MAX_CORES];	/* each core's rank in its CC records, or VNP_NO_RANK */
 	uint64_t model_flops;			/* per execution, for mfu; 0: unknown */

@@ -32,6 +32,7 @@ static const char *const section_names[] = {
 	[VNTF_SEC_LOST] = "lost",
 	[VNTF_SEC_END] = "end",
 	[VNTF_SEC_EXEC_PROGRAMS] = "exec programs",
+	[VNTF_SEC_BACKEND] = "backend",
 };
 
 static const char *section_name(uint32_t type)
@@ -52,7 +53,7 @@ struct vntf_writer {
 	FILE *f;
 	bool own;
 	int err;			/* first write error (errno) */
-	bool have_model, have_clock, have_exec_programs;
+	bool have_model, have_clock, have_exec_programs, have_backend;
 	uint32_t nr_programs;
 	uint64_t sections, records;
 	uint8_t declared[VNTF_MAX_STREAMS / 8];
@@ -82,7 +83,9 @@ static int put_parts(struct vntf_writer *w, uint32_t type, uint32_t flags,
 		     const void *const *part, const size_t *len, unsigned int n)
 {
 	static const uint8_t zero[8];
-	struct vntf_section_header h = { .type = type, .flags = flags };
+	/* every type after END came with a minor version: older readers skip it */
+	struct vntf_section_header h = { .type = type,
+					 .flags = flags | (type > VNTF_SEC_END ? VNTF_SEC_OPTIONAL : 0) };
 	unsigned int i;
 	int err;
 
@@ -250,6 +253,22 @@ int vntf_write_worker(struct vntf_writer *w, const struct vntf_worker *wk)
 		return -EINVAL;
 	w->declared[wk->stream / 8] |= 1u << (wk->stream % 8);
 	return flush_records(w) ?: put_section(w, VNTF_SEC_WORKER, wk, sizeof(*wk), NULL, 0);
+}
+
+const char *vntf_backend_name(uint32_t backend)
+{
+	return backend == VNTF_BACKEND_MODULE ? "module" :
+	       backend == VNTF_BACKEND_HOST ? "host" : "unknown";
+}
+
+int vntf_write_backend(struct vntf_writer *w, uint32_t backend)
+{
+	struct vntf_backend b = { .backend = backend };
+
+	if (w->have_backend || (backend != VNTF_BACKEND_MODULE && backend != VNTF_BACKEND_HOST))
+		return -EINVAL;
+	w->have_backend = true;
+	return flush_records(w) ?: put_section(w, VNTF_SEC_BACKEND, &b, sizeof(b), NULL, 0);
 }
 
 int vntf_write_records(struct vntf_writer *w, uint32_t stream,
@@ -537,7 +556,7 @@ static uint64_t size_limit(uint32_t type, uint32_t flags)
 		       VNTF_MAX_PROGRAMS * sizeof(struct vntf_program) +
 		       (uint64_t)VNTF_MAX_EXECS * sizeof(struct vntf_exec_program);
 	case VNTF_SEC_MODEL: case VNTF_SEC_CLOCK: case VNTF_SEC_WORKER:
-	case VNTF_SEC_LOST: case VNTF_SEC_END:
+	case VNTF_SEC_LOST: case VNTF_SEC_END: case VNTF_SEC_BACKEND:
 		return SMALL_MAX;
 	default:
 		return flags & VNTF_SEC_OPTIONAL ? VNTF_MAX_OPTIONAL : 0;
@@ -718,6 +737,23 @@ static int do_records(struct vntf_reader *r, const struct vntf_section_header *h
 	return 1;
 }
 
+/* Section 12: a later reader may find a backend it does not know; it says "unknown". */
+static int do_backend(struct vntf_reader *r, const struct vntf_section_header *h)
+{
+	struct vntf_backend b;
+	int err = need(r, h, sizeof(b));
+
+	if (err)
+		return err;
+	memcpy(&b, r->buf, sizeof(b));
+	if (r->info.backend)
+		return fail(r, -EINVAL, SEC_FMT "a second backend section", SEC_ARGS(r, h));
+	if (b.backend == VNTF_BACKEND_UNKNOWN || b.reserved)
+		return fail(r, -EINVAL, SEC_FMT "backend 0 or reserved field set", SEC_ARGS(r, h));
+	r->info.backend = b.backend;
+	return 0;
+}
+
 static int do_end(struct vntf_reader *r, const struct vntf_section_header *h, uint64_t next)
 {
 	struct vntf_end e;
@@ -851,6 +887,9 @@ static int section(struct vntf_reader *r, struct vntf_chunk *c)
 			return err;
 		r->info.streams[idx].dropped = l.dropped;
 		r->info.streams[idx].overwritten = l.overwritten;
+		break;
+	case VNTF_SEC_BACKEND:
+		err = do_backend(r, &h);
 		break;
 	case VNTF_SEC_END:
 		err = do_end(r, &h, next);

@@ -48,8 +48,22 @@ enum vntf_section {
 	VNTF_SEC_RECORDS = 5,		/* struct vntf_records + count records */
 	VNTF_SEC_LOST = 6,		/* struct vntf_lost: totals so far for a stream */
 	VNTF_SEC_END = 7,		/* struct vntf_end: last section of a complete file */
-	/* optional (1.1): which program each execution ran, by identity */
-	VNTF_SEC_EXEC_PROGRAMS = 9,	/* struct vntf_exec_programs + tables */
+	/* 1.1: optional sections (VNTF_SEC_OPTIONAL), skipped by 1.0 readers */
+	VNTF_SEC_EXEC_PROGRAMS = 9,	/* struct vntf_exec_programs + tables: what each ran */
+	VNTF_SEC_BACKEND = 12,		/* struct vntf_backend: what ran the workload */
+};
+
+/* What ran the captured executions (section 12; a 1.0 file has none: unknown). */
+enum vntf_backend_kind {
+	VNTF_BACKEND_UNKNOWN = 0,
+	VNTF_BACKEND_MODULE = 1,	/* vneuron.ko, /dev/vneuronN */
+	VNTF_BACKEND_HOST = 2,		/* libvnprog's host backend: the device core in
+					 * threads of the capturing process (capture --host) */
+};
+
+struct vntf_backend {
+	uint32_t backend;		/* enum vntf_backend_kind, not UNKNOWN */
+	uint32_t reserved;		/* 0 */
 };
 
 #define VNTF_HASH_NONE		0
@@ -149,6 +163,10 @@ int vntf_write_clock(struct vntf_writer *w, const struct vntf_clock *c);
 int vntf_write_program(struct vntf_writer *w, const struct vntf_program *p,
 		       const void *debug, size_t debug_size);
 int vntf_write_worker(struct vntf_writer *w, const struct vntf_worker *wk);
+/* The backend section (once, before the records): VNTF_BACKEND_MODULE or _HOST. */
+int vntf_write_backend(struct vntf_writer *w, uint32_t backend);
+/* "module", "host", or "unknown" (a 1.0 profile). */
+const char *vntf_backend_name(uint32_t backend);
 /* Records as drained; coalesced into sections of up to VNTF_MAX_CHUNK records. */
 int vntf_write_records(struct vntf_writer *w, uint32_t stream,
 		       const struct vneuron_trace_record *recs, size_t n);
@@ -190,6 +208,7 @@ struct vntf_info {
 	bool complete;			/* the end section was read and checked */
 	struct vneuron_model model;
 	struct vntf_clock clock;
+	uint32_t backend;		/* enum vntf_backend_kind (0: no section) */
 	uint32_t nr_programs;
 	struct vntf_program_info *programs;
 	uint32_t nr_streams;

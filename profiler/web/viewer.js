@@ -39,6 +39,19 @@ function fmtNum(x) {
 	if (a >= 1e4) return (x / 1e3).toFixed(1) + ' k';
 	return String(Math.round(x * 1000) / 1000);
 }
+/*
+ * Units (docs/metrics.md, "Units"), as the text summary prints them: sizes in binary
+ * units (KiB, MiB, GiB: 1024^n bytes, vnp_fmt_bytes()), rates in decimal GB/s (10^9
+ * bytes/s, as bandwidths are quoted).
+ */
+function fmtBytes(b) {
+	if (b == null || Number.isNaN(b)) return '-';
+	if (b < 1024) return b.toFixed(0) + ' B';
+	if (b < 1024 * 1024) return (b / 1024).toFixed(1) + ' KiB';
+	if (b < 1024 * 1024 * 1024) return (b / (1024 * 1024)).toFixed(1) + ' MiB';
+	return (b / (1024 * 1024 * 1024)).toFixed(2) + ' GiB';
+}
+function fmtRate(x) { return x == null || Number.isNaN(x) ? '-' : (x / 1e9).toFixed(2) + ' GB/s'; }
 function fmtPct(x) { return x == null ? '-' : (x * 100).toFixed(1) + '%'; }
 
 /* ---- data ---------------------------------------------------------------------------- */
@@ -129,6 +142,7 @@ function buildLanes() {
 	lanes = [];
 	let y = AXIS_H;
 	for (const r of c.rows) { lanes.push({ kind: 'row', row: r, y: y, h: ROW_H, name: r.name }); y += ROW_H; }
+	/* the summary's DMA series: every core's DMA, in its bins (seriesPixels()) */
 	lanes.push({ kind: 'tput', y: y, h: CTR_H, name: 'DMA throughput' }); y += CTR_H;
 	lanes.push({ kind: 'pending', y: y, h: CTR_H, name: 'pending DMA' }); y += CTR_H;
 	lab.textContent = '';
@@ -151,6 +165,36 @@ function buildLanes() {
 		l.labelEl = d;
 		lab.appendChild(d);
 	}
+}
+
+/*
+ * The DMA counters: the summary's series (summary-json "series", the bins the text
+ * summary uses: summary-json dma.series), so the viewer and the summary agree on every figure. A pixel column
+ * shows the highest bin it covers (zoomed out no peak is lost; zoomed in a bin is a
+ * step over its columns); the labels are the series' own peaks.
+ */
+function seriesPixels(a, b, W) {
+	const se = ((D.summary || {}).dma || {}).series || {}, bp = se.bin_ps || 0;
+	const tp = se.throughput_bytes_per_s || [], pe = se.pending || [];
+	const off = ((D.summary || {}).start_ps || D.t0) - D.t0, n = Math.min(tp.length, pe.length);
+	const tput = new Float64Array(W), pend = new Float64Array(W), px = (b - a) / W;
+	if (!bp || !n) return { tput, pend };
+	for (let x = 0; x < W; x++) {
+		const t0 = a + x * px - off, t1 = t0 + px;
+		let k0 = Math.max(0, Math.floor(t0 / bp));
+		const k1 = Math.min(n - 1, Math.ceil(t1 / bp) - 1);
+		for (; k0 <= k1; k0++) {
+			if (tp[k0] > tput[x]) tput[x] = tp[k0];
+			if (pe[k0] > pend[x]) pend[x] = pe[k0];
+		}
+	}
+	return { tput, pend };
+}
+function counterLabel(kind) {
+	const se = ((D.summary || {}).dma || {}).series || {};
+	const bins = ' (bins of ' + fmtTime(se.bin_ps || 0) + ')';
+	return kind === 'tput' ? 'peak ' + fmtRate(se.throughput_peak_bytes_per_s) + bins :
+		'peak ' + (se.pending_peak == null ? '-' : se.pending_peak.toFixed(2)) + bins;
 }
 
 /* ---- level of detail ------------------------------------------------------------------- */
@@ -225,18 +269,14 @@ function render() {
 		g.beginPath(); g.moveTo(x + 0.5, AXIS_H - 6); g.lineTo(x + 0.5, H); g.stroke();
 		g.fillText(fmtTick(x0, step), x + 3, 14);
 	}
-	let tput = new Float64Array(W), pend = new Float64Array(W);
+	const { tput, pend } = seriesPixels(a, b, W);
 	lanes.forEach((l, li) => {
 		if (l.kind !== 'row') return;
 		const r = l.row, y = l.y;
 		if (li % 2) { g.fillStyle = 'rgba(31,41,51,0.035)'; g.fillRect(0, y, W, l.h); }
 		const [i0, i1] = visible(r, a, b);
 		l.lod = i1 - i0 > 2 * W;
-		if (r.dma) {
-			const p = rowPixels(r, a, b, W);
-			for (let x = 0; x < W; x++) { tput[x] += p.by[x]; pend[x] += p.busy[x]; }
-			if (l.lod) drawLod(g, r, p, y, l.h, W);
-		} else if (l.lod) {
+		if (l.lod) {
 			drawLod(g, r, rowPixels(r, a, b, W), y, l.h, W);
 		}
 		if (!l.lod) {
@@ -293,8 +333,6 @@ function render() {
 		drawFaults(g, l, a, px, W);
 	});
 	drawFlows(g, a, b, px, W);
-	const secs = px * 1e-12;
-	for (let x = 0; x < W; x++) { tput[x] /= secs; pend[x] /= px; }
 	for (const l of lanes) {
 		if (l.kind === 'row') continue;
 		const arr = l.kind === 'tput' ? tput : pend;
@@ -308,7 +346,7 @@ function render() {
 			const h = (l.h - 6) * arr[x] / mx;
 			if (h > 0) g.fillRect(x, l.y + l.h - 2 - h, 1, h);
 		}
-		l.valEl.textContent = l.kind === 'tput' ? 'peak ' + fmtNum(mx) + 'B/s' : 'peak ' + mx.toFixed(2);
+		l.valEl.textContent = counterLabel(l.kind);
 		g.strokeStyle = '#d5dae0'; g.beginPath(); g.moveTo(0, l.y + l.h - 0.5); g.lineTo(W, l.y + l.h - 0.5); g.stroke();
 	}
 	if (drag && drag.moved) {
@@ -455,8 +493,8 @@ function describeCC(r, i) {
 	return ['bytes    ' + r.b[i] + ' (this rank\'s input)   group ' + r.g[i] + ' rank' + (r.g[i] === 1 ? '' : 's') +
 			(c.rank != null ? '   rank ' + c.rank : ''),
 		'last to arrive: rank ' + r.lr[i] + (r.cw[i] > 0 ? '   waited ' + fmtTime(r.cw[i]) + ' for it' : '   (no wait)'),
-		'transfer ' + fmtTime(xf) + '   algbw ' + (r.ab[i] ? fmtNum(r.ab[i]) + 'B/s' : '-') +
-			'   busbw ' + (r.bb[i] ? fmtNum(r.bb[i]) + 'B/s' : '-')];
+		'transfer ' + fmtTime(xf) + '   algbw ' + (r.ab[i] ? fmtRate(r.ab[i]) : '-') +
+			'   busbw ' + (r.bb[i] ? fmtRate(r.bb[i]) : '-')];
 }
 function describe(r, i) {
 	const loc = D.loc[r.stream] || { l: [], s: [] }, p = r.p[i];
@@ -465,7 +503,7 @@ function describe(r, i) {
 		'start    ' + fmtTime(r.st[i]) + '   end ' + fmtTime(r.en[i]),
 		'duration ' + fmtTime(r.en[i] - r.st[i]),
 		...(r.cc ? describeCC(r, i) :
-		    [r.m ? 'bytes    ' + r.b[i] + '   (' + fmtNum(r.b[i] / Math.max(1e-12, (r.en[i] - r.st[i]) * 1e-12)) + 'B/s)'
+		    [r.m ? 'bytes    ' + r.b[i] + '   (' + fmtRate(r.b[i] / Math.max(1e-12, (r.en[i] - r.st[i]) * 1e-12)) + ')'
 			 : 'elements ' + r.e[i] + '   bytes ' + r.b[i] + '   flops ' + r.f[i]]),
 		'source   ' + (li >= 0 ? D.lines[li] : '(unknown)'),
 		'scope    ' + (si >= 0 ? D.scopes[si] : '(none)'),
@@ -495,8 +533,9 @@ function onMove(ev) {
 		if (i >= 0) text = describe(l.row, i);
 	} else if (l && l.values) {
 		const k = Math.max(0, Math.min(l.values.length - 1, Math.floor(x)));
-		text = l.name + ' at ' + fmtTime(xToT(x)) + '\n' +
-			(l.kind === 'tput' ? fmtNum(l.values[k]) + 'B/s' : l.values[k].toFixed(2) + ' descriptors in flight');
+		text = l.name + (D.cores.length > 1 ? ' (all cores)' : '') + ' at ' + fmtTime(xToT(x)) + '\n' +
+			(l.kind === 'tput' ? fmtRate(l.values[k]) : l.values[k].toFixed(2) + ' descriptors in flight') +
+			' (the highest bin here)';
 	}
 	if (!text) { tip.hidden = true; return; }
 	tip.textContent = text; tip.hidden = false;
@@ -640,9 +679,9 @@ function buildSummary() {
 	execStats(root, s.execution_stats);
 	if (s.dma) {
 		root.appendChild(el('h2', 'DMA'));
-		root.appendChild(table([['descriptors', String(s.dma.count)], ['bytes', fmtNum(s.dma.bytes) + 'B'],
-			['average transfer', s.dma.average_bytes == null ? '-' : fmtNum(s.dma.average_bytes) + 'B'],
-			['HBM read / written', fmtNum(s.dma.hbm_read) + 'B / ' + fmtNum(s.dma.hbm_write) + 'B']]));
+		root.appendChild(table([['descriptors', String(s.dma.count)], ['bytes', fmtBytes(s.dma.bytes)],
+			['average transfer', s.dma.average_bytes == null ? '-' : fmtBytes(s.dma.average_bytes)],
+			['HBM read / written', fmtBytes(s.dma.hbm_read) + ' / ' + fmtBytes(s.dma.hbm_write)]]));
 	}
 	collectives(root, s);
 	const adv = s.advice || [];
@@ -674,7 +713,7 @@ function collectives(root, s) {
 	const h = el('h2', 'Collectives (' + c.count + ')');
 	h.id = 'collectives';
 	root.appendChild(h);
-	const bw = (x) => x == null ? '-' : fmtNum(x) + 'B/s';
+	const bw = (x) => x == null ? '-' : fmtRate(x);
 	root.appendChild(table([
 		['collective time (CC-core busy, all ranks)', fmtTime(c.time_ps)],
 		['transfers', fmtTime(c.transfer_ps)], ['waits for the last rank', fmtTime(c.wait_ps)],
@@ -682,7 +721,7 @@ function collectives(root, s) {
 		['on the critical path', 'transfers ' + fmtTime(c.critical_path_transfer_ps) + ', waits ' + fmtTime(c.critical_path_wait_ps)]]));
 	const ops = Object.entries(c.ops || {});
 	if (ops.length) {
-		const t = table(ops.map(([k, o]) => [k, String(o.count), fmtNum(o.bytes) + 'B', fmtTime(o.time_ps), bw(o.algbw), bw(o.busbw)]),
+		const t = table(ops.map(([k, o]) => [k, String(o.count), fmtBytes(o.bytes), fmtTime(o.time_ps), bw(o.algbw), bw(o.busbw)]),
 			['op', 'count', 'bytes', 'time', 'algbw', 'busbw']);
 		t.id = 'cc-ops';
 		root.appendChild(t);
@@ -763,7 +802,7 @@ function roofline(root, s) {
 	mk('polyline', { class: 'ceiling', 'data-ceiling': 'peak', fill: 'none', stroke: '#c81e1e', 'stroke-width': 2,
 		points: lx(ridge) + ',' + ly(pk) + ' ' + lx(xmax) + ',' + ly(pk) });
 	mk('text', { x: lx(ridge) + 6, y: ly(pk) - 5, 'font-size': 10, fill: '#c81e1e' }, 'TensorE peak ' + fmtNum(pk) + 'flop/s');
-	mk('text', { x: lx(x0) + 4, y: ly(x0 * hb) - 6, 'font-size': 10, fill: '#2f80ed' }, 'HBM ' + fmtNum(hb) + 'B/s');
+	mk('text', { x: lx(x0) + 4, y: ly(x0 * hb) - 6, 'font-size': 10, fill: '#2f80ed' }, 'HBM ' + fmtRate(hb));
 	mk('text', { x: lx(ridge) - 4, y: ly(pk) + 14, 'text-anchor': 'end', 'font-size': 10, fill: '#52606d' }, 'ridge ' + ridge.toFixed(1) + ' flop/B');
 	const seen = new Map();
 	pts.forEach((p) => {

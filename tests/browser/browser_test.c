@@ -470,6 +470,27 @@ static int cc_capture(const void *img, size_t size, const char *path, size_t *nc
 	return ret;
 }
 
+/* dir/name's contents, NUL-terminated (malloc()ed), or NULL. */
+static char *slurp(const char *dir, const char *name)
+{
+	char path[320], *b = NULL;
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 && (b = calloc(1, n + 1))) {
+		rewind(f);
+		if (fread(b, 1, n, f) != (size_t)n) {
+			free(b);
+			b = NULL;
+		}
+	}
+	if (f)
+		fclose(f);
+	return b;
+}
+
 static int run(const char *fmt, ...)
 {
 	char cmd[2048];
@@ -948,7 +969,7 @@ static int shot(const char *page, const char *name)
 int main(int argc, char **argv)
 {
 	char prog[300], prof[300], html[300], big_prof[300], big_html[300], url[400];
-	char *s, *sj = NULL, expr[512];
+	char *s, *sj = NULL, *st = NULL, expr[512];
 	struct expect ex;
 	void *img = NULL;
 	size_t size = 0;
@@ -976,25 +997,14 @@ int main(int argc, char **argv)
 		die("vneuron-profile -f html");
 	if (run(PROFILER " view -n %s -s %s -f summary-json -o %s/s.json", prog, prof, dir))
 		die("vneuron-profile -f summary-json");
-	{
-		void *b = NULL;
-		FILE *f;
-		char p2[320];
-		long n;
-
-		snprintf(p2, sizeof(p2), "%s/s.json", dir);
-		f = fopen(p2, "r");
-		if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 && (b = calloc(1, n + 1))) {
-			rewind(f);
-			if (fread(b, 1, n, f) != (size_t)n)
-				n = 0;
-		}
-		if (f)
-			fclose(f);
-		sj = b;
-	}
+	if (run(PROFILER " view -n %s -s %s -o %s/s.txt", prog, prof, dir))
+		die("vneuron-profile -f summary-text");
+	sj = slurp(dir, "s.json");
 	if (!sj)
 		die("reading the summary-json");
+	st = slurp(dir, "s.txt");
+	if (!st)
+		die("reading the text summary");
 
 	if (cdp_start())
 		die("chromium is missing: run 'make setup' (installs Debian's chromium)");
@@ -1030,10 +1040,25 @@ int main(int argc, char **argv)
 	}
 	tap(lane_of("DMA throughput") > 0 && lane_of("pending DMA") > 0,
 	    "DMA throughput and pending-DMA counter rows");
-	s = eval("document.querySelector('.rowlabel.counter .count').textContent");
-	tap(s && strstr(s, "B/s") && !strstr(s, "peak 0B"), "throughput row shows a peak: %s",
-	    s ? s : "?");
-	free(s);
+	/* issue 12: the counters' peaks are the text summary's, at its bin size, in its units */
+	{
+		char want_t[96] = "?", want_p[96] = "?", bins[32] = "", *tl, *pl;
+		const char *q = strstr(st, "  throughput avg "), *r2 = strstr(st, "  pending DMA avg ");
+		double pk = 0, pp = 0;
+
+		if (q && (q = strstr(q, ", peak ")) && sscanf(q, ", peak %lf GB/s (bins of %31[^)])",
+							      &pk, bins) == 2)
+			snprintf(want_t, sizeof(want_t), "peak %.2f GB/s (bins of %s)", pk, bins);
+		if (r2 && (r2 = strstr(r2, ", peak ")) && sscanf(r2, ", peak %lf", &pp) == 1)
+			snprintf(want_p, sizeof(want_p), "peak %.2f (bins of %s)", pp, bins);
+		tl = eval("document.querySelectorAll('.rowlabel.counter .count')[0].textContent");
+		pl = eval("document.querySelectorAll('.rowlabel.counter .count')[1].textContent");
+		tap(tl && pl && pk > 0 && !strcmp(tl, want_t) && !strcmp(pl, want_p),
+		    "the counters say what the text summary says: '%s', '%s' (summary: '%s', '%s')",
+		    tl ? tl : "?", pl ? pl : "?", want_t, want_p);
+		free(tl);
+		free(pl);
+	}
 	/* semaphore dependencies as arrows, the critical path as a dark red band */
 	{
 		long nf = eval_long("vnViewer.flows()");
@@ -1365,6 +1390,7 @@ int main(int argc, char **argv)
 	}
 	cdp_stop();
 	free(sj);
+	free(st);
 	free(img);
 	run("rm -rf %s", dir);
 	printf("1..%d\n", ntest);

@@ -249,6 +249,18 @@ TEST_F(cap, application_form)
 	/* The API calls: open, load, two allocs, two (exec, wait); the log file is gone. */
 	EXPECT_EQ(8, k[VNEURON_TRACE_MARKER]);
 	EXPECT_NE(0, sh("test -e %s.api", self->vntf));
+	/*
+	 * Issue 12: the API log is a new file of capture's own (mkstemp() next to the
+	 * profile): a file or a symlink already at PROFILE.api is neither truncated nor
+	 * followed, and the log is gone after the merge.
+	 */
+	ASSERT_EQ(0, sh("echo mine > %s/keep && ln -s %s/keep %s.api", dir, dir, self->vntf));
+	EXPECT_EQ(7, sh("CAPTURE_TEST_APP=%s %s capture --force-overwrite -q -s %s -- %s",
+			self->vnef, prof, self->vntf, self_exe));
+	EXPECT_EQ(0, sh("test \"$(cat %s/keep)\" = mine && test -L %s.api", dir, self->vntf));
+	EXPECT_EQ(0, sh("! ls %s.api.* 2>/dev/null", self->vntf));
+	ASSERT_EQ(0, count(self->vntf, k, &lost));
+	EXPECT_EQ(8, k[VNEURON_TRACE_MARKER]);
 	EXPECT_EQ(0, sh("%s view -n %s -s %s -o /dev/null 2>/dev/null", prof, self->vnef,
 			self->vntf));
 	/* issue 12: the profile says which program ran (section 9): no guess, no warning */
@@ -258,6 +270,57 @@ TEST_F(cap, application_form)
 			self->vnef, self->vntf));
 	EXPECT_EQ(3, sh("%s capture --force-overwrite -q -s %s -- sh -c 'exit 3'", prof, self->vntf));
 	EXPECT_EQ(127, sh("%s capture --force-overwrite -q -s %s -- /nonexistent 2>/dev/null", prof, self->vntf));
+}
+
+/*
+ * Issue 12: `capture --host` runs the same program on the host backend (the device core
+ * in threads, no module): every modeled figure is the module's, so the two profiles'
+ * summaries are the same, bar the lines that name the files and the backend.
+ */
+TEST_F(cap, host_backend_same_figures)
+{
+	ASSERT_EQ(0, sh("%s capture -q -n %s -s %s/mod.vntf in %s -N 2", prof, self->vnef, dir,
+			self->npy));
+	ASSERT_EQ(0, sh("%s capture --host -q -n %s -s %s/host.vntf in %s -N 2", prof,
+			self->vnef, dir, self->npy));
+	ASSERT_EQ(0, sh("%s view -n %s -s %s/mod.vntf | grep -v '^  program \\|captured on' "
+			"> %s/mod.txt", prof, self->vnef, dir, dir));
+	ASSERT_EQ(0, sh("%s view -n %s -s %s/host.vntf | grep -v '^  program \\|captured on' "
+			"> %s/host.txt", prof, self->vnef, dir, dir));
+	EXPECT_EQ(0, sh("diff %s/mod.txt %s/host.txt", dir, dir));
+	EXPECT_EQ(0, sh("%s view -n %s -s %s/mod.vntf | grep -q 'captured on the module "
+			"backend'", prof, self->vnef, dir));
+	EXPECT_EQ(0, sh("%s view -n %s -s %s/host.vntf | grep -q 'captured on the host "
+			"backend'", prof, self->vnef, dir));
+	/* the JSON summaries too, but for the backend */
+	ASSERT_EQ(0, sh("%s view -n %s -s %s/mod.vntf -f summary-json | sed 's/\"backend\":"
+			"\"[a-z]*\"//' > %s/mod.json", prof, self->vnef, dir, dir));
+	ASSERT_EQ(0, sh("%s view -n %s -s %s/host.vntf -f summary-json | sed 's/\"backend\":"
+			"\"[a-z]*\"//' > %s/host.json", prof, self->vnef, dir, dir));
+	EXPECT_EQ(0, sh("cmp %s/mod.json %s/host.json", dir, dir));
+}
+
+/*
+ * Issue 12: a core the device does not have is one mistake with one message, whichever
+ * tool is told: vneuron-run -c 5 says what capture -c 5 says (the module's default of
+ * 2 cores a device), with the same usage status.
+ */
+TEST_F(cap, bad_core_same_message_as_vneuron_run)
+{
+	char run[PATH_MAX + 16], *slash;
+
+	snprintf(run, sizeof(run), "%s", prof);
+	slash = strrchr(run, '/');
+	ASSERT_NE(NULL, slash);
+	strcpy(slash + 1, "vneuron-run");
+	EXPECT_EQ(2, sh("%s capture -q -n %s -s %s/c.vntf -c 5 2> %s/cap.err", prof, self->vnef,
+			dir, dir));
+	EXPECT_EQ(2, sh("%s %s -c 5 2> %s/run.err", run, self->vnef, dir));
+	EXPECT_EQ(0, sh("grep -q -- '--core 5: /dev/vneuron0 has 2 cores' %s/cap.err", dir));
+	EXPECT_EQ(0, sh("grep -q -- '--core 5: /dev/vneuron0 has 2 cores' %s/run.err", dir));
+	/* the same sentence, after each tool's name */
+	EXPECT_EQ(0, sh("test \"$(sed 's/^[^:]*: //' %s/cap.err)\" = "
+			"\"$(sed 's/^[^:]*: //' %s/run.err)\"", dir, dir));
 }
 
 /* Many short runs of the tool: minutes on the debug kernel under emulation. */

@@ -15,6 +15,9 @@
 #include "vn_model.h"
 #include "vn_trace.h"
 #include "neurondev.h"
+#include "vnprog.h"
+#include <poll.h>
+#include <unistd.h>
 #include "../../profiler/vntf.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
@@ -267,6 +270,71 @@ TEST(executor_to_profile)
 		capture_free(&cap[run]);
 		free(buf[run]);
 	}
+}
+
+/*
+ * Issue 12: a host handle's trace session (libvnprog, capture --host) is the module's in
+ * host memory: libneurondev's consumer attaches to its rings, an execution gives its
+ * EXEC_START, an INSN or DMA record per event with the executor's modeled times, and
+ * EXEC_END with the execution's modeled time; the eventfd wakes a drainer.
+ */
+TEST(host_trace_session)
+{
+	struct nd_trace_opts bad = { .ring_size = 5000 }, ok = { .ring_size = 64 * 1024 };
+	uint64_t kinds[16] = { 0 }, model = 0, efd_count;
+	const struct vneuron_trace_record *recs;
+	static float x[250 * 512], y[250 * 512];
+	struct nd_host_tensor t[] = { { "in", x, sizeof(x) }, { "out", y, sizeof(y) } };
+	struct nd_host_trace *tr, *tr2;
+	struct nd_run_result res;
+	struct nd_builder *b;
+	struct nd_host *h;
+	struct nd_error err;
+	struct nd_ring ring;
+	struct pollfd pf;
+	size_t size, nev;
+	unsigned int i;
+	ssize_t n, k;
+	void *img;
+
+	ASSERT_EQ(0, nd_builder_new("exp", &b));
+	ASSERT_EQ(0, nd_kernel_exp(b, 250, 512, 1));
+	ASSERT_EQ(0, nd_builder_finish(b, &img, &size));
+	nd_builder_free(b);
+	ASSERT_EQ(0, nd_host_open(NULL, &h, &err));
+	EXPECT_EQ(-EINVAL, nd_host_trace_start(h, &bad, &tr));
+	EXPECT_NE(NULL, strstr(nd_host_error(h), "ring size 5000"));
+	ASSERT_EQ(0, nd_host_trace_start(h, &ok, &tr));
+	EXPECT_EQ(-EBUSY, nd_host_trace_start(h, &ok, &tr2));
+	AEQ(NR, nd_host_trace_nr_rings(tr));
+	nd_host_record(h, 1);
+	ASSERT_EQ(0, nd_host_run(h, img, size, t, 2, 0, &res)) TH_LOG("%s", nd_host_error(h));
+	nd_host_events(h, &nev);
+	pf = (struct pollfd){ .fd = nd_host_trace_fd(tr), .events = POLLIN };
+	EXPECT_EQ(1, poll(&pf, 1, 0));		/* the execution's end woke it */
+	EXPECT_EQ((ssize_t)sizeof(efd_count), read(pf.fd, &efd_count, sizeof(efd_count)));
+	EXPECT_EQ(0, nd_host_trace_stop(tr));
+	for (i = 0; i < NR; i++) {
+		ASSERT_EQ(0, nd_host_trace_ring(tr, i, &ring));
+		EQ(vn_trace_ring_engine(i), ring.ctrl->engine);
+		while ((n = nd_ring_peek(&ring, &recs, 256)) > 0) {
+			for (k = 0; k < n; k++) {
+				kinds[recs[k].kind & 15]++;
+				if (recs[k].kind == VNEURON_TRACE_EXEC_END)
+					model = recs[k].model_end_ps;
+			}
+			nd_ring_release(&ring, (size_t)n);
+		}
+		EXPECT_EQ(0, n);
+		EQ(0, nd_ring_dropped(&ring));
+	}
+	EQ(1, kinds[VNEURON_TRACE_EXEC_START]);
+	EQ(1, kinds[VNEURON_TRACE_EXEC_END]);
+	EQ(nev, kinds[VNEURON_TRACE_INSN] + kinds[VNEURON_TRACE_DMA]);
+	EQ(res.model_ps, model);
+	EXPECT_LT(0, (int64_t)model);
+	nd_host_close(h);			/* frees the session too */
+	free(img);
 }
 
 TEST_HARNESS_MAIN

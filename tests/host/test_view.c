@@ -28,6 +28,7 @@
 #include "vnprog.h"
 #include "../../profiler/capture.h"
 #include "../../profiler/sha256.h"
+#include "../../profiler/timeline.h"
 #include "../../profiler/vntf.h"
 #include "vnp_synth.h"
 
@@ -1314,6 +1315,182 @@ TEST_F(view, capture_never_loses_a_file)
 	EXPECT_EQ(2, profiler(&self->out, "capture -s %s -- true", self->tiled_prof));
 }
 
+/* The number after key ("\"total_time_ps\":") in a JSON text, or ~0 if absent. */
+static unsigned long long json_num(const char *json, const char *key)
+{
+	const char *p = strstr(json, key);
+
+	return p ? strtoull(p + strlen(key), NULL, 10) : ~0ull;
+}
+
+/*
+ * Issue 12: `capture --host` runs the program on the host backend (no module) and
+ * writes a profile whose modeled figures are the model's own: the same as the fixture's
+ * profile, built from the host executor's events directly, and the same on a second
+ * capture; the profile says it came from the host backend, and view prints that.
+ */
+TEST_F(view, host_capture_matches_the_model)
+{
+	static const char *const keys[] = {
+		"\"total_time_ps\":", "\"event_count\":", "\"instruction_count\":",
+		"\"dma_count\":", "\"core_time_ps\":", "\"critical_path_ps\":",
+	};
+	char prof[160], prof2[160], err[256];
+	char *ref = NULL, *host = NULL, *host2 = NULL;
+	struct vntf_reader *r;
+	struct vntf_chunk c;
+	unsigned int i;
+
+	snprintf(prof, sizeof(prof), "%s/host.vntf", self->dir);
+	snprintf(prof2, sizeof(prof2), "%s/host2.vntf", self->dir);
+	ASSERT_EQ(0, profiler(&self->out, "capture --host -q -n %s -s %s", self->tiled_prog,
+			      prof));
+	free(self->out);
+	self->out = NULL;
+	ASSERT_EQ(0, profiler(&self->out, "capture --host -q -n %s -s %s", self->tiled_prog,
+			      prof2));
+	ASSERT_EQ(0, profiler(&ref, "view -n %s -s %s -f summary-json", self->tiled_prog,
+			      self->tiled_prof));
+	ASSERT_EQ(0, profiler(&host, "view -n %s -s %s -f summary-json", self->tiled_prog,
+			      prof));
+	ASSERT_EQ(0, profiler(&host2, "view -n %s -s %s -f summary-json", self->tiled_prog,
+			      prof2));
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		EXPECT_NE(~0ull, json_num(host, keys[i]));
+		EXPECT_EQ(json_num(ref, keys[i]), json_num(host, keys[i])) {
+			TH_LOG("%s differs from the model's", keys[i]);
+		}
+	}
+	EXPECT_NE(NULL, strstr(host, "\"backend\":\"host\""));
+	/* two host captures: the same summary, byte for byte (no host time in it) */
+	EXPECT_STREQ(host, host2);
+	free(ref);
+	free(host);
+	free(host2);
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s", self->tiled_prog, prof));
+	EXPECT_NE(NULL, strstr(self->out, "captured on the host backend"));
+	/* the backend section (type 12), optional, and the execution records */
+	ASSERT_EQ(0, vntf_open_file(&r, prof, err, sizeof(err)));
+	while (vntf_next(r, &c) > 0)
+		;
+	EXPECT_EQ(VNTF_BACKEND_HOST, vntf_reader_info(r)->backend);
+	EXPECT_TRUE(vntf_reader_info(r)->complete);
+	EXPECT_EQ(1, vntf_reader_info(r)->version_minor);
+	vntf_close(r);
+	/* what --host cannot do is said, status 2 */
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "capture --host --core 1 -n %s -s %s/x.vntf",
+			      self->tiled_prog, self->dir));
+	EXPECT_NE(NULL, strstr(self->out, "--host runs on host threads"));
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "capture --host -s %s/x.vntf -- true", self->dir));
+	EXPECT_NE(NULL, strstr(self->out, "--host runs a program"));
+}
+
+/*
+ * Issue 12: `capture --host --collectives-worker-count 4` runs the ranks as threads of
+ * one host communicator: every worker's streams are in the profile with its rank, the
+ * collectives meet (CC records on every rank), and a second capture gives the same
+ * summary.
+ */
+TEST_F(view, host_capture_workers)
+{
+	char prog[160], prof[160], err[256];
+	char *a = NULL, *b = NULL;
+	struct vntf_reader *r;
+	struct vntf_chunk c;
+	unsigned int ranks = 0, i;
+	uint64_t cc = 0;
+
+	if (access("build/bin/example-mlp-dp", X_OK))
+		SKIP(return, "build/bin/example-mlp-dp is not built (make)");
+	snprintf(prog, sizeof(prog), "%s/dp.vnef", self->dir);
+	snprintf(prof, sizeof(prof), "%s/dp.vntf", self->dir);
+	snprintf(err, sizeof(err), "build/bin/example-mlp-dp -q --host --steps 2 --write-vnef %s "
+		 "> /dev/null", prog);
+	ASSERT_EQ(0, system(err));
+	ASSERT_EQ(0, profiler(&self->out, "capture --host -q -n %s -s %s "
+			      "--collectives-worker-count 4", prog, prof));
+	ASSERT_EQ(0, profiler(&a, "view -n %s -s %s", prog, prof));
+	EXPECT_NE(NULL, strstr(a, "4 cores")) TH_LOG("%s", a);
+	EXPECT_NE(NULL, strstr(a, "over 4 ranks")) TH_LOG("%s", a);
+	ASSERT_EQ(0, vntf_open_file(&r, prof, err, sizeof(err)));
+	while (vntf_next(r, &c) > 0)
+		for (i = 0; i < c.count; i++)
+			cc += c.recs[i].kind == VNEURON_TRACE_CC;
+	for (i = 0; i < vntf_reader_info(r)->nr_streams; i++) {
+		const struct vntf_worker *w = &vntf_reader_info(r)->streams[i].worker;
+
+		EXPECT_EQ(4, w->nr_workers);
+		ranks |= 1u << w->worker;
+		/* placed as the module places them: two cores a device */
+		EXPECT_EQ(w->worker / 2, w->device);
+		EXPECT_EQ(w->worker % 2, w->core);
+	}
+	EXPECT_EQ(VNTF_BACKEND_HOST, vntf_reader_info(r)->backend);
+	vntf_close(r);
+	EXPECT_EQ(0xfu, ranks);
+	EXPECT_LT(0, (int64_t)cc);
+	EXPECT_EQ(0, cc % 4);			/* each collective on every rank */
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "capture --host -q --force-overwrite -n %s -s %s "
+			      "--collectives-worker-count 4", prog, prof));
+	ASSERT_EQ(0, profiler(&b, "view -n %s -s %s", prog, prof));
+	EXPECT_STREQ(a, b);
+	free(a);
+	free(b);
+}
+
+/*
+ * Issue 12: the text summary and the web viewer give the same DMA peaks. The viewer
+ * labels its counters with summary-json dma.series peaks (profiler/web/viewer.js,
+ * counterLabel()), so: the text's "peak X GB/s (bins of T)" and "pending ... peak Y"
+ * are the JSON's figures printed the same way, at the JSON's bin size, and the peaks
+ * are the highest bins of the series the viewer draws (tests/browser checks the page).
+ */
+TEST_F(view, dma_series_text_and_json_agree)
+{
+	char *json = NULL, want[128], bins[32], path[160], cmd[512];
+	const char *p;
+	double tpk, ppk;
+
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s --bins 37", self->tiled_prog,
+			      self->tiled_prof));
+	ASSERT_EQ(0, profiler(&json, "view -n %s -s %s --bins 37 -f summary-json",
+			      self->tiled_prog, self->tiled_prof));
+	p = strstr(json, "\"throughput_peak_bytes_per_s\":");
+	ASSERT_NE(NULL, p);
+	tpk = strtod(strchr(p, ':') + 1, NULL);
+	p = strstr(json, "\"pending_peak\":");
+	ASSERT_NE(NULL, p);
+	ppk = strtod(strchr(p, ':') + 1, NULL);
+	EXPECT_LT(0, tpk);
+	EXPECT_LT(0, ppk);
+	p = strstr(json, "\"bin_ps\":");
+	ASSERT_NE(NULL, p);
+	snprintf(want, sizeof(want), "peak %.2f GB/s (bins of %s)", tpk / 1e9,
+		 vnp_fmt_time(strtoull(p + 9, NULL, 10), bins, sizeof(bins)));
+	EXPECT_NE(NULL, strstr(self->out, want)) TH_LOG("want '%s' in the text", want);
+	snprintf(want, sizeof(want), "pending DMA avg ");
+	p = strstr(self->out, want);
+	ASSERT_NE(NULL, p);
+	snprintf(want, sizeof(want), ", peak %.2f\n", ppk);
+	EXPECT_NE(NULL, strstr(p, want)) TH_LOG("want '%s' after 'pending DMA avg'", want);
+	/* the peaks are the series' highest bins, 37 of them */
+	snprintf(path, sizeof(path), "%s/s.json", self->dir);
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s --bins 37 -f summary-json -o %s",
+			      self->tiled_prog, self->tiled_prof, path));
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; s = json.load(open(sys.argv[1]))"
+		 "[\"dma\"][\"series\"]; t, q = s[\"throughput_bytes_per_s\"], s[\"pending\"]; "
+		 "near = lambda a, b: abs(a - b) <= 1e-5 * b; sys.exit(not (len(t) == len(q) == 37 and "
+		 "near(max(t), s[\"throughput_peak_bytes_per_s\"]) and near(max(q), "
+		 "s[\"pending_peak\"])))' %s", path);
+	EXPECT_EQ(0, system(cmd));
+	free(json);
+}
+
 /*
  * Issue 12: SIGINT and SIGTERM during capture's program form are noted, not fatal, so
  * the run stops after the running execution and writes the end section (the device
@@ -1372,6 +1549,131 @@ TEST(outfile_abort_keeps_the_old_file)
 		EXPECT_EQ(0640, st.st_mode & 0777);
 	}
 	EXPECT_EQ(1, files_in(dir));
+	unlink(path);
+	rmdir(dir);
+}
+
+/* The first line of path, or "" */
+static const char *first_line(const char *path, char *line, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	line[0] = '\0';
+	if (f) {
+		if (!fgets(line, (int)len, f))
+			line[0] = '\0';
+		fclose(f);
+	}
+	return line;
+}
+
+/*
+ * Issue 12: a file created at the output's path between the check and the commit (by
+ * someone else) is kept: without --force-overwrite the commit never replaces
+ * (renameat2(RENAME_NOREPLACE), or link() + unlink() where that is missing), says so,
+ * and keeps the output under its temporary name; with it, the file is replaced.
+ */
+TEST(outfile_commit_never_replaces_a_newcomer)
+{
+	static const unsigned int how[] = { 0, ND_OUT_LINK };
+	char dir[] = "/tmp/vnp_out_XXXXXX", path[64], msg[512], line[32], kept[128];
+	struct nd_outfile o;
+	unsigned int i;
+	FILE *f;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/p.vntf", dir);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, nd_out_open(&o, path, NULL, 0, how[i], msg, sizeof(msg)));
+		fputs("ours\n", o.f);
+		f = fopen(path, "wx");		/* someone else's, meanwhile */
+		ASSERT_NE(NULL, f);
+		fputs("theirs\n", f);
+		fclose(f);
+		EXPECT_EQ(-EEXIST, nd_out_commit(&o));
+		EXPECT_STREQ("theirs\n", first_line(path, line, sizeof(line)));
+		ASSERT_NE(NULL, o.kept);
+		snprintf(kept, sizeof(kept), "%s", o.kept);
+		EXPECT_STREQ("ours\n", first_line(kept, line, sizeof(line)));
+		nd_out_strerror(&o, -EEXIST, msg, sizeof(msg));
+		EXPECT_NE(NULL, strstr(msg, "was created by someone else")) TH_LOG("%s", msg);
+		EXPECT_NE(NULL, strstr(msg, kept)) TH_LOG("%s", msg);
+		nd_out_release(&o);
+		EXPECT_EQ(2, files_in(dir));
+		unlink(kept);
+		unlink(path);
+		/* nothing there: committed the same way */
+		ASSERT_EQ(0, nd_out_open(&o, path, NULL, 0, how[i], msg, sizeof(msg)));
+		fputs("ours\n", o.f);
+		EXPECT_EQ(0, nd_out_commit(&o));
+		EXPECT_STREQ("ours\n", first_line(path, line, sizeof(line)));
+		EXPECT_EQ(1, files_in(dir));
+		unlink(path);
+	}
+	/* --force-overwrite: replaced */
+	ASSERT_EQ(0, nd_out_open(&o, path, NULL, 0, ND_OUT_FORCE, msg, sizeof(msg)));
+	fputs("ours\n", o.f);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs("theirs\n", f);
+	fclose(f);
+	EXPECT_EQ(0, nd_out_commit(&o));
+	EXPECT_STREQ("ours\n", first_line(path, line, sizeof(line)));
+	EXPECT_EQ(1, files_in(dir));
+	unlink(path);
+	/* nd_out_write(): the same, in one call */
+	EXPECT_EQ(0, nd_out_write(path, "a\n", 2, 0, msg, sizeof(msg)));
+	EXPECT_EQ(-EEXIST, nd_out_write(path, "b\n", 2, 0, msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, "use --force-overwrite")) TH_LOG("%s", msg);
+	EXPECT_STREQ("a\n", first_line(path, line, sizeof(line)));
+	EXPECT_EQ(0, nd_out_write(path, "b\n", 2, ND_OUT_FORCE, msg, sizeof(msg)));
+	EXPECT_STREQ("b\n", first_line(path, line, sizeof(line)));
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
+ * Issue 12: the examples' --write-vnef goes through the output helper: an existing file
+ * is refused before anything runs (status 2, the file intact), --force-overwrite
+ * replaces it.
+ */
+TEST(examples_write_vnef_never_overwrites)
+{
+	char dir[] = "/tmp/vnp_ex_XXXXXX", path[64], *out = NULL, line[32];
+	FILE *f;
+
+	if (access("build/bin/example-exp", X_OK))
+		SKIP(return, "build/bin/example-exp is not built (make)");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/e.vnef", dir);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs("keep\n", f);
+	fclose(f);
+	snprintf(line, sizeof(line), "%s", "");
+	{
+		char cmd[256];
+		int st;
+
+		snprintf(cmd, sizeof(cmd), "build/bin/example-exp -q --host --variant naive "
+			 "--write-vnef %s 2>&1", path);
+		f = popen(cmd, "r");
+		ASSERT_NE(NULL, f);
+		out = calloc(1, 4096);
+		ASSERT_NE(NULL, out);
+		if (!fread(out, 1, 4095, f))
+			out[0] = '\0';
+		st = pclose(f);
+		EXPECT_EQ(2, WEXITSTATUS(st));
+		EXPECT_NE(NULL, strstr(out, "exists; use --force-overwrite")) TH_LOG("%s", out);
+		EXPECT_STREQ("keep\n", first_line(path, line, sizeof(line)));
+		snprintf(cmd, sizeof(cmd), "build/bin/example-exp -q --host --variant naive "
+			 "--write-vnef %s --force-overwrite > /dev/null", path);
+		EXPECT_EQ(0, system(cmd));
+		EXPECT_NE(0, strcmp("keep\n", first_line(path, line, sizeof(line))));
+		EXPECT_EQ(1, files_in(dir));
+	}
+	free(out);
 	unlink(path);
 	rmdir(dir);
 }

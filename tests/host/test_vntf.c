@@ -420,6 +420,55 @@ TEST(trailing_bytes_and_optional_sections)
 	mfile_close(&m);
 }
 
+/*
+ * Section 12, the capture backend (1.1): written once, optional (a 1.0 reader skips it),
+ * read into info.backend; a profile without it says unknown; a bad one is refused.
+ */
+TEST(backend_section)
+{
+	struct vntf_section_header h;
+	const struct vntf_info *info;
+	struct vntf_reader *r;
+	struct vntf_writer *w;
+	struct vntf_chunk c;
+	struct vneuron_model model;
+	struct mfile m;
+	size_t off;
+	char err[256];
+
+	m.f = open_memstream(&m.buf, &m.len);
+	ASSERT_NE(NULL, m.f);
+	ASSERT_EQ(0, vntf_writer_create(&w, m.f));
+	fill_model(&model);
+	ASSERT_EQ(0, vntf_write_model(w, &model));
+	ASSERT_EQ(0, vntf_write_clock(w, &clk));
+	EXPECT_EQ(-EINVAL, vntf_write_backend(w, VNTF_BACKEND_UNKNOWN));
+	ASSERT_EQ(0, vntf_write_backend(w, VNTF_BACKEND_HOST));
+	EXPECT_EQ(-EINVAL, vntf_write_backend(w, VNTF_BACKEND_MODULE));	/* once */
+	ASSERT_EQ(0, vntf_writer_finish(w, 1));
+	fflush(m.f);
+	off = sec_off(m.buf, 2);
+	memcpy(&h, m.buf + off, sizeof(h));
+	EQ(VNTF_SEC_BACKEND, h.type);
+	EQ(VNTF_SEC_OPTIONAL, h.flags);
+	EQ(1, ((struct vntf_file_header *)m.buf)->version_minor);
+	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
+	EXPECT_EQ(0, vntf_next(r, &c)) TH_LOG("%s", vntf_error(r));
+	info = vntf_reader_info(r);
+	EQ(VNTF_BACKEND_HOST, info->backend);
+	EXPECT_STREQ("host", vntf_backend_name(info->backend));
+	vntf_close(r);
+	/* backend 0 in the file: refused, named */
+	memset(m.buf + off + sizeof(h), 0, 4);
+	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, vntf_next(r, &c));
+	EXPECT_NE(NULL, strstr(vntf_error(r), "backend 0"));
+	vntf_close(r);
+	mfile_close(&m);
+	EXPECT_STREQ("unknown", vntf_backend_name(VNTF_BACKEND_UNKNOWN));
+	EXPECT_STREQ("module", vntf_backend_name(VNTF_BACKEND_MODULE));
+}
+
 TEST(open_file_errors)
 {
 	struct vntf_reader *r = (void *)1;

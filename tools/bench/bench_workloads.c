@@ -427,8 +427,9 @@ static int from_example(struct wl *w, const char *example, const char *args)
 	if (fd < 0)
 		return -1;
 	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s %s --host -q --write-vnef %s >/dev/null", example, args,
-		 path);
+	/* our own placeholder from mkstemp(): replacing it is what we want */
+	snprintf(cmd, sizeof(cmd), "%s %s --host -q --force-overwrite --write-vnef %s >/dev/null",
+		 example, args, path);
 	if (access(example, X_OK) || system(cmd) ||
 	    nd_vnef_read(path, &w->image, &w->size, &err)) {
 		fprintf(stderr, "bench_workloads: cannot run %s: skipping %s\n", example,

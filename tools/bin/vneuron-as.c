@@ -180,14 +180,17 @@ int main(int argc, char **argv)
 	}
 	if (fwrite(img, 1, size, of.f) != size) {
 		nd_out_abort(&of);
+		fprintf(stderr, "vneuron-as: %s: write failed\n",
+			strcmp(out, "-") ? out : "standard output");
 		ret = -EIO;
 	} else {
 		ret = nd_out_commit(&of);
+		if (ret)
+			fprintf(stderr, "vneuron-as: %s\n",
+				nd_out_strerror(&of, ret, msg, sizeof(msg)));
+		nd_out_release(&of);
 	}
-	if (ret)
-		fprintf(stderr, "vneuron-as: %s: write failed\n",
-			strcmp(out, "-") ? out : "standard output");
-	else if (!quiet && strcmp(out, "-"))
+	if (!ret && !quiet && strcmp(out, "-"))
 		fprintf(stderr, "vneuron-as: wrote %s (%zu bytes)\n", out, size);
 	free(img);
 	free(defout);

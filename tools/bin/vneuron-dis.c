@@ -150,8 +150,9 @@ int main(int argc, char **argv)
 		nd_out_abort(&of);
 	} else if (!exact && want_exact) {
 		nd_out_abort(&of);	/* --exact: no output that would not reassemble */
-	} else if (nd_out_commit(&of)) {
-		fprintf(stderr, "vneuron-dis: %s: write failed\n", out);
+	} else if ((ret = nd_out_commit(&of))) {
+		fprintf(stderr, "vneuron-dis: %s\n", nd_out_strerror(&of, ret, msg, sizeof(msg)));
+		nd_out_release(&of);
 		ret = -EIO;
 	}
 	free(img);
