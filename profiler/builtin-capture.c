@@ -33,8 +33,10 @@ static const char capture_usage[] =
 "                            [--ring-size BYTES] [--mode stop|overwrite]\n"
 "                            [--collectives-worker-count N\n"
 "                             [--collectives-workers-per-node N]]\n"
+"                            [--node ID/COUNT [--clock-offset NS[+-ERR]]]\n"
 "                            [--force-overwrite]\n"
 "    vneuron-profile capture -s PROFILE.vntf [--core C]... [--device D]\n"
+"                            [--node ID/COUNT [--clock-offset NS[+-ERR]]]\n"
 "                            [--force-overwrite]\n"
 "                            [--ring-size BYTES] [--mode stop|overwrite] -- APP [ARGS]\n"
 "\n"
@@ -102,6 +104,15 @@ static const char capture_usage[] =
 "    --collectives-workers-per-node N\n"
 "                              workers on this machine (default: all of them);\n"
 "                              workers on other machines need the MPI proxy\n"
+"    --node ID/COUNT           this machine is node ID of COUNT of a multi-node run:\n"
+"                              the profile gets a node section (docs/profile-\n"
+"                              format.md, \"Nodes\") and its workers the global\n"
+"                              ranks ID x N .. ID x N + N - 1 of COUNT x N, N the\n"
+"                              workers here (--collectives-worker-count, or 1);\n"
+"                              view -s A -s B ... merges such profiles\n"
+"    --clock-offset NS[+-ERR]  with --node: this host's CLOCK_MONOTONIC minus rank\n"
+"                              0's host's, in ns, and the bound of its error (0\n"
+"                              if not given): view aligns host events with it\n"
 "    --force-overwrite         replace an existing PROFILE.vntf (default: refuse)\n"
 "    -q, --quiet               no progress, no summary line\n"
 "    -h, --help                this text\n"
@@ -148,6 +159,9 @@ struct cap_opts {
 	unsigned int num_exec, nth, device, nr_cores, cores[VNP_CAP_MAX_CORES];
 	int device_given;
 	unsigned int workers, per_node;		/* --collectives-*; 0: not given */
+	/* --node ID/COUNT, --clock-offset NS[+-ERR]: the node section */
+	int have_node, have_offset;
+	struct vntf_node node;
 	int ignore_errors, quiet, help, force;
 	struct nd_trace_opts trace;
 	unsigned int nr_inputs;
@@ -225,6 +239,11 @@ static int create_profile(struct vnp_capture *c, const struct cap_opts *o,
 	char buf[8192];
 	unsigned int n = input_paths(o, in, buf, sizeof(buf), MAX_INPUTS * 2 + 2);
 
+	if (o->have_node) {
+		c->have_node = 1;
+		c->node = o->node;
+		gethostname(c->node.hostname, sizeof(c->node.hostname) - 1);
+	}
 	return vnp_cap_create(c, o->profile, prog, in, n, o->force ? ND_OUT_FORCE : 0);
 }
 
@@ -241,6 +260,47 @@ static int num_opt(const char *name, const char *arg, uint64_t min, uint64_t max
 	if (!vnp_parse_uint(arg, max, suffixes, v) && *v >= min)
 		return 0;
 	return bad_value(name, arg, what);
+}
+
+/* --node ID/COUNT: 0, or -EINVAL with the reason said. */
+static int node_opt(const char *arg, struct cap_opts *o)
+{
+	const char *what = "ID/COUNT, a node number below a node count (0/2, 1/2)";
+	unsigned long long id, count;
+	char *end;
+
+	errno = 0;
+	id = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end != '/' || arg[0] == '-')
+		return bad_value("node", arg, what);
+	arg = end + 1;
+	count = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || !count || id >= count ||
+	    count > VNEF_CC_MAX_RANKS)
+		return bad_value("node", end == arg ? arg : arg - 1, what);
+	o->node.node = (uint32_t)id;
+	o->node.nr_nodes = (uint32_t)count;
+	o->have_node = 1;
+	return 0;
+}
+
+/* --clock-offset NS[+-ERR]: 0, or -EINVAL with the reason said. */
+static int offset_opt(const char *arg, struct cap_opts *o)
+{
+	const char *what = "NS or NS+-ERR, nanoseconds (-1500+-200)";
+	long long ns;
+	uint64_t err = 0;
+	char *end;
+
+	errno = 0;
+	ns = strtoll(arg, &end, 10);
+	if (errno || end == arg || ns == LLONG_MIN ||
+	    (*end && (strncmp(end, "+-", 2) || vnp_parse_uint(end + 2, INT64_MAX, 0, &err))))
+		return bad_value("clock-offset", arg, what);
+	o->node.clock_offset_ns = ns;
+	o->node.clock_error_ns = err;
+	o->have_offset = 1;
+	return 0;
 }
 
 /* 0 (o->help: print the manual and stop), or -EINVAL with the reason said. */
@@ -262,6 +322,8 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 		{ "collectives-worker-count", required_argument, NULL, 'W' },
 		{ "collectives-workers-per-node", required_argument, NULL, 'P' },
 		{ "force-overwrite", no_argument, NULL, 'F' },
+		{ "node", required_argument, NULL, 'O' },
+		{ "clock-offset", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char ring_sizes[] = "a power of two from 4K to 256M";
@@ -355,6 +417,12 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 		case 'F':
 			o->force = 1;
 			break;
+		case 'O':
+			ret = node_opt(optarg, o);
+			break;
+		case 'C':
+			ret = offset_opt(optarg, o);
+			break;
 		case 'h':
 			o->help = 1;
 			return 0;
@@ -435,6 +503,24 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 		vnp_cap_err("--collectives-workers-per-node %u is more than the %u workers",
 			    o->per_node, o->workers);
 		return -EINVAL;
+	}
+	if (o->have_offset && !o->have_node) {
+		vnp_cap_err("--clock-offset goes with --node");
+		return -EINVAL;
+	}
+	if (o->have_node) {
+		/* every node runs as many ranks as this one: the ranks are node-major */
+		uint32_t per = o->workers ? o->workers : 1;
+
+		o->node.ranks = per;
+		o->node.first_rank = o->node.node * per;
+		o->node.world_size = o->node.nr_nodes * per;
+		if (o->node.world_size > VNEF_CC_MAX_RANKS) {
+			vnp_cap_err("--node %u/%u with %u workers each is %u ranks; a communicator "
+				    "has at most %u", o->node.node, o->node.nr_nodes, per,
+				    o->node.world_size, VNEF_CC_MAX_RANKS);
+			return -EINVAL;
+		}
 	}
 	if (o->per_node && o->per_node < o->workers) {
 		vnp_cap_err("%u of the %u workers would run on other machines: that needs the "

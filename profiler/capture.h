@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "neurondev.h"
+#include "vntf.h"
 #include "prog.h"
 #include "vnprog.h"
 
@@ -45,6 +46,12 @@ struct vnp_capture {
 	/* collectives workers: each traced core's rank, of nr_workers (0: one worker) */
 	unsigned int nr_workers;
 	unsigned int worker[VNP_CAP_MAX_CORES];
+	/*
+	 * capture --node: the profile's node section; each worker section then names the
+	 * global rank node.first_rank + the worker's own and world_size workers
+	 */
+	int have_node;
+	struct vntf_node node;
 	struct nd_trace *tr[VNP_CAP_MAX_CORES];
 	unsigned int nr_rings[VNP_CAP_MAX_CORES];
 	struct nd_ring ring[VNP_CAP_MAX_CORES][VNP_CAP_MAX_RINGS];

@@ -108,6 +108,38 @@ struct vnp_cc_rank {
 	uint32_t core;			/* a core slot it ran on */
 };
 
+/*
+ * A multi-node profile's figures (docs/metrics.md, "Nodes"), per node id. A collective
+ * is inter-node when its group (the instruction's replica group around the rank, or
+ * the whole communicator) holds a rank outside the rank's own node.
+ */
+#define VNP_MAX_NODES		VNEF_CC_MAX_RANKS
+
+struct vnp_node_fig {
+	uint32_t cores;			/* core slots of the node in the profile */
+	uint64_t busy_ps;		/* its cores' engine unions (core_compute_ps), summed */
+	uint64_t cc_ps;			/* its ranks' collectives, arrival to completion */
+	uint64_t cc_wait_ps;		/* ... of which waiting for the last member */
+	uint64_t inter_ps;		/* ... in inter-node collectives */
+	uint64_t last;			/* inter-node collectives where a rank of it came last, late */
+	uint64_t late_ps;		/* its lateness there (last - first arrival), summed */
+	uint64_t caused_ps;		/* other nodes' ranks' waits for its ranks */
+	uint64_t api_first_ns;		/* its first API call, on rank 0's host clock (0: none) */
+	uint64_t api_last_ns;		/* the end of its last one */
+	uint64_t api_error_ns;		/* the error bound of its clock offset */
+};
+
+struct vnp_nodes {
+	unsigned int nr_nodes;		/* tl->nr_nodes: 0 for a single-node profile */
+	unsigned int seen;		/* nodes with a core in the profile */
+	struct vnp_node_fig node[VNP_MAX_NODES];
+	uint64_t inter_ps, intra_ps;	/* collective time (core-time) in inter/intra-node groups */
+	uint64_t inter_xfer_ps, intra_xfer_ps;	/* ... of which moving data */
+	uint64_t inter_events, intra_events;
+	uint64_t inter_coll;		/* collectives (vnp_metrics.coll) that span nodes */
+	uint64_t inter_late_coll;	/* ... where the last arrival was late */
+};
+
 struct vnp_metrics {
 	uint64_t t0, t1, total_ps;
 	/*
@@ -160,6 +192,7 @@ struct vnp_metrics {
 	struct vnp_cc_op cc_op[VNEF_CC_OP_COUNT];
 	struct vnp_cc_rank cc_rank[VNEF_CC_MAX_RANKS];
 	unsigned int cc_nranks;		/* highest rank seen + 1 */
+	struct vnp_nodes nodes;		/* multi-node figures (nodes.c) */
 
 	/* semaphore waits: [waiter stream][signaller stream, VNEF_STREAMS = unknown] */
 	uint64_t wait_ps[VNEF_STREAMS][VNEF_STREAMS + 1];
@@ -209,6 +242,10 @@ double vnp_cc_bus_factor(unsigned int op, unsigned int n);
 uint64_t vnp_cc_size(unsigned int op, unsigned int n, uint64_t in_bytes);
 /* The collective of a CC event (an index into m->coll), or VNP_NONE. */
 uint32_t vnp_cc_coll_of(const struct vnp_metrics *m, size_t ev);
+/* nodes.c: whether collective event e's group holds a rank of another node. */
+int vnp_cc_inter_node(const struct vnp_timeline *tl, const struct vnp_ev *e);
+/* nodes.c: m->nodes from the timeline and m's collectives (called by compute). */
+void vnp_nodes_compute(const struct vnp_timeline *tl, struct vnp_metrics *m);
 /* algbw and busbw of one collective in bytes/s (0 if it took no time). */
 double vnp_coll_algbw(const struct vnp_coll *c);
 double vnp_coll_busbw(const struct vnp_coll *c);

@@ -81,8 +81,12 @@ static void label_slots(struct vnp_profile *pf, unsigned int nfiles)
 		w = pf->slot[i][1];
 		if (pf->nr_workers[i] <= 1 && pf->tl.cc_rank[i] != VNP_NO_RANK)
 			w = pf->tl.cc_rank[i];
-		snprintf(pf->label[i], sizeof(pf->label[i]), "worker %u core %u", w,
-			 pf->slot[i][2]);
+		if (pf->tl.nr_nodes)
+			snprintf(pf->label[i], sizeof(pf->label[i]), "node %u worker %u core %u",
+				 pf->tl.core_node[i], w, pf->slot[i][2]);
+		else
+			snprintf(pf->label[i], sizeof(pf->label[i]), "worker %u core %u", w,
+				 pf->slot[i][2]);
 		pf->labels[i] = pf->label[i];
 	}
 	for (i = 0; i < pf->nslots && nfiles > 1; i++)
@@ -96,6 +100,115 @@ static void label_slots(struct vnp_profile *pf, unsigned int nfiles)
 			snprintf(pf->label[i] + n, sizeof(pf->label[i]) - n, " (file %u)",
 				 pf->file[i] + 1);
 		}
+}
+
+/* "%s and %s ..." of the file that has a node section and the one that has none. */
+static int node_missing(const struct vnp_profile *pf, unsigned int with, unsigned int without,
+			char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s has no node section but %s has (node %u of %u): the "
+		 "profiles of a multi-node run are each captured with --node (or by the MPI "
+		 "launcher)", pf->path[without], pf->path[with], pf->node[with].node,
+		 pf->node[with].nr_nodes);
+	return -EINVAL;
+}
+
+/*
+ * Does file f belong with the files before it (the checks of vnp_profile_read_opts())?
+ * 0, or -EINVAL with err.
+ */
+static int check_together(struct vnp_profile *pf, unsigned int f, const struct vntf_info *info,
+			  char *err, size_t errlen)
+{
+	const struct vntf_node *n = &pf->node[f], *o;
+	unsigned int g, i;
+	char h1[65], h2[65];
+
+	pf->have_node[f] = info->have_node;
+	if (info->have_node)
+		pf->node[f] = info->node;
+	pf->have_prog[f] = info->nr_programs > 0;
+	if (info->nr_programs)
+		pf->prog[f] = info->programs[0].prog;
+	for (g = 0; g < f; g++) {
+		if (pf->have_prog[g] && pf->have_prog[f] &&
+		    (pf->prog[g].hash_len != pf->prog[f].hash_len ||
+		     memcmp(pf->prog[g].hash, pf->prog[f].hash, pf->prog[f].hash_len))) {
+			hex(pf->prog[g].hash, pf->prog[g].hash_len, h1);
+			hex(pf->prog[f].hash, pf->prog[f].hash_len, h2);
+			snprintf(err, errlen, "%s and %s are not profiles of one run: captured with "
+				 "program \"%.64s\" (sha256 %.16s...) and \"%.64s\" (sha256 %.16s...)",
+				 pf->path[g], pf->path[f], pf->prog[g].name, h1, pf->prog[f].name, h2);
+			return -EINVAL;
+		}
+		if (pf->have_node[g] != pf->have_node[f])
+			return pf->have_node[g] ? node_missing(pf, g, f, err, errlen) :
+			       node_missing(pf, f, g, err, errlen);
+		if (!pf->have_node[f])
+			continue;
+		o = &pf->node[g];
+		if (o->nr_nodes != n->nr_nodes || o->world_size != n->world_size) {
+			snprintf(err, errlen, "%s and %s are not profiles of one run: %u nodes of "
+				 "%u ranks in all against %u nodes of %u", pf->path[g], pf->path[f],
+				 o->nr_nodes, o->world_size, n->nr_nodes, n->world_size);
+			return -EINVAL;
+		}
+		if (n->first_rank < o->first_rank + o->ranks &&
+		    o->first_rank < n->first_rank + n->ranks) {
+			snprintf(err, errlen, "%s and %s both hold rank %u (node %u ranks %u..%u, "
+				 "node %u ranks %u..%u): give each node's profile once",
+				 pf->path[g], pf->path[f],
+				 n->first_rank > o->first_rank ? n->first_rank : o->first_rank,
+				 o->node, o->first_rank, o->first_rank + o->ranks - 1, n->node,
+				 n->first_rank, n->first_rank + n->ranks - 1);
+			return -EINVAL;
+		}
+	}
+	if (!info->have_node)
+		return 0;
+	if (n->world_size > VNEF_CC_MAX_RANKS) {
+		snprintf(err, errlen, "%s: %u ranks in all; view handles communicators of up to "
+			 "%u", pf->path[f], n->world_size, VNEF_CC_MAX_RANKS);
+		return -EINVAL;
+	}
+	for (i = 0; i < info->nr_streams; i++) {
+		const struct vntf_worker *w = &info->streams[i].worker;
+
+		if (w->worker < n->first_rank || w->worker - n->first_rank >= n->ranks ||
+		    w->nr_workers != n->world_size) {
+			snprintf(err, errlen, "%s: stream %u is worker %u of %u, but the node "
+				 "section gives node %u ranks %u..%u of %u", pf->path[f], w->stream,
+				 w->worker, w->nr_workers, n->node, n->first_rank,
+				 n->first_rank + n->ranks - 1, n->world_size);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The timeline's node map from the files' node sections (all have one, checked). */
+static void map_nodes(struct vnp_profile *pf, unsigned int nfiles)
+{
+	struct vnp_timeline *tl = &pf->tl;
+	unsigned int i, r;
+
+	if (!nfiles || !pf->have_node[0])
+		return;
+	tl->nr_nodes = pf->node[0].nr_nodes;
+	for (r = 0; r < VNEF_CC_MAX_RANKS; r++)
+		tl->rank_node[r] = VNP_NO_RANK;
+	for (i = 0; i < nfiles; i++)
+		for (r = 0; r < pf->node[i].ranks; r++)
+			tl->rank_node[pf->node[i].first_rank + r] = (uint16_t)pf->node[i].node;
+	for (i = 0; i < pf->nslots; i++) {
+		const struct vntf_node *n = &pf->node[pf->file[i]];
+
+		tl->core_node[i] = (uint16_t)n->node;
+		tl->node_first_rank[i] = (uint16_t)n->first_rank;
+		tl->node_ranks[i] = (uint16_t)n->ranks;
+		tl->host_offset_ns[i] = n->clock_offset_ns;
+		tl->host_error_ns[i] = n->clock_error_ns;
+	}
 }
 
 /* Notes where a damaged file stopped being readable: 0. */
@@ -201,6 +314,9 @@ static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 	}
 	if (!info->nr_programs)
 		pf->no_identity = true;
+	ret = check_together(pf, file, info, err, errlen);
+	if (ret)
+		goto out;
 	for (i = 0; i < info->nr_streams; i++) {
 		*dropped += info->streams[i].dropped;
 		*overwritten += info->streams[i].overwritten;
@@ -235,6 +351,12 @@ int vnp_profile_read_opts(struct vnp_profile *pf, const char *const *paths,
 	if (image)
 		vnp_sha256(image, size, hash);
 	check_hash = check_hash && image;
+	if (npaths > VNP_MAX_CORES) {
+		snprintf(err, errlen, "%u profiles: at most %d at once", npaths, VNP_MAX_CORES);
+		return -E2BIG;
+	}
+	for (i = 0; i < npaths; i++)
+		pf->path[i] = paths[i];
 	for (i = 0; i < npaths; i++) {
 		ret = read_one(pf, i, paths[i], prog, prog_path, check_hash, hash, size,
 			       &dropped, &overwritten, salvage, err, errlen);
@@ -251,6 +373,7 @@ int vnp_profile_read_opts(struct vnp_profile *pf, const char *const *paths,
 	if (dropped > pf->tl.lost)
 		pf->tl.lost = dropped;
 	pf->tl.lost += overwritten;
+	map_nodes(pf, npaths);
 	label_slots(pf, npaths);
 	return 0;
 }

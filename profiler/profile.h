@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "timeline.h"
+#include "vntf.h"
 
 struct vnp_profile {
 	struct vnp_timeline tl;
@@ -23,6 +24,13 @@ struct vnp_profile {
 	uint32_t nr_workers[VNP_MAX_CORES];	/* the worker section's world size */
 	char label[VNP_MAX_CORES][64];		/* "worker W core C": the viewer's tabs */
 	const char *labels[VNP_MAX_CORES];
+	/* each file's node section (docs/profile-format.md, "Nodes"), if it has one */
+	bool have_node[VNP_MAX_CORES];
+	struct vntf_node node[VNP_MAX_CORES];
+	/* each file's first program (name and hash), for the files-belong-together check */
+	bool have_prog[VNP_MAX_CORES];
+	struct vntf_program prog[VNP_MAX_CORES];
+	const char *path[VNP_MAX_CORES];
 	/* salvage: what could not be read of each damaged file, one line each */
 	unsigned int nr_salvaged;
 	char salvaged[1024];
@@ -47,6 +55,13 @@ int vnp_profile_read_files(struct vnp_profile *pf, const char *const *paths,
 			   unsigned int npaths, const struct vnp_prog *prog, const char *prog_path,
 			   bool check_hash, char *err, size_t errlen);
 /*
+ * The profiles of a multi-node run (each with a node section) must belong together: one
+ * program (the same hash in every file, even with !check_hash), the same node count and
+ * world size, no rank in two files, and every stream's worker a rank of its file's node;
+ * a file without a node section among files with one is refused. The timeline then
+ * knows each slot's node (tl.nr_nodes, tl.core_node, ...), and the tabs read
+ * "node N worker W core C".
+ *
  * The same; with salvage, a file cut short (a crash, a full disk) or damaged after its
  * model and clock sections is read up to the first section that cannot be read: every
  * complete record before it is kept, and pf->salvaged says, per such file, where it

@@ -308,6 +308,55 @@ static int collectives_text(FILE *f, const struct vnp_view *v)
 	return 0;
 }
 
+/*
+ * A multi-node profile's nodes (docs/metrics.md, "Nodes"): per node its cores, busy
+ * and collective time, the others' waits for it and its API calls on rank 0's clock;
+ * then collective time in groups that cross nodes against groups within one.
+ */
+static void nodes_text(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_nodes *n = &v->m->nodes;
+	uint64_t api0 = UINT64_MAX, cc = n->inter_ps + n->intra_ps;
+	char t1[32], t2[32], t3[32], t4[32], t5[32], api[80];
+	unsigned int k;
+
+	if (!n->nr_nodes)
+		return;
+	for (k = 0; k < VNP_MAX_NODES; k++)
+		if (n->node[k].api_first_ns && n->node[k].api_first_ns < api0)
+			api0 = n->node[k].api_first_ns;
+	fprintf(f, "\nNodes: %u of %u in the profile\n", n->seen, n->nr_nodes);
+	fprintf(f, "  %-5s %5s %12s %12s %12s %12s %14s  %s\n", "node", "cores", "busy",
+		"collectives", "inter-node", "its waits", "others waited", "host API calls "
+		"(rank 0's clock)");
+	for (k = 0; k < VNP_MAX_NODES; k++) {
+		const struct vnp_node_fig *x = &n->node[k];
+
+		if (!x->cores)
+			continue;
+		if (x->api_first_ns)
+			snprintf(api, sizeof(api), "+%.3f..+%.3f ms +-%.3f us",
+				 (double)(x->api_first_ns - api0) / 1e6,
+				 (double)(x->api_last_ns - api0) / 1e6,
+				 (double)x->api_error_ns / 1e3);
+		else
+			snprintf(api, sizeof(api), "-");
+		fprintf(f, "  %-5u %5u %12s %12s %12s %12s %14s  %s\n", k, x->cores,
+			vnp_fmt_time(x->busy_ps, t1, sizeof(t1)),
+			vnp_fmt_time(x->cc_ps, t2, sizeof(t2)),
+			vnp_fmt_time(x->inter_ps, t3, sizeof(t3)),
+			vnp_fmt_time(x->cc_wait_ps, t4, sizeof(t4)),
+			vnp_fmt_time(x->caused_ps, t5, sizeof(t5)), api);
+	}
+	fprintf(f, "  communication: inter-node %s (%.1f%%, %llu events, %s moving data), "
+		"intra-node %s (%llu events, %s moving data)\n",
+		vnp_fmt_time(n->inter_ps, t1, sizeof(t1)), vnp_pct(n->inter_ps, cc),
+		(unsigned long long)n->inter_events,
+		vnp_fmt_time(n->inter_xfer_ps, t2, sizeof(t2)),
+		vnp_fmt_time(n->intra_ps, t3, sizeof(t3)), (unsigned long long)n->intra_events,
+		vnp_fmt_time(n->intra_xfer_ps, t4, sizeof(t4)));
+}
+
 int vnp_summary_text(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_timeline *tl = v->tl;
@@ -424,7 +473,10 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 			(unsigned long long)x->count, vnp_fmt_bytes((double)x->bytes, b1, sizeof(b1)),
 			vnp_pct(x->active_ps, m->core_ps));
 	}
-	if (collectives_text(f, v) || groups_text(f, v, 1) || groups_text(f, v, 0))
+	if (collectives_text(f, v))
+		return -ENOMEM;
+	nodes_text(f, v);
+	if (groups_text(f, v, 1) || groups_text(f, v, 0))
 		return -ENOMEM;
 	count_list(line, sizeof(line), vnp_api_name, tl->api_calls, tl->api_ns, 1000,
 		   VNP_API_KINDS);

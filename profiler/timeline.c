@@ -155,6 +155,20 @@ static bool cc_ok(const struct vneuron_trace_record *r)
 	       r->dma_queue < VNEF_CC_MAX_RANKS && r->dma_desc < VNEF_CC_MAX_RANKS;
 }
 
+/* The span of a core's API calls on its host's clock (saturating). */
+static void note_api(struct vnp_timeline *tl, unsigned int core,
+		     const struct vneuron_trace_record *r)
+{
+	uint64_t end = r->host_ns + r->count >= r->host_ns ? r->host_ns + r->count : UINT64_MAX;
+
+	if (!r->host_ns)
+		return;
+	if (!tl->api_first_ns[core] || r->host_ns < tl->api_first_ns[core])
+		tl->api_first_ns[core] = r->host_ns;
+	if (end > tl->api_last_ns[core])
+		tl->api_last_ns[core] = end;
+}
+
 int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 	       const struct vneuron_trace_record *recs, size_t n)
 {
@@ -225,6 +239,8 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 					k = 0;
 				tl->api_calls[k]++;
 				tl->api_ns[k] += r->count;
+				if (core < VNP_MAX_CORES)
+					note_api(tl, core, r);
 				continue;
 			}
 			if (add_marker(tl, core, r, r->opcode))

@@ -18,7 +18,7 @@
 
 #define VNTF_MAGIC		"\x89VNTF\r\n\x1a"
 #define VNTF_VERSION_MAJOR	1	/* a reader reads its own major version only */
-#define VNTF_VERSION_MINOR	0	/* newer minors add optional sections only */
+#define VNTF_VERSION_MINOR	1	/* newer minors add optional sections only */
 
 /* On-disk structures, little-endian, 8-byte aligned. */
 struct vntf_file_header {
@@ -48,6 +48,7 @@ enum vntf_section {
 	VNTF_SEC_RECORDS = 5,		/* struct vntf_records + count records */
 	VNTF_SEC_LOST = 6,		/* struct vntf_lost: totals so far for a stream */
 	VNTF_SEC_END = 7,		/* struct vntf_end: last section of a complete file */
+	VNTF_SEC_NODE = 8,		/* struct vntf_node: the node of a multi-node run (1.1) */
 };
 
 #define VNTF_HASH_NONE		0
@@ -96,6 +97,23 @@ struct vntf_lost {
 	uint64_t overwritten;		/* consumer: overwritten before read (overwrite mode) */
 };
 
+/*
+ * The node a multi-node run's profile was captured on (optional, at most one, before
+ * any records). Its workers' vntf_worker.worker are global ranks in
+ * [first_rank, first_rank + ranks) and nr_workers is world_size.
+ */
+struct vntf_node {
+	uint32_t node;			/* < nr_nodes */
+	uint32_t nr_nodes;		/* >= 1 */
+	uint32_t first_rank;		/* global rank of the node's first worker */
+	uint32_t ranks;			/* workers on this node, >= 1 */
+	uint32_t world_size;		/* ranks of all nodes: first_rank + ranks <= it */
+	uint32_t reserved;		/* 0 */
+	int64_t clock_offset_ns;	/* this host's CLOCK_MONOTONIC - rank 0's host's */
+	uint64_t clock_error_ns;	/* bound on the offset's error (0: exact or assumed) */
+	char hostname[64];		/* NUL-terminated */
+};
+
 struct vntf_end {
 	uint64_t sections;		/* sections before this one */
 	uint64_t records;		/* records in all RECORDS sections */
@@ -126,6 +144,10 @@ int vntf_write_clock(struct vntf_writer *w, const struct vntf_clock *c);
 int vntf_write_program(struct vntf_writer *w, const struct vntf_program *p,
 		       const void *debug, size_t debug_size);
 int vntf_write_worker(struct vntf_writer *w, const struct vntf_worker *wk);
+/* The node section: once, before any records (-EINVAL otherwise or if n is invalid). */
+int vntf_write_node(struct vntf_writer *w, const struct vntf_node *n);
+/* Whether n is self-consistent (the reader's and writer's check); why not in why. */
+bool vntf_node_ok(const struct vntf_node *n, const char **why);
 /* Records as drained; coalesced into sections of up to VNTF_MAX_CHUNK records. */
 int vntf_write_records(struct vntf_writer *w, uint32_t stream,
 		       const struct vneuron_trace_record *recs, size_t n);
@@ -161,6 +183,8 @@ struct vntf_info {
 	bool have_model;
 	bool have_clock;
 	bool complete;			/* the end section was read and checked */
+	bool have_node;			/* a node section was read: node is valid */
+	struct vntf_node node;
 	struct vneuron_model model;
 	struct vntf_clock clock;
 	uint32_t nr_programs;
