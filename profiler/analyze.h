@@ -55,9 +55,6 @@ enum vnp_rule {
 #define VNP_CC_STRAGGLER_SHARE	0.50	/* ... of core_time, half of them for one rank */
 #define VNP_CC_SMALL_COUNT	4	/* small-collectives: 4 or more of an op an execution */
 #define VNP_CC_FIXED_FRAC	0.50	/* ... spending half their transfer on link latency */
-#define VNP_NODE_LAST_SHARE	0.50	/* straggler-node: its ranks last at half the late
-					 * inter-node collectives ... */
-#define VNP_NODE_WAIT_FRAC	0.05	/* ... the others waiting for them 5% of core_time */
 #define VNP_INTER_FRAC		0.50	/* inter-node-bound: inter-node collectives hold half
 					 * of the collective time ... */
 #define VNP_INTER_MIN_FRAC	0.10	/* ... and collectives 10% of core_time */

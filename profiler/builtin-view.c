@@ -9,10 +9,13 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "builtin.h"
+#include "metrics.h"
 #include "profile.h"
 #include "summary.h"
 #include "vnprog.h"
@@ -134,12 +137,15 @@ static const struct format {
 
 #define NR_FORMATS	(sizeof(formats) / sizeof(formats[0]))
 
-#define VIEW_MAX_PROFILES	VNP_MAX_CORES
+/* -s files (a directory counts its .vntf files); the timeline holds VNP_MAX_CORES workers */
+#define VIEW_MAX_PROFILES	4096
 
 struct view_opts {
 	const char *program, *profile, *out;
 	const char *profiles[VIEW_MAX_PROFILES];	/* every -s: one per worker or node */
 	unsigned int nprofiles;
+	char *owned[VIEW_MAX_PROFILES];		/* the paths found in directories */
+	unsigned int nowned;
 	const struct format *fmt;
 	uint64_t model_flops;
 	unsigned int bins, top;
@@ -152,6 +158,7 @@ struct view_opts {
 
 /* What view computes from the program and the profile. */
 struct view_data {
+	int streamed;			/* too many workers: node figures only (scan) */
 	struct vnp_prog prog;
 	struct vnp_profile pf;
 	struct vnp_metrics m;
@@ -210,7 +217,7 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 			break;
 		case 's':
 			if (o->nprofiles == VIEW_MAX_PROFILES) {
-				bad = "at most 16 profiles (-s) at once";
+				bad = "at most 4096 profiles (-s) at once";
 				break;
 			}
 			o->profile = optarg;
@@ -295,6 +302,73 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 	return 0;
 }
 
+static int is_vntf(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+
+	return n > 5 && !strcmp(e->d_name + n - 5, ".vntf");
+}
+
+/*
+ * A -s that is a directory stands for its *.vntf files, in name order (a run's profiles
+ * gathered in one place). 0, or -errno with the reason said.
+ */
+static int expand_dirs(struct view_opts *o)
+{
+	const char *in[VIEW_MAX_PROFILES];
+	unsigned int n = o->nprofiles, i, k;
+	struct dirent **list;
+	struct stat st;
+	int m, j;
+
+	memcpy(in, o->profiles, n * sizeof(*in));
+	o->nprofiles = 0;
+	for (i = 0; i < n; i++) {
+		if (stat(in[i], &st) || !S_ISDIR(st.st_mode)) {
+			if (o->nprofiles == VIEW_MAX_PROFILES)
+				goto too_many;
+			o->profiles[o->nprofiles++] = in[i];
+			continue;
+		}
+		m = scandir(in[i], &list, is_vntf, alphasort);
+		if (m < 0) {
+			fprintf(stderr, "vneuron-profile: %s: %s\n", in[i], strerror(errno));
+			return -errno;
+		}
+		if (!m)
+			fprintf(stderr, "vneuron-profile: %s: no .vntf file in it\n", in[i]);
+		for (j = 0, k = 0; j < m; j++) {
+			char *p = NULL;
+
+			if (o->nprofiles < VIEW_MAX_PROFILES && asprintf(&p, "%s/%s", in[i],
+								       list[j]->d_name) > 0) {
+				o->owned[o->nowned++] = p;
+				o->profiles[o->nprofiles++] = p;
+			} else {
+				k = 1;
+			}
+			free(list[j]);
+		}
+		free(list);
+		if (k)
+			goto too_many;
+		if (!m)
+			return -ENOENT;
+	}
+	o->profile = o->nprofiles ? o->profiles[0] : o->profile;
+	return 0;
+too_many:
+	fprintf(stderr, "vneuron-profile: more than %d profiles (or out of memory)\n",
+		VIEW_MAX_PROFILES);
+	return -E2BIG;
+}
+
+static void free_owned(struct view_opts *o)
+{
+	while (o->nowned)
+		free(o->owned[--o->nowned]);
+}
+
 /* Whether path starts with magic (n bytes). */
 static int has_magic(const char *path, const void *magic, size_t n)
 {
@@ -341,8 +415,14 @@ static int view_load(struct view_data *d, const struct view_opts *o)
 		swap_hint(o);
 		return ret;
 	}
-	ret = vnp_profile_read_opts(&d->pf, o->profiles, o->nprofiles, &d->prog, o->program,
+	ret = o->nprofiles > VNP_MAX_CORES ? -E2BIG :
+	      vnp_profile_read_opts(&d->pf, o->profiles, o->nprofiles, &d->prog, o->program,
 				    !o->no_hash, o->salvage, err, sizeof(err));
+	if (ret == -E2BIG) {
+		/* more workers than the timeline holds: a multi-node run's node figures */
+		d->streamed = 1;
+		return 0;
+	}
 	if (ret) {
 		fprintf(stderr, "vneuron-profile: %s\n", err);
 		if (strstr(err, "truncated file"))
@@ -377,6 +457,57 @@ oom:
 free_prog:
 	vnp_prog_free(&d->prog);
 	return ret;
+}
+
+static int open_output(const struct view_opts *o, struct nd_outfile *out);
+
+/*
+ * The node summary of a run with more workers than the timeline holds
+ * (vnp_nodes_scan(): streaming, docs/scaling.md). Exit status.
+ */
+static int view_streamed(const struct view_opts *o, struct view_data *d)
+{
+	struct vnp_nodes *n = calloc(1, sizeof(*n));
+	struct nd_outfile out;
+	uint64_t core_ps;
+	char err[512];
+	int ret;
+
+	if (o->serve || o->fmt->write != vnp_summary_text) {
+		fprintf(stderr, "vneuron-profile: the profiles hold more workers than the merged "
+			"timeline's %d: only the node summary (--output-format summary-text) "
+			"is available for them (docs/scaling.md)\n", VNP_MAX_CORES);
+		free(n);
+		return VNP_EXIT_USAGE;
+	}
+	if (!n) {
+		fprintf(stderr, "vneuron-profile: out of memory\n");
+		return VNP_EXIT_SYSTEM;
+	}
+	ret = vnp_nodes_scan(o->profiles, o->nprofiles, &d->prog, o->program, !o->no_hash,
+			     n, &core_ps, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "vneuron-profile: %s\n", err);
+		free(n);
+		return ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+	}
+	ret = open_output(o, &out);
+	if (ret) {
+		free(n);
+		return ret == -EINVAL || ret == -EEXIST ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
+	}
+	ret = vnp_nodes_summary_text(out.f, n, core_ps, o->program, o->nprofiles);
+	if (ret)
+		nd_out_abort(&out);
+	else
+		ret = nd_out_commit(&out);
+	free(n);
+	if (ret) {
+		fprintf(stderr, "vneuron-profile: writing %s: %s\n", o->out ? o->out : "output",
+			strerror(-ret));
+		return VNP_EXIT_SYSTEM;
+	}
+	return VNP_EXIT_OK;
 }
 
 static void view_free(struct view_data *d)
@@ -440,6 +571,11 @@ int cmd_view(int argc, char **argv)
 		vnp_usage(stdout);
 		return VNP_EXIT_OK;
 	}
+	ret = expand_dirs(&o);
+	if (ret) {
+		free_owned(&o);
+		return ret == -E2BIG ? VNP_EXIT_USAGE : VNP_EXIT_INPUT;
+	}
 	/* refuse an output that is an input or exists before the work */
 	if (o.out && !o.serve) {
 		const char *inputs[VIEW_MAX_PROFILES + 1] = { o.program };
@@ -449,12 +585,21 @@ int cmd_view(int argc, char **argv)
 		if (nd_out_check(o.out, inputs, o.nprofiles + 1, o.force ? ND_OUT_FORCE : 0,
 				 msg, sizeof(msg))) {
 			fprintf(stderr, "vneuron-profile: %s\n", msg);
+			free_owned(&o);
 			return VNP_EXIT_USAGE;
 		}
 	}
 	ret = view_load(&d, &o);
-	if (ret)
+	if (ret) {
+		free_owned(&o);
 		return ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+	}
+	if (d.streamed) {
+		status = view_streamed(&o, &d);
+		vnp_prog_free(&d.prog);
+		free_owned(&o);
+		return status;
+	}
 	if (o.serve) {
 		ret = vnp_web_serve(&d.v, d.pf.labels, o.bind, o.port);
 		status = !ret ? VNP_EXIT_OK : ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
@@ -464,5 +609,6 @@ int cmd_view(int argc, char **argv)
 		status = write_output(&out, &o, &d) ? VNP_EXIT_SYSTEM : VNP_EXIT_OK;
 	}
 	view_free(&d);
+	free_owned(&o);
 	return status;
 }

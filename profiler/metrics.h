@@ -109,21 +109,25 @@ struct vnp_cc_rank {
 };
 
 /*
- * A multi-node profile's figures (docs/metrics.md, "Nodes"), per node id. A collective
- * is inter-node when its group (the instruction's replica group around the rank, or
- * the whole communicator) holds a rank outside the rank's own node.
+ * A multi-node profile's figures (docs/metrics.md, "Nodes"), per node id: sums over
+ * single records, so a streaming pass computes them as well as the timeline. A
+ * collective is inter-node when its group (the instruction's replica group around the
+ * rank, or the whole communicator) holds a rank outside the rank's own node.
  */
 #define VNP_MAX_NODES		VNEF_CC_MAX_RANKS
+/* straggler-node (docs/profiler.md): its ranks caused half the waits at inter-node
+ * collectives, and those waits are 5% of core_time */
+#define VNP_NODE_LAST_SHARE	0.50
+#define VNP_NODE_WAIT_FRAC	0.05
 
 struct vnp_node_fig {
-	uint32_t cores;			/* core slots of the node in the profile */
-	uint64_t busy_ps;		/* its cores' engine unions (core_compute_ps), summed */
+	uint32_t cores;			/* core slots (workers) of the node in the profile */
+	uint64_t busy_ps;		/* its engines' instruction time, summed (engine-time) */
 	uint64_t cc_ps;			/* its ranks' collectives, arrival to completion */
 	uint64_t cc_wait_ps;		/* ... of which waiting for the last member */
 	uint64_t inter_ps;		/* ... in inter-node collectives */
-	uint64_t last;			/* inter-node collectives where a rank of it came last, late */
-	uint64_t late_ps;		/* its lateness there (last - first arrival), summed */
-	uint64_t caused_ps;		/* other nodes' ranks' waits for its ranks */
+	uint64_t last;			/* waits of other nodes' ranks for a rank of it */
+	uint64_t caused_ps;		/* ... their time */
 	uint64_t api_first_ns;		/* its first API call, on rank 0's host clock (0: none) */
 	uint64_t api_last_ns;		/* the end of its last one */
 	uint64_t api_error_ns;		/* the error bound of its clock offset */
@@ -136,8 +140,14 @@ struct vnp_nodes {
 	uint64_t inter_ps, intra_ps;	/* collective time (core-time) in inter/intra-node groups */
 	uint64_t inter_xfer_ps, intra_xfer_ps;	/* ... of which moving data */
 	uint64_t inter_events, intra_events;
-	uint64_t inter_coll;		/* collectives (vnp_metrics.coll) that span nodes */
-	uint64_t inter_late_coll;	/* ... where the last arrival was late */
+	uint64_t inter_waits;		/* inter-node collective events that waited */
+};
+
+/* One collective record for the node figures. */
+struct vnp_node_cc {
+	unsigned int node, first, ranks;	/* the rank's node and its ranks */
+	unsigned int op, pc, rank, members, last;
+	uint64_t start, end, wait;
 };
 
 struct vnp_metrics {
@@ -242,10 +252,23 @@ double vnp_cc_bus_factor(unsigned int op, unsigned int n);
 uint64_t vnp_cc_size(unsigned int op, unsigned int n, uint64_t in_bytes);
 /* The collective of a CC event (an index into m->coll), or VNP_NONE. */
 uint32_t vnp_cc_coll_of(const struct vnp_metrics *m, size_t ev);
-/* nodes.c: whether collective event e's group holds a rank of another node. */
+/*
+ * nodes.c: whether the group of collective pc around rank (members: the communicator's
+ * size for a whole-communicator one) holds a rank outside [first, first + ranks).
+ */
+int vnp_cc_spans_nodes(const struct vnp_prog *prog, uint32_t pc, unsigned int rank,
+		       unsigned int members, unsigned int first, unsigned int ranks);
+/* Whether collective event e's group holds a rank of another node. */
 int vnp_cc_inter_node(const struct vnp_timeline *tl, const struct vnp_ev *e);
-/* nodes.c: m->nodes from the timeline and m's collectives (called by compute). */
+/* Adds one collective record / one core's API call span to n. */
+void vnp_nodes_cc(struct vnp_nodes *n, const struct vnp_prog *prog, const uint16_t *rank_node,
+		  const struct vnp_node_cc *c);
+void vnp_nodes_api(struct vnp_nodes *n, unsigned int node, uint64_t first_ns,
+		   uint64_t last_ns, int64_t offset_ns, uint64_t error_ns);
+/* m->nodes from the timeline (called by vnp_metrics_compute()). */
 void vnp_nodes_compute(const struct vnp_timeline *tl, struct vnp_metrics *m);
+/* The straggler node by the thresholds above, or -1. */
+int vnp_nodes_straggler(const struct vnp_nodes *n, uint64_t core_ps);
 /* algbw and busbw of one collective in bytes/s (0 if it took no time). */
 double vnp_coll_algbw(const struct vnp_coll *c);
 double vnp_coll_busbw(const struct vnp_coll *c);

@@ -2,8 +2,10 @@
 /* Reading a .vntf profile into a timeline for viewing. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "profile.h"
 #include "sha256.h"
 #include "vn_model.h"
@@ -103,53 +105,52 @@ static void label_slots(struct vnp_profile *pf, unsigned int nfiles)
 }
 
 /* "%s and %s ..." of the file that has a node section and the one that has none. */
-static int node_missing(const struct vnp_profile *pf, unsigned int with, unsigned int without,
+static int node_missing(const struct vnp_file_id *with, const struct vnp_file_id *without,
 			char *err, size_t errlen)
 {
 	snprintf(err, errlen, "%s has no node section but %s has (node %u of %u): the "
 		 "profiles of a multi-node run are each captured with --node (or by the MPI "
-		 "launcher)", pf->path[without], pf->path[with], pf->node[with].node,
-		 pf->node[with].nr_nodes);
+		 "launcher)", without->path, with->path, with->node.node, with->node.nr_nodes);
 	return -EINVAL;
 }
 
 /*
- * Does file f belong with the files before it (the checks of vnp_profile_read_opts())?
- * 0, or -EINVAL with err.
+ * Does file f (its metadata in info) belong with the files before it (the checks of
+ * vnp_profile_read_opts())? Notes its identity in id[f]. 0, or -EINVAL with err.
  */
-static int check_together(struct vnp_profile *pf, unsigned int f, const struct vntf_info *info,
+static int check_together(struct vnp_file_id *id, unsigned int f, const struct vntf_info *info,
 			  char *err, size_t errlen)
 {
-	const struct vntf_node *n = &pf->node[f], *o;
+	const struct vntf_node *n = &id[f].node, *o;
 	unsigned int g, i;
 	char h1[65], h2[65];
 
-	pf->have_node[f] = info->have_node;
+	id[f].have_node = info->have_node;
 	if (info->have_node)
-		pf->node[f] = info->node;
-	pf->have_prog[f] = info->nr_programs > 0;
+		id[f].node = info->node;
+	id[f].have_prog = info->nr_programs > 0;
 	if (info->nr_programs)
-		pf->prog[f] = info->programs[0].prog;
+		id[f].prog = info->programs[0].prog;
 	for (g = 0; g < f; g++) {
-		if (pf->have_prog[g] && pf->have_prog[f] &&
-		    (pf->prog[g].hash_len != pf->prog[f].hash_len ||
-		     memcmp(pf->prog[g].hash, pf->prog[f].hash, pf->prog[f].hash_len))) {
-			hex(pf->prog[g].hash, pf->prog[g].hash_len, h1);
-			hex(pf->prog[f].hash, pf->prog[f].hash_len, h2);
+		if (id[g].have_prog && id[f].have_prog &&
+		    (id[g].prog.hash_len != id[f].prog.hash_len ||
+		     memcmp(id[g].prog.hash, id[f].prog.hash, id[f].prog.hash_len))) {
+			hex(id[g].prog.hash, id[g].prog.hash_len, h1);
+			hex(id[f].prog.hash, id[f].prog.hash_len, h2);
 			snprintf(err, errlen, "%s and %s are not profiles of one run: captured with "
 				 "program \"%.64s\" (sha256 %.16s...) and \"%.64s\" (sha256 %.16s...)",
-				 pf->path[g], pf->path[f], pf->prog[g].name, h1, pf->prog[f].name, h2);
+				 id[g].path, id[f].path, id[g].prog.name, h1, id[f].prog.name, h2);
 			return -EINVAL;
 		}
-		if (pf->have_node[g] != pf->have_node[f])
-			return pf->have_node[g] ? node_missing(pf, g, f, err, errlen) :
-			       node_missing(pf, f, g, err, errlen);
-		if (!pf->have_node[f])
+		if (id[g].have_node != id[f].have_node)
+			return id[g].have_node ? node_missing(&id[g], &id[f], err, errlen) :
+			       node_missing(&id[f], &id[g], err, errlen);
+		if (!id[f].have_node)
 			continue;
-		o = &pf->node[g];
+		o = &id[g].node;
 		if (o->nr_nodes != n->nr_nodes || o->world_size != n->world_size) {
 			snprintf(err, errlen, "%s and %s are not profiles of one run: %u nodes of "
-				 "%u ranks in all against %u nodes of %u", pf->path[g], pf->path[f],
+				 "%u ranks in all against %u nodes of %u", id[g].path, id[f].path,
 				 o->nr_nodes, o->world_size, n->nr_nodes, n->world_size);
 			return -EINVAL;
 		}
@@ -157,7 +158,7 @@ static int check_together(struct vnp_profile *pf, unsigned int f, const struct v
 		    o->first_rank < n->first_rank + n->ranks) {
 			snprintf(err, errlen, "%s and %s both hold rank %u (node %u ranks %u..%u, "
 				 "node %u ranks %u..%u): give each node's profile once",
-				 pf->path[g], pf->path[f],
+				 id[g].path, id[f].path,
 				 n->first_rank > o->first_rank ? n->first_rank : o->first_rank,
 				 o->node, o->first_rank, o->first_rank + o->ranks - 1, n->node,
 				 n->first_rank, n->first_rank + n->ranks - 1);
@@ -168,7 +169,7 @@ static int check_together(struct vnp_profile *pf, unsigned int f, const struct v
 		return 0;
 	if (n->world_size > VNEF_CC_MAX_RANKS) {
 		snprintf(err, errlen, "%s: %u ranks in all; view handles communicators of up to "
-			 "%u", pf->path[f], n->world_size, VNEF_CC_MAX_RANKS);
+			 "%u", id[f].path, n->world_size, VNEF_CC_MAX_RANKS);
 		return -EINVAL;
 	}
 	for (i = 0; i < info->nr_streams; i++) {
@@ -177,7 +178,7 @@ static int check_together(struct vnp_profile *pf, unsigned int f, const struct v
 		if (w->worker < n->first_rank || w->worker - n->first_rank >= n->ranks ||
 		    w->nr_workers != n->world_size) {
 			snprintf(err, errlen, "%s: stream %u is worker %u of %u, but the node "
-				 "section gives node %u ranks %u..%u of %u", pf->path[f], w->stream,
+				 "section gives node %u ranks %u..%u of %u", id[f].path, w->stream,
 				 w->worker, w->nr_workers, n->node, n->first_rank,
 				 n->first_rank + n->ranks - 1, n->world_size);
 			return -EINVAL;
@@ -192,16 +193,17 @@ static void map_nodes(struct vnp_profile *pf, unsigned int nfiles)
 	struct vnp_timeline *tl = &pf->tl;
 	unsigned int i, r;
 
-	if (!nfiles || !pf->have_node[0])
+	if (!nfiles || !pf->id[0].have_node)
 		return;
-	tl->nr_nodes = pf->node[0].nr_nodes;
+	tl->nr_nodes = pf->id[0].node.nr_nodes;
 	for (r = 0; r < VNEF_CC_MAX_RANKS; r++)
 		tl->rank_node[r] = VNP_NO_RANK;
 	for (i = 0; i < nfiles; i++)
-		for (r = 0; r < pf->node[i].ranks; r++)
-			tl->rank_node[pf->node[i].first_rank + r] = (uint16_t)pf->node[i].node;
+		for (r = 0; r < pf->id[i].node.ranks; r++)
+			tl->rank_node[pf->id[i].node.first_rank + r] =
+				(uint16_t)pf->id[i].node.node;
 	for (i = 0; i < pf->nslots; i++) {
-		const struct vntf_node *n = &pf->node[pf->file[i]];
+		const struct vntf_node *n = &pf->id[pf->file[i]].node;
 
 		tl->core_node[i] = (uint16_t)n->node;
 		tl->node_first_rank[i] = (uint16_t)n->first_rank;
@@ -314,7 +316,7 @@ static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 	}
 	if (!info->nr_programs)
 		pf->no_identity = true;
-	ret = check_together(pf, file, info, err, errlen);
+	ret = check_together(pf->id, file, info, err, errlen);
 	if (ret)
 		goto out;
 	for (i = 0; i < info->nr_streams; i++) {
@@ -356,7 +358,7 @@ int vnp_profile_read_opts(struct vnp_profile *pf, const char *const *paths,
 		return -E2BIG;
 	}
 	for (i = 0; i < npaths; i++)
-		pf->path[i] = paths[i];
+		pf->id[i].path = paths[i];
 	for (i = 0; i < npaths; i++) {
 		ret = read_one(pf, i, paths[i], prog, prog_path, check_hash, hash, size,
 			       &dropped, &overwritten, salvage, err, errlen);
@@ -388,4 +390,227 @@ void vnp_profile_free(struct vnp_profile *pf)
 {
 	vnp_tl_free(&pf->tl);
 	memset(pf, 0, sizeof(*pf));
+}
+
+/* ---- the streaming pass: node figures without a timeline ---- */
+
+/* Opens a file for the scan, reporting like read_one(). 0 or -errno with err. */
+static int scan_open(struct vntf_reader **r, const char *path, char *err, size_t errlen)
+{
+	char msg[512];
+	size_t n = strlen(path);
+	int ret = vntf_open_file(r, path, msg, sizeof(msg));
+
+	if (ret) {
+		if (!strncmp(msg, path, n) && msg[n] == ':')
+			snprintf(err, errlen, "%s", msg);
+		else
+			snprintf(err, errlen, "%s: %s", path, msg);
+	}
+	return ret;
+}
+
+/*
+ * Pass 1 over a file: its metadata up to its first records (node and program sections
+ * come before records), checked with the files before it. 0 or -errno with err.
+ */
+static int scan_meta(struct vnp_file_id *id, unsigned int f, const uint8_t *hash, size_t size,
+		     bool check_hash, const char *prog_path, char *err, size_t errlen)
+{
+	struct vntf_reader *r;
+	const struct vntf_info *info;
+	struct vntf_chunk c;
+	int ret = scan_open(&r, id[f].path, err, errlen);
+
+	if (ret)
+		return ret;
+	info = vntf_reader_info(r);
+	ret = vntf_next(r, &c);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", id[f].path, vntf_error(r));
+	} else if (!info->have_node) {
+		snprintf(err, errlen, "%s has no node section: view merges more workers than "
+			 "its timeline holds (%d) only for multi-node profiles", id[f].path,
+			 VNP_MAX_CORES);
+		ret = -EINVAL;
+	} else if (check_hash && info->nr_programs &&
+		   !same_program(info, hash, size, id[f].path, prog_path, err, errlen)) {
+		ret = -EINVAL;
+	} else {
+		ret = check_together(id, f, info, err, errlen);
+	}
+	vntf_close(r);
+	return ret;
+}
+
+/* A worker of the scan: its node and span; its slot seen (for the count of cores). */
+struct scan_worker {
+	uint64_t lo, hi;
+	bool seen;
+};
+
+/* Pass 2 over a file: every record into the node figures. 0 or -errno with err. */
+static int scan_records(const struct vnp_file_id *id, const struct vnp_prog *prog,
+			const uint16_t *rank_node, struct vnp_nodes *n, uint64_t span[2],
+			char *err, size_t errlen)
+{
+	const struct vntf_node *nd = &id->node;
+	struct fig_api { uint64_t first, last; } api = { 0, 0 };
+	struct scan_worker *w = NULL;
+	struct vntf_reader *r;
+	const struct vntf_info *info;
+	struct vntf_chunk c;
+	uint32_t i, k;
+	int ret = scan_open(&r, id->path, err, errlen);
+
+	if (ret)
+		return ret;
+	info = vntf_reader_info(r);
+	while ((ret = vntf_next(r, &c)) > 0) {
+		struct scan_worker *x;
+
+		if (!w) {
+			/* streams are declared before their records; later ones grow the array */
+			w = calloc(VNTF_MAX_STREAMS, sizeof(*w));
+			if (!w) {
+				ret = -ENOMEM;
+				snprintf(err, errlen, "out of memory scanning %s", id->path);
+				goto out;
+			}
+		}
+		x = &w[c.index < VNTF_MAX_STREAMS ? c.index : 0];
+		for (k = 0; k < c.count; k++) {
+			const struct vneuron_trace_record *rec = &c.recs[k];
+
+			if (rec->kind == VNEURON_TRACE_MARKER && rec->opcode >= ND_API_MARKER) {
+				uint64_t end = rec->host_ns + rec->count;
+
+				if (!rec->host_ns)
+					continue;
+				if (!api.first || rec->host_ns < api.first)
+					api.first = rec->host_ns;
+				if (end >= rec->host_ns && end > api.last)
+					api.last = end;
+				continue;
+			}
+			if ((rec->kind != VNEURON_TRACE_INSN && rec->kind != VNEURON_TRACE_CC) ||
+			    rec->model_end_ps < rec->model_start_ps)
+				continue;
+			if (rec->kind == VNEURON_TRACE_INSN) {
+				if (rec->engine >= VNEF_ENGINES || rec->opcode >= VNEF_OP_COUNT)
+					continue;
+				n->node[nd->node].busy_ps += rec->model_end_ps - rec->model_start_ps;
+			} else {
+				struct vnp_node_cc cc;
+
+				if (!vnp_cc_record_ok(rec))
+					continue;
+				cc = (struct vnp_node_cc){
+					.node = nd->node, .first = nd->first_rank,
+					.ranks = nd->ranks, .op = rec->opcode, .pc = rec->pc,
+					.rank = rec->dma_queue, .members = rec->elements,
+					.last = rec->dma_desc, .start = rec->model_start_ps,
+					.end = rec->model_end_ps,
+					.wait = rec->count - rec->model_start_ps,
+				};
+				vnp_nodes_cc(n, prog, rank_node, &cc);
+			}
+			if (!x->seen || rec->model_start_ps < x->lo)
+				x->lo = rec->model_start_ps;
+			if (!x->seen || rec->model_end_ps > x->hi)
+				x->hi = rec->model_end_ps;
+			x->seen = true;
+		}
+	}
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", id->path, vntf_error(r));
+		goto out;
+	}
+	/* a worker (core slot) per (device, worker, core) with records, as the timeline */
+	for (i = 0; w && i < info->nr_streams; i++) {
+		const struct vntf_worker *a = &info->streams[i].worker;
+		uint64_t lo = w[i].lo, hi = w[i].hi;
+		bool seen = w[i].seen, first = true;
+
+		for (k = 0; k < info->nr_streams; k++) {
+			const struct vntf_worker *b = &info->streams[k].worker;
+
+			if (b->device != a->device || b->worker != a->worker || b->core != a->core)
+				continue;
+			if (k < i) {
+				first = false;
+				break;
+			}
+			if (w[k].seen) {
+				lo = seen && lo < w[k].lo ? lo : w[k].lo;
+				hi = seen && hi > w[k].hi ? hi : w[k].hi;
+				seen = true;
+			}
+		}
+		if (!first || !seen)
+			continue;
+		if (!n->node[nd->node].cores++)
+			n->seen++;
+		if (!span[1] || lo < span[0])
+			span[0] = lo;
+		if (hi > span[1])
+			span[1] = hi;
+	}
+	vnp_nodes_api(n, nd->node, api.first, api.last, nd->clock_offset_ns, nd->clock_error_ns);
+	ret = 0;
+out:
+	free(w);
+	vntf_close(r);
+	return ret;
+}
+
+int vnp_nodes_scan(const char *const *paths, unsigned int npaths, const struct vnp_prog *prog,
+		   const char *prog_path, bool check_hash, struct vnp_nodes *n,
+		   uint64_t *core_ps, char *err, size_t errlen)
+{
+	uint16_t rank_node[VNEF_CC_MAX_RANKS];
+	uint64_t span[2] = { 0, 0 }, cores = 0;
+	struct vnp_file_id *id;
+	const void *image;
+	uint8_t hash[32];
+	unsigned int i, r;
+	size_t size = 0;
+	int ret = 0;
+
+	memset(n, 0, sizeof(*n));
+	*core_ps = 0;
+	if (!npaths) {
+		snprintf(err, errlen, "no profile");
+		return -EINVAL;
+	}
+	id = calloc(npaths, sizeof(*id));
+	if (!id) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	image = prog ? vnp_prog_image(prog, &size) : NULL;
+	if (image)
+		vnp_sha256(image, size, hash);
+	check_hash = check_hash && image;
+	for (i = 0; i < npaths && !ret; i++) {
+		id[i].path = paths[i];
+		ret = scan_meta(id, i, hash, size, check_hash, prog_path, err, errlen);
+	}
+	if (ret)
+		goto out;
+	n->nr_nodes = id[0].node.nr_nodes;
+	for (r = 0; r < VNEF_CC_MAX_RANKS; r++)
+		rank_node[r] = VNP_NO_RANK;
+	for (i = 0; i < npaths; i++)
+		for (r = 0; r < id[i].node.ranks; r++)
+			rank_node[id[i].node.first_rank + r] = (uint16_t)id[i].node.node;
+	for (i = 0; i < npaths && !ret; i++)
+		ret = scan_records(&id[i], prog, rank_node, n, span, err, errlen);
+	/* core-time as the timeline counts it: the whole span times the workers */
+	for (i = 0; i < VNP_MAX_NODES; i++)
+		cores += n->node[i].cores;
+	*core_ps = (span[1] - span[0]) * cores;
+out:
+	free(id);
+	return ret;
 }

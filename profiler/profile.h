@@ -14,6 +14,14 @@
 #include "timeline.h"
 #include "vntf.h"
 
+/* What says whether files are of one run: node section, first program (its hash). */
+struct vnp_file_id {
+	const char *path;
+	bool have_node, have_prog;
+	struct vntf_node node;
+	struct vntf_program prog;
+};
+
 struct vnp_profile {
 	struct vnp_timeline tl;
 	bool no_identity;			/* a profile names no program */
@@ -24,13 +32,7 @@ struct vnp_profile {
 	uint32_t nr_workers[VNP_MAX_CORES];	/* the worker section's world size */
 	char label[VNP_MAX_CORES][64];		/* "worker W core C": the viewer's tabs */
 	const char *labels[VNP_MAX_CORES];
-	/* each file's node section (docs/profile-format.md, "Nodes"), if it has one */
-	bool have_node[VNP_MAX_CORES];
-	struct vntf_node node[VNP_MAX_CORES];
-	/* each file's first program (name and hash), for the files-belong-together check */
-	bool have_prog[VNP_MAX_CORES];
-	struct vntf_program prog[VNP_MAX_CORES];
-	const char *path[VNP_MAX_CORES];
+	struct vnp_file_id id[VNP_MAX_CORES];
 	/* salvage: what could not be read of each damaged file, one line each */
 	unsigned int nr_salvaged;
 	char salvaged[1024];
@@ -71,5 +73,18 @@ int vnp_profile_read_opts(struct vnp_profile *pf, const char *const *paths,
 			  unsigned int npaths, const struct vnp_prog *prog, const char *prog_path,
 			  bool check_hash, bool salvage, char *err, size_t errlen);
 void vnp_profile_free(struct vnp_profile *pf);
+
+/*
+ * The node figures of a multi-node run's profiles without a timeline (docs/scaling.md):
+ * every file must have a node section; the same checks as vnp_profile_read_opts() on
+ * the files' metadata first, then one streaming pass over each file's records, so
+ * memory does not grow with the records. *core_ps: the span of all records (first
+ * start to last end) times the workers: the timeline's core-time when each worker's
+ * executions follow one another on the modeled clock (no re-layout). 0, or -errno with a message in err.
+ */
+struct vnp_nodes;
+int vnp_nodes_scan(const char *const *paths, unsigned int npaths, const struct vnp_prog *prog,
+		   const char *prog_path, bool check_hash, struct vnp_nodes *n,
+		   uint64_t *core_ps, char *err, size_t errlen);
 
 #endif /* VNP_PROFILE_H */

@@ -34,47 +34,41 @@ int vnp_rule_node_straggler(struct vnp_rctx *c)
 {
 	const struct vnp_nodes *n = &c->m->nodes;
 	const struct vnp_node_fig *x;
-	unsigned int k, best = 0, others = 0;
+	int best = vnp_nodes_straggler(n, c->m->core_ps);
+	unsigned int k, others = 0;
 	uint64_t other_busy = 0;
 	struct vnp_finding *f;
 	char t1[32], t2[32], t3[32];
 
-	if (n->seen < 2 || !n->inter_late_coll || !c->m->core_ps)
+	if (best < 0)
 		return 0;
-	for (k = 1; k < VNP_MAX_NODES; k++)
-		if (n->node[k].caused_ps > n->node[best].caused_ps)
-			best = k;
 	x = &n->node[best];
-	if ((double)x->last < VNP_NODE_LAST_SHARE * (double)n->inter_late_coll ||
-	    (double)x->caused_ps < VNP_NODE_WAIT_FRAC * (double)c->m->core_ps)
-		return 0;
 	for (k = 0; k < VNP_MAX_NODES; k++)
-		if (k != best && n->node[k].cores) {
+		if (k != (unsigned int)best && n->node[k].cores) {
 			other_busy += n->node[k].busy_ps / n->node[k].cores;
 			others++;
 		}
-	f = vnp_add(c, VNP_RULE_NODE_STRAGGLER, (double)node_cp_wait(c, best),
+	f = vnp_add(c, VNP_RULE_NODE_STRAGGLER, (double)node_cp_wait(c, (unsigned int)best),
 		    (double)x->caused_ps / (double)c->m->core_ps);
 	if (!f)
 		return -ENOMEM;
-	snprintf(f->title, sizeof(f->title), "Node %u arrives last at %llu of %llu inter-node "
-		 "collectives: the other nodes wait %.1f%% of the time for it", best,
-		 (unsigned long long)x->last, (unsigned long long)n->inter_coll,
-		 vnp_pct(x->caused_ps, c->m->core_ps));
-	cat(f->evidence, sizeof(f->evidence), "a rank of node %u was the last to arrive, "
-	    "late, at %llu of the %llu inter-node collectives where someone was late "
-	    "(>= %.0f%%), on average %s after the first; the other nodes' ranks waited %s "
-	    "for it (%.1f%% of core time, > %.0f%%).", best, (unsigned long long)x->last,
-	    (unsigned long long)n->inter_late_coll, 100 * VNP_NODE_LAST_SHARE,
-	    vnp_fmt_time(x->late_ps / (x->last ? x->last : 1), t1, sizeof(t1)),
+	snprintf(f->title, sizeof(f->title), "Node %d is the straggler: other nodes' ranks "
+		 "wait for it %llu times at inter-node collectives, %.1f%% of the time", best,
+		 (unsigned long long)x->last, vnp_pct(x->caused_ps, c->m->core_ps));
+	cat(f->evidence, sizeof(f->evidence), "of the %llu waits at inter-node collectives, "
+	    "%llu (>= %.0f%%) were for a rank of node %d, on average %s each; the other "
+	    "nodes' ranks waited %s for it (%.1f%% of core time, >= %.0f%%).",
+	    (unsigned long long)n->inter_waits, (unsigned long long)x->last,
+	    100 * VNP_NODE_LAST_SHARE, best,
+	    vnp_fmt_time(x->caused_ps / (x->last ? x->last : 1), t1, sizeof(t1)),
 	    vnp_fmt_time(x->caused_ps, t2, sizeof(t2)), vnp_pct(x->caused_ps, c->m->core_ps),
 	    100 * VNP_NODE_WAIT_FRAC);
 	if (others && x->cores)
-		cat(f->evidence, sizeof(f->evidence), " Its cores' engines computed %s each, "
+		cat(f->evidence, sizeof(f->evidence), " Its workers' engines computed %s each, "
 		    "the other nodes' %s on average.",
 		    vnp_fmt_time(x->busy_ps / x->cores, t1, sizeof(t1)),
 		    vnp_fmt_time(other_busy / others, t3, sizeof(t3)));
-	snprintf(f->advice, sizeof(f->advice), "Find why node %u is late: more work for its "
+	snprintf(f->advice, sizeof(f->advice), "Find why node %d is late: more work for its "
 		 "ranks (give them a smaller share), a slower or busier host (its API calls, "
 		 "other processes), a later start or slower input; when its ranks reach the "
 		 "collectives with the others, the others' waits (%s) leave their critical paths.",
@@ -112,9 +106,9 @@ int vnp_rule_inter_node(struct vnp_rctx *c)
 	if (!f)
 		return -ENOMEM;
 	snprintf(f->title, sizeof(f->title), "Inter-node collectives take %.1f%% of the "
-		 "communication time (%llu of %llu collectives cross nodes)",
-		 vnp_pct(n->inter_ps, cc), (unsigned long long)n->inter_coll,
-		 (unsigned long long)c->m->ncoll);
+		 "communication time (%llu of %llu collective events cross nodes)",
+		 vnp_pct(n->inter_ps, cc), (unsigned long long)n->inter_events,
+		 (unsigned long long)(n->inter_events + n->intra_events));
 	vnp_where(c->tl, pred_inter, NULL, where, sizeof(where));
 	cat(f->evidence, sizeof(f->evidence), "collectives whose group holds ranks of more "
 	    "than one node: %s of the ranks' time in collectives (%s moving data), against %s "

@@ -313,9 +313,8 @@ static int collectives_text(FILE *f, const struct vnp_view *v)
  * and collective time, the others' waits for it and its API calls on rank 0's clock;
  * then collective time in groups that cross nodes against groups within one.
  */
-static void nodes_text(FILE *f, const struct vnp_view *v)
+void vnp_nodes_text(FILE *f, const struct vnp_nodes *n)
 {
-	const struct vnp_nodes *n = &v->m->nodes;
 	uint64_t api0 = UINT64_MAX, cc = n->inter_ps + n->intra_ps;
 	char t1[32], t2[32], t3[32], t4[32], t5[32], api[80];
 	unsigned int k;
@@ -355,6 +354,26 @@ static void nodes_text(FILE *f, const struct vnp_view *v)
 		vnp_fmt_time(n->inter_xfer_ps, t2, sizeof(t2)),
 		vnp_fmt_time(n->intra_ps, t3, sizeof(t3)), (unsigned long long)n->intra_events,
 		vnp_fmt_time(n->intra_xfer_ps, t4, sizeof(t4)));
+}
+
+int vnp_nodes_summary_text(FILE *f, const struct vnp_nodes *n, uint64_t core_ps,
+			   const char *program_path, unsigned int nfiles)
+{
+	int s = vnp_nodes_straggler(n, core_ps);
+	char t1[32];
+
+	fprintf(f, "vneuron-profile: %s, %u profiles (node figures from a streaming pass: "
+		"docs/scaling.md)\n", program_path, nfiles);
+	vnp_nodes_text(f, n);
+	if (s >= 0)
+		fprintf(f, "  straggler node: %d (other nodes' ranks waited for it %llu times, "
+			"%s, %.1f%% of the workers' time)\n", s,
+			(unsigned long long)n->node[s].last,
+			vnp_fmt_time(n->node[s].caused_ps, t1, sizeof(t1)),
+			vnp_pct(n->node[s].caused_ps, core_ps));
+	else
+		fprintf(f, "  straggler node: none (docs/profiler.md, straggler-node)\n");
+	return ferror(f) ? -EIO : 0;
 }
 
 int vnp_summary_text(FILE *f, const struct vnp_view *v)
@@ -475,7 +494,7 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 	}
 	if (collectives_text(f, v))
 		return -ENOMEM;
-	nodes_text(f, v);
+	vnp_nodes_text(f, &m->nodes);
 	if (groups_text(f, v, 1) || groups_text(f, v, 0))
 		return -ENOMEM;
 	count_list(line, sizeof(line), vnp_api_name, tl->api_calls, tl->api_ns, 1000,

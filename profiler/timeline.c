@@ -143,11 +143,8 @@ static unsigned int rec_stream(const struct vneuron_trace_record *r)
 	return VNP_NONE;
 }
 
-/*
- * A CC record that can be true: its own engine, a known opcode, arrival <= the last
- * member's arrival <= completion, 1..64 members, ranks below 64 (uapi/vneuron_trace.h).
- */
-static bool cc_ok(const struct vneuron_trace_record *r)
+/* uapi/vneuron_trace.h says what a CC record holds */
+bool vnp_cc_record_ok(const struct vneuron_trace_record *r)
 {
 	return r->engine == VNEURON_TRACE_ENGINE_CC && r->opcode < VNEF_CC_OP_COUNT &&
 	       r->model_start_ps <= r->count && r->count <= r->model_end_ps &&
@@ -194,7 +191,7 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 			stream = VNEF_STREAM_DMA(r->dma_queue);
 			break;
 		case VNEURON_TRACE_CC:
-			if (!cc_ok(r))
+			if (!vnp_cc_record_ok(r))
 				goto bad;
 			stream = VNEF_STREAM_CC;
 			break;

@@ -11,6 +11,7 @@
 #ifndef VNP_TIMELINE_H
 #define VNP_TIMELINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -193,6 +194,12 @@ struct vnp_timeline {
 	size_t last_exec;			/* index of the last one looked up */
 	int finished;
 };
+
+/*
+ * A CC record that can be true: its own engine, a known opcode, arrival <= the last
+ * member's arrival <= completion, 1..64 members, ranks below 64.
+ */
+bool vnp_cc_record_ok(const struct vneuron_trace_record *r);
 
 void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
 		 const struct vnp_prog *prog);

@@ -311,10 +311,11 @@ TEST_F(nodes, merge_two_by_two)
 	EQ(n->node[1].cores, 2);
 	EQ(n->inter_events, 16);
 	EQ(n->intra_events, 8);
-	EQ(n->inter_coll, 4);
+	EQ(n->inter_waits, 0);
 	EQ(n->inter_ps, 16 * NSYNTH_XFER_NS * 1000);
 	EQ(n->intra_ps, 8 * NSYNTH_XFER_NS * 1000);
 	EQ(n->node[0].busy_ps, 2 * 6 * NSYNTH_WORK_NS * 1000);
+	EQ(n->node[0].inter_ps, 2 * 4 * NSYNTH_XFER_NS * 1000);
 	EQ(n->node[1].busy_ps, n->node[0].busy_ps);
 	EQ(n->node[0].cc_ps, 2 * 6 * NSYNTH_XFER_NS * 1000);
 	/* host events on the measured offsets: the API calls line up on rank 0's clock */
@@ -352,14 +353,15 @@ TEST_F(nodes, straggler_node)
 	node_file(_metadata, self, 0, 0, 0);
 	node_file(_metadata, self, 1, 1, 0);
 	ASSERT_EQ(0, load(x, self->paths, 2, &self->o)) TH_LOG("%s", x->err);
-	EQ(x->m.nodes.node[1].last, 4);
-	EQ(x->m.nodes.node[0].last, 0);
 	/* node 0's two ranks wait 50 us at each of the 4 inter-node collectives */
+	EQ(x->m.nodes.inter_waits, 8);
+	EQ(x->m.nodes.node[1].last, 8);
+	EQ(x->m.nodes.node[0].last, 0);
 	EQ(x->m.nodes.node[1].caused_ps, 2 * 4 * 50000 * 1000ull);
 	f = finding(x, VNP_RULE_NODE_STRAGGLER);
 	ASSERT_NE(NULL, f);
-	EXPECT_NE(NULL, strstr(f->title, "Node 1 arrives last at 4 of 4 inter-node"))
-		TH_LOG("%s", f->title);
+	EXPECT_NE(NULL, strstr(f->title, "Node 1 is the straggler: other nodes' ranks wait "
+			       "for it 8 times")) TH_LOG("%s", f->title);
 	EXPECT_STREQ("straggler-node", vnp_rule_id(f->rule));
 	unload(x);
 
@@ -368,7 +370,7 @@ TEST_F(nodes, straggler_node)
 	node_file(_metadata, self, 0, 0, 0);
 	node_file(_metadata, self, 1, 1, 0);
 	ASSERT_EQ(0, load(x, self->paths, 2, &self->o)) TH_LOG("%s", x->err);
-	EQ(x->m.nodes.node[1].last, 4);
+	EQ(x->m.nodes.node[1].last, 8);
 	EXPECT_EQ(NULL, finding(x, VNP_RULE_NODE_STRAGGLER));
 	unload(x);
 }
@@ -398,6 +400,55 @@ TEST_F(nodes, inter_node_bound)
 	EQ(x->m.nodes.inter_events, 0);
 	EXPECT_EQ(NULL, finding(x, VNP_RULE_INTER_NODE_BOUND));
 	unload(x);
+}
+
+/* The streaming pass gives the timeline's node figures (more workers than 16 use it). */
+TEST_F(nodes, streaming_scan_matches)
+{
+	struct run *x = &self->x;
+	struct vnp_nodes *n = calloc(1, sizeof(*n));
+	struct nsynth o = self->o;
+	uint64_t core_ps = 0;
+	char err[512];
+	unsigned int k;
+
+	ASSERT_NE(NULL, n);
+	self->o.straggler = 1;
+	self->o.late_ns = 50000;
+	node_file(_metadata, self, 0, 0, 0);
+	node_file(_metadata, self, 1, 1, 3000000);
+	ASSERT_EQ(0, load(x, self->paths, 2, &self->o)) TH_LOG("%s", x->err);
+	ASSERT_EQ(0, vnp_nodes_scan(self->paths, 2, &x->prog, "nodes.vnef", true, n, &core_ps,
+				    err, sizeof(err))) TH_LOG("%s", err);
+	EQ(n->nr_nodes, 2);
+	EQ(n->seen, 2);
+	EQ(n->inter_ps, x->m.nodes.inter_ps);
+	EQ(n->intra_ps, x->m.nodes.intra_ps);
+	EQ(n->inter_xfer_ps, x->m.nodes.inter_xfer_ps);
+	EQ(n->inter_events, x->m.nodes.inter_events);
+	EQ(n->intra_events, x->m.nodes.intra_events);
+	EQ(n->inter_waits, x->m.nodes.inter_waits);
+	for (k = 0; k < 2; k++) {
+		EQ(n->node[k].cores, x->m.nodes.node[k].cores);
+		EQ(n->node[k].busy_ps, x->m.nodes.node[k].busy_ps);
+		EQ(n->node[k].cc_ps, x->m.nodes.node[k].cc_ps);
+		EQ(n->node[k].cc_wait_ps, x->m.nodes.node[k].cc_wait_ps);
+		EQ(n->node[k].last, x->m.nodes.node[k].last);
+		EQ(n->node[k].caused_ps, x->m.nodes.node[k].caused_ps);
+		EQ(n->node[k].api_first_ns, x->m.nodes.node[k].api_first_ns);
+	}
+	EQ(core_ps, x->m.core_ps);
+	EQ(vnp_nodes_straggler(n, core_ps), 1);
+	unload(x);
+
+	/* a file without a node section: refused before any record is read */
+	o.node = 1;
+	o.no_node = 1;
+	ASSERT_EQ(0, nsynth_write(self->path[1], &o));
+	EXPECT_EQ(-EINVAL, vnp_nodes_scan(self->paths, 2, NULL, "nodes.vnef", false, n,
+					  &core_ps, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "n1.vntf has no node section")) TH_LOG("%s", err);
+	free(n);
 }
 
 TEST_F(nodes, refusals)
