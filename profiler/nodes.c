@@ -17,12 +17,19 @@ int vnp_cc_spans_nodes(const struct vnp_prog *prog, uint32_t pc, unsigned int ra
 	const struct vnef_cc_instr *in = vnp_prog_cc(prog, pc);
 	unsigned int k, g, s, b, x;
 
-	g = in ? in->group_size : 0;
-	s = g && in->group_stride ? in->group_stride : 1;
-	if (!g) {		/* the whole communicator: ranks 0 .. members - 1 */
+	if (!in || !members) {
+		/* no instruction (another program): members consecutive ranks, a guess */
+		g = members ? members : 1;
+		s = 1;
+		b = rank - rank % g;
+	} else if (!in->group_size) {
+		/* the whole communicator: ranks 0 .. members - 1 */
 		g = members;
+		s = 1;
 		b = 0;
 	} else {
+		g = in->group_size;
+		s = in->group_stride ? in->group_stride : 1;
 		b = rank - (rank / s % g) * s;
 	}
 	for (k = 0; k < g; k++) {
