@@ -267,17 +267,16 @@ static int node_opt(const char *arg, struct cap_opts *o)
 {
 	const char *what = "ID/COUNT, a node number below a node count (0/2, 1/2)";
 	unsigned long long id, count;
-	char *end;
+	char *end, *end2;
 
 	errno = 0;
 	id = strtoull(arg, &end, 10);
 	if (errno || end == arg || *end != '/' || arg[0] == '-')
 		return bad_value("node", arg, what);
-	arg = end + 1;
-	count = strtoull(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || !count || id >= count ||
+	count = strtoull(end + 1, &end2, 10);
+	if (errno || end2 == end + 1 || *end2 || end[1] == '-' || !count || id >= count ||
 	    count > VNEF_CC_MAX_RANKS)
-		return bad_value("node", end == arg ? arg : arg - 1, what);
+		return bad_value("node", arg, what);
 	o->node.node = (uint32_t)id;
 	o->node.nr_nodes = (uint32_t)count;
 	o->have_node = 1;

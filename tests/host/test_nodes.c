@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vnp_nodes_synth.h"
+#include "vnprog.h"
 #include "../../profiler/analyze.h"
 #include "../../profiler/profile.h"
 #include "../../profiler/summary.h"
@@ -488,6 +490,133 @@ TEST_F(nodes, refusals)
 	EXPECT_NE(NULL, strstr(x->err, "2 nodes of 4 ranks in all against 3 nodes of 6"))
 		TH_LOG("%s", x->err);
 	vnp_prog_free(&x->prog);
+}
+
+#define PROFILER "build/bin/vneuron-profile"
+
+/* A small program's .vnef at path (view -n needs one; -q: not the profiles' own). */
+static int write_vnef(const char *path)
+{
+	uint64_t shape[2] = { 128, 4 };
+	struct nd_builder *b;
+	struct nd_tensor *in, *out;
+	struct nd_tile *t;
+	void *img = NULL;
+	size_t size = 0;
+	FILE *f;
+	int ret;
+
+	if (nd_builder_new("p", &b))
+		return -ENOMEM;
+	in = nd_input(b, "x", ND_FP32, 2, shape);
+	out = nd_output(b, "y", ND_FP32, 2, shape);
+	t = nd_sbuf(b, "t", ND_FP32, 128, 4);
+	nd_load(b, 0, nd_whole(t), nd_hbm_rows(in, 0, 0));
+	nd_store(b, 1, nd_hbm_rows(out, 0, 0), nd_whole(t));
+	ret = nd_builder_finish(b, &img, &size);
+	nd_builder_free(b);
+	if (ret)
+		return ret;
+	f = fopen(path, "wb");
+	ret = f && fwrite(img, 1, size, f) == size ? 0 : -EIO;
+	if (f)
+		fclose(f);
+	free(img);
+	return ret;
+}
+
+/* The command's output (stdout and stderr) into out; its exit status. */
+static int run_cmd(const char *sub, const char *args, char *out, size_t len)
+{
+	char cmd[1024];
+	FILE *p;
+	size_t n;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), PROFILER " %s %s 2>&1", sub, args);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	n = fread(out, 1, len - 1, p);
+	out[n] = 0;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int run_view(const char *args, char *out, size_t len)
+{
+	return run_cmd("view", args, out, len);
+}
+
+/* capture's --node and --clock-offset: bad values named before any device is opened. */
+TEST(capture_node_options)
+{
+	static const struct { const char *args, *want; } cases[] = {
+		{ "--node 2/2", "--node '2/2': give ID/COUNT" },
+		{ "--node 1", "--node '1': give ID/COUNT" },
+		{ "--node 0/0", "give ID/COUNT" },
+		{ "--node 0/2 --clock-offset 12x", "--clock-offset '12x': give NS or NS+-ERR" },
+		{ "--node 0/2 --clock-offset 5+-", "--clock-offset '5+-'" },
+		{ "--clock-offset 5", "--clock-offset goes with --node" },
+		{ "--node 0/33 --collectives-worker-count 2", "is 66 ranks; a communicator has "
+		  "at most 64" },
+	};
+	char out[4096], args[256];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(args, sizeof(args), "-n /nonexistent.vnef -s /tmp/vnp_never.vntf %s",
+			 cases[i].args);
+		EXPECT_EQ(2, run_cmd("capture", args, out, sizeof(out))) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, cases[i].want)) TH_LOG("%s: %s", cases[i].args, out);
+	}
+}
+
+/*
+ * view -s DIR on 9 nodes x 2 workers: more than the timeline's 16, so the node summary
+ * from the streaming pass, with the planted straggler; other formats refused.
+ */
+TEST(view_streamed_directory)
+{
+	char dir[] = "/tmp/vnp_nodes_cli_XXXXXX", path[128], args[512], *out;
+	struct nsynth o = { .nr_nodes = 9, .per_node = 2, .colls = 4, .intra = 2,
+			    .straggler = 1, .late_ns = 50000, .hash = 7, .insns = 40 };
+	unsigned int i;
+
+	out = malloc(65536);
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/p.vnef.bin", dir);
+	ASSERT_EQ(0, write_vnef(path));
+	for (i = 0; i < o.nr_nodes; i++) {
+		o.node = i;
+		o.offset_ns = (int64_t)i * 1000000;
+		snprintf(path, sizeof(path), "%s/n%u.vntf", dir, i);
+		ASSERT_EQ(0, nsynth_write(path, &o));
+	}
+	snprintf(args, sizeof(args), "-q -n %s/p.vnef.bin -s %s", dir, dir);
+	EXPECT_EQ(0, run_view(args, out, 65536)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "9 profiles (node figures from a streaming pass"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "Nodes: 9 of 9 in the profile"));
+	EXPECT_NE(NULL, strstr(out, "straggler node: 1 (other nodes' ranks waited for it 64 "
+			       "times")) TH_LOG("%s", out);
+	/* every node's API call at the same instant of rank 0's clock */
+	EXPECT_NE(NULL, strstr(out, "  8         2 ")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "+1.000..")) TH_LOG("%s", out);
+	snprintf(args, sizeof(args), "-q -n %s/p.vnef.bin -s %s -f json -o %s/x.json", dir,
+		 dir, dir);
+	EXPECT_EQ(2, run_view(args, out, 65536));
+	EXPECT_NE(NULL, strstr(out, "only the node summary (--output-format summary-text)"))
+		TH_LOG("%s", out);
+	for (i = 0; i < o.nr_nodes; i++) {
+		snprintf(path, sizeof(path), "%s/n%u.vntf", dir, i);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/p.vnef.bin", dir);
+	unlink(path);
+	rmdir(dir);
+	free(out);
 }
 
 TEST_HARNESS_MAIN
