@@ -665,6 +665,40 @@ static void faults_json(FILE *f, const struct vnp_view *v)
 /* At most this many collectives in summary-json's list (the longest waits first). */
 #define VNP_JSON_MAX_COLL	100000
 
+/* ,"nodes":{...} of a multi-node profile (docs/metrics.md, "Nodes"); nothing otherwise. */
+static void nodes_json(FILE *f, const struct vnp_nodes *n)
+{
+	unsigned int k, first = 1;
+
+	if (!n->nr_nodes)
+		return;
+	fprintf(f, ",\n\"nodes\":{\"count\":%u,\"seen\":%u,\"inter_node_ps\":%llu,"
+		"\"intra_node_ps\":%llu,\"inter_node_transfer_ps\":%llu,"
+		"\"intra_node_transfer_ps\":%llu,\"inter_node_events\":%llu,"
+		"\"intra_node_events\":%llu,\"inter_node_waits\":%llu,\"per_node\":[",
+		n->nr_nodes, n->seen, (unsigned long long)n->inter_ps,
+		(unsigned long long)n->intra_ps, (unsigned long long)n->inter_xfer_ps,
+		(unsigned long long)n->intra_xfer_ps, (unsigned long long)n->inter_events,
+		(unsigned long long)n->intra_events, (unsigned long long)n->inter_waits);
+	for (k = 0; k < VNP_MAX_NODES; k++) {
+		const struct vnp_node_fig *x = &n->node[k];
+
+		if (!x->cores)
+			continue;
+		fprintf(f, "%s{\"node\":%u,\"cores\":%u,\"busy_ps\":%llu,\"collective_ps\":%llu,"
+			"\"wait_ps\":%llu,\"inter_node_ps\":%llu,\"waited_for\":%llu,"
+			"\"others_waited_ps\":%llu,\"api_first_ns\":%llu,\"api_last_ns\":%llu,"
+			"\"clock_error_ns\":%llu}", first ? "" : ",", k, x->cores,
+			(unsigned long long)x->busy_ps, (unsigned long long)x->cc_ps,
+			(unsigned long long)x->cc_wait_ps, (unsigned long long)x->inter_ps,
+			(unsigned long long)x->last, (unsigned long long)x->caused_ps,
+			(unsigned long long)x->api_first_ns, (unsigned long long)x->api_last_ns,
+			(unsigned long long)x->api_error_ns);
+		first = 0;
+	}
+	fputs("]}", f);
+}
+
 static int collectives_json(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_timeline *tl = v->tl;
@@ -854,6 +888,7 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 	fputs("}},\n\"collectives\":", f);
 	if (collectives_json(f, v))
 		return -ENOMEM;
+	nodes_json(f, &m->nodes);
 	fputs(",\n\"semaphore_waits\":[", f);
 	first = 1;
 	for (w = 0; w < VNEF_STREAMS; w++)

@@ -334,6 +334,12 @@ TEST_F(nodes, merge_two_by_two)
 		TH_LOG("%s", s);
 	EXPECT_TRUE(has(s, len, "intra-node 160.000 us (8 events"));
 	free(s);
+	s = output(vnp_summary_json, x, &len);
+	ASSERT_NE(NULL, s);
+	EXPECT_TRUE(has(s, len, "\"nodes\":{\"count\":2,\"seen\":2,\"inter_node_ps\":320000000,"
+			"\"intra_node_ps\":160000000,")) TH_LOG("%.400s", strstr(s, "\"nodes\"") ?: s);
+	EXPECT_TRUE(has(s, len, "{\"node\":1,\"cores\":2,\"busy_ps\":1200000000,"));
+	free(s);
 	/* Perfetto: a process per node, the workers' rows its threads */
 	s = output(vnp_perfetto, x, &len);
 	ASSERT_NE(NULL, s);
