@@ -162,6 +162,7 @@ struct view_opts {
 /* What view computes from the program and the profile. */
 struct view_data {
 	int streamed;			/* too many workers: node figures only (scan) */
+	char too_big[512];		/* what the timeline said of them */
 	struct vnp_prog prog;
 	struct vnp_profile pf;
 	struct vnp_metrics m;
@@ -424,6 +425,8 @@ static int view_load(struct view_data *d, const struct view_opts *o)
 	if (ret == -E2BIG) {
 		/* more workers than the timeline holds: a multi-node run's node figures */
 		d->streamed = 1;
+		if (o->nprofiles <= VNP_MAX_CORES)
+			snprintf(d->too_big, sizeof(d->too_big), "%s", err);
 		return 0;
 	}
 	if (ret) {
@@ -490,7 +493,9 @@ static int view_streamed(const struct view_opts *o, struct view_data *d)
 	ret = vnp_nodes_scan(o->profiles, o->nprofiles, &d->prog, o->program, !o->no_hash,
 			     n, &core_ps, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "vneuron-profile: %s\n", err);
+		/* not a multi-node run: the timeline's own refusal says it best */
+		fprintf(stderr, "vneuron-profile: %s\n", d->too_big[0] &&
+			strstr(err, "has no node section:") ? d->too_big : err);
 		free(n);
 		return ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
 	}
