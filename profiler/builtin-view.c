@@ -480,6 +480,8 @@ static int view_streamed(const struct view_opts *o, struct view_data *d)
 	int ret;
 
 	if (o->serve || o->fmt->write != vnp_summary_text) {
+		if (d->too_big[0])
+			fprintf(stderr, "vneuron-profile: %s\n", d->too_big);
 		fprintf(stderr, "vneuron-profile: the profiles hold more workers than the merged "
 			"timeline's %d: only the node summary (--output-format summary-text) "
 			"is available for them (docs/scaling.md)\n", VNP_MAX_CORES);
