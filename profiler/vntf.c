@@ -243,7 +243,7 @@ int vntf_write_node(struct vntf_writer *w, const struct vntf_node *n)
 	if (w->have_node || w->records || w->pend_n || !vntf_node_ok(n, NULL))
 		return -EINVAL;
 	w->have_node = true;
-	/* optional: a 1.0 reader skips it */
+	/* flagged optional, so a 1.0 reader skips it; 104 bytes need no padding */
 	if (put(w, &h, sizeof(h)) || put(w, n, sizeof(*n)))
 		return -EIO;
 	w->sections++;
