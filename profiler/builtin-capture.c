@@ -302,6 +302,32 @@ static int offset_opt(const char *arg, struct cap_opts *o)
 	return 0;
 }
 
+/*
+ * --node's ranks: every node runs as many ranks as this one (its workers, or 1), so
+ * they are node-major. 0, or -EINVAL with the reason said.
+ */
+static int node_ranks(struct cap_opts *o)
+{
+	uint32_t per = o->workers ? o->workers : 1;
+
+	if (o->have_offset && !o->have_node) {
+		vnp_cap_err("--clock-offset goes with --node");
+		return -EINVAL;
+	}
+	if (!o->have_node)
+		return 0;
+	o->node.ranks = per;
+	o->node.first_rank = o->node.node * per;
+	o->node.world_size = o->node.nr_nodes * per;
+	if (o->node.world_size > VNEF_CC_MAX_RANKS) {
+		vnp_cap_err("--node %u/%u with %u workers each is %u ranks; a communicator has "
+			    "at most %u", o->node.node, o->node.nr_nodes, per, o->node.world_size,
+			    VNEF_CC_MAX_RANKS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* 0 (o->help: print the manual and stop), or -EINVAL with the reason said. */
 static int parse_opts(int argc, char **argv, struct cap_opts *o)
 {
@@ -460,7 +486,7 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 			return -EINVAL;
 		}
 		o->app = argv + dashdash + 1;
-		return 0;
+		return node_ranks(o);
 	}
 	if (!o->program) {
 		vnp_cap_err("give the program to run with -n PROGRAM.vnef, or an application "
@@ -503,24 +529,8 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 			    o->per_node, o->workers);
 		return -EINVAL;
 	}
-	if (o->have_offset && !o->have_node) {
-		vnp_cap_err("--clock-offset goes with --node");
+	if (node_ranks(o))
 		return -EINVAL;
-	}
-	if (o->have_node) {
-		/* every node runs as many ranks as this one: the ranks are node-major */
-		uint32_t per = o->workers ? o->workers : 1;
-
-		o->node.ranks = per;
-		o->node.first_rank = o->node.node * per;
-		o->node.world_size = o->node.nr_nodes * per;
-		if (o->node.world_size > VNEF_CC_MAX_RANKS) {
-			vnp_cap_err("--node %u/%u with %u workers each is %u ranks; a communicator "
-				    "has at most %u", o->node.node, o->node.nr_nodes, per,
-				    o->node.world_size, VNEF_CC_MAX_RANKS);
-			return -EINVAL;
-		}
-	}
 	if (o->per_node && o->per_node < o->workers) {
 		vnp_cap_err("%u of the %u workers would run on other machines: that needs the "
 			    "MPI proxy, which this build does not have; run all of them here "

@@ -328,11 +328,10 @@ int vnp_cap_start(struct vnp_capture *c, const struct nd_trace_opts *o)
 			wk.stream = i * VNP_CAP_MAX_RINGS + j;
 			wk.device = c->ndev ? c->devnum[c->cdev[i]] : c->device;
 			wk.core = c->core[i];
-			if (c->nr_workers > 1) {
-				wk.worker = c->worker[i];
-				wk.nr_workers = c->nr_workers;
-			}
+			wk.worker = c->nr_workers > 1 ? c->worker[i] : 0;
+			wk.nr_workers = c->nr_workers > 1 ? c->nr_workers : 1;
 			if (c->have_node) {
+				/* the global rank: wk is reused for every ring, so set, not add */
 				wk.worker += c->node.first_rank;
 				wk.nr_workers = c->node.world_size;
 			}
