@@ -59,10 +59,14 @@ static uint64_t on_rank0(uint64_t t, int64_t offset)
 void vnp_nodes_api(struct vnp_nodes *n, unsigned int node, uint64_t first_ns,
 		   uint64_t last_ns, int64_t offset_ns, uint64_t error_ns)
 {
-	struct vnp_node_fig *f = &n->node[node];
+	struct vnp_node_fig *f;
 	uint64_t a, z;
 
-	if (!first_ns || node >= VNP_MAX_NODES)
+	if (node >= VNP_MAX_NODES)
+		return;
+	f = &n->node[node];
+	f->api_error_ns = error_ns;	/* the node's, whether it made calls or not */
+	if (!first_ns)
 		return;
 	a = on_rank0(first_ns, offset_ns);
 	z = on_rank0(last_ns, offset_ns);
@@ -70,7 +74,6 @@ void vnp_nodes_api(struct vnp_nodes *n, unsigned int node, uint64_t first_ns,
 		f->api_first_ns = a;
 	if (z > f->api_last_ns)
 		f->api_last_ns = z;
-	f->api_error_ns = error_ns;
 }
 
 void vnp_nodes_cc(struct vnp_nodes *n, const struct vnp_prog *prog, const uint16_t *rank_node,
