@@ -41,6 +41,8 @@ static const char *const rule_ids[VNP_RULE_COUNT] = {
 	[VNP_RULE_CC_NO_OVERLAP] = "collective-no-overlap",
 	[VNP_RULE_CC_SMALL] = "small-collectives",
 	[VNP_RULE_CC_SPLIT] = "all-reduce-split",
+	[VNP_RULE_NODE_STRAGGLER] = "straggler-node",
+	[VNP_RULE_INTER_NODE_BOUND] = "inter-node-bound",
 };
 
 const char *vnp_class_name(enum vnp_class c)
@@ -767,6 +769,7 @@ int vnp_analyze_opts(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 	      rule_engines(&c) ?: rule_dma_overlap(&c) ?: vnp_rule_repeated(&c) ?:
 	      rule_tensor_idle(&c) ?: vnp_rule_transpose(&c) ?: vnp_rule_cc_straggler(&c) ?:
 	      vnp_rule_cc_no_overlap(&c) ?: vnp_rule_cc_small(&c) ?: vnp_rule_cc_shard(&c) ?:
+	      vnp_rule_node_straggler(&c) ?: vnp_rule_inter_node(&c) ?:
 	      rule_sem_wait(&c);
 	if (a->folded[0])
 		cat(a->whole.why, sizeof(a->whole.why), "; waits it explains: %s", a->folded);

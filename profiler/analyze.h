@@ -34,6 +34,8 @@ enum vnp_rule {
 	VNP_RULE_CC_NO_OVERLAP,
 	VNP_RULE_CC_SMALL,
 	VNP_RULE_CC_SPLIT,
+	VNP_RULE_NODE_STRAGGLER,
+	VNP_RULE_INTER_NODE_BOUND,
 	VNP_RULE_COUNT,
 };
 
@@ -53,6 +55,9 @@ enum vnp_rule {
 #define VNP_CC_STRAGGLER_SHARE	0.50	/* ... of core_time, half of them for one rank */
 #define VNP_CC_SMALL_COUNT	4	/* small-collectives: 4 or more of an op an execution */
 #define VNP_CC_FIXED_FRAC	0.50	/* ... spending half their transfer on link latency */
+#define VNP_INTER_FRAC		0.50	/* inter-node-bound: inter-node collectives hold half
+					 * of the collective time ... */
+#define VNP_INTER_MIN_FRAC	0.10	/* ... and collectives 10% of core_time */
 
 /* vnp_classification.unit besides stream ids (engine 0..3, VNEF_STREAM_DMA(q), CC) */
 #define VNP_BOUND_HBM		0xfffeu

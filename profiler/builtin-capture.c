@@ -36,11 +36,13 @@ static const char capture_usage[] =
 "                            [--ring-size BYTES] [--mode stop|overwrite]\n"
 "                            [--collectives-worker-count N\n"
 "                             [--collectives-workers-per-node N]]\n"
+"                            [--node ID/COUNT [--clock-offset NS[+-ERR]]]\n"
 "                            [--force-overwrite]\n"
 "    vneuron-profile capture --host -n PROGRAM.vnef -s PROFILE.vntf [NAME FILE ...]\n"
 "                            [--num-exec N] [--profile-nth-exec K] [options]\n"
 "                            [--collectives-worker-count N]\n"
 "    vneuron-profile capture -s PROFILE.vntf [--core C]... [--device D]\n"
+"                            [--node ID/COUNT [--clock-offset NS[+-ERR]]]\n"
 "                            [--force-overwrite]\n"
 "                            [--ring-size BYTES] [--mode stop|overwrite] -- APP [ARGS]\n"
 "\n"
@@ -119,6 +121,15 @@ static const char capture_usage[] =
 "    --collectives-workers-per-node N\n"
 "                              workers on this machine (default: all of them);\n"
 "                              workers on other machines need the MPI proxy\n"
+"    --node ID/COUNT           this machine is node ID of COUNT of a multi-node run:\n"
+"                              the profile gets a node section (docs/profile-\n"
+"                              format.md, \"Nodes\") and its workers the global\n"
+"                              ranks ID x N .. ID x N + N - 1 of COUNT x N, N the\n"
+"                              workers here (--collectives-worker-count, or 1);\n"
+"                              view -s A -s B ... merges such profiles\n"
+"    --clock-offset NS[+-ERR]  with --node: this host's CLOCK_MONOTONIC minus rank\n"
+"                              0's host's, in ns, and the bound of its error (0\n"
+"                              if not given): view aligns host events with it\n"
 "    --force-overwrite         replace an existing PROFILE.vntf (default: refuse)\n"
 "    --host                    run on the host backend, without the module (above)\n"
 "    -q, --quiet               no progress, no summary line\n"
@@ -169,6 +180,9 @@ struct cap_opts {
 	unsigned int num_exec, nth, device, nr_cores, cores[VNP_CAP_MAX_CORES];
 	int device_given;
 	unsigned int workers, per_node;		/* --collectives-*; 0: not given */
+	/* --node ID/COUNT, --clock-offset NS[+-ERR]: the node section */
+	int have_node, have_offset;
+	struct vntf_node node;
 	int ignore_errors, quiet, help, force, host;
 	struct nd_trace_opts trace;
 	unsigned int nr_inputs;
@@ -249,6 +263,11 @@ static int create_profile(struct vnp_capture *c, const struct cap_opts *o,
 	char buf[8192];
 	unsigned int n = input_paths(o, in, buf, sizeof(buf), MAX_INPUTS * 2 + 2);
 
+	if (o->have_node) {
+		c->have_node = 1;
+		c->node = o->node;
+		gethostname(c->node.hostname, sizeof(c->node.hostname) - 1);
+	}
 	return vnp_cap_create(c, o->profile, prog, in, n, o->force ? ND_OUT_FORCE : 0);
 }
 
@@ -265,6 +284,72 @@ static int num_opt(const char *name, const char *arg, uint64_t min, uint64_t max
 	if (!vnp_parse_uint(arg, max, suffixes, v) && *v >= min)
 		return 0;
 	return bad_value(name, arg, what);
+}
+
+/* --node ID/COUNT: 0, or -EINVAL with the reason said. */
+static int node_opt(const char *arg, struct cap_opts *o)
+{
+	const char *what = "ID/COUNT, a node number below a node count (0/2, 1/2)";
+	unsigned long long id, count;
+	char *end, *end2;
+
+	errno = 0;
+	id = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end != '/' || arg[0] == '-')
+		return bad_value("node", arg, what);
+	count = strtoull(end + 1, &end2, 10);
+	if (errno || end2 == end + 1 || *end2 || end[1] == '-' || !count || id >= count ||
+	    count > VNEF_CC_MAX_RANKS)
+		return bad_value("node", arg, what);
+	o->node.node = (uint32_t)id;
+	o->node.nr_nodes = (uint32_t)count;
+	o->have_node = 1;
+	return 0;
+}
+
+/* --clock-offset NS[+-ERR]: 0, or -EINVAL with the reason said. */
+static int offset_opt(const char *arg, struct cap_opts *o)
+{
+	const char *what = "NS or NS+-ERR, nanoseconds (-1500+-200)";
+	long long ns;
+	uint64_t err = 0;
+	char *end;
+
+	errno = 0;
+	ns = strtoll(arg, &end, 10);
+	if (errno || end == arg || ns == LLONG_MIN ||
+	    (*end && (strncmp(end, "+-", 2) || vnp_parse_uint(end + 2, INT64_MAX, 0, &err))))
+		return bad_value("clock-offset", arg, what);
+	o->node.clock_offset_ns = ns;
+	o->node.clock_error_ns = err;
+	o->have_offset = 1;
+	return 0;
+}
+
+/*
+ * --node's ranks: every node runs as many ranks as this one (its workers, or 1), so
+ * they are node-major. 0, or -EINVAL with the reason said.
+ */
+static int node_ranks(struct cap_opts *o)
+{
+	uint32_t per = o->workers ? o->workers : 1;
+
+	if (o->have_offset && !o->have_node) {
+		vnp_cap_err("--clock-offset goes with --node");
+		return -EINVAL;
+	}
+	if (!o->have_node)
+		return 0;
+	o->node.ranks = per;
+	o->node.first_rank = o->node.node * per;
+	o->node.world_size = o->node.nr_nodes * per;
+	if (o->node.world_size > VNEF_CC_MAX_RANKS) {
+		vnp_cap_err("--node %u/%u with %u workers each is %u ranks; a communicator has "
+			    "at most %u", o->node.node, o->node.nr_nodes, per, o->node.world_size,
+			    VNEF_CC_MAX_RANKS);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* 0 (o->help: print the manual and stop), or -EINVAL with the reason said. */
@@ -287,6 +372,8 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 		{ "collectives-workers-per-node", required_argument, NULL, 'P' },
 		{ "force-overwrite", no_argument, NULL, 'F' },
 		{ "host", no_argument, NULL, 'H' },
+		{ "node", required_argument, NULL, 'O' },
+		{ "clock-offset", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char ring_sizes[] = "a power of two from 4K to 256M";
@@ -383,6 +470,12 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 		case 'H':
 			o->host = 1;
 			break;
+		case 'O':
+			ret = node_opt(optarg, o);
+			break;
+		case 'C':
+			ret = offset_opt(optarg, o);
+			break;
 		case 'h':
 			o->help = 1;
 			return 0;
@@ -433,7 +526,7 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 			return -EINVAL;
 		}
 		o->app = argv + dashdash + 1;
-		return 0;
+		return node_ranks(o);
 	}
 	if (!o->program) {
 		vnp_cap_err("give the program to run with -n PROGRAM.vnef, or an application "
@@ -476,6 +569,8 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 			    o->per_node, o->workers);
 		return -EINVAL;
 	}
+	if (node_ranks(o))
+		return -EINVAL;
 	if (o->per_node && o->per_node < o->workers) {
 		vnp_cap_err("%u of the %u workers would run on other machines: that needs the "
 			    "MPI proxy, which this build does not have; run all of them here "

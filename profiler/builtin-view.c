@@ -10,12 +10,14 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "builtin.h"
+#include "metrics.h"
 #include "profile.h"
 #include "sha256.h"
 #include "summary.h"
@@ -57,7 +59,14 @@ const char vnp_view_manual[] =
 "                            its sha256 (the refusal message lists them)\n"
 "    -s, --session FILE      the .vntf profile (required); repeat it to view the\n"
 "                            profiles of several workers or nodes as one (a tab\n"
-"                            per worker and core, collectives aligned)\n"
+"                            per worker and core, collectives aligned); with\n"
+"                            node sections (capture --node) they must be one\n"
+"                            run: same program, node count and world size, no\n"
+"                            rank twice; tabs \"node N worker W core C\", per-node\n"
+"                            figures and inter/intra-node communication. A\n"
+"                            directory stands for its *.vntf files. More than 16\n"
+"                            workers in all: only the node summary, from one\n"
+"                            streaming pass (summary-text; docs/scaling.md)\n"
 "    -f, --output-format F   summary-text (default): a summary that fits a terminal;\n"
 "                            summary-json: every metric, per scope and per line,\n"
 "                              the DMA series and the advice, as one JSON object;\n"
@@ -114,6 +123,10 @@ const char vnp_view_manual[] =
 "      small-collectives   many small collectives paying link latency: fuse them\n"
 "      all-reduce-split    an all-reduce whose result is read only over 1/n:\n"
 "                          a reduce-scatter (+ all-gather later) would do\n"
+"      straggler-node      one node's ranks arrive last at inter-node\n"
+"                          collectives and the other nodes wait for them\n"
+"      inter-node-bound    collectives whose group crosses nodes hold most of\n"
+"                          the communication time\n"
 "\n"
 "CAPTURE\n"
 "    capture runs a program (or an application) with tracing on and writes a\n"
@@ -151,7 +164,8 @@ static const struct format {
 
 #define NR_FORMATS	(sizeof(formats) / sizeof(formats[0]))
 
-#define VIEW_MAX_PROFILES	VNP_MAX_CORES
+/* -s files (a directory counts its .vntf files); the timeline holds VNP_MAX_CORES workers */
+#define VIEW_MAX_PROFILES	4096
 #define VIEW_MAX_PROGRAMS	VNTF_MAX_PROGRAMS
 
 struct view_opts {
@@ -161,6 +175,8 @@ struct view_opts {
 	const char *only;		/* --only: the one program to show */
 	const char *profiles[VIEW_MAX_PROFILES];	/* every -s: one per worker or node */
 	unsigned int nprofiles;
+	char *owned[VIEW_MAX_PROFILES];		/* the paths found in directories */
+	unsigned int nowned;
 	const struct format *fmt;
 	uint64_t model_flops;
 	unsigned int bins, top;
@@ -193,6 +209,7 @@ struct view_progs {
 
 /* What view computes from one program and the profile. */
 struct view_data {
+	char too_big[512];		/* -E2BIG: what the timeline said of the workers */
 	const struct vnp_prog *prog;
 	struct vnp_profile pf;
 	struct vnp_metrics m;
@@ -257,7 +274,7 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 			break;
 		case 's':
 			if (o->nprofiles == VIEW_MAX_PROFILES) {
-				bad = "at most 16 profiles (-s) at once";
+				bad = "at most 4096 profiles (-s) at once";
 				break;
 			}
 			o->profile = optarg;
@@ -343,6 +360,73 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static int is_vntf(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+
+	return n > 5 && !strcmp(e->d_name + n - 5, ".vntf");
+}
+
+/*
+ * A -s that is a directory stands for its *.vntf files, in name order (a run's profiles
+ * gathered in one place). 0, or -errno with the reason said.
+ */
+static int expand_dirs(struct view_opts *o)
+{
+	const char *in[VIEW_MAX_PROFILES];
+	unsigned int n = o->nprofiles, i, k;
+	struct dirent **list;
+	struct stat st;
+	int m, j;
+
+	memcpy(in, o->profiles, n * sizeof(*in));
+	o->nprofiles = 0;
+	for (i = 0; i < n; i++) {
+		if (stat(in[i], &st) || !S_ISDIR(st.st_mode)) {
+			if (o->nprofiles == VIEW_MAX_PROFILES)
+				goto too_many;
+			o->profiles[o->nprofiles++] = in[i];
+			continue;
+		}
+		m = scandir(in[i], &list, is_vntf, alphasort);
+		if (m < 0) {
+			fprintf(stderr, "vneuron-profile: %s: %s\n", in[i], strerror(errno));
+			return -errno;
+		}
+		if (!m)
+			fprintf(stderr, "vneuron-profile: %s: no .vntf file in it\n", in[i]);
+		for (j = 0, k = 0; j < m; j++) {
+			char *p = NULL;
+
+			if (o->nprofiles < VIEW_MAX_PROFILES && asprintf(&p, "%s/%s", in[i],
+								       list[j]->d_name) > 0) {
+				o->owned[o->nowned++] = p;
+				o->profiles[o->nprofiles++] = p;
+			} else {
+				k = 1;
+			}
+			free(list[j]);
+		}
+		free(list);
+		if (k)
+			goto too_many;
+		if (!m)
+			return -ENOENT;
+	}
+	o->profile = o->nprofiles ? o->profiles[0] : o->profile;
+	return 0;
+too_many:
+	fprintf(stderr, "vneuron-profile: more than %d profiles (or out of memory)\n",
+		VIEW_MAX_PROFILES);
+	return -E2BIG;
+}
+
+static void free_owned(struct view_opts *o)
+{
+	while (o->nowned)
+		free(o->owned[--o->nowned]);
 }
 
 /* Whether path starts with magic (n bytes). */
@@ -621,6 +705,11 @@ static int view_load(struct view_data *d, const struct view_opts *o,
 	ret = vnp_profile_read_ran(&d->pf, o->profiles, o->nprofiles, d->prog, p->path,
 				   !o->no_hash, o->salvage, &vp->ran, vp->group_want[g], err,
 				   sizeof(err));
+	if (ret == -E2BIG && vp->ngroups == 1) {
+		/* more workers than the timeline holds: the caller tries the node figures */
+		snprintf(d->too_big, sizeof(d->too_big), "%s", err);
+		return ret;
+	}
 	if (ret) {
 		fprintf(stderr, "vneuron-profile: %s\n", err);
 		return ret;
@@ -652,6 +741,62 @@ oom:
 	fprintf(stderr, "vneuron-profile: out of memory\n");
 	vnp_profile_free(&d->pf);
 	return ret;
+}
+
+static int open_output(const struct view_opts *o, struct nd_outfile *out);
+
+/*
+ * The node summary of a run with more workers than the timeline holds
+ * (vnp_nodes_scan(): streaming, docs/scaling.md). Exit status.
+ */
+static int view_streamed(const struct view_opts *o, const struct vnp_prog *prog,
+			 const char *prog_path, const char *too_big)
+{
+	struct vnp_nodes *n = calloc(1, sizeof(*n));
+	struct nd_outfile out;
+	uint64_t core_ps;
+	char err[512];
+	int ret;
+
+	if (o->serve || o->fmt->write != vnp_summary_text) {
+		if (too_big)
+			fprintf(stderr, "vneuron-profile: %s\n", too_big);
+		fprintf(stderr, "vneuron-profile: the profiles hold more workers than the merged "
+			"timeline's %d: only the node summary (--output-format summary-text) "
+			"is available for them (docs/scaling.md)\n", VNP_MAX_CORES);
+		free(n);
+		return VNP_EXIT_USAGE;
+	}
+	if (!n) {
+		fprintf(stderr, "vneuron-profile: out of memory\n");
+		return VNP_EXIT_SYSTEM;
+	}
+	ret = vnp_nodes_scan(o->profiles, o->nprofiles, prog, prog_path, !o->no_hash,
+			     n, &core_ps, err, sizeof(err));
+	if (ret) {
+		/* not a multi-node run: the timeline's own refusal says it best */
+		fprintf(stderr, "vneuron-profile: %s\n", too_big &&
+			strstr(err, "has no node section:") ? too_big : err);
+		free(n);
+		return ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+	}
+	ret = open_output(o, &out);
+	if (ret) {
+		free(n);
+		return ret == -EINVAL || ret == -EEXIST ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
+	}
+	ret = vnp_nodes_summary_text(out.f, n, core_ps, prog_path, o->nprofiles);
+	if (ret)
+		nd_out_abort(&out);
+	else
+		ret = nd_out_commit(&out);
+	free(n);
+	if (ret) {
+		fprintf(stderr, "vneuron-profile: writing %s: %s\n", o->out ? o->out : "output",
+			strerror(-ret));
+		return VNP_EXIT_SYSTEM;
+	}
+	return VNP_EXIT_OK;
 }
 
 static void view_free(struct view_data *d)
@@ -706,54 +851,81 @@ static int write_view(FILE *f, const struct view_opts *o, const struct view_data
 	return ret;
 }
 
-int cmd_view(int argc, char **argv)
+/*
+ * More profiles than the timeline holds: a multi-node run's node figures, from one
+ * streaming pass (one program). Exit status.
+ */
+static int view_big(const struct view_opts *o)
 {
-	struct view_opts o;
+	struct view_progs vp;
+	int ret, status;
+
+	memset(&vp, 0, sizeof(vp));
+	ret = load_programs(&vp, o);
+	if (ret) {
+		free_programs(&vp);
+		return ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+	}
+	if (vp.n != 1) {
+		fprintf(stderr, "vneuron-profile: %u profiles: the node summary of a multi-node "
+			"run takes one program (-n), not %u\n", o->nprofiles, vp.n);
+		free_programs(&vp);
+		return VNP_EXIT_USAGE;
+	}
+	status = view_streamed(o, &vp.p[0].prog, vp.p[0].path, NULL);
+	free_programs(&vp);
+	return status;
+}
+
+/* view, once the -s directories are expanded: an exit status. */
+static int view_run(const struct view_opts *o)
+{
 	struct view_progs vp;
 	struct view_data d;
 	struct nd_outfile out;
 	unsigned int g;
 	int ret, status;
 
-	if (parse_opts(argc, argv, &o))
-		return VNP_EXIT_USAGE;
-	if (o.help) {
-		vnp_usage(stdout);
-		return VNP_EXIT_OK;
-	}
 	/* refuse an output that is an input or exists before the work */
-	if (o.out && !o.serve) {
+	if (o->out && !o->serve) {
 		const char *inputs[VIEW_MAX_PROFILES + VIEW_MAX_PROGRAMS];
 		char msg[PATH_MAX * 2 + 128];
 
-		memcpy(inputs, o.program_args, o.nprogram_args * sizeof(*inputs));
-		memcpy(inputs + o.nprogram_args, o.profiles, o.nprofiles * sizeof(*inputs));
-		if (nd_out_check(o.out, inputs, o.nprogram_args + o.nprofiles,
-				 o.force ? ND_OUT_FORCE : 0, msg, sizeof(msg))) {
+		memcpy(inputs, o->program_args, o->nprogram_args * sizeof(*inputs));
+		memcpy(inputs + o->nprogram_args, o->profiles, o->nprofiles * sizeof(*inputs));
+		if (nd_out_check(o->out, inputs, o->nprogram_args + o->nprofiles,
+				 o->force ? ND_OUT_FORCE : 0, msg, sizeof(msg))) {
 			fprintf(stderr, "vneuron-profile: %s\n", msg);
 			return VNP_EXIT_USAGE;
 		}
 	}
-	ret = view_programs(&vp, &o);
+	if (o->nprofiles > VNP_MAX_CORES)
+		return view_big(o);
+	ret = view_programs(&vp, o);
 	if (ret) {
 		free_programs(&vp);
 		return ret == -ENOMEM || ret == -E2BIG ? VNP_EXIT_SYSTEM :
 		       ret == -EDOM ? VNP_EXIT_USAGE : VNP_EXIT_INPUT;
 	}
-	if (vp.ngroups > 1 && (o.serve || !o.fmt->write ||
-			       o.fmt->write == vnp_perfetto)) {
+	if (vp.ngroups > 1 && (o->serve || !o->fmt->write ||
+			       o->fmt->write == vnp_perfetto)) {
 		fprintf(stderr, "vneuron-profile: %s ran %u programs: the %s shows one; choose "
 			"it with --only NAME, or use summary-text, summary-json or json, which "
 			"show each\n",
-			o.nprofiles > 1 ? "the profiles" : o.profile, vp.ngroups,
-			o.fmt->write ? "Perfetto trace" : "web viewer");
+			o->nprofiles > 1 ? "the profiles" : o->profile, vp.ngroups,
+			o->fmt->write ? "Perfetto trace" : "web viewer");
 		free_programs(&vp);
 		return VNP_EXIT_USAGE;
 	}
-	if (o.serve) {
-		ret = view_load(&d, &o, &vp, 0);
+	if (o->serve) {
+		ret = view_load(&d, o, &vp, 0);
+		if (ret == -E2BIG && d.too_big[0]) {
+			status = view_streamed(o, d.prog, vp.p[vp.group_prog[0]].path, d.too_big);
+			free_programs(&vp);
+			return status;
+		}
 		if (!ret) {
-			ret = vnp_web_serve(&d.v, d.pf.labels, o.bind, o.port);
+			ret = vnp_web_serve(&d.v, d.pf.labels, o->bind, o->port);
 			view_free(&d);
 			status = !ret ? VNP_EXIT_OK : ret == -ENOMEM ? VNP_EXIT_SYSTEM :
 				 VNP_EXIT_INPUT;
@@ -764,23 +936,29 @@ int cmd_view(int argc, char **argv)
 		return status;
 	}
 	/* every view is computed before the output is opened: a refusal leaves no file */
-	ret = open_output(&o, &out);
+	ret = open_output(o, &out);
 	if (ret) {
 		free_programs(&vp);
 		return ret == -EINVAL || ret == -EEXIST ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
 	}
 	status = VNP_EXIT_OK;
 	for (g = 0; g < vp.ngroups && status == VNP_EXIT_OK; g++) {
-		ret = view_load(&d, &o, &vp, g);
+		ret = view_load(&d, o, &vp, g);
+		if (ret == -E2BIG && d.too_big[0]) {
+			nd_out_abort(&out);
+			status = view_streamed(o, d.prog, vp.p[vp.group_prog[0]].path, d.too_big);
+			free_programs(&vp);
+			return status;
+		}
 		if (ret) {
 			status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
 			break;
 		}
-		ret = write_view(out.f, &o, &d, g, vp.ngroups);
+		ret = write_view(out.f, o, &d, g, vp.ngroups);
 		view_free(&d);
 		if (ret) {
 			fprintf(stderr, "vneuron-profile: writing %s: %s\n",
-				o.out ? o.out : "output", strerror(-ret));
+				o->out ? o->out : "output", strerror(-ret));
 			status = VNP_EXIT_SYSTEM;
 		}
 	}
@@ -795,5 +973,26 @@ int cmd_view(int argc, char **argv)
 		status = VNP_EXIT_SYSTEM;
 	}
 	free_programs(&vp);
+	return status;
+}
+
+int cmd_view(int argc, char **argv)
+{
+	struct view_opts o;
+	int ret, status;
+
+	if (parse_opts(argc, argv, &o))
+		return VNP_EXIT_USAGE;
+	if (o.help) {
+		vnp_usage(stdout);
+		return VNP_EXIT_OK;
+	}
+	ret = expand_dirs(&o);
+	if (ret) {
+		free_owned(&o);
+		return ret == -E2BIG ? VNP_EXIT_USAGE : VNP_EXIT_INPUT;
+	}
+	status = view_run(&o);
+	free_owned(&o);
 	return status;
 }

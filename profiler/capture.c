@@ -352,6 +352,8 @@ int vnp_cap_start(struct vnp_capture *c, const struct nd_trace_opts *o)
 	int ret;
 
 	gethostname(wk.hostname, sizeof(wk.hostname) - 1);
+	if (c->have_node && vntf_write_node(c->w, &c->node))
+		return write_failed(c);
 	for (i = 0; i < c->nr_cores; i++) {
 		struct nd_device *d = c->tdevs[c->cdev[i]] ?: c->tdev;
 
@@ -385,9 +387,12 @@ int vnp_cap_start(struct vnp_capture *c, const struct nd_trace_opts *o)
 			wk.stream = i * VNP_CAP_MAX_RINGS + j;
 			wk.device = c->ndev ? c->devnum[c->cdev[i]] : c->device;
 			wk.core = c->core[i];
-			if (c->nr_workers > 1) {
-				wk.worker = c->worker[i];
-				wk.nr_workers = c->nr_workers;
+			wk.worker = c->nr_workers > 1 ? c->worker[i] : 0;
+			wk.nr_workers = c->nr_workers > 1 ? c->nr_workers : 1;
+			if (c->have_node) {
+				/* the global rank: wk is reused for every ring, so set, not add */
+				wk.worker += c->node.first_rank;
+				wk.nr_workers = c->node.world_size;
 			}
 			wk.engine = c->ring[i][j].ctrl->engine;
 			wk.mode = c->ring[i][j].ctrl->mode;
@@ -445,6 +450,10 @@ int vnp_cap_merge_api(struct vnp_capture *c, const char *path, pid_t pid)
 	if (!f)
 		return 0;
 	gethostname(wk.hostname, sizeof(wk.hostname) - 1);
+	if (c->have_node) {
+		wk.worker = c->node.first_rank;
+		wk.nr_workers = c->node.world_size;
+	}
 	while (!ret && (n = fread(buf, sizeof(buf[0]), 256, f)) > 0) {
 		/* Only what libneurondev writes there: API markers; identities go to section 9. */
 		for (i = kept = 0; i < n; i++) {

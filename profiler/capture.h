@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "neurondev.h"
+#include "vntf.h"
 #include "prog.h"
 #include "vnprog.h"
 
@@ -49,6 +50,12 @@ struct vnp_capture {
 	/* collectives workers: each traced core's rank, of nr_workers (0: one worker) */
 	unsigned int nr_workers;
 	unsigned int worker[VNP_CAP_MAX_CORES];
+	/*
+	 * capture --node: the profile's node section; each worker section then names the
+	 * global rank node.first_rank + the worker's own and world_size workers
+	 */
+	int have_node;
+	struct vntf_node node;
 	struct nd_trace *tr[VNP_CAP_MAX_CORES];
 	/* the host backend (capture --host): a host core per traced core, no device file */
 	int host;

@@ -718,6 +718,7 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 		vnp_metrics_free(m);
 		return -ENOMEM;
 	}
+	vnp_nodes_compute(tl, m);
 
 	tsec = (double)m->total_ps * 1e-12;
 	/* a model without peaks (a damaged profile) gives zeros, never inf or NaN */

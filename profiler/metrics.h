@@ -109,6 +109,48 @@ struct vnp_cc_rank {
 	uint32_t core;			/* a core slot it ran on */
 };
 
+/*
+ * A multi-node profile's figures (docs/metrics.md, "Nodes"), per node id: sums over
+ * single records, so a streaming pass computes them as well as the timeline. A
+ * collective is inter-node when its group (the instruction's replica group around the
+ * rank, or the whole communicator) holds a rank outside the rank's own node.
+ */
+#define VNP_MAX_NODES		VNEF_CC_MAX_RANKS
+/* straggler-node (docs/profiler.md): its ranks caused half the waits at inter-node
+ * collectives, and those waits are 5% of core_time */
+#define VNP_NODE_LAST_SHARE	0.50
+#define VNP_NODE_WAIT_FRAC	0.05
+
+struct vnp_node_fig {
+	uint32_t cores;			/* core slots (workers) of the node in the profile */
+	uint64_t busy_ps;		/* its engines' instruction time, summed (engine-time) */
+	uint64_t cc_ps;			/* its ranks' collectives, arrival to completion */
+	uint64_t cc_wait_ps;		/* ... of which waiting for the last member */
+	uint64_t inter_ps;		/* ... in inter-node collectives */
+	uint64_t last;			/* waits of other nodes' ranks for a rank of it */
+	uint64_t caused_ps;		/* ... their time */
+	uint64_t api_first_ns;		/* its first API call, on rank 0's host clock (0: none) */
+	uint64_t api_last_ns;		/* the end of its last one */
+	uint64_t api_error_ns;		/* the error bound of its clock offset */
+};
+
+struct vnp_nodes {
+	unsigned int nr_nodes;		/* tl->nr_nodes: 0 for a single-node profile */
+	unsigned int seen;		/* nodes with a core in the profile */
+	struct vnp_node_fig node[VNP_MAX_NODES];
+	uint64_t inter_ps, intra_ps;	/* collective time (core-time) in inter/intra-node groups */
+	uint64_t inter_xfer_ps, intra_xfer_ps;	/* ... of which moving data */
+	uint64_t inter_events, intra_events;
+	uint64_t inter_waits;		/* inter-node collective events that waited */
+};
+
+/* One collective record for the node figures. */
+struct vnp_node_cc {
+	unsigned int node, first, ranks;	/* the rank's node and its ranks */
+	unsigned int op, pc, rank, members, last;
+	uint64_t start, end, wait;
+};
+
 struct vnp_metrics {
 	uint64_t t0, t1, total_ps;
 	/*
@@ -161,6 +203,7 @@ struct vnp_metrics {
 	struct vnp_cc_op cc_op[VNEF_CC_OP_COUNT];
 	struct vnp_cc_rank cc_rank[VNEF_CC_MAX_RANKS];
 	unsigned int cc_nranks;		/* highest rank seen + 1 */
+	struct vnp_nodes nodes;		/* multi-node figures (nodes.c) */
 
 	/* semaphore waits: [waiter stream][signaller stream, VNEF_STREAMS = unknown] */
 	uint64_t wait_ps[VNEF_STREAMS][VNEF_STREAMS + 1];
@@ -218,6 +261,23 @@ double vnp_cc_bus_factor(unsigned int op, unsigned int n);
 uint64_t vnp_cc_size(unsigned int op, unsigned int n, uint64_t in_bytes);
 /* The collective of a CC event (an index into m->coll), or VNP_NONE. */
 uint32_t vnp_cc_coll_of(const struct vnp_metrics *m, size_t ev);
+/*
+ * nodes.c: whether the group of collective pc around rank (members: the communicator's
+ * size for a whole-communicator one) holds a rank outside [first, first + ranks).
+ */
+int vnp_cc_spans_nodes(const struct vnp_prog *prog, uint32_t pc, unsigned int rank,
+		       unsigned int members, unsigned int first, unsigned int ranks);
+/* Whether collective event e's group holds a rank of another node. */
+int vnp_cc_inter_node(const struct vnp_timeline *tl, const struct vnp_ev *e);
+/* Adds one collective record / one core's API call span to n. */
+void vnp_nodes_cc(struct vnp_nodes *n, const struct vnp_prog *prog, const uint16_t *rank_node,
+		  const struct vnp_node_cc *c);
+void vnp_nodes_api(struct vnp_nodes *n, unsigned int node, uint64_t first_ns,
+		   uint64_t last_ns, int64_t offset_ns, uint64_t error_ns);
+/* m->nodes from the timeline (called by vnp_metrics_compute()). */
+void vnp_nodes_compute(const struct vnp_timeline *tl, struct vnp_metrics *m);
+/* The straggler node by the thresholds above, or -1. */
+int vnp_nodes_straggler(const struct vnp_nodes *n, uint64_t core_ps);
 /* algbw and busbw of one collective in bytes/s (0 if it took no time). */
 double vnp_coll_algbw(const struct vnp_coll *c);
 double vnp_coll_busbw(const struct vnp_coll *c);

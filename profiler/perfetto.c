@@ -208,6 +208,12 @@ static uint64_t row_uuid(unsigned int core, unsigned int row, unsigned int lane)
 	return proc_uuid(core) + 1 + row * MAX_LANES + lane;
 }
 
+/* A node's process (multi-node profiles): above every core's uuid. */
+static uint64_t node_uuid(unsigned int node)
+{
+	return proc_uuid(VNP_MAX_CORES + 1) + ((uint64_t)node << 16);
+}
+
 /* The DMA series cover the whole profile: one pair of counter tracks. */
 static uint64_t counter_uuid(unsigned int which)
 {
@@ -728,7 +734,7 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 	unsigned int c, r, l, bin = 0;
 	struct vnp_iter *it;
 	const struct vnp_ev *e;
-	char name[96], rn[64];
+	char name[160], rn[64], lab[64];
 	uint64_t skipped = 0;
 	size_t i;
 
@@ -756,22 +762,45 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 
 	interned_packet(&w);
 	for (c = 0; c < w.ncores && !w.err; c++) {
+		const char *pre = "";
+		int pid = (int)c + 1;
+
 		if (v->labels && v->labels[c])
-			snprintf(rn, sizeof(rn), "%s", v->labels[c]);
+			snprintf(lab, sizeof(lab), "%s", v->labels[c]);
 		else
-			snprintf(rn, sizeof(rn), "vneuron core %u", c);
-		snprintf(name, sizeof(name), "%s%s%s", rn,
+			snprintf(lab, sizeof(lab), "vneuron core %u", c);
+		snprintf(name, sizeof(name), "%s%s%s", lab,
 			 tl->prog && tl->prog->name && *tl->prog->name ? ": " : "",
 			 tl->prog && tl->prog->name ? tl->prog->name : "");
-		track_desc(&w, proc_uuid(c), 0, name, (int)c + 1, 0, 0);
+		if (tl->nr_nodes && c < VNP_MAX_CORES) {
+			/* a process per node, each core's rows threads of it named by worker */
+			unsigned int node = tl->core_node[c], k;
+
+			for (k = 0; k < c && tl->core_node[k] != node; k++)
+				;
+			if (k == c) {
+				char pn[32];
+
+				snprintf(pn, sizeof(pn), "node %u", node);
+				track_desc(&w, node_uuid(node), 0, pn, (int)node + 1, 0, 0);
+			}
+			track_desc(&w, proc_uuid(c), node_uuid(node), name, 0, 0, 0);
+			pid = (int)node + 1;
+			pre = lab;
+		} else {
+			track_desc(&w, proc_uuid(c), 0, name, pid, 0, 0);
+		}
 		for (r = 0; r < ROWS; r++)
 			for (l = 0; l < w.lanes[c * ROWS + r]; l++) {
+				const char *row = row_name(r, rn, sizeof(rn));
+
 				if (l)
-					snprintf(name, sizeof(name), "%s #%u",
-						 row_name(r, rn, sizeof(rn)), l + 1);
+					snprintf(name, sizeof(name), "%s%s%s #%u", pre,
+						 *pre ? ": " : "", row, l + 1);
 				else
-					snprintf(name, sizeof(name), "%s", row_name(r, rn, sizeof(rn)));
-				track_desc(&w, row_uuid(c, r, l), proc_uuid(c), name, (int)c + 1,
+					snprintf(name, sizeof(name), "%s%s%s", pre,
+						 *pre ? ": " : "", row);
+				track_desc(&w, row_uuid(c, r, l), proc_uuid(c), name, pid,
 					   (int)((c + 1) * 10000 + r * MAX_LANES + l + 1), 0);
 			}
 	}

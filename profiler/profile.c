@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "profile.h"
 #include "sha256.h"
 #include "vn_model.h"
@@ -82,8 +83,12 @@ static void label_slots(struct vnp_profile *pf, unsigned int nfiles)
 		w = pf->slot[i][1];
 		if (pf->nr_workers[i] <= 1 && pf->tl.cc_rank[i] != VNP_NO_RANK)
 			w = pf->tl.cc_rank[i];
-		snprintf(pf->label[i], sizeof(pf->label[i]), "worker %u core %u", w,
-			 pf->slot[i][2]);
+		if (pf->tl.nr_nodes)
+			snprintf(pf->label[i], sizeof(pf->label[i]), "node %u worker %u core %u",
+				 pf->tl.core_node[i], w, pf->slot[i][2]);
+		else
+			snprintf(pf->label[i], sizeof(pf->label[i]), "worker %u core %u", w,
+				 pf->slot[i][2]);
 		pf->labels[i] = pf->label[i];
 	}
 	for (i = 0; i < pf->nslots && nfiles > 1; i++)
@@ -97,6 +102,115 @@ static void label_slots(struct vnp_profile *pf, unsigned int nfiles)
 			snprintf(pf->label[i] + n, sizeof(pf->label[i]) - n, " (file %u)",
 				 pf->file[i] + 1);
 		}
+}
+
+/* "%s and %s ..." of the file that has a node section and the one that has none. */
+static int node_missing(const struct vnp_file_id *with, const struct vnp_file_id *without,
+			char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s has no node section but %s has (node %u of %u): the "
+		 "profiles of a multi-node run are each captured with --node (or by the MPI "
+		 "launcher)", without->path, with->path, with->node.node, with->node.nr_nodes);
+	return -EINVAL;
+}
+
+/*
+ * Does file f (its metadata in info) belong with the files before it (the checks of
+ * vnp_profile_read_opts())? Notes its identity in id[f]. 0, or -EINVAL with err.
+ */
+static int check_together(struct vnp_file_id *id, unsigned int f, const struct vntf_info *info,
+			  char *err, size_t errlen)
+{
+	const struct vntf_node *n = &id[f].node, *o;
+	unsigned int g, i;
+	char h1[65], h2[65];
+
+	id[f].have_node = info->have_node;
+	if (info->have_node)
+		id[f].node = info->node;
+	id[f].have_prog = info->nr_programs > 0;
+	if (info->nr_programs)
+		id[f].prog = info->programs[0].prog;
+	for (g = 0; g < f; g++) {
+		if (id[g].have_prog && id[f].have_prog &&
+		    (id[g].prog.hash_len != id[f].prog.hash_len ||
+		     memcmp(id[g].prog.hash, id[f].prog.hash, id[f].prog.hash_len))) {
+			hex(id[g].prog.hash, id[g].prog.hash_len, h1);
+			hex(id[f].prog.hash, id[f].prog.hash_len, h2);
+			snprintf(err, errlen, "%s and %s are not profiles of one run: captured with "
+				 "program \"%.64s\" (sha256 %.16s...) and \"%.64s\" (sha256 %.16s...)",
+				 id[g].path, id[f].path, id[g].prog.name, h1, id[f].prog.name, h2);
+			return -EINVAL;
+		}
+		if (id[g].have_node != id[f].have_node)
+			return id[g].have_node ? node_missing(&id[g], &id[f], err, errlen) :
+			       node_missing(&id[f], &id[g], err, errlen);
+		if (!id[f].have_node)
+			continue;
+		o = &id[g].node;
+		if (o->nr_nodes != n->nr_nodes || o->world_size != n->world_size) {
+			snprintf(err, errlen, "%s and %s are not profiles of one run: %u nodes of "
+				 "%u ranks in all against %u nodes of %u", id[g].path, id[f].path,
+				 o->nr_nodes, o->world_size, n->nr_nodes, n->world_size);
+			return -EINVAL;
+		}
+		if (n->first_rank < o->first_rank + o->ranks &&
+		    o->first_rank < n->first_rank + n->ranks) {
+			snprintf(err, errlen, "%s and %s both hold rank %u (node %u ranks %u..%u, "
+				 "node %u ranks %u..%u): give each node's profile once",
+				 id[g].path, id[f].path,
+				 n->first_rank > o->first_rank ? n->first_rank : o->first_rank,
+				 o->node, o->first_rank, o->first_rank + o->ranks - 1, n->node,
+				 n->first_rank, n->first_rank + n->ranks - 1);
+			return -EINVAL;
+		}
+	}
+	if (!info->have_node)
+		return 0;
+	if (n->world_size > VNEF_CC_MAX_RANKS) {
+		snprintf(err, errlen, "%s: %u ranks in all; view handles communicators of up to "
+			 "%u", id[f].path, n->world_size, VNEF_CC_MAX_RANKS);
+		return -EINVAL;
+	}
+	for (i = 0; i < info->nr_streams; i++) {
+		const struct vntf_worker *w = &info->streams[i].worker;
+
+		if (w->worker < n->first_rank || w->worker - n->first_rank >= n->ranks ||
+		    w->nr_workers != n->world_size) {
+			snprintf(err, errlen, "%s: stream %u is worker %u of %u, but the node "
+				 "section gives node %u ranks %u..%u of %u", id[f].path, w->stream,
+				 w->worker, w->nr_workers, n->node, n->first_rank,
+				 n->first_rank + n->ranks - 1, n->world_size);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The timeline's node map from the files' node sections (all have one, checked). */
+static void map_nodes(struct vnp_profile *pf, unsigned int nfiles)
+{
+	struct vnp_timeline *tl = &pf->tl;
+	unsigned int i, r;
+
+	if (!nfiles || !pf->id[0].have_node)
+		return;
+	tl->nr_nodes = pf->id[0].node.nr_nodes;
+	for (r = 0; r < VNEF_CC_MAX_RANKS; r++)
+		tl->rank_node[r] = VNP_NO_RANK;
+	for (i = 0; i < nfiles; i++)
+		for (r = 0; r < pf->id[i].node.ranks; r++)
+			tl->rank_node[pf->id[i].node.first_rank + r] =
+				(uint16_t)pf->id[i].node.node;
+	for (i = 0; i < pf->nslots; i++) {
+		const struct vntf_node *n = &pf->id[pf->file[i]].node;
+
+		tl->core_node[i] = (uint16_t)n->node;
+		tl->node_first_rank[i] = (uint16_t)n->first_rank;
+		tl->node_ranks[i] = (uint16_t)n->ranks;
+		tl->host_offset_ns[i] = n->clock_offset_ns;
+		tl->host_error_ns[i] = n->clock_error_ns;
+	}
 }
 
 /* Notes where a damaged file stopped being readable: 0. */
@@ -272,6 +386,9 @@ static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 	pf->tl.backends |= 1u << (info->backend < 31 ? info->backend : 0);
 	if (!info->nr_programs && !info->have_exec_programs)
 		pf->no_identity = true;
+	ret = check_together(pf->id, file, info, err, errlen);
+	if (ret)
+		goto out;
 	for (i = 0; i < info->nr_streams; i++) {
 		*dropped += info->streams[i].dropped;
 		*overwritten += info->streams[i].overwritten;
@@ -316,6 +433,12 @@ int vnp_profile_read_ran(struct vnp_profile *pf, const char *const *paths,
 	if (image)
 		vnp_sha256(image, size, hash);
 	check_hash = check_hash && image;
+	if (npaths > VNP_MAX_CORES) {
+		snprintf(err, errlen, "%u profiles: at most %d at once", npaths, VNP_MAX_CORES);
+		return -E2BIG;
+	}
+	for (i = 0; i < npaths; i++)
+		pf->id[i].path = paths[i];
 	if (ran && want >= 0) {
 		flt.buf = malloc((size_t)VNTF_MAX_CHUNK * sizeof(*flt.buf));
 		if (!flt.buf) {
@@ -341,6 +464,7 @@ int vnp_profile_read_ran(struct vnp_profile *pf, const char *const *paths,
 	if (dropped > pf->tl.lost)
 		pf->tl.lost = dropped;
 	pf->tl.lost += overwritten;
+	map_nodes(pf, npaths);
 	label_slots(pf, npaths);
 	return 0;
 }
@@ -518,4 +642,227 @@ void vnp_profile_free(struct vnp_profile *pf)
 {
 	vnp_tl_free(&pf->tl);
 	memset(pf, 0, sizeof(*pf));
+}
+
+/* ---- the streaming pass: node figures without a timeline ---- */
+
+/* Opens a file for the scan, reporting like read_one(). 0 or -errno with err. */
+static int scan_open(struct vntf_reader **r, const char *path, char *err, size_t errlen)
+{
+	char msg[512];
+	size_t n = strlen(path);
+	int ret = vntf_open_file(r, path, msg, sizeof(msg));
+
+	if (ret) {
+		if (!strncmp(msg, path, n) && msg[n] == ':')
+			snprintf(err, errlen, "%s", msg);
+		else
+			snprintf(err, errlen, "%s: %s", path, msg);
+	}
+	return ret;
+}
+
+/*
+ * Pass 1 over a file: its metadata up to its first records (node and program sections
+ * come before records), checked with the files before it. 0 or -errno with err.
+ */
+static int scan_meta(struct vnp_file_id *id, unsigned int f, const uint8_t *hash, size_t size,
+		     bool check_hash, const char *prog_path, char *err, size_t errlen)
+{
+	struct vntf_reader *r;
+	const struct vntf_info *info;
+	struct vntf_chunk c;
+	int ret = scan_open(&r, id[f].path, err, errlen);
+
+	if (ret)
+		return ret;
+	info = vntf_reader_info(r);
+	ret = vntf_next(r, &c);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", id[f].path, vntf_error(r));
+	} else if (!info->have_node) {
+		snprintf(err, errlen, "%s has no node section: view merges more workers than "
+			 "its timeline holds (%d) only for multi-node profiles", id[f].path,
+			 VNP_MAX_CORES);
+		ret = -EINVAL;
+	} else if (check_hash && info->nr_programs &&
+		   !same_program(info, hash, size, id[f].path, prog_path, err, errlen)) {
+		ret = -EINVAL;
+	} else {
+		ret = check_together(id, f, info, err, errlen);
+	}
+	vntf_close(r);
+	return ret;
+}
+
+/* A worker of the scan: its node and span; its slot seen (for the count of cores). */
+struct scan_worker {
+	uint64_t lo, hi;
+	bool seen;
+};
+
+/* Pass 2 over a file: every record into the node figures. 0 or -errno with err. */
+static int scan_records(const struct vnp_file_id *id, const struct vnp_prog *prog,
+			const uint16_t *rank_node, struct vnp_nodes *n, uint64_t span[2],
+			char *err, size_t errlen)
+{
+	const struct vntf_node *nd = &id->node;
+	struct fig_api { uint64_t first, last; } api = { 0, 0 };
+	struct scan_worker *w = NULL;
+	struct vntf_reader *r;
+	const struct vntf_info *info;
+	struct vntf_chunk c;
+	uint32_t i, k;
+	int ret = scan_open(&r, id->path, err, errlen);
+
+	if (ret)
+		return ret;
+	info = vntf_reader_info(r);
+	while ((ret = vntf_next(r, &c)) > 0) {
+		struct scan_worker *x;
+
+		if (!w) {
+			/* streams are declared before their records; later ones grow the array */
+			w = calloc(VNTF_MAX_STREAMS, sizeof(*w));
+			if (!w) {
+				ret = -ENOMEM;
+				snprintf(err, errlen, "out of memory scanning %s", id->path);
+				goto out;
+			}
+		}
+		x = &w[c.index < VNTF_MAX_STREAMS ? c.index : 0];
+		for (k = 0; k < c.count; k++) {
+			const struct vneuron_trace_record *rec = &c.recs[k];
+
+			if (rec->kind == VNEURON_TRACE_MARKER && rec->opcode >= ND_API_MARKER) {
+				uint64_t end = rec->host_ns + rec->count;
+
+				if (!rec->host_ns)
+					continue;
+				if (!api.first || rec->host_ns < api.first)
+					api.first = rec->host_ns;
+				if (end >= rec->host_ns && end > api.last)
+					api.last = end;
+				continue;
+			}
+			if ((rec->kind != VNEURON_TRACE_INSN && rec->kind != VNEURON_TRACE_CC) ||
+			    rec->model_end_ps < rec->model_start_ps)
+				continue;
+			if (rec->kind == VNEURON_TRACE_INSN) {
+				if (rec->engine >= VNEF_ENGINES || rec->opcode >= VNEF_OP_COUNT)
+					continue;
+				n->node[nd->node].busy_ps += rec->model_end_ps - rec->model_start_ps;
+			} else {
+				struct vnp_node_cc cc;
+
+				if (!vnp_cc_record_ok(rec))
+					continue;
+				cc = (struct vnp_node_cc){
+					.node = nd->node, .first = nd->first_rank,
+					.ranks = nd->ranks, .op = rec->opcode, .pc = rec->pc,
+					.rank = rec->dma_queue, .members = rec->elements,
+					.last = rec->dma_desc, .start = rec->model_start_ps,
+					.end = rec->model_end_ps,
+					.wait = rec->count - rec->model_start_ps,
+				};
+				vnp_nodes_cc(n, prog, rank_node, &cc);
+			}
+			if (!x->seen || rec->model_start_ps < x->lo)
+				x->lo = rec->model_start_ps;
+			if (!x->seen || rec->model_end_ps > x->hi)
+				x->hi = rec->model_end_ps;
+			x->seen = true;
+		}
+	}
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", id->path, vntf_error(r));
+		goto out;
+	}
+	/* a worker (core slot) per (device, worker, core) with records, as the timeline */
+	for (i = 0; w && i < info->nr_streams; i++) {
+		const struct vntf_worker *a = &info->streams[i].worker;
+		uint64_t lo = w[i].lo, hi = w[i].hi;
+		bool seen = w[i].seen, first = true;
+
+		for (k = 0; k < info->nr_streams; k++) {
+			const struct vntf_worker *b = &info->streams[k].worker;
+
+			if (b->device != a->device || b->worker != a->worker || b->core != a->core)
+				continue;
+			if (k < i) {
+				first = false;
+				break;
+			}
+			if (w[k].seen) {
+				lo = seen && lo < w[k].lo ? lo : w[k].lo;
+				hi = seen && hi > w[k].hi ? hi : w[k].hi;
+				seen = true;
+			}
+		}
+		if (!first || !seen)
+			continue;
+		if (!n->node[nd->node].cores++)
+			n->seen++;
+		if (!span[1] || lo < span[0])
+			span[0] = lo;
+		if (hi > span[1])
+			span[1] = hi;
+	}
+	vnp_nodes_api(n, nd->node, api.first, api.last, nd->clock_offset_ns, nd->clock_error_ns);
+	ret = 0;
+out:
+	free(w);
+	vntf_close(r);
+	return ret;
+}
+
+int vnp_nodes_scan(const char *const *paths, unsigned int npaths, const struct vnp_prog *prog,
+		   const char *prog_path, bool check_hash, struct vnp_nodes *n,
+		   uint64_t *core_ps, char *err, size_t errlen)
+{
+	uint16_t rank_node[VNEF_CC_MAX_RANKS];
+	uint64_t span[2] = { 0, 0 }, cores = 0;
+	struct vnp_file_id *id;
+	const void *image;
+	uint8_t hash[32];
+	unsigned int i, r;
+	size_t size = 0;
+	int ret = 0;
+
+	memset(n, 0, sizeof(*n));
+	*core_ps = 0;
+	if (!npaths) {
+		snprintf(err, errlen, "no profile");
+		return -EINVAL;
+	}
+	id = calloc(npaths, sizeof(*id));
+	if (!id) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	image = prog ? vnp_prog_image(prog, &size) : NULL;
+	if (image)
+		vnp_sha256(image, size, hash);
+	check_hash = check_hash && image;
+	for (i = 0; i < npaths && !ret; i++) {
+		id[i].path = paths[i];
+		ret = scan_meta(id, i, hash, size, check_hash, prog_path, err, errlen);
+	}
+	if (ret)
+		goto out;
+	n->nr_nodes = id[0].node.nr_nodes;
+	for (r = 0; r < VNEF_CC_MAX_RANKS; r++)
+		rank_node[r] = VNP_NO_RANK;
+	for (i = 0; i < npaths; i++)
+		for (r = 0; r < id[i].node.ranks; r++)
+			rank_node[id[i].node.first_rank + r] = (uint16_t)id[i].node.node;
+	for (i = 0; i < npaths && !ret; i++)
+		ret = scan_records(&id[i], prog, rank_node, n, span, err, errlen);
+	/* core-time as the timeline counts it: the whole span times the workers */
+	for (i = 0; i < VNP_MAX_NODES; i++)
+		cores += n->node[i].cores;
+	*core_ps = (span[1] - span[0]) * cores;
+out:
+	free(id);
+	return ret;
 }

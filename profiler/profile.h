@@ -14,6 +14,14 @@
 #include "timeline.h"
 #include "vntf.h"
 
+/* What says whether files are of one run: node section, first program (its hash). */
+struct vnp_file_id {
+	const char *path;
+	bool have_node, have_prog;
+	struct vntf_node node;
+	struct vntf_program prog;
+};
+
 struct vnp_profile {
 	struct vnp_timeline tl;
 	bool no_identity;			/* a profile names no program */
@@ -26,6 +34,7 @@ struct vnp_profile {
 	const char *labels[VNP_MAX_CORES];
 	/* records of executions left out: another program's, or of no known program */
 	uint64_t other_records, unplaced_records;
+	struct vnp_file_id id[VNP_MAX_CORES];
 	/* salvage: what could not be read of each damaged file, one line each */
 	unsigned int nr_salvaged;
 	char salvaged[1024];
@@ -50,6 +59,13 @@ int vnp_profile_read_files(struct vnp_profile *pf, const char *const *paths,
 			   unsigned int npaths, const struct vnp_prog *prog, const char *prog_path,
 			   bool check_hash, char *err, size_t errlen);
 /*
+ * The profiles of a multi-node run (each with a node section) must belong together: one
+ * program (the same hash in every file, even with !check_hash), the same node count and
+ * world size, no rank in two files, and every stream's worker a rank of its file's node;
+ * a file without a node section among files with one is refused. The timeline then
+ * knows each slot's node (tl.nr_nodes, tl.core_node, ...), and the tabs read
+ * "node N worker W core C".
+ *
  * The same; with salvage, a file cut short (a crash, a full disk) or damaged after its
  * model and clock sections is read up to the first section that cannot be read: every
  * complete record before it is kept, and pf->salvaged says, per such file, where it
@@ -119,5 +135,17 @@ int vnp_profile_read_ran(struct vnp_profile *pf, const char *const *paths,
 			 unsigned int npaths, const struct vnp_prog *prog, const char *prog_path,
 			 bool check_hash, bool salvage, const struct vnp_ran *ran, int want,
 			 char *err, size_t errlen);
+/*
+ * The node figures of a multi-node run's profiles without a timeline (docs/scaling.md):
+ * every file must have a node section; the same checks as vnp_profile_read_opts() on
+ * the files' metadata first, then one streaming pass over each file's records, so
+ * memory does not grow with the records. *core_ps: the span of all records (first
+ * start to last end) times the workers: the timeline's core-time when each worker's
+ * executions follow one another on the modeled clock (no re-layout). 0, or -errno with a message in err.
+ */
+struct vnp_nodes;
+int vnp_nodes_scan(const char *const *paths, unsigned int npaths, const struct vnp_prog *prog,
+		   const char *prog_path, bool check_hash, struct vnp_nodes *n,
+		   uint64_t *core_ps, char *err, size_t errlen);
 
 #endif /* VNP_PROFILE_H */

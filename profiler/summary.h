@@ -18,6 +18,14 @@ struct vnp_view {
 	unsigned int top;		/* rows of the scope and line tables (text) */
 };
 
+/* The "Nodes" table of a multi-node profile (docs/metrics.md, "Nodes"). */
+void vnp_nodes_text(FILE *f, const struct vnp_nodes *n);
+/*
+ * The summary of a run too big for the timeline: the node table and the straggler
+ * node from vnp_nodes_scan(). 0 or -EIO.
+ */
+int vnp_nodes_summary_text(FILE *f, const struct vnp_nodes *n, uint64_t core_ps,
+			   const char *program_path, unsigned int nfiles);
 /* 0 or -EIO (a write failed). */
 int vnp_summary_text(FILE *f, const struct vnp_view *v);
 int vnp_summary_json(FILE *f, const struct vnp_view *v);

@@ -143,16 +143,27 @@ static unsigned int rec_stream(const struct vneuron_trace_record *r)
 	return VNP_NONE;
 }
 
-/*
- * A CC record that can be true: its own engine, a known opcode, arrival <= the last
- * member's arrival <= completion, 1..64 members, ranks below 64 (uapi/vneuron_trace.h).
- */
-static bool cc_ok(const struct vneuron_trace_record *r)
+/* uapi/vneuron_trace.h says what a CC record holds */
+bool vnp_cc_record_ok(const struct vneuron_trace_record *r)
 {
 	return r->engine == VNEURON_TRACE_ENGINE_CC && r->opcode < VNEF_CC_OP_COUNT &&
 	       r->model_start_ps <= r->count && r->count <= r->model_end_ps &&
 	       r->elements >= 1 && r->elements <= VNEF_CC_MAX_RANKS &&
 	       r->dma_queue < VNEF_CC_MAX_RANKS && r->dma_desc < VNEF_CC_MAX_RANKS;
+}
+
+/* The span of a core's API calls on its host's clock (saturating). */
+static void note_api(struct vnp_timeline *tl, unsigned int core,
+		     const struct vneuron_trace_record *r)
+{
+	uint64_t end = r->host_ns + r->count >= r->host_ns ? r->host_ns + r->count : UINT64_MAX;
+
+	if (!r->host_ns)
+		return;
+	if (!tl->api_first_ns[core] || r->host_ns < tl->api_first_ns[core])
+		tl->api_first_ns[core] = r->host_ns;
+	if (end > tl->api_last_ns[core])
+		tl->api_last_ns[core] = end;
 }
 
 int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
@@ -180,7 +191,7 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 			stream = VNEF_STREAM_DMA(r->dma_queue);
 			break;
 		case VNEURON_TRACE_CC:
-			if (!cc_ok(r))
+			if (!vnp_cc_record_ok(r))
 				goto bad;
 			stream = VNEF_STREAM_CC;
 			break;
@@ -225,6 +236,8 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 					k = 0;
 				tl->api_calls[k]++;
 				tl->api_ns[k] += r->count;
+				if (core < VNP_MAX_CORES)
+					note_api(tl, core, r);
 				continue;
 			}
 			if (add_marker(tl, core, r, r->opcode))

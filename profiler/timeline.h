@@ -11,6 +11,7 @@
 #ifndef VNP_TIMELINE_H
 #define VNP_TIMELINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -172,6 +173,20 @@ struct vnp_timeline {
 	 */
 	uint64_t api_calls[VNP_API_KINDS];
 	uint64_t api_ns[VNP_API_KINDS];
+	/* each core's first call start and last call end, on its host's clock (0: none) */
+	uint64_t api_first_ns[VNP_MAX_CORES], api_last_ns[VNP_MAX_CORES];
+	/*
+	 * Several nodes (profiles with node sections, docs/profile-format.md "Nodes"; set by
+	 * profile.c, nr_nodes 0 otherwise): each core slot's node, that node's ranks
+	 * [node_first_rank, + node_ranks) and its host clock's offset to rank 0's; each
+	 * global rank's node (VNP_NO_RANK if no profile of it was read).
+	 */
+	unsigned int nr_nodes;
+	uint16_t core_node[VNP_MAX_CORES];
+	uint16_t node_first_rank[VNP_MAX_CORES], node_ranks[VNP_MAX_CORES];
+	int64_t host_offset_ns[VNP_MAX_CORES];
+	uint64_t host_error_ns[VNP_MAX_CORES];
+	uint16_t rank_node[VNEF_CC_MAX_RANKS];
 	struct vnp_fault *faults;		/* ERROR records; by (time, core) after finish */
 	size_t nfaults, faults_cap;
 	uint64_t exec_status[VNP_EXEC_STATUSES];	/* EXEC_END records by status */
@@ -180,6 +195,12 @@ struct vnp_timeline {
 	size_t last_exec;			/* index of the last one looked up */
 	int finished;
 };
+
+/*
+ * A CC record that can be true: its own engine, a known opcode, arrival <= the last
+ * member's arrival <= completion, 1..64 members, ranks below 64.
+ */
+bool vnp_cc_record_ok(const struct vneuron_trace_record *r);
 
 void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
 		 const struct vnp_prog *prog);

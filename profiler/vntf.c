@@ -17,6 +17,7 @@ _Static_assert(sizeof(struct vntf_worker) == 104, "vntf worker");
 _Static_assert(sizeof(struct vntf_records) == 8, "vntf records");
 _Static_assert(sizeof(struct vntf_lost) == 24, "vntf lost");
 _Static_assert(sizeof(struct vntf_end) == 24, "vntf end");
+_Static_assert(sizeof(struct vntf_node) == 104, "vntf node");
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the format is little-endian");
 
 #define REC		sizeof(struct vneuron_trace_record)
@@ -33,6 +34,7 @@ static const char *const section_names[] = {
 	[VNTF_SEC_END] = "end",
 	[VNTF_SEC_EXEC_PROGRAMS] = "exec programs",
 	[VNTF_SEC_BACKEND] = "backend",
+	[VNTF_SEC_NODE] = "node",
 };
 
 static const char *section_name(uint32_t type)
@@ -53,7 +55,7 @@ struct vntf_writer {
 	FILE *f;
 	bool own;
 	int err;			/* first write error (errno) */
-	bool have_model, have_clock, have_exec_programs, have_backend;
+	bool have_model, have_clock, have_exec_programs, have_backend, have_node;
 	uint32_t nr_programs;
 	uint64_t sections, records;
 	uint8_t declared[VNTF_MAX_STREAMS / 8];
@@ -269,6 +271,43 @@ int vntf_write_backend(struct vntf_writer *w, uint32_t backend)
 		return -EINVAL;
 	w->have_backend = true;
 	return flush_records(w) ?: put_section(w, VNTF_SEC_BACKEND, &b, sizeof(b), NULL, 0);
+}
+
+bool vntf_node_ok(const struct vntf_node *n, const char **why)
+{
+	const char *bad = NULL;
+
+	if (!n->nr_nodes || n->node >= n->nr_nodes)
+		bad = "node id not below the node count";
+	else if (!n->ranks || n->first_rank > n->world_size ||
+		 n->ranks > n->world_size - n->first_rank)
+		bad = "its ranks do not fit the world size";
+	else if (n->world_size < n->nr_nodes)
+		bad = "fewer ranks than nodes";
+	else if (n->reserved)
+		bad = "reserved field set";
+	else if (n->clock_error_ns > INT64_MAX || n->clock_offset_ns == INT64_MIN)
+		bad = "clock offset or error bound out of range";
+	else if (!has_nul(n->hostname, sizeof(n->hostname)))
+		bad = "unterminated hostname";
+	if (why)
+		*why = bad;
+	return !bad;
+}
+
+int vntf_write_node(struct vntf_writer *w, const struct vntf_node *n)
+{
+	struct vntf_section_header h = { .type = VNTF_SEC_NODE, .flags = VNTF_SEC_OPTIONAL,
+					 .size = sizeof(*n) };
+
+	if (w->have_node || w->records || w->pend_n || !vntf_node_ok(n, NULL))
+		return -EINVAL;
+	w->have_node = true;
+	/* flagged optional, so a 1.0 reader skips it; 104 bytes need no padding */
+	if (put(w, &h, sizeof(h)) || put(w, n, sizeof(*n)))
+		return -EIO;
+	w->sections++;
+	return 0;
 }
 
 int vntf_write_records(struct vntf_writer *w, uint32_t stream,
@@ -556,7 +595,7 @@ static uint64_t size_limit(uint32_t type, uint32_t flags)
 		       VNTF_MAX_PROGRAMS * sizeof(struct vntf_program) +
 		       (uint64_t)VNTF_MAX_EXECS * sizeof(struct vntf_exec_program);
 	case VNTF_SEC_MODEL: case VNTF_SEC_CLOCK: case VNTF_SEC_WORKER:
-	case VNTF_SEC_LOST: case VNTF_SEC_END: case VNTF_SEC_BACKEND:
+	case VNTF_SEC_LOST: case VNTF_SEC_END: case VNTF_SEC_BACKEND: case VNTF_SEC_NODE:
 		return SMALL_MAX;
 	default:
 		return flags & VNTF_SEC_OPTIONAL ? VNTF_MAX_OPTIONAL : 0;
@@ -707,6 +746,27 @@ static int do_worker(struct vntf_reader *r, const struct vntf_section_header *h)
 	memset(&si[r->info.nr_streams], 0, sizeof(*si));
 	si[r->info.nr_streams].worker = wk;
 	r->index[wk.stream] = ++r->info.nr_streams;
+	return 0;
+}
+
+static int do_node(struct vntf_reader *r, const struct vntf_section_header *h)
+{
+	const char *why;
+	struct vntf_node n;
+
+	if (r->info.have_node)
+		return fail(r, -EINVAL, SEC_FMT "a second node section", SEC_ARGS(r, h));
+	if (r->info.records)
+		return fail(r, -EINVAL, SEC_FMT "node section after records", SEC_ARGS(r, h));
+	if (need(r, h, sizeof(n)))
+		return r->failed;
+	memcpy(&n, r->buf, sizeof(n));
+	if (!vntf_node_ok(&n, &why))
+		return fail(r, -EINVAL, SEC_FMT "node %u of %u, ranks %u..+%u of %u: %s",
+			    SEC_ARGS(r, h), n.node, n.nr_nodes, n.first_rank, n.ranks,
+			    n.world_size, why);
+	r->info.node = n;
+	r->info.have_node = true;
 	return 0;
 }
 
@@ -896,6 +956,9 @@ static int section(struct vntf_reader *r, struct vntf_chunk *c)
 		break;
 	case VNTF_SEC_EXEC_PROGRAMS:
 		err = do_exec_programs(r, &h);
+		break;
+	case VNTF_SEC_NODE:
+		err = do_node(r, &h);
 		break;
 	default:
 		break;		/* an optional section of a newer minor version */

@@ -49,6 +49,7 @@ enum vntf_section {
 	VNTF_SEC_LOST = 6,		/* struct vntf_lost: totals so far for a stream */
 	VNTF_SEC_END = 7,		/* struct vntf_end: last section of a complete file */
 	/* 1.1: optional sections (VNTF_SEC_OPTIONAL), skipped by 1.0 readers */
+	VNTF_SEC_NODE = 8,		/* struct vntf_node: the node of a multi-node run */
 	VNTF_SEC_EXEC_PROGRAMS = 9,	/* struct vntf_exec_programs + tables: what each ran */
 	VNTF_SEC_BACKEND = 12,		/* struct vntf_backend: what ran the workload */
 };
@@ -112,6 +113,23 @@ struct vntf_lost {
 	uint64_t overwritten;		/* consumer: overwritten before read (overwrite mode) */
 };
 
+/*
+ * The node a multi-node run's profile was captured on (optional, at most one, before
+ * any records). Its workers' vntf_worker.worker are global ranks in
+ * [first_rank, first_rank + ranks) and nr_workers is world_size.
+ */
+struct vntf_node {
+	uint32_t node;			/* < nr_nodes */
+	uint32_t nr_nodes;		/* >= 1 */
+	uint32_t first_rank;		/* global rank of the node's first worker */
+	uint32_t ranks;			/* workers on this node, >= 1 */
+	uint32_t world_size;		/* ranks of all nodes: first_rank + ranks <= it */
+	uint32_t reserved;		/* 0 */
+	int64_t clock_offset_ns;	/* this host's CLOCK_MONOTONIC - rank 0's host's */
+	uint64_t clock_error_ns;	/* bound on the offset's error (0: exact or assumed) */
+	char hostname[64];		/* NUL-terminated */
+};
+
 struct vntf_end {
 	uint64_t sections;		/* sections before this one */
 	uint64_t records;		/* records in all RECORDS sections */
@@ -167,6 +185,10 @@ int vntf_write_worker(struct vntf_writer *w, const struct vntf_worker *wk);
 int vntf_write_backend(struct vntf_writer *w, uint32_t backend);
 /* "module", "host", or "unknown" (a 1.0 profile). */
 const char *vntf_backend_name(uint32_t backend);
+/* The node section: once, before any records (-EINVAL otherwise or if n is invalid). */
+int vntf_write_node(struct vntf_writer *w, const struct vntf_node *n);
+/* Whether n is self-consistent (the reader's and writer's check); why not in why. */
+bool vntf_node_ok(const struct vntf_node *n, const char **why);
 /* Records as drained; coalesced into sections of up to VNTF_MAX_CHUNK records. */
 int vntf_write_records(struct vntf_writer *w, uint32_t stream,
 		       const struct vneuron_trace_record *recs, size_t n);
@@ -206,6 +228,8 @@ struct vntf_info {
 	bool have_model;
 	bool have_clock;
 	bool complete;			/* the end section was read and checked */
+	bool have_node;			/* a node section was read: node is valid */
+	struct vntf_node node;
 	struct vneuron_model model;
 	struct vntf_clock clock;
 	uint32_t backend;		/* enum vntf_backend_kind (0: no section) */
