@@ -31,6 +31,7 @@ static const char *const section_names[] = {
 	[VNTF_SEC_RECORDS] = "records",
 	[VNTF_SEC_LOST] = "lost",
 	[VNTF_SEC_END] = "end",
+	[VNTF_SEC_STRING] = "string",
 };
 
 static const char *section_name(uint32_t type)
@@ -53,6 +54,7 @@ struct vntf_writer {
 	int err;			/* first write error (errno) */
 	bool have_model, have_clock;
 	uint32_t nr_programs;
+	uint32_t nr_strings;
 	uint64_t sections, records;
 	uint8_t declared[VNTF_MAX_STREAMS / 8];
 	uint32_t pend_stream;
@@ -76,11 +78,11 @@ static int put(struct vntf_writer *w, const void *p, size_t n)
 	return 0;
 }
 
-static int put_section(struct vntf_writer *w, uint32_t type, const void *fixed, size_t flen,
-		       const void *var, size_t vlen)
+static int put_section_flags(struct vntf_writer *w, uint32_t type, uint32_t flags,
+			     const void *fixed, size_t flen, const void *var, size_t vlen)
 {
 	static const uint8_t zero[8];
-	struct vntf_section_header h = { .type = type, .size = flen + vlen };
+	struct vntf_section_header h = { .type = type, .flags = flags, .size = flen + vlen };
 	int err;
 
 	err = put(w, &h, sizeof(h));
@@ -93,6 +95,12 @@ static int put_section(struct vntf_writer *w, uint32_t type, const void *fixed, 
 	if (!err)
 		w->sections++;
 	return err;
+}
+
+static int put_section(struct vntf_writer *w, uint32_t type, const void *fixed, size_t flen,
+		       const void *var, size_t vlen)
+{
+	return put_section_flags(w, type, 0, fixed, flen, var, vlen);
 }
 
 int vntf_writer_create(struct vntf_writer **wp, FILE *f)
@@ -209,6 +217,20 @@ int vntf_write_worker(struct vntf_writer *w, const struct vntf_worker *wk)
 		return -EINVAL;
 	w->declared[wk->stream / 8] |= 1u << (wk->stream % 8);
 	return flush_records(w) ?: put_section(w, VNTF_SEC_WORKER, wk, sizeof(*wk), NULL, 0);
+}
+
+int vntf_write_string(struct vntf_writer *w, const char *s, size_t len)
+{
+	struct vntf_string h = { .id = w->nr_strings, .len = (uint32_t)len };
+	int err;
+
+	if (!w->have_clock || w->nr_strings >= VNTF_MAX_STRINGS || !nd_range_name_ok(s, len))
+		return -EINVAL;
+	err = flush_records(w) ?: put_section_flags(w, VNTF_SEC_STRING, VNTF_SEC_OPTIONAL, &h,
+						   sizeof(h), s, len);
+	if (!err)
+		w->nr_strings++;
+	return err;
 }
 
 int vntf_write_records(struct vntf_writer *w, uint32_t stream,
@@ -466,6 +488,9 @@ void vntf_close(struct vntf_reader *r)
 	for (i = 0; i < r->info.nr_programs; i++)
 		free((void *)r->info.programs[i].debug);
 	free(r->info.programs);
+	for (i = 0; i < r->info.nr_strings; i++)
+		free(r->info.strings[i]);
+	free(r->info.strings);
 	free(r->info.streams);
 	free(r->buf);
 	free(r);
@@ -492,6 +517,8 @@ static uint64_t size_limit(uint32_t type, uint32_t flags)
 	case VNTF_SEC_MODEL: case VNTF_SEC_CLOCK: case VNTF_SEC_WORKER:
 	case VNTF_SEC_LOST: case VNTF_SEC_END:
 		return SMALL_MAX;
+	case VNTF_SEC_STRING:
+		return sizeof(struct vntf_string) + ND_RANGE_NAME_MAX;
 	default:
 		return flags & VNTF_SEC_OPTIONAL ? VNTF_MAX_OPTIONAL : 0;
 	}
@@ -552,6 +579,38 @@ static int do_program(struct vntf_reader *r, const struct vntf_section_header *h
 	pi[r->info.nr_programs].prog = p;
 	pi[r->info.nr_programs].debug = debug;
 	r->info.nr_programs++;
+	return 0;
+}
+
+static int do_string(struct vntf_reader *r, const struct vntf_section_header *h)
+{
+	struct vntf_string s;
+	const char *name = (const char *)r->buf + sizeof(s);
+	char **tab, *copy;
+
+	if (need(r, h, sizeof(s)))
+		return r->failed;
+	memcpy(&s, r->buf, sizeof(s));
+	if (s.len != h->size - sizeof(s))
+		return fail(r, -EINVAL, SEC_FMT "a name of %u bytes in %llu bytes", SEC_ARGS(r, h),
+			    s.len, (unsigned long long)(h->size - sizeof(s)));
+	if (s.id != r->info.nr_strings)
+		return fail(r, -EINVAL, SEC_FMT "name id %u, expected %u (ids count from 0)",
+			    SEC_ARGS(r, h), s.id, r->info.nr_strings);
+	if (r->info.nr_strings >= VNTF_MAX_STRINGS)
+		return fail(r, -EINVAL, SEC_FMT "more than %d range names", SEC_ARGS(r, h),
+			    VNTF_MAX_STRINGS);
+	if (!nd_range_name_ok(name, s.len))
+		return fail(r, -EINVAL, SEC_FMT "range name %u is not 1..%d bytes of UTF-8 text "
+			    "without control characters", SEC_ARGS(r, h), s.id, ND_RANGE_NAME_MAX);
+	tab = realloc(r->info.strings, (r->info.nr_strings + 1) * sizeof(*tab));
+	if (!tab)
+		return fail(r, -ENOMEM, "out of memory");
+	r->info.strings = tab;
+	copy = strndup(name, s.len);
+	if (!copy)
+		return fail(r, -ENOMEM, "out of memory");
+	tab[r->info.nr_strings++] = copy;
 	return 0;
 }
 
@@ -730,6 +789,9 @@ static int section(struct vntf_reader *r, struct vntf_chunk *c)
 		break;
 	case VNTF_SEC_END:
 		err = do_end(r, &h, next);
+		break;
+	case VNTF_SEC_STRING:
+		err = do_string(r, &h);
 		break;
 	default:
 		break;		/* an optional section of a newer minor version */

@@ -18,7 +18,7 @@
 
 #define VNTF_MAGIC		"\x89VNTF\r\n\x1a"
 #define VNTF_VERSION_MAJOR	1	/* a reader reads its own major version only */
-#define VNTF_VERSION_MINOR	0	/* newer minors add optional sections only */
+#define VNTF_VERSION_MINOR	1	/* newer minors add optional sections only */
 
 /* On-disk structures, little-endian, 8-byte aligned. */
 struct vntf_file_header {
@@ -48,6 +48,8 @@ enum vntf_section {
 	VNTF_SEC_RECORDS = 5,		/* struct vntf_records + count records */
 	VNTF_SEC_LOST = 6,		/* struct vntf_lost: totals so far for a stream */
 	VNTF_SEC_END = 7,		/* struct vntf_end: last section of a complete file */
+	/* 8, 9, 10, 12: other 1.1 sections; 10 is kept for application ranges' own data */
+	VNTF_SEC_STRING = 11,		/* struct vntf_string + len bytes (optional, 1.1) */
 };
 
 #define VNTF_HASH_NONE		0
@@ -96,6 +98,17 @@ struct vntf_lost {
 	uint64_t overwritten;		/* consumer: overwritten before read (overwrite mode) */
 };
 
+/*
+ * One name of an application range or mark (nd_range_push(), nd_mark()): the API
+ * stream's RANGE_PUSH and MARK records carry its id in sem_value. Ids count from 0 in
+ * file order; a name is 1..ND_RANGE_NAME_MAX bytes that nd_range_name_ok() accepts, no
+ * NUL.
+ */
+struct vntf_string {
+	uint32_t id;
+	uint32_t len;			/* bytes following */
+};
+
 struct vntf_end {
 	uint64_t sections;		/* sections before this one */
 	uint64_t records;		/* records in all RECORDS sections */
@@ -107,6 +120,7 @@ struct vntf_end {
 #define VNTF_MAX_CHUNK		65536		/* records per RECORDS section */
 #define VNTF_MAX_DEBUG		(256u << 20)	/* debug table bytes */
 #define VNTF_MAX_OPTIONAL	(16u << 20)	/* an unknown optional section */
+#define VNTF_MAX_STRINGS	65536		/* string sections in a file */
 
 /* --- Writing ------------------------------------------------------------------ */
 
@@ -126,6 +140,8 @@ int vntf_write_clock(struct vntf_writer *w, const struct vntf_clock *c);
 int vntf_write_program(struct vntf_writer *w, const struct vntf_program *p,
 		       const void *debug, size_t debug_size);
 int vntf_write_worker(struct vntf_writer *w, const struct vntf_worker *wk);
+/* The next range name (its id is the number written before it), before its records. */
+int vntf_write_string(struct vntf_writer *w, const char *s, size_t len);
 /* Records as drained; coalesced into sections of up to VNTF_MAX_CHUNK records. */
 int vntf_write_records(struct vntf_writer *w, uint32_t stream,
 		       const struct vneuron_trace_record *recs, size_t n);
@@ -169,6 +185,8 @@ struct vntf_info {
 	struct vntf_stream_info *streams;	/* in the order declared */
 	uint64_t records;
 	uint64_t host_end_ns;		/* once complete */
+	uint32_t nr_strings;
+	char **strings;			/* range names by id, NUL-terminated */
 };
 
 struct vntf_chunk {
