@@ -41,6 +41,7 @@ static const char *const rule_ids[VNP_RULE_COUNT] = {
 	[VNP_RULE_CC_NO_OVERLAP] = "collective-no-overlap",
 	[VNP_RULE_CC_SMALL] = "small-collectives",
 	[VNP_RULE_CC_SPLIT] = "all-reduce-split",
+	[VNP_RULE_HOST_OVERHEAD] = "host-overhead",
 };
 
 const char *vnp_class_name(enum vnp_class c)
@@ -749,6 +750,13 @@ int vnp_analyze_opts(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 	}
 	for (i = 0; i <= m->nscopes; i++)
 		vnp_classify_group(tl, m, &m->scope[i], &a->scope[i]);
+	a->range = calloc(m->nranges + 1, sizeof(*a->range));
+	if (!a->range) {
+		vnp_analysis_free(a);
+		return -ENOMEM;
+	}
+	for (i = 0; i <= m->nranges; i++)
+		vnp_classify_group(tl, m, &m->range[i].self, &a->range[i]);
 	if (!m->total_ps)
 		return 0;
 	/*
@@ -767,7 +775,7 @@ int vnp_analyze_opts(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 	      rule_engines(&c) ?: rule_dma_overlap(&c) ?: vnp_rule_repeated(&c) ?:
 	      rule_tensor_idle(&c) ?: vnp_rule_transpose(&c) ?: vnp_rule_cc_straggler(&c) ?:
 	      vnp_rule_cc_no_overlap(&c) ?: vnp_rule_cc_small(&c) ?: vnp_rule_cc_shard(&c) ?:
-	      rule_sem_wait(&c);
+	      rule_sem_wait(&c) ?: vnp_rule_host_overhead(&c);
 	if (a->folded[0])
 		cat(a->whole.why, sizeof(a->whole.why), "; waits it explains: %s", a->folded);
 out:
@@ -792,9 +800,11 @@ int vnp_analyze(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 void vnp_analysis_free(struct vnp_analysis *a)
 {
 	free(a->scope);
+	free(a->range);
 	free(a->f);
 	vnp_critpath_free(&a->cp);
 	a->scope = NULL;
+	a->range = NULL;
 	a->f = NULL;
 	a->n = 0;
 }

@@ -34,6 +34,7 @@ enum vnp_rule {
 	VNP_RULE_CC_NO_OVERLAP,
 	VNP_RULE_CC_SMALL,
 	VNP_RULE_CC_SPLIT,
+	VNP_RULE_HOST_OVERHEAD,
 	VNP_RULE_COUNT,
 };
 
@@ -53,6 +54,8 @@ enum vnp_rule {
 #define VNP_CC_STRAGGLER_SHARE	0.50	/* ... of core_time, half of them for one rank */
 #define VNP_CC_SMALL_COUNT	4	/* small-collectives: 4 or more of an op an execution */
 #define VNP_CC_FIXED_FRAC	0.50	/* ... spending half their transfer on link latency */
+#define VNP_LAUNCH_GAP_FRAC	0.25	/* host-overhead: cores idle between executions over
+					 * 25% of the host time the application held them */
 
 /* vnp_classification.unit besides stream ids (engine 0..3, VNEF_STREAM_DMA(q), CC) */
 #define VNP_BOUND_HBM		0xfffeu
@@ -82,6 +85,7 @@ struct vnp_finding {
 struct vnp_analysis {
 	struct vnp_classification whole;
 	struct vnp_classification *scope;	/* m->nscopes + 1 (last: no scope) */
+	struct vnp_classification *range;	/* m->nranges + 1 (last: no range), self */
 	struct vnp_finding *f;
 	unsigned int n;
 	struct vnp_critpath cp;
