@@ -354,10 +354,13 @@ static void ranges_text(FILE *f, const struct vnp_view *v)
 		fprintf(f, "\nLaunch gaps (host time between executions while the application held "
 			"the core)\n");
 		for (k = 0; k < tl->ncores; k++) {
+			char core[16];
+
 			gaps = vnp_tl_launch_gaps(tl, k, &held, &ng);
+			snprintf(core, sizeof(core), "core %u", k);
 			if (held)
 				fprintf(f, "  %-16s %llu gaps, %s of %s held (%.1f%%)\n",
-					v->labels && v->labels[k] ? v->labels[k] : "core",
+					v->labels && v->labels[k] ? v->labels[k] : core,
 					(unsigned long long)ng, vnp_fmt_time(gaps * 1000, t1, sizeof(t1)),
 					vnp_fmt_time(held * 1000, t2, sizeof(t2)), vnp_pct(gaps, held));
 		}

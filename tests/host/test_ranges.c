@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "vnp_synth.h"
 #include "../../profiler/capture.h"
+#include "../../profiler/profile.h"
 #include "../../profiler/vntf.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
@@ -500,6 +502,105 @@ TEST(no_launch_gap_finding_for_an_app_that_keeps_its_core_busy)
 	AEQ(synth_run(s, 0), 0);
 	EXPECT_FALSE(has_rule(s, VNP_RULE_HOST_OVERHEAD));
 	synth_free(s);
+}
+
+/* An EXEC and its WAIT as libneurondev logs them, from this thread at depth. */
+static void log_exec(uint32_t exec_id, uint32_t seq, uint16_t depth)
+{
+	struct vneuron_trace_record r[2];
+	FILE *f = fopen(log_path, "ab");
+	unsigned int i;
+
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < 2; i++) {
+		r[i].kind = VNEURON_TRACE_MARKER;
+		r[i].engine = VNEURON_TRACE_ENGINE_CORE;
+		r[i].opcode = i ? ND_API_WAIT : ND_API_EXEC;
+		r[i].elements = (uint32_t)getpid();
+		r[i].model_start_ps = (uint64_t)syscall(SYS_gettid);
+		r[i].dma_desc = depth;
+		r[i].sem_value = exec_id;
+		r[i].exec_seq = i ? seq : 0;
+	}
+	if (!f || fwrite(r, REC, 2, f) != 2)
+		abort();
+	fclose(f);
+}
+
+TEST(a_captured_profile_attributes_executions)
+{
+	char path[] = "/tmp/test_ranges_prof.XXXXXX", err[256], b[128];
+	struct vntf_clock clk = { .model_unit_ps = 1 };
+	struct vntf_worker dev = { .stream = 0, .engine = 0, .nr_workers = 1 };
+	struct vntf_worker apiw = { .stream = 64, .engine = VNEURON_TRACE_ENGINE_CORE,
+				    .nr_workers = 1 };
+	struct vneuron_trace_record r[6];
+	struct vnp_profile pf;
+	struct vntf_writer *w;
+	uint64_t records = 0, skipped = 0;
+	const struct vnp_exec *x;
+	struct synth *s = synth_new();
+	const uint32_t *ids;
+	unsigned int i, n;
+	FILE *in;
+	int fd = mkstemp(path);
+
+	ASSERT_GE(fd, 0);
+	close(fd);
+	clear_log();
+	nd_range_push("step 1");
+	nd_range_push("layer fc1");
+	log_exec(500, 0, 2);
+	nd_range_pop();
+	nd_range_push("layer fc2");
+	log_exec(501, 1, 2);
+	nd_range_pop();
+	nd_range_pop();
+	/* two executions of core 0: an instruction and their start and end each */
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < 2; i++) {
+		r[3 * i].kind = VNEURON_TRACE_EXEC_START;
+		r[3 * i].engine = VNEURON_TRACE_ENGINE_CORE;
+		r[3 * i + 1].kind = VNEURON_TRACE_INSN;
+		r[3 * i + 1].opcode = VNEF_OP_MULTIPLY_MOVING;
+		r[3 * i + 1].model_end_ps = 1000 * (i + 1);
+		r[3 * i + 1].flops = 64;
+		r[3 * i + 2].kind = VNEURON_TRACE_EXEC_END;
+		r[3 * i + 2].engine = VNEURON_TRACE_ENGINE_CORE;
+		r[3 * i + 2].model_end_ps = 1000 * (i + 1);
+		r[3 * i].exec_seq = r[3 * i + 1].exec_seq = r[3 * i + 2].exec_seq = i;
+		r[3 * i].sem_wait = r[3 * i + 1].sem_wait = r[3 * i + 2].sem_wait = NOSEM;
+		r[3 * i].sem_signal = r[3 * i + 1].sem_signal = r[3 * i + 2].sem_signal = NOSEM;
+	}
+	in = fopen(log_path, "rb");
+	ASSERT_TRUE(in != NULL);
+	ASSERT_EQ(vntf_writer_open(&w, path), 0);
+	ASSERT_EQ(vntf_write_model(w, &vn_model_trn1) ?: vntf_write_clock(w, &clk) ?:
+		  vntf_write_worker(w, &dev) ?: vntf_write_records(w, 0, r, 6) ?:
+		  vnp_api_log_merge(w, in, &apiw, &records, &skipped) ?:
+		  vntf_writer_finish(w, 1), 0);
+	fclose(in);
+	EQ(skipped, 0);
+	/* a program for the reader: synth's, indexed */
+	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, 1, 1);
+	ASSERT_EQ(synth_run(s, 0), 0);
+	ASSERT_EQ(vnp_profile_read(&pf, path, &s->prog, "synthetic", false, err, sizeof(err)),
+		  0) TH_LOG("%s", err);
+	ASSERT_EQ(vnp_tl_finish(&pf.tl), 0);
+	EQ(pf.tl.rg.nnames, 3);
+	EQ(pf.tl.rg.attributed, 2);
+	for (i = 0; i < 2; i++) {
+		x = vnp_tl_exec(&pf.tl, 0, i);
+		ASSERT_TRUE(x != NULL);
+		n = vnp_exec_ranges(&pf.tl, x, &ids);
+		AEQ(n, 2);
+		snprintf(b, sizeof(b), "%s/%s", vnp_range_name(&pf.tl, ids[0]),
+			 vnp_range_name(&pf.tl, ids[1]));
+		EXPECT_STREQ(b, i ? "step 1/layer fc2" : "step 1/layer fc1");
+	}
+	vnp_profile_free(&pf);
+	synth_free(s);
+	unlink(path);
 }
 
 TEST_HARNESS_MAIN
