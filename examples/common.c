@@ -380,8 +380,13 @@ static void *ex_rank_main(void *arg)
 {
 	struct ex_rank_arg *a = arg;
 	struct ex_group *g = a->g;
+	char range[32];
 
+	/* each rank's thread marks its executions (application ranges are per thread) */
+	snprintf(range, sizeof(range), "rank %u", a->r);
+	nd_range_push(range);
 	g->ret[a->r] = ex_run(g->rank[a->r], g->bufs[a->r], g->nbufs, &g->ps[a->r]);
+	nd_range_pop();
 	return NULL;
 }
 

@@ -500,10 +500,15 @@ int main(int argc, char **argv)
 			{ "loss", &loss1[st], sizeof(loss1[st]), 1 },
 		};
 
+		char range[32];
+
+		snprintf(range, sizeof(range), "one-worker step %d", st + 1);
+		nd_range_push(range);
 		t = ex_now();
 		if (ex_run(c1, b1s, 11, &ps1))
 			goto out;
 		t1 += ex_now() - t;
+		nd_range_pop();
 	}
 	ex_close(c1);
 	c1 = NULL;

@@ -415,9 +415,19 @@ int main(int argc, char **argv)
 			{ "loss", &loss, sizeof(loss), 1 },
 		};
 
+		char range[32];
+
+		/* application ranges: a profile attributes the device's time to them */
+		snprintf(range, sizeof(range), "step %d", st + 1);
+		nd_range_push(range);
+		nd_range_push("train step");
 		if (ex_run(c, bufs, sizeof(bufs) / sizeof(bufs[0]), &ps))
 			goto out;
+		nd_range_pop();
+		nd_range_push("reference on the host");
 		rl = ref_step(&ref, xb, yb);
+		nd_range_pop();
+		nd_range_pop();
 		if (!st)
 			l0 = loss, rl0 = rl;
 		if (!(fabsf(loss - rl) <= 2e-3f + 1e-3f * fabsf(rl))) {

@@ -655,9 +655,11 @@ const char *nd_tel_event_name(uint32_t type);
  * 1), elements the pid, bytes the size (alloc, free, load; saturated), dma_queue the core
  * and sem_value the low 32 bits of the exec id (EXEC, WAIT), exec_seq the execution's
  * sequence number on its core (WAIT: the device records' exec_seq); engine is
- * VNEURON_TRACE_ENGINE_CORE, sem_wait and sem_signal VNEURON_TRACE_NO_SEM, model_* 0.
- * EXEC and WAIT records also carry the device's N (of /dev/vneuronN) in dma_desc, and
- * EXEC records the program's id in bytes: the pc of its PROGRAM_LOAD record.
+ * VNEURON_TRACE_ENGINE_CORE, sem_wait and sem_signal VNEURON_TRACE_NO_SEM,
+ * model_start_ps the calling thread's id and dma_desc its range depth (below,
+ * "Application ranges"). EXEC and WAIT records also carry the device's N (of
+ * /dev/vneuronN) in model_end_ps, and EXEC records the program's id in bytes: the pc of
+ * its PROGRAM_LOAD record.
  * After each PROGRAM_LOAD come six PROGRAM_ID records, the loaded image's identity in
  * 16-byte chunks: exec_seq the chunk (0, 1: its SHA-256; 2..5: the program's name from
  * its header, NUL-padded), model_start_ps and model_end_ps the chunk's bytes in order,
@@ -674,6 +676,9 @@ enum nd_api_call {
 	ND_API_PROGRAM_LOAD,
 	ND_API_EXEC,
 	ND_API_WAIT,
+	ND_API_RANGE_PUSH = ND_API_MARKER + 8,	/* nd_range_push() */
+	ND_API_RANGE_POP = ND_API_MARKER + 9,	/* nd_range_pop() */
+	ND_API_MARK = ND_API_MARKER + 10,	/* nd_mark() */
 	ND_API_PROGRAM_ID = ND_API_MARKER + 11,	/* a loaded image's identity, in chunks */
 	ND_API_END = ND_API_MARKER + 12,	/* one past the last */
 };
@@ -682,10 +687,46 @@ enum nd_api_call {
 #define ND_API_ID_CHUNK		16		/* bytes each carries */
 
 /*
- * "open", "close", "mem_alloc", "mem_free", "program_load", "exec", "wait",
- * "program_id"; "other".
+ * "open", "close", "mem_alloc", "mem_free", "program_load", "exec", "wait", "range_push",
+ * "range_pop", "mark", "program_id"; "other".
  */
 const char *nd_api_call_name(uint32_t opcode);
+
+/* ---------------------------------------------------------------------------------- */
+/* Application ranges (apilog.c, docs/libneurondev.md "Application ranges")           */
+/*
+ * Like NVTX: a thread opens named ranges ("step 12", "layer fc1") that nest, and marks
+ * instants. Without a profiler each call is a thread-local counter and one branch; under
+ * `vneuron-profile capture -- app` each is logged with the API calls (the records above:
+ * model_start_ps the thread id, dma_desc the thread's depth after the call, bytes the
+ * name's length, the name itself in the next ceil(bytes / 64) records of the log), and
+ * the profile attributes every execution to the ranges open on the thread that launched
+ * it. Every API record carries the thread id and depth the same way.
+ */
+#define ND_RANGE_NAME_MAX	127	/* bytes of a name that are kept */
+#define ND_RANGE_MAX_DEPTH	64	/* ranges open on one thread that are recorded */
+
+/*
+ * Opens a range named name on this thread: the new depth (1 for the outermost), or
+ * -EINVAL for a NULL or empty name, or -E2BIG when ND_RANGE_MAX_DEPTH ranges are
+ * already open: that range is counted but not recorded, and the nd_range_pop() that
+ * closes it closes nothing recorded. A name is cut to ND_RANGE_NAME_MAX bytes (on a
+ * UTF-8 character boundary); control characters and bytes that are not UTF-8 become
+ * '?'.
+ */
+int nd_range_push(const char *name);
+/* Closes this thread's innermost range: the depth left, or -ENOENT if none is open. */
+int nd_range_pop(void);
+/* An instant event named name on this thread: 0, or -EINVAL as nd_range_push(). */
+int nd_mark(const char *name);
+/*
+ * The cleaning a name gets: up to len bytes of src (stopping at a NUL) into dst, cut to
+ * ND_RANGE_NAME_MAX bytes, control characters and invalid UTF-8 made '?', then a NUL.
+ * Its length. nd_range_name_ok(): whether s (len bytes) is already such a name (1..max
+ * bytes, nothing to clean); the profiler checks names it reads with it.
+ */
+size_t nd_range_name_clean(char dst[ND_RANGE_NAME_MAX + 1], const char *src, size_t len);
+int nd_range_name_ok(const char *s, size_t len);
 
 #if defined(__cplusplus)
 }

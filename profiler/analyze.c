@@ -43,6 +43,7 @@ static const char *const rule_ids[VNP_RULE_COUNT] = {
 	[VNP_RULE_CC_SPLIT] = "all-reduce-split",
 	[VNP_RULE_NODE_STRAGGLER] = "straggler-node",
 	[VNP_RULE_INTER_NODE_BOUND] = "inter-node-bound",
+	[VNP_RULE_HOST_OVERHEAD] = "host-overhead",
 };
 
 const char *vnp_class_name(enum vnp_class c)
@@ -751,6 +752,13 @@ int vnp_analyze_opts(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 	}
 	for (i = 0; i <= m->nscopes; i++)
 		vnp_classify_group(tl, m, &m->scope[i], &a->scope[i]);
+	a->range = calloc(m->nranges + 1, sizeof(*a->range));
+	if (!a->range) {
+		vnp_analysis_free(a);
+		return -ENOMEM;
+	}
+	for (i = 0; i <= m->nranges; i++)
+		vnp_classify_group(tl, m, &m->range[i].self, &a->range[i]);
 	if (!m->total_ps)
 		return 0;
 	/*
@@ -770,7 +778,7 @@ int vnp_analyze_opts(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 	      rule_tensor_idle(&c) ?: vnp_rule_transpose(&c) ?: vnp_rule_cc_straggler(&c) ?:
 	      vnp_rule_cc_no_overlap(&c) ?: vnp_rule_cc_small(&c) ?: vnp_rule_cc_shard(&c) ?:
 	      vnp_rule_node_straggler(&c) ?: vnp_rule_inter_node(&c) ?:
-	      rule_sem_wait(&c);
+	      rule_sem_wait(&c) ?: vnp_rule_host_overhead(&c);
 	if (a->folded[0])
 		cat(a->whole.why, sizeof(a->whole.why), "; waits it explains: %s", a->folded);
 out:
@@ -795,9 +803,11 @@ int vnp_analyze(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 void vnp_analysis_free(struct vnp_analysis *a)
 {
 	free(a->scope);
+	free(a->range);
 	free(a->f);
 	vnp_critpath_free(&a->cp);
 	a->scope = NULL;
+	a->range = NULL;
 	a->f = NULL;
 	a->n = 0;
 }

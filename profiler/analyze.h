@@ -36,6 +36,7 @@ enum vnp_rule {
 	VNP_RULE_CC_SPLIT,
 	VNP_RULE_NODE_STRAGGLER,
 	VNP_RULE_INTER_NODE_BOUND,
+	VNP_RULE_HOST_OVERHEAD,
 	VNP_RULE_COUNT,
 };
 
@@ -58,6 +59,8 @@ enum vnp_rule {
 #define VNP_INTER_FRAC		0.50	/* inter-node-bound: inter-node collectives hold half
 					 * of the collective time ... */
 #define VNP_INTER_MIN_FRAC	0.10	/* ... and collectives 10% of core_time */
+#define VNP_LAUNCH_GAP_FRAC	0.25	/* host-overhead: cores idle between executions over
+					 * 25% of the host time the application held them */
 
 /* vnp_classification.unit besides stream ids (engine 0..3, VNEF_STREAM_DMA(q), CC) */
 #define VNP_BOUND_HBM		0xfffeu
@@ -87,6 +90,7 @@ struct vnp_finding {
 struct vnp_analysis {
 	struct vnp_classification whole;
 	struct vnp_classification *scope;	/* m->nscopes + 1 (last: no scope) */
+	struct vnp_classification *range;	/* m->nranges + 1 (last: no range), self */
 	struct vnp_finding *f;
 	unsigned int n;
 	struct vnp_critpath cp;

@@ -60,6 +60,8 @@ int vnp_rule_cc_shard(struct vnp_rctx *c);
 /* rules_node.c: the multi-node rules (docs/profiler.md) */
 int vnp_rule_node_straggler(struct vnp_rctx *c);
 int vnp_rule_inter_node(struct vnp_rctx *c);
+/* rules_host.c: host-overhead (launch gaps between executions) */
+int vnp_rule_host_overhead(struct vnp_rctx *c);
 /* "pc 3 exec 0 (k.c:12 [grad/ar])" of a collective, into buf */
 const char *vnp_coll_name(const struct vnp_timeline *tl, const struct vnp_coll *x, char *buf,
 			  size_t len);

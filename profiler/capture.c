@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -436,15 +437,161 @@ int vnp_cap_stop(struct vnp_capture *c)
 	return ret;
 }
 
+/* Range names met in an API log, to give each its id once (vntf_write_string()). */
+#define NAME_SLOTS	(2 * VNTF_MAX_STRINGS)	/* power of two, half full at most */
+
+struct api_names {
+	uint32_t slot[NAME_SLOTS];	/* id + 1, 0 empty */
+	char *name[VNTF_MAX_STRINGS];
+	uint32_t n;
+};
+
+static uint32_t name_hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	while (len--)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
+/* The id of name (len bytes, clean), writing its string section the first time. */
+static int name_id(struct api_names *t, struct vntf_writer *w, const char *name, size_t len,
+		   uint32_t *id)
+{
+	uint32_t i = name_hash(name, len) & (NAME_SLOTS - 1);
+	int err;
+
+	for (; t->slot[i]; i = (i + 1) & (NAME_SLOTS - 1)) {
+		const char *o = t->name[t->slot[i] - 1];
+
+		if (strlen(o) == len && !memcmp(o, name, len)) {
+			*id = t->slot[i] - 1;
+			return 0;
+		}
+	}
+	if (t->n == VNTF_MAX_STRINGS)
+		return -E2BIG;
+	t->name[t->n] = strndup(name, len);
+	if (!t->name[t->n])
+		return -ENOMEM;
+	err = vntf_write_string(w, name, len);
+	if (err) {
+		free(t->name[t->n]);
+		return err;
+	}
+	t->slot[i] = ++t->n;
+	*id = t->n - 1;
+	return 0;
+}
+
+struct api_merge {
+	struct vntf_writer *w;
+	const struct vntf_worker *wk;
+	struct vneuron_trace_record buf[256];
+	size_t n;
+	int declared;
+	uint64_t *records;
+};
+
+static int merge_flush(struct api_merge *m)
+{
+	int err;
+
+	if (!m->n)
+		return 0;
+	if (!m->declared) {
+		err = vntf_write_worker(m->w, m->wk);
+		if (err)
+			return err;
+		m->declared = 1;
+	}
+	err = vntf_write_records(m->w, m->wk->stream, m->buf, m->n);
+	if (!err)
+		__atomic_add_fetch(m->records, m->n, __ATOMIC_RELAXED);
+	m->n = 0;
+	return err;
+}
+
+int vnp_api_log_merge(struct vntf_writer *w, FILE *f, const struct vntf_worker *wk,
+		      uint64_t *records, uint64_t *skipped, struct vnp_execmap *map)
+{
+	struct api_merge m = { .w = w, .wk = wk, .records = records };
+	struct vneuron_trace_record r, name[(ND_RANGE_NAME_MAX + 63) / 64];
+	char clean[ND_RANGE_NAME_MAX + 1];
+	struct api_names *t = calloc(1, sizeof(*t));
+	size_t nr, len;
+	uint32_t id = 0, i;
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	*skipped = 0;
+	while (!err && fread(&r, sizeof(r), 1, f) == 1) {
+		/* Only what libneurondev writes there: API markers. */
+		if (r.kind != VNEURON_TRACE_MARKER || r.opcode <= ND_API_MARKER) {
+			++*skipped;
+			continue;
+		}
+		/* program identities go to section 9 (map), not into the stream */
+		if (map) {
+			int k = vnp_execmap_note(map, &r);
+
+			if (k < 0) {
+				err = k;
+				break;
+			}
+			if (k)
+				continue;
+		}
+		if (r.opcode == ND_API_RANGE_PUSH || r.opcode == ND_API_MARK) {
+			/* the name follows in ceil(bytes / 64) records */
+			if (!r.bytes || r.bytes > ND_RANGE_NAME_MAX) {
+				++*skipped;
+				continue;
+			}
+			nr = (r.bytes + sizeof(r) - 1) / sizeof(r);
+			if (fread(name, sizeof(r), nr, f) != nr) {
+				++*skipped;
+				break;		/* cut short: the application died mid-write */
+			}
+			len = nd_range_name_clean(clean, (const char *)name, r.bytes);
+			if (!len) {
+				++*skipped;
+				continue;
+			}
+			err = merge_flush(&m) ?: name_id(t, w, clean, len, &id);
+			if (err == -E2BIG) {
+				/* past the names a profile holds: the range is lost, not the rest */
+				++*skipped;
+				err = 0;
+				continue;
+			}
+			if (err)
+				break;
+			r.sem_value = id;
+			r.bytes = (uint32_t)len;
+		}
+		m.buf[m.n++] = r;
+		if (m.n == sizeof(m.buf) / sizeof(m.buf[0]))
+			err = merge_flush(&m);
+	}
+	if (!err)
+		err = merge_flush(&m);
+	for (i = 0; i < t->n; i++)
+		free(t->name[i]);
+	free(t);
+	return err;
+}
+
 int vnp_cap_merge_api(struct vnp_capture *c, const char *path, pid_t pid)
 {
 	struct vntf_worker wk = { .stream = VNP_CAP_API_STREAM,
 				  .engine = VNEURON_TRACE_ENGINE_CORE, .pid = (uint32_t)pid,
 				  .nr_workers = 1 };
-	struct vneuron_trace_record buf[256];
 	struct vnp_execmap map = { 0 };
-	size_t n, i, kept;
-	int ret = 0, declared = 0, id;
+	uint64_t skipped = 0;
+	int ret;
 	FILE *f = fopen(path, "rb");
 
 	if (!f)
@@ -454,31 +601,16 @@ int vnp_cap_merge_api(struct vnp_capture *c, const char *path, pid_t pid)
 		wk.worker = c->node.first_rank;
 		wk.nr_workers = c->node.world_size;
 	}
-	while (!ret && (n = fread(buf, sizeof(buf[0]), 256, f)) > 0) {
-		/* Only what libneurondev writes there: API markers; identities go to section 9. */
-		for (i = kept = 0; i < n; i++) {
-			if (buf[i].kind != VNEURON_TRACE_MARKER || buf[i].opcode <= ND_API_MARKER)
-				continue;
-			id = vnp_execmap_note(&map, &buf[i]);
-			if (id < 0) {
-				vnp_cap_err("out of memory reading the API log");
-				ret = id;
-				break;
-			}
-			if (!id)
-				buf[kept++] = buf[i];
-		}
-		if (ret || !kept)
-			continue;
-		if ((!declared && vntf_write_worker(c->w, &wk)) ||
-		    vntf_write_records(c->w, VNP_CAP_API_STREAM, buf, kept)) {
-			ret = write_failed(c);
-			break;
-		}
-		declared = 1;
-		__atomic_add_fetch(&c->records, kept, __ATOMIC_RELAXED);
-	}
+	ret = vnp_api_log_merge(c->w, f, &wk, &c->records, &skipped, &map);
+	if (ret == -ENOMEM)
+		vnp_cap_err("%s: out of memory merging the API log", path);
+	else if (ret)
+		ret = write_failed(c);
+	else if (skipped)
+		vnp_cap_err("%s: %llu records of the API log were not libneurondev's calls and "
+			    "were left out", path, (unsigned long long)skipped);
 	if (!ret) {
+		/* section 9: which program each execution ran */
 		ret = vnp_execmap_write(&map, c->w);
 		if (ret == -ENOMEM)
 			vnp_cap_err("out of memory reading the API log");

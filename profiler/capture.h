@@ -20,6 +20,7 @@
 #define VNP_CAPTURE_H
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -28,6 +29,9 @@
 #include "vntf.h"
 #include "prog.h"
 #include "vnprog.h"
+
+struct vntf_writer;
+struct vntf_worker;
 
 #define VNP_CAP_MAX_DEVICES	16
 #define VNP_CAP_MAX_CORES	16	/* traced cores, over all devices (a view's slots) */
@@ -131,6 +135,16 @@ int vnp_cap_stop(struct vnp_capture *c);
  * the profile as one stream of MARKER records, and deletes it.
  */
 int vnp_cap_merge_api(struct vnp_capture *c, const char *path, pid_t pid);
+/*
+ * The conversion itself: the log f into w as the records of stream wk->stream (declared
+ * by its first records), each range name as a string section and its id in the
+ * RANGE_PUSH and MARK records' sem_value (docs/profile-format.md). Records that are not
+ * API calls, and names that cannot be read, are left out and counted in *skipped;
+ * *records counts what was written. 0 or -errno (vntf_writer_errno() for -EIO).
+ */
+struct vnp_execmap;
+int vnp_api_log_merge(struct vntf_writer *w, FILE *f, const struct vntf_worker *wk,
+		      uint64_t *records, uint64_t *skipped, struct vnp_execmap *map);
 /*
  * Stops tracing (if it runs) and completes the profile: every ring's lost counts and the
  * end section. Says how many records it holds and how many were lost (the loss even if

@@ -62,7 +62,10 @@ static int note_chunk(struct vnp_execmap *m, const struct vneuron_trace_record *
 
 int vnp_execmap_note(struct vnp_execmap *m, const struct vneuron_trace_record *r)
 {
-	struct vnp_api_exec e = { .pid = r->elements, .device = r->dma_desc,
+	/* the device's N in model_end_ps (neurondev.h); a hostile one names no device */
+	struct vnp_api_exec e = { .pid = r->elements,
+				  .device = r->model_end_ps > UINT32_MAX ? UINT32_MAX :
+					    (uint32_t)r->model_end_ps,
 				  .exec_id = r->sem_value, .core = r->dma_queue };
 
 	switch (r->opcode) {

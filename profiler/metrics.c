@@ -271,6 +271,80 @@ static void group_add(struct vnp_group *g, const struct vnp_ev *e, unsigned int 
 	}
 }
 
+/* A range id as an index of m->range: unknown ones count as no range. */
+static uint32_t range_ix(const struct vnp_metrics *m, uint32_t id)
+{
+	return id < m->nranges ? id : m->nranges;
+}
+
+/* Event e into the groups of the ranges open when its execution was launched. */
+static void range_add(const struct vnp_timeline *tl, struct vnp_metrics *m,
+		      const struct vnp_ev *e, unsigned int unit, int transpose, uint64_t hr,
+		      uint64_t hw, uint64_t fixed)
+{
+	const struct vnp_exec *x;
+	const uint32_t *ids;
+	unsigned int n, i, j;
+
+	if (!m->nranges)
+		return;
+	x = vnp_tl_exec(tl, e->core, e->exec);
+	n = x ? vnp_exec_ranges(tl, x, &ids) : 0;
+	group_add(&m->range[n ? range_ix(m, ids[n - 1]) : m->nranges].self, e, unit, transpose,
+		  hr, hw, fixed);
+	for (i = 0; i < n; i++) {
+		/* a name open twice on the stack counts once */
+		for (j = 0; j < i && ids[j] != ids[i]; j++)
+			;
+		if (j == i)
+			group_add(&m->range[range_ix(m, ids[i])].all, e, unit, transpose, hr, hw,
+				  fixed);
+	}
+}
+
+/* Executions' modeled time and the launch gaps before them, per range. */
+static void range_execs(const struct vnp_timeline *tl, struct vnp_metrics *m)
+{
+	const struct vnp_exec *prev = NULL;
+	unsigned int n, i, j;
+	const uint32_t *ids;
+	size_t k;
+
+	for (k = 0; k < tl->nexec; k++) {
+		const struct vnp_exec *x = &tl->execs[k];
+		struct vnp_range_stat *self;
+		uint64_t d = x->hi > x->lo ? x->hi - x->lo : 0;
+
+		if (prev && prev->key >> 32 != x->key >> 32)
+			prev = NULL;
+		n = vnp_exec_ranges(tl, x, &ids);
+		self = &m->range[n ? range_ix(m, ids[n - 1]) : m->nranges];
+		self->execs++;
+		self->device_ps += d;
+		for (i = 0; i < n; i++) {
+			for (j = 0; j < i && ids[j] != ids[i]; j++)
+				;
+			if (j == i) {
+				m->range[range_ix(m, ids[i])].all_execs++;
+				m->range[range_ix(m, ids[i])].all_device_ps += d;
+			}
+		}
+		if (x->host_lo && x->host_hi) {
+			if (prev && x->host_lo > prev->host_hi) {
+				self->gap_ns += x->host_lo - prev->host_hi;
+				self->gaps++;
+			}
+			prev = x;
+		}
+	}
+	for (i = 0; i < tl->ncores; i++) {
+		uint64_t held, ng;
+
+		m->gap_ns += vnp_tl_launch_gaps(tl, i, &held, &ng);
+		m->held_ns += held;
+	}
+}
+
 static void unit_add(struct vnp_unit *u, const struct vnp_ev *e)
 {
 	if (!u->count) {
@@ -549,11 +623,13 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	sw = calloc(1, sizeof(*sw));
 	m->scope = calloc(m->nscopes + 1, sizeof(*m->scope));
 	m->line = calloc(m->nlines + 1, sizeof(*m->line));
+	m->nranges = tl->rg.nnames;
+	m->range = calloc(m->nranges + 1, sizeof(*m->range));
 	m->tput = calloc(m->nbins, sizeof(*m->tput));
 	m->pending = calloc(m->nbins, sizeof(*m->pending));
 	rate = calloc(m->nbins + 1, sizeof(*rate));
 	cover = calloc(m->nbins + 1, sizeof(*cover));
-	if (!it || !sw || !m->scope || !m->line || !m->tput || !m->pending || !rate || !cover) {
+	if (!it || !sw || !m->scope || !m->line || !m->range || !m->tput || !m->pending || !rate || !cover) {
 		free(it);
 		free(sw);
 		free(rate);
@@ -650,6 +726,7 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			  e, u, transpose, hr, hw, fx);
 		group_add(&m->line[loc && loc->line < m->nlines ? loc->line : m->nlines],
 			  e, u, transpose, hr, hw, fx);
+		range_add(tl, m, e, u, transpose, hr, hw, fx);
 	}
 	for (k = 0; k < VNP_MAX_CORES; k++) {
 		uint32_t i;
@@ -658,12 +735,17 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			span_close(&m->scope[i], k);
 		for (i = 0; i <= m->nlines; i++)
 			span_close(&m->line[i], k);
+		for (i = 0; i <= m->nranges; i++) {
+			span_close(&m->range[i].self, k);
+			span_close(&m->range[i].all, k);
+		}
 	}
 	tend = tl->t1;
 	for (k = 0; k < ncores; k++)
 		for (u = 0; u < VNP_UNITS; u++)
 			tend = u64max(tend, sw->c[k].cur[u]);
 	advance(sw, m, tend);
+	range_execs(tl, m);
 	free(it);
 	free(sw);
 
@@ -751,12 +833,15 @@ void vnp_metrics_free(struct vnp_metrics *m)
 	vnp_exec_stats_free(&m->xs);
 	free(m->scope);
 	free(m->line);
+	free(m->range);
 	free(m->tput);
 	free(m->pending);
 	free(m->coll);
 	free(m->cc_of);
 	m->scope = NULL;
 	m->line = NULL;
+	m->range = NULL;
+	m->nranges = 0;
 	m->tput = NULL;
 	m->pending = NULL;
 	m->coll = NULL;

@@ -60,6 +60,19 @@ struct vnp_group {
 	uint32_t ex_open;		/* bit per core: a span in progress */
 };
 
+/*
+ * An application range's share (docs/profiler.md, "Application ranges"): the events of
+ * the executions launched while it was the innermost range (self) or open at all (all:
+ * rolled up), their executions' modeled time (device_ps) and the launch gaps before
+ * the executions it is the innermost range of.
+ */
+struct vnp_range_stat {
+	struct vnp_group self, all;
+	uint64_t execs, all_execs;
+	uint64_t device_ps, all_device_ps;
+	uint64_t gap_ns, gaps;
+};
+
 struct vnp_wait {
 	size_t ev;			/* index in tl->ev */
 	uint64_t wait_ps;
@@ -229,6 +242,9 @@ struct vnp_metrics {
 	uint32_t nscopes;
 	struct vnp_group *line;		/* prog->nlines, plus one for "no line" */
 	uint32_t nlines;
+	struct vnp_range_stat *range;	/* by range name id, plus one for "no range" at [n] */
+	uint32_t nranges;		/* range names (tl->rg.nnames) */
+	uint64_t gap_ns, held_ns;	/* launch gaps and host time held, all cores */
 };
 
 /* nbins 0: VNP_DEFAULT_BINS. 0 or -ENOMEM. */

@@ -44,6 +44,32 @@ static bool same_program(const struct vntf_info *info, const uint8_t *hash, size
 	return false;
 }
 
+/*
+ * Before a chunk of file's records: the range names read since the last chunk into the
+ * timeline (this file's ids count from base there), and the core slots of the API
+ * records' cores (those of the stream's worker in this file; the core itself if none).
+ */
+static int api_names(struct vnp_profile *pf, unsigned int file, const struct vntf_info *info,
+		     int slot, uint32_t *names, uint32_t base)
+{
+	unsigned int c, i;
+
+	for (; *names < info->nr_strings; ++*names)
+		if (vnp_rg_add_name(&pf->tl, info->strings[*names]))
+			return -ENOMEM;
+	pf->tl.rg.id_base = base;
+	for (c = 0; c < VNP_MAX_CORES; c++) {
+		pf->tl.rg.core_slot[c] = (uint16_t)c;
+		for (i = 0; i < pf->nslots; i++)
+			if (pf->file[i] == file && pf->slot[i][1] == pf->slot[slot][1] &&
+			    pf->slot[i][2] == c) {
+				pf->tl.rg.core_slot[c] = (uint16_t)i;
+				break;
+			}
+	}
+	return 0;
+}
+
 /* The core slot of a stream's (file, device, worker, core), -1 if there are too many. */
 static int slot_of(struct vnp_profile *pf, unsigned int file, const struct vntf_worker *w)
 {
@@ -312,7 +338,7 @@ static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 	struct vntf_chunk c;
 	bool checked = false;
 	uint64_t records = 0;
-	uint32_t i, count;
+	uint32_t i, count, names = 0, base = pf->tl.rg.nnames;
 	int ret, slot;
 
 	ret = open_profile(&r, path, err, errlen);
@@ -353,7 +379,9 @@ static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 			count = filter_chunk(pf, flt, &info->streams[c.index].worker, &c);
 			recs = flt->buf;
 		}
-		ret = vnp_tl_add(&pf->tl, (unsigned int)slot, recs, count);
+		ret = api_names(pf, file, info, slot, &names, base);
+		if (!ret)
+			ret = vnp_tl_add(&pf->tl, (unsigned int)slot, recs, count);
 		if (ret) {
 			snprintf(err, errlen, "out of memory loading %s", path);
 			goto out;

@@ -430,6 +430,95 @@ int vnp_nodes_summary_text(FILE *f, const struct vnp_nodes *n, uint64_t core_ps,
 	return ferror(f) ? -EIO : 0;
 }
 
+/* Ranges by device time, the most first; ties by id. */
+static const struct vnp_range_stat *sort_ranges;
+
+static int cmp_range(const void *x, const void *y)
+{
+	const struct vnp_range_stat *a = &sort_ranges[*(const uint32_t *)x];
+	const struct vnp_range_stat *b = &sort_ranges[*(const uint32_t *)y];
+
+	return a->device_ps != b->device_ps ? (a->device_ps > b->device_ps ? -1 : 1) :
+	       vnp_cmp(*(const uint32_t *)x, *(const uint32_t *)y);
+}
+
+/* Range ids 0..nranges (nranges: no range) with executions, by device time: their count. */
+static uint32_t ranges_sorted(const struct vnp_metrics *m, uint32_t *ix)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i <= m->nranges; i++)
+		if (m->range[i].execs || m->range[i].all_execs)
+			ix[n++] = i;
+	sort_ranges = m->range;
+	qsort(ix, n, sizeof(*ix), cmp_range);
+	return n;
+}
+
+static const char *range_label(const struct vnp_view *v, uint32_t i)
+{
+	return i < v->m->nranges ? vnp_range_name(v->tl, i) : "(no range)";
+}
+
+/*
+ * Application ranges (docs/profiler.md): per range, the executions launched in it as the
+ * innermost range (self) and with it open (all), device time, flops, bytes, class.
+ */
+static void ranges_text(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_metrics *m = v->m;
+	const struct vnp_timeline *tl = v->tl;
+	uint64_t dev = 0, held, ng, gaps;
+	char t1[32], t2[32], b1[32];
+	uint32_t *ix, n, i, k;
+
+	if (m->held_ns) {
+		fprintf(f, "\nLaunch gaps (host time between executions while the application held "
+			"the core)\n");
+		for (k = 0; k < tl->ncores; k++) {
+			char core[16];
+
+			gaps = vnp_tl_launch_gaps(tl, k, &held, &ng);
+			snprintf(core, sizeof(core), "core %u", k);
+			if (held)
+				fprintf(f, "  %-16s %llu gaps, %s of %s held (%.1f%%)\n",
+					v->labels && v->labels[k] ? v->labels[k] : core,
+					(unsigned long long)ng, vnp_fmt_time(gaps * 1000, t1, sizeof(t1)),
+					vnp_fmt_time(held * 1000, t2, sizeof(t2)), vnp_pct(gaps, held));
+		}
+	}
+	if (!m->nranges)
+		return;
+	ix = malloc((m->nranges + 1) * sizeof(*ix));
+	if (!ix)
+		return;
+	n = ranges_sorted(m, ix);
+	for (i = 0; i <= m->nranges; i++)
+		dev += m->range[i].device_ps;
+	fprintf(f, "\nApplication ranges (%llu executions attributed; self: innermost range, "
+		"all: open at launch)\n", (unsigned long long)tl->rg.attributed);
+	for (i = 0; i < n && i < (v->top ? v->top : 10); i++) {
+		const struct vnp_range_stat *r = &m->range[ix[i]];
+
+		fprintf(f, "  %-24.127s self %5.1f%% of device time, %llu exec, %s, %s flops, %s",
+			range_label(v, ix[i]), vnp_pct(r->device_ps, dev),
+			(unsigned long long)r->execs,
+			vnp_fmt_time(r->device_ps, t1, sizeof(t1)),
+			vnp_fmt_bytes((double)r->self.flops, t2, sizeof(t2)),
+			vnp_fmt_bytes((double)(r->self.hbm_read + r->self.hbm_write), b1,
+				      sizeof(b1)));
+		fprintf(f, " HBM; %s", v->a && v->a->range ? v->a->range[ix[i]].label : "");
+		if (ix[i] < m->nranges)
+			fprintf(f, "; all %5.1f%% (%llu exec)", vnp_pct(r->all_device_ps, dev),
+				(unsigned long long)r->all_execs);
+		if (r->gap_ns)
+			fprintf(f, "; launch gaps before %s", vnp_fmt_time(r->gap_ns * 1000, t1,
+									   sizeof(t1)));
+		fputc('\n', f);
+	}
+	free(ix);
+}
+
 int vnp_summary_text(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_timeline *tl = v->tl;
@@ -557,6 +646,7 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 		fputc('\n', f);
 		wrap(f, "    ", "Host API calls (count, host time):", line);
 	}
+	ranges_text(f, v);
 
 	fprintf(f, "\nAdvice (%u finding%s)\n", a->n, a->n == 1 ? "" : "s");
 	if (!a->n)
@@ -887,6 +977,60 @@ static void exec_stats_json(FILE *f, const struct vnp_view *v)
 	fputs("]}", f);
 }
 
+static void range_group_json(FILE *f, const struct vnp_group *g)
+{
+	fprintf(f, "{\"flops\":%llu,\"hbm_bytes\":%llu,\"dma_bytes\":%llu,\"events\":%llu}",
+		(unsigned long long)g->flops, (unsigned long long)(g->hbm_read + g->hbm_write),
+		(unsigned long long)g->dma_bytes, (unsigned long long)g->count);
+}
+
+/* "launch_gaps": per core; "ranges": every range with executions, by device time. */
+static void ranges_json(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_metrics *m = v->m;
+	const struct vnp_timeline *tl = v->tl;
+	uint64_t held, ng, gaps;
+	uint32_t *ix, n, i;
+	unsigned int k;
+
+	fprintf(f, ",\n\"launch_gaps\":{\"gap_ns\":%llu,\"held_ns\":%llu,\"cores\":[",
+		(unsigned long long)m->gap_ns, (unsigned long long)m->held_ns);
+	for (k = 0; k < tl->ncores; k++) {
+		gaps = vnp_tl_launch_gaps(tl, k, &held, &ng);
+		fprintf(f, "%s{\"core\":%u,\"gaps\":%llu,\"gap_ns\":%llu,\"held_ns\":%llu}",
+			k ? "," : "", k, (unsigned long long)ng, (unsigned long long)gaps,
+			(unsigned long long)held);
+	}
+	fprintf(f, "]},\n\"ranges\":{\"attributed\":%llu,\"pushes\":%llu,\"marks\":%llu,"
+		"\"bad\":%llu,\"list\":[", (unsigned long long)tl->rg.attributed,
+		(unsigned long long)tl->rg.pushes, (unsigned long long)tl->rg.marks,
+		(unsigned long long)tl->rg.bad);
+	ix = malloc((m->nranges + 1) * sizeof(*ix));
+	n = ix ? ranges_sorted(m, ix) : 0;
+	for (i = 0; i < n; i++) {
+		const struct vnp_range_stat *r = &m->range[ix[i]];
+
+		fputs(i ? ",\n {\"name\":" : "\n {\"name\":", f);
+		if (ix[i] < m->nranges)
+			vnp_json_str(f, vnp_range_name(tl, ix[i]));
+		else
+			fputs("null", f);
+		fprintf(f, ",\"execs\":%llu,\"device_ps\":%llu,\"all_execs\":%llu,"
+			"\"all_device_ps\":%llu,\"gap_ns\":%llu,\"gaps\":%llu,\"class\":",
+			(unsigned long long)r->execs, (unsigned long long)r->device_ps,
+			(unsigned long long)r->all_execs, (unsigned long long)r->all_device_ps,
+			(unsigned long long)r->gap_ns, (unsigned long long)r->gaps);
+		vnp_json_str(f, v->a && v->a->range ? vnp_class_name(v->a->range[ix[i]].cls) : "");
+		fputs(",\"self\":", f);
+		range_group_json(f, &r->self);
+		fputs(",\"all\":", f);
+		range_group_json(f, &r->all);
+		fputc('}', f);
+	}
+	free(ix);
+	fputs("]}", f);
+}
+
 int vnp_summary_json(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_timeline *tl = v->tl;
@@ -1023,6 +1167,7 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 		}
 	fputs("],\n\"api_calls\":", f);
 	json_counts(f, vnp_api_name, tl->api_calls, tl->api_ns, "host_ns", VNP_API_KINDS);
+	ranges_json(f, v);
 	fputs(",\n\"exec_status\":", f);
 	json_counts(f, vnp_exec_status_name, tl->exec_status, NULL, NULL, VNP_EXEC_STATUSES);
 	exec_stats_json(f, v);

@@ -30,8 +30,10 @@ void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
 	tl->t0 = UINT64_MAX;
 	for (i = 0; i < VNEF_MAX_SEMS; i++)
 		tl->sig_stream[i] = VNP_NONE;
-	for (i = 0; i < VNP_MAX_CORES; i++)
+	for (i = 0; i < VNP_MAX_CORES; i++) {
 		tl->cc_rank[i] = VNP_NO_RANK;
+		tl->rg.core_slot[i] = (uint16_t)i;
+	}
 }
 
 /*
@@ -205,6 +207,8 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 			if (!x)
 				return -ENOMEM;
 			widen(x, r->model_start_ps, 0);
+			if (r->host_ns)
+				x->host_lo = r->host_ns;
 			continue;
 		case VNEURON_TRACE_EXEC_END:
 			if (r->model_end_ps < r->model_start_ps)
@@ -213,6 +217,8 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 			if (!x)
 				return -ENOMEM;
 			widen(x, UINT64_MAX, r->model_end_ps);
+			if (r->host_ns)
+				x->host_hi = r->host_ns;
 			tl->exec_status[r->opcode < VNP_EXEC_STATUSES - 1 ? r->opcode :
 					VNP_EXEC_STATUSES - 1]++;
 			continue;
@@ -238,6 +244,8 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 				tl->api_ns[k] += r->count;
 				if (core < VNP_MAX_CORES)
 					note_api(tl, core, r);
+				if (vnp_rg_add(tl, r))
+					return -ENOMEM;
 				continue;
 			}
 			if (add_marker(tl, core, r, r->opcode))
@@ -423,6 +431,12 @@ size_t vnp_tl_exec_index(const struct vnp_timeline *tl, unsigned int core, uint3
 	return x ? (size_t)(x - tl->execs) : SIZE_MAX;
 }
 
+const struct vnp_exec *vnp_tl_exec(const struct vnp_timeline *tl, unsigned int core,
+				   uint32_t exec)
+{
+	return find_exec(tl, core, exec);
+}
+
 static uint64_t shift_of(const struct vnp_timeline *tl, unsigned int core, uint32_t exec)
 {
 	const struct vnp_exec *x = find_exec(tl, core, exec);
@@ -570,7 +584,7 @@ int vnp_tl_finish(struct vnp_timeline *tl)
 
 	if (tl->finished)
 		return 0;
-	if (layout_execs(tl))
+	if (layout_execs(tl) || vnp_rg_finish(tl))
 		return -ENOMEM;
 	for (i = 0; i < tl->nexec; i++) {
 		if (tl->execs[i].lo + tl->execs[i].shift < tl->t0)
@@ -626,6 +640,7 @@ void vnp_tl_free(struct vnp_timeline *tl)
 	free(tl->markers);
 	free(tl->faults);
 	free(tl->execs);
+	vnp_rg_free(tl);
 	memset(tl, 0, sizeof(*tl));
 }
 

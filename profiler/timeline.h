@@ -142,6 +142,51 @@ struct vnp_exec {
 	 */
 	uint32_t round;
 	uint8_t has_cc;		/* it holds collectives */
+	uint16_t rdepth;	/* application ranges open at its launch (0: none known) */
+	uint32_t rstack;	/* their name ids in vnp_ranges.pool, outermost first */
+	uint64_t host_lo;	/* CLOCK_MONOTONIC of its EXEC_START record, 0 if unknown */
+	uint64_t host_hi;	/* of its EXEC_END record */
+};
+
+/*
+ * Application ranges (ranges.c, docs/profiler.md "Application ranges"): the
+ * nd_range_push() / nd_range_pop() records of the API stream replayed per thread, and
+ * each execution tied to the ranges open on the thread whose EXEC call launched it (the
+ * EXEC call's exec id joined with the WAIT call's core and sequence number).
+ */
+#define VNP_RANGE_THREADS	4096	/* threads followed; others' ranges are skipped */
+
+struct vnp_range_thread {
+	uint32_t pid, tid;
+	uint32_t depth;
+	uint32_t snap;			/* pool offset of the current stack, or UINT32_MAX */
+	uint32_t name[ND_RANGE_MAX_DEPTH];
+};
+
+/* An EXEC call (wait 0: its stack) or a WAIT call (wait 1: where it ran). */
+struct vnp_api_link {
+	uint32_t pid, exec_id;
+	uint32_t core, seq;
+	uint32_t stack;			/* pool offset */
+	uint16_t depth;
+	uint16_t wait;
+};
+
+struct vnp_ranges {
+	char **names;			/* by id, from the profile's string sections (owned) */
+	uint32_t nnames;
+	/* set per profile file before its API records: */
+	uint16_t core_slot[VNP_MAX_CORES];	/* an API record's core -> timeline core */
+	uint32_t id_base;		/* added to its name ids (names of earlier files) */
+	struct vnp_range_thread *th;
+	size_t nth, thcap;
+	struct vnp_api_link *ln;
+	size_t nln, lncap;
+	uint32_t *pool;			/* stacks of name ids, outermost first */
+	size_t npool, poolcap;
+	uint64_t pushes, pops, marks;
+	uint64_t bad;			/* pushes and pops that do not nest, unknown names */
+	uint64_t attributed;		/* executions tied to their EXEC call */
 };
 
 #define VNP_NO_RANK		0xffffu
@@ -193,6 +238,7 @@ struct vnp_timeline {
 	struct vnp_exec *execs;			/* nexec of them; by key after finish */
 	size_t nexecs_cap;
 	size_t last_exec;			/* index of the last one looked up */
+	struct vnp_ranges rg;
 	int finished;
 };
 
@@ -221,6 +267,31 @@ uint64_t vnp_tl_exec_start(const struct vnp_timeline *tl, unsigned int core, uin
 size_t vnp_tl_exec_index(const struct vnp_timeline *tl, unsigned int core, uint32_t exec);
 /* After finish: the execution's round (struct vnp_exec), 0 if unknown. */
 uint32_t vnp_tl_exec_round(const struct vnp_timeline *tl, unsigned int core, uint32_t exec);
+
+/* After finish: the execution (core, exec), or NULL. */
+const struct vnp_exec *vnp_tl_exec(const struct vnp_timeline *tl, unsigned int core,
+				   uint32_t exec);
+
+/* ranges.c */
+/* An API record of a core's records (vnp_tl_add()): ranges replayed, EXEC/WAIT noted. */
+int vnp_rg_add(struct vnp_timeline *tl, const struct vneuron_trace_record *r);
+/* The next range name (a copy is kept). 0 or -ENOMEM. */
+int vnp_rg_add_name(struct vnp_timeline *tl, const char *name);
+/* In finish, once executions are sorted: ties each to its EXEC call's ranges. */
+int vnp_rg_finish(struct vnp_timeline *tl);
+void vnp_rg_free(struct vnp_timeline *tl);
+/* Range name id's name ("?" if unknown). */
+const char *vnp_range_name(const struct vnp_timeline *tl, uint32_t id);
+/* An execution's ranges (name ids, outermost first): their count. */
+unsigned int vnp_exec_ranges(const struct vnp_timeline *tl, const struct vnp_exec *x,
+			     const uint32_t **ids);
+/*
+ * Launch gaps of core after finish: host time between the end of one of its executions
+ * and the start of the next (EXEC_END and EXEC_START records' host_ns), summed; *held
+ * the host time from its first start to its last end, *n the gaps counted.
+ */
+uint64_t vnp_tl_launch_gaps(const struct vnp_timeline *tl, unsigned int core, uint64_t *held,
+			    uint64_t *n);
 
 /* Three-way comparison for qsort() callbacks. */
 static inline int vnp_cmp(uint64_t a, uint64_t b)

@@ -35,6 +35,7 @@ static const char *const section_names[] = {
 	[VNTF_SEC_EXEC_PROGRAMS] = "exec programs",
 	[VNTF_SEC_BACKEND] = "backend",
 	[VNTF_SEC_NODE] = "node",
+	[VNTF_SEC_STRING] = "string",
 };
 
 static const char *section_name(uint32_t type)
@@ -57,6 +58,7 @@ struct vntf_writer {
 	int err;			/* first write error (errno) */
 	bool have_model, have_clock, have_exec_programs, have_backend, have_node;
 	uint32_t nr_programs;
+	uint32_t nr_strings;
 	uint64_t sections, records;
 	uint8_t declared[VNTF_MAX_STREAMS / 8];
 	uint32_t pend_stream;
@@ -308,6 +310,19 @@ int vntf_write_node(struct vntf_writer *w, const struct vntf_node *n)
 		return -EIO;
 	w->sections++;
 	return 0;
+}
+
+int vntf_write_string(struct vntf_writer *w, const char *s, size_t len)
+{
+	struct vntf_string h = { .id = w->nr_strings, .len = (uint32_t)len };
+	int err;
+
+	if (!w->have_clock || w->nr_strings >= VNTF_MAX_STRINGS || !nd_range_name_ok(s, len))
+		return -EINVAL;
+	err = flush_records(w) ?: put_section(w, VNTF_SEC_STRING, &h, sizeof(h), s, len);
+	if (!err)
+		w->nr_strings++;
+	return err;
 }
 
 int vntf_write_records(struct vntf_writer *w, uint32_t stream,
@@ -567,6 +582,9 @@ void vntf_close(struct vntf_reader *r)
 	free(r->info.programs);
 	free(r->info.exec_programs);
 	free(r->info.execs);
+	for (i = 0; i < r->info.nr_strings; i++)
+		free(r->info.strings[i]);
+	free(r->info.strings);
 	free(r->info.streams);
 	free(r->buf);
 	free(r);
@@ -597,6 +615,8 @@ static uint64_t size_limit(uint32_t type, uint32_t flags)
 	case VNTF_SEC_MODEL: case VNTF_SEC_CLOCK: case VNTF_SEC_WORKER:
 	case VNTF_SEC_LOST: case VNTF_SEC_END: case VNTF_SEC_BACKEND: case VNTF_SEC_NODE:
 		return SMALL_MAX;
+	case VNTF_SEC_STRING:
+		return sizeof(struct vntf_string) + ND_RANGE_NAME_MAX;
 	default:
 		return flags & VNTF_SEC_OPTIONAL ? VNTF_MAX_OPTIONAL : 0;
 	}
@@ -722,6 +742,38 @@ static int do_exec_programs(struct vntf_reader *r, const struct vntf_section_hea
 			return fail(r, -EINVAL, SEC_FMT "execution %u of core %u of device %u "
 				    "listed twice", SEC_ARGS(r, h), in->execs[i].exec_seq,
 				    in->execs[i].core, in->execs[i].device);
+	return 0;
+}
+
+static int do_string(struct vntf_reader *r, const struct vntf_section_header *h)
+{
+	struct vntf_string s;
+	const char *name = (const char *)r->buf + sizeof(s);
+	char **tab, *copy;
+
+	if (need(r, h, sizeof(s)))
+		return r->failed;
+	memcpy(&s, r->buf, sizeof(s));
+	if (s.len != h->size - sizeof(s))
+		return fail(r, -EINVAL, SEC_FMT "a name of %u bytes in %llu bytes", SEC_ARGS(r, h),
+			    s.len, (unsigned long long)(h->size - sizeof(s)));
+	if (s.id != r->info.nr_strings)
+		return fail(r, -EINVAL, SEC_FMT "name id %u, expected %u (ids count from 0)",
+			    SEC_ARGS(r, h), s.id, r->info.nr_strings);
+	if (r->info.nr_strings >= VNTF_MAX_STRINGS)
+		return fail(r, -EINVAL, SEC_FMT "more than %d range names", SEC_ARGS(r, h),
+			    VNTF_MAX_STRINGS);
+	if (!nd_range_name_ok(name, s.len))
+		return fail(r, -EINVAL, SEC_FMT "range name %u is not 1..%d bytes of UTF-8 text "
+			    "without control characters", SEC_ARGS(r, h), s.id, ND_RANGE_NAME_MAX);
+	tab = realloc(r->info.strings, (r->info.nr_strings + 1) * sizeof(*tab));
+	if (!tab)
+		return fail(r, -ENOMEM, "out of memory");
+	r->info.strings = tab;
+	copy = strndup(name, s.len);
+	if (!copy)
+		return fail(r, -ENOMEM, "out of memory");
+	tab[r->info.nr_strings++] = copy;
 	return 0;
 }
 
@@ -959,6 +1011,9 @@ static int section(struct vntf_reader *r, struct vntf_chunk *c)
 		break;
 	case VNTF_SEC_NODE:
 		err = do_node(r, &h);
+		break;
+	case VNTF_SEC_STRING:
+		err = do_string(r, &h);
 		break;
 	default:
 		break;		/* an optional section of a newer minor version */

@@ -51,6 +51,8 @@ enum vntf_section {
 	/* 1.1: optional sections (VNTF_SEC_OPTIONAL), skipped by 1.0 readers */
 	VNTF_SEC_NODE = 8,		/* struct vntf_node: the node of a multi-node run */
 	VNTF_SEC_EXEC_PROGRAMS = 9,	/* struct vntf_exec_programs + tables: what each ran */
+	/* 10 is kept for application ranges' own data */
+	VNTF_SEC_STRING = 11,		/* struct vntf_string + len bytes: a range name */
 	VNTF_SEC_BACKEND = 12,		/* struct vntf_backend: what ran the workload */
 };
 
@@ -130,6 +132,17 @@ struct vntf_node {
 	char hostname[64];		/* NUL-terminated */
 };
 
+/*
+ * One name of an application range or mark (nd_range_push(), nd_mark()): the API
+ * stream's RANGE_PUSH and MARK records carry its id in sem_value. Ids count from 0 in
+ * file order; a name is 1..ND_RANGE_NAME_MAX bytes that nd_range_name_ok() accepts, no
+ * NUL.
+ */
+struct vntf_string {
+	uint32_t id;
+	uint32_t len;			/* bytes following */
+};
+
 struct vntf_end {
 	uint64_t sections;		/* sections before this one */
 	uint64_t records;		/* records in all RECORDS sections */
@@ -162,6 +175,7 @@ int vntf_exec_cmp(const void *a, const void *b);
 #define VNTF_MAX_CHUNK		65536		/* records per RECORDS section */
 #define VNTF_MAX_DEBUG		(256u << 20)	/* debug table bytes */
 #define VNTF_MAX_OPTIONAL	(16u << 20)	/* an unknown optional section */
+#define VNTF_MAX_STRINGS	65536		/* string sections in a file */
 
 /* --- Writing ------------------------------------------------------------------ */
 
@@ -189,6 +203,8 @@ const char *vntf_backend_name(uint32_t backend);
 int vntf_write_node(struct vntf_writer *w, const struct vntf_node *n);
 /* Whether n is self-consistent (the reader's and writer's check); why not in why. */
 bool vntf_node_ok(const struct vntf_node *n, const char **why);
+/* The next range name (its id is the number written before it), before its records. */
+int vntf_write_string(struct vntf_writer *w, const char *s, size_t len);
 /* Records as drained; coalesced into sections of up to VNTF_MAX_CHUNK records. */
 int vntf_write_records(struct vntf_writer *w, uint32_t stream,
 		       const struct vneuron_trace_record *recs, size_t n);
@@ -245,6 +261,8 @@ struct vntf_info {
 	struct vntf_program *exec_programs;
 	uint32_t nr_execs;
 	struct vntf_exec_program *execs;	/* sorted by (device, core, exec_seq) */
+	uint32_t nr_strings;
+	char **strings;			/* range names by id, NUL-terminated */
 };
 
 struct vntf_chunk {

@@ -317,9 +317,8 @@ TEST(header_errors)
 #define MUT(stmt, want) do { memcpy(b, m.buf, m.len); stmt; \
 		EXPECT_READ_ERROR(b, m.len, want); } while (0)
 	MUT(b[1] = 'X', "bad magic");
-	MUT((h->version_major = 2, h->version_minor = 0),
-	    "unsupported .vntf version 2.0 (this reader reads version 1.x)");
-	MUT((h->version_major = 0, h->version_minor = 0), "unsupported .vntf version 0.0");
+	MUT(h->version_major = 2, "unsupported .vntf version 2.1 (this reader reads version 1.x)");
+	MUT(h->version_major = 0, "unsupported .vntf version 0.1");
 	MUT(h->header_size = 8, "bad header size 8");
 	MUT(h->header_size = 36, "bad header size 36");
 	MUT(h->header_size = 1 << 30, "bad header size");

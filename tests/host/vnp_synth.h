@@ -34,6 +34,7 @@ struct synth {
 	struct vnp_metrics m;
 	struct vnp_analysis a;
 	uint64_t dma_off;	/* next distinct HBM range */
+	const char *const *range_names;	/* application range names by id (NULL-ended) */
 };
 
 /* The offset of str in the string table, added once. */
@@ -227,6 +228,9 @@ static inline int synth_run(struct synth *s, unsigned int nbins)
 	if (ret)
 		return ret;
 	vnp_tl_init(&s->tl, &vn_model_trn1, &s->prog);
+	for (q = 0; s->range_names && s->range_names[q]; q++)
+		if (vnp_rg_add_name(&s->tl, s->range_names[q]))
+			return -ENOMEM;
 	ret = vnp_tl_add(&s->tl, 0, s->r, s->n);
 	if (!ret)
 		ret = vnp_tl_finish(&s->tl);
