@@ -430,6 +430,16 @@ static void *proxy_main(void *arg)
 			ret = -EPIPE;
 			break;
 		}
+		/*
+		 * A break sent while this node was away is heard before the collective: its
+		 * peers' inputs may be waiting here from before they gave up.
+		 */
+		if (!ret) {
+			if (MPI_Test(brk_recv(c), &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+				ret = mpi_failed(c, -1);
+			else if (flag)
+				ret = heard_break(c);
+		}
 		if (!ret)
 			ret = proxy_one(c, &p);
 		if (ret)

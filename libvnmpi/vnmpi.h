@@ -21,7 +21,10 @@
  *    limit, -ETIMEDOUT with the ranks of the nodes that did not come as missing (in an
  *    execution: TIMEOUT, CC_MISSING; vn_comm_state() names them). The first node to give
  *    up tells the others, which end the same way; the late node, when it comes, finds the
- *    communicator broken (-EPIPE: ABORTED, CC_PEER, the rank that gave up named).
+ *    communicator broken (-EPIPE: ABORTED, CC_PEER, the rank that gave up named). A node
+ *    that comes before that break message reaches it may still complete the collective,
+ *    exactly, with the inputs its peers sent before they gave up (MPI does not let a
+ *    send be taken back).
  *  - A local rank that fails or leaves breaks the communicator on every node (-EPIPE,
  *    naming it). Nodes that disagree on a collective all break (-EPIPE; the proxy -EINVAL).
  *  - A node whose process dies: an MPI error about it breaks the communicator naming its
