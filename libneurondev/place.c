@@ -70,6 +70,20 @@ static int place_check(const struct place_value *v, struct nd_place *pl, struct 
 	return 0;
 }
 
+/* The four values checked into tmp, then *pl; *pl untouched on an error. */
+static int place_fill(const struct place_value *v, struct nd_place *tmp, struct nd_place *pl,
+		      struct nd_error *err)
+{
+	int ret;
+
+	if (!pl)
+		return nd_seterr(err, EINVAL, "no place to fill in");
+	ret = place_check(v, tmp, err);
+	if (!ret)
+		*pl = *tmp;
+	return ret;
+}
+
 int nd_place_parse(const char *rank, const char *size, const char *node, const char *nodes,
 		   struct nd_place *pl, struct nd_error *err)
 {
@@ -80,14 +94,8 @@ int nd_place_parse(const char *rank, const char *size, const char *node, const c
 		{ "the node", node, &tmp.node, 0 },
 		{ "the node count", nodes, &tmp.nodes, 1 },
 	};
-	int ret;
 
-	if (!pl)
-		return nd_seterr(err, EINVAL, "no place to fill in");
-	ret = place_check(v, &tmp, err);
-	if (!ret)
-		*pl = tmp;
-	return ret;
+	return place_fill(v, &tmp, pl, err);
 }
 
 int nd_place_from_env(struct nd_place *pl, struct nd_error *err)
@@ -99,12 +107,6 @@ int nd_place_from_env(struct nd_place *pl, struct nd_error *err)
 		{ "VNEURON_NODE", getenv("VNEURON_NODE"), &tmp.node, 0 },
 		{ "VNEURON_NODES", getenv("VNEURON_NODES"), &tmp.nodes, 1 },
 	};
-	int ret;
 
-	if (!pl)
-		return nd_seterr(err, EINVAL, "no place to fill in");
-	ret = place_check(v, &tmp, err);
-	if (!ret)
-		*pl = tmp;
-	return ret;
+	return place_fill(v, &tmp, pl, err);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mpi_tap.h"
 #include "vnmpi.h"
 #include "vn_comm.h"
 #include "vn_os.h"
@@ -34,8 +35,6 @@ struct local {
 	struct vn_cc_result res;
 };
 
-static int me, nproc, ntest, nfail;
-
 static void *local_main(void *p)
 {
 	struct local *l = p;
@@ -43,19 +42,6 @@ static void *local_main(void *p)
 	l->ret = vn_comm_collective(l->cm, l->rank, &l->a, l->arrive_ps, l->deadline_ns, NULL,
 				    &l->res);
 	return NULL;
-}
-
-/* One TAP line on rank 0 for a check every process made. */
-static void report(int ok, const char *name)
-{
-	int all;
-
-	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-	ntest++;
-	if (!all)
-		nfail++;
-	if (!me)
-		printf("%s %d %s\n", all ? "ok" : "not ok", ntest, name);
 }
 
 /*

@@ -10,22 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_tap.h"
 #include "vnmpi.h"
-
-static int me, nproc, ntest, nfail;
-
-/* One TAP line on rank 0 for a check every process made. */
-static void report(int ok, const char *name)
-{
-	int all;
-
-	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-	ntest++;
-	if (!all)
-		nfail++;
-	if (!me)
-		printf("%s %d %s\n", all ? "ok" : "not ok", ntest, name);
-}
 
 /* nd_mpi_place() with VNEURON_NODE as given (NULL: unset) on this process. */
 static int place(const char *node, struct nd_place *pl, struct nd_error *err)
