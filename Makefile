@@ -58,8 +58,10 @@ VNMPI_SRCS := $(wildcard libvnmpi/*.c)
 MPI_TESTS := $(patsubst tests/host/mpi/%.c,$(B)/san/mpi/%,$(wildcard tests/host/mpi/test_*.c))
 MPI_BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench-mpi/%,$(wildcard tools/bench/mpi_*.c))
 MPI_ALL := $(if $(HAVE_MPI),$(B)/rel/libvnmpi.a $(B)/san/libvnmpi.a $(MPI_TESTS) $(MPI_BENCHES))
-# examples/NAME.c -> build/bin/example-NAME, each linked with examples/common.c.
-EXAMPLES := $(patsubst examples/%.c,$(B)/bin/example-%,$(filter-out examples/common.c,$(wildcard examples/*.c)))
+# examples/NAME.c -> build/bin/example-NAME, each linked with what examples share:
+# common.c (command line, running, checks) and mlp.c (the MLP of mlp-train and mlp-dp).
+EXAMPLE_SHARED := examples/common.c examples/mlp.c
+EXAMPLES := $(patsubst examples/%.c,$(B)/bin/example-%,$(filter-out $(EXAMPLE_SHARED),$(wildcard examples/*.c)))
 
 .PHONY: all module user setup check host-test guest-test lint dkms-test fuzz bench demo \
 	vm-run vm-shell clean help
@@ -172,7 +174,7 @@ $(B)/bin/%: tools/bin/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/lib
 	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 # vneuron-top draws with ncurses (libncurses-dev).
 $(B)/bin/vneuron-top: LIBS += $(shell pkg-config --libs ncurses 2>/dev/null || echo -lncurses)
-$(B)/bin/example-%: examples/%.c examples/common.c $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+$(B)/bin/example-%: examples/%.c $(EXAMPLE_SHARED) $(wildcard examples/*.h) $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(filter %.c %.a,$^) -o $@ $(LIBS)
