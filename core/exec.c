@@ -22,6 +22,13 @@
 #define NO_IDX		(~0u)
 #define VN_YIELD_NS	1000000	/* a scheduling point at least this often */
 #define VN_SPIN_NS	20000	/* an engine polls a semaphore this long before sleeping */
+/*
+ * While the CC-core waits at a collective, the other workers' waits end this long after
+ * the time limit: the collective ends at the limit itself and names the ranks it waited
+ * for (CC_MISSING), which says more than an engine's TIME_LIMIT on a semaphore the
+ * collective would have signalled.
+ */
+#define VN_CC_GRACE_NS	500000000ull
 
 /* ---- executions ---- */
 
@@ -406,6 +413,12 @@ static void block(struct vn_core *c, u32 sid, u32 sem, u32 val)
 	c->ss[sid].wait_val = val;
 }
 
+/* When a worker's wait on its condition gives up (VN_CC_GRACE_NS). */
+static u64 wait_deadline(struct vn_core *c)
+{
+	return c->deadline_ns + (vn_load_acquire(&c->cc_busy) ? VN_CC_GRACE_NS : 0);
+}
+
 /*
  * An engine waits for sem >= val. 0, or -EINTR when the execution is ending. It first
  * polls for up to VN_SPIN_NS, yielding the CPU, without the lock: most hand-offs between
@@ -437,7 +450,7 @@ static int wait_sem(struct vn_core *c, u32 sid, u32 sem, u32 val)
 			break;
 		}
 		if (vn_cond_wait_worker(c->wcond[sid < VNEF_ENGINES ? sid : VN_CC_WORKER], c->lock,
-					c->deadline_ns) == -ETIMEDOUT &&
+					wait_deadline(c)) == -ETIMEDOUT &&
 		    c->sem_val[sem] < val) {
 			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, sid, c->ss[sid].pc);
 			r = -EINTR;
@@ -611,7 +624,7 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 				fin = stream_done(c, VNEF_STREAM_DMA(q));
 			return fin;
 		}
-		if (vn_time_ns() > c->deadline_ns) {
+		if (vn_time_ns() > wait_deadline(c)) {
 			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, NO_IDX, 0);
 			continue;
 		}
@@ -648,7 +661,7 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 					  c->ss[sid].pc);
 				continue;
 			}
-			if (vn_cond_wait_worker(c->wcond[VN_DMA_WORKER], c->lock, c->deadline_ns) ==
+			if (vn_cond_wait_worker(c->wcond[VN_DMA_WORKER], c->lock, wait_deadline(c)) ==
 			    -ETIMEDOUT)
 				set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, NO_IDX, 0);
 			continue;
@@ -799,7 +812,9 @@ static struct vn_exec *run_cc(struct vn_core *c, struct vn_exec *ex)
 					     .last = ex->rank, .members = 1 };
 		ret = 0;
 		if (in->opcode != VNEF_CC_NOP) {
+			vn_store_release(&c->cc_busy, 1);
 			ret = cc_collective(c, ex, in, start, &res, &f);
+			vn_store_release(&c->cc_busy, 0);
 			if (ret == -EFAULT) {
 				/*
 				 * Not a validator miss (it could not know the group): a fault

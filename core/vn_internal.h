@@ -81,6 +81,7 @@ struct vn_core {
 	u64 deadline_ns;
 	u64 start_ns;
 	int abort;		/* read without the lock between steps */
+	int cc_busy;		/* the CC-core waits at a collective (wait_deadline()) */
 	u32 streams_live;
 	struct vn_stream_run ss[VNEF_STREAMS];
 	u32 sem_val[VNEF_MAX_SEMS];

@@ -380,9 +380,9 @@ static void absent(void)
 
 /*
  * The same through executions (nd_host_run() of allreduce_image()): the nodes that came
- * end TIMEOUT at their time limit (CC_MISSING, or TIME_LIMIT when an engine waiting on
- * the collective's semaphore meets the limit first), the late node's ranks missing; the
- * late node, when it comes, ABORTED, CC_PEER.
+ * end TIMEOUT, CC_MISSING at their time limit (the collective names the wait even when an
+ * engine waits on its semaphore: core/exec.c VN_CC_GRACE_NS), the late node's ranks
+ * missing; the late node, when it comes, ABORTED, CC_PEER.
  */
 static void absent_runs(void)
 {
@@ -405,13 +405,8 @@ static void absent_runs(void)
 		ok = !run_locals(c, img, size, 1500000000ull, pr, x, y);
 		ran = 1;
 		for (k = 0; ok && k < NLOCAL; k++) {
-			/*
-			 * The limit ends the collective's wait; an engine waiting on its
-			 * semaphore may meet the limit first (TIME_LIMIT, the core's race).
-			 */
 			if (pr[k].ret != -ETIMEDOUT || pr[k].res.result != VNEURON_EXEC_TIMEOUT ||
-			    (pr[k].res.reason != VNEURON_REASON_CC_MISSING &&
-			     pr[k].res.reason != VNEURON_REASON_TIME_LIMIT)) {
+			    pr[k].res.reason != VNEURON_REASON_CC_MISSING) {
 				fprintf(stderr, "absent runs: rank %u: %d %s\n",
 					nd_mpi_comm_first(c) + k, pr[k].ret, pr[k].msg);
 				ok = 0;
