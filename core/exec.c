@@ -413,7 +413,10 @@ static void block(struct vn_core *c, u32 sid, u32 sem, u32 val)
 	c->ss[sid].wait_val = val;
 }
 
-/* When a worker's wait on its condition gives up (VN_CC_GRACE_NS). */
+/*
+ * When a worker's wait on its condition gives up (VN_CC_GRACE_NS); read again when a wait
+ * times out, since the CC-core may have reached its collective during it.
+ */
 static u64 wait_deadline(struct vn_core *c)
 {
 	return c->deadline_ns + (vn_load_acquire(&c->cc_busy) ? VN_CC_GRACE_NS : 0);
@@ -451,7 +454,7 @@ static int wait_sem(struct vn_core *c, u32 sid, u32 sem, u32 val)
 		}
 		if (vn_cond_wait_worker(c->wcond[sid < VNEF_ENGINES ? sid : VN_CC_WORKER], c->lock,
 					wait_deadline(c)) == -ETIMEDOUT &&
-		    c->sem_val[sem] < val) {
+		    c->sem_val[sem] < val && vn_time_ns() >= wait_deadline(c)) {
 			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, sid, c->ss[sid].pc);
 			r = -EINTR;
 			break;
@@ -662,7 +665,7 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 				continue;
 			}
 			if (vn_cond_wait_worker(c->wcond[VN_DMA_WORKER], c->lock, wait_deadline(c)) ==
-			    -ETIMEDOUT)
+			    -ETIMEDOUT && vn_time_ns() >= wait_deadline(c))
 				set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, NO_IDX, 0);
 			continue;
 		}
@@ -812,9 +815,9 @@ static struct vn_exec *run_cc(struct vn_core *c, struct vn_exec *ex)
 					     .last = ex->rank, .members = 1 };
 		ret = 0;
 		if (in->opcode != VNEF_CC_NOP) {
+			/* cleared only once a failed collective has said so (set_abort()) */
 			vn_store_release(&c->cc_busy, 1);
 			ret = cc_collective(c, ex, in, start, &res, &f);
-			vn_store_release(&c->cc_busy, 0);
 			if (ret == -EFAULT) {
 				/*
 				 * Not a validator miss (it could not know the group): a fault
@@ -841,6 +844,7 @@ static struct vn_exec *run_cc(struct vn_core *c, struct vn_exec *ex)
 			vn_lock_drop(c->lock);
 			break;
 		}
+		vn_store_release(&c->cc_busy, 0);
 		if (in->opcode != VNEF_CC_NOP) {
 			const struct vn_cc_opcode_info *info = vn_cc_opcode_info(in->opcode);
 
@@ -869,6 +873,7 @@ static struct vn_exec *run_cc(struct vn_core *c, struct vn_exec *ex)
 			emit(c, ex, &ev, sid, pc, in->flags & VNEF_IF_WAIT ? in->wait_sem : NO_IDX,
 			     in->wait_value, in->signal_mask, start, r->t_ps);
 	}
+	vn_store_release(&c->cc_busy, 0);
 	vn_lock_take(c->lock);
 	return stream_done(c, sid);
 }
