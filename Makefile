@@ -57,7 +57,9 @@ HAVE_MPI := $(shell command -v $(MPICC) 2>/dev/null)
 VNMPI_SRCS := $(wildcard libvnmpi/*.c)
 MPI_TESTS := $(patsubst tests/host/mpi/%.c,$(B)/san/mpi/%,$(wildcard tests/host/mpi/test_*.c))
 MPI_BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench-mpi/%,$(wildcard tools/bench/mpi_*.c))
-MPI_ALL := $(if $(HAVE_MPI),$(B)/rel/libvnmpi.a $(B)/san/libvnmpi.a $(MPI_TESTS) $(MPI_BENCHES))
+# vneuron-profile-mpi: capture's MPI side, which vneuron-profile execs under mpirun.
+MPI_ALL := $(if $(HAVE_MPI),$(B)/rel/libvnmpi.a $(B)/san/libvnmpi.a $(MPI_TESTS) $(MPI_BENCHES) \
+	   $(if $(PROFILER),$(B)/bin/vneuron-profile-mpi))
 # examples/NAME.c -> build/bin/example-NAME, each linked with examples/common.c.
 EXAMPLES := $(patsubst examples/%.c,$(B)/bin/example-%,$(filter-out examples/common.c,$(wildcard examples/*.c)))
 
@@ -147,6 +149,13 @@ $(B)/rel/bench-mpi/%: tools/bench/%.c $(B)/rel/libvnmpi.a $(B)/rel/libvnprog.a $
 	@mkdir -p $(@D)
 	$(call msg,MPICC,$@)
 	$(Q)$(MPICC) $(CFLAGS_REL) -Ilibvnmpi $(filter %.c %.a,$^) -o $@ $(LIBS)
+# capture's MPI side (profiler/mpi/): builtin-capture.o run by an MPI main.
+$(B)/bin/vneuron-profile-mpi: profiler/mpi/vneuron-profile-mpi.c $(B)/rel/profiler/builtin-capture.o \
+			      $(B)/rel/libvnmpi.a $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a \
+			      $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+	@mkdir -p $(@D)
+	$(call msg,MPICC,$@)
+	$(Q)$(MPICC) $(CFLAGS_REL) -Ilibvnmpi -Iprofiler $(filter %.c %.o %.a,$^) -o $@ $(LIBS)
 $(B)/rel/guest/%: tests/guest/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
