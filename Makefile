@@ -57,9 +57,11 @@ HAVE_MPI := $(shell command -v $(MPICC) 2>/dev/null)
 VNMPI_SRCS := $(wildcard libvnmpi/*.c)
 MPI_TESTS := $(patsubst tests/host/mpi/%.c,$(B)/san/mpi/%,$(wildcard tests/host/mpi/test_*.c))
 MPI_BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench-mpi/%,$(wildcard tools/bench/mpi_*.c))
-# vneuron-profile-mpi: capture's MPI side, which vneuron-profile execs under mpirun.
+# vneuron-profile-mpi: capture's MPI side, which vneuron-profile execs under mpirun; not a
+# user tool: in build/libexec/vneuron/, where vneuron-profile looks (../libexec/vneuron/).
+PROFILER_MPI := $(B)/libexec/vneuron/vneuron-profile-mpi
 MPI_ALL := $(if $(HAVE_MPI),$(B)/rel/libvnmpi.a $(B)/san/libvnmpi.a $(MPI_TESTS) $(MPI_BENCHES) \
-	   $(if $(PROFILER),$(B)/bin/vneuron-profile-mpi))
+	   $(if $(PROFILER),$(PROFILER_MPI)))
 # examples/NAME.c -> build/bin/example-NAME, each linked with examples/common.c.
 EXAMPLES := $(patsubst examples/%.c,$(B)/bin/example-%,$(filter-out examples/common.c,$(wildcard examples/*.c)))
 
@@ -150,7 +152,7 @@ $(B)/rel/bench-mpi/%: tools/bench/%.c $(B)/rel/libvnmpi.a $(B)/rel/libvnprog.a $
 	$(call msg,MPICC,$@)
 	$(Q)$(MPICC) $(CFLAGS_REL) -Ilibvnmpi $(filter %.c %.a,$^) -o $@ $(LIBS)
 # capture's MPI side (profiler/mpi/): builtin-capture.o run by an MPI main.
-$(B)/bin/vneuron-profile-mpi: profiler/mpi/vneuron-profile-mpi.c $(B)/rel/profiler/builtin-capture.o \
+$(PROFILER_MPI): profiler/mpi/vneuron-profile-mpi.c $(B)/rel/profiler/builtin-capture.o \
 			      $(B)/rel/libvnmpi.a $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a \
 			      $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
@@ -238,7 +240,7 @@ print-kdir:
 
 clean:
 	-$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
-	rm -rf $(B)/rel $(B)/san $(B)/fuzz $(B)/bin $(B)/results $(B)/vm $(B)/pic $(B)/shared $(B)/man \
+	rm -rf $(B)/rel $(B)/san $(B)/fuzz $(B)/bin $(B)/results $(B)/vm $(B)/pic $(B)/shared $(B)/man $(B)/libexec \
 		$(B)/deb
 
 -include $(shell find $(B)/rel $(B)/san -name '*.d' 2>/dev/null)

@@ -90,8 +90,8 @@ cp "$g"/*.txt "$g"/*.vntf "$out"/ && rm -rf "$out/run-out" && cp -r "$g/run-out"
 nodes=0
 step "host: mpirun -np 2 vneuron-profile capture --host -n mlp_dp_step.vnef" \
 	"--collectives-workers-per-node 2 (two simulated nodes x 2 workers)"
-if ! command -v mpirun >/dev/null || [ ! -x "$bin/vneuron-profile-mpi" ]; then
-	echo "  skipped: no mpirun or no build/bin/vneuron-profile-mpi (make setup installs" \
+if ! command -v mpirun >/dev/null || [ ! -x "$top/build/libexec/vneuron/vneuron-profile-mpi" ]; then
+	echo "  skipped: no mpirun or no build/libexec/vneuron/vneuron-profile-mpi (make setup installs" \
 	     "Open MPI; then make)"
 elif (cd "$out" && OMPI_MCA_btl=self,vader timeout 300 mpirun --oversubscribe -np 2 \
 	$([ "$(id -u)" = 0 ] && echo --allow-run-as-root) -x VNEURON_NODE=process \

@@ -11,9 +11,9 @@
 set -uo pipefail
 . "$(dirname "$0")/mpirun.inc"
 bin=$mpi_top/build/bin
-for b in vneuron-profile vneuron-profile-mpi example-mlp-dp; do
-	if [ ! -x "$bin/$b" ]; then
-		echo "not ok 1 build/bin/$b is not built (make setup installs Open MPI; then make)"
+for b in bin/vneuron-profile libexec/vneuron/vneuron-profile-mpi bin/example-mlp-dp; do
+	if [ ! -x "$mpi_top/build/$b" ]; then
+		echo "not ok 1 build/$b is not built (make setup installs Open MPI; then make)"
 		exit 1
 	fi
 done
@@ -105,7 +105,8 @@ sys.exit(0 if a == b and a["total_time_ps"] > 0 else 1)
 PY
 check "rerun (-s again.{node}.vntf, status $st): modeled figures identical" $? "$out"
 
-# A missing helper: named by VNEURON_PROFILE_MPI, or not next to vneuron-profile.
+# A missing helper: named by VNEURON_PROFILE_MPI, or neither next to vneuron-profile nor
+# in ../libexec/vneuron/ (build/bin's finds build/libexec/vneuron/vneuron-profile-mpi).
 out=$(mpi_exec 1 -x VNEURON_PROFILE_MPI=/nonexistent/vneuron-profile-mpi "$bin/vneuron-profile" \
 	capture --host -n dp.vnef -s x.vntf --collectives-workers-per-node 2)
 st=$?
@@ -117,7 +118,7 @@ out=$(mpi_exec 1 alone/vneuron-profile capture --host -n dp.vnef -s x.vntf \
 st=$?
 [ "$st" = 2 ] && grep -q 'needs vneuron-profile-mpi, the MPI helper' <<<"$out" &&
 	grep -q "alone/vneuron-profile-mpi" <<<"$out" && [ ! -e x.node0.vntf ]
-check "no vneuron-profile-mpi next to vneuron-profile: status 2 ($st), where it looked said" $? "$out"
+check "no vneuron-profile-mpi by vneuron-profile: status 2 ($st), where it looked said" $? "$out"
 
 # Bad options, under mpirun and without it.
 bad() {
