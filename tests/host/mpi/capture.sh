@@ -157,5 +157,18 @@ st=$?
 	grep -q 'node 0: another node failed before the workers met' <<<"$out" &&
 	[ ! -e c.node0.vntf ] && [ ! -s c.node1.vntf ]
 check "node 1 fails before the workers meet: node 0 stops, no hang (status $st)" $? "$out"
+# {rank} in an input file is the global rank: node 1 reads b2.2.raw and b2.3.raw (40 bytes:
+# the bias b2, fp32 [10]); without b2.3.raw it fails, naming it, and node 0 stops.
+for r in 0 1 2; do head -c 40 /dev/zero >"b2.$r.raw"; done
+out=$(capture 2 --host -n dp.vnef -s d.vntf --collectives-workers-per-node 2 b2 'b2.{rank}.raw')
+st=$?
+[ "$st" != 0 ] && [ "$st" != 124 ] && grep -q "b2.3.raw: No such file" <<<"$out" &&
+	! grep -q "b2.[01].raw:" <<<"$out" && [ ! -e d.node0.vntf ] && [ ! -e d.node1.vntf ]
+check "{rank} in an input: node 1 reads global ranks 2, 3 (b2.3.raw missing: status $st, said)" $? "$out"
+head -c 40 /dev/zero >b2.3.raw
+out=$(capture 2 --host -q -n dp.vnef -s d.vntf --collectives-workers-per-node 2 b2 'b2.{rank}.raw')
+st=$?
+[ "$st" = 0 ] && [ -s d.node0.vntf ] && [ -s d.node1.vntf ]
+check "{rank} in an input, every rank's file there: both nodes captured (status $st)" $? "$out"
 echo "1..$n"
 exit $rc
