@@ -57,7 +57,11 @@ HAVE_MPI := $(shell command -v $(MPICC) 2>/dev/null)
 VNMPI_SRCS := $(wildcard libvnmpi/*.c)
 MPI_TESTS := $(patsubst tests/host/mpi/%.c,$(B)/san/mpi/%,$(wildcard tests/host/mpi/test_*.c))
 MPI_BENCHES := $(patsubst tools/bench/%.c,$(B)/rel/bench-mpi/%,$(wildcard tools/bench/mpi_*.c))
-MPI_ALL := $(if $(HAVE_MPI),$(B)/rel/libvnmpi.a $(B)/san/libvnmpi.a $(MPI_TESTS) $(MPI_BENCHES))
+# vneuron-profile-mpi: capture's MPI side, which vneuron-profile execs under mpirun; not a
+# user tool: in build/libexec/vneuron/, where vneuron-profile looks (../libexec/vneuron/).
+PROFILER_MPI := $(B)/libexec/vneuron/vneuron-profile-mpi
+MPI_ALL := $(if $(HAVE_MPI),$(B)/rel/libvnmpi.a $(B)/san/libvnmpi.a $(MPI_TESTS) $(MPI_BENCHES) \
+	   $(if $(PROFILER),$(PROFILER_MPI)))
 # examples/NAME.c -> build/bin/example-NAME, each linked with what examples share:
 # common.c (command line, running, checks) and mlp.c (the MLP of mlp-train and mlp-dp).
 EXAMPLE_SHARED := examples/common.c examples/mlp.c
@@ -149,6 +153,13 @@ $(B)/rel/bench-mpi/%: tools/bench/%.c $(B)/rel/libvnmpi.a $(B)/rel/libvnprog.a $
 	@mkdir -p $(@D)
 	$(call msg,MPICC,$@)
 	$(Q)$(MPICC) $(CFLAGS_REL) -Ilibvnmpi $(filter %.c %.a,$^) -o $@ $(LIBS)
+# capture's MPI side (profiler/mpi/): builtin-capture.o run by an MPI main.
+$(PROFILER_MPI): profiler/mpi/vneuron-profile-mpi.c $(B)/rel/profiler/builtin-capture.o \
+			      $(B)/rel/libvnmpi.a $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a \
+			      $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
+	@mkdir -p $(@D)
+	$(call msg,MPICC,$@)
+	$(Q)$(MPICC) $(CFLAGS_REL) -Ilibvnmpi -Iprofiler $(filter %.c %.o %.a,$^) -o $@ $(LIBS)
 $(B)/rel/guest/%: tests/guest/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
@@ -231,7 +242,7 @@ print-kdir:
 
 clean:
 	-$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
-	rm -rf $(B)/rel $(B)/san $(B)/fuzz $(B)/bin $(B)/results $(B)/vm $(B)/pic $(B)/shared $(B)/man \
+	rm -rf $(B)/rel $(B)/san $(B)/fuzz $(B)/bin $(B)/results $(B)/vm $(B)/pic $(B)/shared $(B)/man $(B)/libexec \
 		$(B)/deb
 
 -include $(shell find $(B)/rel $(B)/san -name '*.d' 2>/dev/null)

@@ -41,6 +41,9 @@ static const char capture_usage[] =
 "    vneuron-profile capture --host -n PROGRAM.vnef -s PROFILE.vntf [NAME FILE ...]\n"
 "                            [--num-exec N] [--profile-nth-exec K] [options]\n"
 "                            [--collectives-worker-count N]\n"
+"    mpirun -np NODES [-H HOST,...] vneuron-profile capture --host\n"
+"                            -n PROGRAM.vnef -s PROFILE.vntf [NAME FILE ...]\n"
+"                            --collectives-workers-per-node N [options]\n"
 "    vneuron-profile capture -s PROFILE.vntf [--core C]... [--device D]\n"
 "                            [--node ID/COUNT [--clock-offset NS[+-ERR]]]\n"
 "                            [--force-overwrite]\n"
@@ -70,7 +73,19 @@ static const char capture_usage[] =
 "    module), which view prints. Workers run a thread each, placed as on devices\n"
 "    of 2 cores (the module's default). --host takes no --core, --device or APP.\n"
 "\n"
-"    The second form traces cores while APP runs (every execution any process\n"
+"    The mpirun form runs under an MPI launcher: every MPI process is a node\n"
+"    node (one per machine, or several on one machine standing in for nodes) that\n"
+"    runs N workers on the host backend, and the program's collectives span all\n"
+"    NODES x N workers: node p's worker i is global rank p x N + i, its\n"
+"    collectives exchanged with the other nodes over MPI (libvnmpi's proxy). Each\n"
+"    process writes its own profile (see SEVERAL MACHINES) with the node section\n"
+"    filled in: its node and node count, its workers' global ranks, and the offset\n"
+"    of its host's CLOCK_MONOTONIC to node 0's with the error bound of that\n"
+"    measure (measured with MPI at start). 'vneuron-profile view -s A -s B ...'\n"
+"    merges the nodes' profiles. Only --host: nodes of the module (its network\n"
+"    queue) are not there yet.\n"
+"\n"
+"    The application form traces cores while APP runs (every execution any process\n"
 "    starts there: with --device, that device's cores, else every core of every\n"
 "    device, so all of an application's workers are in the profile) and writes\n"
 "    the profile when APP exits; APP gets\n"
@@ -106,9 +121,9 @@ static const char capture_usage[] =
 "                              untraced, as warm-up or cool-down (default: trace all)\n"
 "    -i, --ignore-exec-errors  keep going when an execution fails (default: stop\n"
 "                              after the failed one, still write the profile, exit 1)\n"
-"    -c, --core C              core to run and trace (default 0); in the second\n"
-"                              form, repeat it to trace several of --device\n"
-"                              (default: all cores of all devices)\n"
+"    -c, --core C              core to run and trace (default 0); in the\n"
+"                              application form, repeat it to trace several of\n"
+"                              --device (default: all cores of all devices)\n"
 "    -d, --device D            /dev/vneuronD (default 0; workers fill the devices\n"
 "                              from D on)\n"
 "    -r, --ring-size BYTES     data bytes per ring, a power of two from 4K to 256M;\n"
@@ -122,8 +137,11 @@ static const char capture_usage[] =
 "                              run N workers (1..16) of one communicator, one core\n"
 "                              each, filling the devices from --device on\n"
 "    --collectives-workers-per-node N\n"
-"                              workers on this machine (default: all of them);\n"
-"                              workers on other machines need the MPI proxy\n"
+"                              workers on each node (1..16): under mpirun (with\n"
+"                              --host), every process a node of N workers (above;\n"
+"                              --collectives-worker-count, if given, must be N x\n"
+"                              NODES); without mpirun, N equal to\n"
+"                              --collectives-worker-count (all here)\n"
 "    --node ID/COUNT           this machine is node ID of COUNT of a multi-node run:\n"
 "                              the profile gets a node section (docs/profile-\n"
 "                              format.md, \"Nodes\") and its workers the global\n"
@@ -152,6 +170,22 @@ static const char capture_usage[] =
 "    form Ctrl-C goes to APP, SIGTERM is passed on to it, and the profile is\n"
 "    written when APP has gone.\n"
 "\n"
+"SEVERAL MACHINES\n"
+"    Under mpirun, vneuron-profile hands the capture over to vneuron-profile-mpi,\n"
+"    the MPI helper built with mpicc (vneuron-profile itself never links MPI): it is\n"
+"    $VNEURON_PROFILE_MPI if set, else next to vneuron-profile or in\n"
+"    ../libexec/vneuron/ from it; capture says so if it is missing. MPI must give\n"
+"    MPI_THREAD_MULTIPLE. Every process must be a node of its own: mpirun -np 2 -H\n"
+"    a,b runs one on each machine; on one machine, VNEURON_NODE=process (mpirun -x\n"
+"    VNEURON_NODE=process --oversubscribe -np 2) makes each process a node\n"
+"    (VNEURON_NODE: unset or shared, the processes sharing memory are a node;\n"
+"    process; or a number, this process's node). Node p writes PROFILE.vntf with\n"
+"    {node} replaced by p, or without {node} with .nodeP inserted before .vntf\n"
+"    (-s dp.vntf: dp.node0.vntf, dp.node1.vntf), on its own machine. {rank} in an\n"
+"    input FILE is the global rank. A node that fails before the workers meet\n"
+"    stops the others (they say so); one that fails later breaks the communicator,\n"
+"    and the others' collectives end with an error, as on one machine.\n"
+"\n"
 "EXIT STATUS\n"
 "    0 success; 1 bad input (unreadable or invalid program, bad input file) or a\n"
 "    failed execution; 2 usage error (also: PROFILE.vntf is an input, or exists\n"
@@ -164,12 +198,17 @@ static const char capture_usage[] =
 "    vneuron-profile capture -n ddp.vnef -s ddp.vntf --collectives-worker-count 4 \\\n"
 "        x x.{rank}.npy\n"
 "    vneuron-profile capture --host -n mm.vnef -s mm.vntf a at.npy b b.npy\n"
+"    mpirun -np 2 -H a,b vneuron-profile capture --host -n dp.vnef -s dp.vntf \\\n"
+"        --collectives-workers-per-node 2\n"
+"    vneuron-profile view -n dp.vnef -s dp.node0.vntf -s dp.node1.vntf\n"
 "    vneuron-profile capture -s app.vntf -- ./train --steps 100\n"
 "\n"
 "SEE ALSO\n"
 "    vneuron-profile view, docs/profiler.md, docs/trace-buffer.md\n";
 
 #define RANK_TAG	"{rank}"
+/* -s with workers on several nodes: each node's profile, the tag replaced by its number */
+#define NODE_TAG	"{node}"
 
 struct cap_input {
 	const char *name, *path;
@@ -191,6 +230,16 @@ struct cap_opts {
 	unsigned int nr_inputs;
 	struct cap_input inputs[MAX_INPUTS];
 	char **app;
+	/*
+	 * Several nodes (--collectives-workers-per-node under mpirun): in vneuron-profile,
+	 * exec_mpi hands the capture over to vneuron-profile-mpi; there, nodes says where
+	 * this process stands, rank_base is the global rank of its worker 0 ({rank} in
+	 * input files) and profile_buf this node's profile name.
+	 */
+	const struct vnp_cap_nodes *nodes;
+	int exec_mpi;
+	unsigned int rank_base;
+	char profile_buf[PATH_MAX];
 };
 
 /* The program form's run: the program on its own device file, its tensors' buffers. */
@@ -232,8 +281,8 @@ static unsigned int input_paths(const struct cap_opts *o, const char **in, char 
 		}
 		for (r = 0; r < o->workers && n < max; r++) {
 			int len = snprintf(buf + used, buflen - used, "%.*s%u%s",
-					   (int)(tag - o->inputs[i].path), o->inputs[i].path, r,
-					   tag + strlen(RANK_TAG));
+					   (int)(tag - o->inputs[i].path), o->inputs[i].path,
+					   o->rank_base + r, tag + strlen(RANK_TAG));
 
 			if (len < 0 || (size_t)len >= buflen - used)
 				return n;
@@ -355,8 +404,89 @@ static int node_ranks(struct cap_opts *o)
 	return 0;
 }
 
+/* An MPI launcher started this process (Open MPI's mpirun, PMIx, MPICH's PMI). */
+static int mpi_launcher(void)
+{
+	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
+}
+
+/*
+ * This node's profile: -s with {node} replaced by the node's number, else with
+ * .nodeID inserted before .vntf (prof.vntf: prof.node0.vntf), or added to a name
+ * without it. 0 or -EINVAL (said).
+ */
+static int node_profile(struct cap_opts *o)
+{
+	const char *p = o->profile, *tag = strstr(p, NODE_TAG);
+	size_t len = strlen(p), size = sizeof(o->profile_buf);
+	unsigned int id = o->node.node;
+	int n;
+
+	if (tag)
+		n = snprintf(o->profile_buf, size, "%.*s%u%s", (int)(tag - p), p, id,
+			     tag + strlen(NODE_TAG));
+	else if (len >= 5 && !strcmp(p + len - 5, ".vntf"))
+		n = snprintf(o->profile_buf, size, "%.*s.node%u.vntf", (int)(len - 5), p, id);
+	else
+		n = snprintf(o->profile_buf, size, "%s.node%u", p, id);
+	if (n < 0 || (size_t)n >= size) {
+		vnp_cap_err("-s %s: node %u's profile name is too long", p, id);
+		return -EINVAL;
+	}
+	o->profile = o->profile_buf;
+	return 0;
+}
+
+/*
+ * --collectives-workers-per-node under an MPI launcher: every MPI process is a node
+ * running that many workers on the host backend, their collectives spanning all
+ * nodes' workers. In vneuron-profile: checked, then handed over to vneuron-profile-mpi
+ * (o->exec_mpi); there (o->nodes): the node section from MPI, the workers this node's,
+ * the profile this node's own. 0, or -EINVAL with the reason said.
+ */
+static int nodes_opts(struct cap_opts *o)
+{
+	const struct vnp_cap_nodes *n = o->nodes;
+	uint64_t total;
+
+	if (!o->host) {
+		vnp_cap_err("--collectives-workers-per-node under mpirun captures on the host "
+			    "backend: add --host (nodes of the module, over its network queue, "
+			    "are not there yet)");
+		return -EINVAL;
+	}
+	if (o->have_node || o->have_offset) {
+		vnp_cap_err("under mpirun MPI gives the node and measures the clock offset: "
+			    "leave out --node and --clock-offset");
+		return -EINVAL;
+	}
+	if (!n) {
+		o->exec_mpi = 1;
+		return 0;
+	}
+	total = (uint64_t)o->per_node * n->nr_nodes;
+	if (o->workers && o->workers != total) {
+		vnp_cap_err("--collectives-worker-count %u is not --collectives-workers-per-node "
+			    "%u times the %u nodes (MPI processes): give %llu or leave it out",
+			    o->workers, o->per_node, n->nr_nodes, (unsigned long long)total);
+		return -EINVAL;
+	}
+	o->workers = o->per_node;
+	o->node.node = n->node;
+	o->node.nr_nodes = n->nr_nodes;
+	o->node.clock_offset_ns = n->clock_offset_ns;
+	o->node.clock_error_ns = n->clock_error_ns;
+	o->have_node = 1;
+	o->have_offset = 1;
+	o->rank_base = n->node * o->per_node;
+	if (node_profile(o))
+		return -EINVAL;
+	return node_ranks(o);
+}
+
 /* 0 (o->help: print the manual and stop), or -EINVAL with the reason said. */
-static int parse_opts(int argc, char **argv, struct cap_opts *o)
+static int parse_opts(int argc, char **argv, struct cap_opts *o,
+		      const struct vnp_cap_nodes *nodes)
 {
 	static const struct option lo[] = {
 		{ "program", required_argument, NULL, 'n' },
@@ -384,7 +514,7 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 	uint64_t v = 0;
 	int opt, i, dashdash = 0, ret = 0;
 
-	*o = (struct cap_opts){ .num_exec = 1 };
+	*o = (struct cap_opts){ .num_exec = 1, .nodes = nodes };
 	snprintf(core_max, sizeof(core_max), "a core number from 0 to %u",
 		 VNP_CAP_MAX_CORES - 1);
 	snprintf(watermarks, sizeof(watermarks), "bytes, a multiple of %u",
@@ -499,6 +629,11 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 		vnp_cap_err("give the profile to write with -s PROFILE.vntf");
 		return -EINVAL;
 	}
+	if (nodes && !o->per_node) {
+		vnp_cap_err("vneuron-profile-mpi captures one node of an MPI job: give "
+			    "--collectives-workers-per-node (vneuron-profile capture runs it)");
+		return -EINVAL;
+	}
 	if (o->host && dashdash) {
 		vnp_cap_err("--host runs a program (-n) on host threads; an application's own "
 			    "device files need the module: leave out --host, or capture the "
@@ -557,9 +692,14 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 		vnp_cap_err("the program form runs on one core: give --core once");
 		return -EINVAL;
 	}
+	if (o->per_node && (nodes || mpi_launcher()))
+		return nodes_opts(o);
 	if (o->per_node && !o->workers) {
-		vnp_cap_err("--collectives-workers-per-node goes with "
-			    "--collectives-worker-count");
+		vnp_cap_err("--collectives-workers-per-node %u without --collectives-worker-count "
+			    "gives the workers of each node of an MPI job: run capture --host "
+			    "under mpirun, one process a node (docs/profiler.md, \"Several "
+			    "machines\"), or give --collectives-worker-count to run them all here",
+			    o->per_node);
 		return -EINVAL;
 	}
 	if (o->workers && o->nr_cores) {
@@ -575,10 +715,12 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o)
 	if (node_ranks(o))
 		return -EINVAL;
 	if (o->per_node && o->per_node < o->workers) {
-		vnp_cap_err("%u of the %u workers would run on other machines: that needs the "
-			    "MPI proxy, which this build does not have; run all of them here "
-			    "(leave out --collectives-workers-per-node)", o->workers - o->per_node,
-			    o->workers);
+		vnp_cap_err("%u of the %u workers would run on other machines: run capture "
+			    "--host under mpirun, one process a node, with "
+			    "--collectives-workers-per-node %u (docs/profiler.md, \"Several "
+			    "machines\"), or all of them here (leave out "
+			    "--collectives-workers-per-node)", o->workers - o->per_node,
+			    o->workers, o->per_node);
 		return -EINVAL;
 	}
 	return 0;
@@ -655,7 +797,7 @@ static int read_input(const struct vnef_tensor *t, struct cap_input *in)
 
 /* A FILE with {rank}: each worker's own file, the tag replaced by its rank. */
 static int read_rank_inputs(const struct vnef_tensor *t, struct cap_input *in,
-			    unsigned int workers)
+			    unsigned int workers, unsigned int base)
 {
 	const char *tag = strstr(in->path, RANK_TAG);
 	struct cap_input one = { .name = in->name };
@@ -664,8 +806,8 @@ static int read_rank_inputs(const struct vnef_tensor *t, struct cap_input *in,
 	int ret;
 
 	for (r = 0; r < workers; r++) {
-		snprintf(path, sizeof(path), "%.*s%u%s", (int)(tag - in->path), in->path, r,
-			 tag + strlen(RANK_TAG));
+		snprintf(path, sizeof(path), "%.*s%u%s", (int)(tag - in->path), in->path,
+			 base + r, tag + strlen(RANK_TAG));
 		one.path = path;
 		one.data = NULL;
 		ret = read_input(t, &one);
@@ -700,7 +842,8 @@ static int read_inputs(const struct vnp_prog *p, struct cap_opts *o)
 			continue;
 		j = vnp_prog_tensor(p, o->inputs[i].name);
 		if (o->workers && strstr(o->inputs[i].path, RANK_TAG)) {
-			ret = read_rank_inputs(&p->tensors[j], &o->inputs[i], o->workers);
+			ret = read_rank_inputs(&p->tensors[j], &o->inputs[i], o->workers,
+					       o->rank_base);
 			if (ret)
 				return ret;
 			continue;
@@ -1084,6 +1227,7 @@ struct wrun {
 	nd_comm_id id;
 	int registered;
 	struct nd_host_comm *hcomm;	/* --host: the host ranks' communicator */
+	const struct vnp_cap_nodes *nodes;	/* hcomm spans the nodes: theirs to free */
 };
 
 /*
@@ -1173,6 +1317,60 @@ static int workers_open(struct wrun *wr, const struct cap_opts *o)
 }
 
 /*
+ * Several nodes: the communicator of this node's workers spanning every node's (MPI's
+ * proxy, through o->nodes), its first rank checked against the node section's. 0 or
+ * -errno (said).
+ */
+static int nodes_comm_new(struct wrun *wr, const struct cap_opts *o, const uint32_t *dev)
+{
+	const struct vnp_cap_nodes *n = o->nodes;
+	unsigned int first;
+	int ret;
+
+	ret = n->comm_new(n->ctx, wr->n, dev, &wr->hcomm, &first);
+	if (ret == -ECANCELED) {
+		vnp_cap_err("node %u: another node failed before the workers met (its error "
+			    "above); stopping", n->node);
+		return ret;
+	}
+	if (ret) {
+		vnp_cap_err("node %u: a communicator of %u workers here across %u nodes: %s",
+			    n->node, wr->n, n->nr_nodes, strerror(-ret));
+		return ret;
+	}
+	wr->nodes = n;
+	if (first != o->rank_base) {
+		vnp_cap_err("node %u: MPI numbers its first worker %u, the profile %u", n->node,
+			    first, o->rank_base);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * The communicator across nodes ends (before MPI does): 0, or the proxy's error (said:
+ * a broken communicator, arguments that differ between nodes, MPI failing).
+ */
+static int nodes_comm_end(struct wrun *wr)
+{
+	unsigned int r;
+	int ret;
+
+	if (!wr->nodes)
+		return 0;
+	for (r = 0; r < wr->n; r++)
+		if (wr->w[r].h)
+			nd_host_set_comm(wr->w[r].h, NULL, 0);
+	ret = wr->nodes->comm_free(wr->nodes->ctx);
+	if (ret)
+		vnp_cap_err("node %u: the communicator across nodes ended with an error: %s",
+			    wr->nodes->node, strerror(-ret));
+	wr->nodes = NULL;
+	wr->hcomm = NULL;
+	return ret;
+}
+
+/*
  * --host: the workers on host cores (placed as on devices of two cores, so two ranks of
  * one device exchange over the intra-device link as on the module), one communicator,
  * each worker's buffers. 0 or -errno (said).
@@ -1186,17 +1384,23 @@ static int host_workers_open(struct wrun *wr, const struct cap_opts *o)
 	wr->n = o->workers;
 	for (r = 0; r < wr->n; r++)
 		dev[r] = wr->cap.cdev[r];
-	ret = nd_host_comm_new(wr->n, dev, &wr->hcomm);
-	if (ret) {
-		vnp_cap_err("a host communicator of %u ranks: %s", wr->n, strerror(-ret));
-		return ret;
+	if (o->nodes) {
+		ret = nodes_comm_new(wr, o, dev);
+		if (ret)
+			return ret;
+	} else {
+		ret = nd_host_comm_new(wr->n, dev, &wr->hcomm);
+		if (ret) {
+			vnp_cap_err("a host communicator of %u ranks: %s", wr->n, strerror(-ret));
+			return ret;
+		}
 	}
 	for (r = 0; r < wr->n; r++) {
 		struct worker *w = &wr->w[r];
 
 		w->h = wr->cap.hosts[r];
 		w->prog = &wr->prog;
-		ret = nd_host_set_comm(w->h, wr->hcomm, r) ?:
+		ret = nd_host_set_comm(w->h, wr->hcomm, o->rank_base + r) ?:
 		      host_tensors(&wr->prog, o, r, &w->nht, &w->ht);
 		if (ret)
 			return ret;
@@ -1420,6 +1624,8 @@ run:
 	if (failed && o->ignore_errors)
 		vnp_cap_err("%u of %u executions failed", failed, o->num_exec * wr->n);
 out:
+	if (nodes_comm_end(wr) && status == VNP_EXIT_OK)
+		status = VNP_EXIT_SYSTEM;
 	free_inputs(o);
 	workers_free(wr);
 	free(wr);
@@ -1518,20 +1724,87 @@ out:
 	return status;
 }
 
-int cmd_capture(int argc, char **argv)
+/*
+ * vneuron-profile capture under mpirun, workers per node: vneuron-profile-mpi (MPI's side,
+ * built with mpicc) takes over, with this command's arguments. It is $VNEURON_PROFILE_MPI
+ * if set, else next to this program or in ../libexec/vneuron/ from it. Returns only on
+ * failure (said): 2 if it is not there.
+ */
+static int exec_mpi_helper(int argc, char **argv)
+{
+	const char *env = getenv("VNEURON_PROFILE_MPI"), *name = "vneuron-profile-mpi";
+	char self[PATH_MAX], cand[2][PATH_MAX + 64], *slash;
+	unsigned int n = 0, i;
+	char **av;
+	ssize_t len;
+
+	if (env && *env) {
+		snprintf(cand[n++], sizeof(cand[0]), "%s", env);
+	} else {
+		len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (len > 0) {
+			self[len] = 0;
+			slash = strrchr(self, '/');
+			if (slash)
+				*slash = 0;
+			snprintf(cand[n++], sizeof(cand[0]), "%s/%s", self, name);
+			snprintf(cand[n++], sizeof(cand[0]), "%s/../libexec/vneuron/%s", self, name);
+		}
+	}
+	av = calloc((size_t)argc + 2, sizeof(*av));
+	if (!av) {
+		vnp_cap_err("out of memory");
+		return VNP_EXIT_SYSTEM;
+	}
+	memcpy(av + 1, argv, (size_t)argc * sizeof(*av));
+	for (i = 0; i < n; i++) {
+		if (access(cand[i], X_OK))
+			continue;
+		av[0] = cand[i];
+		fflush(NULL);
+		execv(cand[i], av);
+		vnp_cap_err("%s: %s", cand[i], strerror(errno));
+		free(av);
+		return VNP_EXIT_SYSTEM;
+	}
+	free(av);
+	if (env && *env)
+		vnp_cap_err("VNEURON_PROFILE_MPI=%s: no such program (the MPI helper, "
+			    "%s)", env, name);
+	else
+		vnp_cap_err("--collectives-workers-per-node under mpirun needs %s, the MPI "
+			    "helper built with mpicc (make builds it when Open MPI is installed); "
+			    "it is not in %s nor %s (or set VNEURON_PROFILE_MPI)", name,
+			    n ? cand[0] : "(unknown)", n > 1 ? cand[1] : "(unknown)");
+	return VNP_EXIT_USAGE;
+}
+
+static int capture_main(int argc, char **argv, const struct vnp_cap_nodes *nodes)
 {
 	struct cap_opts o;
 
-	if (parse_opts(argc, argv, &o))
+	if (parse_opts(argc, argv, &o, nodes))
 		return VNP_EXIT_USAGE;
 	if (o.help) {
 		fputs(capture_usage, stdout);
 		return VNP_EXIT_OK;
 	}
+	if (o.exec_mpi)
+		return exec_mpi_helper(argc, argv);
 	if (check_profile_path(&o))
 		return VNP_EXIT_USAGE;
 	if (o.app)
 		return cmd_capture_app(&o);
 	vnp_cap_catch_signals();
 	return o.workers ? cmd_capture_workers(&o) : cmd_capture_program(&o);
+}
+
+int cmd_capture(int argc, char **argv)
+{
+	return capture_main(argc, argv, NULL);
+}
+
+int cmd_capture_nodes(int argc, char **argv, const struct vnp_cap_nodes *nodes)
+{
+	return capture_main(argc, argv, nodes);
 }

@@ -23,6 +23,31 @@ int cmd_capture(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
+struct nd_host_comm;
+
+/*
+ * capture across nodes (issue 14): vneuron-profile capture --host
+ * --collectives-workers-per-node N run under an MPI launcher hands itself over to
+ * vneuron-profile-mpi (profiler/mpi/, built with mpicc: vneuron-profile never links MPI),
+ * which measures this process's place and clock and runs the capture with these hooks.
+ * This process is node `node` of nr_nodes (one MPI process a node); comm_new() makes
+ * the host communicator of its nlocal workers spanning every node's, *first the global
+ * rank of its local rank 0 (collective: every node calls it once, -ECANCELED if another
+ * node failed before it came); comm_free() ends it, 0 or -errno.
+ */
+struct vnp_cap_nodes {
+	uint32_t node, nr_nodes;
+	int64_t clock_offset_ns;	/* this host's CLOCK_MONOTONIC minus node 0's */
+	uint64_t clock_error_ns;	/* bound of |true offset - clock_offset_ns| */
+	void *ctx;
+	int (*comm_new)(void *ctx, unsigned int nlocal, const uint32_t *dev,
+			struct nd_host_comm **hc, unsigned int *first);
+	int (*comm_free)(void *ctx);
+};
+
+/* cmd_capture() as one node of an MPI job (vneuron-profile-mpi). */
+int cmd_capture_nodes(int argc, char **argv, const struct vnp_cap_nodes *nodes);
+
 /* The manual page (vneuron-profile --help), whose body is view's (builtin-view.c). */
 void vnp_usage(FILE *f);
 extern const char vnp_view_manual[];

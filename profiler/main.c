@@ -64,34 +64,6 @@ int cmd_help(int argc, char **argv)
 	return VNP_EXIT_OK;
 }
 
-int vnp_parse_uint(const char *s, uint64_t max, int suffixes, uint64_t *v)
-{
-	unsigned long long x, m = 1;
-	char *end;
-
-	if (!s || !*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -EINVAL;
-	if (suffixes && *end) {
-		if (!strcmp(end, "K") || !strcmp(end, "k") || !strcmp(end, "KiB"))
-			m = 1ull << 10;
-		else if (!strcmp(end, "M") || !strcmp(end, "MiB"))
-			m = 1ull << 20;
-		else
-			return -EINVAL;
-		end += strlen(end);
-	}
-	if (*end)
-		return -EINVAL;
-	if (x > max / m)
-		return -ERANGE;
-	*v = x * m;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	char names[64] = "";

@@ -144,6 +144,7 @@ struct vnp_node_fig {
 	uint64_t caused_ps;		/* ... their time */
 	uint64_t api_first_ns;		/* its first API call, on rank 0's host clock (0: none) */
 	uint64_t api_last_ns;		/* the end of its last one */
+	int64_t clock_offset_ns;	/* its host clock minus rank 0's (the node section) */
 	uint64_t api_error_ns;		/* the error bound of its clock offset */
 };
 

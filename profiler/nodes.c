@@ -65,7 +65,9 @@ void vnp_nodes_api(struct vnp_nodes *n, unsigned int node, uint64_t first_ns,
 	if (node >= VNP_MAX_NODES)
 		return;
 	f = &n->node[node];
-	f->api_error_ns = error_ns;	/* the node's, whether it made calls or not */
+	/* the node's, whether it made calls or not */
+	f->clock_offset_ns = offset_ns;
+	f->api_error_ns = error_ns;
 	if (!first_ns)
 		return;
 	a = on_rank0(first_ns, offset_ns);

@@ -841,12 +841,13 @@ static void nodes_json(FILE *f, const struct vnp_nodes *n)
 		fprintf(f, "%s{\"node\":%u,\"cores\":%u,\"busy_ps\":%llu,\"collective_ps\":%llu,"
 			"\"wait_ps\":%llu,\"inter_node_ps\":%llu,\"waited_for\":%llu,"
 			"\"others_waited_ps\":%llu,\"api_first_ns\":%llu,\"api_last_ns\":%llu,"
-			"\"clock_error_ns\":%llu}", first ? "" : ",", k, x->cores,
+			"\"clock_offset_ns\":%lld,\"clock_error_ns\":%llu}", first ? "" : ",", k,
+			x->cores,
 			(unsigned long long)x->busy_ps, (unsigned long long)x->cc_ps,
 			(unsigned long long)x->cc_wait_ps, (unsigned long long)x->inter_ps,
 			(unsigned long long)x->last, (unsigned long long)x->caused_ps,
 			(unsigned long long)x->api_first_ns, (unsigned long long)x->api_last_ns,
-			(unsigned long long)x->api_error_ns);
+			(long long)x->clock_offset_ns, (unsigned long long)x->api_error_ns);
 		first = 0;
 	}
 	fputs("]}", f);

@@ -1,8 +1,10 @@
 #!/bin/bash
 # make demo: the main job end to end through the real module in the guest.
 #   tools/demo.sh            build the programs, boot the guest once (tools/vmtest), run the
-#                            examples on /dev/vneuron0 and capture profiles there, then turn
-#                            the profiles into summaries, Perfetto traces and HTML in out/
+#                            examples on /dev/vneuron0 and capture profiles there; on the
+#                            host, the data-parallel step across two simulated nodes (mpirun
+#                            -np 2, host backend); then turn the profiles into summaries,
+#                            Perfetto traces and HTML in out/
 #   tools/demo.sh --guest D  the part that runs inside the guest, writing into D
 # The guest sees the host's files read-only; it writes into its share folder, which
 # vmtest leaves in build/vm/share/ (checked with a token, as other runs may overlap).
@@ -83,6 +85,25 @@ fi
 cp "$g"/*.txt "$g"/*.vntf "$out"/ && rm -rf "$out/run-out" && cp -r "$g/run-out" "$out/"
 [ $grc = 0 ] || echo "demo: the guest part failed (status $grc); see $out/*.txt" >&2
 
+# Two nodes standing in on this machine (an MPI process each, VNEURON_NODE=process), 2
+# workers each on the host backend: one profile per node, merged by view below.
+nodes=0
+step "host: mpirun -np 2 vneuron-profile capture --host -n mlp_dp_step.vnef" \
+	"--collectives-workers-per-node 2 (two simulated nodes x 2 workers)"
+if ! command -v mpirun >/dev/null || [ ! -x "$top/build/libexec/vneuron/vneuron-profile-mpi" ]; then
+	echo "  skipped: no mpirun or no build/libexec/vneuron/vneuron-profile-mpi (make setup installs" \
+	     "Open MPI; then make)"
+elif (cd "$out" && OMPI_MCA_btl=self,vader timeout 300 mpirun --oversubscribe -np 2 \
+	$([ "$(id -u)" = 0 ] && echo --allow-run-as-root) -x VNEURON_NODE=process \
+	"$bin/vneuron-profile" capture --host --force-overwrite -n mlp_dp_step.vnef \
+	-s mlp_dp_nodes.vntf --collectives-workers-per-node 2 --num-exec 3) 2>&1 |
+	tee "$out/capture-mlp_dp_nodes.txt"; [ "${PIPESTATUS[0]}" = 0 ]; then
+	nodes=1
+else
+	echo "demo: the two-node capture failed; see $out/capture-mlp_dp_nodes.txt" >&2
+	grc=1
+fi
+
 step "host: vneuron-profile view (summary-text, summary-json, perfetto, html)"
 html=1
 for p in exp_naive exp_pipelined mlp_train_step mlp_dp_step; do
@@ -99,6 +120,22 @@ done
 [ $html = 1 ] && rm -f "$out/html-error.txt"
 [ $html = 0 ] && echo "  html: --output-format html is not available in this build" \
 	"($(head -c 200 "$out/html-error.txt"))"
+
+# The two nodes' profiles merged: node tabs, per-node figures, inter/intra-node split.
+if [ $nodes = 1 ]; then
+	v=("$bin/vneuron-profile" view --force-overwrite -n "$out/mlp_dp_step.vnef"
+	   -s "$out/mlp_dp_nodes.node0.vntf" -s "$out/mlp_dp_nodes.node1.vntf")
+	if "${v[@]}" -f summary-text -o "$out/mlp_dp_nodes.summary.txt" &&
+	   "${v[@]}" -f summary-json -o "$out/mlp_dp_nodes.summary.json" &&
+	   "${v[@]}" -f perfetto -o "$out/mlp_dp_nodes.pftrace"; then
+		[ $html = 1 ] && "${v[@]}" -f html -o "$out/mlp_dp_nodes.html"
+		echo "  mlp_dp_nodes (2 nodes x 2 workers, merged): summary, json, perfetto$(
+			[ $html = 1 ] && echo ', html')"
+	else
+		echo "demo: view of the two nodes' profiles failed" >&2
+		grc=1
+	fi
+fi
 
 # The application's profile: three steps and the library's API calls, correlated.
 if "$bin/vneuron-profile" view -n "$out/mlp_train_step.vnef" -s "$out/mlp_train_app.vntf" \
@@ -128,6 +165,10 @@ def rules(o):
 
 n, p, m = load("exp_naive"), load("exp_pipelined"), load("mlp_train_step")
 dp = load("mlp_dp_step")
+try:
+    nodes = load("mlp_dp_nodes")
+except OSError:
+    nodes = None
 tn, tp = n["total_time_ps"], p["total_time_ps"]
 rn, rp = rules(n), rules(p)
 ok = "dma-no-overlap" in rn and "dma-no-overlap" not in rp and 0 < tp < tn
@@ -154,6 +195,15 @@ print(f"mlp dp: {cc.get('count', 0)} collectives over {cc.get('ranks', 0)} ranks
 for x in (cc.get("list") or [])[:4]:
     print(f"  {x['op']} pc {x['pc']} exec {x['exec']}: last rank {x['last_rank']}, "
           f"others waited {x['wait_ps'] / 1e6:.3f} us")
+if nodes:
+    nd = nodes.get("nodes") or {}
+    print(f"mlp dp, 2 nodes x 2 workers: {nodes['total_time_ps'] / 1e6:.3f} us modeled, "
+          f"inter-node {nd.get('inter_node_ps', 0) / 1e6:.3f} us, "
+          f"intra-node {nd.get('intra_node_ps', 0) / 1e6:.3f} us of collective time")
+    for x in nd.get("per_node", []):
+        print(f"  node {x['node']}: busy {x['busy_ps'] / 1e6:.3f} us, collectives "
+              f"{x['collective_ps'] / 1e6:.3f} us, clock offset {x['clock_offset_ns']} ns "
+              f"+- {x['clock_error_ns']} ns")
 print("verdict: " + ("as expected: the naive exp kernel is flagged dma-no-overlap, the "
                      "pipelined one is not and is faster" if ok else "NOT as expected"))
 sys.exit(0 if ok else 1)
