@@ -90,7 +90,8 @@ static int add_call(struct vnp_ranges *g, const struct vneuron_trace_record *r)
 	g->calls[g->ncalls++] = (struct vnp_call){
 		.start = r->host_ns, .dur = r->count, .pid = r->elements,
 		.tid = (uint32_t)r->model_start_ps,
-		.arg = r->opcode == ND_API_RANGE_PUSH ? r->sem_value + g->id_base : r->sem_value,
+		.arg = r->opcode == ND_API_RANGE_PUSH || r->opcode == ND_API_MARK ?
+		       r->sem_value + g->id_base : r->sem_value,
 		.kind = (uint16_t)(k < VNP_API_KINDS ? k : 0),
 		.depth = (uint16_t)(r->dma_desc <= ND_RANGE_MAX_DEPTH ? r->dma_desc : 0),
 		.core = r->opcode == ND_API_WAIT && r->dma_queue < VNP_MAX_CORES ?

@@ -487,7 +487,7 @@ static int host_layout(struct vnp_timeline *tl)
 		if (tl->rg.calls[i].start && tl->rg.calls[i].start < base)
 			base = tl->rg.calls[i].start;
 	tl->host_base_ns = base == UINT64_MAX ? 0 : base;
-	errs = malloc(tl->nexec * sizeof(*errs) ?: 1);
+	errs = malloc((tl->nexec ? tl->nexec : 1) * sizeof(*errs));
 	if (!errs)
 		return -ENOMEM;
 	for (i = 0; i < tl->nexec; i++) {

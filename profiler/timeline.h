@@ -177,7 +177,7 @@ struct vnp_range_thread {
 struct vnp_call {
 	uint64_t start, dur;	/* host ns */
 	uint32_t pid, tid;
-	uint32_t arg;		/* RANGE_PUSH: the name id; EXEC, WAIT: the exec id */
+	uint32_t arg;		/* RANGE_PUSH, MARK: the name id; EXEC, WAIT: the exec id */
 	uint32_t seq;		/* EXEC: the execution's exec_seq after finish */
 	uint16_t kind;		/* opcode - ND_API_MARKER (0: unknown) */
 	uint16_t depth;		/* the thread's range depth after the call */
