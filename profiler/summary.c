@@ -468,6 +468,11 @@ static void clock_text(FILE *f, const struct vnp_view *v)
 
 	if (!tl->host_clock)
 		return;
+	if (tl->map_unplaced == tl->nexec) {
+		fprintf(f, "\nClock: host (no execution has an EXEC_START host time: laid out "
+			"one after another)\n");
+		return;
+	}
 	fprintf(f, "\nClock: host (executions at their EXEC_START host time; mapping error "
 		"median %s, max %s", vnp_fmt_time(tl->map_err_median, t1, sizeof(t1)),
 		vnp_fmt_time(tl->map_err_max, t2, sizeof(t2)));
