@@ -94,6 +94,17 @@ const char vnp_view_manual[] =
 "    -t, --top N             rows of the scope and line tables (10)\n"
 "    -q, --no-hash-check     accept a program whose hash differs (not advised;\n"
 "                            a profile of one program only)\n"
+"    --clock CLOCK           the time axis: model (the default): each core's\n"
+"                            executions back to back on the modeled clock, or\n"
+"                            host: each execution at the host time its EXEC_START\n"
+"                            record gives (CLOCK_MONOTONIC, from the first\n"
+"                            execution or API call), its modeled offsets\n"
+"                            unscaled; the summary gives the mapping's error and\n"
+"                            perfetto adds a process per application process, a\n"
+"                            track per thread (its ranges, API calls and marks),\n"
+"                            an executions track per core and a flow from each\n"
+"                            EXEC call to its execution (docs/profiler.md, \"One\n"
+"                            clock\")\n"
 "    --serve                 serve the web viewer over HTTP until Ctrl-C\n"
 "    --port N                its port (3001; 0: any free port)\n"
 "    --bind ADDR             its address: numeric, or localhost (127.0.0.1, the\n"
@@ -181,6 +192,7 @@ struct view_opts {
 	uint64_t model_flops;
 	unsigned int bins, top;
 	int no_hash, help, force, salvage;
+	int host_clock;		/* --clock host */
 	/* web viewer: --serve [--port N] [--bind ADDR] */
 	int serve, net_opts;
 	unsigned int port;
@@ -253,6 +265,7 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 		{ "force-overwrite", no_argument, NULL, 'F' },
 		{ "salvage", no_argument, NULL, 'V' },
 		{ "only", required_argument, NULL, 'O' },
+		{ "clock", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *bad = NULL;
@@ -315,6 +328,12 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 			break;
 		case 'O':
 			o->only = optarg;
+			break;
+		case 'C':
+			if (!strcmp(optarg, "host") || !strcmp(optarg, "model"))
+				o->host_clock = !strcmp(optarg, "host");
+			else
+				bad = "--clock needs host or model";
 			break;
 		case 'P':
 			if (vnp_parse_uint(optarg, 65535, 0, &x))
@@ -725,6 +744,7 @@ static int view_load(struct view_data *d, const struct view_opts *o,
 			"the profile does not know were left out of %s's view\n",
 			(unsigned long long)d->pf.unplaced_records, p->path);
 	d->pf.tl.model_flops = o->model_flops;
+	d->pf.tl.host_clock = o->host_clock;
 	ret = vnp_tl_finish(&d->pf.tl) ?: vnp_metrics_compute(&d->pf.tl, o->bins, &d->m);
 	if (ret)
 		goto oom;

@@ -39,6 +39,7 @@ static const char manual_head[] =
 "                         [--output-format FORMAT] [--output-file FILE]\n"
 "                         [--force-overwrite] [--salvage] [--only PROGRAM]\n"
 "                         [--model-flops N] [--bins N] [--top N]\n"
+"                         [--clock model|host]\n"
 "                         [--serve [--port N] [--bind ADDR]]\n"
 "    vneuron-profile capture [--host] -n PROGRAM.vnef -s PROFILE.vntf ...\n"
 "    vneuron-profile capture -s PROFILE.vntf ... -- APP ARGS\n"

@@ -75,13 +75,43 @@ static int snapshot(struct vnp_ranges *g, struct vnp_range_thread *t, uint32_t *
 	return 0;
 }
 
+/* Keeps the record as a call for the host rows (not PROGRAM_ID: a load's identity). */
+static int add_call(struct vnp_ranges *g, const struct vneuron_trace_record *r)
+{
+	struct vnp_call *c;
+	unsigned int k = r->opcode - ND_API_MARKER;
+
+	if (r->opcode == ND_API_PROGRAM_ID)
+		return 0;
+	c = grow(g->calls, g->ncalls, &g->callcap, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	g->calls = c;
+	g->calls[g->ncalls++] = (struct vnp_call){
+		.start = r->host_ns, .dur = r->count, .pid = r->elements,
+		.tid = (uint32_t)r->model_start_ps,
+		.arg = r->opcode == ND_API_RANGE_PUSH || r->opcode == ND_API_MARK ?
+		       r->sem_value + g->id_base : r->sem_value,
+		.kind = (uint16_t)(k < VNP_API_KINDS ? k : 0),
+		.depth = (uint16_t)(r->dma_desc <= ND_RANGE_MAX_DEPTH ? r->dma_desc : 0),
+		.core = r->opcode == ND_API_WAIT && r->dma_queue < VNP_MAX_CORES ?
+			g->core_slot[r->dma_queue] : VNP_MAX_CORES,
+		.seq = r->exec_seq,
+	};
+	return 0;
+}
+
 int vnp_rg_add(struct vnp_timeline *tl, const struct vneuron_trace_record *r)
 {
 	struct vnp_ranges *g = &tl->rg;
 	struct vnp_range_thread *t;
 	struct vnp_api_link *l;
 	uint32_t d = r->dma_desc, off;
+	size_t ci = g->ncalls;
+	int ret = add_call(g, r);
 
+	if (ret)
+		return ret;
 	switch (r->opcode) {
 	case ND_API_RANGE_PUSH: case ND_API_RANGE_POP: case ND_API_EXEC: case ND_API_WAIT:
 		break;
@@ -127,7 +157,7 @@ int vnp_rg_add(struct vnp_timeline *tl, const struct vneuron_trace_record *r)
 		return -ENOMEM;
 	g->ln = l;
 	g->ln[g->nln++] = (struct vnp_api_link){
-		.pid = r->elements, .exec_id = r->sem_value,
+		.pid = r->elements, .exec_id = r->sem_value, .call = (uint32_t)ci,
 		.core = r->dma_queue < VNP_MAX_CORES ? g->core_slot[r->dma_queue] : VNP_MAX_CORES,
 		.seq = r->exec_seq, .stack = off, .depth = (uint16_t)t->depth,
 		.wait = r->opcode == ND_API_WAIT,
@@ -184,6 +214,8 @@ int vnp_rg_finish(struct vnp_timeline *tl)
 			continue;
 		x->rdepth = e->depth;
 		x->rstack = e->stack;
+		g->calls[e->call].core = (uint16_t)w->core;
+		g->calls[e->call].seq = w->seq;
 		g->attributed++;
 	}
 	/* what is left is not needed after finish */
@@ -205,6 +237,7 @@ void vnp_rg_free(struct vnp_timeline *tl)
 	free(tl->rg.th);
 	free(tl->rg.ln);
 	free(tl->rg.pool);
+	free(tl->rg.calls);
 }
 
 const char *vnp_range_name(const struct vnp_timeline *tl, uint32_t id)

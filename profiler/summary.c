@@ -460,6 +460,28 @@ static const char *range_label(const struct vnp_view *v, uint32_t i)
 	return i < v->m->nranges ? vnp_range_name(v->tl, i) : "(no range)";
 }
 
+/* The time axis: the host clock's mapping error (docs/profiler.md "One clock"). */
+static void clock_text(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_timeline *tl = v->tl;
+	char t1[32], t2[32];
+
+	if (!tl->host_clock)
+		return;
+	if (tl->map_unplaced == tl->nexec) {
+		fprintf(f, "\nClock: host (no execution has an EXEC_START host time: laid out "
+			"one after another)\n");
+		return;
+	}
+	fprintf(f, "\nClock: host (executions at their EXEC_START host time; mapping error "
+		"median %s, max %s", vnp_fmt_time(tl->map_err_median, t1, sizeof(t1)),
+		vnp_fmt_time(tl->map_err_max, t2, sizeof(t2)));
+	if (tl->map_unplaced)
+		fprintf(f, "; %llu without a host time, placed after the one before",
+			(unsigned long long)tl->map_unplaced);
+	fprintf(f, ")\n");
+}
+
 /*
  * Application ranges (docs/profiler.md): per range, the executions launched in it as the
  * innermost range (self) and with it open (all), device time, flops, bytes, class.
@@ -646,6 +668,7 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 		fputc('\n', f);
 		wrap(f, "    ", "Host API calls (count, host time):", line);
 	}
+	clock_text(f, v);
 	ranges_text(f, v);
 
 	fprintf(f, "\nAdvice (%u finding%s)\n", a->n, a->n == 1 ? "" : "s");
@@ -994,6 +1017,14 @@ static void ranges_json(FILE *f, const struct vnp_view *v)
 	uint32_t *ix, n, i;
 	unsigned int k;
 
+	fprintf(f, ",\n\"clock\":{\"axis\":\"%s\"", tl->host_clock ? "host" : "model");
+	if (tl->host_clock)
+		fprintf(f, ",\"host_base_ns\":%llu,\"map_error_median_ps\":%llu,"
+			"\"map_error_max_ps\":%llu,\"unplaced\":%llu",
+			(unsigned long long)tl->host_base_ns,
+			(unsigned long long)tl->map_err_median,
+			(unsigned long long)tl->map_err_max, (unsigned long long)tl->map_unplaced);
+	fputc('}', f);
 	fprintf(f, ",\n\"launch_gaps\":{\"gap_ns\":%llu,\"held_ns\":%llu,\"cores\":[",
 		(unsigned long long)m->gap_ns, (unsigned long long)m->held_ns);
 	for (k = 0; k < tl->ncores; k++) {

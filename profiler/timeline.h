@@ -146,6 +146,12 @@ struct vnp_exec {
 	uint32_t rstack;	/* their name ids in vnp_ranges.pool, outermost first */
 	uint64_t host_lo;	/* CLOCK_MONOTONIC of its EXEC_START record, 0 if unknown */
 	uint64_t host_hi;	/* of its EXEC_END record */
+	/*
+	 * Host clock only (tl->host_clock): how far its placement may be from the host time
+	 * its events happened at, in ps (docs/profiler.md "One clock"); UINT64_MAX if it had
+	 * no EXEC_START host time and was placed after the one before it.
+	 */
+	uint64_t map_err;
 };
 
 /*
@@ -163,9 +169,25 @@ struct vnp_range_thread {
 	uint32_t name[ND_RANGE_MAX_DEPTH];
 };
 
+/*
+ * One API call, range push or pop, or mark as the application logged it (host side, for
+ * the host rows of the host-clock view). start is host ns; after finish, the EXEC calls
+ * whose execution is known have its core and exec_seq (core VNP_MAX_CORES otherwise).
+ */
+struct vnp_call {
+	uint64_t start, dur;	/* host ns */
+	uint32_t pid, tid;
+	uint32_t arg;		/* RANGE_PUSH, MARK: the name id; EXEC, WAIT: the exec id */
+	uint32_t seq;		/* EXEC: the execution's exec_seq after finish */
+	uint16_t kind;		/* opcode - ND_API_MARKER (0: unknown) */
+	uint16_t depth;		/* the thread's range depth after the call */
+	uint16_t core;		/* EXEC after finish, WAIT: the timeline core */
+};
+
 /* An EXEC call (wait 0: its stack) or a WAIT call (wait 1: where it ran). */
 struct vnp_api_link {
 	uint32_t pid, exec_id;
+	uint32_t call;			/* index in vnp_ranges.calls */
 	uint32_t core, seq;
 	uint32_t stack;			/* pool offset */
 	uint16_t depth;
@@ -184,6 +206,8 @@ struct vnp_ranges {
 	size_t nln, lncap;
 	uint32_t *pool;			/* stacks of name ids, outermost first */
 	size_t npool, poolcap;
+	struct vnp_call *calls;		/* every API record, in the order read */
+	size_t ncalls, callcap;
 	uint64_t pushes, pops, marks;
 	uint64_t bad;			/* pushes and pops that do not nest, unknown names */
 	uint64_t attributed;		/* executions tied to their EXEC call */
@@ -239,6 +263,15 @@ struct vnp_timeline {
 	size_t nexecs_cap;
 	size_t last_exec;			/* index of the last one looked up */
 	struct vnp_ranges rg;
+	/*
+	 * Set before finish: lay executions out on the host clock (docs/profiler.md "One
+	 * clock"): each at its EXEC_START's host time, host_base_ns is time 0; map_err_max
+	 * and map_err_median over the executions that had one (ps), map_unplaced those
+	 * without an EXEC_START host time.
+	 */
+	int host_clock;
+	uint64_t host_base_ns;
+	uint64_t map_err_max, map_err_median, map_unplaced;
 	int finished;
 };
 
@@ -292,6 +325,9 @@ unsigned int vnp_exec_ranges(const struct vnp_timeline *tl, const struct vnp_exe
  */
 uint64_t vnp_tl_launch_gaps(const struct vnp_timeline *tl, unsigned int core, uint64_t *held,
 			    uint64_t *n);
+
+/* A host CLOCK_MONOTONIC time on the host-clock timeline (ps); 0 for times before its base. */
+uint64_t vnp_tl_host_ps(const struct vnp_timeline *tl, uint64_t host_ns);
 
 /* Three-way comparison for qsort() callbacks. */
 static inline int vnp_cmp(uint64_t a, uint64_t b)

@@ -37,7 +37,15 @@ struct track {
 	uint64_t index, length, exec;
 };
 
+/* A flow's end: the event that starts (flow_ids) or ends (terminating_flow_ids) it. */
+struct flow_end {
+	uint64_t id, track;
+	char name[32];
+};
+
 struct decoded {
+	struct flow_end flow[64], term[64];
+	unsigned int nflow, nterm;
 	char names[64][32];		/* interned event names by iid */
 	char anns[32][16];		/* interned annotation names by iid */
 	int interned_first;		/* the first packet carried the interned data */
@@ -82,7 +90,18 @@ struct pkt {
 	/* fault arguments seen in this event */
 	char reason[16], mem[16], src[64];
 	uint64_t index, length, exec;
+	uint64_t flow, term;
 };
+
+static void note_flow(struct flow_end *f, unsigned int *n, uint64_t id, const struct pkt *p)
+{
+	if (!id || *n == 64)
+		return;
+	f[*n].id = id;
+	f[*n].track = p->track;
+	snprintf(f[*n].name, sizeof(f[0].name), "%.31s", p->name);
+	++*n;
+}
 
 static void finish_packet(struct decoded *d, struct pkt *p)
 {
@@ -105,6 +124,8 @@ static void finish_packet(struct decoded *d, struct pkt *p)
 	if (!p->is_event)
 		return;
 	d->events++;
+	note_flow(d->flow, &d->nflow, p->flow, p);
+	note_flow(d->term, &d->nterm, p->term, p);
 	if (p->ts < d->last_ts)
 		d->bad_order++;
 	d->last_ts = p->ts;
@@ -236,6 +257,10 @@ static int decode(const char *pftrace, struct decoded *d)
 			p.parent = strtoull(colon, NULL, 10);
 		else if (depth == 2 && !strcmp(s, "name"))
 			unquote(colon, p.name, sizeof(p.name));
+		else if (depth == 2 && p.is_event && !strcmp(s, "flow_ids"))
+			p.flow = strtoull(colon, NULL, 10);
+		else if (depth == 2 && p.is_event && !strcmp(s, "terminating_flow_ids"))
+			p.term = strtoull(colon, NULL, 10);
 		else if (depth == 2 && !strcmp(s, "track_uuid"))
 			p.track = strtoull(colon, NULL, 10);
 		else if (depth == 2 && !strcmp(s, "type"))
@@ -558,6 +583,232 @@ TEST(empty_timeline_is_a_valid_trace)
 	unlink(path);
 	EQ(d->events, 0);
 	EXPECT_NE(by_name(d, "vneuron core 0: synthetic"), NULL);
+	free(d);
+	synth_free(s);
+}
+
+/* ---- the host clock (docs/profiler.md "One clock") ---- */
+
+static const char *const app_names[] = { "step", "fc1", "fc2", "proc2", "tick", NULL };
+
+/* An execution seq of the records' core: one instruction of dur ns, host times in ns. */
+static void app_exec(struct synth *s, uint32_t seq, uint64_t dur, uint64_t host_lo,
+		     uint64_t host_hi)
+{
+	struct vneuron_trace_record *r;
+	size_t first = s->n;
+
+	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, dur, 1000);
+	synth_exec(s, 0, dur);
+	for (r = &s->r[first]; r < s->r + s->n; r++)
+		r->exec_seq = seq;
+	s->r[s->n - 2].host_ns = host_lo;
+	s->r[s->n - 1].host_ns = host_hi;
+}
+
+static struct vneuron_trace_record *app_call(struct synth *s, unsigned int call, uint32_t pid,
+					     uint32_t tid, uint32_t depth, uint64_t ns)
+{
+	struct vneuron_trace_record *r = synth_rec(s);
+
+	r->kind = VNEURON_TRACE_MARKER;
+	r->engine = VNEURON_TRACE_ENGINE_CORE;
+	r->opcode = (uint16_t)call;
+	r->elements = pid;
+	r->model_start_ps = tid;
+	r->dma_desc = (uint16_t)depth;
+	r->host_ns = ns;
+	r->count = 10;
+	return r;
+}
+
+/* An EXEC call at ns and its WAIT after the execution ended (core, seq). */
+static void app_launch(struct synth *s, uint32_t pid, uint32_t tid, uint32_t depth,
+		       uint32_t exec_id, unsigned int core, uint32_t seq, uint64_t ns)
+{
+	struct vneuron_trace_record *r = app_call(s, ND_API_EXEC, pid, tid, depth, ns);
+
+	r->sem_value = exec_id;
+	r->dma_queue = (uint16_t)core;
+	r = app_call(s, ND_API_WAIT, pid, tid, depth, ns + 600);
+	r->sem_value = exec_id;
+	r->dma_queue = (uint16_t)core;
+	r->exec_seq = seq;
+}
+
+/*
+ * Two processes, three threads, nested ranges, five executions on two cores. Core 0's
+ * exec 0 took 800 ns on the model but 500 ns of host time, so exec 1 (host 1600 ns)
+ * cannot start before 1800 ns: placed 200 ns late, its error says so.
+ */
+static struct synth *app_profile(int host_clock)
+{
+	struct synth *s = synth_new();
+
+	s->range_names = app_names;
+	s->host_clock = host_clock;
+	app_exec(s, 0, 800, 1000, 1500);
+	app_exec(s, 1, 300, 1600, 1900);
+	app_exec(s, 2, 200, 9000, 9250);
+	/* process 100, thread 1: step/fc1 -> core 0 exec 0, step/fc2 -> core 0 exec 1 */
+	app_call(s, ND_API_RANGE_PUSH, 100, 1, 1, 100)->sem_value = 0;
+	app_call(s, ND_API_RANGE_PUSH, 100, 1, 2, 200)->sem_value = 1;
+	app_launch(s, 100, 1, 2, 1, 0, 0, 900);
+	app_call(s, ND_API_RANGE_POP, 100, 1, 1, 1550);
+	app_call(s, ND_API_RANGE_PUSH, 100, 1, 2, 1560)->sem_value = 2;
+	app_launch(s, 100, 1, 2, 2, 0, 1, 1580);
+	app_call(s, ND_API_RANGE_POP, 100, 1, 1, 7000);
+	app_call(s, ND_API_MARK, 100, 1, 1, 7100)->sem_value = 4;
+	app_call(s, ND_API_RANGE_POP, 100, 1, 0, 7200);
+	/* process 100, thread 2: proc2 -> core 1 exec 0 */
+	app_call(s, ND_API_RANGE_PUSH, 100, 2, 1, 2000)->sem_value = 3;
+	app_launch(s, 100, 2, 1, 3, 1, 0, 2100);
+	app_call(s, ND_API_RANGE_POP, 100, 2, 0, 8000);
+	/* process 200, thread 1 (the same tid): step -> core 0 exec 2, core 1 exec 1 */
+	app_call(s, ND_API_RANGE_PUSH, 200, 1, 1, 8500)->sem_value = 0;
+	app_launch(s, 200, 1, 1, 4, 0, 2, 8900);
+	app_launch(s, 200, 1, 1, 5, 1, 1, 8950);
+	app_call(s, ND_API_RANGE_POP, 200, 1, 0, 20000);
+	s->core1_from = s->n;
+	app_exec(s, 0, 400, 2200, 2600);
+	app_exec(s, 1, 100, 9000, 9100);
+	return s;
+}
+
+TEST(host_clock_places_executions_at_their_host_time)
+{
+	struct synth *s = app_profile(1);
+	const struct vnp_timeline *tl = &s->tl;
+	uint64_t prev_end[2] = { 0, 0 }, worst = 0;
+	size_t i;
+
+	AEQ(synth_run(s, 0), 0);
+	AEQ(tl->nexec, 5);
+	EQ(tl->rg.attributed, 5);
+	EQ(tl->host_base_ns, 100);		/* the first API call */
+	for (i = 0; i < tl->nexec; i++) {
+		const struct vnp_exec *x = &tl->execs[i];
+		unsigned int c = (unsigned int)(x->key >> 32);
+		uint64_t start = x->lo + x->shift, host = vnp_tl_host_ps(tl, x->host_lo);
+
+		/* monotonic per core, within its stated error of the host clock */
+		EXPECT_GE(start, prev_end[c]);
+		prev_end[c] = x->hi + x->shift;
+		EXPECT_LE(start > host ? start - host : host - start, x->map_err);
+		EXPECT_GE(x->map_err, 1000u);
+		worst = x->map_err > worst ? x->map_err : worst;
+	}
+	/* core 0 exec 1: 200 ns late, and 0 ns off in its span */
+	EQ(vnp_tl_exec_start(tl, 0, 0), 900 * NS);
+	EQ(vnp_tl_exec_start(tl, 0, 1), 1700 * NS);
+	EQ(vnp_tl_exec(tl, 0, 1)->map_err, 200 * NS);
+	/* core 0 exec 0: 800 ns modeled for 500 ns of host time */
+	EQ(vnp_tl_exec(tl, 0, 0)->map_err, 300 * NS);
+	EQ(vnp_tl_exec_start(tl, 1, 0), 2100 * NS);
+	EQ(tl->map_err_max, worst);
+	EQ(tl->map_err_max, 300 * NS);
+	EQ(tl->map_err_median, 50 * NS);	/* of 1, 1, 50, 200, 300 ns */
+	EQ(tl->map_unplaced, 0);
+	/* every device event inside its execution's placed span */
+	for (i = 0; i < tl->n; i++) {
+		const struct vnp_exec *x = vnp_tl_exec(tl, tl->ev[i].core, tl->ev[i].exec);
+
+		ASSERT_NE(x, NULL);
+		EXPECT_GE(tl->ev[i].start, x->lo + x->shift);
+		EXPECT_LE(tl->ev[i].end, x->hi + x->shift);
+	}
+	synth_free(s);
+}
+
+static const struct track *thread_track(struct decoded *d, const char *name, int pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nt; i++)
+		if (d->t[i].kind == 2 && d->t[i].pid == pid && !strcmp(d->t[i].name, name))
+			return &d->t[i];
+	return NULL;
+}
+
+TEST(host_clock_trace_has_host_tracks_and_launch_flows)
+{
+	struct synth *s = app_profile(1);
+	struct decoded *d = calloc(1, sizeof(*d));
+	const struct track *t;
+	char path[64];
+	unsigned int i, k, matched = 0;
+
+	ASSERT_NE(d, NULL);
+	AEQ(synth_run(s, 0), 0);
+	AEQ(write_trace(s, path, sizeof(path)), 0);
+	AEQ(decode(path, d), 0);
+	unlink(path);
+	EQ(d->unknown_track, 0);
+	EQ(d->bad_end, 0);
+	ASSERT_NE(by_name(d, "process 100"), NULL);
+	EQ(by_name(d, "process 100")->kind, 1);
+	ASSERT_NE(by_name(d, "process 200"), NULL);
+	/* thread 1 of 100: step > fc1 > exec call, three deep, all closed */
+	t = thread_track(d, "thread 1", 100);
+	ASSERT_NE(t, NULL);
+	EQ(t->max_depth, 3);
+	EQ(t->depth, 0);
+	EXPECT_STREQ(t->first_name, "step");
+	EQ(t->instants, 1);
+	EXPECT_STREQ(t->instant_name, "tick");
+	t = thread_track(d, "thread 2", 100);
+	ASSERT_NE(t, NULL);
+	EQ(t->max_depth, 2);
+	EXPECT_STREQ(t->first_name, "proc2");
+	t = thread_track(d, "thread 1", 200);
+	ASSERT_NE(t, NULL);
+	EQ(t->max_depth, 2);
+	EQ(t->depth, 0);
+	/* the executions tracks: three on core 0, two on core 1 */
+	for (i = 0, k = 0; i < d->nt; i++)
+		if (!strcmp(d->t[i].name, "executions")) {
+			EQ(d->t[i].depth, 0);
+			k += d->t[i].slices;
+		}
+	EQ(k, 5);
+	/* a flow from each EXEC call to its execution's slice */
+	EQ(d->nflow, 5);
+	EQ(d->nterm, 5);
+	for (i = 0; i < d->nflow; i++) {
+		EXPECT_STREQ(d->flow[i].name, "exec");
+		for (k = 0; k < d->nterm; k++)
+			if (d->term[k].id == d->flow[i].id) {
+				EXPECT_EQ(strncmp(d->term[k].name, "exec ", 5), 0);
+				EXPECT_STREQ(find(d, d->term[k].track)->name, "executions");
+				matched++;
+			}
+	}
+	EQ(matched, 5);
+	free(d);
+	synth_free(s);
+}
+
+TEST(modeled_clock_is_unchanged_by_the_host_rows)
+{
+	struct synth *s = app_profile(0);
+	struct decoded *d = calloc(1, sizeof(*d));
+	char path[64];
+
+	ASSERT_NE(d, NULL);
+	AEQ(synth_run(s, 0), 0);
+	/* back to back from 0 on each core, as before */
+	EQ(vnp_tl_exec_start(&s->tl, 0, 0), 0);
+	EQ(vnp_tl_exec_start(&s->tl, 0, 1), 800 * NS);
+	EQ(vnp_tl_exec_start(&s->tl, 0, 2), 1100 * NS);
+	EQ(vnp_tl_exec_start(&s->tl, 1, 1), 400 * NS);
+	EQ(s->tl.map_err_max, 0);
+	AEQ(write_trace(s, path, sizeof(path)), 0);
+	AEQ(decode(path, d), 0);
+	unlink(path);
+	EXPECT_EQ(by_name(d, "process 100"), NULL);
+	EXPECT_EQ(by_name(d, "executions"), NULL);
+	EQ(d->nflow + d->nterm, 0);
+	EQ(d->bad_order, 0);
 	free(d);
 	synth_free(s);
 }

@@ -1678,4 +1678,47 @@ TEST(examples_write_vnef_never_overwrites)
 	rmdir(dir);
 }
 
+/* Issue 16, "One clock": view --clock host on an application's profile, and its errors. */
+TEST_F(view, host_clock_option)
+{
+	static const unsigned int prog[3] = { 0, 0, 0 };
+	struct two_programs tp;
+	char app[160], pf[200];
+
+	ASSERT_EQ(0, two_programs(&tp));
+	snprintf(app, sizeof(app), "%s/clock.vntf", self->dir);
+	ASSERT_EQ(0, capture_app(tp.img, tp.size, tp.name, prog, 3, app, 1, 99));
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s --clock host", self->naive_prog,
+			      app));
+	/* the host backend's EXEC_START records carry no host time: said so */
+	EXPECT_NE(NULL, strstr(self->out, "\nClock: host (no execution has an EXEC_START "
+			       "host time"));
+	if (getenv("VNP_DUMP"))
+		fputs(self->out, stderr);
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s --clock host -f summary-json",
+			      self->naive_prog, app));
+	EXPECT_NE(NULL, strstr(self->out, "\"clock\":{\"axis\":\"host\",\"host_base_ns\":"));
+	free(self->out);
+	snprintf(pf, sizeof(pf), "%s/clock.pftrace", self->dir);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s --clock host -f perfetto -o %s",
+			      self->naive_prog, app, pf));
+	free(self->out);
+	/* the default is the modeled clock */
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f summary-json", self->naive_prog,
+			      app));
+	EXPECT_NE(NULL, strstr(self->out, "\"clock\":{\"axis\":\"model\"}"));
+	EXPECT_EQ(NULL, strstr(self->out, "Clock: host"));
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s --clock wall", self->naive_prog,
+			      app));
+	EXPECT_NE(NULL, strstr(self->out, "--clock needs host or model"));
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view --help"));
+	EXPECT_NE(NULL, strstr(self->out, "--clock CLOCK"));
+	free(self->out);
+	self->out = NULL;
+	two_programs_free(&tp);
+}
+
 TEST_HARNESS_MAIN

@@ -35,6 +35,8 @@ struct synth {
 	struct vnp_analysis a;
 	uint64_t dma_off;	/* next distinct HBM range */
 	const char *const *range_names;	/* application range names by id (NULL-ended) */
+	int host_clock;			/* lay the timeline out on the host clock */
+	size_t core1_from;		/* records from there on are core 1's (0: none) */
 };
 
 /* The offset of str in the string table, added once. */
@@ -231,7 +233,16 @@ static inline int synth_run(struct synth *s, unsigned int nbins)
 	for (q = 0; s->range_names && s->range_names[q]; q++)
 		if (vnp_rg_add_name(&s->tl, s->range_names[q]))
 			return -ENOMEM;
-	ret = vnp_tl_add(&s->tl, 0, s->r, s->n);
+	s->tl.host_clock = s->host_clock;
+	if (s->core1_from) {
+		/* API records name the core they ran on: each its own slot */
+		for (q = 0; q < VNP_MAX_CORES; q++)
+			s->tl.rg.core_slot[q] = (uint16_t)q;
+		ret = vnp_tl_add(&s->tl, 0, s->r, s->core1_from) ?:
+		      vnp_tl_add(&s->tl, 1, s->r + s->core1_from, s->n - s->core1_from);
+	} else {
+		ret = vnp_tl_add(&s->tl, 0, s->r, s->n);
+	}
 	if (!ret)
 		ret = vnp_tl_finish(&s->tl);
 	if (!ret)
