@@ -275,9 +275,10 @@ TEST_F(cap, application_form)
 /*
  * Issue 12: `capture --host` runs the same program on the host backend (the device core
  * in threads, no module): every modeled figure is the module's, so the two profiles'
- * summaries are the same, bar the lines that name the files and the backend.
+ * summaries are the same, bar the lines that name the files and the backend. Two
+ * captures in the guest: minutes on the debug kernel.
  */
-TEST_F(cap, host_backend_same_figures)
+TEST_F_TIMEOUT(cap, host_backend_same_figures, 900)
 {
 	ASSERT_EQ(0, sh("%s capture -q -n %s -s %s/mod.vntf in %s -N 2", prof, self->vnef, dir,
 			self->npy));

@@ -177,12 +177,26 @@ static void matmul_case(struct __test_metadata *_metadata, enum nd_dtype dt)
 	free(ch);
 }
 
-TEST(matmul_512_fp32)
+/* The 512^3 matmuls: seconds each in the emulated guest, more on a loaded host. */
+FIXTURE(mm) {
+	int unused;
+};
+
+FIXTURE_SETUP(mm)
+{
+	self->unused = 0;
+}
+
+FIXTURE_TEARDOWN(mm)
+{
+}
+
+TEST_F_TIMEOUT(mm, matmul_512_fp32, 600)
 {
 	matmul_case(_metadata, ND_FP32);
 }
 
-TEST(matmul_512_bf16)
+TEST_F_TIMEOUT(mm, matmul_512_bf16, 600)
 {
 	matmul_case(_metadata, ND_BF16);
 }
