@@ -329,7 +329,8 @@ static void range_execs(const struct vnp_timeline *tl, struct vnp_metrics *m)
 				m->range[range_ix(m, ids[i])].all_device_ps += d;
 			}
 		}
-		if (x->host_lo && x->host_hi) {
+		/* launch gaps: an application's (vnp_tl_launch_gaps()) */
+		if (x->host_lo && x->host_hi && tl->api_calls[ND_API_EXEC - ND_API_MARKER]) {
 			if (prev && x->host_lo > prev->host_hi) {
 				self->gap_ns += x->host_lo - prev->host_hi;
 				self->gaps++;
