@@ -335,29 +335,13 @@ TEST(bad_names_in_a_profile_are_refused)
 static void exec_at(struct synth *s, uint32_t seq, uint64_t dur, uint64_t host_lo,
 		    uint64_t host_hi)
 {
-	struct vneuron_trace_record *r;
-	size_t first = s->n;
-
-	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, dur, 1000 * (seq + 1));
-	synth_exec(s, 0, dur);
-	for (r = &s->r[first]; r < s->r + s->n; r++)
-		r->exec_seq = seq;
-	s->r[s->n - 2].host_ns = host_lo;
-	s->r[s->n - 1].host_ns = host_hi;
+	synth_app_exec(s, seq, dur, 1000 * (seq + 1), host_lo, host_hi);
 }
 
 static struct vneuron_trace_record *api(struct synth *s, unsigned int call, uint32_t pid,
 					uint32_t tid, uint32_t depth)
 {
-	struct vneuron_trace_record *r = synth_rec(s);
-
-	r->kind = VNEURON_TRACE_MARKER;
-	r->engine = VNEURON_TRACE_ENGINE_CORE;
-	r->opcode = (uint16_t)call;
-	r->elements = pid;
-	r->model_start_ps = tid;
-	r->dma_desc = (uint16_t)depth;
-	return r;
+	return synth_api(s, call, pid, tid, depth);
 }
 
 static void push(struct synth *s, uint32_t pid, uint32_t tid, uint32_t depth, uint32_t id)

@@ -181,6 +181,42 @@ static inline void synth_exec(struct synth *s, uint64_t t0, uint64_t t1)
 }
 
 /*
+ * Execution seq of an application: one TensorE instruction of dur ns and flops, then its
+ * EXEC_START and EXEC_END with the host times (ns) the kernel would give them.
+ */
+static inline void synth_app_exec(struct synth *s, uint32_t seq, uint64_t dur, uint64_t flops,
+				  uint64_t host_lo, uint64_t host_hi)
+{
+	struct vneuron_trace_record *r;
+	size_t first = s->n;
+
+	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, dur, flops);
+	synth_exec(s, 0, dur);
+	for (r = &s->r[first]; r < s->r + s->n; r++)
+		r->exec_seq = seq;
+	s->r[s->n - 2].host_ns = host_lo;
+	s->r[s->n - 1].host_ns = host_hi;
+}
+
+/*
+ * An API-log record (neurondev.h, "The API log"): call by thread tid of process pid at
+ * range depth; the caller fills in the rest.
+ */
+static inline struct vneuron_trace_record *synth_api(struct synth *s, unsigned int call,
+						     uint32_t pid, uint32_t tid, uint32_t depth)
+{
+	struct vneuron_trace_record *r = synth_rec(s);
+
+	r->kind = VNEURON_TRACE_MARKER;
+	r->engine = VNEURON_TRACE_ENGINE_CORE;
+	r->opcode = (uint16_t)call;
+	r->elements = pid;
+	r->model_start_ps = tid;
+	r->dma_desc = (uint16_t)depth;
+	return r;
+}
+
+/*
  * An ERROR record (a device fault, uapi/vneuron_trace.h) of entry pc of stream (engine
  * 0..3 or VNEF_STREAM_DMA(q)) at t ns of execution exec: reason VNEURON_REASON_FAULT_*,
  * memory, partition/tensor/semaphore index, byte offset (semaphore: value) and length.
