@@ -664,8 +664,9 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 					  c->ss[sid].pc);
 				continue;
 			}
-			if (vn_cond_wait_worker(c->wcond[VN_DMA_WORKER], c->lock, wait_deadline(c)) ==
-			    -ETIMEDOUT && vn_time_ns() >= wait_deadline(c))
+			ret = vn_cond_wait_worker(c->wcond[VN_DMA_WORKER], c->lock,
+						  wait_deadline(c));
+			if (ret == -ETIMEDOUT && vn_time_ns() >= wait_deadline(c))
 				set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, NO_IDX, 0);
 			continue;
 		}
