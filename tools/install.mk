@@ -9,6 +9,9 @@
 #   MANDIR        man1 (one page per tool, from its --help), man3 (libneurondev(3),
 #                 libvnprog(3))
 #   UDEVRULESDIR  60-vneuron.rules (/dev/vneuronN 0660, group vneuron)
+#   PREFIX/libexec/vneuron   vneuron-profile-mpi, capture's MPI side (built with mpicc
+#                 when Open MPI is there): vneuron-profile execs it under mpirun and looks
+#                 for it in ../libexec/vneuron/ from its own folder, so it goes there
 #   DKMSSRCDIR/vneuron-VERSION   the module's DKMS source tree (dkms.conf, Kbuild, kmod/,
 #                 core/, uapi/, udev/), ready for `dkms install -m vneuron -v VERSION`
 # Everything installed is built in build/pic (position-independent objects), build/shared
@@ -41,19 +44,27 @@ MAN3 := $(wildcard man/*.3)
 DKMS_FILES := dkms.conf Kbuild $(wildcard kmod/*.c kmod/*.h core/*.c core/*.h uapi/*.h) \
 	      udev/60-vneuron.rules udev/vneuron-udev
 DKMS_DEST := $(DKMSSRCDIR)/vneuron-$(VERSION)
+# Not a user tool (no man page): vneuron-profile finds it relative to itself.
+SH_MPI := $(if $(HAVE_MPI),$(B)/shared/libexec/vneuron/vneuron-profile-mpi)
+MPI_DEST := $(PREFIX)/libexec/vneuron
 
 PIC_CFLAGS := $(CFLAGS_REL) -fPIC $(PKG_CPPFLAGS) $(PKG_CFLAGS) $(NLINC)
 PIC_LDFLAGS := -Wl,--as-needed $(PKG_LDFLAGS)
 
 .PHONY: install-build install uninstall deb
 install-build: $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP) $(addprefix $(SHB)/,$(INST_TOOLS)) \
-	       $(patsubst %,$(B)/man/man1/%.1,$(INST_TOOLS)) $(PIC)/libneurondev.pc $(PIC)/libvnprog.pc
+	       $(patsubst %,$(B)/man/man1/%.1,$(INST_TOOLS)) $(PIC)/libneurondev.pc $(PIC)/libvnprog.pc \
+	       $(SH_MPI)
 
 $(PIC)/%.o: %.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PIC_CFLAGS) -c $< -o $@
 $(PIC)/profiler/web.o: $(wildcard profiler/web/*)
+$(PIC)/libvnmpi/%.o: libvnmpi/%.c
+	@mkdir -p $(@D)
+	$(call msg,MPICC,$@)
+	$(Q)$(MPICC) $(PIC_CFLAGS) -c $< -o $@
 
 $(PIC)/libneurondev.so.$(VERSION): $(patsubst %.c,$(PIC)/%.o,$(LIB_SRCS) $(CORE_SRCS))
 	$(call msg,LD,$@)
@@ -82,6 +93,14 @@ $(SHB)/vneuron-profile: $(patsubst %.c,$(PIC)/%.o,$(PROF_CMD_SRCS)) $(PIC)/libvn
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(PIC_CFLAGS) $(PIC_LDFLAGS) $(filter %.o %.a,$^) -o $@ -L$(PIC) -lvnprog \
 		-lneurondev $(LIBS)
+
+# As build/libexec/vneuron/vneuron-profile-mpi, on the shared libraries.
+$(SH_MPI): profiler/mpi/vneuron-profile-mpi.c $(PIC)/profiler/builtin-capture.o \
+	   $(patsubst %.c,$(PIC)/%.o,$(VNMPI_SRCS)) $(PIC)/libvnprof.a $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP)
+	@mkdir -p $(@D)
+	$(call msg,MPICC,$@)
+	$(Q)$(MPICC) $(PIC_CFLAGS) $(PIC_LDFLAGS) -Ilibvnmpi -Iprofiler $(filter %.c %.o %.a,$^) \
+		-o $@ -L$(PIC) -lvnprog -lneurondev $(LIBS)
 
 # Section 1 from each tool's --help (NAME, SYNOPSIS, ... sections), so they never differ.
 $(B)/man/man1/%.1: $(SHB)/% tools/help2man
@@ -118,6 +137,7 @@ install: install-build
 	install -m 0644 $(patsubst %,$(B)/man/man1/%.1,$(INST_TOOLS)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
 	install -m 0644 udev/60-vneuron.rules $(DESTDIR)$(UDEVRULESDIR)/
+	$(if $(SH_MPI),install -D -m 0755 $(SH_MPI) $(DESTDIR)$(MPI_DEST)/vneuron-profile-mpi)
 	rm -rf $(DESTDIR)$(DKMS_DEST)
 	for f in $(DKMS_FILES); do \
 		install -D -m $$(if [ -x $$f ]; then echo 0755; else echo 0644; fi) $$f \
@@ -139,6 +159,8 @@ uninstall:
 	rm -f $(patsubst %,$(DESTDIR)$(MANDIR)/man1/%.1,$(INST_TOOLS))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3)))
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-vneuron.rules
+	rm -f $(DESTDIR)$(MPI_DEST)/vneuron-profile-mpi
+	-rmdir $(DESTDIR)$(MPI_DEST) 2>/dev/null
 	rm -rf $(DESTDIR)$(DKMS_DEST)
 	@if [ -z "$(DESTDIR)" ]; then ldconfig 2>/dev/null || true; fi
 
