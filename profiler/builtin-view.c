@@ -64,9 +64,17 @@ const char vnp_view_manual[] =
 "                            run: same program, node count and world size, no\n"
 "                            rank twice; tabs \"node N worker W core C\", per-node\n"
 "                            figures and inter/intra-node communication. A\n"
-"                            directory stands for its *.vntf files. More than 16\n"
-"                            workers in all: only the node summary, from one\n"
-"                            streaming pass (summary-text; docs/scaling.md)\n"
+"                            directory stands for its *.vntf files. More than 64\n"
+"                            workers in all (the communicator's most), or\n"
+"                            profiles whose merged timeline would not fit\n"
+"                            --memory-limit: only the node summary of a\n"
+"                            multi-node run, from one streaming pass in constant\n"
+"                            memory (summary-text; docs/scaling.md)\n"
+"    --memory-limit SIZE     the most memory the merged timeline may take (about\n"
+"                            52 bytes a record: 0.8 x the profiles' size), in\n"
+"                            bytes or with K, M, G (half of this machine's\n"
+"                            memory); beyond it view gives the node summary of\n"
+"                            a multi-node run, and refuses other profiles\n"
 "    -f, --output-format F   summary-text (default): a summary that fits a terminal;\n"
 "                            summary-json: every metric, per scope and per line,\n"
 "                              the DMA series and the advice, as one JSON object;\n"
@@ -190,6 +198,7 @@ struct view_opts {
 	unsigned int nowned;
 	const struct format *fmt;
 	uint64_t model_flops;
+	uint64_t mem_limit;	/* --memory-limit: bytes, 0 half the machine's memory */
 	unsigned int bins, top;
 	int no_hash, help, force, salvage;
 	int host_clock;		/* --clock host */
@@ -266,6 +275,7 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 		{ "salvage", no_argument, NULL, 'V' },
 		{ "only", required_argument, NULL, 'O' },
 		{ "clock", required_argument, NULL, 'C' },
+		{ "memory-limit", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *bad = NULL;
@@ -334,6 +344,10 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 				o->host_clock = !strcmp(optarg, "host");
 			else
 				bad = "--clock needs host or model";
+			break;
+		case 'L':
+			if (vnp_parse_uint(optarg, UINT64_MAX, 1, &o->mem_limit) || !o->mem_limit)
+				bad = "--memory-limit needs a size: bytes, or a number with K, M or G";
 			break;
 		case 'P':
 			if (vnp_parse_uint(optarg, 65535, 0, &x))
@@ -781,9 +795,11 @@ static int view_streamed(const struct view_opts *o, const struct vnp_prog *prog,
 	if (o->serve || o->fmt->write != vnp_summary_text) {
 		if (too_big)
 			fprintf(stderr, "vneuron-profile: %s\n", too_big);
-		fprintf(stderr, "vneuron-profile: the profiles hold more workers than the merged "
-			"timeline's %d: only the node summary (--output-format summary-text) "
-			"is available for them (docs/scaling.md)\n", VNP_MAX_CORES);
+		else
+			fprintf(stderr, "vneuron-profile: the profiles hold more workers than "
+				"the merged timeline's %d\n", VNP_MAX_CORES);
+		fprintf(stderr, "vneuron-profile: only the node summary (--output-format "
+			"summary-text) is available for them (docs/scaling.md)\n");
 		free(n);
 		return VNP_EXIT_USAGE;
 	}
@@ -875,7 +891,7 @@ static int write_view(FILE *f, const struct view_opts *o, const struct view_data
  * More profiles than the timeline holds: a multi-node run's node figures, from one
  * streaming pass (one program). Exit status.
  */
-static int view_big(const struct view_opts *o)
+static int view_big(const struct view_opts *o, const char *why)
 {
 	struct view_progs vp;
 	int ret, status;
@@ -892,14 +908,47 @@ static int view_big(const struct view_opts *o)
 		free_programs(&vp);
 		return VNP_EXIT_USAGE;
 	}
-	status = view_streamed(o, &vp.p[0].prog, vp.p[0].path, NULL);
+	status = view_streamed(o, &vp.p[0].prog, vp.p[0].path, why);
 	free_programs(&vp);
 	return status;
+}
+
+/*
+ * The merged timeline's memory, estimated from the profiles' sizes before reading them:
+ * 52 bytes an event (measured: bench_merge, docs/scaling.md) for a 64-byte record, so
+ * 13/16 of the bytes (other sections count as records: an overestimate). -errno of stat.
+ */
+static int timeline_estimate(const struct view_opts *o, uint64_t *bytes)
+{
+	struct stat st;
+	unsigned int i;
+
+	*bytes = 0;
+	for (i = 0; i < o->nprofiles; i++) {
+		if (stat(o->profiles[i], &st))
+			return -errno;
+		if (S_ISREG(st.st_mode))
+			*bytes += (uint64_t)st.st_size / 16 * 13;
+	}
+	return 0;
+}
+
+/* --memory-limit, or half of the machine's memory (1 GiB if unknown). */
+static uint64_t memory_limit(const struct view_opts *o)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	if (o->mem_limit)
+		return o->mem_limit;
+	if (pages <= 0 || size <= 0)
+		return 1ull << 30;
+	return (uint64_t)pages * (uint64_t)size / 2;
 }
 
 /* view, once the -s directories are expanded: an exit status. */
 static int view_run(const struct view_opts *o)
 {
+	uint64_t need;
 	struct view_progs vp;
 	struct view_data d;
 	struct nd_outfile out;
@@ -920,7 +969,18 @@ static int view_run(const struct view_opts *o)
 		}
 	}
 	if (o->nprofiles > VNP_MAX_CORES)
-		return view_big(o);
+		return view_big(o, NULL);
+	if (!timeline_estimate(o, &need) && need > memory_limit(o)) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "the merged timeline of %s would take about "
+			 "%.1f MiB, more than --memory-limit (%.1f MiB%s): raise it to read "
+			 "them whole",
+			 o->nprofiles > 1 ? "these profiles" : "this profile",
+			 need / 1048576.0, memory_limit(o) / 1048576.0,
+			 o->mem_limit ? "" : ": half of this machine's memory");
+		return view_big(o, why);
+	}
 	ret = view_programs(&vp, o);
 	if (ret) {
 		free_programs(&vp);

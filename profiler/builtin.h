@@ -54,8 +54,8 @@ extern const char vnp_view_manual[];
 
 /*
  * A number option's value: decimal, 0x hex or 0 octal, at most max; with suffixes, K
- * (k, KiB) and M (MiB) multiply by 2^10 and 2^20. 0, or -EINVAL (not such a number) or
- * -ERANGE (above max).
+ * (k, KiB), M (MiB) and G (GiB) multiply by 2^10, 2^20 and 2^30. 0, or -EINVAL (not
+ * such a number) or -ERANGE (above max).
  */
 int vnp_parse_uint(const char *s, uint64_t max, int suffixes, uint64_t *v);
 

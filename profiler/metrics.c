@@ -215,12 +215,14 @@ static void advance(struct sweep *s, struct vnp_metrics *m, uint64_t b)
 	s->tp = b;
 }
 
+_Static_assert(VNP_MAX_CORES <= 64, "vnp_group.ex_open has a bit per core");
+
 /* Closes the group's span in an execution of core k. */
 static void span_close(struct vnp_group *g, unsigned int k)
 {
-	if (g->ex_open & (1u << k))
+	if (g->ex_open & (1ull << k))
 		g->span_ps += g->ex_last[k] - g->ex_first[k];
-	g->ex_open &= ~(1u << k);
+	g->ex_open &= ~(1ull << k);
 }
 
 static void group_add(struct vnp_group *g, const struct vnp_ev *e, unsigned int unit,
@@ -233,9 +235,9 @@ static void group_add(struct vnp_group *g, const struct vnp_ev *e, unsigned int 
 		g->first = e->start;
 		g->last = e->end;
 	}
-	if (!(g->ex_open & (1u << k)) || g->ex_seq[k] != e->exec) {
+	if (!(g->ex_open & (1ull << k)) || g->ex_seq[k] != e->exec) {
 		span_close(g, k);
-		g->ex_open |= 1u << k;
+		g->ex_open |= 1ull << k;
 		g->ex_seq[k] = e->exec;
 		g->ex_first[k] = e->start;
 		g->ex_last[k] = e->end;

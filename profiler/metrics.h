@@ -57,7 +57,7 @@ struct vnp_group {
 	uint64_t cur_end;		/* sweep state */
 	uint64_t ex_first[VNP_MAX_CORES], ex_last[VNP_MAX_CORES];
 	uint32_t ex_seq[VNP_MAX_CORES];
-	uint32_t ex_open;		/* bit per core: a span in progress */
+	uint64_t ex_open;		/* bit per core: a span in progress */
 };
 
 /*

@@ -25,6 +25,8 @@ int vnp_parse_uint(const char *s, uint64_t max, int suffixes, uint64_t *v)
 			m = 1ull << 10;
 		else if (!strcmp(end, "M") || !strcmp(end, "MiB"))
 			m = 1ull << 20;
+		else if (!strcmp(end, "G") || !strcmp(end, "GiB"))
+			m = 1ull << 30;
 		else
 			return -EINVAL;
 		end += strlen(end);

@@ -21,7 +21,7 @@
 #include "vneuron.h"
 #include "vneuron_trace.h"
 
-#define VNP_MAX_CORES		16
+#define VNP_MAX_CORES		64
 #define VNP_TRACKS		(VNP_MAX_CORES * VNEF_STREAMS)
 #define VNP_OP_DMA		0xffffu		/* vnp_ev.opcode of a DMA descriptor */
 #define VNP_OP_CC		0xff00u		/* + enum vnef_cc_opcode: a collective */

@@ -410,7 +410,7 @@ TEST_F(nodes, inter_node_bound)
 	unload(x);
 }
 
-/* The streaming pass gives the timeline's node figures (more workers than 16 use it). */
+/* The streaming pass gives the timeline's node figures (more workers than 64 use it). */
 TEST_F(nodes, streaming_scan_matches)
 {
 	struct run *x = &self->x;
@@ -578,29 +578,54 @@ TEST(capture_node_options)
 	}
 }
 
+/* The profiles of a directory of nodes (nodes x 2 workers each). */
+static void write_nodes(struct __test_metadata *_metadata, const char *dir, struct nsynth *o)
+{
+	char path[128];
+	unsigned int i;
+
+	snprintf(path, sizeof(path), "%s/p.vnef.bin", dir);
+	ASSERT_EQ(0, write_vnef(path));
+	for (i = 0; i < o->nr_nodes; i++) {
+		o->node = i;
+		o->offset_ns = (int64_t)i * 1000000;
+		snprintf(path, sizeof(path), "%s/n%u.vntf", dir, i);
+		ASSERT_EQ(0, nsynth_write(path, o));
+	}
+}
+
+static void remove_nodes(const char *dir, const struct nsynth *o)
+{
+	char path[128];
+	unsigned int i;
+
+	for (i = 0; i < o->nr_nodes; i++) {
+		snprintf(path, sizeof(path), "%s/n%u.vntf", dir, i);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/p.vnef.bin", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/x.json", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 /*
- * view -s DIR on 9 nodes x 2 workers: more than the timeline's 16, so the node summary
- * from the streaming pass, with the planted straggler; other formats refused.
+ * view -s DIR on 9 nodes x 2 workers, with a merged timeline above --memory-limit: the
+ * node summary from the streaming pass, with the planted straggler; other formats
+ * refused, saying why.
  */
 TEST(view_streamed_directory)
 {
-	char dir[] = "/tmp/vnp_nodes_cli_XXXXXX", path[128], args[512], *out;
+	char dir[] = "/tmp/vnp_nodes_cli_XXXXXX", args[512], *out;
 	struct nsynth o = { .nr_nodes = 9, .per_node = 2, .colls = 4, .intra = 2,
 			    .straggler = 1, .late_ns = 50000, .hash = 7, .insns = 40 };
-	unsigned int i;
 
 	out = malloc(65536);
 	ASSERT_NE(NULL, out);
 	ASSERT_NE(NULL, mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/p.vnef.bin", dir);
-	ASSERT_EQ(0, write_vnef(path));
-	for (i = 0; i < o.nr_nodes; i++) {
-		o.node = i;
-		o.offset_ns = (int64_t)i * 1000000;
-		snprintf(path, sizeof(path), "%s/n%u.vntf", dir, i);
-		ASSERT_EQ(0, nsynth_write(path, &o));
-	}
-	snprintf(args, sizeof(args), "-q -n %s/p.vnef.bin -s %s", dir, dir);
+	write_nodes(_metadata, dir, &o);
+	snprintf(args, sizeof(args), "-q -n %s/p.vnef.bin -s %s --memory-limit 1K", dir, dir);
 	EXPECT_EQ(0, run_view(args, out, 65536)) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "9 profiles (node figures from a streaming pass"))
 		TH_LOG("%s", out);
@@ -610,19 +635,57 @@ TEST(view_streamed_directory)
 	/* every node's API call at the same instant of rank 0's clock */
 	EXPECT_NE(NULL, strstr(out, "  8         2 ")) TH_LOG("%s", out);
 	EXPECT_EQ(NULL, strstr(out, "+1.000..")) TH_LOG("%s", out);
-	snprintf(args, sizeof(args), "-q -n %s/p.vnef.bin -s %s -f json -o %s/x.json", dir,
-		 dir, dir);
+	snprintf(args, sizeof(args), "-q -n %s/p.vnef.bin -s %s --memory-limit 1K -f json "
+		 "-o %s/x.json", dir, dir, dir);
 	EXPECT_EQ(2, run_view(args, out, 65536));
+	EXPECT_NE(NULL, strstr(out, "more than --memory-limit (0.0 MiB): raise it"))
+		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "only the node summary (--output-format summary-text)"))
 		TH_LOG("%s", out);
-	for (i = 0; i < o.nr_nodes; i++) {
-		snprintf(path, sizeof(path), "%s/n%u.vntf", dir, i);
-		unlink(path);
-	}
-	snprintf(path, sizeof(path), "%s/p.vnef.bin", dir);
-	unlink(path);
-	rmdir(dir);
+	remove_nodes(dir, &o);
 	free(out);
+}
+
+/*
+ * 18 workers (more than the 16 an earlier timeline held) within the memory limit: the
+ * whole merged view, every format, the same node figures as the streaming pass.
+ */
+TEST(view_merged_eighteen_workers)
+{
+	char dir[] = "/tmp/vnp_nodes_cli_XXXXXX", args[512], *out;
+	struct nsynth o = { .nr_nodes = 9, .per_node = 2, .colls = 4, .intra = 2,
+			    .straggler = 1, .late_ns = 50000, .hash = 7, .insns = 40 };
+
+	out = malloc(1 << 20);
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	write_nodes(_metadata, dir, &o);
+	snprintf(args, sizeof(args), "-q -n %s/p.vnef.bin -s %s", dir, dir);
+	EXPECT_EQ(0, run_view(args, out, 1 << 20)) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "streaming pass")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "18 cores, 18 execs")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "Nodes: 9 of 9 in the profile")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "[straggler-node] Node 1 is the straggler: other nodes' "
+			       "ranks wait for it\n     64 times")) TH_LOG("%s", out);
+	snprintf(args, sizeof(args), "-q -n %s/p.vnef.bin -s %s -f json -o %s/x.json", dir,
+		 dir, dir);
+	EXPECT_EQ(0, run_view(args, out, 1 << 20)) TH_LOG("%s", out);
+	remove_nodes(dir, &o);
+	free(out);
+}
+
+/* --memory-limit's values; a profile without node sections above it is refused. */
+TEST(memory_limit_option)
+{
+	static const char *const bad[] = { "0", "x", "-1", "1T", "" };
+	char args[256], out[4096];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(args, sizeof(args), "-n a.vnef -s a.vntf --memory-limit '%s'", bad[i]);
+		EXPECT_EQ(2, run_view(args, out, sizeof(out))) TH_LOG("%s", bad[i]);
+		EXPECT_NE(NULL, strstr(out, "--memory-limit needs a size")) TH_LOG("%s", out);
+	}
 }
 
 TEST_HARNESS_MAIN

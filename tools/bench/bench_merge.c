@@ -5,13 +5,15 @@
  * peak memory (ru_maxrss) is its own:
  *
  *   16 workers x 1 M records (16 nodes of 1): what `view -s ... -s ...` does with one
- *   timeline (the most it holds, VNP_MAX_CORES): read, check, merge, metrics, node
- *   figures, analysis, text summary. Memory grows with the records (48 B an event).
+ *   timeline (it holds up to VNP_MAX_CORES, 64, within view's --memory-limit): read,
+ *   check, merge, metrics, node figures, analysis, text summary. Memory grows with the
+ *   records (about 52 B a record).
  *     BENCH view_merge_16x1M_s=X s        BENCH view_merge_16x1M_peak_mib=X MiB
  *
- *   64 workers x 1 M records (16 nodes of 4): more than the timeline holds, so view
- *   computes the node figures and the straggler node in one streaming pass over the
- *   files (vnp_nodes_scan()): memory does not grow with the records.
+ *   64 workers x 1 M records (16 nodes of 4): what view does when the merged timeline
+ *   would not fit its --memory-limit (or with more than 64 workers): the node figures
+ *   and the straggler node in one streaming pass over the files (vnp_nodes_scan()):
+ *   memory does not grow with the records.
  *     BENCH view_merge_64x1M_s=X s        BENCH view_merge_64x1M_peak_mib=X MiB
  *
  * The files (1 GiB, then 4 GiB) are written in a temporary directory and removed.
