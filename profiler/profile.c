@@ -634,6 +634,8 @@ int vnp_profile_ran(struct vnp_ran *ran, const char *const *paths, unsigned int 
 		ret = open_profile(&r, paths[i], err, errlen);
 		if (ret)
 			break;
+		/* the records are read (and checked) by the pass that uses them */
+		vntf_headers_only(r);
 		while ((ret = vntf_next(r, &c)) > 0)
 			;
 		if (ret < 0 && (ret == -ENOMEM || !salvage))

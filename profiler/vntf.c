@@ -448,6 +448,7 @@ struct vntf_reader {
 	uint64_t off;			/* of the next section */
 	uint64_t nsections;
 	int failed;			/* -errno once an error was reported */
+	bool headers_only;		/* records sections: their header only */
 	uint8_t *buf;			/* payload of the current section */
 	size_t cap;
 	struct vntf_info info;
@@ -593,6 +594,11 @@ void vntf_close(struct vntf_reader *r)
 const struct vntf_info *vntf_reader_info(const struct vntf_reader *r)
 {
 	return &r->info;
+}
+
+void vntf_headers_only(struct vntf_reader *r)
+{
+	r->headers_only = true;
 }
 
 const char *vntf_error(const struct vntf_reader *r)
@@ -845,7 +851,8 @@ static int do_records(struct vntf_reader *r, const struct vntf_section_header *h
 	c->index = idx;
 	c->count = rh.count;
 	c->pad = 0;
-	c->recs = (const struct vneuron_trace_record *)(r->buf + sizeof(rh));
+	c->recs = r->headers_only ? NULL :
+		  (const struct vneuron_trace_record *)(r->buf + sizeof(rh));
 	return 1;
 }
 
@@ -950,7 +957,10 @@ static int section(struct vntf_reader *r, struct vntf_chunk *c)
 		r->buf = nb;
 		r->cap = h.size;
 	}
-	err = get(r, r->off + sizeof(h), r->buf, h.size);
+	/* headers only: the payload is counted, not read (do_records() checks the size) */
+	err = get(r, r->off + sizeof(h), r->buf,
+		  r->headers_only && h.type == VNTF_SEC_RECORDS &&
+		  h.size > sizeof(struct vntf_records) ? sizeof(struct vntf_records) : h.size);
 	if (err)
 		return err;
 

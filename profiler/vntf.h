@@ -286,6 +286,13 @@ int vntf_open_file(struct vntf_reader **r, const char *path, char *err, size_t e
  */
 int vntf_next(struct vntf_reader *r, struct vntf_chunk *c);
 const struct vntf_info *vntf_reader_info(const struct vntf_reader *r);
+/*
+ * From now on, read only the header of each records section (its stream and count,
+ * checked against its size and counted as usual): vntf_next() returns such chunks with
+ * recs NULL. For a pass that wants the other sections (what an application ran,
+ * section 9, comes after the records) without reading every record.
+ */
+void vntf_headers_only(struct vntf_reader *r);
 const char *vntf_error(const struct vntf_reader *r);
 /*
  * Where the reader stands: *off the offset of the next section (after an error, of the

@@ -2,7 +2,8 @@
 /*
  * libFuzzer target for the .vntf reader. Any input must give either a complete profile
  * or an error message, never a crash, leak or hang. A profile that reads completely is
- * written again through the writer and must read back the same.
+ * written again through the writer and must read back the same. A headers-only pass
+ * (vntf_headers_only()) must reach the same verdict and count the same records.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,27 @@ static void sync_meta(struct vntf_writer *w, const struct vntf_info *in, uint32_
 	for (; *streams < in->nr_streams; (*streams)++)
 		if (vntf_write_worker(w, &in->streams[*streams].worker))
 			abort();
+}
+
+/* The headers-only pass: -1 on an error, else the records counted. */
+static int64_t headers_only(const uint8_t *data, size_t size)
+{
+	struct vntf_reader *r;
+	struct vntf_chunk c;
+	char err[256];
+	int64_t n = 0;
+	int ret;
+
+	if (vntf_open_mem(&r, data, size, err, sizeof(err)))
+		abort();	/* the whole pass opened it */
+	vntf_headers_only(r);
+	while ((ret = vntf_next(r, &c)) > 0) {
+		if (c.recs)
+			abort();
+		n += c.count;
+	}
+	vntf_close(r);
+	return ret ? -1 : n;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -60,6 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (vntf_write_records(w, c.stream, c.recs, c.count))
 			abort();
 	}
+	if (headers_only(data, size) != (ret ? -1 : (int64_t)n))
+		abort();
 	if (ret) {
 		if (!strcmp(vntf_error(r), "no error"))
 			abort();

@@ -547,6 +547,45 @@ TEST(exec_programs_round_trip)
 	mfile_close(&m);
 }
 
+/*
+ * vntf_headers_only(): the same sections, counts and section 9 as a whole read, no
+ * record payload; a records section whose size disagrees with its count, or a file cut
+ * inside records, still refused.
+ */
+TEST(headers_only_pass)
+{
+	const struct vntf_info *in;
+	struct vntf_reader *r;
+	struct vntf_chunk c;
+	struct mfile m;
+	uint64_t n = 0, whole;
+	char err[256];
+
+	exec_profile(&m);
+	ASSERT_EQ(0, read_all(m.buf, m.len, err, sizeof(err), &whole)) TH_LOG("%s", err);
+	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
+	vntf_headers_only(r);
+	while (vntf_next(r, &c) > 0) {
+		EXPECT_EQ(NULL, c.recs);
+		n += c.count;
+	}
+	in = vntf_reader_info(r);
+	ASSERT_TRUE(in->complete) TH_LOG("%s", vntf_error(r));
+	EQ(whole, n);
+	EQ(whole, in->records);
+	EQ(2, in->nr_exec_programs);
+	EQ(1, vntf_exec_program_of(in, 0, 0, 1));
+	vntf_close(r);
+	/* cut inside the records: truncated, as a whole read says */
+	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len / 2, err, sizeof(err)));
+	vntf_headers_only(r);
+	while (vntf_next(r, &c) > 0)
+		;
+	EXPECT_NE(NULL, strstr(vntf_error(r), "truncated")) TH_LOG("%s", vntf_error(r));
+	vntf_close(r);
+	mfile_close(&m);
+}
+
 TEST(exec_programs_writer_refuses)
 {
 	struct vntf_program p = { .hash_algo = VNTF_HASH_SHA256, .hash_len = 32, .name = "a" };
