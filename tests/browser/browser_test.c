@@ -43,6 +43,7 @@
 #define ROWS		128
 #define COLS		2048
 #define PROFILER	"build/bin/vneuron-profile"
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define RESULTS		"build/results"
 #define CHROMIUM	"/usr/bin/chromium"
 
@@ -533,7 +534,8 @@ static struct vneuron_trace_record *app_call(struct app_log *l, unsigned int cal
 	r->elements = pid;
 	r->model_start_ps = tid;
 	r->dma_desc = (uint16_t)depth;
-	r->sem_wait = r->sem_signal = VNEURON_TRACE_NO_SEM;
+	r->sem_wait = VNEURON_TRACE_NO_SEM;
+	r->sem_signal = VNEURON_TRACE_NO_SEM;
 	r->host_ns = l->t;
 	r->count = 20;
 	l->t += 100;
@@ -649,9 +651,9 @@ static int app_capture(const void *img, size_t size, const char *path)
 
 			ret = vntf_write_worker(w, &vw);
 		}
-	for (k = 0; k < sizeof(app_names) / sizeof(app_names[0]) && !ret; k++)
+	for (k = 0; k < ARRAY_SIZE(app_names) && !ret; k++)
 		ret = vntf_write_string(w, app_names[k], strlen(app_names[k]));
-	for (k = 0; k < sizeof(runs) / sizeof(runs[0]) && !ret; k++) {
+	for (k = 0; k < ARRAY_SIZE(runs) && !ret; k++) {
 		uint32_t st = runs[k].core * VNEF_STREAMS;
 
 		for (i = 0; i < nev && !ret; i++) {
@@ -662,7 +664,8 @@ static int app_capture(const void *img, size_t size, const char *path)
 		rec.kind = VNEURON_TRACE_EXEC_START;
 		rec.engine = VNEURON_TRACE_ENGINE_CORE;
 		rec.exec_seq = runs[k].seq;
-		rec.sem_wait = rec.sem_signal = VNEURON_TRACE_NO_SEM;
+		rec.sem_wait = VNEURON_TRACE_NO_SEM;
+		rec.sem_signal = VNEURON_TRACE_NO_SEM;
 		rec.host_ns = lo[k];
 		if (!ret)
 			ret = vntf_write_records(w, st, &rec, 1);
@@ -1180,7 +1183,8 @@ static void app_checks(const char *prog, const void *img, size_t size)
 	s = eval("vnViewer.lanes().filter(l=>l.kind!=='row'&&l.kind!=='tput'&&l.kind!=='pending')"
 		 ".map(l=>l.name+':'+l.n).join('|')");
 	tap(s && !strcmp(s, "process 4242:2|thread 7:3|thread 8:1|process 5151:1|thread 7:1|"
-			 "executions:3") && lane_of("executions") == lane_of("TensorE LoadStationary") - 1,
+			 "executions:3") &&
+	    lane_of("executions") == lane_of("TensorE LoadStationary") - 1,
 	    "host rows above the device rows: %s", s ? s : "?");
 	free(s);
 	/* the ranges' boxes with their names and nesting (thread, level, name < parent) */
@@ -1191,7 +1195,8 @@ static void app_checks(const char *prog, const void *img, size_t size)
 			 "5151/7 0 step 1 < null"), "range boxes nest: %s", s ? s : "?");
 	free(s);
 	s = eval("document.getElementById('clock').textContent");
-	tap(s && strstr(s, "clock: host") && strstr(s, "mapping error median 1.000 ns, max 1.000 ns"),
+	tap(s && strstr(s, "clock: host") &&
+	    strstr(s, "mapping error median 1.000 ns, max 1.000 ns"),
 	    "the page says the clock and its mapping error: %s", s ? s : "?");
 	free(s);
 	screenshot("app");
@@ -1205,7 +1210,8 @@ static void app_checks(const char *prog, const void *img, size_t size)
 	free(s);
 	k = click_range("r.name==='step 1'&&r.pid===4242");
 	s = eval("JSON.stringify(vnViewer.selection())");
-	tap(!k && s && !strcmp(s, "{\"kind\":\"range\",\"execs\":[\"core 0 exec 0\",\"core 0 exec 1\"]}"),
+	tap(!k && s && !strcmp(s, "{\"kind\":\"range\",\"execs\":[\"core 0 exec 0\","
+			       "\"core 0 exec 1\"]}"),
 	    "clicking step 1 selects the executions of the ranges inside it too: %s", s ? s : "?");
 	free(s);
 	screenshot("app-range");
@@ -1234,7 +1240,8 @@ static void app_checks(const char *prog, const void *img, size_t size)
 	screenshot("app-exec");
 	/* and back: the range stack's layer fc2 selects the range again */
 	click_el("#sel .selrange[data-level=\"1\"]");
-	s = eval("document.getElementById('sel').dataset.name+' '+JSON.stringify(vnViewer.selection())");
+	s = eval("document.getElementById('sel').dataset.name+' '+"
+		 "JSON.stringify(vnViewer.selection())");
 	tap(s && !strcmp(s, "layer fc2 {\"kind\":\"range\",\"execs\":[\"core 0 exec 1\"]}"),
 	    "back from the execution to its range: %s", s ? s : "?");
 	free(s);
@@ -1264,7 +1271,8 @@ static void app_checks(const char *prog, const void *img, size_t size)
 		mouse("mouseMoved", x, y, 0);
 	free(s);
 	s = eval("document.getElementById('tip').textContent");
-	tap(s && strstr(s, "range    " XSS_NAME) && eval_long("window.vnXss===undefined?1:0") == 1 &&
+	tap(s && strstr(s, "range    " XSS_NAME) &&
+	    eval_long("window.vnXss===undefined?1:0") == 1 &&
 	    eval_long("document.querySelectorAll('img').length") == 0,
 	    "and as text in its hover");
 	free(s);
