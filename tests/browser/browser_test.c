@@ -554,7 +554,8 @@ static void app_range(struct app_log *l, uint32_t pid, uint32_t tid, uint32_t de
  * the call), then its WAIT.
  */
 static void app_launch(struct app_log *l, uint32_t pid, uint32_t tid, uint32_t depth,
-		       unsigned int core, uint32_t seq, uint64_t span_ns, uint64_t *lo, uint64_t *hi)
+		       unsigned int core, uint32_t seq, uint64_t span_ns, uint64_t *lo,
+		       uint64_t *hi)
 {
 	static uint32_t exec_id = 1;
 	struct vneuron_trace_record *r = app_call(l, ND_API_EXEC, pid, tid, depth);
@@ -670,7 +671,8 @@ static int app_capture(const void *img, size_t size, const char *path)
 		if (!ret)
 			ret = vntf_write_records(w, st, &rec, 1);
 		rec.kind = VNEURON_TRACE_EXEC_END;
-		rec.model_start_ps = rec.model_end_ps = span_ps;
+		rec.model_start_ps = span_ps;
+		rec.model_end_ps = span_ps;
 		rec.host_ns = hi[k];
 		if (!ret)
 			ret = vntf_write_records(w, st, &rec, 1);

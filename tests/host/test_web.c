@@ -159,7 +159,8 @@ TEST(host_rows_in_the_data)
 	ASSERT_NE(NULL, h);
 	/* times in ps from the first call (100 ns); the names escaped like every string */
 	EXPECT_NE(NULL, strstr(h, "\"host\":{\"names\":[\"step\",\"fc1\","
-			       "\"\\u003c/script>\\u003cimg src=x>\"],\"calls\":[\"other\",\"open\","));
+			       "\"\\u003c/script>\\u003cimg src=x>\"],"
+			       "\"calls\":[\"other\",\"open\","));
 	/* the execution: core, exec, span, mapping error (1 ns), its ranges */
 	EXPECT_NE(NULL, strstr(h, "\"execs\":[[0,0,300000,800000,1000,[0,1]]]"));
 	/* ranges nest (the push that does not is left out); EXEC -> exec 0 in fc1 (range 1) */
