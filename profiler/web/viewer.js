@@ -698,6 +698,7 @@ function buildSummary() {
 			['HBM read / written', fmtBytes(s.dma.hbm_read) + ' / ' + fmtBytes(s.dma.hbm_write)]]));
 	}
 	collectives(root, s);
+	rangesTable(root, s.ranges);
 	const adv = s.advice || [];
 	root.appendChild(el('h2', 'Advice (' + adv.length + ')'));
 	if (!adv.length) root.appendChild(el('p', 'none: no rule found evidence of a problem'));
@@ -715,6 +716,25 @@ function buildSummary() {
 		root.appendChild(table(s.scopes.slice(0, 30).map((x) => [x.scope, String(x.count), fmtTime(x.active_ps), x['class'] || '']),
 			['scope', 'count', 'active', 'class']));
 	}
+}
+
+/*
+ * Application ranges by device time (summary-json "ranges"): per range the executions it
+ * was the innermost range of (self) and those it was open for at all, as the text summary.
+ */
+function rangesTable(root, rg) {
+	if (!rg || !(rg.list || []).length) return;
+	const tot = rg.list.reduce((a, x) => a + (x.device_ps || 0), 0);
+	const h = el('h2', 'Application ranges (' + rg.attributed + ' execution' + (rg.attributed === 1 ? '' : 's') + ' attributed)');
+	h.id = 'ranges';
+	root.appendChild(h);
+	const t = table(rg.list.map((x) => [x.name == null ? '(no range)' : x.name,
+		tot ? (100 * x.device_ps / tot).toFixed(1) + '%' : '-', String(x.execs), fmtTime(x.device_ps),
+		String(x.all_execs), fmtTime(x.all_device_ps), fmtNum((x.all || {}).flops),
+		fmtBytes((x.all || {}).hbm_bytes), x['class'] || '-', x.gaps ? fmtTime(x.gap_ns * 1000) + ' in ' + x.gaps : '-']),
+	['range', 'device time', 'execs', 'self', 'all execs', 'all', 'flops (all)', 'HBM (all)', 'class', 'launch gaps']);
+	t.id = 'ranges-table';
+	root.appendChild(t);
 }
 
 /*

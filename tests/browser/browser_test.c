@@ -1280,6 +1280,18 @@ static void app_checks(const char *prog, const void *img, size_t size)
 	free(s);
 	screenshot("app-xss");
 
+	/* the Summary tab: device time by range, the attacker's name as text there too */
+	click_el("#tab-summary");
+	s = eval("(()=>{const t=document.getElementById('ranges-table');return t?[...t.rows]"
+		 ".slice(1).map(r=>r.cells[0].textContent+':'+r.cells[2].textContent).join('|'):'-';})()");
+	tap(s && strstr(s, "layer fc1:1") && strstr(s, "layer fc2:1") && strstr(s, XSS_NAME ":1") &&
+	    eval_long("document.querySelectorAll('img').length") == 0,
+	    "Summary tab: device time by range: %s", s ? s : "?");
+	free(s);
+	free(eval("document.getElementById('ranges').scrollIntoView()"));
+	screenshot("app-summary");
+	click_el(".tab[data-core=\"0\"]");
+
 	/* the device rows alone: the toggle, and the modeled clock's page */
 	click_el("#hostrows");
 	k = eval_long("vnViewer.lanes().filter(l=>l.kind==='thread').length");
