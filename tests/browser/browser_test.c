@@ -1283,7 +1283,8 @@ static void app_checks(const char *prog, const void *img, size_t size)
 	/* the Summary tab: device time by range, the attacker's name as text there too */
 	click_el("#tab-summary");
 	s = eval("(()=>{const t=document.getElementById('ranges-table');return t?[...t.rows]"
-		 ".slice(1).map(r=>r.cells[0].textContent+':'+r.cells[2].textContent).join('|'):'-';})()");
+		 ".slice(1).map(r=>r.cells[0].textContent+':'+r.cells[2].textContent)"
+		 ".join('|'):'-';})()");
 	tap(s && strstr(s, "layer fc1:1") && strstr(s, "layer fc2:1") && strstr(s, XSS_NAME ":1") &&
 	    eval_long("document.querySelectorAll('img').length") == 0,
 	    "Summary tab: device time by range: %s", s ? s : "?");
