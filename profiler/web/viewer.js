@@ -944,10 +944,12 @@ function drawHost(g, a, px, W) {
 		g.strokeStyle = '#e4e7eb'; g.beginPath(); g.moveTo(0, l.y + l.h - 0.5); g.lineTo(W, l.y + l.h - 0.5); g.stroke();
 		const X = (t) => (t - D.t0 - a) / px;
 		if (l.kind === 'thread') {
-			const t = l.th;
+			const t = l.th, lastx = new Map();
+			/* zoomed out, one box a pixel column a level (a million calls stay cheap) */
+			const same = (k, x0, x1) => { const c = Math.floor(x0); if (x1 - x0 < 1 && lastx.get(k) === c) return true; lastx.set(k, c); return false; };
 			t.ranges.forEach((r, i) => {
 				const x0 = X(r[0]), x1 = X(r[1]);
-				if (x1 < 0 || x0 > W) return;
+				if (x1 < 0 || x0 > W || same(r[2], x0, x1)) return;
 				const on = sel && sel.kind === 'range' && sel.t === t && sel.r === i;
 				const inStack = sel && sel.kind === 'exec' && sel.stack.has(t) && sel.stack.get(t).has(i);
 				box(g, x0, l.y + 2 + r[2] * SUB_H, Math.max(1, x1 - x0), SUB_H - 2, rangeColor(r[3]),
@@ -956,7 +958,7 @@ function drawHost(g, a, px, W) {
 			const yc = l.y + 2 + t.levels * SUB_H;
 			for (const c of t.calls) {
 				const x0 = X(c[0]), w = Math.max(2, X(c[1]) - x0);
-				if (x0 + w < 0 || x0 > W) continue;
+				if (x0 + w < 0 || x0 > W || same(-1, x0, X(c[1]))) continue;
 				box(g, x0, yc + 3, w, SUB_H - 8, c[3] >= 0 ? '#1f2933' : '#9aa5b1', null,
 				    sel && c[3] >= 0 && sel.set.has(c[3]), false);
 			}
