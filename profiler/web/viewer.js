@@ -7,6 +7,9 @@ const FAULT = '#e02424';	/* device fault markers */
 const COLORS = ['#9aa5b1', '#2f80ed', '#27ae60', '#8e44ad', '#16a085', '#d35400', '#c0392b',
 		'#7f8c8d', '#e67e22', '#2c3e50', '#1abc9c', '#f39c12', '#3d8bd9'];
 let D = null, T = 1, cur = 0, tab = 'core', v0 = 0, v1 = 1;
+let A0 = 0, A1 = 1;	/* the axis: [0, T] of the device, widened to the host rows' times */
+let showHost = true;	/* host rows shown (the profile has them) */
+let sel = null;		/* the selected range or execution (hostSelect*()) */
 let lanes = [];		/* the current tab's rows and counters, top to bottom */
 let searching = false;	/* a search is active: dim what does not match */
 let drag = null, stats = { loadMs: 0, firstRenderMs: 0, lastRenderMs: 0, renders: 0, critDrawn: 0, flowsDrawn: 0 };
@@ -88,6 +91,9 @@ function init(data) {
 	T = Math.max(1, D.t1 - D.t0);
 	let nev = 0;
 	for (const c of D.cores) for (const r of c.rows) { prepRow(r); nev += r.n; }
+	A0 = 0; A1 = T;
+	if (D.host) prepHost();
+	clockLine();
 	stats.loadMs = performance.now() - t_load;
 	const nf = (s.faults || []).length;
 	$('title').textContent = (s.program || '') + ' \u00b7 ' + (s.model || '') + ' \u00b7 ' +
@@ -105,7 +111,7 @@ function init(data) {
 	sb.onclick = showSummary;
 	tabs.appendChild(sb);
 	buildSummary();
-	v0 = 0; v1 = T;
+	v0 = A0; v1 = A1;
 	showCore(0);
 	stats.firstRenderMs = stats.lastRenderMs;
 	document.body.dataset.ready = '1';
@@ -141,6 +147,7 @@ function buildLanes() {
 	const c = D.cores[cur], lab = $('labels');
 	lanes = [];
 	let y = AXIS_H;
+	if (D.host && showHost) y = hostLanes(y);
 	for (const r of c.rows) { lanes.push({ kind: 'row', row: r, y: y, h: ROW_H, name: r.name }); y += ROW_H; }
 	/* the summary's DMA series: every core's DMA, in its bins (seriesPixels()) */
 	lanes.push({ kind: 'tput', y: y, h: CTR_H, name: 'DMA throughput' }); y += CTR_H;
@@ -151,13 +158,16 @@ function buildLanes() {
 	lab.appendChild(ax);
 	for (const l of lanes) {
 		const d = document.createElement('div');
-		d.className = 'rowlabel' + (l.kind === 'row' ? '' : ' counter');
+		d.className = 'rowlabel' + (l.kind === 'row' ? '' : HOST_KINDS[l.kind] ? ' ' + l.kind : ' counter');
 		d.style.height = l.h + 'px';
 		d.dataset.name = l.name;
 		const nm = document.createElement('span'); nm.textContent = l.name; d.appendChild(nm);
 		if (l.kind === 'row') {
 			const ct = document.createElement('span'); ct.className = 'count';
 			ct.textContent = l.row.n; d.dataset.count = l.row.n; d.appendChild(ct);
+		} else if (HOST_KINDS[l.kind]) {
+			const ct = document.createElement('span'); ct.className = 'count';
+			ct.textContent = l.count; d.dataset.count = l.count; d.appendChild(ct);
 		} else {
 			const ct = document.createElement('span'); ct.className = 'count'; d.appendChild(ct);
 			l.valEl = ct;
@@ -333,8 +343,9 @@ function render() {
 		drawFaults(g, l, a, px, W);
 	});
 	drawFlows(g, a, b, px, W);
+	drawHost(g, a, px, W);
 	for (const l of lanes) {
-		if (l.kind === 'row') continue;
+		if (l.kind !== 'tput' && l.kind !== 'pending') continue;
 		const arr = l.kind === 'tput' ? tput : pend;
 		l.values = arr;
 		let mx = 0;
@@ -435,12 +446,12 @@ function drawLod(g, r, p, y, h, W) {
 function setRange(a, b) {
 	const minw = 100;
 	if (b - a < minw) { const c = (a + b) / 2; a = c - minw / 2; b = c + minw / 2; }
-	if (a < 0) { b -= a; a = 0; }
-	if (b > T) { a -= b - T; b = T; }
-	v0 = Math.max(0, a); v1 = Math.min(T, b);
+	if (a < A0) { b += A0 - a; a = A0; }
+	if (b > A1) { a -= b - A1; b = A1; }
+	v0 = Math.max(A0, a); v1 = Math.min(A1, b);
 	render();
 }
-function resetZoom() { setRange(0, T); }
+function resetZoom() { setRange(A0, A1); }
 function xToT(x) { return v0 + (v1 - v0) * x / ($('canvas').clientWidth || 1); }
 
 /* ---- hover ----------------------------------------------------------------------------- */
@@ -517,7 +528,10 @@ function onMove(ev) {
 	const l = laneAt(y), tip = $('tip');
 	let text = null;
 	const fault = l && l.kind === 'row' ? faultAt(l, x, rc.width) : null;
-	if (fault) {
+	const hh = l && HOST_KINDS[l.kind] ? hostAt(l, x, y, rc.width) : null;
+	if (hh) {
+		text = describeHost(hh);
+	} else if (fault) {
 		text = describeFault(fault);
 	} else if (l && l.kind === 'row' && l.lod) {
 		/* aggregated: what this pixel column holds */
@@ -684,6 +698,7 @@ function buildSummary() {
 			['HBM read / written', fmtBytes(s.dma.hbm_read) + ' / ' + fmtBytes(s.dma.hbm_write)]]));
 	}
 	collectives(root, s);
+	rangesTable(root, s.ranges);
 	const adv = s.advice || [];
 	root.appendChild(el('h2', 'Advice (' + adv.length + ')'));
 	if (!adv.length) root.appendChild(el('p', 'none: no rule found evidence of a problem'));
@@ -701,6 +716,25 @@ function buildSummary() {
 		root.appendChild(table(s.scopes.slice(0, 30).map((x) => [x.scope, String(x.count), fmtTime(x.active_ps), x['class'] || '']),
 			['scope', 'count', 'active', 'class']));
 	}
+}
+
+/*
+ * Application ranges by device time (summary-json "ranges"): per range the executions it
+ * was the innermost range of (self) and those it was open for at all, as the text summary.
+ */
+function rangesTable(root, rg) {
+	if (!rg || !(rg.list || []).length) return;
+	const tot = rg.list.reduce((a, x) => a + (x.device_ps || 0), 0);
+	const h = el('h2', 'Application ranges (' + rg.attributed + ' execution' + (rg.attributed === 1 ? '' : 's') + ' attributed)');
+	h.id = 'ranges';
+	root.appendChild(h);
+	const t = table(rg.list.map((x) => [x.name == null ? '(no range)' : x.name,
+		tot ? (100 * x.device_ps / tot).toFixed(1) + '%' : '-', String(x.execs), fmtTime(x.device_ps),
+		String(x.all_execs), fmtTime(x.all_device_ps), fmtNum((x.all || {}).flops),
+		fmtBytes((x.all || {}).hbm_bytes), x['class'] || '-', x.gaps ? fmtTime(x.gap_ns * 1000) + ' in ' + x.gaps : '-']),
+	['range', 'device time', 'execs', 'self', 'all execs', 'all', 'flops (all)', 'HBM (all)', 'class', 'launch gaps']);
+	t.id = 'ranges-table';
+	root.appendChild(t);
 }
 
 /*
@@ -823,13 +857,304 @@ function roofline(root, s) {
 	root.appendChild(svg);
 }
 
+/* ---- host rows (docs/profiler.md "Host rows") ------------------------------------------ */
+/*
+ * An application's profile on the host clock (view --clock host) has data.host: per
+ * process its threads' ranges, API calls and marks, and every execution with its span
+ * and the range names it was launched in. Names are the application's: they only ever
+ * reach the page as textContent or canvas text, never as HTML.
+ */
+const HOST_KINDS = { proc: 1, thread: 1, execs: 1 };
+const SUB_H = 18, PROC_H = 20, SEL = '#ff6b00';
+function prepHost() {
+	const h = D.host, t0 = D.t0;
+	let lo = 0, hi = T;
+	h.threads = [];
+	h.xs = h.execs.map((e, i) => ({ i, core: e[0], seq: e[1], st: e[2] - t0, en: e[3] - t0, err: e[4],
+		names: e[5], from: null, label: 'core ' + e[0] + ' exec ' + e[1] }));
+	for (const p of h.procs) for (const t of p.threads) {
+		t.pid = p.pid;
+		t.levels = 0;
+		t.rx = t.ranges.map(() => []);
+		for (const r of t.ranges) {
+			t.levels = Math.max(t.levels, r[2] + 1);
+			lo = Math.min(lo, r[0] - t0); hi = Math.max(hi, r[1] - t0);
+		}
+		t.calls.forEach((c, k) => {
+			lo = Math.min(lo, c[0] - t0); hi = Math.max(hi, c[1] - t0);
+			if (c[3] < 0) return;
+			h.xs[c[3]].from = { t, k, r: c[4] };
+			/* the execution belongs to its innermost range and every range around it */
+			for (let r = c[4]; r >= 0; r = t.ranges[r][4]) t.rx[r].push(c[3]);
+		});
+		for (const m of t.marks) { lo = Math.min(lo, m[0] - t0); hi = Math.max(hi, m[0] - t0); }
+		h.threads.push(t);
+	}
+	A0 = lo; A1 = hi;
+	$('hostrows').hidden = false;
+}
+function rangeName(id) { const n = D.host.names[id]; return n == null ? '?' : n; }
+/* The clock line: the axis and, on the host clock, the mapping's error. */
+function clockLine() {
+	const c = (D.summary || {}).clock || {}, e = $('clock'), api = (D.summary || {}).api_calls || {};
+	if (c.axis === 'host') {
+		e.textContent = 'clock: host \u00b7 mapping error median ' + fmtTime(c.map_error_median_ps || 0) +
+			', max ' + fmtTime(c.map_error_max_ps || 0) + (c.unplaced ? ' \u00b7 ' + c.unplaced +
+			' execution(s) without a host time' : '');
+		e.title = 'each execution starts at its EXEC_START host time; its events keep their modeled offsets';
+	} else {
+		const n = Object.values(api).reduce((s, x) => s + (x && x.count ? x.count : 0), 0);
+		e.textContent = 'clock: model' + (n ? ' \u00b7 ' + n + ' API calls: view --clock host shows them as host rows' : '');
+	}
+	$('hostrows').textContent = showHost ? 'Hide host rows' : 'Show host rows';
+}
+function hostLanes(y) {
+	const h = D.host;
+	let pid = null;
+	for (const t of h.threads) {
+		if (t.pid !== pid) {
+			pid = t.pid;
+			lanes.push({ kind: 'proc', y, h: PROC_H, name: 'process ' + pid, pid, count: h.procs.find((p) => p.pid === pid).threads.length });
+			y += PROC_H;
+		}
+		const ht = (t.levels + 1) * SUB_H + 4;
+		lanes.push({ kind: 'thread', y, h: ht, name: 'thread ' + t.tid, th: t, count: t.ranges.length });
+		y += ht;
+	}
+	const xs = h.xs.filter((x) => x.core === cur);
+	lanes.push({ kind: 'execs', y, h: ROW_H, name: 'executions', xs, count: xs.length });
+	return y + ROW_H;
+}
+function rangeColor(id) { return COLORS[1 + id % (COLORS.length - 1)]; }
+function box(g, x, y, w, h, fill, label, on, dim) {
+	g.globalAlpha = dim ? 0.3 : 1;
+	g.fillStyle = fill; g.fillRect(x, y, w, h);
+	g.globalAlpha = 1;
+	if (on) { g.strokeStyle = SEL; g.lineWidth = 2; g.strokeRect(x - 1, y - 1, w + 2, h + 2); g.lineWidth = 1; }
+	if (label && w > 24) {
+		g.fillStyle = '#fff'; g.font = '11px system-ui, sans-serif';
+		g.save(); g.beginPath(); g.rect(x, y, w, h); g.clip();
+		g.fillText(label, x + 3, y + h - 5); g.restore();
+	}
+}
+function drawHost(g, a, px, W) {
+	for (const l of lanes) {
+		if (!HOST_KINDS[l.kind]) continue;
+		g.fillStyle = l.kind === 'proc' ? '#eef2f7' : '#fbfcfd'; g.fillRect(0, l.y, W, l.h);
+		g.strokeStyle = '#e4e7eb'; g.beginPath(); g.moveTo(0, l.y + l.h - 0.5); g.lineTo(W, l.y + l.h - 0.5); g.stroke();
+		const X = (t) => (t - D.t0 - a) / px;
+		if (l.kind === 'thread') {
+			const t = l.th, lastx = new Map();
+			/* zoomed out, one box a pixel column a level (a million calls stay cheap) */
+			const same = (k, x0, x1) => { const c = Math.floor(x0); if (x1 - x0 < 1 && lastx.get(k) === c) return true; lastx.set(k, c); return false; };
+			t.ranges.forEach((r, i) => {
+				const x0 = X(r[0]), x1 = X(r[1]);
+				if (x1 < 0 || x0 > W || same(r[2], x0, x1)) return;
+				const on = sel && sel.kind === 'range' && sel.t === t && sel.r === i;
+				const inStack = sel && sel.kind === 'exec' && sel.stack.has(t) && sel.stack.get(t).has(i);
+				box(g, x0, l.y + 2 + r[2] * SUB_H, Math.max(1, x1 - x0), SUB_H - 2, rangeColor(r[3]),
+				    rangeName(r[3]), on || inStack, false);
+			});
+			const yc = l.y + 2 + t.levels * SUB_H;
+			for (const c of t.calls) {
+				const x0 = X(c[0]), w = Math.max(2, X(c[1]) - x0);
+				if (x0 + w < 0 || x0 > W || same(-1, x0, X(c[1]))) continue;
+				box(g, x0, yc + 3, w, SUB_H - 8, c[3] >= 0 ? '#1f2933' : '#9aa5b1', null,
+				    sel && c[3] >= 0 && sel.set.has(c[3]), false);
+			}
+			g.fillStyle = '#c0392b';
+			for (const m of t.marks) {
+				const x = X(m[0]);
+				if (x < -6 || x > W + 6) continue;
+				g.beginPath(); g.moveTo(x - 5, yc + 2); g.lineTo(x + 5, yc + 2); g.lineTo(x, yc + SUB_H - 4); g.closePath(); g.fill();
+			}
+		} else if (l.kind === 'execs') {
+			for (const x of l.xs) {
+				const x0 = (x.st - a) / px, x1 = (x.en - a) / px;
+				if (x1 < 0 || x0 > W) continue;
+				box(g, x0, l.y + 3, Math.max(1, x1 - x0), l.h - 6, '#27ae60', 'exec ' + x.seq,
+				    sel && sel.set.has(x.i), sel && sel.kind === 'range' && !sel.set.has(x.i));
+			}
+		}
+	}
+}
+/* What of host lane l is under (x, y): a range, an API call, a mark or an execution. */
+function hostAt(l, x, y, W) {
+	const px = (v1 - v0) / W, t = v0 + x * px + D.t0, tol = 3 * px;
+	if (l.kind === 'execs') {
+		const e = l.xs.find((e) => e.st - tol <= t - D.t0 && t - D.t0 <= e.en + tol);
+		return e ? { kind: 'exec', x: e } : null;
+	}
+	if (l.kind !== 'thread') return null;
+	const th = l.th, lv = Math.floor((y - l.y - 2) / SUB_H);
+	if (lv >= th.levels) {
+		const m = th.marks.findIndex((m) => Math.abs(m[0] - t) <= 2 * tol);
+		if (m >= 0) return { kind: 'mark', t: th, m };
+		const c = th.calls.findIndex((c) => c[0] - tol <= t && t <= c[1] + tol);
+		return c >= 0 ? { kind: 'call', t: th, c } : null;
+	}
+	for (let i = th.ranges.length - 1; i >= 0; i--) {
+		const r = th.ranges[i];
+		if (r[2] === lv && r[0] - tol <= t && t <= r[1] + tol) return { kind: 'range', t: th, r: i };
+	}
+	return null;
+}
+function stackOf(t, r) { const s = []; for (; r >= 0; r = t.ranges[r][4]) s.unshift(r); return s; }
+function describeHost(h) {
+	const where = (t) => 'process ' + t.pid + ' thread ' + t.tid;
+	if (h.kind === 'exec') {
+		const x = h.x;
+		return [x.label, 'start    ' + fmtTime(x.st) + '   duration ' + fmtTime(x.en - x.st),
+			'mapping error ' + (x.err < 0 ? '(no host time)' : fmtTime(x.err)),
+			'ranges   ' + (x.names.length ? x.names.map(rangeName).join(' > ') : '(none)'),
+			'click: its range stack and source lines'].join('\n');
+	}
+	const t = h.t;
+	if (h.kind === 'range') {
+		const r = t.ranges[h.r];
+		return ['range    ' + stackOf(t, h.r).map((i) => rangeName(t.ranges[i][3])).join(' > '),
+			where(t), 'start    ' + fmtTime(r[0] - D.t0) + '   duration ' + fmtTime(r[1] - r[0]),
+			t.rx[h.r].length + ' execution(s) launched in it (click to select them)'].join('\n');
+	}
+	if (h.kind === 'mark') return ['mark     ' + rangeName(t.marks[h.m][1]), where(t), 'at       ' + fmtTime(t.marks[h.m][0] - D.t0)].join('\n');
+	const c = t.calls[h.c], x = c[3] >= 0 ? D.host.xs[c[3]] : null;
+	return [(D.host.calls[c[2]] || '?') + ' call', where(t), 'start    ' + fmtTime(c[0] - D.t0) + '   duration ' + fmtTime(c[1] - c[0]),
+		...(x ? ['launched ' + x.label + ' (click to select it)'] : [])].join('\n');
+}
+/* A click on the timeline: a range or an execution (its box, its EXEC call, one of its events) is selected. */
+function hostClick(x, y) {
+	const l = laneAt(y), W = $('canvas').clientWidth || 1;
+	if (!l) return;
+	if (HOST_KINDS[l.kind]) {
+		const h = hostAt(l, x, y, W);
+		if (h && h.kind === 'range') return selectRange(h.t, h.r);
+		if (h && h.kind === 'exec') return selectExec(h.x.i, false);
+		if (h && h.kind === 'call' && h.t.calls[h.c][3] >= 0) return selectExec(h.t.calls[h.c][3], false);
+	} else if (l.kind === 'row' && !l.lod) {
+		const i = eventAt(l.row, xToT(x), 3 * (v1 - v0) / W);
+		const e = i >= 0 ? D.host.xs.find((e) => e.core === cur && e.seq === l.row.x[i]) : null;
+		if (e) return selectExec(e.i, false);
+	}
+	clearSel();
+}
+function clearSel() { sel = null; $('sel').hidden = true; $('sel').textContent = ''; render(); }
+function selPanel(title) {
+	const p = $('sel');
+	p.textContent = ''; p.hidden = false;
+	const hd = el('div', null, 'selhead');
+	hd.appendChild(el('b', title));
+	const x = el('button', 'close'); x.onclick = clearSel; hd.appendChild(x);
+	p.appendChild(hd);
+	return p;
+}
+function execButton(i) {
+	const x = D.host.xs[i], b = el('button', x.label + '  ' + fmtTime(x.st) + ' (' + fmtTime(x.en - x.st) + ')', 'selexec');
+	b.dataset.exec = i;
+	b.onclick = () => selectExec(i, true);
+	return b;
+}
+function selectRange(t, r) {
+	const rg = t.ranges[r], ids = t.rx[r];
+	sel = { kind: 'range', t, r, set: new Set(ids) };
+	const p = selPanel('range ' + stackOf(t, r).map((i) => rangeName(t.ranges[i][3])).join(' > '));
+	p.dataset.kind = 'range'; p.dataset.name = rangeName(rg[3]);
+	p.appendChild(el('div', 'process ' + t.pid + ' thread ' + t.tid + ' \u00b7 start ' + fmtTime(rg[0] - D.t0) +
+		' \u00b7 duration ' + fmtTime(rg[1] - rg[0]) + ' \u00b7 ' + ids.length + ' execution(s) launched in it' +
+		(ids.length ? ' (click one: its instructions and source lines)' : '')));
+	const list = el('div', null, 'sellist');
+	for (const i of ids) list.appendChild(execButton(i));
+	p.appendChild(list);
+	render();
+}
+/* The source lines of execution x's instructions and descriptors: count and time each. */
+function execLines(x) {
+	const m = new Map();
+	for (const r of D.cores[x.core].rows) {
+		const loc = D.loc[r.stream] || { l: [] };
+		for (let i = 0; i < r.n; i++) {
+			if (r.x[i] !== x.seq) continue;
+			const li = r.p[i] < loc.l.length ? loc.l[r.p[i]] : -1, k = li >= 0 ? D.lines[li] : '(unknown)';
+			const e = m.get(k) || { n: 0, ps: 0 };
+			e.n++; e.ps += r.en[i] - r.st[i];
+			m.set(k, e);
+		}
+	}
+	return [...m.entries()].sort((a, b) => b[1].ps - a[1].ps);
+}
+function selectExec(i, go) {
+	const x = D.host.xs[i], stack = new Map();
+	const f = x.from, rs = f && f.r >= 0 ? stackOf(f.t, f.r) : [];
+	if (f) stack.set(f.t, new Set(rs));
+	sel = { kind: 'exec', x: i, set: new Set([i]), stack };
+	if (go) {
+		if (x.core !== cur) showCore(x.core);
+		const d = Math.max(x.en - x.st, 100);
+		setRange(x.st - d * 0.05, x.en + d * 0.05);
+	}
+	const p = selPanel(x.label);
+	p.dataset.kind = 'exec'; p.dataset.exec = x.label;
+	p.appendChild(el('div', 'start ' + fmtTime(x.st) + ' \u00b7 duration ' + fmtTime(x.en - x.st) +
+		' \u00b7 mapping error ' + (x.err < 0 ? '(no host time)' : fmtTime(x.err))));
+	const st = el('div', null, 'selstack');
+	st.appendChild(el('span', f ? 'launched by process ' + f.t.pid + ' thread ' + f.t.tid + ' in: ' : 'ranges: '));
+	if (rs.length) {
+		rs.forEach((r, k) => {
+			if (k) st.appendChild(el('span', ' > '));
+			const b = el('button', rangeName(f.t.ranges[r][3]), 'selrange');
+			b.dataset.level = k;
+			b.onclick = () => selectRange(f.t, r);
+			st.appendChild(b);
+		});
+	} else {
+		st.appendChild(el('span', x.names.length ? x.names.map(rangeName).join(' > ') : '(no range)'));
+	}
+	p.appendChild(st);
+	const ln = execLines(x), tb = el('table', null, 'sellines');
+	const hr = el('tr'); for (const h of ['source line', 'entries', 'time']) hr.appendChild(el('th', h)); tb.appendChild(hr);
+	for (const [k, v] of ln) {
+		const tr = el('tr'), td = el('td'), b = el('button', k, 'selline');
+		/* its instructions outlined in the tab, through the search box */
+		b.onclick = () => {
+			if (x.core !== cur) showCore(x.core);
+			$('search').value = '/' + k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$/';
+			applySearch(); render();
+		};
+		td.appendChild(b); tr.appendChild(td);
+		tr.appendChild(el('td', String(v.n))); tr.appendChild(el('td', fmtTime(v.ps)));
+		tb.appendChild(tr);
+	}
+	p.appendChild(el('div', 'its instructions and descriptors by source line (click one to outline them; zoom: the ' +
+		'execution\u2019s button in a range\u2019s list):'));
+	p.appendChild(tb);
+	render();
+}
+/* For the tests: the range boxes of this tab, the middle of an execution's box. */
+function hostBoxes() {
+	const rc = $('canvas').getBoundingClientRect(), out = [], px = (v1 - v0) / rc.width;
+	for (const l of lanes) {
+		if (l.kind !== 'thread') continue;
+		l.th.ranges.forEach((r, i) => {
+			const s = Math.max(r[0] - D.t0, v0), e = Math.min(r[1] - D.t0, v1);
+			out.push({ name: rangeName(r[3]), level: r[2], pid: l.th.pid, tid: l.th.tid, lane: l.name,
+				parent: r[4] >= 0 ? rangeName(l.th.ranges[r[4]][3]) : null, execs: l.th.rx[i].length,
+				visible: e > s, x: rc.left + ((s + e) / 2 - v0) / px, y: rc.top + l.y + 2 + r[2] * SUB_H + SUB_H / 2 });
+		});
+	}
+	return out;
+}
+function execPoint(i) {
+	const rc = $('canvas').getBoundingClientRect(), x = D.host.xs[i], l = lanes.find((l) => l.kind === 'execs');
+	const s = Math.max(x.st, v0), e = Math.min(x.en, v1);
+	return l ? { x: rc.left + ((s + e) / 2 - v0) / (v1 - v0) * rc.width, y: rc.top + l.y + l.h / 2 } : null;
+}
+
 /* ---- events ---------------------------------------------------------------------------- */
 function wire() {
 	const cv = $('canvas');
 	cv.addEventListener('mousedown', (ev) => {
 		if (ev.button !== 0) return;
 		const rc = cv.getBoundingClientRect();
-		drag = { x0: ev.clientX - rc.left, x1: ev.clientX - rc.left, moved: false };
+		drag = { x0: ev.clientX - rc.left, x1: ev.clientX - rc.left, y0: ev.clientY - rc.top, moved: false };
 		$('tip').hidden = true;
 	});
 	window.addEventListener('mousemove', (ev) => { if (drag || ev.target === cv) onMove(ev); else $('tip').hidden = true; });
@@ -837,6 +1162,7 @@ function wire() {
 		if (!drag) return;
 		const d = drag; drag = null;
 		if (d.moved) setRange(xToT(Math.min(d.x0, d.x1)), xToT(Math.max(d.x0, d.x1)));
+		else if (D.host) hostClick(d.x0, d.y0);
 	});
 	cv.addEventListener('dblclick', resetZoom);
 	cv.addEventListener('mouseleave', () => { $('tip').hidden = true; });
@@ -846,6 +1172,7 @@ function wire() {
 		setRange(t - (t - v0) * f, t + (v1 - t) * f);
 	}, { passive: false });
 	$('reset').onclick = resetZoom;
+	$('hostrows').onclick = () => { showHost = !showHost; clockLine(); buildLanes(); render(); };
 	$('search').addEventListener('input', () => { applySearch(); render(); });
 	window.addEventListener('resize', render);
 	window.addEventListener('keydown', (ev) => {
@@ -867,7 +1194,11 @@ function wire() {
 /* for tests and scripts: the state the page shows */
 window.vnViewer = {
 	stats, data: () => D, range: () => [v0, v1], total: () => T, setRange, resetZoom, showCore, showSummary,
-	lanes: () => lanes.map((l) => ({ kind: l.kind, name: l.name, y: l.y, h: l.h, n: l.row ? l.row.n : 0, lod: !!l.lod })),
+	lanes: () => lanes.map((l) => ({ kind: l.kind, name: l.name, y: l.y, h: l.h, n: l.row ? l.row.n : l.count || 0, lod: !!l.lod })),
+	/* host rows: every range box of this tab (client coordinates of its middle), the selection */
+	ranges() { return hostBoxes(); },
+	selection() { return sel ? { kind: sel.kind, execs: [...sel.set].map((i) => D.host.xs[i].label) } : null; },
+	execPoint(i) { return execPoint(i); },
 	/* client coordinates of the middle of event i of lane k (visible range) */
 	eventPoint(k, i) {
 		const l = lanes[k], r = l.row, rc = $('canvas').getBoundingClientRect();

@@ -111,6 +111,80 @@ TEST(html_is_self_contained)
 	synth_free(s);
 }
 
+static const char *const app_names[] = { "step", "fc1", "</script><img src=x>", NULL };
+
+static struct vneuron_trace_record *app_call(struct synth *s, unsigned int call,
+					     uint32_t depth, uint64_t ns)
+{
+	struct vneuron_trace_record *r = synth_api(s, call, 100, 1, depth);
+
+	r->host_ns = ns;
+	r->count = 10;
+	return r;
+}
+
+/*
+ * Process 100 thread 1: step > fc1 launches core 0 exec 0 (host 400..900 ns, 500 ns
+ * modeled), marks the hostile name, and pushes a range that does not nest.
+ */
+static struct synth *app(int host_clock)
+{
+	struct synth *s = synth_new();
+	struct vneuron_trace_record *r;
+
+	s->range_names = app_names;
+	s->host_clock = host_clock;
+	synth_app_exec(s, 0, 500, 1000, 400, 900);
+	app_call(s, ND_API_RANGE_PUSH, 1, 100)->sem_value = 0;
+	app_call(s, ND_API_RANGE_PUSH, 2, 200)->sem_value = 1;
+	r = app_call(s, ND_API_EXEC, 2, 300);
+	r->sem_value = 7;
+	r = app_call(s, ND_API_WAIT, 2, 1000);
+	r->sem_value = 7;
+	r->exec_seq = 0;
+	app_call(s, ND_API_RANGE_POP, 1, 1100);
+	app_call(s, ND_API_MARK, 1, 1150)->sem_value = 2;
+	app_call(s, ND_API_RANGE_POP, 0, 1200);
+	app_call(s, ND_API_RANGE_PUSH, 3, 1300)->sem_value = 0;
+	return s;
+}
+
+TEST(host_rows_in_the_data)
+{
+	struct synth *s = app(1);
+	char *h;
+
+	ASSERT_EQ(0, synth_run(s, 0));
+	h = render(s, 0);
+	ASSERT_NE(NULL, h);
+	/* times in ps from the first call (100 ns); the names escaped like every string */
+	EXPECT_NE(NULL, strstr(h, "\"host\":{\"names\":[\"step\",\"fc1\","
+			       "\"\\u003c/script>\\u003cimg src=x>\"],"
+			       "\"calls\":[\"other\",\"open\","));
+	/* the execution: core, exec, span, mapping error (1 ns), its ranges */
+	EXPECT_NE(NULL, strstr(h, "\"execs\":[[0,0,300000,800000,1000,[0,1]]]"));
+	/* ranges nest (the push that does not is left out); EXEC -> exec 0 in fc1 (range 1) */
+	EXPECT_NE(NULL, strstr(h, "{\"pid\":100,\"threads\":[{\"tid\":1,"
+			       "\"ranges\":[[0,1100000,0,0,-1],[100000,1000000,1,1,0]],"
+			       "\"calls\":[[200000,210000,6,0,1],[900000,910000,7,-1,1]],"
+			       "\"marks\":[[1050000,2]]}]}]}"));
+	free(h);
+	h = render(s, 1);
+	ASSERT_NE(NULL, h);
+	EXPECT_EQ(count(h, "<script"), count(h, "</script>"));
+	EXPECT_EQ(NULL, strstr(h, "<img"));
+	free(h);
+	synth_free(s);
+	/* the modeled clock: no host rows (the page points to --clock host) */
+	s = app(0);
+	ASSERT_EQ(0, synth_run(s, 0));
+	h = render(s, 0);
+	ASSERT_NE(NULL, h);
+	EXPECT_EQ(NULL, strstr(h, "\"host\":{"));
+	free(h);
+	synth_free(s);
+}
+
 /* The server in a child, its URL read from its stdout. */
 struct server {
 	pid_t pid;
