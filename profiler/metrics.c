@@ -302,6 +302,97 @@ static void range_add(const struct vnp_timeline *tl, struct vnp_metrics *m,
 	}
 }
 
+static uint32_t rs_hash(uint32_t range, uint32_t scope, uint32_t mask)
+{
+	return (uint32_t)(((uint64_t)range * 0x9e3779b1u ^ scope * 0x85ebca6bu) & mask);
+}
+
+/* Room for one more pair, the hash at most half full. 0 or -ENOMEM. */
+static int rs_grow(struct vnp_metrics *m)
+{
+	struct vnp_range_scope *rs;
+	uint32_t n, i, h, *slot;
+
+	if (m->nrs >= UINT32_MAX / 4)
+		return -ENOMEM;
+	if (m->nrs == m->rs_cap) {
+		n = m->rs_cap ? m->rs_cap * 2 : 32;
+		rs = reallocarray(m->rs, n, sizeof(*rs));
+		if (!rs)
+			return -ENOMEM;
+		m->rs = rs;
+		m->rs_cap = n;
+	}
+	if ((m->nrs + 1) * 2 <= m->rs_slots)
+		return 0;
+	n = m->rs_slots ? m->rs_slots * 2 : 64;
+	slot = calloc(n, sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	for (i = 0; i < m->nrs; i++) {
+		for (h = rs_hash(m->rs[i].range, m->rs[i].scope, n - 1); slot[h];
+		     h = (h + 1) & (n - 1))
+			;
+		slot[h] = i + 1;
+	}
+	free(m->rs_slot);
+	m->rs_slot = slot;
+	m->rs_slots = n;
+	return 0;
+}
+
+/* The group of (range, scope), added if new; NULL out of memory. */
+static struct vnp_group *rs_group(struct vnp_metrics *m, uint32_t range, uint32_t scope)
+{
+	struct vnp_range_scope *x;
+	uint32_t h;
+
+	if (m->rs_last < m->nrs && m->rs[m->rs_last].range == range &&
+	    m->rs[m->rs_last].scope == scope)
+		return &m->rs[m->rs_last].g;
+	for (h = m->rs_slots ? rs_hash(range, scope, m->rs_slots - 1) : 0;
+	     m->rs_slots && m->rs_slot[h]; h = (h + 1) & (m->rs_slots - 1)) {
+		x = &m->rs[m->rs_slot[h] - 1];
+		if (x->range == range && x->scope == scope) {
+			m->rs_last = m->rs_slot[h] - 1;
+			return &x->g;
+		}
+	}
+	if (rs_grow(m))
+		return NULL;
+	for (h = rs_hash(range, scope, m->rs_slots - 1); m->rs_slot[h];
+	     h = (h + 1) & (m->rs_slots - 1))
+		;
+	x = &m->rs[m->nrs];
+	memset(x, 0, sizeof(*x));
+	x->range = range;
+	x->scope = scope;
+	m->rs_slot[h] = ++m->nrs;
+	m->rs_last = m->nrs - 1;
+	return &x->g;
+}
+
+/* Event e (of scope) into its innermost range's group of that scope. 0 or -ENOMEM. */
+static int rs_add(const struct vnp_timeline *tl, struct vnp_metrics *m,
+		  const struct vnp_ev *e, uint32_t scope, unsigned int unit, int transpose,
+		  uint64_t hr, uint64_t hw, uint64_t fixed)
+{
+	const struct vnp_exec *x;
+	const uint32_t *ids;
+	struct vnp_group *g;
+	unsigned int n;
+
+	if (!m->nranges || !tl->rg.attributed)
+		return 0;
+	x = vnp_tl_exec(tl, e->core, e->exec);
+	n = x ? vnp_exec_ranges(tl, x, &ids) : 0;
+	g = rs_group(m, n ? range_ix(m, ids[n - 1]) : m->nranges, scope);
+	if (!g)
+		return -ENOMEM;
+	group_add(g, e, unit, transpose, hr, hw, fixed);
+	return 0;
+}
+
 /* Executions' modeled time and the launch gaps before them, per range. */
 static void range_execs(const struct vnp_timeline *tl, struct vnp_metrics *m)
 {
@@ -728,6 +819,15 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 		group_add(&m->line[loc && loc->line < m->nlines ? loc->line : m->nlines],
 			  e, u, transpose, hr, hw, fx);
 		range_add(tl, m, e, u, transpose, hr, hw, fx);
+		if (rs_add(tl, m, e, loc && loc->scope < m->nscopes ? loc->scope : m->nscopes,
+			   u, transpose, hr, hw, fx)) {
+			free(it);
+			free(sw);
+			free(rate);
+			free(cover);
+			vnp_metrics_free(m);
+			return -ENOMEM;
+		}
 	}
 	for (k = 0; k < VNP_MAX_CORES; k++) {
 		uint32_t i;
@@ -740,6 +840,8 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			span_close(&m->range[i].self, k);
 			span_close(&m->range[i].all, k);
 		}
+		for (i = 0; i < m->nrs; i++)
+			span_close(&m->rs[i].g, k);
 	}
 	tend = tl->t1;
 	for (k = 0; k < ncores; k++)
@@ -835,6 +937,8 @@ void vnp_metrics_free(struct vnp_metrics *m)
 	free(m->scope);
 	free(m->line);
 	free(m->range);
+	free(m->rs);
+	free(m->rs_slot);
 	free(m->tput);
 	free(m->pending);
 	free(m->coll);
@@ -843,6 +947,9 @@ void vnp_metrics_free(struct vnp_metrics *m)
 	m->line = NULL;
 	m->range = NULL;
 	m->nranges = 0;
+	m->rs = NULL;
+	m->rs_slot = NULL;
+	m->nrs = m->rs_cap = m->rs_slots = 0;
 	m->tput = NULL;
 	m->pending = NULL;
 	m->coll = NULL;

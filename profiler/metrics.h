@@ -73,6 +73,17 @@ struct vnp_range_stat {
 	uint64_t gap_ns, gaps;
 };
 
+/*
+ * A range's device work by program scope ("layer fc1 of range train step"): the events
+ * of the executions the range was the innermost of, in one scope of the program. Only
+ * the (range, scope) pairs that occur are kept.
+ */
+struct vnp_range_scope {
+	uint32_t range;			/* index of m->range (nranges: no range) */
+	uint32_t scope;			/* index of m->scope (nscopes: no scope) */
+	struct vnp_group g;
+};
+
 struct vnp_wait {
 	size_t ev;			/* index in tl->ev */
 	uint64_t wait_ps;
@@ -245,6 +256,12 @@ struct vnp_metrics {
 	uint32_t nlines;
 	struct vnp_range_stat *range;	/* by range name id, plus one for "no range" at [n] */
 	uint32_t nranges;		/* range names (tl->rg.nnames) */
+	/* with executions attributed to ranges: every (range, scope) pair that occurs */
+	struct vnp_range_scope *rs;
+	uint32_t nrs, rs_cap;
+	uint32_t *rs_slot;		/* hash of (range, scope): index + 1, 0 empty */
+	uint32_t rs_slots;		/* a power of two, at most half full */
+	uint32_t rs_last;		/* the pair of the last event (most come in runs) */
 	uint64_t gap_ns, held_ns;	/* launch gaps and host time held, all cores */
 };
 

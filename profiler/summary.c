@@ -455,6 +455,71 @@ static uint32_t ranges_sorted(const struct vnp_metrics *m, uint32_t *ix)
 	return n;
 }
 
+/* Range-scope pairs by range, then the longest span first. */
+static const struct vnp_range_scope *sort_rs;
+
+static int cmp_rs(const void *x, const void *y)
+{
+	const struct vnp_range_scope *a = &sort_rs[*(const uint32_t *)x];
+	const struct vnp_range_scope *b = &sort_rs[*(const uint32_t *)y];
+
+	return vnp_cmp(a->range, b->range) ?: vnp_cmp(b->g.span_ps, a->g.span_ps) ?:
+	       vnp_cmp(a->scope, b->scope);
+}
+
+/* m->rs's indexes so sorted (malloc()ed; NULL if there are none or no memory). */
+static uint32_t *rs_sorted(const struct vnp_metrics *m)
+{
+	uint32_t *ix = m->nrs ? malloc(m->nrs * sizeof(*ix)) : NULL, i;
+
+	if (!ix)
+		return NULL;
+	for (i = 0; i < m->nrs; i++)
+		ix[i] = i;
+	sort_rs = m->rs;
+	qsort(ix, m->nrs, sizeof(*ix), cmp_rs);
+	return ix;
+}
+
+/* The first of range r's pairs in ix (sorted), m->nrs if it has none. */
+static uint32_t rs_first(const struct vnp_metrics *m, const uint32_t *ix, uint32_t r)
+{
+	uint32_t i;
+
+	for (i = 0; ix && i < m->nrs && m->rs[ix[i]].range != r; i++)
+		;
+	return ix ? i : m->nrs;
+}
+
+static const char *scope_label(const struct vnp_view *v, uint32_t scope)
+{
+	return scope < v->m->nscopes ? vnp_prog_scope(v->tl->prog, scope) : "(no scope)";
+}
+
+/* Range r's device time by scope: "layer fc1: 41% of its device time, memory-bound". */
+static void range_scopes_text(FILE *f, const struct vnp_view *v, const uint32_t *ix,
+			      uint32_t r)
+{
+	const struct vnp_metrics *m = v->m;
+	uint32_t i = rs_first(m, ix, r), k, n, top = v->top ? v->top : 10;
+	char t1[32];
+
+	for (n = 0; i + n < m->nrs && m->rs[ix[i + n]].range == r; n++)
+		;
+	for (k = 0; k < n; i++, k++) {
+		const struct vnp_range_scope *x = &m->rs[ix[i]];
+
+		if (k == top) {
+			fprintf(f, "      ... and %u more scopes\n", n - k);
+			break;
+		}
+		fprintf(f, "      %-28.127s %5.1f%% of its device time (%s), %s\n",
+			scope_label(v, x->scope), vnp_pct(x->g.span_ps, m->range[r].device_ps),
+			vnp_fmt_time(x->g.span_ps, t1, sizeof(t1)),
+			v->a && v->a->range_scope ? v->a->range_scope[ix[i]].label : "");
+	}
+}
+
 static const char *range_label(const struct vnp_view *v, uint32_t i)
 {
 	return i < v->m->nranges ? vnp_range_name(v->tl, i) : "(no range)";
@@ -492,7 +557,7 @@ static void ranges_text(FILE *f, const struct vnp_view *v)
 	const struct vnp_timeline *tl = v->tl;
 	uint64_t dev = 0, held, ng, gaps;
 	char t1[32], t2[32], b1[32];
-	uint32_t *ix, n, i, k;
+	uint32_t *ix, *rs, n, i, k;
 
 	if (m->held_ns) {
 		fprintf(f, "\nLaunch gaps (host time between executions while the application held "
@@ -514,11 +579,13 @@ static void ranges_text(FILE *f, const struct vnp_view *v)
 	ix = malloc((m->nranges + 1) * sizeof(*ix));
 	if (!ix)
 		return;
+	rs = rs_sorted(m);
 	n = ranges_sorted(m, ix);
 	for (i = 0; i <= m->nranges; i++)
 		dev += m->range[i].device_ps;
 	fprintf(f, "\nApplication ranges (%llu executions attributed; self: innermost range, "
-		"all: open at launch)\n", (unsigned long long)tl->rg.attributed);
+		"all: open at launch; under each, its executions' device time by the "
+		"program's scopes)\n", (unsigned long long)tl->rg.attributed);
 	for (i = 0; i < n && i < (v->top ? v->top : 10); i++) {
 		const struct vnp_range_stat *r = &m->range[ix[i]];
 
@@ -537,7 +604,9 @@ static void ranges_text(FILE *f, const struct vnp_view *v)
 			fprintf(f, "; launch gaps before %s", vnp_fmt_time(r->gap_ns * 1000, t1,
 									   sizeof(t1)));
 		fputc('\n', f);
+		range_scopes_text(f, v, rs, ix[i]);
 	}
+	free(rs);
 	free(ix);
 }
 
@@ -1008,13 +1077,51 @@ static void range_group_json(FILE *f, const struct vnp_group *g)
 		(unsigned long long)g->dma_bytes, (unsigned long long)g->count);
 }
 
+/* ,"scopes":[...]: range r's device time by scope (all of them), longest first. */
+static void range_scopes_json(FILE *f, const struct vnp_view *v, const uint32_t *ix,
+			      uint32_t r)
+{
+	const struct vnp_metrics *m = v->m;
+	uint32_t i = rs_first(m, ix, r), k;
+	uint64_t work = 0;
+
+	for (k = i; k < m->nrs && m->rs[ix[k]].range == r; k++)
+		work += m->rs[ix[k]].g.instr_ps;
+	fputs(",\"scopes\":[", f);
+	for (k = i; k < m->nrs && m->rs[ix[k]].range == r; k++) {
+		const struct vnp_range_scope *x = &m->rs[ix[k]];
+		const struct vnp_classification *c = v->a && v->a->range_scope ?
+						     &v->a->range_scope[ix[k]] : NULL;
+
+		fputs(k > i ? ",{\"scope\":" : "{\"scope\":", f);
+		if (x->scope < m->nscopes)
+			vnp_json_str(f, scope_label(v, x->scope));
+		else
+			fputs("null", f);
+		fprintf(f, ",\"span_ps\":%llu,\"device_share\":%.6g,\"instr_ps\":%llu,"
+			"\"work_share\":%.6g,\"active_ps\":%llu,\"events\":%llu,\"flops\":%llu,"
+			"\"hbm_bytes\":%llu,\"class\":",
+			(unsigned long long)x->g.span_ps,
+			vnp_pct(x->g.span_ps, m->range[r].device_ps) / 100.0,
+			(unsigned long long)x->g.instr_ps, vnp_pct(x->g.instr_ps, work) / 100.0,
+			(unsigned long long)x->g.active_ps, (unsigned long long)x->g.count,
+			(unsigned long long)x->g.flops,
+			(unsigned long long)(x->g.hbm_read + x->g.hbm_write));
+		vnp_json_str(f, c ? vnp_class_name(c->cls) : "");
+		fputs(",\"label\":", f);
+		vnp_json_str(f, c ? c->label : "");
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
 /* "launch_gaps": per core; "ranges": every range with executions, by device time. */
 static void ranges_json(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_metrics *m = v->m;
 	const struct vnp_timeline *tl = v->tl;
 	uint64_t held, ng, gaps;
-	uint32_t *ix, n, i;
+	uint32_t *ix, *rs, n, i;
 	unsigned int k;
 
 	fprintf(f, ",\n\"clock\":{\"axis\":\"%s\"", tl->host_clock ? "host" : "model");
@@ -1038,6 +1145,7 @@ static void ranges_json(FILE *f, const struct vnp_view *v)
 		(unsigned long long)tl->rg.pushes, (unsigned long long)tl->rg.marks,
 		(unsigned long long)tl->rg.bad);
 	ix = malloc((m->nranges + 1) * sizeof(*ix));
+	rs = rs_sorted(m);
 	n = ix ? ranges_sorted(m, ix) : 0;
 	for (i = 0; i < n; i++) {
 		const struct vnp_range_stat *r = &m->range[ix[i]];
@@ -1057,8 +1165,10 @@ static void ranges_json(FILE *f, const struct vnp_view *v)
 		range_group_json(f, &r->self);
 		fputs(",\"all\":", f);
 		range_group_json(f, &r->all);
+		range_scopes_json(f, v, rs, ix[i]);
 		fputc('}', f);
 	}
+	free(rs);
 	free(ix);
 	fputs("]}", f);
 }

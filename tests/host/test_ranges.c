@@ -424,6 +424,116 @@ TEST(executions_are_attributed_to_their_ranges)
 	synth_free(s);
 }
 
+/*
+ * Issue 16's "layer fc1: 41% of device time, memory-bound": a range's executions broken
+ * down by the program's scopes. Execution seq: TensorE 300 ns in scope mlp/fc1, then
+ * VectorE 100 ns in mlp/fc2.
+ */
+static void layered_exec(struct synth *s, uint32_t seq)
+{
+	size_t first = s->n, i;
+
+	synth_debug(s, 0, synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, 300, 1000), "mlp.c", 1,
+		    "mlp/fc1");
+	synth_debug(s, 1, synth_insn(s, 1, VNEF_OP_TENSOR_TENSOR, 300, 400, 0), "mlp.c", 2,
+		    "mlp/fc2");
+	synth_exec(s, 0, 400);
+	for (i = first; i < s->n; i++)
+		s->r[i].exec_seq = seq;
+}
+
+TEST(range_device_time_by_scope)
+{
+	static const char *const rn[] = { "train", "eval", NULL };
+	struct synth *s = synth_new();
+	const struct vnp_range_scope *x;
+	char *buf = NULL;
+	size_t len = 0;
+	struct vnp_view v;
+	uint32_t i, seen = 0;
+	FILE *f;
+
+	s->range_names = rn;
+	for (i = 0; i < 3; i++)
+		layered_exec(s, i);
+	push(s, 10, 1, 1, 0);
+	launch(s, 10, 1, 100, 0);
+	launch(s, 10, 1, 101, 1);
+	api(s, ND_API_RANGE_POP, 10, 1, 0);
+	push(s, 10, 1, 1, 1);
+	launch(s, 10, 1, 102, 2);
+	AEQ(synth_run(s, 0), 0);
+	EQ(s->tl.rg.attributed, 3);
+	AEQ(s->m.nrs, 4);
+	for (i = 0; i < s->m.nrs; i++) {
+		x = &s->m.rs[i];
+		ASSERT_LT(x->range, 2u);
+		ASSERT_LT(x->scope, s->m.nscopes);
+		seen |= 1u << (x->range * 2 + !strcmp(vnp_prog_scope(&s->prog, x->scope),
+						      "mlp/fc2"));
+		/* each execution's part, summed over the range's executions */
+		EQ(x->g.span_ps, (x->range ? 1 : 2) *
+		   (strcmp(vnp_prog_scope(&s->prog, x->scope), "mlp/fc1") ? 100 : 300) * NS);
+		EQ(x->g.count, x->range ? 1 : 2);
+		EXPECT_NE((int)s->a.range_scope[i].cls, (int)VNP_CLASS_NONE);
+	}
+	EQ(seen, 15);
+	EQ(s->m.range[0].device_ps, 800 * NS);
+	v = (struct vnp_view){ .tl = &s->tl, .m = &s->m, .a = &s->a, .top = 5 };
+	f = open_memstream(&buf, &len);
+	EQ(vnp_summary_text(f, &v), 0);
+	EQ(vnp_summary_json(f, &v), 0);
+	fclose(f);
+	EXPECT_TRUE(strstr(buf, "      mlp/fc1                       75.0% of its device time "
+			   "(600.000 ns), ") != NULL) TH_LOG("%s", buf);
+	EXPECT_TRUE(strstr(buf, "      mlp/fc2                       25.0% of its device time "
+			   "(200.000 ns), ") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"name\":\"train\",") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"scopes\":[{\"scope\":\"mlp/fc1\",\"span_ps\":600000,"
+			   "\"device_share\":0.75,\"instr_ps\":600000,\"work_share\":0.75,")
+		    != NULL);
+	free(buf);
+	synth_free(s);
+
+	/* no execution attributed: no pairs */
+	s = synth_new();
+	layered_exec(s, 0);
+	AEQ(synth_run(s, 0), 0);
+	EQ(s->m.nrs, 0);
+	synth_free(s);
+}
+
+/*
+ * io_uring's executions have ids of the library's (sem_signal ND_API_URING), in their
+ * own space: one equal to an ioctl execution's exec id links to its own EXEC call.
+ */
+TEST(uring_ids_are_their_own)
+{
+	struct synth *s = synth_new();
+	struct vneuron_trace_record *r;
+	char b[128];
+	uint32_t i;
+
+	s->range_names = names;
+	for (i = 0; i < 2; i++)
+		exec_at(s, i, 100, 0, 0);
+	push(s, 10, 1, 1, 1);		/* thread 1: fc1, by ioctl, exec id 7 */
+	push(s, 10, 2, 1, 2);		/* thread 2: fc2, by io_uring, its id 7 */
+	launch(s, 10, 1, 7, 0);
+	r = api(s, ND_API_EXEC, 10, 2, 1);
+	r->sem_value = 7;
+	r->sem_signal = ND_API_URING;
+	r = api(s, ND_API_WAIT, 10, 2, 1);
+	r->sem_value = 7;
+	r->sem_signal = ND_API_URING;
+	r->exec_seq = 1;
+	AEQ(synth_run(s, 0), 0);
+	EQ(s->tl.rg.attributed, 2);
+	EXPECT_STREQ(stack_of(s, 0, b, sizeof(b)), "fc1");
+	EXPECT_STREQ(stack_of(s, 1, b, sizeof(b)), "fc2");
+	synth_free(s);
+}
+
 /* Four executions of 10 us each, gap_ns of host time between them, all in "step". */
 static struct synth *gappy(uint64_t gap_ns)
 {
