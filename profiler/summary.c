@@ -455,16 +455,48 @@ static uint32_t ranges_sorted(const struct vnp_metrics *m, uint32_t *ix)
 	return n;
 }
 
-/* Range-scope pairs by range, then the longest span first. */
-static const struct vnp_range_scope *sort_rs;
+/*
+ * Range-layer pairs by range, each range's layers as a tree: a layer after its parent,
+ * siblings the longest span first; "no scope" last.
+ */
+static const struct vnp_metrics *sort_m;
+
+/* Layer l's ancestor at depth d (l itself at its own depth). */
+static uint32_t layer_at(const struct vnp_metrics *m, uint32_t l, uint32_t d)
+{
+	while (l < m->nlayers && m->layer[l].depth > d)
+		l = m->layer[l].parent;
+	return l;
+}
+
+static uint64_t layer_span(const struct vnp_metrics *m, uint32_t range, uint32_t l)
+{
+	uint32_t k = vnp_range_layer(m, range, l);
+
+	return k == VNP_NONE ? 0 : m->rs[k].g.span_ps;
+}
 
 static int cmp_rs(const void *x, const void *y)
 {
-	const struct vnp_range_scope *a = &sort_rs[*(const uint32_t *)x];
-	const struct vnp_range_scope *b = &sort_rs[*(const uint32_t *)y];
+	const struct vnp_metrics *m = sort_m;
+	const struct vnp_range_layer *a = &m->rs[*(const uint32_t *)x];
+	const struct vnp_range_layer *b = &m->rs[*(const uint32_t *)y];
+	uint32_t la = a->layer, lb = b->layer, d, da, db, pa, pb;
 
-	return vnp_cmp(a->range, b->range) ?: vnp_cmp(b->g.span_ps, a->g.span_ps) ?:
-	       vnp_cmp(a->scope, b->scope);
+	if (a->range != b->range)
+		return vnp_cmp(a->range, b->range);
+	if (la >= m->nlayers || lb >= m->nlayers)
+		return vnp_cmp(la >= m->nlayers, lb >= m->nlayers);
+	da = m->layer[la].depth;
+	db = m->layer[lb].depth;
+	for (d = 1; d <= da && d <= db; d++) {
+		pa = layer_at(m, la, d);
+		pb = layer_at(m, lb, d);
+		if (pa != pb)
+			return vnp_cmp(layer_span(m, a->range, pb), layer_span(m, a->range, pa)) ?:
+			       vnp_cmp(pa, pb);
+	}
+	return vnp_cmp(da, db);
 }
 
 /* m->rs's indexes so sorted (malloc()ed; NULL if there are none or no memory). */
@@ -476,7 +508,7 @@ static uint32_t *rs_sorted(const struct vnp_metrics *m)
 		return NULL;
 	for (i = 0; i < m->nrs; i++)
 		ix[i] = i;
-	sort_rs = m->rs;
+	sort_m = m;
 	qsort(ix, m->nrs, sizeof(*ix), cmp_rs);
 	return ix;
 }
@@ -491,33 +523,58 @@ static uint32_t rs_first(const struct vnp_metrics *m, const uint32_t *ix, uint32
 	return ix ? i : m->nrs;
 }
 
-static const char *scope_label(const struct vnp_view *v, uint32_t scope)
+static const char *layer_name(const struct vnp_metrics *m, uint32_t l)
 {
-	return scope < v->m->nscopes ? vnp_prog_scope(v->tl->prog, scope) : "(no scope)";
+	return l < m->nlayers ? m->layer[l].name : "(no scope)";
 }
 
-/* Range r's device time by scope: "layer fc1: 41% of its device time, memory-bound". */
-static void range_scopes_text(FILE *f, const struct vnp_view *v, const uint32_t *ix,
+static int cmp_u64_desc(const void *x, const void *y)
+{
+	return vnp_cmp(*(const uint64_t *)y, *(const uint64_t *)x);
+}
+
+/*
+ * Range r's device time by layer, as a tree ("fc1  41.0% of its device time, memory-bound"):
+ * the layers whose span is among the top v->top (ties kept; a parent's span is at least
+ * its children's, so every shown layer's parent is shown).
+ */
+static void range_layers_text(FILE *f, const struct vnp_view *v, const uint32_t *ix,
 			      uint32_t r)
 {
 	const struct vnp_metrics *m = v->m;
-	uint32_t i = rs_first(m, ix, r), k, n, top = v->top ? v->top : 10;
-	char t1[32];
+	uint32_t i = rs_first(m, ix, r), k, n, shown = 0, top = v->top ? v->top : 10;
+	uint64_t *spans, cut;
+	char name[160], t1[32];
 
 	for (n = 0; i + n < m->nrs && m->rs[ix[i + n]].range == r; n++)
 		;
-	for (k = 0; k < n; i++, k++) {
-		const struct vnp_range_scope *x = &m->rs[ix[i]];
+	if (!n)
+		return;
+	spans = malloc(n * sizeof(*spans));
+	if (!spans)
+		return;
+	for (k = 0; k < n; k++)
+		spans[k] = m->rs[ix[i + k]].g.span_ps;
+	qsort(spans, n, sizeof(*spans), cmp_u64_desc);
+	cut = spans[(n < top ? n : top) - 1];
+	free(spans);
+	for (k = 0; k < n; k++) {
+		const struct vnp_range_layer *x = &m->rs[ix[i + k]];
+		const char *full = layer_name(m, x->layer), *last = strrchr(full, '/');
+		unsigned int depth = x->layer < m->nlayers ? m->layer[x->layer].depth : 1;
 
-		if (k == top) {
-			fprintf(f, "      ... and %u more scopes\n", n - k);
-			break;
-		}
-		fprintf(f, "      %-28.127s %5.1f%% of its device time (%s), %s\n",
-			scope_label(v, x->scope), vnp_pct(x->g.span_ps, m->range[r].device_ps),
+		if (x->g.span_ps < cut)
+			continue;
+		shown++;
+		snprintf(name, sizeof(name), "%*s%s", 2 * (depth > 8 ? 8 : depth - 1), "",
+			 x->layer < m->nlayers && last ? last + 1 : full);
+		fprintf(f, "      %-28.128s %5.1f%% of its device time (%s), %s\n", name,
+			vnp_pct(x->g.span_ps, m->range[r].device_ps),
 			vnp_fmt_time(x->g.span_ps, t1, sizeof(t1)),
-			v->a && v->a->range_scope ? v->a->range_scope[ix[i]].label : "");
+			v->a && v->a->range_scope ? v->a->range_scope[ix[i + k]].label : "");
 	}
+	if (shown < n)
+		fprintf(f, "      ... and %u more layers\n", n - shown);
 }
 
 static const char *range_label(const struct vnp_view *v, uint32_t i)
@@ -585,7 +642,7 @@ static void ranges_text(FILE *f, const struct vnp_view *v)
 		dev += m->range[i].device_ps;
 	fprintf(f, "\nApplication ranges (%llu executions attributed; self: innermost range, "
 		"all: open at launch; under each, its executions' device time by the "
-		"program's scopes)\n", (unsigned long long)tl->rg.attributed);
+		"program's layers: scope paths as a tree)\n", (unsigned long long)tl->rg.attributed);
 	for (i = 0; i < n && i < (v->top ? v->top : 10); i++) {
 		const struct vnp_range_stat *r = &m->range[ix[i]];
 
@@ -604,7 +661,7 @@ static void ranges_text(FILE *f, const struct vnp_view *v)
 			fprintf(f, "; launch gaps before %s", vnp_fmt_time(r->gap_ns * 1000, t1,
 									   sizeof(t1)));
 		fputc('\n', f);
-		range_scopes_text(f, v, rs, ix[i]);
+		range_layers_text(f, v, rs, ix[i]);
 	}
 	free(rs);
 	free(ix);
@@ -1077,30 +1134,33 @@ static void range_group_json(FILE *f, const struct vnp_group *g)
 		(unsigned long long)g->dma_bytes, (unsigned long long)g->count);
 }
 
-/* ,"scopes":[...]: range r's device time by scope (all of them), longest first. */
-static void range_scopes_json(FILE *f, const struct vnp_view *v, const uint32_t *ix,
+/* ,"layers":[...]: range r's device time by layer (all of them), in tree order. */
+static void range_layers_json(FILE *f, const struct vnp_view *v, const uint32_t *ix,
 			      uint32_t r)
 {
 	const struct vnp_metrics *m = v->m;
 	uint32_t i = rs_first(m, ix, r), k;
 	uint64_t work = 0;
 
+	/* the work of the range's events once: the top layers' and "no scope" */
 	for (k = i; k < m->nrs && m->rs[ix[k]].range == r; k++)
-		work += m->rs[ix[k]].g.instr_ps;
-	fputs(",\"scopes\":[", f);
+		if (m->rs[ix[k]].layer >= m->nlayers || m->layer[m->rs[ix[k]].layer].depth == 1)
+			work += m->rs[ix[k]].g.instr_ps;
+	fputs(",\"layers\":[", f);
 	for (k = i; k < m->nrs && m->rs[ix[k]].range == r; k++) {
-		const struct vnp_range_scope *x = &m->rs[ix[k]];
+		const struct vnp_range_layer *x = &m->rs[ix[k]];
 		const struct vnp_classification *c = v->a && v->a->range_scope ?
 						     &v->a->range_scope[ix[k]] : NULL;
 
-		fputs(k > i ? ",{\"scope\":" : "{\"scope\":", f);
-		if (x->scope < m->nscopes)
-			vnp_json_str(f, scope_label(v, x->scope));
+		fputs(k > i ? ",{\"layer\":" : "{\"layer\":", f);
+		if (x->layer < m->nlayers)
+			vnp_json_str(f, layer_name(m, x->layer));
 		else
 			fputs("null", f);
-		fprintf(f, ",\"span_ps\":%llu,\"device_share\":%.6g,\"instr_ps\":%llu,"
+		fprintf(f, ",\"depth\":%u,\"span_ps\":%llu,\"device_share\":%.6g,\"instr_ps\":%llu,"
 			"\"work_share\":%.6g,\"active_ps\":%llu,\"events\":%llu,\"flops\":%llu,"
 			"\"hbm_bytes\":%llu,\"class\":",
+			x->layer < m->nlayers ? m->layer[x->layer].depth : 0,
 			(unsigned long long)x->g.span_ps,
 			vnp_pct(x->g.span_ps, m->range[r].device_ps) / 100.0,
 			(unsigned long long)x->g.instr_ps, vnp_pct(x->g.instr_ps, work) / 100.0,
@@ -1165,7 +1225,7 @@ static void ranges_json(FILE *f, const struct vnp_view *v)
 		range_group_json(f, &r->self);
 		fputs(",\"all\":", f);
 		range_group_json(f, &r->all);
-		range_scopes_json(f, v, rs, ix[i]);
+		range_layers_json(f, v, rs, ix[i]);
 		fputc('}', f);
 	}
 	free(rs);

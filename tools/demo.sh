@@ -138,7 +138,7 @@ if [ $nodes = 1 ]; then
 fi
 
 # The application's profile: three steps and the library's API calls, correlated; the
-# summary attributes each range's device time to the program's layers (scopes), the
+# summary attributes each range's device time to the program's layers (scope paths), the
 # trace and the viewer put the host rows (ranges, calls) over the device's on the host
 # clock.
 v=("$bin/vneuron-profile" view -n "$out/mlp_train_step.vnef" -s "$out/mlp_train_app.vntf")
@@ -218,12 +218,12 @@ if app:
     rg = app.get("ranges") or {}
     print(f"mlp training app: {rg.get('attributed', 0)} executions attributed to ranges "
           f"({rg.get('pushes', 0)} pushed)")
-    for r in [x for x in rg.get("list", []) if x["name"] and x["scopes"]][:1]:
+    for r in [x for x in rg.get("list", []) if x["name"] and x["layers"]][:1]:
         print(f"  range \"{r['name']}\": {r['execs']} executions, "
               f"{r['device_ps'] / 1e6:.3f} us of device time, by layer:")
-        for sc in r["scopes"][:6]:
-            print(f"    {sc['scope'] or '(no scope)'}: {100 * sc['device_share']:.0f}% of "
-                  f"its device time, {sc['label'] or sc['class']}")
+        for la in [x for x in r["layers"] if 0 < x["depth"] <= 2]:
+            print(f"    {la['layer']}: {100 * la['device_share']:.0f}% of "
+                  f"its device time, {la['label'] or la['class']}")
     ok = ok and rg.get("attributed", 0) > 0
 print("verdict: " + ("as expected: the naive exp kernel is flagged dma-no-overlap, the "
                      "pipelined one is not and is faster" if ok else "NOT as expected"))

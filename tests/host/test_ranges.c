@@ -426,7 +426,7 @@ TEST(executions_are_attributed_to_their_ranges)
 
 /*
  * Issue 16's "layer fc1: 41% of device time, memory-bound": a range's executions broken
- * down by the program's scopes. Execution seq: TensorE 300 ns in scope mlp/fc1, then
+ * down by the program's layers (scope paths and their prefixes). Execution seq: TensorE 300 ns in scope mlp/fc1, then
  * VectorE 100 ns in mlp/fc2.
  */
 static void layered_exec(struct synth *s, uint32_t seq)
@@ -442,15 +442,19 @@ static void layered_exec(struct synth *s, uint32_t seq)
 		s->r[i].exec_seq = seq;
 }
 
-TEST(range_device_time_by_scope)
+TEST(range_device_time_by_layer)
 {
 	static const char *const rn[] = { "train", "eval", NULL };
+	/* span (ns) of each layer in one execution */
+	static const struct { const char *name; uint64_t span; uint32_t depth; } lay[] = {
+		{ "mlp", 400, 1 }, { "mlp/fc1", 300, 2 }, { "mlp/fc2", 100, 2 },
+	};
 	struct synth *s = synth_new();
-	const struct vnp_range_scope *x;
+	const struct vnp_range_layer *x;
 	char *buf = NULL;
 	size_t len = 0;
 	struct vnp_view v;
-	uint32_t i, seen = 0;
+	uint32_t i, k, seen = 0;
 	FILE *f;
 
 	s->range_names = rn;
@@ -464,42 +468,62 @@ TEST(range_device_time_by_scope)
 	launch(s, 10, 1, 102, 2);
 	AEQ(synth_run(s, 0), 0);
 	EQ(s->tl.rg.attributed, 3);
-	AEQ(s->m.nrs, 4);
+	AEQ(s->m.nlayers, 3);
+	AEQ(s->m.nrs, 6);
 	for (i = 0; i < s->m.nrs; i++) {
 		x = &s->m.rs[i];
 		ASSERT_LT(x->range, 2u);
-		ASSERT_LT(x->scope, s->m.nscopes);
-		seen |= 1u << (x->range * 2 + !strcmp(vnp_prog_scope(&s->prog, x->scope),
-						      "mlp/fc2"));
+		ASSERT_LT(x->layer, s->m.nlayers);
+		for (k = 0; k < 3 && strcmp(lay[k].name, s->m.layer[x->layer].name); k++)
+			;
+		ASSERT_LT(k, 3u);
+		EQ(s->m.layer[x->layer].depth, lay[k].depth);
+		seen |= 1u << (x->range * 3 + k);
 		/* each execution's part, summed over the range's executions */
-		EQ(x->g.span_ps, (x->range ? 1 : 2) *
-		   (strcmp(vnp_prog_scope(&s->prog, x->scope), "mlp/fc1") ? 100 : 300) * NS);
-		EQ(x->g.count, x->range ? 1 : 2);
+		EQ(x->g.span_ps, (x->range ? 1 : 2) * lay[k].span * NS);
+		EQ(x->g.count, (x->range ? 1 : 2) * (k ? 1 : 2));
 		EXPECT_NE((int)s->a.range_scope[i].cls, (int)VNP_CLASS_NONE);
+		EQ(vnp_range_layer(&s->m, x->range, x->layer), i);
 	}
-	EQ(seen, 15);
+	EQ(seen, 63);
+	EQ(vnp_range_layer(&s->m, 2, 0), VNP_NONE);	/* "no range" ran nothing */
 	EQ(s->m.range[0].device_ps, 800 * NS);
 	v = (struct vnp_view){ .tl = &s->tl, .m = &s->m, .a = &s->a, .top = 5 };
 	f = open_memstream(&buf, &len);
 	EQ(vnp_summary_text(f, &v), 0);
 	EQ(vnp_summary_json(f, &v), 0);
 	fclose(f);
-	EXPECT_TRUE(strstr(buf, "      mlp/fc1                       75.0% of its device time "
-			   "(600.000 ns), ") != NULL) TH_LOG("%s", buf);
-	EXPECT_TRUE(strstr(buf, "      mlp/fc2                       25.0% of its device time "
+	/* a tree: the layer, then its parts the longest first */
+	EXPECT_TRUE(strstr(buf, "\n      mlp                          100.0% of its device time "
+			   "(800.000 ns), ") != NULL) TH_LOG("%s", buf);
+	EXPECT_TRUE(strstr(buf, "\n        fc1                         75.0% of its device time "
+			   "(600.000 ns), ") != NULL);
+	EXPECT_TRUE(strstr(buf, "\n        fc2                         25.0% of its device time "
 			   "(200.000 ns), ") != NULL);
+	EXPECT_TRUE(strstr(buf, "(600.000 ns), ") < strstr(buf, "(200.000 ns), "));
 	EXPECT_TRUE(strstr(buf, "\"name\":\"train\",") != NULL);
-	EXPECT_TRUE(strstr(buf, "\"scopes\":[{\"scope\":\"mlp/fc1\",\"span_ps\":600000,"
-			   "\"device_share\":0.75,\"instr_ps\":600000,\"work_share\":0.75,")
-		    != NULL);
+	EXPECT_TRUE(strstr(buf, "\"layers\":[{\"layer\":\"mlp\",\"depth\":1,\"span_ps\":800000,"
+			   "\"device_share\":1,\"instr_ps\":800000,\"work_share\":1,") != NULL);
+	EXPECT_TRUE(strstr(buf, "{\"layer\":\"mlp/fc1\",\"depth\":2,\"span_ps\":600000,"
+			   "\"device_share\":0.75,\"instr_ps\":600000,\"work_share\":0.75,") != NULL);
+	/* with -t 1: the top layer only */
+	free(buf);
+	buf = NULL;
+	v.top = 1;
+	f = open_memstream(&buf, &len);
+	EQ(vnp_summary_text(f, &v), 0);
+	fclose(f);
+	EXPECT_TRUE(strstr(buf, "      ... and 2 more layers") != NULL);
+	EXPECT_TRUE(strstr(buf, "        fc1 ") == NULL);
 	free(buf);
 	synth_free(s);
 
-	/* no execution attributed: no pairs */
+	/* no execution attributed: no layers, no pairs */
 	s = synth_new();
 	layered_exec(s, 0);
 	AEQ(synth_run(s, 0), 0);
 	EQ(s->m.nrs, 0);
+	EQ(s->m.nlayers, 0);
 	synth_free(s);
 }
 
