@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vnp_synth.h"
@@ -82,6 +83,48 @@ static void *worker(void *arg)
 		ok &= nd_range_pop() == 0;
 	}
 	return (void *)ok;
+}
+
+/*
+ * A forked child logs to the same file under its own pid and starts with no range open:
+ * its parent's open range is not its own (the profile replays (pid, thread) stacks).
+ */
+TEST(forked_child_starts_with_no_range)
+{
+	struct vneuron_trace_record *r;
+	size_t n, i, child = 0;
+	int st;
+	pid_t pid;
+
+	clear_log();
+	ASSERT_EQ(nd_range_push("parent"), 1);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(nd_range_pop() == -ENOENT && nd_range_push("child") == 1 &&
+		      nd_range_pop() == 0 ? 0 : 1);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	EQ(nd_range_pop(), 0);
+	r = read_log(&n);
+	/* parent: push + name, pop; child: push + name, pop */
+	AEQ(n, 6);
+	for (i = 0; i < n; i++) {
+		if (r[i].elements != (uint32_t)pid)
+			continue;
+		child++;
+		if (r[i].opcode == ND_API_RANGE_PUSH) {
+			EQ(r[i].dma_desc, 1);
+			EXPECT_EQ(memcmp(&r[i + 1], "child", 5), 0);
+			i++;
+			child++;
+		} else {
+			EQ(r[i].opcode, ND_API_RANGE_POP);
+			EQ(r[i].dma_desc, 0);
+		}
+	}
+	EQ(child, 3);
+	free(r);
 }
 
 TEST(ranges_nest_per_thread)
