@@ -109,8 +109,9 @@ static void api_write(int fd, const void *p, size_t n)
 	(void)w;
 }
 
-uint32_t nd_api_note(struct nd_device *dev, unsigned int call, uint64_t t0, uint64_t bytes,
-		     uint32_t core, uint64_t exec_id, uint64_t seq)
+/* nd_api_note(); sig is the record's sem_signal (ND_API_URING for io_uring's). */
+static uint32_t api_note(struct nd_device *dev, unsigned int call, uint64_t t0, uint64_t bytes,
+			 uint32_t core, uint64_t exec_id, uint64_t seq, uint16_t sig)
 {
 	struct vneuron_trace_record r;
 	uint32_t pc;
@@ -122,11 +123,36 @@ uint32_t nd_api_note(struct nd_device *dev, unsigned int call, uint64_t t0, uint
 	r.bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
 	r.exec_seq = (uint32_t)seq;
 	r.sem_value = (uint32_t)exec_id;
+	r.sem_signal = sig;
 	r.dma_queue = (uint16_t)core;
 	if (call == ND_API_EXEC || call == ND_API_WAIT)
 		r.model_end_ps = api_devnum(dev);
 	api_write(dev->api_log - 1, &r, sizeof(r));
 	return pc;
+}
+
+uint32_t nd_api_note(struct nd_device *dev, unsigned int call, uint64_t t0, uint64_t bytes,
+		     uint32_t core, uint64_t exec_id, uint64_t seq)
+{
+	return api_note(dev, call, t0, bytes, core, exec_id, seq, VNEURON_TRACE_NO_SEM);
+}
+
+/* io_uring's executions get ids of ours: the kernel gives them none. */
+static uint32_t uring_ids;
+
+uint32_t nd_api_uring_id(const struct nd_device *dev)
+{
+	if (!dev || !dev->api_log)
+		return 0;
+	return __atomic_add_fetch(&uring_ids, 1, __ATOMIC_RELAXED) ?:
+	       __atomic_add_fetch(&uring_ids, 1, __ATOMIC_RELAXED);
+}
+
+void nd_api_note_uring(struct nd_device *dev, unsigned int call, uint64_t t0,
+		       uint32_t prog_id, uint32_t core, uint32_t id, uint64_t seq)
+{
+	if (id)
+		api_note(dev, call, t0, prog_id, core, id, seq, ND_API_URING);
 }
 
 void nd_api_program_id(struct nd_device *dev, uint32_t id, const struct vn_program *vp,
@@ -262,6 +288,22 @@ static void range_note(unsigned int call, const char *name)
 	memset(&r[1], 0, nr * sizeof(r[0]));
 	memcpy(&r[1], clean, len);
 	api_write(fd, r, (1 + nr) * sizeof(r[0]));
+}
+
+/*
+ * A forked child is a new thread of a new process: it starts with no range open (its
+ * parent's stay the parent's), so its records nest from depth 0 as the profile replays
+ * them per (pid, thread).
+ */
+static void range_forked(void)
+{
+	range_depth = 0;
+}
+
+/* Early: before an application's own constructors, which may fork. */
+__attribute__((constructor(101))) static void range_atfork(void)
+{
+	pthread_atfork(NULL, NULL, range_forked);
 }
 
 int nd_range_push(const char *name)

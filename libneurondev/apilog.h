@@ -20,6 +20,14 @@ uint64_t nd_api_t0(const struct nd_device *dev);
 uint32_t nd_api_note(struct nd_device *dev, unsigned int call, uint64_t t0, uint64_t bytes,
 		     uint32_t core, uint64_t exec_id, uint64_t seq);
 /*
+ * io_uring submissions (uring.c): an id of the process's for one execution, 0 when dev
+ * does not log; its EXEC record at submission and its WAIT record when its completion
+ * is reaped, both with sem_signal ND_API_URING and that id (nothing if id is 0).
+ */
+uint32_t nd_api_uring_id(const struct nd_device *dev);
+void nd_api_note_uring(struct nd_device *dev, unsigned int call, uint64_t t0,
+		       uint32_t prog_id, uint32_t core, uint32_t id, uint64_t seq);
+/*
  * The PROGRAM_ID records of a program just loaded (vp, from image), whose PROGRAM_LOAD
  * record's pc is id: its SHA-256, name and size (neurondev.h). Nothing if id is 0.
  */

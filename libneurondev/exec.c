@@ -112,6 +112,11 @@ const struct vn_program *nd_program_vp(const struct nd_program *p)
 	return p ? p->vp : NULL;
 }
 
+uint32_t nd_program_api_id(const struct nd_program *p)
+{
+	return p ? p->api_id : 0;
+}
+
 int nd_program_tensor(const struct nd_program *p, const char *name)
 {
 	if (!p || !name)

@@ -42,6 +42,8 @@ int nd_bind_handles(const struct nd_program *prog, const struct nd_bind *binds,
 /* The program as the device core reads it (exec.c): its streams and tensors. */
 struct vn_program;
 const struct vn_program *nd_program_vp(const struct nd_program *p);
+/* Its id in the API log: its PROGRAM_LOAD record's pc (0: not logged). */
+uint32_t nd_program_api_id(const struct nd_program *p);
 
 /* comm.c: destroy every communicator handle of dev (nd_close()). */
 void nd_comm_close_all(struct nd_device *dev);

@@ -664,9 +664,15 @@ const char *nd_tel_event_name(uint32_t type);
  * 16-byte chunks: exec_seq the chunk (0, 1: its SHA-256; 2..5: the program's name from
  * its header, NUL-padded), model_start_ps and model_end_ps the chunk's bytes in order,
  * sem_value the program's id, count the image's size in bytes.
+ * An execution submitted through io_uring (nd_uring_submit_exec()) has no exec id of the
+ * kernel's: its EXEC record (logged at submission) and its WAIT record (logged when
+ * nd_uring_reap() takes its completion) carry sem_signal ND_API_URING and in sem_value
+ * an id of the library's, unique in the process (its own space: it may equal a kernel
+ * exec id).
  * The kernel never writes these records: its MARKER opcodes stay below ND_API_MARKER.
  */
 #define ND_API_MARKER	0x8000
+#define ND_API_URING	1	/* sem_signal of io_uring's EXEC and WAIT records */
 
 enum nd_api_call {
 	ND_API_OPEN = ND_API_MARKER + 1,	/* nd_open() */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apilog.h"
 #include "nd_internal.h"
 
 #define ND_URING_MAX_DEPTH	4096
@@ -23,6 +24,8 @@ struct nd_uring_slot {
 	uint32_t *handles;
 	uint32_t handles_cap;
 	uint64_t user_data;
+	uint32_t api_id;		/* its id in the API log (0: not logged) */
+	uint32_t api_prog;		/* its program's */
 	uint32_t next_free;		/* free list link, index + 1 (0: end) */
 };
 
@@ -102,13 +105,34 @@ static void fill_sqe(struct io_uring_sqe *sqe, int fd, const struct nd_uring_slo
 	memcpy(sqe->cmd, &s->cmd, sizeof(s->cmd));
 }
 
+/*
+ * The API log's EXEC records of the queued executions, first the slot of the first of
+ * them (the free list hands out slots in a chain from there).
+ */
+static void api_submitted(struct nd_uring *r, uint32_t first, unsigned int n, uint64_t t0)
+{
+	struct nd_uring_slot *s;
+	uint32_t k = first;
+
+	while (t0 && n--) {
+		s = &r->slots[k];
+		s->api_id = nd_api_uring_id(r->dev);
+		nd_api_note_uring(r->dev, ND_API_EXEC, t0, s->api_prog, s->exec.core,
+				  s->api_id, 0);
+		k = s->next_free - 1;
+	}
+}
+
 int nd_uring_submit_exec(struct nd_uring *r, const struct nd_uring_exec *ex, unsigned int n)
 {
 	unsigned int queued = 0, i;
+	uint32_t first = 0;
+	uint64_t t0;
 	int ret = 0, sub;
 
 	if (!r || (n && !ex))
 		return -EINVAL;
+	t0 = nd_api_t0(r->dev);
 	for (i = 0; i < n && r->free_head; i++) {
 		const struct nd_uring_exec *e = &ex[i];
 		uint32_t index = r->free_head - 1;
@@ -138,6 +162,10 @@ int nd_uring_submit_exec(struct nd_uring *r, const struct nd_uring_exec *ex, uns
 		s->cmd.exec_ptr = (uintptr_t)&s->exec;
 		s->cmd.status_ptr = (uintptr_t)&s->status;
 		s->user_data = e->user_data;
+		s->api_id = 0;
+		s->api_prog = nd_program_api_id(e->prog);
+		if (!queued)
+			first = index;
 		r->free_head = s->next_free;
 		fill_sqe(sqe, r->dev->fd, s, index);
 		queued++;
@@ -150,11 +178,13 @@ int nd_uring_submit_exec(struct nd_uring *r, const struct nd_uring_exec *ex, uns
 		while (sub == -EINTR);
 		if (sub < 0)
 			return nd_dev_err(r->dev, -sub, "io_uring_submit: %s", nd_strerror(-sub));
+		api_submitted(r, first, queued, t0);
 	}
 	return queued || !ret ? (int)queued : ret;
 }
 
-static void take_cqe(struct nd_uring *r, const struct io_uring_cqe *cqe, struct nd_uring_done *d)
+static void take_cqe(struct nd_uring *r, const struct io_uring_cqe *cqe, struct nd_uring_done *d,
+		     uint64_t t0)
 {
 	struct nd_uring_slot *s = &r->slots[cqe->user_data];
 
@@ -162,8 +192,13 @@ static void take_cqe(struct nd_uring *r, const struct io_uring_cqe *cqe, struct 
 	d->ret = cqe->res;
 	d->has_result = s->status.status != ND_STATUS_UNSET;
 	memset(&d->res, 0, sizeof(d->res));
-	if (d->has_result)
+	if (d->has_result) {
 		nd_result_from_wait(&s->status, &d->res);
+		/* as WAIT's record: where it ran, for the profile to find its EXEC's */
+		nd_api_note_uring(r->dev, ND_API_WAIT, t0, 0, s->status.core, s->api_id,
+				  s->status.seq);
+	}
+	s->api_id = 0;
 	s->next_free = r->free_head;
 	r->free_head = cqe->user_data + 1;
 	r->inflight--;
@@ -174,10 +209,12 @@ int nd_uring_reap(struct nd_uring *r, struct nd_uring_done *out, unsigned int ma
 {
 	struct io_uring_cqe *cqe;
 	unsigned int got = 0;
+	uint64_t t0;
 	int ret;
 
 	if (!r || (max && !out))
 		return -EINVAL;
+	t0 = nd_api_t0(r->dev);
 	if (min_wait > max || min_wait > r->inflight)
 		return nd_dev_err(r->dev, EINVAL, "waiting for %u of %u in flight (max %u)",
 				  min_wait, r->inflight, max);
@@ -192,7 +229,7 @@ int nd_uring_reap(struct nd_uring *r, struct nd_uring_done *out, unsigned int ma
 		if (cqe->user_data >= r->depth)
 			return nd_dev_err(r->dev, EPROTO, "completion for unknown slot %llu",
 					  (unsigned long long)cqe->user_data);
-		take_cqe(r, cqe, &out[got++]);
+		take_cqe(r, cqe, &out[got++], t0);
 		io_uring_cqe_seen(&r->ring, cqe);
 	}
 	return (int)got;

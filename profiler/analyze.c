@@ -759,6 +759,13 @@ int vnp_analyze_opts(const struct vnp_timeline *tl, const struct vnp_metrics *m,
 	}
 	for (i = 0; i <= m->nranges; i++)
 		vnp_classify_group(tl, m, &m->range[i].self, &a->range[i]);
+	a->range_scope = calloc(m->nrs ? m->nrs : 1, sizeof(*a->range_scope));
+	if (!a->range_scope) {
+		vnp_analysis_free(a);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->nrs; i++)
+		vnp_classify_group(tl, m, &m->rs[i].g, &a->range_scope[i]);
 	if (!m->total_ps)
 		return 0;
 	/*
@@ -804,10 +811,12 @@ void vnp_analysis_free(struct vnp_analysis *a)
 {
 	free(a->scope);
 	free(a->range);
+	free(a->range_scope);
 	free(a->f);
 	vnp_critpath_free(&a->cp);
 	a->scope = NULL;
 	a->range = NULL;
+	a->range_scope = NULL;
 	a->f = NULL;
 	a->n = 0;
 }

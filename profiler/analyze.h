@@ -91,6 +91,7 @@ struct vnp_analysis {
 	struct vnp_classification whole;
 	struct vnp_classification *scope;	/* m->nscopes + 1 (last: no scope) */
 	struct vnp_classification *range;	/* m->nranges + 1 (last: no range), self */
+	struct vnp_classification *range_scope;	/* m->nrs: each range's scopes */
 	struct vnp_finding *f;
 	unsigned int n;
 	struct vnp_critpath cp;

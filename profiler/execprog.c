@@ -66,7 +66,8 @@ int vnp_execmap_note(struct vnp_execmap *m, const struct vneuron_trace_record *r
 	struct vnp_api_exec e = { .pid = r->elements,
 				  .device = r->model_end_ps > UINT32_MAX ? UINT32_MAX :
 					    (uint32_t)r->model_end_ps,
-				  .exec_id = r->sem_value, .core = r->dma_queue };
+				  .exec_id = r->sem_value, .core = r->dma_queue,
+				  .uring = r->sem_signal == ND_API_URING };
 
 	switch (r->opcode) {
 	case ND_API_PROGRAM_ID:
@@ -96,6 +97,8 @@ static int cmp_call(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->device != y->device)
 		return x->device < y->device ? -1 : 1;
+	if (x->uring != y->uring)
+		return x->uring < y->uring ? -1 : 1;
 	return x->exec_id < y->exec_id ? -1 : x->exec_id > y->exec_id;
 }
 

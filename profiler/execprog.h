@@ -23,6 +23,7 @@ struct vnp_loaded {
 struct vnp_api_exec {
 	uint32_t pid, device, exec_id;	/* exec_id: its low 32 bits, as logged */
 	uint32_t core, value;		/* EXEC: the program's id; WAIT: the exec_seq */
+	uint32_t uring;			/* exec_id is io_uring's, the library's own */
 };
 
 struct vnp_execmap {

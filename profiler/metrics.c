@@ -304,6 +304,193 @@ static void range_add(const struct vnp_timeline *tl, struct vnp_metrics *m,
 	}
 }
 
+static uint32_t rs_hash(uint32_t range, uint32_t layer, uint32_t mask)
+{
+	return (uint32_t)(((uint64_t)range * 0x9e3779b1u ^ layer * 0x85ebca6bu) & mask);
+}
+
+/* Room for one more pair, the hash at most half full. 0 or -ENOMEM. */
+static int rs_grow(struct vnp_metrics *m)
+{
+	struct vnp_range_layer *rs;
+	uint32_t n, i, h, *slot;
+
+	if (m->nrs >= UINT32_MAX / 4)
+		return -ENOMEM;
+	if (m->nrs == m->rs_cap) {
+		n = m->rs_cap ? m->rs_cap * 2 : 32;
+		rs = reallocarray(m->rs, n, sizeof(*rs));
+		if (!rs)
+			return -ENOMEM;
+		m->rs = rs;
+		m->rs_cap = n;
+	}
+	if ((m->nrs + 1) * 2 <= m->rs_slots)
+		return 0;
+	n = m->rs_slots ? m->rs_slots * 2 : 64;
+	slot = calloc(n, sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	for (i = 0; i < m->nrs; i++) {
+		for (h = rs_hash(m->rs[i].range, m->rs[i].layer, n - 1); slot[h];
+		     h = (h + 1) & (n - 1))
+			;
+		slot[h] = i + 1;
+	}
+	free(m->rs_slot);
+	m->rs_slot = slot;
+	m->rs_slots = n;
+	return 0;
+}
+
+/* The group of (range, layer), added if new; NULL out of memory. */
+static struct vnp_group *rs_group(struct vnp_metrics *m, uint32_t range, uint32_t layer)
+{
+	struct vnp_range_layer *x;
+	uint32_t h;
+
+	if (m->rs_last < m->nrs && m->rs[m->rs_last].range == range &&
+	    m->rs[m->rs_last].layer == layer)
+		return &m->rs[m->rs_last].g;
+	for (h = m->rs_slots ? rs_hash(range, layer, m->rs_slots - 1) : 0;
+	     m->rs_slots && m->rs_slot[h]; h = (h + 1) & (m->rs_slots - 1)) {
+		x = &m->rs[m->rs_slot[h] - 1];
+		if (x->range == range && x->layer == layer) {
+			m->rs_last = m->rs_slot[h] - 1;
+			return &x->g;
+		}
+	}
+	if (rs_grow(m))
+		return NULL;
+	for (h = rs_hash(range, layer, m->rs_slots - 1); m->rs_slot[h];
+	     h = (h + 1) & (m->rs_slots - 1))
+		;
+	x = &m->rs[m->nrs];
+	memset(x, 0, sizeof(*x));
+	x->range = range;
+	x->layer = layer;
+	m->rs_slot[h] = ++m->nrs;
+	m->rs_last = m->nrs - 1;
+	return &x->g;
+}
+
+/* Event e (of scope) into its innermost range's groups of the scope's layers. */
+static int rs_add(const struct vnp_timeline *tl, struct vnp_metrics *m,
+		  const struct vnp_ev *e, uint32_t scope, unsigned int unit, int transpose,
+		  uint64_t hr, uint64_t hw, uint64_t fixed)
+{
+	uint32_t i, lo = 0, hi = 0, range;
+	const struct vnp_exec *x;
+	const uint32_t *ids;
+	struct vnp_group *g;
+	unsigned int n;
+
+	if (!m->scope_layers)
+		return 0;
+	x = vnp_tl_exec(tl, e->core, e->exec);
+	n = x ? vnp_exec_ranges(tl, x, &ids) : 0;
+	range = n ? range_ix(m, ids[n - 1]) : m->nranges;
+	if (scope < m->nscopes) {
+		lo = m->scope_layers[scope];
+		hi = m->scope_layers[scope + 1];
+	}
+	/* no scope, or a path of no name: the "no scope" layer */
+	for (i = lo; i < hi || (lo == hi && i == lo); i++) {
+		g = rs_group(m, range, lo == hi ? m->nlayers : m->lay_ids[i]);
+		if (!g)
+			return -ENOMEM;
+		group_add(g, e, unit, transpose, hr, hw, fixed);
+	}
+	return 0;
+}
+
+uint32_t vnp_range_layer(const struct vnp_metrics *m, uint32_t range, uint32_t layer)
+{
+	uint32_t h;
+
+	for (h = m->rs_slots ? rs_hash(range, layer, m->rs_slots - 1) : 0;
+	     m->rs_slots && m->rs_slot[h]; h = (h + 1) & (m->rs_slots - 1))
+		if (m->rs[m->rs_slot[h] - 1].range == range &&
+		    m->rs[m->rs_slot[h] - 1].layer == layer)
+			return m->rs_slot[h] - 1;
+	return VNP_NONE;
+}
+
+/* The layer named by name's first len bytes, added if new; VNP_NONE out of memory. */
+static uint32_t layer_id(struct vnp_metrics *m, uint32_t *slot, uint32_t mask,
+			 const char *name, size_t len, uint32_t parent, uint32_t depth)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	struct vnp_layer *l;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)name[i]) * 16777619u;
+	for (h &= mask; slot[h]; h = (h + 1) & mask) {
+		l = &m->layer[slot[h] - 1];
+		if (!strncmp(l->name, name, len) && !l->name[len])
+			return slot[h] - 1;
+	}
+	l = &m->layer[m->nlayers];
+	l->name = strndup(name, len);
+	if (!l->name)
+		return VNP_NONE;
+	l->parent = parent;
+	l->depth = depth;
+	slot[h] = ++m->nlayers;
+	return m->nlayers - 1;
+}
+
+/*
+ * The layers of the program's scopes (struct vnp_range_scope): each scope path and its
+ * prefixes, empty components skipped. 0 or -ENOMEM.
+ */
+static int layers_build(const struct vnp_prog *p, struct vnp_metrics *m)
+{
+	uint32_t s, n = 0, k = 0, slots = 64, *slot, id, parent, depth;
+	const char *path;
+	size_t i, len;
+
+	for (s = 0; s < m->nscopes; s++) {
+		path = vnp_prog_scope(p, s);
+		for (i = 0, len = strlen(path); i <= len; i++)
+			n += i == len || path[i] == '/';
+	}
+	if (n > UINT32_MAX / 4)
+		return -ENOMEM;
+	while (slots < 2 * n)
+		slots *= 2;
+	slot = calloc(slots, sizeof(*slot));
+	m->layer = calloc(n ? n : 1, sizeof(*m->layer));
+	m->lay_ids = calloc(n ? n : 1, sizeof(*m->lay_ids));
+	m->scope_layers = calloc(m->nscopes + 1, sizeof(*m->scope_layers));
+	if (!slot || !m->layer || !m->lay_ids || !m->scope_layers) {
+		free(slot);
+		return -ENOMEM;
+	}
+	for (s = 0; s < m->nscopes; s++) {
+		m->scope_layers[s] = k;
+		path = vnp_prog_scope(p, s);
+		parent = VNP_NONE;
+		depth = 0;
+		for (i = 0, len = strlen(path); i <= len; i++) {
+			/* the end of a component that has a name */
+			if ((i < len && path[i] != '/') || !i || path[i - 1] == '/')
+				continue;
+			id = layer_id(m, slot, slots - 1, path, i, parent, ++depth);
+			if (id == VNP_NONE) {
+				free(slot);
+				return -ENOMEM;
+			}
+			m->lay_ids[k++] = id;
+			parent = id;
+		}
+	}
+	m->scope_layers[m->nscopes] = k;
+	free(slot);
+	return 0;
+}
+
 /* Executions' modeled time and the launch gaps before them, per range. */
 static void range_execs(const struct vnp_timeline *tl, struct vnp_metrics *m)
 {
@@ -632,6 +819,11 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	m->pending = calloc(m->nbins, sizeof(*m->pending));
 	rate = calloc(m->nbins + 1, sizeof(*rate));
 	cover = calloc(m->nbins + 1, sizeof(*cover));
+	if (it && sw && m->range && p && m->nranges && tl->rg.attributed &&
+	    layers_build(p, m)) {
+		free(m->range);		/* out of memory: all is freed below */
+		m->range = NULL;
+	}
 	if (!it || !sw || !m->scope || !m->line || !m->range || !m->tput || !m->pending || !rate || !cover) {
 		free(it);
 		free(sw);
@@ -730,6 +922,15 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 		group_add(&m->line[loc && loc->line < m->nlines ? loc->line : m->nlines],
 			  e, u, transpose, hr, hw, fx);
 		range_add(tl, m, e, u, transpose, hr, hw, fx);
+		if (rs_add(tl, m, e, loc && loc->scope < m->nscopes ? loc->scope : m->nscopes,
+			   u, transpose, hr, hw, fx)) {
+			free(it);
+			free(sw);
+			free(rate);
+			free(cover);
+			vnp_metrics_free(m);
+			return -ENOMEM;
+		}
 	}
 	for (k = 0; k < VNP_MAX_CORES; k++) {
 		uint32_t i;
@@ -742,6 +943,8 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			span_close(&m->range[i].self, k);
 			span_close(&m->range[i].all, k);
 		}
+		for (i = 0; i < m->nrs; i++)
+			span_close(&m->rs[i].g, k);
 	}
 	tend = tl->t1;
 	for (k = 0; k < ncores; k++)
@@ -833,10 +1036,22 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 
 void vnp_metrics_free(struct vnp_metrics *m)
 {
+	uint32_t i;
+
 	vnp_exec_stats_free(&m->xs);
 	free(m->scope);
 	free(m->line);
 	free(m->range);
+	free(m->rs);
+	free(m->rs_slot);
+	for (i = 0; i < m->nlayers; i++)
+		free(m->layer[i].name);
+	free(m->layer);
+	free(m->scope_layers);
+	free(m->lay_ids);
+	m->layer = NULL;
+	m->scope_layers = m->lay_ids = NULL;
+	m->nlayers = 0;
 	free(m->tput);
 	free(m->pending);
 	free(m->coll);
@@ -845,6 +1060,9 @@ void vnp_metrics_free(struct vnp_metrics *m)
 	m->line = NULL;
 	m->range = NULL;
 	m->nranges = 0;
+	m->rs = NULL;
+	m->rs_slot = NULL;
+	m->nrs = m->rs_cap = m->rs_slots = 0;
 	m->tput = NULL;
 	m->pending = NULL;
 	m->coll = NULL;

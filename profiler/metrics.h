@@ -73,6 +73,26 @@ struct vnp_range_stat {
 	uint64_t gap_ns, gaps;
 };
 
+/*
+ * A range's device work by layer ("layer fc1 of range train step"): the events of the
+ * executions a range was the innermost of, in one layer of the program. Layers are the
+ * debug table's scope paths and every prefix of them ("mlp", "mlp/fc1",
+ * "mlp/fc1/matmul"): an event counts in each layer its scope path lies in. Only the
+ * (range, layer) pairs that occur are kept.
+ */
+struct vnp_range_layer {
+	uint32_t range;			/* index of m->range (nranges: no range) */
+	uint32_t layer;			/* index of m->layer (nlayers: no scope) */
+	struct vnp_group g;
+};
+
+/* A layer: a scope path or a prefix of one. */
+struct vnp_layer {
+	char *name;			/* "mlp/fc1" (owned) */
+	uint32_t parent;		/* the layer one level up, VNP_NONE at the top */
+	uint32_t depth;			/* 1 at the top */
+};
+
 struct vnp_wait {
 	size_t ev;			/* index in tl->ev */
 	uint64_t wait_ps;
@@ -245,8 +265,21 @@ struct vnp_metrics {
 	uint32_t nlines;
 	struct vnp_range_stat *range;	/* by range name id, plus one for "no range" at [n] */
 	uint32_t nranges;		/* range names (tl->rg.nnames) */
+	/* with executions attributed to ranges: layers, every (range, layer) pair that occurs */
+	struct vnp_layer *layer;
+	uint32_t nlayers;
+	uint32_t *scope_layers;		/* scope s's layers: lay_ids[scope_layers[s] .. [s + 1]) */
+	uint32_t *lay_ids;
+	struct vnp_range_layer *rs;
+	uint32_t nrs, rs_cap;
+	uint32_t *rs_slot;		/* hash of (range, layer): index + 1, 0 empty */
+	uint32_t rs_slots;		/* a power of two, at most half full */
+	uint32_t rs_last;		/* the pair of the last event (most come in runs) */
 	uint64_t gap_ns, held_ns;	/* launch gaps and host time held, all cores */
 };
+
+/* The pair (range, layer)'s index in m->rs, VNP_NONE if it did not occur. */
+uint32_t vnp_range_layer(const struct vnp_metrics *m, uint32_t range, uint32_t layer);
 
 /* nbins 0: VNP_DEFAULT_BINS. 0 or -ENOMEM. */
 int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,

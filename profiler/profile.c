@@ -58,6 +58,14 @@ static int api_names(struct vnp_profile *pf, unsigned int file, const struct vnt
 		if (vnp_rg_add_name(&pf->tl, info->strings[*names]))
 			return -ENOMEM;
 	pf->tl.rg.id_base = base;
+	pf->tl.rg.nmap = 0;
+	for (i = 0; i < pf->nslots; i++)
+		if (pf->file[i] == file && pf->slot[i][1] == pf->slot[slot][1] &&
+		    pf->slot[i][2] < VNP_MAX_CORES) {
+			pf->tl.rg.map_dev[pf->tl.rg.nmap] = pf->slot[i][0];
+			pf->tl.rg.map_core[pf->tl.rg.nmap] = (uint16_t)pf->slot[i][2];
+			pf->tl.rg.map_slot[pf->tl.rg.nmap++] = (uint16_t)i;
+		}
 	for (c = 0; c < VNP_MAX_CORES; c++) {
 		pf->tl.rg.core_slot[c] = (uint16_t)c;
 		for (i = 0; i < pf->nslots; i++)

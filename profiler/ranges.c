@@ -75,6 +75,17 @@ static int snapshot(struct vnp_ranges *g, struct vnp_range_thread *t, uint32_t *
 	return 0;
 }
 
+/* The timeline core of an EXEC or WAIT record's (device, core); VNP_MAX_CORES if none. */
+static uint16_t api_core(const struct vnp_ranges *g, const struct vneuron_trace_record *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nmap; i++)
+		if (g->map_dev[i] == r->model_end_ps && g->map_core[i] == r->dma_queue)
+			return g->map_slot[i];
+	return r->dma_queue < VNP_MAX_CORES ? g->core_slot[r->dma_queue] : VNP_MAX_CORES;
+}
+
 /* Keeps the record as a call for the host rows (not PROGRAM_ID: a load's identity). */
 static int add_call(struct vnp_ranges *g, const struct vneuron_trace_record *r)
 {
@@ -94,8 +105,7 @@ static int add_call(struct vnp_ranges *g, const struct vneuron_trace_record *r)
 		       r->sem_value + g->id_base : r->sem_value,
 		.kind = (uint16_t)(k < VNP_API_KINDS ? k : 0),
 		.depth = (uint16_t)(r->dma_desc <= ND_RANGE_MAX_DEPTH ? r->dma_desc : 0),
-		.core = r->opcode == ND_API_WAIT && r->dma_queue < VNP_MAX_CORES ?
-			g->core_slot[r->dma_queue] : VNP_MAX_CORES,
+		.core = r->opcode == ND_API_WAIT ? api_core(g, r) : VNP_MAX_CORES,
 		.seq = r->exec_seq,
 	};
 	return 0;
@@ -158,9 +168,9 @@ int vnp_rg_add(struct vnp_timeline *tl, const struct vneuron_trace_record *r)
 	g->ln = l;
 	g->ln[g->nln++] = (struct vnp_api_link){
 		.pid = r->elements, .exec_id = r->sem_value, .call = (uint32_t)ci,
-		.core = r->dma_queue < VNP_MAX_CORES ? g->core_slot[r->dma_queue] : VNP_MAX_CORES,
+		.core = api_core(g, r),
 		.seq = r->exec_seq, .stack = off, .depth = (uint16_t)t->depth,
-		.wait = r->opcode == ND_API_WAIT,
+		.wait = r->opcode == ND_API_WAIT, .uring = r->sem_signal == ND_API_URING,
 	};
 	return 0;
 }
@@ -184,8 +194,8 @@ static int cmp_link(const void *a, const void *b)
 {
 	const struct vnp_api_link *x = a, *y = b;
 
-	return vnp_cmp(x->pid, y->pid) ?: vnp_cmp(x->exec_id, y->exec_id) ?:
-	       vnp_cmp(x->wait, y->wait);
+	return vnp_cmp(x->pid, y->pid) ?: vnp_cmp(x->uring, y->uring) ?:
+	       vnp_cmp(x->exec_id, y->exec_id) ?: vnp_cmp(x->wait, y->wait);
 }
 
 int vnp_rg_finish(struct vnp_timeline *tl)
@@ -207,7 +217,7 @@ int vnp_rg_finish(struct vnp_timeline *tl)
 		struct vnp_exec *x;
 
 		if (e->wait || !w->wait || e->pid != w->pid || e->exec_id != w->exec_id ||
-		    w->core >= VNP_MAX_CORES)
+		    e->uring != w->uring || w->core >= VNP_MAX_CORES)
 			continue;
 		x = (struct vnp_exec *)vnp_tl_exec(tl, w->core, w->seq);
 		if (!x)

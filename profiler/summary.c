@@ -455,6 +455,128 @@ static uint32_t ranges_sorted(const struct vnp_metrics *m, uint32_t *ix)
 	return n;
 }
 
+/*
+ * Range-layer pairs by range, each range's layers as a tree: a layer after its parent,
+ * siblings the longest span first; "no scope" last.
+ */
+static const struct vnp_metrics *sort_m;
+
+/* Layer l's ancestor at depth d (l itself at its own depth). */
+static uint32_t layer_at(const struct vnp_metrics *m, uint32_t l, uint32_t d)
+{
+	while (l < m->nlayers && m->layer[l].depth > d)
+		l = m->layer[l].parent;
+	return l;
+}
+
+static uint64_t layer_span(const struct vnp_metrics *m, uint32_t range, uint32_t l)
+{
+	uint32_t k = vnp_range_layer(m, range, l);
+
+	return k == VNP_NONE ? 0 : m->rs[k].g.span_ps;
+}
+
+static int cmp_rs(const void *x, const void *y)
+{
+	const struct vnp_metrics *m = sort_m;
+	const struct vnp_range_layer *a = &m->rs[*(const uint32_t *)x];
+	const struct vnp_range_layer *b = &m->rs[*(const uint32_t *)y];
+	uint32_t la = a->layer, lb = b->layer, d, da, db, pa, pb;
+
+	if (a->range != b->range)
+		return vnp_cmp(a->range, b->range);
+	if (la >= m->nlayers || lb >= m->nlayers)
+		return vnp_cmp(la >= m->nlayers, lb >= m->nlayers);
+	da = m->layer[la].depth;
+	db = m->layer[lb].depth;
+	for (d = 1; d <= da && d <= db; d++) {
+		pa = layer_at(m, la, d);
+		pb = layer_at(m, lb, d);
+		if (pa != pb)
+			return vnp_cmp(layer_span(m, a->range, pb), layer_span(m, a->range, pa)) ?:
+			       vnp_cmp(pa, pb);
+	}
+	return vnp_cmp(da, db);
+}
+
+/* m->rs's indexes so sorted (malloc()ed; NULL if there are none or no memory). */
+static uint32_t *rs_sorted(const struct vnp_metrics *m)
+{
+	uint32_t *ix = m->nrs ? malloc(m->nrs * sizeof(*ix)) : NULL, i;
+
+	if (!ix)
+		return NULL;
+	for (i = 0; i < m->nrs; i++)
+		ix[i] = i;
+	sort_m = m;
+	qsort(ix, m->nrs, sizeof(*ix), cmp_rs);
+	return ix;
+}
+
+/* The first of range r's pairs in ix (sorted), m->nrs if it has none. */
+static uint32_t rs_first(const struct vnp_metrics *m, const uint32_t *ix, uint32_t r)
+{
+	uint32_t i;
+
+	for (i = 0; ix && i < m->nrs && m->rs[ix[i]].range != r; i++)
+		;
+	return ix ? i : m->nrs;
+}
+
+static const char *layer_name(const struct vnp_metrics *m, uint32_t l)
+{
+	return l < m->nlayers ? m->layer[l].name : "(no scope)";
+}
+
+static int cmp_u64_desc(const void *x, const void *y)
+{
+	return vnp_cmp(*(const uint64_t *)y, *(const uint64_t *)x);
+}
+
+/*
+ * Range r's device time by layer, as a tree ("fc1  41.0% of its device time, memory-bound"):
+ * the layers whose span is among the top v->top (ties kept; a parent's span is at least
+ * its children's, so every shown layer's parent is shown).
+ */
+static void range_layers_text(FILE *f, const struct vnp_view *v, const uint32_t *ix,
+			      uint32_t r)
+{
+	const struct vnp_metrics *m = v->m;
+	uint32_t i = rs_first(m, ix, r), k, n, shown = 0, top = v->top ? v->top : 10;
+	uint64_t *spans, cut;
+	char name[160], t1[32];
+
+	for (n = 0; i + n < m->nrs && m->rs[ix[i + n]].range == r; n++)
+		;
+	if (!n)
+		return;
+	spans = malloc(n * sizeof(*spans));
+	if (!spans)
+		return;
+	for (k = 0; k < n; k++)
+		spans[k] = m->rs[ix[i + k]].g.span_ps;
+	qsort(spans, n, sizeof(*spans), cmp_u64_desc);
+	cut = spans[(n < top ? n : top) - 1];
+	free(spans);
+	for (k = 0; k < n; k++) {
+		const struct vnp_range_layer *x = &m->rs[ix[i + k]];
+		const char *full = layer_name(m, x->layer), *last = strrchr(full, '/');
+		unsigned int depth = x->layer < m->nlayers ? m->layer[x->layer].depth : 1;
+
+		if (x->g.span_ps < cut)
+			continue;
+		shown++;
+		snprintf(name, sizeof(name), "%*s%s", 2 * (depth > 8 ? 8 : depth - 1), "",
+			 x->layer < m->nlayers && last ? last + 1 : full);
+		fprintf(f, "      %-28.128s %5.1f%% of its device time (%s), %s\n", name,
+			vnp_pct(x->g.span_ps, m->range[r].device_ps),
+			vnp_fmt_time(x->g.span_ps, t1, sizeof(t1)),
+			v->a && v->a->range_scope ? v->a->range_scope[ix[i + k]].label : "");
+	}
+	if (shown < n)
+		fprintf(f, "      ... and %u more layers\n", n - shown);
+}
+
 static const char *range_label(const struct vnp_view *v, uint32_t i)
 {
 	return i < v->m->nranges ? vnp_range_name(v->tl, i) : "(no range)";
@@ -492,7 +614,7 @@ static void ranges_text(FILE *f, const struct vnp_view *v)
 	const struct vnp_timeline *tl = v->tl;
 	uint64_t dev = 0, held, ng, gaps;
 	char t1[32], t2[32], b1[32];
-	uint32_t *ix, n, i, k;
+	uint32_t *ix, *rs, n, i, k;
 
 	if (m->held_ns) {
 		fprintf(f, "\nLaunch gaps (host time between executions while the application held "
@@ -514,11 +636,13 @@ static void ranges_text(FILE *f, const struct vnp_view *v)
 	ix = malloc((m->nranges + 1) * sizeof(*ix));
 	if (!ix)
 		return;
+	rs = rs_sorted(m);
 	n = ranges_sorted(m, ix);
 	for (i = 0; i <= m->nranges; i++)
 		dev += m->range[i].device_ps;
 	fprintf(f, "\nApplication ranges (%llu executions attributed; self: innermost range, "
-		"all: open at launch)\n", (unsigned long long)tl->rg.attributed);
+		"all: open at launch; under each, its executions' device time by the "
+		"program's layers: scope paths as a tree)\n", (unsigned long long)tl->rg.attributed);
 	for (i = 0; i < n && i < (v->top ? v->top : 10); i++) {
 		const struct vnp_range_stat *r = &m->range[ix[i]];
 
@@ -537,7 +661,9 @@ static void ranges_text(FILE *f, const struct vnp_view *v)
 			fprintf(f, "; launch gaps before %s", vnp_fmt_time(r->gap_ns * 1000, t1,
 									   sizeof(t1)));
 		fputc('\n', f);
+		range_layers_text(f, v, rs, ix[i]);
 	}
+	free(rs);
 	free(ix);
 }
 
@@ -1008,13 +1134,54 @@ static void range_group_json(FILE *f, const struct vnp_group *g)
 		(unsigned long long)g->dma_bytes, (unsigned long long)g->count);
 }
 
+/* ,"layers":[...]: range r's device time by layer (all of them), in tree order. */
+static void range_layers_json(FILE *f, const struct vnp_view *v, const uint32_t *ix,
+			      uint32_t r)
+{
+	const struct vnp_metrics *m = v->m;
+	uint32_t i = rs_first(m, ix, r), k;
+	uint64_t work = 0;
+
+	/* the work of the range's events once: the top layers' and "no scope" */
+	for (k = i; k < m->nrs && m->rs[ix[k]].range == r; k++)
+		if (m->rs[ix[k]].layer >= m->nlayers || m->layer[m->rs[ix[k]].layer].depth == 1)
+			work += m->rs[ix[k]].g.instr_ps;
+	fputs(",\"layers\":[", f);
+	for (k = i; k < m->nrs && m->rs[ix[k]].range == r; k++) {
+		const struct vnp_range_layer *x = &m->rs[ix[k]];
+		const struct vnp_classification *c = v->a && v->a->range_scope ?
+						     &v->a->range_scope[ix[k]] : NULL;
+
+		fputs(k > i ? ",{\"layer\":" : "{\"layer\":", f);
+		if (x->layer < m->nlayers)
+			vnp_json_str(f, layer_name(m, x->layer));
+		else
+			fputs("null", f);
+		fprintf(f, ",\"depth\":%u,\"span_ps\":%llu,\"device_share\":%.6g,\"instr_ps\":%llu,"
+			"\"work_share\":%.6g,\"active_ps\":%llu,\"events\":%llu,\"flops\":%llu,"
+			"\"hbm_bytes\":%llu,\"class\":",
+			x->layer < m->nlayers ? m->layer[x->layer].depth : 0,
+			(unsigned long long)x->g.span_ps,
+			vnp_pct(x->g.span_ps, m->range[r].device_ps) / 100.0,
+			(unsigned long long)x->g.instr_ps, vnp_pct(x->g.instr_ps, work) / 100.0,
+			(unsigned long long)x->g.active_ps, (unsigned long long)x->g.count,
+			(unsigned long long)x->g.flops,
+			(unsigned long long)(x->g.hbm_read + x->g.hbm_write));
+		vnp_json_str(f, c ? vnp_class_name(c->cls) : "");
+		fputs(",\"label\":", f);
+		vnp_json_str(f, c ? c->label : "");
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
 /* "launch_gaps": per core; "ranges": every range with executions, by device time. */
 static void ranges_json(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_metrics *m = v->m;
 	const struct vnp_timeline *tl = v->tl;
 	uint64_t held, ng, gaps;
-	uint32_t *ix, n, i;
+	uint32_t *ix, *rs, n, i;
 	unsigned int k;
 
 	fprintf(f, ",\n\"clock\":{\"axis\":\"%s\"", tl->host_clock ? "host" : "model");
@@ -1038,6 +1205,7 @@ static void ranges_json(FILE *f, const struct vnp_view *v)
 		(unsigned long long)tl->rg.pushes, (unsigned long long)tl->rg.marks,
 		(unsigned long long)tl->rg.bad);
 	ix = malloc((m->nranges + 1) * sizeof(*ix));
+	rs = rs_sorted(m);
 	n = ix ? ranges_sorted(m, ix) : 0;
 	for (i = 0; i < n; i++) {
 		const struct vnp_range_stat *r = &m->range[ix[i]];
@@ -1057,8 +1225,10 @@ static void ranges_json(FILE *f, const struct vnp_view *v)
 		range_group_json(f, &r->self);
 		fputs(",\"all\":", f);
 		range_group_json(f, &r->all);
+		range_layers_json(f, v, rs, ix[i]);
 		fputc('}', f);
 	}
+	free(rs);
 	free(ix);
 	fputs("]}", f);
 }

@@ -184,14 +184,17 @@ struct vnp_call {
 	uint16_t core;		/* EXEC after finish, WAIT: the timeline core */
 };
 
-/* An EXEC call (wait 0: its stack) or a WAIT call (wait 1: where it ran). */
+/*
+ * An EXEC call (wait 0: its stack) or a WAIT call (wait 1: where it ran); uring: of an
+ * io_uring submission, whose exec_id is the library's (neurondev.h ND_API_URING).
+ */
 struct vnp_api_link {
 	uint32_t pid, exec_id;
 	uint32_t call;			/* index in vnp_ranges.calls */
 	uint32_t core, seq;
 	uint32_t stack;			/* pool offset */
 	uint16_t depth;
-	uint16_t wait;
+	uint8_t wait, uring;
 };
 
 struct vnp_ranges {
@@ -199,6 +202,14 @@ struct vnp_ranges {
 	uint32_t nnames;
 	/* set per profile file before its API records: */
 	uint16_t core_slot[VNP_MAX_CORES];	/* an API record's core -> timeline core */
+	/*
+	 * ... first by its device and core (EXEC, WAIT: model_end_ps, dma_queue), when the
+	 * file's streams say where each (device, core) is: an application on several
+	 * devices has a core 0 on each
+	 */
+	uint32_t map_dev[VNP_MAX_CORES];
+	uint16_t map_core[VNP_MAX_CORES], map_slot[VNP_MAX_CORES];
+	unsigned int nmap;
 	uint32_t id_base;		/* added to its name ids (names of earlier files) */
 	struct vnp_range_thread *th;
 	size_t nth, thcap;

@@ -137,12 +137,17 @@ if [ $nodes = 1 ]; then
 	fi
 fi
 
-# The application's profile: three steps and the library's API calls, correlated.
-if "$bin/vneuron-profile" view -n "$out/mlp_train_step.vnef" -s "$out/mlp_train_app.vntf" \
-	-f summary-text -o "$out/mlp_train_app.summary.txt"; then
-	"$bin/vneuron-profile" view -n "$out/mlp_train_step.vnef" -s "$out/mlp_train_app.vntf" \
-		-f perfetto -o "$out/mlp_train_app.pftrace"
-	echo "  mlp_train_app (capture -- example-mlp-train --steps 3): summary, perfetto"
+# The application's profile: three steps and the library's API calls, correlated; the
+# summary attributes each range's device time to the program's layers (scope paths), the
+# trace and the viewer put the host rows (ranges, calls) over the device's on the host
+# clock.
+v=("$bin/vneuron-profile" view -n "$out/mlp_train_step.vnef" -s "$out/mlp_train_app.vntf")
+if "${v[@]}" -f summary-text -o "$out/mlp_train_app.summary.txt" &&
+   "${v[@]}" -f summary-json -o "$out/mlp_train_app.summary.json" &&
+   "${v[@]}" --clock host -f perfetto -o "$out/mlp_train_app.pftrace"; then
+	[ $html = 1 ] && "${v[@]}" --clock host -f html -o "$out/mlp_train_app.html"
+	echo "  mlp_train_app (capture -- example-mlp-train --steps 3): summary, json," \
+	     "perfetto$([ $html = 1 ] && echo ', html') (host clock)"
 else
 	echo "demo: view of the application profile failed" >&2
 	grc=1
@@ -204,6 +209,22 @@ if nodes:
         print(f"  node {x['node']}: busy {x['busy_ps'] / 1e6:.3f} us, collectives "
               f"{x['collective_ps'] / 1e6:.3f} us, clock offset {x['clock_offset_ns']} ns "
               f"+- {x['clock_error_ns']} ns")
+# the application: its ranges and, for the busiest, its device time by layer
+try:
+    app = load("mlp_train_app")
+except OSError:
+    app = None
+if app:
+    rg = app.get("ranges") or {}
+    print(f"mlp training app: {rg.get('attributed', 0)} executions attributed to ranges "
+          f"({rg.get('pushes', 0)} pushed)")
+    for r in [x for x in rg.get("list", []) if x["name"] and x["layers"]][:1]:
+        print(f"  range \"{r['name']}\": {r['execs']} executions, "
+              f"{r['device_ps'] / 1e6:.3f} us of device time, by layer:")
+        for la in [x for x in r["layers"] if 0 < x["depth"] <= 2]:
+            print(f"    {la['layer']}: {100 * la['device_share']:.0f}% of "
+                  f"its device time, {la['label'] or la['class']}")
+    ok = ok and rg.get("attributed", 0) > 0
 print("verdict: " + ("as expected: the naive exp kernel is flagged dma-no-overlap, the "
                      "pipelined one is not and is faster" if ok else "NOT as expected"))
 sys.exit(0 if ok else 1)
@@ -215,6 +236,7 @@ ls -l "$out" | sed 1d
 cat <<MSG
 
 Open a trace: https://ui.perfetto.dev -> "Open trace file" -> out/exp_naive.pftrace
+(out/mlp_train_app.pftrace: the application's threads, ranges and calls over the device)
 $([ $html = 1 ] && echo "The viewer: open out/mlp_train_step.html in a browser (self-contained)." ||
 	echo "No html viewer in this build (see out/html-error.txt).")
 demo finished in $(( $(date +%s) - t0 )) s

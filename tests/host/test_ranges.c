@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vnp_synth.h"
@@ -82,6 +83,48 @@ static void *worker(void *arg)
 		ok &= nd_range_pop() == 0;
 	}
 	return (void *)ok;
+}
+
+/*
+ * A forked child logs to the same file under its own pid and starts with no range open:
+ * its parent's open range is not its own (the profile replays (pid, thread) stacks).
+ */
+TEST(forked_child_starts_with_no_range)
+{
+	struct vneuron_trace_record *r;
+	size_t n, i, child = 0;
+	int st;
+	pid_t pid;
+
+	clear_log();
+	ASSERT_EQ(nd_range_push("parent"), 1);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(nd_range_pop() == -ENOENT && nd_range_push("child") == 1 &&
+		      nd_range_pop() == 0 ? 0 : 1);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	EQ(nd_range_pop(), 0);
+	r = read_log(&n);
+	/* parent: push + name, pop; child: push + name, pop */
+	AEQ(n, 6);
+	for (i = 0; i < n; i++) {
+		if (r[i].elements != (uint32_t)pid)
+			continue;
+		child++;
+		if (r[i].opcode == ND_API_RANGE_PUSH) {
+			EQ(r[i].dma_desc, 1);
+			EXPECT_EQ(memcmp(&r[i + 1], "child", 5), 0);
+			i++;
+			child++;
+		} else {
+			EQ(r[i].opcode, ND_API_RANGE_POP);
+			EQ(r[i].dma_desc, 0);
+		}
+	}
+	EQ(child, 3);
+	free(r);
 }
 
 TEST(ranges_nest_per_thread)
@@ -421,6 +464,140 @@ TEST(executions_are_attributed_to_their_ranges)
 	EQ(s->m.range[4].execs, 1);		/* no range */
 	EQ(s->m.range[4].device_ps, 300 * NS);
 	EQ(s->m.range[3].device_ps, 400 * NS);
+	synth_free(s);
+}
+
+/*
+ * Issue 16's "layer fc1: 41% of device time, memory-bound": a range's executions broken
+ * down by the program's layers (scope paths and their prefixes). Execution seq: TensorE 300 ns in scope mlp/fc1, then
+ * VectorE 100 ns in mlp/fc2.
+ */
+static void layered_exec(struct synth *s, uint32_t seq)
+{
+	size_t first = s->n, i;
+
+	synth_debug(s, 0, synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, 300, 1000), "mlp.c", 1,
+		    "mlp/fc1");
+	synth_debug(s, 1, synth_insn(s, 1, VNEF_OP_TENSOR_TENSOR, 300, 400, 0), "mlp.c", 2,
+		    "mlp/fc2");
+	synth_exec(s, 0, 400);
+	for (i = first; i < s->n; i++)
+		s->r[i].exec_seq = seq;
+}
+
+TEST(range_device_time_by_layer)
+{
+	static const char *const rn[] = { "train", "eval", NULL };
+	/* span (ns) of each layer in one execution */
+	static const struct { const char *name; uint64_t span; uint32_t depth; } lay[] = {
+		{ "mlp", 400, 1 }, { "mlp/fc1", 300, 2 }, { "mlp/fc2", 100, 2 },
+	};
+	struct synth *s = synth_new();
+	const struct vnp_range_layer *x;
+	char *buf = NULL;
+	size_t len = 0;
+	struct vnp_view v;
+	uint32_t i, k, seen = 0;
+	FILE *f;
+
+	s->range_names = rn;
+	for (i = 0; i < 3; i++)
+		layered_exec(s, i);
+	push(s, 10, 1, 1, 0);
+	launch(s, 10, 1, 100, 0);
+	launch(s, 10, 1, 101, 1);
+	api(s, ND_API_RANGE_POP, 10, 1, 0);
+	push(s, 10, 1, 1, 1);
+	launch(s, 10, 1, 102, 2);
+	AEQ(synth_run(s, 0), 0);
+	EQ(s->tl.rg.attributed, 3);
+	AEQ(s->m.nlayers, 3);
+	AEQ(s->m.nrs, 6);
+	for (i = 0; i < s->m.nrs; i++) {
+		x = &s->m.rs[i];
+		ASSERT_LT(x->range, 2u);
+		ASSERT_LT(x->layer, s->m.nlayers);
+		for (k = 0; k < 3 && strcmp(lay[k].name, s->m.layer[x->layer].name); k++)
+			;
+		ASSERT_LT(k, 3u);
+		EQ(s->m.layer[x->layer].depth, lay[k].depth);
+		seen |= 1u << (x->range * 3 + k);
+		/* each execution's part, summed over the range's executions */
+		EQ(x->g.span_ps, (x->range ? 1 : 2) * lay[k].span * NS);
+		EQ(x->g.count, (x->range ? 1 : 2) * (k ? 1 : 2));
+		EXPECT_NE((int)s->a.range_scope[i].cls, (int)VNP_CLASS_NONE);
+		EQ(vnp_range_layer(&s->m, x->range, x->layer), i);
+	}
+	EQ(seen, 63);
+	EQ(vnp_range_layer(&s->m, 2, 0), VNP_NONE);	/* "no range" ran nothing */
+	EQ(s->m.range[0].device_ps, 800 * NS);
+	v = (struct vnp_view){ .tl = &s->tl, .m = &s->m, .a = &s->a, .top = 5 };
+	f = open_memstream(&buf, &len);
+	EQ(vnp_summary_text(f, &v), 0);
+	EQ(vnp_summary_json(f, &v), 0);
+	fclose(f);
+	/* a tree: the layer, then its parts the longest first */
+	EXPECT_TRUE(strstr(buf, "\n      mlp                          100.0% of its device time "
+			   "(800.000 ns), ") != NULL) TH_LOG("%s", buf);
+	EXPECT_TRUE(strstr(buf, "\n        fc1                         75.0% of its device time "
+			   "(600.000 ns), ") != NULL);
+	EXPECT_TRUE(strstr(buf, "\n        fc2                         25.0% of its device time "
+			   "(200.000 ns), ") != NULL);
+	EXPECT_TRUE(strstr(buf, "(600.000 ns), ") < strstr(buf, "(200.000 ns), "));
+	EXPECT_TRUE(strstr(buf, "\"name\":\"train\",") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"layers\":[{\"layer\":\"mlp\",\"depth\":1,\"span_ps\":800000,"
+			   "\"device_share\":1,\"instr_ps\":800000,\"work_share\":1,") != NULL);
+	EXPECT_TRUE(strstr(buf, "{\"layer\":\"mlp/fc1\",\"depth\":2,\"span_ps\":600000,"
+			   "\"device_share\":0.75,\"instr_ps\":600000,\"work_share\":0.75,") != NULL);
+	/* with -t 1: the top layer only */
+	free(buf);
+	buf = NULL;
+	v.top = 1;
+	f = open_memstream(&buf, &len);
+	EQ(vnp_summary_text(f, &v), 0);
+	fclose(f);
+	EXPECT_TRUE(strstr(buf, "      ... and 2 more layers") != NULL);
+	EXPECT_TRUE(strstr(buf, "        fc1 ") == NULL);
+	free(buf);
+	synth_free(s);
+
+	/* no execution attributed: no layers, no pairs */
+	s = synth_new();
+	layered_exec(s, 0);
+	AEQ(synth_run(s, 0), 0);
+	EQ(s->m.nrs, 0);
+	EQ(s->m.nlayers, 0);
+	synth_free(s);
+}
+
+/*
+ * io_uring's executions have ids of the library's (sem_signal ND_API_URING), in their
+ * own space: one equal to an ioctl execution's exec id links to its own EXEC call.
+ */
+TEST(uring_ids_are_their_own)
+{
+	struct synth *s = synth_new();
+	struct vneuron_trace_record *r;
+	char b[128];
+	uint32_t i;
+
+	s->range_names = names;
+	for (i = 0; i < 2; i++)
+		exec_at(s, i, 100, 0, 0);
+	push(s, 10, 1, 1, 1);		/* thread 1: fc1, by ioctl, exec id 7 */
+	push(s, 10, 2, 1, 2);		/* thread 2: fc2, by io_uring, its id 7 */
+	launch(s, 10, 1, 7, 0);
+	r = api(s, ND_API_EXEC, 10, 2, 1);
+	r->sem_value = 7;
+	r->sem_signal = ND_API_URING;
+	r = api(s, ND_API_WAIT, 10, 2, 1);
+	r->sem_value = 7;
+	r->sem_signal = ND_API_URING;
+	r->exec_seq = 1;
+	AEQ(synth_run(s, 0), 0);
+	EQ(s->tl.rg.attributed, 2);
+	EXPECT_STREQ(stack_of(s, 0, b, sizeof(b)), "fc1");
+	EXPECT_STREQ(stack_of(s, 1, b, sizeof(b)), "fc2");
 	synth_free(s);
 }
 
