@@ -2,7 +2,7 @@
 /*
  * DMA descriptors: copying a 2-D pattern of chunks between HBM tensors, SBUF and PSUM,
  * and its modeled cost. The descriptor rings are the program's per-queue DMA streams;
- * the DMA worker in core/exec.c picks the next runnable descriptor of each queue.
+ * the runner in core/exec.c runs each queue's descriptors as their waits allow.
  */
 #include "vn_internal.h"
 

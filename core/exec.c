@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The executor: a core's command queue, its engine and DMA workers, semaphores and the
- * modeled clock.
+ * The executor: a core's command queue, its two threads (the runner of the engines' and
+ * DMA queues' streams, the CC-core's worker), semaphores and the modeled clock.
  *
  * Modeled clock: every stream (4 engines, 16 DMA queues) has its own time. An entry
  * starts at max(stream time, time its awaited semaphore value was reached) and ends
@@ -114,27 +114,31 @@ static void wake_all(struct vn_core *c)
 		vn_cond_broadcast(c->cond);
 }
 
-/* The worker of each stream that may now run: ready, or blocked on a reached value. */
+/* A stream whose next entry may run: ready, or blocked on a value now reached. */
+static bool runnable(const struct vn_core *c, u32 sid)
+{
+	const struct vn_stream_run *r = &c->ss[sid];
+
+	return r->state == VN_SS_READY ||
+	       (r->state == VN_SS_BLOCKED && c->sem_val[r->wait_sem] >= r->wait_val);
+}
+
+/* The worker of each stream that may now run: the runner, the CC-core's worker. */
 static void wake_runnable(struct vn_core *c)
 {
-	bool dma = false;
+	bool run = false;
 	u32 sid;
 
 	for (sid = 0; sid < VNEF_STREAMS; sid++) {
-		const struct vn_stream_run *r = &c->ss[sid];
-
-		if (r->state != VN_SS_READY &&
-		    (r->state != VN_SS_BLOCKED || c->sem_val[r->wait_sem] < r->wait_val))
+		if (!runnable(c, sid))
 			continue;
-		if (sid < VNEF_ENGINES)
-			wake_worker(c, sid);
-		else if (sid == VNEF_STREAM_CC)
+		if (sid == VNEF_STREAM_CC)
 			wake_worker(c, VN_CC_WORKER);
 		else
-			dma = true;
+			run = true;
 	}
-	if (dma)
-		wake_worker(c, VN_DMA_WORKER);
+	if (run)
+		wake_worker(c, VN_RUNNER);
 }
 
 static void set_abort(struct vn_core *c, u32 result, u32 reason, u32 stream, u32 pc)
@@ -423,10 +427,10 @@ static u64 wait_deadline(struct vn_core *c)
 }
 
 /*
- * An engine waits for sem >= val. 0, or -EINTR when the execution is ending. It first
- * polls for up to VN_SPIN_NS, yielding the CPU, without the lock: most hand-offs between
- * engines take microseconds, less than a sleep and a wake-up cost. sem_val is read
- * racily there and again under the lock.
+ * The CC-core waits for sem >= val. 0, or -EINTR when the execution is ending. It first
+ * polls for up to VN_SPIN_NS, yielding the CPU, without the lock: most hand-offs take
+ * microseconds, less than a sleep and a wake-up cost. sem_val is read racily there and
+ * again under the lock.
  */
 static int wait_sem(struct vn_core *c, u32 sid, u32 sem, u32 val)
 {
@@ -452,8 +456,8 @@ static int wait_sem(struct vn_core *c, u32 sid, u32 sem, u32 val)
 			r = -EINTR;
 			break;
 		}
-		if (vn_cond_wait_worker(c->wcond[sid < VNEF_ENGINES ? sid : VN_CC_WORKER], c->lock,
-					wait_deadline(c)) == -ETIMEDOUT &&
+		if (vn_cond_wait_worker(c->wcond[VN_CC_WORKER], c->lock, wait_deadline(c)) ==
+		    -ETIMEDOUT &&
 		    c->sem_val[sem] < val && vn_time_ns() >= wait_deadline(c)) {
 			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, sid, c->ss[sid].pc);
 			r = -EINTR;
@@ -514,62 +518,92 @@ static void emit(struct vn_core *c, struct vn_exec *ex, struct vn_event *ev, u32
 	c->ex_hook(c->ex_arg, ev);
 }
 
-/* ---- workers ---- */
+/* ---- the runner ---- */
 
-/* Runs an engine's stream; returns with c->lock held and maybe an execution to complete. */
+/*
+ * Before each entry: false (the execution ended TIME_LIMIT) past the limit, else a
+ * scheduling point now and then. limit: the engines' is the time limit, the DMA queues'
+ * the waits' (wait_deadline()), as when each had a worker of its own.
+ */
+static bool pace(struct vn_core *c, u32 sid, u32 pc, u64 limit)
+{
+	u64 now = vn_time_ns();
+
+	if (now > limit) {
+		vn_lock_take(c->lock);
+		set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, sid, pc);
+		return false;
+	}
+	if (now - c->run_yield_ns > VN_YIELD_NS) {
+		vn_thread_yield();
+		c->run_yield_ns = now;
+	}
+	return true;
+}
+
+/*
+ * The entry at the stream's pc may start: 1, with its start time; 0 if it waits for a
+ * value not yet reached (the stream is then BLOCKED); -EFAULT if the wait is outside
+ * the semaphore's table (the execution then ends with a fault). c->lock held.
+ */
+static int may_start(struct vn_core *c, struct vn_exec *ex, u32 sid, u32 flags, u32 sem,
+		     u32 val, u64 *start)
+{
+	struct vn_fault f;
+
+	*start = c->ss[sid].t_ps;
+	if (!(flags & VNEF_IF_WAIT))
+		return 1;
+	if (!wait_ok(ex, sem, val, *start, &f)) {
+		set_fault(c, VN_REASON_FAULT_SEM, sid, c->ss[sid].pc, &f);
+		return -EFAULT;
+	}
+	if (c->sem_val[sem] < val) {
+		block(c, sid, sem, val);
+		return 0;
+	}
+	*start = max(*start, ex->sem_base[sem][val - 1]);
+	return 1;
+}
+
+/*
+ * Runs engine e's instructions from its pc for as long as they may start: returns when
+ * one waits for a value not yet reached (the stream BLOCKED) or the stream ended, then
+ * maybe with the execution to complete. c->lock held in and out, dropped around the work.
+ */
 static struct vn_exec *run_engine(struct vn_core *c, struct vn_exec *ex, u32 e)
 {
 	const struct vn_stream *st = &ex->prog->streams[e];
 	struct vn_stream_run *r = &c->ss[e];
-	u64 now, last_yield = vn_time_ns();
 	struct vn_fault f;
 	struct vn_event ev;
+	u64 start, cost;
 	u32 pc;
+	int ok;
 
-	for (pc = 0; pc < st->count; pc++) {
-		const struct vnef_instr *in = &st->instr[pc];
-		u64 start = r->t_ps, cost;
+	r->state = VN_SS_RUN;
+	for (; r->pc < st->count && !c->abort; r->pc++) {
+		const struct vnef_instr *in = &st->instr[r->pc];
 
-		r->pc = pc;
-		if (vn_load_acquire(&c->abort))
+		pc = r->pc;
+		ok = may_start(c, ex, e, in->flags, in->wait_sem, in->wait_value, &start);
+		if (!ok)
+			return NULL;
+		if (ok < 0)
 			break;
-		now = vn_time_ns();
-		if (now - last_yield > VN_YIELD_NS) {
-			vn_thread_yield();
-			last_yield = now;
-		}
-		if (now > c->deadline_ns) {
-			vn_lock_take(c->lock);
-			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, e, pc);
-			vn_lock_drop(c->lock);
+		vn_lock_drop(c->lock);
+		if (!pace(c, e, pc, c->deadline_ns))
 			break;
-		}
-		if (in->flags & VNEF_IF_WAIT) {
-			vn_lock_take(c->lock);
-			if (!wait_ok(ex, in->wait_sem, in->wait_value, start, &f)) {
-				set_fault(c, VN_REASON_FAULT_SEM, e, pc, &f);
-				vn_lock_drop(c->lock);
-				break;
-			}
-			if (wait_sem(c, e, in->wait_sem, in->wait_value)) {
-				vn_lock_drop(c->lock);
-				break;
-			}
-			start = max(start, ex->sem_base[in->wait_sem][in->wait_value - 1]);
-			vn_lock_drop(c->lock);
-		}
 		if (!vn_engine_check(c, e, in, &f)) {
 			f.time_ps = start;
 			vn_lock_take(c->lock);
 			set_fault(c, fault_reason(&f), e, pc, &f);
-			vn_lock_drop(c->lock);
 			break;
 		}
 		if (vn_engine_run(c, e, in)) {
 			/* stopped, or over the time limit inside one long instruction */
 			vn_lock_take(c->lock);
 			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, e, pc);
-			vn_lock_drop(c->lock);
 			break;
 		}
 		ev.opcode = in->opcode;
@@ -584,118 +618,58 @@ static struct vn_exec *run_engine(struct vn_core *c, struct vn_exec *ex, u32 e)
 			if (ev.flags & VN_EVT_F_TRANSPOSE)
 				r->transpose_flops += ev.flops;
 		}
-		if (in->signal_mask) {
-			vn_lock_take(c->lock);
-			if (!signal_sems(c, ex, in->signal_mask, r->t_ps, &f)) {
-				set_fault(c, VN_REASON_FAULT_SEM, e, pc, &f);
-				vn_lock_drop(c->lock);
-				break;
-			}
-			vn_lock_drop(c->lock);
+		vn_lock_take(c->lock);
+		if (in->signal_mask && !signal_sems(c, ex, in->signal_mask, r->t_ps, &f)) {
+			set_fault(c, VN_REASON_FAULT_SEM, e, pc, &f);
+			break;
 		}
-		if (unlikely(c->ex_hook))
+		if (unlikely(c->ex_hook)) {
+			vn_lock_drop(c->lock);
 			emit(c, ex, &ev, e, pc, in->flags & VNEF_IF_WAIT ? in->wait_sem : NO_IDX,
 			     in->wait_value, in->signal_mask, start, r->t_ps);
+			vn_lock_take(c->lock);
+		}
 	}
-	vn_lock_take(c->lock);
 	return stream_done(c, e);
 }
 
-/* Serves all 16 queues of the current execution; c->lock held in and out. */
-static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
+/* Runs a DMA queue's descriptors as run_engine() runs an engine's instructions. */
+static struct vn_exec *run_queue(struct vn_core *c, struct vn_exec *ex, u32 sid)
 {
-	struct vn_program *p = ex->prog;
-	struct vn_exec *fin = NULL;
-	u64 now, last_yield = vn_time_ns();
+	const struct vn_stream *st = &ex->prog->streams[sid];
+	struct vn_stream_run *r = &c->ss[sid];
 	struct vn_fault f;
 	struct vn_event ev;
-	u32 q, sid, i, live;
-	int ret;
+	u64 start, cost;
+	u32 pc;
+	int ok;
 
-	vn_lock_assert_held(c->lock);
-	for (q = 0; q < VNEF_DMA_QUEUES; q++)
-		if (c->ss[VNEF_STREAM_DMA(q)].state == VN_SS_READY)
-			c->ss[VNEF_STREAM_DMA(q)].state = VN_SS_RUN;
-	for (;;) {
-		const struct vnef_dma_desc *d = NULL;
-		struct vn_stream_run *r = NULL;
-		u64 start, cost;
-		u32 pc;
+	r->state = VN_SS_RUN;
+	for (; r->pc < st->count && !c->abort; r->pc++) {
+		const struct vnef_dma_desc *d = &st->desc[r->pc];
 
-		if (c->abort) {
-			for (q = 0; q < VNEF_DMA_QUEUES && !fin; q++)
-				fin = stream_done(c, VNEF_STREAM_DMA(q));
-			return fin;
-		}
-		if (vn_time_ns() > wait_deadline(c)) {
-			set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, NO_IDX, 0);
-			continue;
-		}
-		/* Round robin over the queues whose head descriptor may start. */
-		live = 0;
-		for (i = 0; i < VNEF_DMA_QUEUES; i++) {
-			q = (c->dma_rr + i) % VNEF_DMA_QUEUES;
-			sid = VNEF_STREAM_DMA(q);
-			if (c->ss[sid].state == VN_SS_DONE)
-				continue;
-			live++;
-			d = &p->streams[sid].desc[c->ss[sid].pc];
-			if ((d->flags & VNEF_IF_WAIT) &&
-			    !wait_ok(ex, d->wait_sem, d->wait_value, c->ss[sid].t_ps, &f)) {
-				set_fault(c, VN_REASON_FAULT_SEM, sid, c->ss[sid].pc, &f);
-				break;
-			}
-			if (!(d->flags & VNEF_IF_WAIT) ||
-			    c->sem_val[d->wait_sem] >= d->wait_value) {
-				r = &c->ss[sid];
-				break;
-			}
-			block(c, sid, d->wait_sem, d->wait_value);
-		}
-		if (c->abort)
-			continue;
-		if (!live)
-			return NULL;
-		if (!r) {
-			if (deadlocked(c)) {
-				for (sid = VNEF_ENGINES; c->ss[sid].state != VN_SS_BLOCKED; sid++)
-					;
-				set_abort(c, VN_RES_TIMEOUT, VN_REASON_DEADLOCK, sid,
-					  c->ss[sid].pc);
-				continue;
-			}
-			ret = vn_cond_wait_worker(c->wcond[VN_DMA_WORKER], c->lock,
-						  wait_deadline(c));
-			if (ret == -ETIMEDOUT && vn_time_ns() >= wait_deadline(c))
-				set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, NO_IDX, 0);
-			continue;
-		}
-		c->dma_rr = (q + 1) % VNEF_DMA_QUEUES;
-		r->state = VN_SS_RUN;
 		pc = r->pc;
-		start = r->t_ps;
-		if (d->flags & VNEF_IF_WAIT)
-			start = max(start, ex->sem_base[d->wait_sem][d->wait_value - 1]);
+		ok = may_start(c, ex, sid, d->flags, d->wait_sem, d->wait_value, &start);
+		if (!ok)
+			return NULL;
+		if (ok < 0)
+			break;
 		vn_lock_drop(c->lock);
-
-		now = vn_time_ns();
-		if (now - last_yield > VN_YIELD_NS) {
-			vn_thread_yield();
-			last_yield = now;
-		}
-		ret = vn_dma_run(c, ex, d, &f);
-		if (ret) {
+		if (!pace(c, sid, pc, wait_deadline(c)))
+			break;
+		ok = vn_dma_run(c, ex, d, &f);
+		if (ok) {
 			vn_lock_take(c->lock);
-			if (ret == -EFAULT) {
+			if (ok == -EFAULT) {
 				f.time_ps = start;
 				set_fault(c, fault_reason(&f), sid, pc, &f);
 			} else {
 				set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, sid, pc);
 			}
-			continue;
+			break;
 		}
 		ev.opcode = VN_EVT_OPCODE_DMA;
-		ev.dma_queue = q;
+		ev.dma_queue = sid - VNEF_STREAM_DMA(0);
 		ev.dma_desc = pc;
 		cost = vn_dma_cost(c, ex, d, &ev);
 		r->t_ps = start + cost;
@@ -704,22 +678,68 @@ static struct vn_exec *run_dma(struct vn_core *c, struct vn_exec *ex)
 		r->hbm_read += ev.hbm_read;
 		r->hbm_write += ev.hbm_write;
 		r->entries++;
-		if (unlikely(c->ex_hook))
-			emit(c, ex, &ev, sid, pc, d->flags & VNEF_IF_WAIT ? d->wait_sem : NO_IDX,
-			     d->wait_value, d->signal_mask, start, r->t_ps);
-
 		vn_lock_take(c->lock);
 		if (d->signal_mask && !signal_sems(c, ex, d->signal_mask, r->t_ps, &f)) {
 			set_fault(c, VN_REASON_FAULT_SEM, sid, pc, &f);
-			continue;
+			break;
 		}
-		r->pc++;
-		if (r->pc == p->streams[sid].count) {
-			fin = stream_done(c, sid);
-			if (fin)
-				return fin;
+		if (unlikely(c->ex_hook)) {
+			vn_lock_drop(c->lock);
+			emit(c, ex, &ev, sid, pc, d->flags & VNEF_IF_WAIT ? d->wait_sem : NO_IDX,
+			     d->wait_value, d->signal_mask, start, r->t_ps);
+			vn_lock_take(c->lock);
 		}
 	}
+	return stream_done(c, sid);
+}
+
+/*
+ * One pass of the runner over the current execution (c->lock held): runs the next
+ * stream that may, round robin, or ends the execution's engine and DMA streams when it
+ * is stopping, or finds a deadlock, or sleeps until the CC-core signals. Returns the
+ * execution to complete, if this ended it.
+ */
+static struct vn_exec *run_step(struct vn_core *c, struct vn_exec *ex)
+{
+	struct vn_exec *fin = NULL;
+	bool live = false;
+	u32 i, sid;
+
+	for (sid = 0; sid < VNEF_STREAM_CC; sid++) {
+		if (c->ss[sid].state == VN_SS_DONE)
+			continue;
+		if (c->abort) {
+			fin = stream_done(c, sid);
+			if (fin)	/* the last: the next execution may have started */
+				return fin;
+			continue;
+		}
+		live = true;
+	}
+	if (!live) {
+		/* nothing of ours: the CC-core ends the execution, or start_next() wakes us */
+		vn_cond_wait_worker(c->wcond[VN_RUNNER], c->lock, 0);
+		return NULL;
+	}
+	for (i = 0; i < VNEF_STREAM_CC; i++) {
+		sid = (c->run_next + i) % VNEF_STREAM_CC;
+		if (runnable(c, sid)) {
+			c->run_next = (sid + 1) % VNEF_STREAM_CC;
+			return sid < VNEF_ENGINES ? run_engine(c, ex, sid) : run_queue(c, ex, sid);
+		}
+	}
+	/* live, none may run: one of ours is blocked, named if the execution ends here */
+	for (sid = 0; c->ss[sid].state != VN_SS_BLOCKED; sid++)
+		;
+	if (deadlocked(c)) {
+		set_abort(c, VN_RES_TIMEOUT, VN_REASON_DEADLOCK, sid, c->ss[sid].pc);
+		return NULL;
+	}
+	/* every stream of ours waits for a value the CC-core will signal */
+	if (vn_cond_wait_worker(c->wcond[VN_RUNNER], c->lock, wait_deadline(c)) == -ETIMEDOUT &&
+	    vn_time_ns() >= wait_deadline(c))
+		set_abort(c, VN_RES_TIMEOUT, VN_REASON_TIME_LIMIT, sid, c->ss[sid].pc);
+	return NULL;
 }
 
 /*
@@ -879,41 +899,30 @@ static struct vn_exec *run_cc(struct vn_core *c, struct vn_exec *ex)
 	return stream_done(c, sid);
 }
 
+/*
+ * A core's two threads: the runner runs the engines' and DMA queues' streams of the
+ * current execution, one at a time, each for as long as its entries may start (a
+ * cooperative executor: a hand-off between two engines is a semaphore and a loop, not
+ * a wake-up), and the CC-core's worker its collectives, which wait for other ranks.
+ */
 static int worker(void *arg)
 {
 	struct vn_worker_arg *w = arg;
 	struct vn_core *c = w->c;
 	struct vn_exec *ex, *fin;
-	u32 id = w->id, q;
-	bool work;
 
 	vn_lock_take(c->lock);
 	while (!c->stop) {
 		ex = c->cur;
-		work = false;
-		if (ex && id < VNEF_ENGINES) {
-			work = c->ss[id].state == VN_SS_READY;
-		} else if (ex && id == VN_CC_WORKER) {
-			work = c->ss[VNEF_STREAM_CC].state == VN_SS_READY;
-		} else if (ex) {
-			for (q = 0; q < VNEF_DMA_QUEUES; q++)
-				if (c->ss[VNEF_STREAM_DMA(q)].state == VN_SS_READY)
-					work = true;
-		}
-		if (!work) {
-			vn_cond_wait_worker(c->wcond[id], c->lock, 0);
-			continue;
-		}
-		if (id < VNEF_ENGINES) {
-			c->ss[id].state = VN_SS_RUN;
-			vn_lock_drop(c->lock);
-			fin = run_engine(c, ex, id);
-		} else if (id == VN_CC_WORKER) {
+		fin = NULL;
+		if (ex && w->id == VN_RUNNER) {
+			fin = run_step(c, ex);
+		} else if (ex && c->ss[VNEF_STREAM_CC].state == VN_SS_READY) {
 			c->ss[VNEF_STREAM_CC].state = VN_SS_RUN;
 			vn_lock_drop(c->lock);
 			fin = run_cc(c, ex);
 		} else {
-			fin = run_dma(c, ex);
+			vn_cond_wait_worker(c->wcond[w->id], c->lock, 0);
 		}
 		if (fin) {
 			vn_lock_drop(c->lock);
@@ -927,9 +936,7 @@ static int worker(void *arg)
 
 /* ---- the core ---- */
 
-static const char *const worker_names[VN_WORKERS] = {
-	"tensor", "vector", "scalar", "gpsimd", "dma", "cc"
-};
+static const char *const worker_names[VN_WORKERS] = { "run", "cc" };
 
 int vn_core_create(const struct vneuron_model *m, const char *name, struct vn_core **out)
 {

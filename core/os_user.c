@@ -121,10 +121,21 @@ static void vn_check_order(struct vn_lock *l)
 	pthread_mutex_unlock(&vn_order_lock);
 }
 
+/*
+ * Whether this thread holds l, asked without holding it: owned is stored after owner
+ * (release) and loaded before it (acquire), so seeing another thread's owned never comes
+ * with this thread's stale owner from an earlier hold.
+ */
+static bool vn_held_by_me(struct vn_lock *l)
+{
+	return __atomic_load_n(&l->owned, __ATOMIC_ACQUIRE) &&
+	       pthread_equal(__atomic_load_n(&l->owner, __ATOMIC_RELAXED), pthread_self());
+}
+
 static void vn_note_taken(struct vn_lock *l)
 {
-	l->owner = pthread_self();
-	l->owned = true;
+	__atomic_store_n(&l->owner, pthread_self(), __ATOMIC_RELAXED);
+	__atomic_store_n(&l->owned, true, __ATOMIC_RELEASE);
 	if (vn_nheld == VN_MAX_HELD)
 		vn_die("too many locks held", l->name, NULL);
 	vn_held[vn_nheld++] = l;
@@ -134,14 +145,14 @@ static void vn_note_dropped(struct vn_lock *l)
 {
 	unsigned int i;
 
-	if (!l->owned || !pthread_equal(l->owner, pthread_self()))
+	if (!vn_held_by_me(l))
 		vn_die("dropping a lock this thread does not hold", l->name, NULL);
 	for (i = 0; i < vn_nheld && vn_held[i] != l; i++)
 		;
 	if (i == vn_nheld)
 		vn_die("dropping a lock missing from the held list", l->name, NULL);
 	vn_held[i] = vn_held[--vn_nheld];
-	l->owned = false;
+	__atomic_store_n(&l->owned, false, __ATOMIC_RELAXED);
 }
 
 void *vn_zalloc(size_t size)
@@ -191,7 +202,7 @@ void vn_lock_destroy(struct vn_lock *l)
 void vn_lock_take(struct vn_lock *l)
 {
 	vn_might_sleep(l->name);
-	if (l->owned && pthread_equal(l->owner, pthread_self()))
+	if (vn_held_by_me(l))
 		vn_die("recursive locking", l->name, NULL);
 	vn_check_order(l);
 	pthread_mutex_lock(&l->m);
@@ -206,7 +217,7 @@ void vn_lock_drop(struct vn_lock *l)
 
 void vn_lock_assert_held(struct vn_lock *l)
 {
-	if (!l->owned || !pthread_equal(l->owner, pthread_self()))
+	if (!vn_held_by_me(l))
 		vn_die("lock not held", l->name, NULL);
 }
 

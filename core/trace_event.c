@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Executor events (core/vn_exec.h) to trace records: what the glue's event hook calls, in
- * the worker thread that ran the instruction or descriptor, on that worker's ring.
+ * the executor thread that ran the instruction or descriptor, on its engine's ring.
  */
 #include "vn_exec.h"
 #include "vn_os.h"

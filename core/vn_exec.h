@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * The executor: one struct vn_core per NeuronCore, running validated programs
- * (core/vn_program.h) on its engine workers and DMA worker, one execution at a time, in
+ * (core/vn_program.h) on its runner and CC-core threads, one execution at a time, in
  * submission order. docs/isa.md gives the semantics and the modeled clock.
  *
  * Lock order: a core's lock, then an execution's lock; completion callbacks run with

@@ -7,13 +7,13 @@
 #include "vn_exec.h"
 #include "vn_engine_fp.h"
 
-#define VN_WORKERS	(VNEF_ENGINES + 2)	/* four engines, the DMA worker, the CC-core */
-#define VN_DMA_WORKER	VNEF_ENGINES
-#define VN_CC_WORKER	(VNEF_ENGINES + 1)
+#define VN_RUNNER	0	/* the four engines' and the 16 DMA queues' streams */
+#define VN_CC_WORKER	1	/* the CC-core's: a collective waits for other ranks */
+#define VN_WORKERS	2
 
 enum vn_stream_state {
 	VN_SS_DONE = 0,		/* finished, empty or aborted */
-	VN_SS_READY = 1,	/* not yet claimed by its worker */
+	VN_SS_READY = 1,	/* not yet started by its worker */
 	VN_SS_RUN = 2,
 	VN_SS_BLOCKED = 3,	/* waiting for wait_sem >= wait_val */
 };
@@ -95,7 +95,8 @@ struct vn_core {
 	struct vn_fp_ctx fp[VNEF_ENGINES];
 	struct vn_counters cnt;
 	struct vn_core_stats *stats;
-	u32 dma_rr;
+	u32 run_next;		/* the runner's round robin: the stream it looks at first */
+	u64 run_yield_ns;	/* the runner's last scheduling point */
 	struct vn_worker_arg args[VN_WORKERS];
 };
 

@@ -2,10 +2,10 @@
 /*
  * The producer side of a trace ring (uapi/vneuron_trace.h, docs/trace-buffer.md).
  *
- * One ring has exactly one producer: the worker thread of one engine. Everything here
- * runs in that thread, with no lock. The OS glue owns the memory (consumer page,
- * control page, data pages; in the kernel from vmalloc_user() so it can be mapped) and
- * the wake-up of poll()ers, which it receives through the wake callback.
+ * One ring has exactly one producer: the executor thread that runs its engine.
+ * Everything here runs in that thread, with no lock. The OS glue owns the memory
+ * (consumer page, control page, data pages; in the kernel from vmalloc_user() so it can
+ * be mapped) and the wake-up of poll()ers, which it receives through the wake callback.
  *
  * Writing costs, per record: one compare against a precomputed limit and a 64-byte
  * copy. The slow path runs once per batch of records: it publishes the producer
@@ -126,8 +126,8 @@ static inline void vn_trace_commit(struct vn_trace_ring *r)
 }
 
 /*
- * Rings per core: one per producer thread of the executor (core/exec.c), the four
- * engines, the DMA worker that runs every queue and the collective engine.
+ * Rings per core: one per engine, each written by the one executor thread that runs it
+ * (core/exec.c): the four engines, the 16 DMA queues together, the collective engine.
  */
 #define VN_TRACE_RINGS_PER_CORE		(VNEURON_ENGINE_COUNT + 2)
 #define VN_TRACE_RING_DMA		VNEURON_ENGINE_COUNT

@@ -3,15 +3,16 @@
  * Trace sessions: TRACE_START/TRACE_STOP, the rings' memory, their mmap and poll()
  * (uapi/vneuron_trace.h, docs/trace-buffer.md).
  *
- * A session traces one core for one open file: one ring per producer thread of the
- * executor (four engines, the DMA worker), each a consumer page and a control page plus
- * data from vmalloc (zeroed, charged to the caller's memcg and to the file's
+ * A session traces one core for one open file: one ring per engine of the executor
+ * (four engines, the DMA queues, the CC-core), each a consumer page and a control page
+ * plus data from vmalloc (zeroed, charged to the caller's memcg and to the file's
  * max_trace_bytes). The executor's event hook writes each event into the ring of the
- * worker that ran it (single producer, no lock); its edge hook, which runs under the
- * core lock with no worker producing, decides at each execution's start whether the
- * session may see it (its owner is the tracer's own file, or a dumpable process of the
- * same user, or the tracer has CAP_PERFMON), writes EXEC_START, and at the end ERROR (a
- * device fault) and EXEC_END records and publishes every ring.
+ * engine that ran it (one thread runs an engine: single producer, no lock); its edge
+ * hook, which runs under the core lock with no worker producing, decides at each
+ * execution's start whether the session may see it (its owner is the tracer's own file,
+ * or a dumpable process of the same user, or the tracer has CAP_PERFMON), writes
+ * EXEC_START, and at the end ERROR (a device fault) and EXEC_END records and publishes
+ * every ring.
  *
  * Stopping never waits inside the kernel for someone else's work: the hooks are removed
  * for future executions at once; a traced execution still running keeps them to its end,

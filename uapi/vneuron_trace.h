@@ -4,7 +4,7 @@
  * that start and stop tracing. docs/trace-buffer.md explains
  * the protocol and its memory ordering.
  *
- * A ring has one producer (an engine worker of the device) and one consumer (the
+ * A ring has one producer (the device's thread that runs its engine) and one consumer (the
  * profiler, through mmap). Positions are byte counts that only grow, never wrap and are
  * always multiples of the record size; a record at position P lives at data offset
  * P & (data_size - 1). data_size is a power of two and a multiple of the page size, and

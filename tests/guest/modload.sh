@@ -189,7 +189,7 @@ executors() {
 	echo $n
 }
 
-# A core's executor (5 threads, 26 MiB) lives while the core is claimed, and goes once
+# A core's executor (2 threads, 26 MiB) lives while the core is claimed, and goes once
 # its owner closes: idle cores cost nothing, however many were used.
 executors_freed() {
 	local i r=0

@@ -128,8 +128,12 @@ static void bind_all(struct wl *w)
 	vn_program_put(p);
 }
 
-static double host_batch(struct nd_host *h, struct wl *w)
+/* One side of a comparison: a timed batch of w's executions, seconds per execution. */
+typedef double (*batch_fn)(struct wl *w, void *arg);
+
+static double host_batch(struct wl *w, void *arg)
 {
+	struct nd_host *h = arg;
 	double t = now();
 	int i;
 
@@ -141,7 +145,7 @@ static double host_batch(struct nd_host *h, struct wl *w)
 	return (now() - t) / w->execs;
 }
 
-static double blas_batch(struct wl *w)
+static double blas_batch(struct wl *w, void *arg)
 {
 	double t = now();
 	int i;
@@ -182,8 +186,9 @@ static void dev_teardown(struct wl *w, struct dev_side *s)
 	nd_program_unload(s->prog);
 }
 
-static double dev_batch(struct wl *w, struct dev_side *s)
+static double dev_batch(struct wl *w, void *arg)
 {
+	struct dev_side *s = arg;
 	struct nd_run_result res;
 	double t = now();
 	char buf[128];
@@ -199,50 +204,46 @@ static double dev_batch(struct wl *w, struct dev_side *s)
 	return (now() - t) / w->execs;
 }
 
-/* --device: the module and the host backend, alternating, in this boot. */
-static void measure_device(struct nd_host *h, struct wl *w)
+/*
+ * Sides a and b of a comparison, alternating: each warmed up once, then `runs` timed
+ * batches of each in turn; *ma and *mb the medians.
+ */
+static void alternate(struct wl *w, batch_fn a, void *a_arg, batch_fn b, void *b_arg,
+		      double *ma, double *mb)
 {
-	double th[RUNS], td[RUNS], mh, md;
-	struct dev_side s;
+	double ta[RUNS], tb[RUNS];
 	int r;
 
-	w->execs = 1;		/* emulated: an MLP step takes a second, a matmul1024 half a minute */
-	dev_setup(w, &s);
-	host_batch(h, w);	/* warm up both */
-	dev_batch(w, &s);
+	a(w, a_arg);
+	b(w, b_arg);
 	for (r = 0; r < runs; r++) {
-		td[r] = dev_batch(w, &s);
-		th[r] = host_batch(h, w);
+		ta[r] = a(w, a_arg);
+		tb[r] = b(w, b_arg);
 	}
-	dev_teardown(w, &s);
-	mh = median(th, runs);
-	md = median(td, runs);
-	printf("BENCH wl_%s_guest_module_us=%.1f us\n", w->name, md * 1e6);
-	printf("BENCH wl_%s_guest_host_us=%.1f us\n", w->name, mh * 1e6);
-	printf("BENCH wl_%s_module_vs_host=%.2f ratio\n", w->name, md / mh);
-	fflush(stdout);
+	*ma = median(ta, runs);
+	*mb = median(tb, runs);
 }
 
+/* The host backend against OpenBLAS or, with --device, the module against the host. */
 static void measure(struct nd_host *h, struct wl *w)
 {
-	double th[RUNS], tb[RUNS], mh, mb;
-	int r;
+	struct dev_side s;
+	double mh, mb, md;
 
 	if (dev) {
-		measure_device(h, w);
-		return;
+		w->execs = 1;	/* emulated: an MLP step takes a second, a matmul1024 half a minute */
+		dev_setup(w, &s);
+		alternate(w, dev_batch, &s, host_batch, h, &md, &mh);
+		dev_teardown(w, &s);
+		printf("BENCH wl_%s_guest_module_us=%.1f us\n", w->name, md * 1e6);
+		printf("BENCH wl_%s_guest_host_us=%.1f us\n", w->name, mh * 1e6);
+		printf("BENCH wl_%s_module_vs_host=%.2f ratio\n", w->name, md / mh);
+	} else {
+		alternate(w, host_batch, h, blas_batch, NULL, &mh, &mb);
+		printf("BENCH wl_%s_host_us=%.1f us\n", w->name, mh * 1e6);
+		printf("BENCH wl_%s_blas_us=%.1f us\n", w->name, mb * 1e6);
+		printf("BENCH wl_%s_vs_blas=%.2f ratio\n", w->name, mh / mb);
 	}
-	host_batch(h, w);	/* warm up both */
-	blas_batch(w);
-	for (r = 0; r < RUNS; r++) {
-		th[r] = host_batch(h, w);
-		tb[r] = blas_batch(w);
-	}
-	mh = median(th, RUNS);
-	mb = median(tb, RUNS);
-	printf("BENCH wl_%s_host_us=%.1f us\n", w->name, mh * 1e6);
-	printf("BENCH wl_%s_blas_us=%.1f us\n", w->name, mb * 1e6);
-	printf("BENCH wl_%s_vs_blas=%.2f ratio\n", w->name, mh / mb);
 	fflush(stdout);
 }
 
@@ -473,9 +474,9 @@ static void empty(struct nd_host *h)
 		die(pe.msg);
 	if (vn_core_create(NULL, "bench", &c))
 		die("no core");
-	host_batch(h, &w);
+	host_batch(&w, h);
 	for (r = 0; r < RUNS; r++) {
-		tr[r] = host_batch(h, &w);
+		tr[r] = host_batch(&w, h);
 		t = now();
 		for (i = 0; i < w.execs; i++) {
 			if (vn_exec_submit(c, p, NULL, 0, 0, NULL, NULL, &ex))
