@@ -5,11 +5,17 @@
  * a remote rank by hand (its input written into the stage, the all-reduce exact against
  * the rank-order sum, the modeled time the same on rerun); a proxy that closes breaks
  * the communicator; one that never serves lets the rank end TIMEOUT CC_MISSING at its
- * time limit; a relayed failure; and nothing left in the module after.
+ * time limit; a relayed failure; and two "nodes" of MPI processes, each on its own
+ * /dev/vneuronN, running every collective through libvnmpi's device proxy
+ * (tests/host/mpi/test_mpi_netq.c under mpirun): exact, and the same modeled times on a
+ * second mpirun; and nothing left in the module after.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <sys/wait.h>
 
 #include "kmod_test.h"
 #include "neurondev.h"
@@ -513,6 +519,72 @@ TEST_F_TIMEOUT(netq, failure_relayed, 120)
 	EXPECT_EQ(-EPIPE, netq_wait(self->fd, reg, stage, 2 * COUNT * 4, MS, arr, &w));
 	rank0_release(r);
 	free(r);
+}
+
+/*
+ * One mpirun of test_mpi_netq on 2 processes: its exit status; its output's TAP failures
+ * and modeled times into *fails and models.
+ */
+static int mpirun_netq(const char *top, char *models, size_t cap, int *fails)
+{
+	char cmd[2 * PATH_MAX], line[512];
+	size_t used = 0;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd /tmp && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 OMPI_MCA_btl=self,vader "
+		 "timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "
+		 "%s/build/san/mpi/test_mpi_netq 2>&1", top);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	*fails = 0;
+	models[0] = '\0';
+	while (fgets(line, sizeof(line), p)) {
+		fprintf(stderr, "#   %s", line);
+		if (!strncmp(line, "not ok", 6))
+			(*fails)++;
+		if (strstr(line, " modeled ") && used + strlen(line) < cap) {
+			strcpy(models + used, line);
+			used += strlen(line);
+		}
+	}
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Two nodes as MPI processes on /dev/vneuron0 and /dev/vneuron1: every collective. */
+TEST_F_TIMEOUT(netq, mpirun_two_nodes, 700)
+{
+	char exe[PATH_MAX], top[PATH_MAX], bin[2 * PATH_MAX], host[64];
+	char models[2][2048];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int fails[2], st, run;
+
+	if (self->info.device_count < 2)
+		SKIP(return, "needs two devices (devices=2): a node each");
+	if (access("/usr/bin/mpirun", X_OK))
+		SKIP(return, "no mpirun (make setup installs openmpi-bin)");
+	ASSERT_LT(0, len);
+	exe[len] = '\0';
+	/* .../build/rel/guest/netq_test: the tree is four levels up */
+	snprintf(top, sizeof(top), "%s", dirname(dirname(dirname(dirname(exe)))));
+	snprintf(bin, sizeof(bin), "%s/build/san/mpi/test_mpi_netq", top);
+	if (access(bin, X_OK))
+		SKIP(return, "build/san/mpi/test_mpi_netq is not built (needs mpicc)");
+	/* The bare test guest: Open MPI needs a host name and a loopback interface. */
+	if (!gethostname(host, sizeof(host)) && !strcmp(host, "(none)")) {
+		ASSERT_EQ(0, sethostname("vneuron-guest", 13));
+		ASSERT_EQ(0, system("ip link set lo up"));
+	}
+	for (run = 0; run < 2; run++) {
+		st = mpirun_netq(top, models[run], sizeof(models[run]), &fails[run]);
+		EXPECT_EQ(0, st);
+		EXPECT_EQ(0, fails[run]);
+	}
+	EXPECT_NE(0, models[0][0]);
+	EXPECT_STREQ(models[0], models[1]);
 }
 
 /* After everything: no communicator and no buffer of these tests left in the module. */
