@@ -358,6 +358,9 @@ static int data_in(struct nd_mpi_comm *c, int q, size_t inb)
 		if (++c->peers_in < (unsigned int)c->nproc - 1)
 			return 0;
 		ret = nd_netq_complete(c->dev, &c->id, c->nq_req, c->dstage, c->arr);
+		/* Broken meanwhile (a local rank's time limit): the other nodes are told. */
+		if (ret == -EPIPE)
+			broke_here(c);
 		return ret == -EPIPE || !ret ? ret : -EIO;
 	}
 	for (i = 0; i < c->nlocal; i++) {

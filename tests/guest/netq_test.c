@@ -116,8 +116,8 @@ static int netq_fail(int fd, uint32_t reg, uint32_t error, uint32_t rank, uint64
 	return vn_ioctl(fd, VNEURON_IOCTL_NETQ_COMPLETE, &c);
 }
 
-/* An fp32 all-reduce of COUNT elements from tensor "in" to "out" on groups of 2. */
-static int allreduce_image(void **img, size_t *size)
+/* An fp32 all-reduce of COUNT elements from tensor "in" to "out" (groups: 0, every rank). */
+static int allreduce_image(void **img, size_t *size, uint16_t gsize, uint16_t gstride)
 {
 	uint64_t n = COUNT;
 	struct nd_builder *b;
@@ -128,6 +128,7 @@ static int allreduce_image(void **img, size_t *size)
 		return -1;
 	cc = (struct nd_cc){
 		.opcode = VNEF_CC_ALL_REDUCE, .count = COUNT, .reduce = ND_ADD,
+		.group_size = gsize, .group_stride = gstride,
 		.src = nd_input(b, "in", ND_FP32, 1, &n),
 		.dst = nd_output(b, "out", ND_FP32, 1, &n),
 	};
@@ -146,7 +147,8 @@ struct rank0 {
 	struct vneuron_wait w;
 };
 
-static int rank0_submit(struct rank0 *r, int fd, uint64_t limit_ns)
+static int rank_submit(struct rank0 *r, int fd, uint32_t core, uint64_t limit_ns,
+		       uint16_t gsize, uint16_t gstride)
 {
 	size_t size;
 	void *img;
@@ -155,7 +157,7 @@ static int rank0_submit(struct rank0 *r, int fd, uint64_t limit_ns)
 	r->fd = fd;
 	for (i = 0; i < COUNT; i++)
 		r->in[i] = (float)((i * 104729) % 1000) * 0.001f + 1e-7f;
-	if (allreduce_image(&img, &size))
+	if (allreduce_image(&img, &size, gsize, gstride))
 		return -EINVAL;
 	ret = vn_prog_load(fd, img, size, &r->prog, NULL);
 	free(img);
@@ -171,8 +173,13 @@ static int rank0_submit(struct rank0 *r, int fd, uint64_t limit_ns)
 	r->h[1] = ret;
 	ret = vn_rw(fd, 1, r->h[0], 0, r->in, sizeof(r->in));
 	if (!ret)
-		ret = vn_exec_on(fd, r->prog, 0, r->h, 2, limit_ns, &r->exec);
+		ret = vn_exec_on(fd, r->prog, core, r->h, 2, limit_ns, &r->exec);
 	return ret;
+}
+
+static int rank0_submit(struct rank0 *r, int fd, uint64_t limit_ns)
+{
+	return rank_submit(r, fd, 0, limit_ns, 0, 0);
 }
 
 static int rank0_wait(struct rank0 *r)
@@ -518,6 +525,46 @@ TEST_F_TIMEOUT(netq, failure_relayed, 120)
 	EXPECT_EQ(-EPIPE, netq_complete(self->fd, reg, w.id, stage, 0, rarr));
 	EXPECT_EQ(-EPIPE, netq_wait(self->fd, reg, stage, 2 * COUNT * 4, MS, arr, &w));
 	rank0_release(r);
+	free(r);
+}
+
+/*
+ * A collective of a group (group_size 2, stride 2 on 4 ranks: {0, 2}, {1, 3}) with
+ * ranks 0 and 1 local: the queue cannot hold the local ranks (a group of local ranks
+ * only could complete under the hold), so NETQ_WAIT breaks the communicator, EINVAL.
+ */
+TEST_F_TIMEOUT(netq, group_collective_breaks, 120)
+{
+	const uint32_t nodes[4] = { 0, 0, 1, 1 }, devs[4] = { 0 };
+	struct vneuron_netq_wait w;
+	struct vneuron_comm_info in;
+	uint32_t reg, rank_h, stage;
+	uint8_t id[ID_BYTES];
+	uint64_t arr[4];
+	struct rank0 *r = calloc(2, sizeof(*r));
+	int i;
+
+	ASSERT_NE(NULL, r);
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	ASSERT_EQ(0, comm_create(self->fd, 4, id, &reg));
+	ASSERT_EQ(0, comm_nodes(self->fd, reg, 0, nodes, devs, 4));
+	ASSERT_EQ(0, comm_join(self->fd, id, 0, 0, &rank_h));
+	ASSERT_EQ(0, comm_join(self->fd, id, 1, 1, NULL));
+	stage = vn_alloc(self->fd, 4 * COUNT * 4, NULL);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, rank_submit(&r[i], self->fd, i, 60 * SEC, 2, 2));
+	EXPECT_EQ(-EPIPE, netq_wait(self->fd, reg, stage, 4 * COUNT * 4, 10 * SEC, arr, &w));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, rank0_wait(&r[i]));
+		EXPECT_EQ(VNEURON_EXEC_ABORTED, r[i].w.status);
+		EXPECT_EQ(VNEURON_REASON_CC_PEER, r[i].w.reason);
+		rank0_release(&r[i]);
+	}
+	ASSERT_EQ(0, comm_info(self->fd, rank_h, &in));
+	EXPECT_EQ(1, in.broken);
+	EXPECT_EQ(EINVAL, in.failure);
+	EXPECT_EQ(0, in.failed_rank);
 	free(r);
 }
 
