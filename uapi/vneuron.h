@@ -519,8 +519,10 @@ struct vneuron_comm_info {
  * @flags: must be 0
  *
  * Drop a handle. A registration: the communicator is no longer found by its id (ranks
- * that joined keep it). A rank: it leaves, its core is unbound (later executions on it
- * have no communicator), and the communicator breaks for every rank: collectives that
+ * that joined keep it); one serving a network queue (%VNEURON_IOCTL_COMM_NODES) breaks
+ * it too, its remote ranks having no proxy any more. A rank: it leaves, its core is
+ * unbound (later executions on it have no communicator), and the communicator breaks
+ * for every rank: collectives that
  * have not completed, this rank's queued executions' included, end ABORTED with reason
  * CC_PEER. Wait for the rank's executions before leaving. Closing the file destroys
  * every handle it holds. Errors: EINVAL (@flags), ENOENT (not a handle of this file).
