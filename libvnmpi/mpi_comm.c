@@ -68,6 +68,7 @@ struct nd_mpi_comm {
 	int err;			/* the proxy's error, read after it ended */
 	int told;			/* the other nodes were sent a break message */
 	int abandoned;			/* requests left to MPI: their buffers are kept */
+	int held;			/* the host's local ranks held while staged */
 	uint64_t collectives;		/* atomic */
 	uint64_t *hdr;			/* nproc x (H_WORDS + nlocal) */
 	unsigned char *stage;		/* n inputs in rank order */
@@ -166,8 +167,14 @@ static int lc_wait(struct nd_mpi_comm *c, struct vn_cc_pending *p)
 	unsigned int r;
 	int ret;
 
-	if (!c->dev)
-		return vn_comm_proxy_wait(c->cm, vn_time_ns() + IDLE_POLL_NS, &c->stop, p);
+	if (!c->dev) {
+		/* Held: a rank's time limit cannot free its input while it is staged. */
+		ret = vn_comm_proxy_hold(c->cm, vn_time_ns() + IDLE_POLL_NS, &c->stop, p);
+		if (ret == -EINVAL)	/* a group's collective: refused, nothing staged */
+			return vn_comm_proxy_wait(c->cm, vn_time_ns() + IDLE_POLL_NS, &c->stop, p);
+		c->held = !ret;
+		return ret;
+	}
 	if (!c->dstage && dev_stage(c, 4096))
 		return -ENOMEM;
 	for (;;) {
@@ -199,6 +206,15 @@ static int lc_wait(struct nd_mpi_comm *c, struct vn_cc_pending *p)
 		p->arrive_ps[r] = c->arr[r];
 	}
 	return 0;
+}
+
+/* The host's local ranks go on once their inputs are staged (lc_wait()). */
+static void lc_unhold(struct nd_mpi_comm *c)
+{
+	if (c->held) {
+		c->held = 0;
+		vn_comm_proxy_release(c->cm);
+	}
 }
 
 /* Every local rank brings the same collective of the whole communicator. */
@@ -407,12 +423,15 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 		free(c->stage);
 		c->stage = malloc((size_t)c->n * inb);
 		c->stage_cap = c->stage ? (size_t)c->n * inb : 0;
-		if (!c->stage)
+		if (!c->stage) {
+			lc_unhold(c);
 			return -ENOMEM;
+		}
 	}
 	/* A device's queue copied them there already. */
 	for (i = 0; inb && !c->dev && i < c->nlocal; i++)
 		memcpy(c->stage + (size_t)(c->first + i) * inb, p->args[c->first + i]->in, inb);
+	lc_unhold(c);
 	if (inb && (MPI_Type_contiguous((int)inb, MPI_BYTE, &c->qtype[c->me]) != MPI_SUCCESS ||
 		    MPI_Type_commit(&c->qtype[c->me]) != MPI_SUCCESS)) {
 		ret = mpi_failed(c, -1);
@@ -570,6 +589,7 @@ static void *proxy_main(void *arg)
 		}
 		if (!ret)
 			ret = proxy_one(c, &p);
+		lc_unhold(c);
 		if (ret)
 			break;
 	}
