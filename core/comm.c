@@ -67,6 +67,7 @@ struct vn_comm {
 	struct vn_lock *lock;		/* everything below */
 	struct vn_cond *cond;
 	bool broken;
+	bool held;			/* a proxy reads the local inputs: nobody leaves */
 	u32 failed_rank;
 	int failure;
 	u64 fail_missing;
@@ -566,8 +567,11 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 	res->members = g;
 	if (!done) {
 		while (cm->here[rank]) {
-			/* Its slot stays until here[rank] clears; a moving one is waited out. */
-			if (sl->moving) {
+			/*
+			 * Its slot stays until here[rank] clears; a moving one is waited out, and
+			 * so is a proxy reading its input (vn_comm_proxy_hold()).
+			 */
+			if (sl->moving || cm->held) {
 				vn_cond_wait_worker(cm->cond, cm->lock, vn_time_ns() + 1000000);
 				continue;
 			}
@@ -663,14 +667,15 @@ static bool locals_here(const struct vn_comm *cm)
 	return true;
 }
 
-int vn_comm_proxy_wait(struct vn_comm *cm, u64 deadline_ns, const int *abort,
-		       struct vn_cc_pending *p)
+static int proxy_wait(struct vn_comm *cm, u64 deadline_ns, const int *abort,
+		      struct vn_cc_pending *p, bool hold)
 {
 	u64 all = cm->n == 64 ? ~0ULL : (1ULL << cm->n) - 1, now, until;
 	int ret = 0;
 	u32 r;
 
-	if ((cm->remote & all) == all)
+	/* Held, a group of locals only could complete and let its ranks go. */
+	if ((cm->remote & all) == all || (hold && !(cm->remote & all)))
 		return -EINVAL;
 	vn_lock_take(cm->lock);
 	while (!cm->broken && !locals_here(cm)) {
@@ -692,6 +697,14 @@ int vn_comm_proxy_wait(struct vn_comm *cm, u64 deadline_ns, const int *abort,
 		ret = -EPIPE;
 		goto out;
 	}
+	for (r = 0; hold && r < cm->n; r++) {
+		/* Each group must hold a remote rank, or it could complete while held. */
+		if (!is_remote(cm, r) && cm->args[r]->group_size) {
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+	cm->held = hold;
 	for (r = 0; r < cm->n; r++) {
 		p->args[r] = is_remote(cm, r) ? NULL : cm->args[r];
 		p->arrive_ps[r] = is_remote(cm, r) ? 0 : cm->arrive_ps[r];
@@ -699,4 +712,24 @@ int vn_comm_proxy_wait(struct vn_comm *cm, u64 deadline_ns, const int *abort,
 out:
 	vn_lock_drop(cm->lock);
 	return ret;
+}
+
+int vn_comm_proxy_wait(struct vn_comm *cm, u64 deadline_ns, const int *abort,
+		       struct vn_cc_pending *p)
+{
+	return proxy_wait(cm, deadline_ns, abort, p, false);
+}
+
+int vn_comm_proxy_hold(struct vn_comm *cm, u64 deadline_ns, const int *abort,
+		       struct vn_cc_pending *p)
+{
+	return proxy_wait(cm, deadline_ns, abort, p, true);
+}
+
+void vn_comm_proxy_release(struct vn_comm *cm)
+{
+	vn_lock_take(cm->lock);
+	cm->held = false;
+	vn_cond_broadcast(cm->cond);
+	vn_lock_drop(cm->lock);
 }

@@ -183,6 +183,17 @@ int vn_comm_proxy_wait(struct vn_comm *cm, u64 deadline_ns, const int *abort,
 		       struct vn_cc_pending *p);
 
 /*
+ * As vn_comm_proxy_wait(), and on 0 the local ranks stay at their collective (their
+ * arguments and buffers valid: neither a time limit, a break nor an abort lets them go)
+ * until vn_comm_proxy_release(), so that a proxy may read their inputs; call it at once
+ * after, without sleeping on anything else. -EINVAL also if a local rank's collective is
+ * not of every rank (group_size != 0: its group could complete without the proxy).
+ */
+int vn_comm_proxy_hold(struct vn_comm *cm, u64 deadline_ns, const int *abort,
+		       struct vn_cc_pending *p);
+void vn_comm_proxy_release(struct vn_comm *cm);
+
+/*
  * The remote rank numbered rank arrives at arrive_ps with a (valid until its group
  * completes): as vn_comm_collective() without waiting. 0, or the collective's result
  * when this arrival completed the group (res filled in then); -EINVAL, -EPIPE.

@@ -23,17 +23,33 @@
  * module (counted from creation to the last reference), every allocation charged to the
  * caller's memory cgroup.
  *
+ * Ranks on other nodes (COMM_NODES, before any rank joins) are remote: they never join
+ * here, and the creator's registration serves them through its network queue. NETQ_WAIT
+ * waits (killable, at most VNK_NETQ_MAX_WAIT_NS) until every local rank stands at a
+ * collective, holds them there (vn_comm_proxy_hold(): their buffers cannot go) while it
+ * copies their inputs into a buffer of the proxy's own file, and hands out the request;
+ * NETQ_COMPLETE posts the remote ranks with their inputs read from a buffer of that file
+ * (bounds checked, a reference held while the data moves) and their arrivals, so the core
+ * reduces in rank order and models the time exactly as for local ranks. One request is
+ * out at a time (nq_state). The registration going (destroy, close) breaks the
+ * communicator: nothing of the queue outlives it but its numbers in struct vnk_comm.
+ *
  * Lock order (kmod/file.h): vnk_file.comm_lock (serialises a file's communicator calls)
  * -> vnk_dev_core.lock (the claim at JOIN) -> the executor's and vn_comm's locks (core
- * calls). vnk_comm_lock (the registry and the ranks joined) is taken under comm_lock
- * and nests nothing; no reference is dropped under it.
+ * calls). vnk_comm_lock (the registry, the ranks joined, the queue's state) is taken
+ * under comm_lock and nests only vn_comm's lock (COMM_NODES); no reference is dropped
+ * under it.
  */
 #include <linux/bitops.h>
 #include <linux/err.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/xarray.h>
 
 #include "comm.h"
@@ -42,6 +58,7 @@
 #include "device.h"
 #include "file.h"
 #include "main.h"
+#include "mem.h"
 #include "vn_comm.h"
 #include "vn_exec.h"
 #include "vneuron_program.h"
@@ -58,17 +75,37 @@ static_assert(VN_COMM_MAX_RANKS <= 64);		/* the joined mask is a u64 */
  * @joined: bit r: rank r joined (under vnk_comm_lock); never cleared once a rank was
  *	bound, so a rank that left cannot be taken again
  * @cm: the device core's communicator, one reference
+ * @netq: its nodes were set: @remote ranks, a network queue (under vnk_comm_lock)
+ * @nq_state: the queue's request: enum vnk_netq_state (under vnk_comm_lock)
+ * @remote: bit r: rank r is on another node (set once, with @netq)
+ * @nq_id: the last request's id (under vnk_comm_lock)
+ * @nq_args: the pending request's collective, values only (under vnk_comm_lock)
+ * @nq_inb: bytes of one rank's input in it (under vnk_comm_lock)
  * @id: the secret id
  */
 struct vnk_comm {
 	struct kref ref;
 	struct list_head node;
 	bool registered;
+	bool netq;
 	u32 nranks;
+	u32 nq_state;
 	u64 joined;
+	u64 remote;
+	u64 nq_id;
+	struct vn_cc_args nq_args;
+	u64 nq_inb;
 	struct vn_comm *cm;
 	u8 id[VNEURON_COMM_ID_BYTES];
 };
+
+/* A network queue's one request: none, being waited for, out, being completed. */
+enum vnk_netq_state { VNK_NETQ_IDLE, VNK_NETQ_WAITING, VNK_NETQ_PENDING, VNK_NETQ_COMPLETING };
+
+/* NETQ_WAIT's longest wait, whatever its timeout says. */
+#define VNK_NETQ_MAX_WAIT_NS	(10ULL * NSEC_PER_SEC)
+/* Bytes copied between two reschedule points. */
+#define VNK_NETQ_CHUNK		SZ_1M
 
 /**
  * struct vnk_comm_handle - one handle of a file's table
@@ -141,6 +178,9 @@ static void vnk_comm_drop(struct vnk_file *vf, struct vnk_comm_handle *h)
 		list_del(&c->node);
 		c->registered = false;
 		mutex_unlock(&vnk_comm_lock);
+		/* The proxy of the remote ranks is gone: nobody can complete a collective. */
+		if (c->netq)
+			vn_comm_break(c->cm, __ffs64(c->remote), -EPIPE);
 	}
 	vf->nr_comms--;
 	kfree(h);
@@ -247,6 +287,7 @@ int vnk_comm_join_ioctl(struct vnk_file *vf, void *data)
 	u64 bit = BIT_ULL(arg->rank % VN_COMM_MAX_RANKS);
 	struct vnk_comm *c;
 	struct vn_core *ec;
+	bool netq;
 	u32 handle;
 	int ret;
 
@@ -280,8 +321,10 @@ int vnk_comm_join_ioctl(struct vnk_file *vf, void *data)
 	}
 	/* The rank is reserved first, so two files joining it at once cannot both have it. */
 	mutex_lock(&vnk_comm_lock);
-	ret = c->joined & bit ? -EEXIST : 0;
-	c->joined |= bit;
+	ret = c->remote & bit ? -EINVAL : c->joined & bit ? -EEXIST : 0;
+	if (!ret)
+		c->joined |= bit;
+	netq = c->netq;
 	mutex_unlock(&vnk_comm_lock);
 	if (ret)
 		goto put;
@@ -303,7 +346,9 @@ int vnk_comm_join_ioctl(struct vnk_file *vf, void *data)
 		goto unreserve;
 	}
 	h->ec = ec;
-	vn_comm_set_device(c->cm, arg->rank, vdev->index);
+	/* Across nodes the devices are COMM_NODES's, the same on every node. */
+	if (!netq)
+		vn_comm_set_device(c->cm, arg->rank, vdev->index);
 	vn_core_set_comm(ec, c->cm, arg->rank);
 	set_bit(arg->core, &vf->comm_cores);
 	vf->nr_comms++;
@@ -392,4 +437,353 @@ void vnk_comm_release_all(struct vnk_file *vf)
 	mutex_unlock(&vf->comm_lock);
 	xa_destroy(&vf->comms);
 	mutex_destroy(&vf->comm_lock);
+}
+
+int vnk_comm_nodes_ioctl(struct vnk_file *vf, void *data)
+{
+	const struct vneuron_comm_nodes *arg = data;
+	u64 all, remote = 0;
+	struct vnk_comm_handle *h;
+	u32 *nodes, *devs;
+	struct vnk_comm *c;
+	u32 r;
+	int ret;
+
+	if (arg->flags || !arg->nranks || arg->nranks > VN_COMM_MAX_RANKS)
+		return -EINVAL;
+	all = arg->nranks == 64 ? ~0ULL : BIT_ULL(arg->nranks) - 1;
+	nodes = kcalloc(arg->nranks, sizeof(*nodes), GFP_KERNEL_ACCOUNT);
+	devs = kcalloc(arg->nranks, sizeof(*devs), GFP_KERNEL_ACCOUNT);
+	ret = -ENOMEM;
+	if (!nodes || !devs)
+		goto out;
+	ret = -EFAULT;
+	if (copy_from_user(nodes, u64_to_user_ptr(arg->nodes), arg->nranks * sizeof(*nodes)) ||
+	    copy_from_user(devs, u64_to_user_ptr(arg->devices), arg->nranks * sizeof(*devs)))
+		goto out;
+	for (r = 0; r < arg->nranks; r++)
+		if (nodes[r] != arg->node)
+			remote |= BIT_ULL(r);
+	ret = -EINVAL;
+	if (!remote || remote == all)
+		goto out;
+	ret = -EINTR;
+	if (mutex_lock_killable(&vf->comm_lock))
+		goto out;
+	h = arg->handle ? xa_load(&vf->comms, arg->handle) : NULL;
+	ret = !h ? -ENOENT : h->rank != VNEURON_COMM_NONE ? -EINVAL : 0;
+	if (!ret && h->comm->nranks != arg->nranks)
+		ret = -EINVAL;
+	if (!ret) {
+		c = h->comm;
+		mutex_lock(&vnk_comm_lock);
+		if (c->joined || c->netq) {
+			ret = -EBUSY;
+		} else {
+			/* Before any rank can join: no collective has begun. */
+			for (r = 0; r < arg->nranks; r++) {
+				vn_comm_set_node(c->cm, r, nodes[r]);
+				vn_comm_set_device(c->cm, r, devs[r]);
+				if (remote & BIT_ULL(r))
+					vn_comm_set_remote(c->cm, r);
+			}
+			c->remote = remote;
+			c->netq = true;
+		}
+		mutex_unlock(&vnk_comm_lock);
+	}
+	mutex_unlock(&vf->comm_lock);
+out:
+	kfree(nodes);
+	kfree(devs);
+	return ret;
+}
+
+/* The network queue of registration @handle of @vf, with a reference; ERR_PTR if none. */
+static struct vnk_comm *vnk_netq_get(struct vnk_file *vf, u32 handle)
+{
+	struct vnk_comm_handle *h;
+	struct vnk_comm *c = ERR_PTR(-ENOENT);
+
+	if (mutex_lock_killable(&vf->comm_lock))
+		return ERR_PTR(-EINTR);
+	h = handle ? xa_load(&vf->comms, handle) : NULL;
+	if (h) {
+		c = h->comm;
+		mutex_lock(&vnk_comm_lock);
+		if (h->rank != VNEURON_COMM_NONE || !c->netq)
+			c = ERR_PTR(-EINVAL);
+		else
+			kref_get(&c->ref);
+		mutex_unlock(&vnk_comm_lock);
+	}
+	mutex_unlock(&vf->comm_lock);
+	return c;
+}
+
+/* Moves the queue of @c from state @from to @to: 0, or -EBUSY if it is not in @from. */
+static int vnk_netq_move(struct vnk_comm *c, u32 from, u32 to)
+{
+	int ret = 0;
+
+	mutex_lock(&vnk_comm_lock);
+	if (c->nq_state == from)
+		c->nq_state = to;
+	else
+		ret = -EBUSY;
+	mutex_unlock(&vnk_comm_lock);
+	return ret;
+}
+
+/* Bounded copy, rescheduling between chunks (the ranks are held meanwhile). */
+static void vnk_netq_copy(u8 *to, const u8 *from, u64 len)
+{
+	u64 done, n;
+
+	for (done = 0; done < len; done += n) {
+		n = min_t(u64, len - done, VNK_NETQ_CHUNK);
+		memmove(to + done, from + done, n);
+		cond_resched();
+	}
+}
+
+/*
+ * Under the hold: the local ranks' collective into @arg and @c (nq_args, nq_inb), their
+ * inputs into @stage if it is large enough. 0, or -EINVAL if they disagree.
+ */
+static int vnk_netq_take(struct vnk_comm *c, const struct vn_cc_pending *p,
+			 struct vneuron_netq_wait *arg, struct vnk_mem *stage)
+{
+	const struct vn_cc_args *a0 = NULL, *a;
+	u64 inb, need;
+	u32 r;
+
+	for (r = 0; r < c->nranks; r++) {
+		a = p->args[r];
+		if (!a)
+			continue;
+		if (!a0)
+			a0 = a;
+		if (a->op != a0->op || a->reduce != a0->reduce || a->dtype != a0->dtype ||
+		    a->count != a0->count || a->shift != a0->shift || !a->in)
+			return -EINVAL;
+	}
+	if (!a0)
+		return -EINVAL;
+	inb = vn_cc_in_bytes(a0->op, c->nranks, a0->dtype, a0->count);
+	if (!inb || check_mul_overflow(inb, (u64)c->nranks, &need))
+		return -EINVAL;
+	arg->op = a0->op;
+	arg->reduce = a0->reduce;
+	arg->dtype = a0->dtype;
+	arg->shift = a0->shift;
+	arg->count = a0->count;
+	arg->rank_bytes = inb;
+	arg->stage_need = need;
+	arg->local = ~c->remote & (c->nranks == 64 ? ~0ULL : BIT_ULL(c->nranks) - 1);
+	mutex_lock(&vnk_comm_lock);
+	c->nq_args = (struct vn_cc_args){ .op = a0->op, .reduce = a0->reduce,
+					  .dtype = a0->dtype, .shift = a0->shift,
+					  .count = a0->count };
+	c->nq_inb = inb;
+	mutex_unlock(&vnk_comm_lock);
+	if (need > arg->stage_size)
+		return 0;
+	for (r = 0; r < c->nranks; r++)
+		if (p->args[r])
+			vnk_netq_copy((u8 *)stage->vaddr + arg->stage_offset + r * inb,
+				      p->args[r]->in, inb);
+	return 0;
+}
+
+int vnk_netq_wait_ioctl(struct vnk_file *vf, void *data)
+{
+	struct vneuron_netq_wait *arg = data;
+	struct vn_cc_pending *p = NULL;
+	struct vnk_mem *stage = NULL;
+	u64 end, deadline, limit;
+	struct vnk_comm *c;
+	int ret;
+
+	arg->id = 0;
+	arg->op = 0;
+	arg->reduce = 0;
+	arg->dtype = 0;
+	arg->shift = 0;
+	arg->count = 0;
+	arg->rank_bytes = 0;
+	arg->stage_need = 0;
+	arg->local = 0;
+	if (arg->flags || arg->pad || !arg->timeout_ns ||
+	    check_add_overflow(arg->stage_offset, arg->stage_size, &end))
+		return -EINVAL;
+	c = vnk_netq_get(vf, arg->handle);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	ret = -ENOENT;
+	stage = vnk_mem_get(vf, arg->stage);
+	if (!stage)
+		goto out;
+	ret = -EINVAL;
+	if (end > stage->size)
+		goto out;
+	ret = -ENOMEM;
+	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
+	if (!p)
+		goto out;
+	ret = vnk_netq_move(c, VNK_NETQ_IDLE, VNK_NETQ_WAITING);
+	if (ret)
+		goto out;
+	limit = ktime_get_ns() + VNK_NETQ_MAX_WAIT_NS;
+	deadline = min(arg->timeout_ns, limit);
+	ret = vn_comm_proxy_hold(c->cm, deadline, NULL, p);
+	if (!ret) {
+		ret = vnk_netq_take(c, p, arg, stage);
+		vn_comm_proxy_release(c->cm);
+	}
+	if (ret == -EINVAL) {
+		/* Local ranks that disagree, or not of every rank: nothing can complete. */
+		vn_comm_break(c->cm, __ffs64(~c->remote), -EINVAL);
+		ret = -EPIPE;
+	}
+	if (!ret && arg->stage_need <= arg->stage_size &&
+	    copy_to_user(u64_to_user_ptr(arg->arrivals), p->arrive_ps,
+			 c->nranks * sizeof(p->arrive_ps[0])))
+		ret = -EFAULT;
+	mutex_lock(&vnk_comm_lock);
+	if (!ret && arg->stage_need <= arg->stage_size) {
+		c->nq_state = VNK_NETQ_PENDING;
+		arg->id = ++c->nq_id;
+	} else {
+		c->nq_state = VNK_NETQ_IDLE;
+	}
+	mutex_unlock(&vnk_comm_lock);
+out:
+	kfree(p);
+	if (stage)
+		vnk_mem_put(stage);
+	vnk_comm_put(c);
+	return ret;
+}
+
+void vnk_netq_wait_undo(struct vnk_file *vf, void *data)
+{
+	const struct vneuron_netq_wait *arg = data;
+	struct vnk_comm *c;
+
+	if (!arg->id)
+		return;
+	c = vnk_netq_get(vf, arg->handle);
+	if (IS_ERR(c))
+		return;
+	/* Its id never reached the proxy: the next NETQ_WAIT gives the collective again. */
+	mutex_lock(&vnk_comm_lock);
+	if (c->nq_state == VNK_NETQ_PENDING && c->nq_id == arg->id)
+		c->nq_state = VNK_NETQ_IDLE;
+	mutex_unlock(&vnk_comm_lock);
+	vnk_comm_put(c);
+}
+
+/* NETQ_COMPLETE with an error: the proxy breaks the communicator. */
+static int vnk_netq_fail(struct vnk_comm *c, const struct vneuron_netq_complete *arg)
+{
+	u64 all = c->nranks == 64 ? ~0ULL : BIT_ULL(c->nranks) - 1;
+
+	switch (arg->error) {
+	case ETIMEDOUT:
+	case EPIPE:
+	case EIO:
+	case EINVAL:
+	case EINTR:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (arg->failed_rank >= c->nranks || (arg->missing & ~all) ||
+	    (arg->missing && arg->error != ETIMEDOUT))
+		return -EINVAL;
+	vn_comm_break_missing(c->cm, arg->failed_rank, -(int)arg->error, arg->missing);
+	return 0;
+}
+
+int vnk_netq_complete_ioctl(struct vnk_file *vf, void *data)
+{
+	const struct vneuron_netq_complete *arg = data;
+	struct vnk_mem *stage = NULL;
+	struct vn_cc_args *ra = NULL;
+	struct vn_cc_result res;
+	u64 *arr = NULL, inb;
+	struct vnk_comm *c;
+	u32 r, last = 0;
+	int ret;
+
+	if (arg->flags || arg->pad)
+		return -EINVAL;
+	c = vnk_netq_get(vf, arg->handle);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	if (arg->error) {
+		ret = vnk_netq_fail(c, arg);
+		goto out;
+	}
+	ret = -EINVAL;
+	if (arg->failed_rank || arg->missing)
+		goto out;
+	ret = -ENOMEM;
+	arr = kcalloc(c->nranks, sizeof(*arr), GFP_KERNEL_ACCOUNT);
+	ra = kcalloc(c->nranks, sizeof(*ra), GFP_KERNEL_ACCOUNT);
+	if (!arr || !ra)
+		goto out;
+	ret = -EFAULT;
+	if (copy_from_user(arr, u64_to_user_ptr(arg->arrivals), c->nranks * sizeof(*arr)))
+		goto out;
+	ret = -EINVAL;
+	for (r = 0; r < c->nranks; r++)
+		if ((c->remote & BIT_ULL(r)) && arr[r] > VNEURON_NETQ_MAX_PS)
+			goto out;
+	ret = -ENOENT;
+	stage = vnk_mem_get(vf, arg->stage);
+	if (!stage)
+		goto out;
+	mutex_lock(&vnk_comm_lock);
+	inb = c->nq_inb;
+	if (c->nq_state != VNK_NETQ_PENDING || !arg->id || arg->id != c->nq_id)
+		ret = -ENOENT;
+	else if (vn_range_check(stage->size, arg->stage_offset, inb * c->nranks))
+		ret = -EINVAL;		/* the request stays: the proxy may retry */
+	else
+		ret = 0;
+	if (!ret) {
+		c->nq_state = VNK_NETQ_COMPLETING;
+		for (r = 0; r < c->nranks; r++) {
+			ra[r] = c->nq_args;
+			ra[r].in = (u8 *)stage->vaddr + arg->stage_offset + r * inb;
+		}
+	}
+	mutex_unlock(&vnk_comm_lock);
+	if (ret)
+		goto out;
+	res.members = 1;
+	for (r = 0; r < c->nranks && !ret; r++) {
+		if (!(c->remote & BIT_ULL(r)))
+			continue;
+		/* The last one completes the collective: the data moves in this call. */
+		ret = vn_comm_arrive(c->cm, r, &ra[r], arr[r], &res);
+		last = r;
+	}
+	if (!ret && res.members == 1)
+		ret = -EPIPE;		/* cannot be: the locals were all held at it */
+	if (ret) {
+		/* @ra dies here: the communicator must never read it again. */
+		vn_comm_break(c->cm, last, ret == -EPIPE ? -EPIPE : -EINVAL);
+		ret = -EPIPE;
+	}
+	vnk_netq_move(c, VNK_NETQ_COMPLETING, VNK_NETQ_IDLE);
+out:
+	kfree(arr);
+	kfree(ra);
+	if (stage)
+		vnk_mem_put(stage);
+	vnk_comm_put(c);
+	return ret;
 }

@@ -79,11 +79,50 @@ void vnk_comm_create_undo(struct vnk_file *vf, void *data);
 void vnk_comm_join_undo(struct vnk_file *vf, void *data);
 
 /**
+ * vnk_comm_nodes_ioctl() - VNEURON_IOCTL_COMM_NODES: declare the ranks of other nodes
+ * @vf: the calling file
+ * @data: struct vneuron_comm_nodes
+ *
+ * Return: 0, -EINVAL, -ENOENT, -EBUSY (a rank joined, or set already), -EFAULT,
+ * -ENOMEM, -EINTR.
+ */
+int vnk_comm_nodes_ioctl(struct vnk_file *vf, void *data);
+
+/**
+ * vnk_netq_wait_ioctl() - VNEURON_IOCTL_NETQ_WAIT: the network queue's next request
+ * @vf: the calling file
+ * @data: struct vneuron_netq_wait
+ *
+ * Return: 0, -EINVAL, -ENOENT, -EBUSY (a request is out), -ETIMEDOUT, -EPIPE (the
+ * communicator is broken), -EFAULT, -ENOMEM, -EINTR.
+ */
+int vnk_netq_wait_ioctl(struct vnk_file *vf, void *data);
+
+/**
+ * vnk_netq_wait_undo() - NETQ_WAIT's request id never reached the caller: it is
+ *	given again by the next NETQ_WAIT
+ * @vf: the calling file
+ * @data: struct vneuron_netq_wait as vnk_netq_wait_ioctl() filled it
+ */
+void vnk_netq_wait_undo(struct vnk_file *vf, void *data);
+
+/**
+ * vnk_netq_complete_ioctl() - VNEURON_IOCTL_NETQ_COMPLETE: post the remote ranks, or
+ *	break the communicator
+ * @vf: the calling file
+ * @data: struct vneuron_netq_complete
+ *
+ * Return: 0, -EINVAL, -ENOENT (no such request pending), -EPIPE (broken meanwhile),
+ * -EFAULT, -ENOMEM, -EINTR.
+ */
+int vnk_netq_complete_ioctl(struct vnk_file *vf, void *data);
+
+/**
  * vnk_comm_release_all() - @vf is released: every handle of it is destroyed
  * @vf: the file; no ioctl of it runs; it still owns its cores
  *
  * Its ranks leave (their communicators break for the other ranks) and its
- * registrations end. Waits for nobody.
+ * registrations end (a network queue's registration breaks its communicator). Waits for nobody.
  */
 void vnk_comm_release_all(struct vnk_file *vf);
 

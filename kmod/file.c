@@ -104,7 +104,8 @@ static int vnk_get_info_ioctl(struct vnk_file *vf, void *data)
 	info->uapi_version = VNEURON_UAPI_VERSION;
 	info->caps = VNEURON_CAP_MEM | VNEURON_CAP_EXEC | VNEURON_CAP_BF16 |
 		     VNEURON_CAP_TRACE | VNEURON_CAP_FAULT | VNEURON_CAP_LIMITS |
-		     VNEURON_CAP_OWNERSHIP | VNEURON_CAP_COLLECTIVES;
+		     VNEURON_CAP_OWNERSHIP | VNEURON_CAP_COLLECTIVES |
+		     VNEURON_CAP_NETQ;
 	if (IS_ENABLED(CONFIG_IO_URING))
 		info->caps |= VNEURON_CAP_URING_CMD;
 	info->device_index = vdev->index;
@@ -137,6 +138,9 @@ union vnk_ioctl_buf {
 	struct vneuron_comm_join cjoin;
 	struct vneuron_comm_info cinfo;
 	struct vneuron_comm_destroy cdestroy;
+	struct vneuron_comm_nodes cnodes;
+	struct vneuron_netq_wait nqwait;
+	struct vneuron_netq_complete nqdone;
 };
 
 struct vnk_ioctl_desc {
@@ -178,6 +182,9 @@ static const struct vnk_ioctl_desc vnk_ioctls[] = {
 	VNK_IOCTL(VNEURON_IOCTL_COMM_JOIN, vnk_comm_join_ioctl, vnk_comm_join_undo),
 	VNK_IOCTL(VNEURON_IOCTL_COMM_INFO, vnk_comm_info_ioctl, NULL),
 	VNK_IOCTL(VNEURON_IOCTL_COMM_DESTROY, vnk_comm_destroy_ioctl, NULL),
+	VNK_IOCTL(VNEURON_IOCTL_COMM_NODES, vnk_comm_nodes_ioctl, NULL),
+	VNK_IOCTL(VNEURON_IOCTL_NETQ_WAIT, vnk_netq_wait_ioctl, vnk_netq_wait_undo),
+	VNK_IOCTL(VNEURON_IOCTL_NETQ_COMPLETE, vnk_netq_complete_ioctl, NULL),
 };
 
 /* Everything of an ioctl number but its size. */

@@ -474,3 +474,107 @@ int nd_comm_describe_core(struct nd_device *dev, const struct nd_program *prog,
 	describe(&in, prog, r, buf, len);
 	return 1;
 }
+
+/* The handle of the registration dev holds for id, or 0. */
+static uint32_t reg_handle(struct nd_device *dev, const nd_comm_id *id)
+{
+	uint32_t h = 0;
+	struct nd_comm *c;
+
+	pthread_mutex_lock(&dev->lock);
+	for (c = dev->comms; c; c = c->next) {
+		if (c->rank == NO_RANK && !memcmp(c->id.bytes, id->bytes, sizeof(id->bytes))) {
+			h = c->handle;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return h;
+}
+
+int nd_comm_set_nodes(struct nd_device *dev, const nd_comm_id *id, unsigned int node,
+		      const uint32_t *nodes, const uint32_t *devices, unsigned int nranks)
+{
+	struct vneuron_comm_nodes a = {
+		.node = node, .nodes = (uintptr_t)nodes, .devices = (uintptr_t)devices,
+		.nranks = nranks,
+	};
+
+	if (!dev)
+		return -EINVAL;
+	if (!(dev->info.caps & VNEURON_CAP_NETQ))
+		return nd_dev_err(dev, EOPNOTSUPP,
+				  "%s: the module has no network queue (uapi version %u; ranks on other nodes need 5)",
+				  dev->path, dev->info.uapi_version);
+	if (!id || !nodes || !devices)
+		return nd_dev_err(dev, EINVAL, "nd_comm_set_nodes: an argument is NULL");
+	a.handle = reg_handle(dev, id);
+	if (!a.handle)
+		return nd_dev_err(dev, ENOENT,
+				  "nd_comm_set_nodes: %s did not create a communicator with this id",
+				  dev->path);
+	if (ioctl(dev->fd, VNEURON_IOCTL_COMM_NODES, &a) < 0) {
+		if (errno == EBUSY)
+			return nd_dev_err(dev, EBUSY, "COMM_NODES: a rank joined already, or the nodes were set");
+		if (errno == EINVAL)
+			return nd_dev_err(dev, EINVAL, "COMM_NODES: %u ranks, node %u: no rank of this node, or none of another",
+					  nranks, node);
+		return comm_err(dev, "COMM_NODES", errno);
+	}
+	return 0;
+}
+
+int nd_netq_wait(struct nd_device *dev, const nd_comm_id *id, struct nd_mem *stage,
+		 uint64_t stage_size, uint64_t timeout_ns, uint64_t *arrivals,
+		 struct nd_netq_req *req)
+{
+	struct vneuron_netq_wait a = { .timeout_ns = timeout_ns, .stage_size = stage_size,
+				       .arrivals = (uintptr_t)arrivals };
+
+	if (!dev || !id || !stage || !req)
+		return -EINVAL;
+	a.handle = reg_handle(dev, id);
+	a.stage = stage->handle;
+	if (ioctl(dev->fd, VNEURON_IOCTL_NETQ_WAIT, &a) < 0)
+		return -errno;
+	*req = (struct nd_netq_req){
+		.id = a.id, .op = a.op, .reduce = a.reduce, .dtype = a.dtype, .shift = a.shift,
+		.count = a.count, .rank_bytes = a.rank_bytes, .stage_need = a.stage_need,
+		.local = a.local,
+	};
+	return 0;
+}
+
+int nd_netq_complete(struct nd_device *dev, const nd_comm_id *id, uint64_t req,
+		     struct nd_mem *stage, const uint64_t *arrivals)
+{
+	struct vneuron_netq_complete a = { .id = req, .arrivals = (uintptr_t)arrivals };
+
+	if (!dev || !id || !stage)
+		return -EINVAL;
+	a.handle = reg_handle(dev, id);
+	a.stage = stage->handle;
+	return ioctl(dev->fd, VNEURON_IOCTL_NETQ_COMPLETE, &a) < 0 ? -errno : 0;
+}
+
+int nd_netq_fail(struct nd_device *dev, const nd_comm_id *id, int err, unsigned int rank,
+		 uint64_t missing)
+{
+	struct vneuron_netq_complete a = { .error = (uint32_t)err, .failed_rank = rank,
+					   .missing = missing };
+
+	if (!dev || !id || err <= 0)
+		return -EINVAL;
+	a.handle = reg_handle(dev, id);
+	return ioctl(dev->fd, VNEURON_IOCTL_NETQ_COMPLETE, &a) < 0 ? -errno : 0;
+}
+
+int nd_comm_reg_info(struct nd_device *dev, const nd_comm_id *id, struct nd_comm_info *info)
+{
+	struct nd_comm c = { .dev = dev, .rank = NO_RANK };
+
+	if (!dev || !id)
+		return -EINVAL;
+	c.handle = reg_handle(dev, id);
+	return nd_comm_info(&c, info);
+}

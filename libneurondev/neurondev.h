@@ -280,6 +280,52 @@ struct nd_device *nd_comm_device(const struct nd_comm *comm);
 const char *nd_comm_describe(struct nd_comm *comm, const struct nd_program *prog,
 			     const struct nd_run_result *r, char *buf, size_t len);
 
+/*
+ * Ranks on other nodes (docs/uapi.md, "Ranks on other nodes"; VNEURON_CAP_NETQ). The
+ * creator of a communicator on dev (nd_comm_create()) declares, before any rank joins,
+ * the node of each rank (nodes[r]) and its device on that node (devices[r], for the
+ * cost model: every node passes the same arrays); the ranks not of node `node` are
+ * remote: they never join here, and dev serves their side of each collective through
+ * the communicator's network queue (libvnmpi's nd_mpi_comm_new_dev() does it with MPI).
+ * -EOPNOTSUPP on a module without the queue, -ENOENT if dev did not create it, -EINVAL,
+ * -EBUSY (a rank joined already, or set already).
+ */
+int nd_comm_set_nodes(struct nd_device *dev, const nd_comm_id *id, unsigned int node,
+		      const uint32_t *nodes, const uint32_t *devices, unsigned int nranks);
+
+/* A request of the network queue (NETQ_WAIT). */
+struct nd_netq_req {
+	uint64_t id;			/* 0: the stage is below stage_need, nothing taken */
+	uint32_t op;			/* enum vn_cc_op */
+	uint32_t reduce, dtype, shift;
+	uint64_t count;
+	uint64_t rank_bytes;		/* rank r's input at stage offset r * rank_bytes */
+	uint64_t stage_need;
+	uint64_t local;			/* bit r: rank r is of this node */
+};
+
+/*
+ * The queue's next request, waited for until timeout_ns (absolute CLOCK_MONOTONIC, at
+ * most 10 s ahead are waited): the local ranks' inputs copied into stage (from offset
+ * 0, stage_size bytes of it usable), their arrivals in ps into arrivals[nranks]. 0;
+ * -ETIMEDOUT, -EPIPE (the communicator is broken: nd_comm_reg_info()), -EBUSY, -EINTR,
+ * -EINVAL, -ENOENT. No message is recorded: the proxy's timeouts are routine.
+ */
+int nd_netq_wait(struct nd_device *dev, const nd_comm_id *id, struct nd_mem *stage,
+		 uint64_t stage_size, uint64_t timeout_ns, uint64_t *arrivals,
+		 struct nd_netq_req *req);
+/*
+ * Complete request req: the remote ranks' inputs are in stage (the request's layout),
+ * their arrivals in arrivals[nranks]. 0, -EPIPE (broken meanwhile), -ENOENT, -EINVAL.
+ */
+int nd_netq_complete(struct nd_device *dev, const nd_comm_id *id, uint64_t req,
+		     struct nd_mem *stage, const uint64_t *arrivals);
+/* Break the communicator with err (a positive errno), naming rank (and missing ranks). */
+int nd_netq_fail(struct nd_device *dev, const nd_comm_id *id, int err, unsigned int rank,
+		 uint64_t missing);
+/* The state of the communicator dev created (its registration's COMM_INFO). */
+int nd_comm_reg_info(struct nd_device *dev, const nd_comm_id *id, struct nd_comm_info *info);
+
 /* ---------------------------------------------------------------------------------- */
 /* Where a process of a multi-node job stands (place.c; libvnmpi's nd_mpi_place())      */
 

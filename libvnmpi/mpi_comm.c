@@ -11,7 +11,13 @@
  * ranks still missing are exactly those of the nodes that never came. Nothing blocks:
  * the proxy tests its requests, and between tests looks at the stop flag, the
  * communicator (a local rank's timeout or failure breaks it) and the break messages of
- * the other nodes. Host cost of the transport: each process receives (n - nlocal) inputs
+ * the other nodes.
+ *
+ * The local side is a host communicator (core/vn_comm.h, called directly) or a device's
+ * network queue (nd_mpi_comm_new_dev(): NETQ_WAIT copies the local ranks' inputs into
+ * the stage, a device buffer mapped here, and NETQ_COMPLETE posts every remote rank once
+ * all peers' inputs are in); the lc_*() functions are the one place the two differ, the
+ * MPI exchange is the same code. Host cost of the transport: each process receives (n - nlocal) inputs
  * and the core reduces all n on one thread, against MPI_Allreduce's reduce-scatter +
  * all-gather; the price of the rank-order rule (tools/bench/mpi_allreduce.c measures it).
  */
@@ -23,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "neurondev.h"
 #include "vnmpi.h"
 #include "vn_comm.h"
 #include "vn_os.h"
@@ -48,12 +55,20 @@ struct nd_mpi_comm {
 	int nproc, me;
 	unsigned int nlocal, first, n;
 	struct nd_host_comm *hc;
-	struct vn_comm *cm;
+	struct vn_comm *cm;		/* the host communicator's core, or NULL */
+	struct nd_device *dev;		/* the device whose queue is served, or NULL */
+	nd_comm_id id;
+	struct nd_mem *dstage;		/* the device's stage, mapped at stage */
+	uint64_t nq_req;		/* the device request out */
+	unsigned int peers_in;		/* peers whose inputs came, this collective */
+	uint64_t arr[VN_COMM_MAX_RANKS];	/* the device request's arrivals */
+	struct vn_cc_args la[VN_COMM_MAX_RANKS];	/* the device's local ranks' */
 	pthread_t proxy;
 	int stop;			/* atomic: the proxy ends */
 	int err;			/* the proxy's error, read after it ended */
 	int told;			/* the other nodes were sent a break message */
 	int abandoned;			/* requests left to MPI: their buffers are kept */
+	int held;			/* the host's local ranks held while staged */
 	uint64_t collectives;		/* atomic */
 	uint64_t *hdr;			/* nproc x (H_WORDS + nlocal) */
 	unsigned char *stage;		/* n inputs in rank order */
@@ -84,6 +99,122 @@ static MPI_Request *brk_send(struct nd_mpi_comm *c, int q)
 static size_t nreq(const struct nd_mpi_comm *c)
 {
 	return (size_t)c->nproc * (R_PER_PEER + 1) + 1;
+}
+
+/* ---- the local side: a host communicator or a device's network queue ---- */
+
+static void lc_break(struct nd_mpi_comm *c, u32 rank, int err, u64 missing)
+{
+	if (c->dev)
+		nd_netq_fail(c->dev, &c->id, -err, rank, err == -ETIMEDOUT ? missing : 0);
+	else
+		vn_comm_break_missing(c->cm, rank, err, missing);
+}
+
+static void lc_state(struct nd_mpi_comm *c, struct vn_comm_state *st)
+{
+	struct nd_comm_info in;
+
+	if (!c->dev) {
+		vn_comm_state(c->cm, st);
+		return;
+	}
+	memset(st, 0, sizeof(*st));
+	if (nd_comm_reg_info(c->dev, &c->id, &in)) {
+		/* Its state unknown: broken, as far as the proxy can tell. */
+		st->broken = true;
+		st->failure = -EIO;
+		st->failed_rank = c->first;
+		return;
+	}
+	st->broken = in.broken;
+	st->failed_rank = in.failed_rank;
+	st->failure = -in.failure;
+	st->missing = in.missing;
+	st->collectives = in.collectives;
+}
+
+/* The device's stage holds at least bytes: 0 or -ENOMEM. */
+static int dev_stage(struct nd_mpi_comm *c, uint64_t bytes)
+{
+	void *map;
+
+	if (c->dstage && bytes <= c->stage_cap)
+		return 0;
+	nd_mem_free(c->dstage);
+	c->dstage = NULL;
+	c->stage = NULL;
+	c->stage_cap = 0;
+	if (bytes > SIZE_MAX || nd_mem_alloc(c->dev, bytes, &c->dstage))
+		return -ENOMEM;
+	if (nd_mem_map(c->dstage, &map)) {
+		nd_mem_free(c->dstage);
+		c->dstage = NULL;
+		return -ENOMEM;
+	}
+	c->stage = map;
+	c->stage_cap = (size_t)bytes;
+	return 0;
+}
+
+/*
+ * Until the local ranks all stand at a collective (or IDLE_POLL_NS passed: -ETIMEDOUT):
+ * their arguments and arrivals into p. -EPIPE, -EINTR (stopped), -ENOMEM, -EIO.
+ */
+static int lc_wait(struct nd_mpi_comm *c, struct vn_cc_pending *p)
+{
+	struct nd_netq_req rq;
+	unsigned int r;
+	int ret;
+
+	if (!c->dev) {
+		/* Held: a rank's time limit cannot free its input while it is staged. */
+		ret = vn_comm_proxy_hold(c->cm, vn_time_ns() + IDLE_POLL_NS, &c->stop, p);
+		if (ret == -EINVAL)	/* a group's collective: refused, nothing staged */
+			return vn_comm_proxy_wait(c->cm, vn_time_ns() + IDLE_POLL_NS, &c->stop, p);
+		c->held = !ret;
+		return ret;
+	}
+	if (!c->dstage && dev_stage(c, 4096))
+		return -ENOMEM;
+	for (;;) {
+		if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
+			return -EINTR;
+		ret = nd_netq_wait(c->dev, &c->id, c->dstage, c->stage_cap,
+				   vn_time_ns() + IDLE_POLL_NS, c->arr, &rq);
+		if (ret == -ETIMEDOUT || ret == -EPIPE || ret == -EINTR)
+			return ret;
+		if (ret)
+			return -EIO;
+		if (rq.id)
+			break;
+		/* The stage is too small: a larger one, and the request again. */
+		if (dev_stage(c, rq.stage_need))
+			return -ENOMEM;
+	}
+	c->nq_req = rq.id;
+	c->peers_in = 0;
+	memset(p, 0, sizeof(*p));
+	for (r = 0; r < c->n; r++) {
+		if (!(rq.local >> r & 1))
+			continue;
+		c->la[r] = (struct vn_cc_args){
+			.op = rq.op, .reduce = rq.reduce, .dtype = rq.dtype, .shift = rq.shift,
+			.count = rq.count, .in = c->stage + (size_t)r * rq.rank_bytes,
+		};
+		p->args[r] = &c->la[r];
+		p->arrive_ps[r] = c->arr[r];
+	}
+	return 0;
+}
+
+/* The host's local ranks go on once their inputs are staged (lc_wait()). */
+static void lc_unhold(struct nd_mpi_comm *c)
+{
+	if (c->held) {
+		c->held = 0;
+		vn_comm_proxy_release(c->cm);
+	}
 }
 
 /* Every local rank brings the same collective of the whole communicator. */
@@ -168,7 +299,7 @@ static int heard_break(struct nd_mpi_comm *c)
 	/* This node's own ranks were the late ones: for them, a peer gave up. */
 	if (err == -ETIMEDOUT && (missing >> c->first) & ((1ull << c->nlocal) - 1))
 		err = -EPIPE;
-	vn_comm_break_missing(c->cm, (u32)rank, err, missing);
+	lc_break(c, (u32)rank, err, missing);
 	return -EPIPE;
 }
 
@@ -177,7 +308,7 @@ static int broke_here(struct nd_mpi_comm *c)
 {
 	struct vn_comm_state st;
 
-	vn_comm_state(c->cm, &st);
+	lc_state(c, &st);
 	if (!st.broken)
 		return 0;
 	tell(c, st.failed_rank, st.failure, st.missing);
@@ -189,7 +320,7 @@ static int mpi_failed(struct nd_mpi_comm *c, int q)
 {
 	u32 rank = q >= 0 ? (u32)q * c->nlocal : (c->first ? 0 : c->nlocal);
 
-	vn_comm_break(c->cm, rank, -EIO);
+	lc_break(c, rank, -EIO, 0);
 	tell(c, rank, -EPIPE, 0);
 	return -EIO;
 }
@@ -236,6 +367,18 @@ static int data_in(struct nd_mpi_comm *c, int q, size_t inb)
 
 	if (!same_collective(h, c->hdr + (size_t)c->me * hwords(c)))
 		return 0;
+	if (c->dev) {
+		/* The device takes every remote rank at once, with the last peer's inputs. */
+		for (i = 0; i < c->nlocal; i++)
+			c->arr[(unsigned int)q * c->nlocal + i] = h[H_WORDS + i];
+		if (++c->peers_in < (unsigned int)c->nproc - 1)
+			return 0;
+		ret = nd_netq_complete(c->dev, &c->id, c->nq_req, c->dstage, c->arr);
+		/* Broken meanwhile (a local rank's time limit): the other nodes are told. */
+		if (ret == -EPIPE)
+			broke_here(c);
+		return ret == -EPIPE || !ret ? ret : -EIO;
+	}
 	for (i = 0; i < c->nlocal; i++) {
 		r = (unsigned int)q * c->nlocal + i;
 		c->ra[r] = (struct vn_cc_args){
@@ -276,15 +419,19 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 	for (i = 0; i < c->nlocal; i++)
 		mine[H_WORDS + i] = p->arrive_ps[c->first + i];
 	inb = rank_bytes(c, mine);
-	if (inb && (size_t)c->n * inb > c->stage_cap) {
+	if (inb && (size_t)c->n * inb > c->stage_cap && !c->dev) {
 		free(c->stage);
 		c->stage = malloc((size_t)c->n * inb);
 		c->stage_cap = c->stage ? (size_t)c->n * inb : 0;
-		if (!c->stage)
+		if (!c->stage) {
+			lc_unhold(c);
 			return -ENOMEM;
+		}
 	}
-	for (i = 0; inb && i < c->nlocal; i++)
+	/* A device's queue copied them there already. */
+	for (i = 0; inb && !c->dev && i < c->nlocal; i++)
 		memcpy(c->stage + (size_t)(c->first + i) * inb, p->args[c->first + i]->in, inb);
+	lc_unhold(c);
 	if (inb && (MPI_Type_contiguous((int)inb, MPI_BYTE, &c->qtype[c->me]) != MPI_SUCCESS ||
 		    MPI_Type_commit(&c->qtype[c->me]) != MPI_SUCCESS)) {
 		ret = mpi_failed(c, -1);
@@ -340,7 +487,7 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 			break;
 		if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
 			/* Stopped inside a collective: this node leaves it. */
-			vn_comm_leave(c->cm, c->first);
+			lc_break(c, c->first, -EPIPE, 0);
 			ret = broke_here(c);
 			break;
 		}
@@ -348,7 +495,7 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 	}
 	if (!ret && bad >= 0) {
 		/* Every node sees a header unlike its own: every one breaks. */
-		vn_comm_break(c->cm, (u32)bad * c->nlocal, -EINVAL);
+		lc_break(c, (u32)bad * c->nlocal, -EINVAL, 0);
 		ret = -EINVAL;
 	}
 out:
@@ -408,7 +555,7 @@ static void *proxy_main(void *arg)
 	int flag, ret;
 
 	for (;;) {
-		ret = vn_comm_proxy_wait(c->cm, vn_time_ns() + IDLE_POLL_NS, &c->stop, &p);
+		ret = lc_wait(c, &p);
 		if (ret == -ETIMEDOUT) {
 			/* Between collectives: another node may have broken it. */
 			ret = 0;
@@ -442,12 +589,13 @@ static void *proxy_main(void *arg)
 		}
 		if (!ret)
 			ret = proxy_one(c, &p);
+		lc_unhold(c);
 		if (ret)
 			break;
 	}
 	if (ret) {
 		/* The local ranks' waits end (-EPIPE); the first remote rank is named. */
-		vn_comm_break(c->cm, c->first ? 0 : c->nlocal, ret);
+		lc_break(c, c->first ? 0 : c->nlocal, ret, 0);
 		c->err = ret;
 	}
 	take_back(c);
@@ -462,10 +610,17 @@ static void release(struct nd_mpi_comm *c)
 {
 	int q;
 
-	nd_host_comm_free(c->hc);
+	if (c->hc)
+		nd_host_comm_free(c->hc);
+	if (c->dev)
+		nd_comm_unregister(c->dev, &c->id);
 	MPI_Comm_free(&c->mc);
 	if (c->abandoned)
 		return;
+	if (c->dev) {
+		nd_mem_free(c->dstage);
+		c->stage = NULL;
+	}
 	for (q = 0; c->drain && q < c->nproc; q++)
 		free(c->drain[q]);
 	free(c->drain);
@@ -476,15 +631,20 @@ static void release(struct nd_mpi_comm *c)
 	free(c);
 }
 
-int nd_mpi_comm_new(MPI_Comm mc, unsigned int nlocal, const uint32_t *device,
-		    struct nd_mpi_comm **cp)
+/*
+ * Both kinds of communicator: c set up over mc with nlocal ranks per process, every
+ * rank's device gathered into *dev_all (the caller frees it). Collective. 0 or -errno;
+ * on failure c is released.
+ */
+static int comm_setup(MPI_Comm mc, unsigned int nlocal, const uint32_t *device,
+		      struct nd_mpi_comm **cp, uint32_t **dev_all)
 {
-	uint32_t *dev_all = NULL;
 	struct nd_mpi_comm *c;
 	unsigned int r, mine = nlocal, lo, hi;
 	int level, ret = -EIO;
 
 	*cp = NULL;
+	*dev_all = NULL;
 	if (MPI_Query_thread(&level) != MPI_SUCCESS)
 		return -EIO;
 	if (level < MPI_THREAD_MULTIPLE)
@@ -515,8 +675,8 @@ int nd_mpi_comm_new(MPI_Comm mc, unsigned int nlocal, const uint32_t *device,
 	c->drain = calloc((size_t)c->nproc, sizeof(*c->drain));
 	c->qtype = malloc((size_t)c->nproc * sizeof(*c->qtype));
 	c->req = malloc(nreq(c) * sizeof(*c->req));
-	dev_all = calloc(c->n, sizeof(*dev_all));
-	if (!c->hdr || !c->drain || !c->qtype || !c->req || !dev_all)
+	*dev_all = calloc(c->n, sizeof(**dev_all));
+	if (!c->hdr || !c->drain || !c->qtype || !c->req || !*dev_all)
 		goto fail;
 	for (r = 0; r < nreq(c); r++)
 		c->req[r] = MPI_REQUEST_NULL;
@@ -524,42 +684,121 @@ int nd_mpi_comm_new(MPI_Comm mc, unsigned int nlocal, const uint32_t *device,
 		c->qtype[r] = MPI_DATATYPE_NULL;
 	/* Every process holds every rank's device, so the cost is the same everywhere. */
 	for (r = 0; r < nlocal; r++)
-		dev_all[c->first + r] = device ? device[r] : 0;
+		(*dev_all)[c->first + r] = device ? device[r] : 0;
 	ret = -EIO;
-	if (MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dev_all, (int)nlocal,
+	if (MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, *dev_all, (int)nlocal,
 			  MPI_UINT32_T, c->mc) != MPI_SUCCESS)
 		goto fail;
-	ret = nd_host_comm_new(c->n, dev_all, &c->hc);
+	*cp = c;
+	return 0;
+fail:
+	free(*dev_all);
+	*dev_all = NULL;
+	release(c);
+	return ret;
+}
+
+/* The proxy starts (with more than one process). 0, or -errno with c released. */
+static int comm_start(struct nd_mpi_comm *c)
+{
+	int ret;
+
+	if (c->nproc > 1) {
+		if (MPI_Irecv(c->brk_in, B_WORDS, MPI_UINT64_T, MPI_ANY_SOURCE, TAG_BREAK, c->mc,
+			      brk_recv(c)) != MPI_SUCCESS) {
+			release(c);
+			return -EIO;
+		}
+		ret = -pthread_create(&c->proxy, NULL, proxy_main, c);
+		if (ret) {
+			MPI_Cancel(brk_recv(c));
+			MPI_Wait(brk_recv(c), MPI_STATUS_IGNORE);
+			release(c);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int nd_mpi_comm_new(MPI_Comm mc, unsigned int nlocal, const uint32_t *device,
+		    struct nd_mpi_comm **cp)
+{
+	struct nd_mpi_comm *c;
+	uint32_t *dev_all;
+	unsigned int r;
+	int ret;
+
+	*cp = NULL;
+	ret = comm_setup(mc, nlocal, device, &c, &dev_all);
 	if (ret)
-		goto fail;
+		return ret;
+	ret = nd_host_comm_new(c->n, dev_all, &c->hc);
+	free(dev_all);
+	if (ret) {
+		release(c);
+		return ret;
+	}
 	c->cm = nd_host_comm_core(c->hc);
 	for (r = 0; r < c->n; r++) {
 		vn_comm_set_node(c->cm, r, r / nlocal);
 		if (r / nlocal != (unsigned int)c->me)
 			vn_comm_set_remote(c->cm, r);
 	}
-	free(dev_all);
-	dev_all = NULL;
-	if (c->nproc > 1) {
-		ret = -EIO;
-		if (MPI_Irecv(c->brk_in, B_WORDS, MPI_UINT64_T, MPI_ANY_SOURCE, TAG_BREAK, c->mc,
-			      brk_recv(c)) != MPI_SUCCESS)
-			goto fail;
-		ret = -pthread_create(&c->proxy, NULL, proxy_main, c);
-		if (ret) {
-			MPI_Cancel(brk_recv(c));
-			MPI_Wait(brk_recv(c), MPI_STATUS_IGNORE);
-			goto fail;
-		}
-	}
-	*cp = c;
-	return 0;
-fail:
-	free(dev_all);
-	release(c);
+	ret = comm_start(c);
+	if (!ret)
+		*cp = c;
 	return ret;
 }
 
+int nd_mpi_comm_new_dev(MPI_Comm mc, struct nd_device *dev, unsigned int nlocal,
+			const uint32_t *device, nd_comm_id *id, struct nd_mpi_comm **cp)
+{
+	uint32_t nodes[VN_COMM_MAX_RANKS];
+	struct nd_mpi_comm *c;
+	uint32_t *dev_all;
+	unsigned int r;
+	int ret, agree;
+
+	*cp = NULL;
+	if (id)
+		memset(id, 0, sizeof(*id));
+	ret = comm_setup(mc, nlocal, device, &c, &dev_all);
+	if (ret)
+		return ret;
+	ret = -EINVAL;
+	if (!dev || !id || c->nproc < 2)
+		goto fail;
+	c->dev = dev;
+	for (r = 0; r < c->n; r++)
+		nodes[r] = r / nlocal;
+	ret = nd_comm_create(dev, c->n, &c->id);
+	if (!ret) {
+		ret = nd_comm_set_nodes(dev, &c->id, (unsigned int)c->me, nodes, dev_all, c->n);
+		if (ret)
+			nd_comm_unregister(dev, &c->id);
+	}
+	/* Every process fails alike, or none does. */
+	agree = ret;
+	if (MPI_Allreduce(&ret, &agree, 1, MPI_INT, MPI_MIN, c->mc) != MPI_SUCCESS)
+		agree = -EIO;
+	if (agree && !ret)
+		nd_comm_unregister(dev, &c->id);
+	ret = ret ? ret : agree;
+	if (ret)
+		goto fail;
+	free(dev_all);
+	ret = comm_start(c);
+	if (!ret) {
+		*id = c->id;
+		*cp = c;
+	}
+	return ret;
+fail:
+	free(dev_all);
+	c->dev = NULL;
+	release(c);
+	return ret;
+}
 struct nd_host_comm *nd_mpi_comm_host(struct nd_mpi_comm *c)
 {
 	return c->hc;
@@ -601,7 +840,7 @@ int nd_mpi_comm_free(struct nd_mpi_comm *c)
 			 * Stuck inside MPI (a library that cannot recover from a dead
 			 * peer): the proxy and c are abandoned, c's local ranks broken.
 			 */
-			vn_comm_break(c->cm, c->first, -ETIMEDOUT);
+			lc_break(c, c->first, -ETIMEDOUT, 0);
 			pthread_detach(c->proxy);
 			return -ETIMEDOUT;
 		}

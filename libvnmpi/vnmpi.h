@@ -43,7 +43,13 @@
  * Kept out of libvnprog and libneurondev: only programs built with mpicc link it
  * (build/{rel,san}/libvnmpi.a, docs/development.md).
  *
- * Not yet (later slices of issue 14): the device's network queue.
+ * On the device (nd_mpi_comm_new_dev()), the same exchange serves a module
+ * communicator's network queue (docs/uapi.md, "Ranks on other nodes"): the kernel holds
+ * the local ranks at each collective while it copies their inputs into a stage buffer of
+ * the device, which the proxy maps and sends from; the peers' inputs are received into
+ * it and one NETQ_COMPLETE posts every remote rank, so the kernel reduces in rank order
+ * and models the time exactly as on one machine. Failures as above; a proxy that stops
+ * or whose process dies breaks the communicator (the module sees its file close).
  */
 #ifndef VNMPI_H
 #define VNMPI_H
@@ -65,7 +71,17 @@ struct nd_mpi_comm;
  */
 int nd_mpi_comm_new(MPI_Comm mc, unsigned int nlocal, const uint32_t *device,
 		    struct nd_mpi_comm **cp);
-/* The host communicator: bind local rank i with nd_host_set_comm(h, it, first + i). */
+/*
+ * As nd_mpi_comm_new(), for ranks on devices: a communicator of nlocal ranks per process
+ * created on dev, the ranks of the other processes declared remote (nd_comm_set_nodes(),
+ * device[i] local rank i's device index on this node for the cost model), its id in
+ * *id: join local rank i with nd_comm_join(dev, id, nd_mpi_comm_first(c) + i, core, ..)
+ * (on dev or another device of this process). Needs at least two processes. 0, -EINVAL,
+ * -EOPNOTSUPP (no network queue in the module), -ENOMEM, -EPROTONOSUPPORT, -EIO.
+ */
+int nd_mpi_comm_new_dev(MPI_Comm mc, struct nd_device *dev, unsigned int nlocal,
+			const uint32_t *device, nd_comm_id *id, struct nd_mpi_comm **cp);
+/* The host communicator (NULL for a device's): bind local rank i with nd_host_set_comm(h, it, first + i). */
 struct nd_host_comm *nd_mpi_comm_host(struct nd_mpi_comm *c);
 /* The global rank of local rank 0; the node (MPI process) and the node count. */
 unsigned int nd_mpi_comm_first(const struct nd_mpi_comm *c);

@@ -29,8 +29,10 @@ extern "C" {
  * 3: the ioctl magic is 'J' (VNEURON_IOCTL_BASE); callers built for 'V' get -ENOTTY.
  * 4: communicators and the collective engine (VNEURON_CAP_COLLECTIVES): COMM_* ioctls,
  * .vnef version 2, a sixth trace ring, CC trace records, reasons CC_*.
+ * 5: ranks on other nodes and the network queue (VNEURON_CAP_NETQ): COMM_NODES,
+ * NETQ_WAIT, NETQ_COMPLETE.
  */
-#define VNEURON_UAPI_VERSION		4
+#define VNEURON_UAPI_VERSION		5
 
 /* Capability bits in vneuron_info.caps. */
 #define VNEURON_CAP_MEM			_BITULL(0)	/* MEM_* ioctls and mmap */
@@ -42,6 +44,7 @@ extern "C" {
 #define VNEURON_CAP_LIMITS		_BITULL(6)	/* vneuron_info.limits */
 #define VNEURON_CAP_OWNERSHIP		_BITULL(7)	/* a core belongs to one file */
 #define VNEURON_CAP_COLLECTIVES		_BITULL(8)	/* COMM_* ioctls, the CC stream */
+#define VNEURON_CAP_NETQ		_BITULL(9)	/* COMM_NODES, NETQ_* */
 
 /**
  * enum vneuron_engine - the compute engines of a core
@@ -516,8 +519,10 @@ struct vneuron_comm_info {
  * @flags: must be 0
  *
  * Drop a handle. A registration: the communicator is no longer found by its id (ranks
- * that joined keep it). A rank: it leaves, its core is unbound (later executions on it
- * have no communicator), and the communicator breaks for every rank: collectives that
+ * that joined keep it); one serving a network queue (%VNEURON_IOCTL_COMM_NODES) breaks
+ * it too, its remote ranks having no proxy any more. A rank: it leaves, its core is
+ * unbound (later executions on it have no communicator), and the communicator breaks
+ * for every rank: collectives that
  * have not completed, this rank's queued executions' included, end ABORTED with reason
  * CC_PEER. Wait for the rank's executions before leaving. Closing the file destroys
  * every handle it holds. Errors: EINVAL (@flags), ENOENT (not a handle of this file).
@@ -525,6 +530,146 @@ struct vneuron_comm_info {
 struct vneuron_comm_destroy {
 	__u32 handle;
 	__u32 flags;
+};
+
+/**
+ * struct vneuron_comm_nodes - argument of %VNEURON_IOCTL_COMM_NODES
+ * @handle: in: the registration of a communicator (%VNEURON_IOCTL_COMM_CREATE's handle)
+ *	of the calling file, before any rank joined
+ * @node: in: the node this machine is
+ * @nodes: in: user pointer to __u32[@nranks]: rank r's node. Ranks whose node is not
+ *	@node are remote: they cannot join here, and the calling file serves their side
+ *	of every collective through its network queue (%VNEURON_IOCTL_NETQ_WAIT).
+ *	At least one rank must be local and one remote.
+ * @devices: in: user pointer to __u32[@nranks]: rank r's device on its node, for the
+ *	cost model (two ranks of one node on one device share the intra-device link);
+ *	every node must pass the same arrays, so that every node models the same time
+ * @nranks: in: entries of the arrays, the communicator's nranks
+ * @flags: in: must be 0
+ *
+ * Declares once which ranks run on other nodes. The network queue, served by this
+ * registration only: when every local rank stands at a collective, NETQ_WAIT returns
+ * the request (the collective, the local ranks' inputs, copied into a buffer of the
+ * calling file, and their modeled arrivals); the proxy exchanges them with the other
+ * nodes (libvnmpi does it with MPI), writes the remote ranks' inputs into that buffer
+ * and completes the request (%VNEURON_IOCTL_NETQ_COMPLETE) with their arrivals. The
+ * kernel then reduces every rank's data in rank order and models the time as for
+ * ranks of one node, so results and timelines are the same on every node.
+ *
+ * The queue is a blocking ioctl, not a mapped ring: a communicator has at most one
+ * collective in flight across nodes (every rank takes part), so one request at a time
+ * is all a ring would hold, and an ioctl keeps every check in one place. A proxy that
+ * closes the file or destroys the registration breaks the communicator (its ranks'
+ * collectives end ABORTED, reason CC_PEER); one that never serves lets the ranks'
+ * executions end at their time limit (TIMEOUT, reason CC_MISSING naming the remote
+ * ranks). Collectives of such a communicator must be of every rank (group_size 0).
+ * Errors: EINVAL (@flags, @nranks, node values that leave no rank local or none
+ * remote, a handle that is a rank's), ENOENT (not a handle of this file), EBUSY (a
+ * rank joined already, or the nodes were set already), EFAULT, EINTR.
+ */
+struct vneuron_comm_nodes {
+	__u32 handle;
+	__u32 node;
+	__u64 nodes;
+	__u64 devices;
+	__u32 nranks;
+	__u32 flags;
+};
+
+/**
+ * struct vneuron_netq_wait - argument of %VNEURON_IOCTL_NETQ_WAIT
+ * @handle: in: the registration whose nodes were set (%VNEURON_IOCTL_COMM_NODES)
+ * @flags: in: must be 0
+ * @timeout_ns: in: absolute CLOCK_MONOTONIC time to give up at (ETIMEDOUT), non-zero;
+ *	the kernel waits at most 10 s per call whatever it says
+ * @stage: in: a buffer of the calling file: rank r's input is at @stage_offset + r *
+ *	@rank_bytes, the local ranks' written by this call, the remote ranks' to be
+ *	written by the proxy
+ * @pad: must be 0
+ * @stage_offset: in: where the ranks' inputs start in @stage
+ * @stage_size: in: bytes of @stage usable from @stage_offset
+ * @arrivals: in: user pointer to __u64[nranks]: out: the local ranks' modeled arrival
+ *	times in ps (remote entries 0)
+ * @id: out: the request, to pass to %VNEURON_IOCTL_NETQ_COMPLETE; 0 if @stage_size is
+ *	below @stage_need (nothing copied: call again with a larger buffer)
+ * @op: out: the collective (enum vn_cc_op of core/vn_comm.h: 0 ALL_REDUCE,
+ *	1 ALL_GATHER, 2 REDUCE_SCATTER, 3 ALL_TO_ALL, 4 PERMUTE)
+ * @reduce: out: 0 sum, 1 max
+ * @dtype: out: %VNEF_DT_FP32 or %VNEF_DT_BF16
+ * @shift: out: PERMUTE's shift
+ * @count: out: elements, as the collective counts them
+ * @rank_bytes: out: bytes of one rank's input
+ * @stage_need: out: nranks * @rank_bytes
+ * @local: out: bit r: rank r is of this node
+ *
+ * Waits (killable) until every local rank stands at its next collective and returns
+ * it, their inputs copied into @stage (the ranks are held at the collective meanwhile,
+ * so their buffers cannot go). One request at a time: until it is completed, another
+ * NETQ_WAIT gives EBUSY. Local ranks that disagree about the collective break the
+ * communicator (EINVAL in COMM_INFO's failure). Errors: EINVAL (@flags, @pad, a zero
+ * @timeout_ns, a handle that is a rank's or without nodes, @stage range overflowing),
+ * ENOENT (@handle or @stage not of this file), EBUSY, ETIMEDOUT, EPIPE (the
+ * communicator is broken: COMM_INFO says why), EFAULT, EINTR (a fatal signal), ENOMEM.
+ */
+struct vneuron_netq_wait {
+	__u32 handle;
+	__u32 flags;
+	__u64 timeout_ns;
+	__u32 stage;
+	__u32 pad;
+	__u64 stage_offset;
+	__u64 stage_size;
+	__u64 arrivals;
+	__u64 id;
+	__u32 op;
+	__u32 reduce;
+	__u32 dtype;
+	__u32 shift;
+	__u64 count;
+	__u64 rank_bytes;
+	__u64 stage_need;
+	__u64 local;
+};
+
+/* Arrival times NETQ_COMPLETE accepts, at most: 2^62 ps is about 53 days. */
+#define VNEURON_NETQ_MAX_PS		_BITULL(62)
+
+/**
+ * struct vneuron_netq_complete - argument of %VNEURON_IOCTL_NETQ_COMPLETE
+ * @handle: in: the registration that received the request
+ * @flags: in: must be 0
+ * @id: in: the request (%VNEURON_IOCTL_NETQ_WAIT's @id); ignored with @error
+ * @stage: in: a buffer of the calling file holding the remote ranks' inputs: rank r's
+ *	at @stage_offset + r * rank_bytes (the request's layout; usually its stage)
+ * @error: in: 0 to complete the request; else a positive errno that breaks the
+ *	communicator, with or without a request: ETIMEDOUT (another node's ranks timed
+ *	out; @missing names the ranks they found missing), EPIPE, EIO, EINVAL, EINTR
+ * @stage_offset: in
+ * @arrivals: in: user pointer to __u64[nranks]: the remote ranks' modeled arrivals in
+ *	ps, at most %VNEURON_NETQ_MAX_PS (local entries ignored); 0 with @error
+ * @failed_rank: in: with @error, the rank named as failed (below nranks); else 0
+ * @pad: must be 0
+ * @missing: in: with @error ETIMEDOUT, bit r: rank r never arrived; else 0
+ *
+ * Posts every remote rank at the request's collective, which then completes on this
+ * node: its local ranks' outputs written, their modeled end the latest arrival plus
+ * the collective's cost. Errors: EINVAL (@flags, @pad, an @error not listed, a bad
+ * @failed_rank or @missing, an arrival too late, @stage range overflowing or beyond
+ * the buffer), ENOENT (@handle or @stage not of this file, no request @id pending:
+ * never issued or completed already), EPIPE (the communicator broke meanwhile: a
+ * local rank timed out or left; nothing moved), EFAULT, EINTR, ENOMEM.
+ */
+struct vneuron_netq_complete {
+	__u32 handle;
+	__u32 flags;
+	__u64 id;
+	__u32 stage;
+	__u32 error;
+	__u64 stage_offset;
+	__u64 arrivals;
+	__u32 failed_rank;
+	__u32 pad;
+	__u64 missing;
 };
 
 /**
@@ -612,6 +757,26 @@ struct vneuron_comm_destroy {
  * Argument: &struct vneuron_comm_destroy.
  */
 #define VNEURON_IOCTL_COMM_DESTROY	_IOW(VNEURON_IOCTL_BASE, 0x0d, struct vneuron_comm_destroy)
+
+/**
+ * VNEURON_IOCTL_COMM_NODES - declare a communicator's ranks on other nodes
+ *
+ * Argument: &struct vneuron_comm_nodes.
+ */
+#define VNEURON_IOCTL_COMM_NODES	_IOW(VNEURON_IOCTL_BASE, 0x0e, struct vneuron_comm_nodes)
+
+/**
+ * VNEURON_IOCTL_NETQ_WAIT - the network queue's next request (&struct vneuron_netq_wait)
+ */
+#define VNEURON_IOCTL_NETQ_WAIT		_IOWR(VNEURON_IOCTL_BASE, 0x0f, struct vneuron_netq_wait)
+
+/**
+ * VNEURON_IOCTL_NETQ_COMPLETE - complete or fail a network request
+ *
+ * Argument: &struct vneuron_netq_complete.
+ */
+#define VNEURON_IOCTL_NETQ_COMPLETE	\
+	_IOW(VNEURON_IOCTL_BASE, 0x10, struct vneuron_netq_complete)
 
 /**
  * VNEURON_URING_CMD_EXEC - io_uring command op of EXEC (&struct vneuron_uring_cmd)

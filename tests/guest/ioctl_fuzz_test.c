@@ -68,14 +68,14 @@ enum fz_op {
 	FZ_GET_INFO, FZ_MEM_ALLOC, FZ_MEM_FREE, FZ_MEM_WRITE, FZ_MEM_READ, FZ_RESET,
 	FZ_PROGRAM_LOAD, FZ_PROGRAM_UNLOAD, FZ_EXEC, FZ_WAIT, FZ_TRACE_START, FZ_TRACE_STOP,
 	FZ_URING_EXEC, FZ_URING_CQE, FZ_BAD_IOCTL, FZ_MMAP, FZ_MPROTECT, FZ_MUNMAP, FZ_OPEN,
-	FZ_CLOSE, FZ_POLL, FZ_FORK, FZ_BURST, FZ_OP_NR,
+	FZ_CLOSE, FZ_POLL, FZ_FORK, FZ_BURST, FZ_NETQ, FZ_OP_NR,
 };
 
 static const char *const fz_op_name[FZ_OP_NR] = {
 	"GET_INFO", "MEM_ALLOC", "MEM_FREE", "MEM_WRITE", "MEM_READ", "RESET", "PROGRAM_LOAD",
 	"PROGRAM_UNLOAD", "EXEC", "WAIT", "TRACE_START", "TRACE_STOP", "URING_EXEC",
 	"uring_cqe", "other_ioctl", "mmap", "mprotect", "munmap", "open", "close", "poll",
-	"fork", "burst",
+	"fork", "burst", "netq",
 };
 
 /* What went wrong, as the workers report it to the parent. */
@@ -271,7 +271,7 @@ static bool fz_documented(int err)
 	switch (err) {
 	case EFAULT: case EINVAL: case ENOENT: case EBADF: case EBUSY: case EPERM:
 	case ENOSPC: case EAGAIN: case ENOMEM: case E2BIG: case ETIMEDOUT: case EINTR:
-	case ENOTTY: case EACCES: case ENOTCONN: case EEXIST:
+	case ENOTTY: case EACCES: case ENOTCONN: case EEXIST: case EPIPE:
 		return true;
 	default:
 		return false;
@@ -1107,7 +1107,8 @@ static void op_bad_ioctl(struct fz_worker *w, struct fz_file *f)
 		VNEURON_IOCTL_PROGRAM_LOAD, VNEURON_IOCTL_PROGRAM_UNLOAD, VNEURON_IOCTL_EXEC,
 		VNEURON_IOCTL_WAIT, VNEURON_IOCTL_TRACE_START, VNEURON_IOCTL_TRACE_STOP,
 		VNEURON_IOCTL_COMM_CREATE, VNEURON_IOCTL_COMM_JOIN, VNEURON_IOCTL_COMM_INFO,
-		VNEURON_IOCTL_COMM_DESTROY,
+		VNEURON_IOCTL_COMM_DESTROY, VNEURON_IOCTL_COMM_NODES, VNEURON_IOCTL_NETQ_WAIT,
+		VNEURON_IOCTL_NETQ_COMPLETE,
 	};
 	unsigned long cmd = VNM_PICK(&w->r, known), sizeless, k;
 	bool exists = false;
@@ -1138,6 +1139,67 @@ static void op_bad_ioctl(struct fz_worker *w, struct fz_file *f)
 	fz_note(w, FZ_BAD_IOCTL, ret);
 	if (ret != -ENOTTY)
 		fz_bad(w, FZ_BAD_IOCTL, -ret, "ioctl %#lx: %d, not ENOTTY", cmd, ret);
+}
+
+/*
+ * The network queue (docs/uapi.md, "Ranks on other nodes"): a communicator with ranks on
+ * another node, then COMM_NODES, NETQ_WAIT (a short wait: nobody stands at a
+ * collective) and NETQ_COMPLETE with random arguments, handles and pointers; the
+ * registration kept or destroyed (a kept one breaks at close).
+ */
+static void op_netq(struct fz_worker *w, struct fz_file *f)
+{
+	static const uint32_t errs[] = { 0, EIO, ETIMEDOUT, EPIPE, EINVAL, EINTR, ENOMEM, 9999 };
+	uint32_t nodes[4], devs[4] = { 0 }, n = 1 + fz_below(w, 4), i, stage;
+	struct vneuron_comm_create cc = { .nranks = n };
+	struct vneuron_comm_destroy d = { 0 };
+	struct vneuron_netq_complete nc;
+	struct vneuron_comm_nodes nd;
+	struct vneuron_netq_wait nw;
+	uint64_t arr[4] = { 0 };
+	int ret;
+
+	ret = fz_ioctl(w, f, FZ_NETQ, VNEURON_IOCTL_COMM_CREATE, &cc, sizeof(cc));
+	fz_note(w, FZ_NETQ, ret);
+	if (ret)
+		return;
+	for (i = 0; i < n; i++)
+		nodes[i] = fz_below(w, 3);
+	nd = (struct vneuron_comm_nodes){
+		.handle = fz_one_in(w, 8) ? fz_below(w, 4) : cc.handle, .node = fz_below(w, 2),
+		.nodes = (uintptr_t)(fz_one_in(w, 16) ? fz_bad_ptr(w, false) : nodes),
+		.devices = (uintptr_t)devs, .nranks = fz_one_in(w, 8) ? fz_below(w, 70) : n,
+		.flags = fz_one_in(w, 16),
+	};
+	fz_note(w, FZ_NETQ, fz_ioctl(w, f, FZ_NETQ, VNEURON_IOCTL_COMM_NODES, &nd, sizeof(nd)));
+	stage = f->nmem && !fz_one_in(w, 8) ? f->mem[fz_below(w, f->nmem)].handle :
+					      fz_below(w, 8);
+	nw = (struct vneuron_netq_wait){
+		.handle = fz_one_in(w, 8) ? fz_below(w, 4) : cc.handle,
+		.timeout_ns = fz_one_in(w, 16) ? 0 : vn_now_ns() + fz_below(w, 2000000),
+		.stage = stage,
+		.stage_offset = fz_one_in(w, 4) ? fz_edge(w, 8) : fz_below(w, 8192),
+		.stage_size = fz_one_in(w, 4) ? fz_edge(w, 8) : fz_below(w, 8192),
+		.arrivals = (uintptr_t)(fz_one_in(w, 8) ? fz_bad_ptr(w, true) : arr),
+		.pad = fz_one_in(w, 32),
+	};
+	fz_note(w, FZ_NETQ, fz_ioctl(w, f, FZ_NETQ, VNEURON_IOCTL_NETQ_WAIT, &nw, sizeof(nw)));
+	for (i = 0; i < n; i++)
+		arr[i] = fz_one_in(w, 4) ? fz_edge(w, 8) : fz_below(w, 1000000);
+	nc = (struct vneuron_netq_complete){
+		.handle = fz_one_in(w, 8) ? fz_below(w, 4) : cc.handle,
+		.id = fz_below(w, 4), .stage = stage,
+		.stage_offset = fz_one_in(w, 4) ? fz_edge(w, 8) : fz_below(w, 8192),
+		.arrivals = (uintptr_t)(fz_one_in(w, 8) ? fz_bad_ptr(w, false) : arr),
+		.error = errs[fz_below(w, VNM_N(errs))], .failed_rank = fz_below(w, 6),
+		.missing = fz_one_in(w, 2) ? 0 : fz_edge(w, 8) & 0xf,
+	};
+	fz_note(w, FZ_NETQ,
+		fz_ioctl(w, f, FZ_NETQ, VNEURON_IOCTL_NETQ_COMPLETE, &nc, sizeof(nc)));
+	if (fz_one_in(w, 4))
+		return;
+	d.handle = cc.handle;
+	fz_note(w, FZ_NETQ, fz_ioctl(w, f, FZ_NETQ, VNEURON_IOCTL_COMM_DESTROY, &d, sizeof(d)));
 }
 
 static void op_poll(struct fz_worker *w, struct fz_file *f)
@@ -1285,8 +1347,10 @@ static void fz_step(struct fz_worker *w)
 		op_munmap(w);
 	else if (c < 92 && !w->child)
 		op_uring_exec(w, f);
-	else if (c < 95)
+	else if (c < 94)
 		op_bad_ioctl(w, f);
+	else if (c < 95)
+		op_netq(w, f);
 	else if (c < 96)
 		op_poll(w, f);
 	else if (c < 97)

@@ -629,4 +629,69 @@ TEST(proxy_posts_remote_ranks)
 	vn_comm_destroy(cm);
 }
 
+/*
+ * vn_comm_proxy_hold(): the local ranks stay at their collective past their time limit
+ * until the proxy releases them (their buffers are read meanwhile); refused without a
+ * remote rank or for a group collective, which could complete under the hold.
+ */
+TEST(proxy_hold_keeps_ranks)
+{
+	static const u32 node[N] = { 0, 0, 1, 1 };
+	struct vn_comm_params p = {
+		.nranks = N, .node = node,
+		.intra = vn_cc_intra_device, .inter = vn_cc_inter_device,
+	};
+	struct timespec ms200 = { 0, 200000000 };
+	struct vn_cc_pending pend;
+	struct rank_run r[N];
+	void *in[N], *out[N];
+	struct vn_comm *cm;
+	pthread_t t[2];
+	u32 k, pass;
+
+	/* no remote rank: nothing to hold for */
+	ASSERT_EQ(0, vn_comm_create(&p, &cm));
+	EXPECT_EQ(-EINVAL, vn_comm_proxy_hold(cm, vn_time_ns() + 1000000, NULL, &pend));
+	vn_comm_destroy(cm);
+	for (pass = 0; pass < 2; pass++) {
+		ASSERT_EQ(0, vn_comm_create(&p, &cm));
+		ASSERT_EQ(0, vn_comm_set_remote(cm, 2));
+		ASSERT_EQ(0, vn_comm_set_remote(cm, 3));
+		setup(r, cm, VN_CC_ALL_REDUCE, VNEF_DT_FP32, 64, in, out, 256, 256);
+		for (k = 0; k < 2; k++) {
+			/* pass 1: groups {0, 2} and {1, 3} */
+			r[k].a.group_size = pass ? 2 : 0;
+			r[k].a.group_stride = pass ? 2 : 0;
+			r[k].deadline_ns = vn_time_ns() + 50000000;
+			pthread_create(&t[k], NULL, rank_thread, &r[k]);
+		}
+		if (pass) {
+			EXPECT_EQ(-EINVAL, vn_comm_proxy_hold(cm, vn_time_ns() + 5000000000ull,
+							      NULL, &pend));
+		} else {
+			ASSERT_EQ(0, vn_comm_proxy_hold(cm, vn_time_ns() + 5000000000ull, NULL,
+							&pend));
+			EXPECT_EQ(&r[0].a, pend.args[0]);
+			EXPECT_EQ(&r[1].a, pend.args[1]);
+			/* past their time limit, still held */
+			nanosleep(&ms200, NULL);
+			for (k = 0; k < 2; k++)
+				EXPECT_EQ(EBUSY, pthread_tryjoin_np(t[k], NULL));
+			vn_comm_proxy_release(cm);
+		}
+		for (k = 0; k < 2; k++) {
+			pthread_join(t[k], NULL);
+			EXPECT_EQ(-ETIMEDOUT, r[k].ret);
+			/* pass 1: the group of whichever rank gave up first: {2} or {3} */
+			if (pass) {
+				EXPECT_TRUE(r[k].missing == 4 || r[k].missing == 8);
+			} else {
+				EXPECT_EQ(0xcull, r[k].missing);
+			}
+		}
+		release(in, out);
+		vn_comm_destroy(cm);
+	}
+}
+
 TEST_HARNESS_MAIN
