@@ -41,7 +41,7 @@ static const char capture_usage[] =
 "    vneuron-profile capture --host -n PROGRAM.vnef -s PROFILE.vntf [NAME FILE ...]\n"
 "                            [--num-exec N] [--profile-nth-exec K] [options]\n"
 "                            [--collectives-worker-count N]\n"
-"    mpirun -np NODES [-H HOST,...] vneuron-profile capture --host\n"
+"    mpirun -np NODES [-H HOST,...] vneuron-profile capture [--host] [--device D]\n"
 "                            -n PROGRAM.vnef -s PROFILE.vntf [NAME FILE ...]\n"
 "                            --collectives-workers-per-node N [options]\n"
 "    vneuron-profile capture -s PROFILE.vntf [--core C]... [--device D]\n"
@@ -75,15 +75,18 @@ static const char capture_usage[] =
 "\n"
 "    The mpirun form runs under an MPI launcher: every MPI process is a node\n"
 "    node (one per machine, or several on one machine standing in for nodes) that\n"
-"    runs N workers on the host backend, and the program's collectives span all\n"
-"    NODES x N workers: node p's worker i is global rank p x N + i, its\n"
-"    collectives exchanged with the other nodes over MPI (libvnmpi's proxy). Each\n"
+"    runs N workers on the module (or, with --host, the host backend), and the\n"
+"    program's collectives span all NODES x N workers: node p's worker i is\n"
+"    global rank p x N + i, its collectives exchanged with the other nodes over\n"
+"    MPI (libvnmpi's proxy; on the module it serves the kernel's network queue).\n"
+"    On the module a node's workers take one core each from core 0 of --device\n"
+"    (0) on; the nodes on one machine take devices in turn after it (node 1 of two\n"
+"    here with 2 workers on devices of 2 cores: /dev/vneuron1). Each\n"
 "    process writes its own profile (see SEVERAL MACHINES) with the node section\n"
 "    filled in: its node and node count, its workers' global ranks, and the offset\n"
 "    of its host's CLOCK_MONOTONIC to node 0's with the error bound of that\n"
 "    measure (measured with MPI at start). 'vneuron-profile view -s A -s B ...'\n"
-"    merges the nodes' profiles. Only --host: nodes of the module (its network\n"
-"    queue) are not there yet.\n"
+"    merges the nodes' profiles.\n"
 "\n"
 "    The application form traces cores while APP runs (every execution any process\n"
 "    starts there: with --device, that device's cores, else every core of every\n"
@@ -137,8 +140,8 @@ static const char capture_usage[] =
 "                              run N workers (1..16) of one communicator, one core\n"
 "                              each, filling the devices from --device on\n"
 "    --collectives-workers-per-node N\n"
-"                              workers on each node (1..16): under mpirun (with\n"
-"                              --host), every process a node of N workers (above;\n"
+"                              workers on each node (1..16): under mpirun, every\n"
+"                              process a node of N workers (above;\n"
 "                              --collectives-worker-count, if given, must be N x\n"
 "                              NODES); without mpirun, N equal to\n"
 "                              --collectives-worker-count (all here)\n"
@@ -198,7 +201,7 @@ static const char capture_usage[] =
 "    vneuron-profile capture -n ddp.vnef -s ddp.vntf --collectives-worker-count 4 \\\n"
 "        x x.{rank}.npy\n"
 "    vneuron-profile capture --host -n mm.vnef -s mm.vntf a at.npy b b.npy\n"
-"    mpirun -np 2 -H a,b vneuron-profile capture --host -n dp.vnef -s dp.vntf \\\n"
+"    mpirun -np 2 -H a,b vneuron-profile capture -n dp.vnef -s dp.vntf \\\n"
 "        --collectives-workers-per-node 2\n"
 "    vneuron-profile view -n dp.vnef -s dp.node0.vntf -s dp.node1.vntf\n"
 "    vneuron-profile capture -s app.vntf -- ./train --steps 100\n"
@@ -439,20 +442,20 @@ static int node_profile(struct cap_opts *o)
 
 /*
  * --collectives-workers-per-node under an MPI launcher: every MPI process is a node
- * running that many workers on the host backend, their collectives spanning all
- * nodes' workers. In vneuron-profile: checked, then handed over to vneuron-profile-mpi
- * (o->exec_mpi); there (o->nodes): the node section from MPI, the workers this node's,
- * the profile this node's own. 0, or -EINVAL with the reason said.
+ * running that many workers on the module (or the host backend with --host), their
+ * collectives spanning all nodes' workers. In vneuron-profile: checked, then handed
+ * over to vneuron-profile-mpi (o->exec_mpi); there (o->nodes): the node section from
+ * MPI, the workers this node's, the profile this node's own. 0, or -EINVAL with the
+ * reason said.
  */
 static int nodes_opts(struct cap_opts *o)
 {
 	const struct vnp_cap_nodes *n = o->nodes;
 	uint64_t total;
 
-	if (!o->host) {
-		vnp_cap_err("--collectives-workers-per-node under mpirun captures on the host "
-			    "backend: add --host (nodes of the module, over its network queue, "
-			    "are not there yet)");
+	if (o->nr_cores) {
+		vnp_cap_err("workers take one core each, from core 0 of the node's device on: "
+			    "give no --core");
 		return -EINVAL;
 	}
 	if (o->have_node || o->have_offset) {
@@ -696,8 +699,8 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 		return nodes_opts(o);
 	if (o->per_node && !o->workers) {
 		vnp_cap_err("--collectives-workers-per-node %u without --collectives-worker-count "
-			    "gives the workers of each node of an MPI job: run capture --host "
-			    "under mpirun, one process a node (docs/profiler.md, \"Several "
+			    "gives the workers of each node of an MPI job: run capture under "
+			    "mpirun, one process a node (docs/profiler.md, \"Several "
 			    "machines\"), or give --collectives-worker-count to run them all here",
 			    o->per_node);
 		return -EINVAL;
@@ -716,7 +719,7 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 		return -EINVAL;
 	if (o->per_node && o->per_node < o->workers) {
 		vnp_cap_err("%u of the %u workers would run on other machines: run capture "
-			    "--host under mpirun, one process a node, with "
+			    "under mpirun, one process a node, with "
 			    "--collectives-workers-per-node %u (docs/profiler.md, \"Several "
 			    "machines\"), or all of them here (leave out "
 			    "--collectives-workers-per-node)", o->workers - o->per_node,
@@ -1264,9 +1267,12 @@ static int place_workers(struct wrun *wr, const struct cap_opts *o)
 	return vnp_cap_workers(&wr->cap, dev, core, o->workers);
 }
 
+static int nodes_comm_new(struct wrun *wr, const struct cap_opts *o, const uint32_t *dev);
+
 /* The program on every worker's device, the communicator, each worker's buffers. */
 static int workers_open(struct wrun *wr, const struct cap_opts *o)
 {
+	uint32_t dev[VNP_CAP_MAX_CORES];
 	struct nd_load_error le;
 	struct nd_error e;
 	const void *image;
@@ -1287,20 +1293,30 @@ static int workers_open(struct wrun *wr, const struct cap_opts *o)
 			return -EINVAL;		/* the program is refused: bad input */
 		}
 	}
-	ret = nd_comm_create(wr->dev[0], wr->n, &wr->id);
-	if (ret) {
-		vnp_cap_err("a communicator of %u ranks: %s", wr->n, ret == -EOPNOTSUPP ?
-			    "the module has no collectives (VNEURON_CAP_COLLECTIVES)" :
-			    nd_device_error(wr->dev[0]));
-		return ret == -EINVAL ? -EIO : ret;
+	if (o->nodes) {
+		/* registered by MPI's proxy, which unregisters it when it ends */
+		for (r = 0; r < wr->n; r++)
+			dev[r] = wr->cap.cdev[r];
+		ret = nodes_comm_new(wr, o, dev);
+		if (ret)
+			return ret == -EINVAL ? -EIO : ret;
+	} else {
+		ret = nd_comm_create(wr->dev[0], wr->n, &wr->id);
+		if (ret) {
+			vnp_cap_err("a communicator of %u ranks: %s", wr->n, ret == -EOPNOTSUPP ?
+				    "the module has no collectives (VNEURON_CAP_COLLECTIVES)" :
+				    nd_device_error(wr->dev[0]));
+			return ret == -EINVAL ? -EIO : ret;
+		}
+		wr->registered = 1;
 	}
-	wr->registered = 1;
 	for (r = 0; r < wr->n; r++) {
 		struct worker *w = &wr->w[r];
 
 		w->dev = wr->cap.cdev[r];
 		w->core = wr->cap.core[r];
-		ret = nd_comm_join(wr->dev[w->dev], &wr->id, r, w->core, &w->comm);
+		ret = nd_comm_join(wr->dev[w->dev], &wr->id, o->rank_base + r, w->core,
+				   &w->comm);
 		if (ret) {
 			vnp_cap_err("worker %u on /dev/vneuron%u core %u: %s", r,
 				    wr->cap.devnum[w->dev], w->core, nd_device_error(wr->dev[w->dev]));
@@ -1311,15 +1327,17 @@ static int workers_open(struct wrun *wr, const struct cap_opts *o)
 		if (ret)
 			return ret == -EINVAL ? -EIO : ret;
 	}
-	nd_comm_unregister(wr->dev[0], &wr->id);
+	if (wr->registered)
+		nd_comm_unregister(wr->dev[0], &wr->id);
 	wr->registered = 0;
 	return 0;
 }
 
 /*
  * Several nodes: the communicator of this node's workers spanning every node's (MPI's
- * proxy, through o->nodes), its first rank checked against the node section's. 0 or
- * -errno (said).
+ * proxy, through o->nodes: host ranks with --host, else the module's on the first
+ * device, whose id goes to wr->id), its first rank checked against the node section's.
+ * 0 or -errno (said).
  */
 static int nodes_comm_new(struct wrun *wr, const struct cap_opts *o, const uint32_t *dev)
 {
@@ -1327,7 +1345,10 @@ static int nodes_comm_new(struct wrun *wr, const struct cap_opts *o, const uint3
 	unsigned int first;
 	int ret;
 
-	ret = n->comm_new(n->ctx, wr->n, dev, &wr->hcomm, &first);
+	if (o->host)
+		ret = n->comm_new(n->ctx, wr->n, dev, &wr->hcomm, &first);
+	else
+		ret = n->comm_new_dev(n->ctx, wr->dev[0], wr->n, dev, &wr->id, &first);
 	if (ret == -ECANCELED) {
 		vnp_cap_err("node %u: another node failed before the workers met (its error "
 			    "above); stopping", n->node);
@@ -1335,7 +1356,9 @@ static int nodes_comm_new(struct wrun *wr, const struct cap_opts *o, const uint3
 	}
 	if (ret) {
 		vnp_cap_err("node %u: a communicator of %u workers here across %u nodes: %s",
-			    n->node, wr->n, n->nr_nodes, strerror(-ret));
+			    n->node, wr->n, n->nr_nodes, ret == -EOPNOTSUPP ?
+			    "the module has no network queue (VNEURON_CAP_NETQ)" :
+			    strerror(-ret));
 		return ret;
 	}
 	wr->nodes = n;
@@ -1568,6 +1591,38 @@ static int workers_execs(struct wrun *wr, const struct cap_opts *o, unsigned int
 	return 0;
 }
 
+/*
+ * Nodes on one machine (mpirun's processes standing in for nodes): the local-th takes
+ * the devices after those of the nodes before it, each node as many as its workers
+ * fill from --device on (devices of that one's core count). 0 or -errno (said).
+ */
+static int node_device(struct wrun *wr, struct cap_opts *o)
+{
+	unsigned int cores = wr->cap.core_count[0];
+	uint64_t first;
+
+	if (!cores) {
+		vnp_cap_err("/dev/vneuron%u has no cores", o->device);
+		return -ENODEV;
+	}
+	first = o->device + (uint64_t)o->nodes->local * ((o->workers + cores - 1) / cores);
+	if (first > UINT_MAX) {
+		vnp_cap_err("node %u: --device %u is too high for %u nodes here", o->nodes->node,
+			    o->device, o->nodes->local + 1);
+		return -ERANGE;
+	}
+	vnp_cap_close(&wr->cap);
+	memset(&wr->cap, 0, sizeof(wr->cap));
+	o->device = (unsigned int)first;
+	if (!vnp_cap_open(&wr->cap, o->device))
+		return 0;
+	vnp_cap_err("node %u, after %u other node%s on this machine: its workers take "
+		    "/dev/vneuron%u on, after theirs (load the module with devices for every "
+		    "node here)", o->nodes->node, o->nodes->local,
+		    o->nodes->local == 1 ? "" : "s", o->device);
+	return -ENODEV;
+}
+
 /* The exit status of the program form with --collectives-worker-count. */
 static int cmd_capture_workers(struct cap_opts *o)
 {
@@ -1602,6 +1657,13 @@ static int cmd_capture_workers(struct cap_opts *o)
 	}
 	if (vnp_cap_open(&wr->cap, o->device))
 		goto out;
+	if (o->nodes && o->nodes->local) {
+		ret = node_device(wr, o);
+		if (ret) {
+			status = ret == -ERANGE ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
+			goto out;
+		}
+	}
 	ret = place_workers(wr, o);
 	if (ret) {
 		status = ret == -ENODEV || ret == -ERANGE ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;

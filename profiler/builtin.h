@@ -24,24 +24,31 @@ int cmd_diff(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 struct nd_host_comm;
+struct nd_device;
+struct nd_comm_id;
 
 /*
- * capture across nodes (issue 14): vneuron-profile capture --host
+ * capture across nodes (issue 14): vneuron-profile capture [--host]
  * --collectives-workers-per-node N run under an MPI launcher hands itself over to
  * vneuron-profile-mpi (profiler/mpi/, built with mpicc: vneuron-profile never links MPI),
  * which measures this process's place and clock and runs the capture with these hooks.
- * This process is node `node` of nr_nodes (one MPI process a node); comm_new() makes
- * the host communicator of its nlocal workers spanning every node's, *first the global
- * rank of its local rank 0 (collective: every node calls it once, -ECANCELED if another
- * node failed before it came); comm_free() ends it, 0 or -errno.
+ * This process is node `node` of nr_nodes (one MPI process a node), the local-th of the
+ * nodes on its machine; comm_new() makes the host communicator of its nlocal workers
+ * spanning every node's (--host), comm_new_dev() the module's on dev (its id in *id:
+ * the workers join it), *first the global rank of its local rank 0 (collective: every
+ * node calls one of them once, -ECANCELED if another node failed before it came);
+ * comm_free() ends it, 0 or -errno.
  */
 struct vnp_cap_nodes {
 	uint32_t node, nr_nodes;
+	uint32_t local;			/* nodes on this machine before this one */
 	int64_t clock_offset_ns;	/* this host's CLOCK_MONOTONIC minus node 0's */
 	uint64_t clock_error_ns;	/* bound of |true offset - clock_offset_ns| */
 	void *ctx;
 	int (*comm_new)(void *ctx, unsigned int nlocal, const uint32_t *dev,
 			struct nd_host_comm **hc, unsigned int *first);
+	int (*comm_new_dev)(void *ctx, struct nd_device *dev, unsigned int nlocal,
+			    const uint32_t *device, struct nd_comm_id *id, unsigned int *first);
 	int (*comm_free)(void *ctx);
 };
 

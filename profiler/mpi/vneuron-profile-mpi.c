@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * vneuron-profile-mpi: MPI's side of `vneuron-profile capture --host
+ * vneuron-profile-mpi: MPI's side of `vneuron-profile capture [--host]
  * --collectives-workers-per-node N` under mpirun (issue 14). vneuron-profile never links
  * MPI; under an MPI launcher it execs this program with its own arguments
  * ("capture ..."). Here each MPI process is one node: MPI is started at
  * MPI_THREAD_MULTIPLE (libvnmpi's proxy thread needs it), the process's place comes from
  * nd_mpi_place() (one process a node: VNEURON_NODE=process on one machine), its host
  * clock's offset to rank 0's from nd_mpi_clock_offset(), and the capture itself is
- * profiler/builtin-capture.c's, its workers' communicator from nd_mpi_comm_new().
+ * profiler/builtin-capture.c's, its workers' communicator from nd_mpi_comm_new() (--host)
+ * or nd_mpi_comm_new_dev() (the module: the kernel's network queue served over MPI).
  *
  * Nothing may hang on a node that failed: every process reaches the same collectives.
  * The capture calls comm_new() once it has read and checked everything; a process whose
@@ -54,6 +55,43 @@ static int comm_new(void *ctx, unsigned int nlocal, const uint32_t *dev,
 		return ret;
 	*hc = nd_mpi_comm_host(x->comm);
 	*first = nd_mpi_comm_first(x->comm);
+	return 0;
+}
+
+static int comm_new_dev(void *ctx, struct nd_device *dev, unsigned int nlocal,
+			const uint32_t *device, struct nd_comm_id *id, unsigned int *first)
+{
+	struct mpi_ctx *x = ctx;
+	int ret;
+
+	if (!all_ready(x, 1))
+		return -ECANCELED;
+	ret = nd_mpi_comm_new_dev(MPI_COMM_WORLD, dev, nlocal, device, id, &x->comm);
+	if (ret)
+		return ret;
+	*first = nd_mpi_comm_first(x->comm);
+	return 0;
+}
+
+/*
+ * How many processes of this job on this machine come before this one (MPI ranks that
+ * share memory with it): the module capture's nodes on one machine take devices in
+ * that order. 0, or -EIO.
+ */
+static int local_index(uint32_t *local)
+{
+	MPI_Comm shm;
+	int r;
+
+	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+				&shm) != MPI_SUCCESS)
+		return -EIO;
+	if (MPI_Comm_rank(shm, &r) != MPI_SUCCESS)
+		r = -1;
+	MPI_Comm_free(&shm);
+	if (r < 0)
+		return -EIO;
+	*local = (uint32_t)r;
 	return 0;
 }
 
@@ -107,6 +145,10 @@ static int place(struct vnp_cap_nodes *n)
 				"process\n", pl.rank, pl.node);
 		return VNP_EXIT_USAGE;
 	}
+	if (local_index(&n->local)) {
+		fprintf(stderr, ME ": MPI_Comm_split_type failed\n");
+		return VNP_EXIT_SYSTEM;
+	}
 	if (nd_mpi_clock_offset(MPI_COMM_WORLD, 0, &off, &bound)) {
 		fprintf(stderr, ME ": measuring the clock offset to rank 0 failed\n");
 		return VNP_EXIT_SYSTEM;
@@ -122,11 +164,12 @@ static int place(struct vnp_cap_nodes *n)
 int main(int argc, char **argv)
 {
 	struct mpi_ctx x = { 0 };
-	struct vnp_cap_nodes n = { .ctx = &x, .comm_new = comm_new, .comm_free = comm_free };
+	struct vnp_cap_nodes n = { .ctx = &x, .comm_new = comm_new,
+				   .comm_new_dev = comm_new_dev, .comm_free = comm_free };
 	int level = 0, st;
 
 	if (argc < 2 || strcmp(argv[1], "capture")) {
-		fprintf(stderr, ME ": the MPI side of 'vneuron-profile capture --host "
+		fprintf(stderr, ME ": the MPI side of 'vneuron-profile capture [--host] "
 			"--collectives-workers-per-node N' under mpirun, which runs it; see "
 			"'vneuron-profile capture --help', SEVERAL MACHINES\n");
 		return VNP_EXIT_USAGE;

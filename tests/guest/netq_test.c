@@ -634,6 +634,47 @@ TEST_F_TIMEOUT(netq, mpirun_two_nodes, 700)
 	EXPECT_STREQ(models[0], models[1]);
 }
 
+/*
+ * vneuron-profile capture under mpirun on the module, two nodes on /dev/vneuron0 and
+ * /dev/vneuron1 (tests/guest/mpi_capture.sh: its TAP, each `not ok` a failure).
+ */
+TEST_F_TIMEOUT(netq, mpirun_capture, 900)
+{
+	char exe[PATH_MAX], top[PATH_MAX], cmd[2 * PATH_MAX + 64], line[512], host[64];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int fails = 0, oks = 0, st;
+	FILE *p;
+
+	if (self->info.device_count < 2)
+		SKIP(return, "needs two devices (devices=2): a node each");
+	if (access("/usr/bin/mpirun", X_OK))
+		SKIP(return, "no mpirun (make setup installs openmpi-bin)");
+	ASSERT_LT(0, len);
+	exe[len] = '\0';
+	snprintf(top, sizeof(top), "%s", dirname(dirname(dirname(dirname(exe)))));
+	snprintf(cmd, sizeof(cmd), "%s/build/libexec/vneuron/vneuron-profile-mpi", top);
+	if (access(cmd, X_OK))
+		SKIP(return, "vneuron-profile-mpi is not built (needs mpicc)");
+	if (!gethostname(host, sizeof(host)) && !strcmp(host, "(none)")) {
+		ASSERT_EQ(0, sethostname("vneuron-guest", 13));
+		ASSERT_EQ(0, system("ip link set lo up"));
+	}
+	snprintf(cmd, sizeof(cmd), "%s/tests/guest/mpi_capture.sh 2>&1", top);
+	p = popen(cmd, "r");
+	ASSERT_NE(NULL, p);
+	while (fgets(line, sizeof(line), p)) {
+		fprintf(stderr, "#   %s", line);
+		if (!strncmp(line, "not ok", 6))
+			fails++;
+		else if (!strncmp(line, "ok ", 3))
+			oks++;
+	}
+	st = pclose(p);
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	EXPECT_EQ(0, fails);
+	EXPECT_EQ(8, oks);
+}
+
 /* After everything: no communicator and no buffer of these tests left in the module. */
 TEST_F(netq, zz_drained)
 {
