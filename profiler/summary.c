@@ -646,11 +646,11 @@ static void ranges_text(FILE *f, const struct vnp_view *v)
 	for (i = 0; i < n && i < (v->top ? v->top : 10); i++) {
 		const struct vnp_range_stat *r = &m->range[ix[i]];
 
-		fprintf(f, "  %-24.127s self %5.1f%% of device time, %llu exec, %s, %s flops, %s",
+		fprintf(f, "  %-24.127s self %5.1f%% of device time, %llu exec, %s, %s, %s",
 			range_label(v, ix[i]), vnp_pct(r->device_ps, dev),
 			(unsigned long long)r->execs,
 			vnp_fmt_time(r->device_ps, t1, sizeof(t1)),
-			vnp_fmt_bytes((double)r->self.flops, t2, sizeof(t2)),
+			vnp_fmt_flops((double)r->self.flops, t2, sizeof(t2)),
 			vnp_fmt_bytes((double)(r->self.hbm_read + r->self.hbm_write), b1,
 				      sizeof(b1)));
 		fprintf(f, " HBM; %s", v->a && v->a->range ? v->a->range[ix[i]].label : "");

@@ -938,6 +938,21 @@ const char *vnp_fmt_bytes(double b, char *buf, size_t len)
 	return buf;
 }
 
+const char *vnp_fmt_flops(double n, char *buf, size_t len)
+{
+	if (n < 1e3)
+		snprintf(buf, len, "%.0f flop", n);
+	else if (n < 1e6)
+		snprintf(buf, len, "%.1f kflop", n / 1e3);
+	else if (n < 1e9)
+		snprintf(buf, len, "%.1f Mflop", n / 1e6);
+	else if (n < 1e12)
+		snprintf(buf, len, "%.2f Gflop", n / 1e9);
+	else
+		snprintf(buf, len, "%.2f Tflop", n / 1e12);
+	return buf;
+}
+
 void vnp_json_str(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");

@@ -405,6 +405,8 @@ const char *vnp_stream_name(unsigned int stream, char *buf, size_t len);
 /* Small helpers for output: times in ps as human text ("12.345 us"), sizes. */
 const char *vnp_fmt_time(uint64_t ps, char *buf, size_t len);
 const char *vnp_fmt_bytes(double bytes, char *buf, size_t len);
+/* A count of flops in decimal units (flop, kflop, Mflop, Gflop, Tflop). */
+const char *vnp_fmt_flops(double n, char *buf, size_t len);
 /* A JSON string literal (quotes included). */
 void vnp_json_str(FILE *f, const char *s);
 

@@ -536,6 +536,9 @@ TEST(range_device_time_by_layer)
 	EQ(vnp_summary_text(f, &v), 0);
 	EQ(vnp_summary_json(f, &v), 0);
 	fclose(f);
+	/* flops in decimal units, not as a size */
+	EXPECT_TRUE(strstr(buf, "flop, ") != NULL) TH_LOG("%s", buf);
+	EXPECT_TRUE(strstr(buf, "B flops") == NULL) TH_LOG("%s", buf);
 	/* a tree: the layer, then its parts the longest first */
 	EXPECT_TRUE(strstr(buf, "\n      mlp                          100.0% of its device time "
 			   "(800.000 ns), ") != NULL) TH_LOG("%s", buf);
