@@ -824,14 +824,8 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 		free(m->range);		/* out of memory: all is freed below */
 		m->range = NULL;
 	}
-	if (!it || !sw || !m->scope || !m->line || !m->range || !m->tput || !m->pending || !rate || !cover) {
-		free(it);
-		free(sw);
-		free(rate);
-		free(cover);
-		vnp_metrics_free(m);
-		return -ENOMEM;
-	}
+	if (!it || !sw || !m->scope || !m->line || !m->range || !m->tput || !m->pending || !rate || !cover)
+		goto nomem;
 
 	sw->tp = tl->t0;
 	sw->ncores = ncores;
@@ -923,14 +917,8 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			  e, u, transpose, hr, hw, fx);
 		range_add(tl, m, e, u, transpose, hr, hw, fx);
 		if (rs_add(tl, m, e, loc && loc->scope < m->nscopes ? loc->scope : m->nscopes,
-			   u, transpose, hr, hw, fx)) {
-			free(it);
-			free(sw);
-			free(rate);
-			free(cover);
-			vnp_metrics_free(m);
-			return -ENOMEM;
-		}
+			   u, transpose, hr, hw, fx))
+			goto nomem;
 	}
 	for (k = 0; k < VNP_MAX_CORES; k++) {
 		uint32_t i;
@@ -1032,6 +1020,14 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	if (m->first_compute == UINT64_MAX)
 		m->first_compute = 0;
 	return 0;
+
+nomem:
+	free(it);
+	free(sw);
+	free(rate);
+	free(cover);
+	vnp_metrics_free(m);
+	return -ENOMEM;
 }
 
 void vnp_metrics_free(struct vnp_metrics *m)
