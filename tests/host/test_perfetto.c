@@ -32,6 +32,7 @@ struct track {
 	uint64_t open_ts[16];
 	unsigned int slices, counters, instants;
 	char first_name[64];
+	uint64_t first_ts, first_end;	/* the first slice's span */
 	/* the first instant: its name and the fault arguments it carries */
 	char instant_name[128], reason[16], mem[16], src[64];
 	uint64_t index, length, exec;
@@ -140,13 +141,15 @@ static void finish_packet(struct decoded *d, struct pkt *p)
 		t->depth++;
 		if (t->depth > t->max_depth)
 			t->max_depth = t->depth;
-		if (!t->slices++)
+		if (!t->slices++) {
 			snprintf(t->first_name, sizeof(t->first_name), "%.63s", p->name);
+			t->first_ts = p->ts;
+		}
 	} else if (p->type == 2) {	/* TYPE_SLICE_END */
 		if (!t->depth || (t->depth <= 16 && p->ts < t->open_ts[t->depth - 1]))
 			d->bad_end++;
-		else
-			t->depth--;
+		else if (!--t->depth && t->slices == 1)
+			t->first_end = p->ts;
 	} else if (p->type == 3) {
 		if (!t->instants++) {
 			snprintf(t->instant_name, sizeof(t->instant_name), "%s", p->name);
@@ -412,6 +415,66 @@ TEST(tracks_names_and_nesting)
 	EXPECT_TRUE(d->saw_source);
 	EXPECT_TRUE(d->saw_scope);
 	EXPECT_STREQ(d->source, "k.c:10");
+	free(d);
+	synth_free(s);
+}
+
+/*
+ * Layers: each scope path and its prefixes span their execution's entries, a track per
+ * depth, siblings that overlap on a second lane.
+ */
+TEST(layers_span_their_scopes_entries)
+{
+	static const struct { const char *track, *name; uint64_t lo, hi; unsigned int n; } want[] = {
+		{ "layers 1", "mlp", 0, 400, 2 },
+		{ "layers 2", "fc1", 0, 300, 2 },
+		{ "layers 2 #2", "fc2", 250, 400, 2 },
+		{ "layers 3", "matmul", 0, 300, 2 },
+		{ "layers 3 #2", "load", 0, 100, 2 },
+	};
+	struct synth *s = synth_new();
+	struct decoded *d = calloc(1, sizeof(*d));
+	struct track *t, *proc;
+	char path[64];
+	unsigned int i, seq;
+
+	for (seq = 0; seq < 2; seq++) {
+		size_t first = s->n, k;
+
+		synth_debug(s, 0, synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, 300, 1000),
+			    "mlp.c", 1, "mlp/fc1/matmul");
+		synth_debug(s, 3, synth_insn(s, 3, VNEF_OP_IOTA, 0, 100, 0), "mlp.c", 2,
+			    "mlp//fc1/load");
+		synth_debug(s, 1, synth_insn(s, 1, VNEF_OP_TENSOR_TENSOR, 250, 400, 0),
+			    "mlp.c", 3, "mlp/fc2");
+		synth_insn(s, 2, VNEF_OP_ACTIVATE, 400, 450, 0);	/* no scope */
+		synth_exec(s, 0, 450);
+		for (k = first; k < s->n; k++)
+			s->r[k].exec_seq = seq;
+	}
+	AEQ(synth_run(s, 0), 0);
+	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
+	ASSERT_EQ(decode(path, d), 0);
+	unlink(path);
+	EQ(d->unknown_track, 0);
+	EQ(d->bad_order, 0);
+	EQ(d->bad_end, 0);
+	proc = by_name(d, "vneuron core 0: synthetic");
+	ASSERT_NE(proc, NULL);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		t = by_name(d, want[i].track);
+		ASSERT_NE(t, NULL) TH_LOG("%s", want[i].track);
+		EQ(t->kind, 2);
+		EQ(t->pid, proc->pid);
+		EQ(t->slices, want[i].n);
+		EQ(t->max_depth, 1);
+		EXPECT_STREQ(t->first_name, want[i].name);
+		/* the first execution's span, on the device clock like the engines' slices */
+		EQ(t->first_ts, by_name(d, "TensorE MultiplyMoving")->first_ts + want[i].lo);
+		EQ(t->first_end - t->first_ts, want[i].hi - want[i].lo);
+	}
+	EXPECT_EQ(by_name(d, "layers 4"), NULL);
+	EXPECT_EQ(by_name(d, "layers 2 #3"), NULL);
 	free(d);
 	synth_free(s);
 }
