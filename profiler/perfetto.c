@@ -10,7 +10,8 @@
  *   links the slices of one collective across the ranks); counter tracks "DMA throughput
  *   (GB/s)" and "DMA pending" per core. MARKER and LOST records are instants on the
  *   core's process track; ERROR records (device faults) instants "device fault: ..." on
- *   the faulting engine's or DMA queue's track, which is then shown even if empty.
+ *   the faulting engine's or DMA queue's track, which is then shown even if empty;
+ *   with debug scopes, "layers D" tracks per core (layers.h), a track per depth and lane.
  * Slices must nest on a track, so events that overlap on one row (never expected from
  * the device, possible in a damaged profile) go to extra rows "NAME #2", ... chosen
  * greedily. Timestamps are nanoseconds (floored); exact picoseconds are in the args.
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "layers.h"
 #include "metrics.h"
 #include "summary.h"
 #include "vn_isa.h"
@@ -195,7 +197,6 @@ struct pw {
 	/* semaphore flows: (signaller, waiter) event indices, by signaller */
 	struct flow { size_t from, to; } *flows;
 	size_t nflows;
-	char *lay_norm;			/* the layers' paths (layer_rows) */
 	int err;
 };
 
@@ -891,114 +892,28 @@ static int host_rows(struct pw *w)
 }
 
 /*
- * Layers (docs/profiler.md): per execution, each scope path and each of its prefixes
- * spans its entries' [first start, last end]. A track per depth ("layers 1" the
- * outermost), in lanes when siblings overlap (pipelining): a track's slices never
- * partially overlap, as Perfetto requires.
+ * Layers (profiler/layers.h): a track per depth ("layers 1" the outermost), a lane a
+ * track, so that a track's slices never partially overlap, as Perfetto requires.
  */
-#define LAYER_DEPTHS	32
 #define LAYER_UUID	0x8000		/* above every row's uuid, below the executions' */
-
-struct lay {
-	uint64_t lo, hi;
-	const char *path;		/* its scope's path: the layer is path[0..len) */
-	uint32_t exec, scope, len;
-	uint8_t core, depth, lane;
-};
-
-
-static int cmp_lay_scope(const void *x, const void *y)
-{
-	const struct lay *a = x, *b = y;
-
-	return vnp_cmp(a->core, b->core) ?: vnp_cmp(a->exec, b->exec) ?:
-	       vnp_cmp(a->scope, b->scope);
-}
-
-static int cmp_lay_path(const void *x, const void *y)
-{
-	const struct lay *a = x, *b = y;
-	int c;
-
-	c = vnp_cmp(a->core, b->core) ?: vnp_cmp(a->exec, b->exec);
-	if (c)
-		return c;
-	c = strncmp(a->path, b->path, a->len < b->len ? a->len : b->len);
-	return c ?: vnp_cmp(a->len, b->len);
-}
-
-static int cmp_lay_time(const void *x, const void *y)
-{
-	const struct lay *a = x, *b = y;
-
-	return vnp_cmp(a->core, b->core) ?: vnp_cmp(a->depth, b->depth) ?:
-	       vnp_cmp(a->lo, b->lo) ?: vnp_cmp(b->hi, a->hi);
-}
 
 static uint64_t layer_uuid(unsigned int core, unsigned int depth, unsigned int lane)
 {
-	return proc_uuid(core) + LAYER_UUID + (depth - 1) * MAX_LANES + lane;
-}
-
-/* Merge runs of equal keys of l[0..n) (sorted by cmp) into their spans; the new n. */
-static size_t lay_merge(struct lay *l, size_t n, int (*cmp)(const void *, const void *))
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < n; i++) {
-		if (k && !cmp(&l[k - 1], &l[i])) {
-			l[k - 1].lo = l[i].lo < l[k - 1].lo ? l[i].lo : l[k - 1].lo;
-			l[k - 1].hi = l[i].hi > l[k - 1].hi ? l[i].hi : l[k - 1].hi;
-		} else {
-			l[k++] = l[i];
-		}
-	}
-	return k;
-}
-
-/*
- * Each scope's path without empty components ("a//b/" is "a/b"): in one block *norm,
- * (*np)[scope] pointing in it. 0 or -ENOMEM.
- */
-static int norm_scopes(const struct vnp_prog *p, char **norm, char ***np)
-{
-	size_t total = 0, k = 0, i;
-	uint32_t s;
-
-	for (s = 0; s < p->nscopes; s++)
-		total += strlen(vnp_prog_scope(p, s)) + 1;
-	*norm = malloc(total ? total : 1);
-	*np = calloc(p->nscopes, sizeof(**np));
-	if (!*norm || !*np) {
-		free(*norm);
-		free(*np);
-		return -ENOMEM;
-	}
-	for (s = 0; s < p->nscopes; s++) {
-		const char *path = vnp_prog_scope(p, s);
-
-		(*np)[s] = *norm + k;
-		for (i = 0; path[i]; i++)
-			if (path[i] != '/' || (path[i + 1] && path[i + 1] != '/' &&
-					       &(*norm)[k] != (*np)[s]))
-				(*norm)[k++] = path[i];
-		(*norm)[k++] = 0;
-	}
-	return 0;
+	return proc_uuid(core) + LAYER_UUID + (depth - 1) * VNP_LAYER_LANES + lane;
 }
 
 static int cmp_lay_start(const void *x, const void *y)
 {
-	const struct lay *a = x, *b = y;
+	const struct vnp_layer_span *a = x, *b = y;
 
 	return vnp_cmp(a->lo, b->lo) ?: vnp_cmp(a->depth, b->depth);
 }
 
-static void layer_begin(struct pw *w, const struct lay *x)
+static void layer_begin(struct pw *w, const struct vnp_layer_span *x)
 {
-	const char *last;
 	uint64_t uuid = layer_uuid(x->core, x->depth, x->lane);
 	char path[300];
+	const char *last;
 
 	snprintf(path, sizeof(path), "%.*s", (int)x->len, x->path);
 	last = strrchr(path, '/');
@@ -1012,93 +927,37 @@ static void layer_begin(struct pw *w, const struct lay *x)
 	ends_push(w, x->hi, uuid);
 }
 
-/* The layers' slices in start order (*out, *nout; lane MAX_LANES: left out) and tracks. */
+/* The layers' tracks; their slices left in start order in *ls. */
 static int layer_rows(struct pw *w, const int *pids, const char (*pre)[64],
-		      struct lay **out, size_t *nout)
+		      struct vnp_layer_spans *ls)
 {
-	const struct vnp_timeline *tl = w->v->tl;
-	uint64_t lane_end[MAX_LANES];
-	struct lay *l, *x;
-	size_t i, n = 0, k, m;
-	char name[160], *norm, **np;
-	unsigned int c = VNP_MAX_CORES, d = 0, j, nl = 0;
+	unsigned int c = VNP_MAX_CORES, d = 0, nl = 0;
+	char name[160];
+	size_t i;
 
-	if (!tl->prog || !tl->prog->nscopes)
-		return 0;
-	if (norm_scopes(tl->prog, &norm, &np))
+	if (vnp_layer_spans(w->v->tl, w->ncores, ls))
 		return -ENOMEM;
-	l = malloc((tl->n ? tl->n : 1) * sizeof(*l));
-	if (!l) {
-		free(norm);
-		free(np);
-		return -ENOMEM;
-	}
-	for (i = 0; i < tl->n; i++) {
-		const struct vnp_ev *e = &tl->ev[i];
-		const struct vnp_loc *loc = vnp_ev_loc(tl, e);
+	for (i = 0; i < ls->n; i++) {
+		const struct vnp_layer_span *x = &ls->s[i];
 
-		if (loc && loc->scope != VNP_NONE && e->core < w->ncores)
-			l[n++] = (struct lay){ .lo = e->start, .hi = e->end, .exec = e->exec,
-					       .scope = loc->scope, .core = e->core };
-	}
-	qsort(l, n, sizeof(*l), cmp_lay_scope);
-	n = lay_merge(l, n, cmp_lay_scope);
-	/* each (execution, scope) once per prefix: at most LAYER_DEPTHS of them */
-	x = n > SIZE_MAX / sizeof(*l) / LAYER_DEPTHS ? NULL :
-	    malloc((n ? n : 1) * LAYER_DEPTHS * sizeof(*x));
-	if (!x) {
-		free(l);
-		free(norm);
-		free(np);
-		return -ENOMEM;
-	}
-	for (i = m = 0; i < n; i++) {
-		const char *p = np[l[i].scope];
-		size_t len = strlen(p), depth = 0;
-
-		for (k = 1; k <= len && depth < LAYER_DEPTHS; k++)
-			if (k == len || p[k] == '/') {
-				x[m] = l[i];
-				x[m].path = p;
-				x[m].len = (uint32_t)k;
-				x[m++].depth = (uint8_t)++depth;
-			}
-	}
-	free(l);
-	qsort(x, m, sizeof(*x), cmp_lay_path);
-	m = lay_merge(x, m, cmp_lay_path);
-	qsort(x, m, sizeof(*x), cmp_lay_time);
-	/* lanes, then a track per (core, depth, lane) used */
-	for (i = 0; i < m; i++) {
-		if (x[i].core != c || x[i].depth != d) {
-			c = x[i].core;
-			d = x[i].depth;
-			memset(lane_end, 0, sizeof(lane_end));
+		if (x->core != c || x->depth != d) {
+			c = x->core;
+			d = x->depth;
 			nl = 0;
 		}
-		for (j = 0; j < MAX_LANES && lane_end[j] > x[i].lo; j++)
-			;
-		x[i].lane = (uint8_t)j;
-		if (j == MAX_LANES)
+		if (x->lane != nl)
 			continue;
-		lane_end[j] = x[i].hi;
-		if (j == nl) {
-			nl++;
-			if (j)
-				snprintf(name, sizeof(name), "%s%slayers %u #%u", pre[c],
-					 *pre[c] ? ": " : "", d, j + 1);
-			else
-				snprintf(name, sizeof(name), "%s%slayers %u", pre[c],
-					 *pre[c] ? ": " : "", d);
-			track_desc(w, layer_uuid(c, d, j), proc_uuid(c), name, pids[c],
-				   (int)((c + 1) * 10000 + 5000 + (d - 1) * MAX_LANES + j), 0);
-		}
+		nl++;
+		if (x->lane)
+			snprintf(name, sizeof(name), "%s%slayers %u #%u", pre[c],
+				 *pre[c] ? ": " : "", d, x->lane + 1);
+		else
+			snprintf(name, sizeof(name), "%s%slayers %u", pre[c], *pre[c] ? ": " : "", d);
+		track_desc(w, layer_uuid(c, d, x->lane), proc_uuid(c), name, pids[c],
+			   (int)((c + 1) * 10000 + 5000 + (d - 1) * VNP_LAYER_LANES + x->lane), 0);
 	}
-	qsort(x, m, sizeof(*x), cmp_lay_start);
-	w->lay_norm = norm;
-	free(np);
-	*out = x;
-	*nout = m;
+	if (ls->n)
+		qsort(ls->s, ls->n, sizeof(*ls->s), cmp_lay_start);
 	return 0;
 }
 
@@ -1111,8 +970,8 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 	const struct vnp_ev *e;
 	char name[160], rn[64], lab[64];
 	uint64_t skipped = 0;
-	struct lay *lays = NULL;
-	size_t i, nlays = 0, next_lay = 0;
+	struct vnp_layer_spans ls = { 0 };
+	size_t i, next_lay = 0;
 	int *pids;
 	char (*pres)[64];
 
@@ -1122,7 +981,7 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 	it = malloc(sizeof(*it));
 	w.lane_end = calloc((size_t)w.ncores * ROWS * MAX_LANES, sizeof(*w.lane_end));
 	w.lanes = calloc((size_t)w.ncores * ROWS, 1);
-	w.ends = calloc((size_t)w.ncores * (ROWS + LAYER_DEPTHS) * MAX_LANES + 1,
+	w.ends = calloc((size_t)w.ncores * (ROWS * MAX_LANES + VNP_LAYER_DEPTHS * VNP_LAYER_LANES) + 1,
 			sizeof(*w.ends));
 	if (!pids || !pres || !it || !w.lane_end || !w.lanes || !w.ends || flows_build(&w)) {
 		w.err = -ENOMEM;
@@ -1192,7 +1051,7 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 		pids[c] = pid;
 		snprintf(pres[c], sizeof(pres[c]), "%s", pre);
 	}
-	if (!w.err && layer_rows(&w, pids, (const char (*)[64])pres, &lays, &nlays))
+	if (!w.err && layer_rows(&w, pids, (const char (*)[64])pres, &ls))
 		w.err = -ENOMEM;
 	/* the series are of the whole profile: under core 0, or on their own with more */
 	if (v->m->dma_count && !w.err) {
@@ -1225,20 +1084,20 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 
 		if (lane < 0)
 			continue;
-		for (; next_lay < nlays && lays[next_lay].lo <= e->start && !w.err; next_lay++) {
-			flush_until(&w, lays[next_lay].lo, &bin);
-			if (lays[next_lay].lane < MAX_LANES && !w.err)
-				layer_begin(&w, &lays[next_lay]);
+		for (; next_lay < ls.n && ls.s[next_lay].lo <= e->start && !w.err; next_lay++) {
+			flush_until(&w, ls.s[next_lay].lo, &bin);
+			if (ls.s[next_lay].lane < VNP_LAYER_LANES && !w.err)
+				layer_begin(&w, &ls.s[next_lay]);
 		}
 		flush_until(&w, e->start, &bin);
 		uuid = row_uuid(e->core, ev_row(e), (unsigned int)lane);
 		slice_begin(&w, e, uuid);
 		ends_push(&w, e->end, uuid);
 	}
-	for (; next_lay < nlays && !w.err; next_lay++) {
-		flush_until(&w, lays[next_lay].lo, &bin);
-		if (lays[next_lay].lane < MAX_LANES && !w.err)
-			layer_begin(&w, &lays[next_lay]);
+	for (; next_lay < ls.n && !w.err; next_lay++) {
+		flush_until(&w, ls.s[next_lay].lo, &bin);
+		if (ls.s[next_lay].lane < VNP_LAYER_LANES && !w.err)
+			layer_begin(&w, &ls.s[next_lay]);
 	}
 	if (!w.err)
 		flush_until(&w, UINT64_MAX - 1, &bin);
@@ -1254,8 +1113,7 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 		fprintf(stderr, "vneuron-profile: %llu events overlapping more than %d deep on "
 			"one row left out of the trace\n", (unsigned long long)skipped, MAX_LANES);
 out:
-	free(lays);
-	free(w.lay_norm);
+	vnp_layer_spans_free(&ls);
 	free(pids);
 	free(pres);
 	free(it);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "metrics.h"
+#include "layers.h"
 #include "web.h"
 
 /* The page, built in from profiler/web/ (the Makefile makes web.o depend on them). */
@@ -574,10 +575,37 @@ static int host_json(FILE *f, const struct vnp_timeline *tl)
 	return 0;
 }
 
+/*
+ * Core c's layers (layers.h) from ls->s[i]: "layers" [start, end, depth - 1, path] with
+ * times from t0; the index of the next core's first.
+ */
+static size_t layers_json(FILE *f, const struct vnp_timeline *tl,
+			  const struct vnp_layer_spans *ls, size_t i, unsigned int c)
+{
+	char path[300];
+	size_t first = i;
+
+	fputs(",\"layers\":[", f);
+	for (; i < ls->n && ls->s[i].core == c; i++) {
+		const struct vnp_layer_span *x = &ls->s[i];
+
+		fprintf(f, "%s[%llu,%llu,%u,", i > first ? "," : "",
+			(unsigned long long)(x->lo - tl->t0), (unsigned long long)(x->hi - tl->t0),
+			x->depth - 1u);
+		snprintf(path, sizeof(path), "%.*s", (int)x->len, x->path);
+		vnp_json_str(f, path);
+		fputc(']', f);
+	}
+	fputc(']', f);
+	return i;
+}
+
 static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels)
 {
 	struct evpos pos = { .on = v->a ? v->a->cp.on : NULL };
 	const struct vnp_timeline *tl = v->tl;
+	struct vnp_layer_spans ls;
+	size_t li = 0;
 	unsigned int c, s, k, op;
 	char name[48];
 	int ret, first;
@@ -596,7 +624,8 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 	if (ret)
 		return ret;
 	prog_json(f, tl->prog);
-	ret = execs_json(f, tl) ?: host_json(f, tl);
+	ret = execs_json(f, tl) ?: host_json(f, tl) ?:
+	      vnp_layer_spans(tl, tl->ncores ? tl->ncores : 1, &ls);
 	if (ret)
 		return ret;
 	/* without memory for the positions the page simply has no arrows */
@@ -632,10 +661,12 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 				 &pos);
 		}
 		fputc(']', f);
+		li = layers_json(f, tl, &ls, li, c);
 		flows_json(f, tl, c, &pos);
 		fputc('}', f);
 	}
 	fputs("]}\n", f);
+	vnp_layer_spans_free(&ls);
 	free(pos.row);
 	free(pos.idx);
 	return ferror(f) ? -EIO : 0;

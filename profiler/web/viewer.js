@@ -148,6 +148,12 @@ function buildLanes() {
 	lanes = [];
 	let y = AXIS_H;
 	if (D.host && showHost) y = hostLanes(y);
+	if (c.layers && c.layers.length) {
+		/* the program's scopes and their prefixes, a line a depth (docs/profiler.md) */
+		const lv = 1 + c.layers.reduce((m, r) => Math.max(m, r[2]), 0), h = lv * SUB_H + 4;
+		lanes.push({ kind: 'layers', y, h, name: 'layers', ls: c.layers, levels: lv, count: c.layers.length });
+		y += h;
+	}
 	for (const r of c.rows) { lanes.push({ kind: 'row', row: r, y: y, h: ROW_H, name: r.name }); y += ROW_H; }
 	/* the summary's DMA series: every core's DMA, in its bins (seriesPixels()) */
 	lanes.push({ kind: 'tput', y: y, h: CTR_H, name: 'DMA throughput' }); y += CTR_H;
@@ -158,14 +164,15 @@ function buildLanes() {
 	lab.appendChild(ax);
 	for (const l of lanes) {
 		const d = document.createElement('div');
-		d.className = 'rowlabel' + (l.kind === 'row' ? '' : HOST_KINDS[l.kind] ? ' ' + l.kind : ' counter');
+		const counted = HOST_KINDS[l.kind] || l.kind === 'layers';
+		d.className = 'rowlabel' + (l.kind === 'row' ? '' : counted ? ' ' + l.kind : ' counter');
 		d.style.height = l.h + 'px';
 		d.dataset.name = l.name;
 		const nm = document.createElement('span'); nm.textContent = l.name; d.appendChild(nm);
 		if (l.kind === 'row') {
 			const ct = document.createElement('span'); ct.className = 'count';
 			ct.textContent = l.row.n; d.dataset.count = l.row.n; d.appendChild(ct);
-		} else if (HOST_KINDS[l.kind]) {
+		} else if (counted) {
 			const ct = document.createElement('span'); ct.className = 'count';
 			ct.textContent = l.count; d.dataset.count = l.count; d.appendChild(ct);
 		} else {
@@ -344,6 +351,7 @@ function render() {
 	});
 	drawFlows(g, a, b, px, W);
 	drawHost(g, a, px, W);
+	drawLayers(g, a, px, W);
 	for (const l of lanes) {
 		if (l.kind !== 'tput' && l.kind !== 'pending') continue;
 		const arr = l.kind === 'tput' ? tput : pend;
@@ -529,8 +537,12 @@ function onMove(ev) {
 	let text = null;
 	const fault = l && l.kind === 'row' ? faultAt(l, x, rc.width) : null;
 	const hh = l && HOST_KINDS[l.kind] ? hostAt(l, x, y, rc.width) : null;
+	const ly = l && l.kind === 'layers' ? layerAt(l, x, y, rc.width) : null;
 	if (hh) {
 		text = describeHost(hh);
+	} else if (ly) {
+		text = [layerName(ly[3]), 'layer    ' + ly[3], 'start    ' + fmtTime(ly[0]) +
+			'   duration ' + fmtTime(ly[1] - ly[0])].join('\n');
 	} else if (fault) {
 		text = describeFault(fault);
 	} else if (l && l.kind === 'row' && l.lod) {
@@ -936,6 +948,35 @@ function box(g, x, y, w, h, fill, label, on, dim) {
 		g.save(); g.beginPath(); g.rect(x, y, w, h); g.clip();
 		g.fillText(label, x + 3, y + h - 5); g.restore();
 	}
+}
+/* ---- layers: [start, end, depth - 1, scope path] from t0 (docs/profiler.md) ---- */
+function layerName(p) { return p.slice(p.lastIndexOf('/') + 1); }
+function layerColor(p) { let h = 0; for (let i = 0; i < p.length; i++) h = (h * 31 + p.charCodeAt(i)) >>> 0; return rangeColor(h); }
+function drawLayers(g, a, px, W) {
+	for (const l of lanes) {
+		if (l.kind !== 'layers') continue;
+		g.fillStyle = '#fbfcfd'; g.fillRect(0, l.y, W, l.h);
+		g.strokeStyle = '#e4e7eb'; g.beginPath(); g.moveTo(0, l.y + l.h - 0.5); g.lineTo(W, l.y + l.h - 0.5); g.stroke();
+		const lastx = new Map();
+		for (const r of l.ls) {
+			const x0 = (r[0] - a) / px, x1 = (r[1] - a) / px, c = Math.floor(x0);
+			if (x1 < 0 || x0 > W) continue;
+			/* zoomed out, one box a pixel column a line */
+			if (x1 - x0 < 1 && lastx.get(r[2]) === c) continue;
+			lastx.set(r[2], c);
+			box(g, x0, l.y + 2 + r[2] * SUB_H, Math.max(1, x1 - x0), SUB_H - 2, layerColor(r[3]),
+			    layerName(r[3]), false, false);
+		}
+	}
+}
+/* The innermost layer box of lane l under (x, y), null if none. */
+function layerAt(l, x, y, W) {
+	const px = (v1 - v0) / W, t = v0 + x * px, tol = 3 * px, lv = Math.floor((y - l.y - 2) / SUB_H);
+	for (let i = l.ls.length - 1; i >= 0; i--) {
+		const r = l.ls[i];
+		if (r[2] === lv && r[0] - tol <= t && t <= r[1] + tol) return r;
+	}
+	return null;
 }
 function drawHost(g, a, px, W) {
 	for (const l of lanes) {

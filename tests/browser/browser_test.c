@@ -1181,12 +1181,16 @@ static void app_checks(const char *prog, const void *img, size_t size)
 		tap(0, "the application's page loads");
 		return;
 	}
-	/* the host rows: a group per process, a row per thread, then core 0's executions */
+	/*
+	 * the host rows: a group per process, a row per thread, then core 0's executions,
+	 * then its layers (11 scopes and prefixes an execution)
+	 */
 	s = eval("vnViewer.lanes().filter(l=>l.kind!=='row'&&l.kind!=='tput'&&l.kind!=='pending')"
 		 ".map(l=>l.name+':'+l.n).join('|')");
 	tap(s && !strcmp(s, "process 4242:2|thread 7:3|thread 8:1|process 5151:1|thread 7:1|"
-			 "executions:3") &&
-	    lane_of("executions") == lane_of("TensorE LoadStationary") - 1,
+			 "executions:3|layers:33") &&
+	    lane_of("executions") == lane_of("layers") - 1 &&
+	    lane_of("layers") == lane_of("TensorE LoadStationary") - 1,
 	    "host rows above the device rows: %s", s ? s : "?");
 	free(s);
 	/* the ranges' boxes with their names and nesting (thread, level, name < parent) */
@@ -1417,6 +1421,14 @@ int main(int argc, char **argv)
 		}
 		tap(ok, "one row per DMA queue used, with its descriptor count");
 	}
+	/* the program's scopes as layers, a row above the engines' */
+	s = eval("[...new Set(vnViewer.data().cores[0].layers.filter(r=>r[2]===0).map(r=>r[3]))]"
+		 ".sort().join(',')");
+	tap(lane_of("layers") >= 0 && lane_of("layers") < lane_of("TensorE LoadStationary") &&
+	    row_count("layers") > 0 && s && !strcmp(s, "exp,mm"),
+	    "a layers row above the engines: %ld boxes, outermost layers %s", row_count("layers"),
+	    s ? s : "?");
+	free(s);
 	tap(lane_of("DMA throughput") > 0 && lane_of("pending DMA") > 0,
 	    "DMA throughput and pending-DMA counter rows");
 	/* issue 12: the counters' peaks are the text summary's, at its bin size, in its units */

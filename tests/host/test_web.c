@@ -185,6 +185,29 @@ TEST(host_rows_in_the_data)
 	synth_free(s);
 }
 
+/* Layers: per execution, each scope path and its prefixes over their entries. */
+TEST(layers_in_the_data)
+{
+	struct synth *s = synth_new();
+	char *h;
+
+	synth_debug(s, 0, synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, 300, 1000), "mlp.c", 1,
+		    "mlp/fc1");
+	synth_debug(s, 1, synth_insn(s, 1, VNEF_OP_TENSOR_TENSOR, 250, 400, 0), "mlp.c", 2,
+		    "mlp/fc2/</script>");
+	synth_exec(s, 0, 400);
+	ASSERT_EQ(0, synth_run(s, 0));
+	h = render(s, 0);
+	ASSERT_NE(NULL, h);
+	/* [start, end, depth - 1, path], ps from t0, by depth then start; escaped */
+	EXPECT_NE(NULL, strstr(h, "\"layers\":[[0,400000,0,\"mlp\"],[0,300000,1,\"mlp/fc1\"],"
+			       "[250000,400000,1,\"mlp/fc2\"],"
+			       "[250000,400000,2,\"mlp/fc2/\\u003c\"],"
+			       "[250000,400000,3,\"mlp/fc2/\\u003c/script>\"]]")) TH_LOG("%s", h);
+	free(h);
+	synth_free(s);
+}
+
 /* The server in a child, its URL read from its stdout. */
 struct server {
 	pid_t pid;
