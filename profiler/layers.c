@@ -77,6 +77,17 @@ static int norm_scopes(const struct vnp_prog *p, struct vnp_layer_spans *ls)
 	return 0;
 }
 
+/* How many prefixes a normalised path has, as prefixes() counts them. */
+static size_t prefix_count(const char *p)
+{
+	size_t len = strlen(p), depth = 0, k;
+
+	for (k = 1; k <= len && depth < VNP_LAYER_DEPTHS; k++)
+		if (k == len || p[k] == '/')
+			depth++;
+	return depth;
+}
+
 /* The prefixes of the (execution, scope) spans l[0..n) into ls->s. */
 static void prefixes(struct vnp_layer_spans *ls, const struct vnp_layer_span *l, size_t n)
 {
@@ -106,7 +117,7 @@ int vnp_layer_spans(const struct vnp_timeline *tl, unsigned int ncores,
 	uint64_t lane_end[VNP_LAYER_LANES];
 	unsigned int c = VNP_MAX_CORES, d = 0, j;
 	struct vnp_layer_span *l;
-	size_t i, n = 0;
+	size_t i, n = 0, need;
 
 	memset(ls, 0, sizeof(*ls));
 	if (!tl->prog || !tl->prog->nscopes)
@@ -124,9 +135,11 @@ int vnp_layer_spans(const struct vnp_timeline *tl, unsigned int ncores,
 	}
 	qsort(l, n, sizeof(*l), cmp_lay_scope);
 	n = lay_merge(l, n, cmp_lay_scope);
-	/* each (execution, scope) once per prefix */
-	ls->s = n > SIZE_MAX / sizeof(*l) / VNP_LAYER_DEPTHS ? NULL :
-		malloc((n ? n : 1) * VNP_LAYER_DEPTHS * sizeof(*ls->s));
+	/* each (execution, scope) once per prefix: counted, as a program may have many scopes */
+	for (i = 0, need = 0; i < n; i++)
+		need += prefix_count(ls->np[l[i].scope]);
+	ls->s = need > SIZE_MAX / sizeof(*ls->s) ? NULL :
+		malloc((need ? need : 1) * sizeof(*ls->s));
 	if (!ls->s)
 		goto nomem;
 	prefixes(ls, l, n);

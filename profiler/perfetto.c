@@ -945,7 +945,8 @@ static int layer_rows(struct pw *w, const int *pids, const char (*pre)[64],
 			d = x->depth;
 			nl = 0;
 		}
-		if (x->lane != nl)
+		/* a span past the last lane is left out (layers.h): no track for it */
+		if (x->lane != nl || x->lane >= VNP_LAYER_LANES)
 			continue;
 		nl++;
 		if (x->lane)

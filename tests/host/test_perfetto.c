@@ -479,6 +479,41 @@ TEST(layers_span_their_scopes_entries)
 	synth_free(s);
 }
 
+/*
+ * 70 sibling layers that all overlap: 64 lanes at most ("layers 2 #64"), the spans past
+ * them left out, every track known and properly nested (no uuid of a lane past the last
+ * reused by the next depth).
+ */
+TEST(layers_past_the_last_lane_left_out)
+{
+	struct decoded *d = calloc(1, sizeof(*d));
+	struct synth *s = synth_new();
+	char path[64], scope[32];
+	unsigned int i;
+
+	for (i = 0; i < 70; i++) {
+		snprintf(scope, sizeof(scope), "net/l%u", i);
+		synth_debug(s, i % 4, synth_insn(s, i % 4, VNEF_OP_IOTA, i, 1000 + i, 0), "n.c",
+			    i + 1, scope);
+	}
+	synth_exec(s, 0, 1100);
+	AEQ(synth_run(s, 0), 0);
+	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
+	ASSERT_EQ(decode(path, d), 0);
+	unlink(path);
+	EQ(d->unknown_track, 0);
+	EQ(d->bad_order, 0);
+	EQ(d->bad_end, 0);
+	ASSERT_NE(by_name(d, "layers 1"), NULL);
+	EQ(by_name(d, "layers 1")->slices, 1);
+	ASSERT_NE(by_name(d, "layers 2 #64"), NULL);
+	EQ(by_name(d, "layers 2 #64")->slices, 1);
+	EXPECT_EQ(by_name(d, "layers 2 #65"), NULL);
+	EXPECT_EQ(by_name(d, "layers 3"), NULL);
+	free(d);
+	synth_free(s);
+}
+
 TEST(overlapping_engine_records_still_nest)
 {
 	struct synth *s = synth_new();
