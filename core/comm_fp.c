@@ -10,39 +10,63 @@
 
 #define VN_CC_FP_CHUNK	4096u
 
+/* Elements a block holds: the accumulator and a widened bf16 block fit a kernel frame. */
+#define VN_CC_BLOCK	128u
+
+/* acc[i] = acc[i] <reduce> v[i], four lanes at a time (the scalar loop's bits). */
+static void reduce_into(u32 reduce, float *acc, const float *v, u32 k)
+{
+	u32 i = 0;
+
+	if (reduce == VN_CC_MAX) {
+		for (; i + 4 <= k; i += 4) {
+			vn_v4 a = v4_load(acc + i), b = v4_load(v + i);
+
+			v4_store(acc + i, v4_sel(a > b, a, b));
+		}
+		for (; i < k; i++)
+			acc[i] = acc[i] > v[i] ? acc[i] : v[i];
+		return;
+	}
+	for (; i + 4 <= k; i += 4)
+		v4_store(acc + i, v4_add(v4_load(acc + i), v4_load(v + i)));
+	for (; i < k; i++)
+		acc[i] += v[i];
+}
+
 static void reduce_chunk(u32 reduce, u32 dtype, void *const *out, u32 nout,
 			 const void *const *in, u32 n, u64 in_first, u64 first, u32 len)
 {
-	float acc[VN_CC_FP_CHUNK / 16];
+	float acc[VN_CC_BLOCK], wide[VN_CC_BLOCK];
+	const float *v;
 	u32 done, k, r, o, i;
+	u64 e;
 
 	/* Small blocks: every rank's values of a block are read before any output is written. */
 	for (done = 0; done < len; done += k) {
-		k = min_t(u32, len - done, (u32)ARRAY_SIZE(acc));
+		k = min_t(u32, len - done, VN_CC_BLOCK);
+		e = in_first + first + done;
 		for (r = 0; r < n; r++) {
-			for (i = 0; i < k; i++) {
-				u64 e = in_first + first + done + i;
-				float v = dtype == VNEF_DT_BF16 ?
-					  vn_bf16_to_f32(((const u16 *)in[r])[e]) :
-					  ((const float *)in[r])[e];
-
-				if (!r)
-					acc[i] = v;
-				else if (reduce == VN_CC_MAX)
-					acc[i] = acc[i] > v ? acc[i] : v;
-				else
-					acc[i] += v;
+			if (dtype == VNEF_DT_BF16) {
+				vn_bf16_widen((const u16 *)in[r] + e, r ? wide : acc, k);
+				v = wide;
+			} else if (r) {
+				v = (const float *)in[r] + e;
+			} else {
+				memcpy(acc, (const float *)in[r] + e, k * sizeof(float));
+				continue;
 			}
+			if (r)
+				reduce_into(reduce, acc, v, k);
 		}
+		e = first + done;
 		for (o = 0; o < nout; o++) {
-			for (i = 0; i < k; i++) {
-				u64 e = first + done + i;
-
-				if (dtype == VNEF_DT_BF16)
-					((u16 *)out[o])[e] = vn_f32_to_bf16(acc[i]);
-				else
-					((float *)out[o])[e] = acc[i];
+			if (dtype != VNEF_DT_BF16) {
+				memcpy((float *)out[o] + e, acc, k * sizeof(float));
+				continue;
 			}
+			for (i = 0; i < k; i++)
+				((u16 *)out[o])[e + i] = vn_f32_to_bf16(acc[i]);
 		}
 	}
 }

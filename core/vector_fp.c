@@ -16,57 +16,6 @@ static inline float f_min(float a, float b)
 	return a < b ? a : b;
 }
 
-/*
- * Four lanes at a time with SSE2 (the module's FPU flags, and every x86-64): each lane
- * is the scalar operation on the same operands, so the results are the same bits; the
- * selects are the scalar max and min (a > b ? a : b), NaN and signed zeros included.
- */
-#define vn_v4	float __attribute__((vector_size(16)))	/* macros, not typedefs */
-#define vn_v4i	s32 __attribute__((vector_size(16)))
-
-static inline vn_v4 v4_load(const float *p)
-{
-	vn_v4 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline void v4_store(float *p, vn_v4 v)
-{
-	memcpy(p, &v, sizeof(v));
-}
-
-static inline vn_v4 v4_sel(vn_v4i m, vn_v4 a, vn_v4 b)
-{
-	return (vn_v4)(((vn_v4i)a & m) | ((vn_v4i)b & ~m));
-}
-
-/*
- * a + b and a * b with a as the destination operand, as the scalar loops compile: of
- * two NaN operands x86 returns the destination's, and the compiler would otherwise be
- * free to swap the operands of these commutative operations.
- */
-static inline vn_v4 v4_add(vn_v4 a, vn_v4 b)
-{
-#ifdef __x86_64__
-	__asm__("addps %1, %0" : "+x"(a) : "x"(b));
-	return a;
-#else
-	return a + b;
-#endif
-}
-
-static inline vn_v4 v4_mul(vn_v4 a, vn_v4 b)
-{
-#ifdef __x86_64__
-	__asm__("mulps %1, %0" : "+x"(a) : "x"(b));
-	return a;
-#else
-	return a * b;
-#endif
-}
-
 static inline vn_v4 v4_op(u32 op, vn_v4 a, vn_v4 b)
 {
 	switch (op) {

@@ -177,6 +177,115 @@ TEST(all_reduce_in_place_bf16_max)
 	vn_comm_destroy(cm);
 }
 
+static float f32_of(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+static uint32_t bits_of(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+static uint16_t bf16_of(float f)
+{
+	uint32_t u = bits_of(f);
+
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return (uint16_t)((u >> 16) | 0x40);
+	return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+}
+
+/*
+ * The reduction is four lanes at a time: every element, whatever its place in a lane or
+ * a block, must keep the scalar rule's bits (acc = in[0]; acc = acc > v ? acc : v or
+ * acc + v in rank order; bf16 widened, rounded once), signed zeros, infinities and NaN
+ * included. At most one NaN an element, so that no NaN's payload depends on which operand
+ * an add keeps.
+ */
+TEST(reduce_keeps_the_scalar_bits)
+{
+	static const uint32_t special[] = { 0x80000000u, 0x00000000u, 0x7f800000u,
+					    0xff800000u, 0x00000001u, 0x7f7fffffu };
+	const u64 count = 4096 + 128 + 7;	/* a chunk, a block and a tail */
+	float *in[N], *want = malloc(count * 4), *out = malloc(count * 4);
+	uint16_t *hin[N], *hout = malloc(count * 2);
+	const void *src[N];
+	void *dst[1];
+	u32 reduce, k;
+	u64 i;
+
+	ASSERT_NE(NULL, want);
+	for (k = 0; k < N; k++) {
+		in[k] = malloc(count * 4);
+		hin[k] = malloc(count * 2);
+		ASSERT_NE(NULL, in[k]);
+		ASSERT_NE(NULL, hin[k]);
+		cc_fill(in[k], count, k + 1);
+		for (i = k; i < count; i += 5)
+			in[k][i] = f32_of(special[(i + k) % 6]);
+		for (i = 0; i < count; i += 11)
+			if (i % N == k)
+				in[k][i] = f32_of(0x7fc00000u | (uint32_t)i);
+		for (i = 0; i < count; i++)
+			hin[k][i] = bf16_of(in[k][i]);
+	}
+	for (reduce = VN_CC_SUM; reduce <= VN_CC_MAX; reduce++) {
+		for (i = 0; i < count; i++) {
+			float acc = in[0][i];
+
+			for (k = 1; k < N; k++)
+				acc = reduce == VN_CC_MAX ? (acc > in[k][i] ? acc : in[k][i]) :
+							    acc + in[k][i];
+			want[i] = acc;
+		}
+		for (k = 0; k < N; k++)
+			src[k] = in[k];
+		dst[0] = out;
+		vn_cc_reduce(reduce, VNEF_DT_FP32, dst, 1, src, N, 0, count);
+		for (i = 0; i < count; i++)
+			if (bits_of(out[i]) != bits_of(want[i]) &&
+			    !(want[i] != want[i] && out[i] != out[i])) {
+				EXPECT_EQ(bits_of(want[i]), bits_of(out[i])) TH_LOG("fp32 %u at %llu",
+										      reduce, (unsigned long long)i);
+				break;
+			}
+		for (i = 0; i < count; i++) {
+			float acc = f32_of((uint32_t)hin[0][i] << 16);
+
+			for (k = 1; k < N; k++) {
+				float v = f32_of((uint32_t)hin[k][i] << 16);
+
+				acc = reduce == VN_CC_MAX ? (acc > v ? acc : v) : acc + v;
+			}
+			want[i] = acc;
+		}
+		for (k = 0; k < N; k++)
+			src[k] = hin[k];
+		dst[0] = hout;
+		vn_cc_reduce(reduce, VNEF_DT_BF16, dst, 1, src, N, 0, count);
+		for (i = 0; i < count; i++)
+			if (hout[i] != bf16_of(want[i]) && !(want[i] != want[i])) {
+				EXPECT_EQ(bf16_of(want[i]), hout[i]) TH_LOG("bf16 %u at %llu",
+									     reduce, (unsigned long long)i);
+				break;
+			}
+	}
+	for (k = 0; k < N; k++) {
+		free(in[k]);
+		free(hin[k]);
+	}
+	free(want);
+	free(out);
+	free(hout);
+}
+
 TEST(gather_scatter_all_to_all_permute)
 {
 	const u64 c = 300;

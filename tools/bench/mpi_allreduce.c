@@ -29,6 +29,13 @@ static float val(u32 rank, u64 i)
 	return (float)(i % 1000) * 0.5f + (float)rank * 0.25f;
 }
 
+/* What went wrong on this rank, on stderr: 1. */
+static int fail(int me, const char *what, int val)
+{
+	fprintf(stderr, "mpi_allreduce: rank %d: %s (%d)\n", me, what, val);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	const u64 bytes = 64ull << 20, count = bytes / 4;
@@ -37,7 +44,7 @@ int main(int argc, char **argv)
 	struct nd_mpi_comm *c;
 	struct vn_comm *cm;
 	struct vn_cc_args a;
-	int me, np, level, bad = 0, any, run;
+	int me, np, level, bad = 0, any, run, ret;
 	float *in, *out, want;
 	u64 i;
 	u32 r;
@@ -61,8 +68,9 @@ int main(int argc, char **argv)
 		/* The proxy is idle between collectives: these MPI calls are ours. */
 		MPI_Barrier(MPI_COMM_WORLD);
 		t = MPI_Wtime();
-		if (vn_comm_collective(cm, nd_mpi_comm_first(c), &a, 0, 0, NULL, &res))
-			bad = 1;
+		ret = vn_comm_collective(cm, nd_mpi_comm_first(c), &a, 0, 0, NULL, &res);
+		if (ret)
+			bad = fail(me, "run", ret);
 		MPI_Barrier(MPI_COMM_WORLD);
 		t = MPI_Wtime() - t;
 		if (t < ours)
@@ -77,17 +85,19 @@ int main(int argc, char **argv)
 			mpi = t;
 	}
 	/* Ours once more, checked against the rank-order loop. */
-	if (vn_comm_collective(cm, nd_mpi_comm_first(c), &a, 0, 0, NULL, &res))
-		bad = 1;
+	ret = vn_comm_collective(cm, nd_mpi_comm_first(c), &a, 0, 0, NULL, &res);
+	if (ret)
+		bad = fail(me, "checked run", ret);
 	for (i = 0; !bad && i < count; i++) {
 		want = val(0, i);
 		for (r = 1; r < (u32)np; r++)
 			want += val(r, i);
 		if (memcmp(&want, &out[i], 4))
-			bad = 1;
+			bad = fail(me, "result not exact", (int)i);
 	}
-	if (nd_mpi_comm_free(c))
-		bad = 1;
+	ret = nd_mpi_comm_free(c);
+	if (ret)
+		bad = fail(me, "nd_mpi_comm_free", ret);
 	MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
 	if (!me && !any) {
 		printf("BENCH mpi_allreduce_64mib_%dr_ms=%.1f ms\n", np, ours * 1e3);
