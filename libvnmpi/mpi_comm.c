@@ -49,6 +49,8 @@ enum { R_HDR_IN, R_DATA_IN, R_HDR_OUT, R_DATA_OUT, R_PER_PEER };
 #define CLEANUP_NS	1000000000ull
 /* How long nd_mpi_comm_free() waits for the proxy before abandoning it. */
 #define FREE_WAIT_S	10
+/* Stopped with a collective done here, how long its sends may still take (< FREE_WAIT_S). */
+#define SENDS_AFTER_STOP_NS	5000000000ull
 
 struct nd_mpi_comm {
 	MPI_Comm mc;			/* a duplicate of the caller's, errors returned */
@@ -404,8 +406,9 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 	const struct vn_cc_args *a0 = p->args[c->first];
 	size_t hw = hwords(c), inb, k, nr = (size_t)c->nproc * R_PER_PEER;
 	uint64_t *mine = c->hdr + (size_t)c->me * hw;
-	int q, flag, active, ret = 0, bad = -1;
+	int q, flag, active, receiving, ret = 0, bad = -1;
 	unsigned int i, idle = 0;
+	u64 sends_until = 0;
 	MPI_Status st;
 
 	mine[H_OK] = locals_agree(c, p);
@@ -450,6 +453,7 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 	}
 	for (;;) {
 		active = 0;
+		receiving = 0;
 		for (k = 0; k < nr && !ret; k++) {
 			if (c->req[k] == MPI_REQUEST_NULL)
 				continue;
@@ -460,6 +464,8 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 			}
 			if (!flag) {
 				active = 1;
+				if (k % R_PER_PEER == R_HDR_IN || k % R_PER_PEER == R_DATA_IN)
+					receiving = 1;
 				continue;
 			}
 			idle = 0;
@@ -485,8 +491,15 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 		ret = broke_here(c);
 		if (ret || !active)
 			break;
-		if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
-			/* Stopped inside a collective: this node leaves it. */
+		/*
+		 * Stopped inside a collective: this node leaves it, unless everything it
+		 * receives is in (the collective is done here) and only its sends are out:
+		 * slower nodes still need them, so they go on for a while.
+		 */
+		if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE) && !receiving && !sends_until)
+			sends_until = vn_time_ns() + SENDS_AFTER_STOP_NS;
+		if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE) &&
+		    (receiving || vn_time_ns() >= sends_until)) {
 			lc_break(c, c->first, -EPIPE, 0);
 			ret = broke_here(c);
 			break;

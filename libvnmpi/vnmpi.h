@@ -94,7 +94,9 @@ uint64_t nd_mpi_comm_collectives(const struct nd_mpi_comm *c);
  * arguments that differ between nodes, -EPIPE the communicator broke: a timeout, a
  * failed rank, here or on another node); -ETIMEDOUT if the proxy did not end within 10 s
  * (stuck in MPI: it and c are abandoned). Stopped inside a collective, this node leaves
- * it (the others end -EPIPE).
+ * it (the others end -EPIPE); stopped once its own ranks have the result, the proxy first
+ * lets its inputs reach the slower nodes (for up to 5 s), so freeing right after the last
+ * collective is safe.
  */
 int nd_mpi_comm_free(struct nd_mpi_comm *c);
 

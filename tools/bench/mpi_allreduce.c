@@ -29,10 +29,18 @@ static float val(u32 rank, u64 i)
 	return (float)(i % 1000) * 0.5f + (float)rank * 0.25f;
 }
 
-/* What went wrong on this rank, on stderr: 1. */
-static int fail(int me, const char *what, int val)
+/* What went wrong on this rank, and why cm broke if it did (cm may be NULL), on stderr: 1. */
+static int fail(int me, struct vn_comm *cm, const char *what, int val)
 {
-	fprintf(stderr, "mpi_allreduce: rank %d: %s (%d)\n", me, what, val);
+	struct vn_comm_state st;
+
+	fprintf(stderr, "mpi_allreduce: rank %d: %s (%d)", me, what, val);
+	if (cm)
+		vn_comm_state(cm, &st);
+	if (cm && st.broken)
+		fprintf(stderr, ": broken by rank %u (%d), missing %#llx", st.failed_rank,
+			st.failure, (unsigned long long)st.missing);
+	fputc('\n', stderr);
 	return 1;
 }
 
@@ -70,7 +78,7 @@ int main(int argc, char **argv)
 		t = MPI_Wtime();
 		ret = vn_comm_collective(cm, nd_mpi_comm_first(c), &a, 0, 0, NULL, &res);
 		if (ret)
-			bad = fail(me, "run", ret);
+			bad = fail(me, cm, "run", ret);
 		MPI_Barrier(MPI_COMM_WORLD);
 		t = MPI_Wtime() - t;
 		if (t < ours)
@@ -87,17 +95,17 @@ int main(int argc, char **argv)
 	/* Ours once more, checked against the rank-order loop. */
 	ret = vn_comm_collective(cm, nd_mpi_comm_first(c), &a, 0, 0, NULL, &res);
 	if (ret)
-		bad = fail(me, "checked run", ret);
+		bad = fail(me, cm, "checked run", ret);
 	for (i = 0; !bad && i < count; i++) {
 		want = val(0, i);
 		for (r = 1; r < (u32)np; r++)
 			want += val(r, i);
 		if (memcmp(&want, &out[i], 4))
-			bad = fail(me, "result not exact", (int)i);
+			bad = fail(me, cm, "result not exact", (int)i);
 	}
 	ret = nd_mpi_comm_free(c);
 	if (ret)
-		bad = fail(me, "nd_mpi_comm_free", ret);
+		bad = fail(me, NULL, "nd_mpi_comm_free", ret);
 	MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
 	if (!me && !any) {
 		printf("BENCH mpi_allreduce_64mib_%dr_ms=%.1f ms\n", np, ours * 1e3);
