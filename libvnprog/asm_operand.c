@@ -227,6 +227,27 @@ static bool sem_tok(struct as *a, uint64_t *s)
 	return true;
 }
 
+/*
+ * The next token, a semaphore below VNEF_MAX_SEMS, into *s (not taken); where it stands
+ * into *line and *col. Else a diagnostic: what was expected, or the range.
+ */
+static bool sem_operand(struct as *a, const char *what, uint64_t *s, unsigned int *line,
+			unsigned int *col)
+{
+	if (!asm_peek(a))
+		return false;
+	*line = a->tok.line;
+	*col = a->tok.col;
+	if (!sem_tok(a, s))
+		return asm_expected(a, what);
+	if (*s >= VNEF_MAX_SEMS) {
+		asm_diag(a, *line, *col, "semaphore %.*s is out of range (s0..s%d)",
+			 (int)(a->tok.len > 20 ? 20 : a->tok.len), a->tok.p, VNEF_MAX_SEMS - 1);
+		return false;
+	}
+	return true;
+}
+
 /* "x" between sizes (an identifier to the lexer). */
 static bool expect_x(struct as *a)
 {
@@ -401,18 +422,8 @@ static bool clauses(struct as *a, uint32_t opcode, bool dma, struct vnef_cc_inst
 			}
 			seen_wait = true;
 			asm_take(a);
-			if (!asm_peek(a))
+			if (!sem_operand(a, "a semaphore (s0..s63) after 'wait'", &s, &line, &col))
 				return false;
-			line = a->tok.line;
-			col = a->tok.col;
-			if (!sem_tok(a, &s))
-				return asm_expected(a, "a semaphore (s0..s63) after 'wait'");
-			if (s >= VNEF_MAX_SEMS) {
-				asm_diag(a, line, col, "semaphore %.*s is out of range (s0..s%d)",
-					 (int)(a->tok.len > 20 ? 20 : a->tok.len), a->tok.p,
-					 VNEF_MAX_SEMS - 1);
-				return false;
-			}
 			asm_take(a);
 			if (!asm_peek(a))
 				return false;
@@ -444,18 +455,8 @@ static bool clauses(struct as *a, uint32_t opcode, bool dma, struct vnef_cc_inst
 			do {
 				uint64_t s;
 
-				if (!asm_peek(a))
+				if (!sem_operand(a, "a semaphore (s0..s63) to signal", &s, &line, &col))
 					return false;
-				line = a->tok.line;
-				col = a->tok.col;
-				if (!sem_tok(a, &s))
-					return asm_expected(a, "a semaphore (s0..s63) to signal");
-				if (s >= VNEF_MAX_SEMS) {
-					asm_diag(a, line, col, "semaphore %.*s is out of range (s0..s%d)",
-						 (int)(a->tok.len > 20 ? 20 : a->tok.len), a->tok.p,
-						 VNEF_MAX_SEMS - 1);
-					return false;
-				}
 				if (*mask & (1ull << s)) {
 					asm_diag(a, line, col, "semaphore s%llu signalled twice by one entry",
 						 (unsigned long long)s);

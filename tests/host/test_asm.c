@@ -634,6 +634,8 @@ static const struct err_case err_cases[] = {
 	{ HDR ".engine vector\nnop signal s3, s3\n", 4, "s3", 1,
 	  "semaphore s3 signalled twice by one entry" },
 	{ HDR ".engine vector\nnop signal s99\n", 4, "s99", 0, "semaphore s99 is out of range" },
+	{ HDR ".engine vector\nnop signal s1, y2\n", 4, "y2", 0,
+	  "expected a semaphore (s0..s63) to signal" },
 	{ HDR ".engine vector\nnop wait s1 >= 1 wait s2 >= 1\n", 4, "wait", 1,
 	  "'wait' given twice" },
 	{ HDR ".engine vector\nnop signal s1 signal s2\n", 4, "signal", 1, "'signal' given twice" },
