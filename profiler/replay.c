@@ -944,6 +944,15 @@ static int written_by_others(const struct pimg *g, const struct vnef_dma_desc *d
 	return 0;
 }
 
+/* A wait (an entry's flags, sem and value) on s past the removed k-th increment: one less. */
+static void drop_wait(uint32_t *flags, uint32_t *sem, uint32_t *value, uint32_t s, uint32_t k)
+{
+	if ((*flags & VNEF_IF_WAIT) && *sem == s && *value >= k && !--*value) {
+		*flags &= ~VNEF_IF_WAIT;
+		*sem = 0;
+	}
+}
+
 /* Every wait on semaphore s for a value past the removed k-th increment waits one less. */
 static void drop_increment(struct pimg *g, uint32_t s, uint32_t k)
 {
@@ -951,34 +960,15 @@ static void drop_increment(struct pimg *g, uint32_t s, uint32_t k)
 	uint32_t i;
 
 	for (e = 0; e < VNEF_ENGINES; e++)
-		for (i = 0; i < g->nin[e]; i++) {
-			struct vnef_instr *x = &g->in[e][i];
-
-			if ((x->flags & VNEF_IF_WAIT) && x->wait_sem == s && x->wait_value >= k &&
-			    !--x->wait_value) {
-				x->flags &= ~VNEF_IF_WAIT;
-				x->wait_sem = 0;
-			}
-		}
+		for (i = 0; i < g->nin[e]; i++)
+			drop_wait(&g->in[e][i].flags, &g->in[e][i].wait_sem,
+				  &g->in[e][i].wait_value, s, k);
 	for (q = 0; q < VNEF_DMA_QUEUES; q++)
-		for (i = 0; i < g->nd[q]; i++) {
-			struct vnef_dma_desc *x = &g->d[q][i];
-
-			if ((x->flags & VNEF_IF_WAIT) && x->wait_sem == s && x->wait_value >= k &&
-			    !--x->wait_value) {
-				x->flags &= ~VNEF_IF_WAIT;
-				x->wait_sem = 0;
-			}
-		}
-	for (i = 0; i < g->ncc; i++) {
-		struct vnef_cc_instr *x = &g->cc[i];
-
-		if ((x->flags & VNEF_IF_WAIT) && x->wait_sem == s && x->wait_value >= k &&
-		    !--x->wait_value) {
-			x->flags &= ~VNEF_IF_WAIT;
-			x->wait_sem = 0;
-		}
-	}
+		for (i = 0; i < g->nd[q]; i++)
+			drop_wait(&g->d[q][i].flags, &g->d[q][i].wait_sem,
+				  &g->d[q][i].wait_value, s, k);
+	for (i = 0; i < g->ncc; i++)
+		drop_wait(&g->cc[i].flags, &g->cc[i].wait_sem, &g->cc[i].wait_value, s, k);
 }
 
 int vnp_replay_dedup(struct vnp_replay *r, uint64_t *ps, char *what, size_t len)
