@@ -812,8 +812,11 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 
 /* --- summary-json --------------------------------------------------------------------- */
 
-static void jnum(FILE *f, double x)
+/* ,"key":x, a member after its object's first; without a key, x alone (in an array). */
+static void jnum(FILE *f, const char *key, double x)
 {
+	if (key)
+		fprintf(f, ",\"%s\":", key);
 	if (isnan(x) || isinf(x))
 		fputs("null", f);
 	else
@@ -821,12 +824,21 @@ static void jnum(FILE *f, double x)
 }
 
 /* Exactly (round trip): a figure the viewer prints as the text summary does. */
-static void jnum_exact(FILE *f, double x)
+static void jnum_exact(FILE *f, const char *key, double x)
 {
+	if (key)
+		fprintf(f, ",\"%s\":", key);
 	if (isnan(x) || isinf(x))
 		fputs("null", f);
 	else
 		fprintf(f, "%.17g", x);
+}
+
+/* ,"key":"x", x escaped. */
+static void jstr(FILE *f, const char *key, const char *x)
+{
+	fprintf(f, ",\"%s\":", key);
+	vnp_json_str(f, x);
 }
 
 static void jnums(FILE *f, const double *v, unsigned int n)
@@ -837,7 +849,7 @@ static void jnums(FILE *f, const double *v, unsigned int n)
 	for (i = 0; i < n; i++) {
 		if (i)
 			fputc(',', f);
-		jnum(f, v[i]);
+		jnum(f, NULL, v[i]);
 	}
 	fputc(']', f);
 }
@@ -868,9 +880,9 @@ static void json_counts(FILE *f, const char *(*name)(unsigned int), const uint64
 
 static void unit_json(FILE *f, const struct vnp_unit *x, uint64_t total)
 {
-	fprintf(f, "{\"count\":%llu,\"active_ps\":%llu,\"active_pct\":",
-		(unsigned long long)x->count, (unsigned long long)x->active_ps);
-	jnum(f, vnp_pct(x->active_ps, total));
+	fprintf(f, "{\"count\":%llu,\"active_ps\":%llu", (unsigned long long)x->count,
+		(unsigned long long)x->active_ps);
+	jnum(f, "active_pct", vnp_pct(x->active_ps, total));
 	fprintf(f, ",\"instr_ps\":%llu,\"flops\":%llu,\"bytes\":%llu,\"sem_wait_ps\":%llu,"
 		"\"sem_waits\":%llu,\"first_ps\":%llu,\"last_ps\":%llu,\"opcodes\":",
 		(unsigned long long)x->instr_ps, (unsigned long long)x->flops,
@@ -901,24 +913,26 @@ static void groups_json(FILE *f, const struct vnp_view *v, int scope)
 		vnp_json_str(f, group_name(v, scope, i, name, sizeof(name)));
 		fprintf(f, ",\"count\":%llu,\"instr_ps\":%llu,\"active_ps\":%llu,\"first_ps\":%llu,"
 			"\"last_ps\":%llu,\"tensor_flops\":%llu,\"transpose_flops\":%llu,"
-			"\"hbm_read\":%llu,\"hbm_write\":%llu,\"dma_bytes\":%llu,\"dma_count\":%llu,"
-			"\"hfu\":", (unsigned long long)x->count, (unsigned long long)x->instr_ps,
+			"\"hbm_read\":%llu,\"hbm_write\":%llu,\"dma_bytes\":%llu,"
+			"\"dma_count\":%llu",
+			(unsigned long long)x->count, (unsigned long long)x->instr_ps,
 			(unsigned long long)x->active_ps, (unsigned long long)x->first,
 			(unsigned long long)x->last, (unsigned long long)x->flops,
 			(unsigned long long)x->transpose_flops, (unsigned long long)x->hbm_read,
 			(unsigned long long)x->hbm_write, (unsigned long long)x->dma_bytes,
 			(unsigned long long)x->dma_count);
-		jnum(f, span ? (double)x->flops / (m->peak_flops * (double)span * 1e-12) : 0);
+		jnum(f, "hfu",
+			 span ? (double)x->flops / (m->peak_flops * (double)span * 1e-12) : 0);
 		fputs(",\"engine_ps\":{", f);
 		for (u = 0; u < VNP_UNITS; u++)
 			fprintf(f, "%s\"%s\":%llu", u ? "," : "", vnp_engine_name(u),
 				(unsigned long long)x->unit_ps[u]);
 		fputc('}', f);
 		if (scope) {
-			fprintf(f, ",\"class\":\"%s\",\"label\":", vnp_class_name(v->a->scope[i].cls));
-			vnp_json_str(f, v->a->scope[i].label);
-			fprintf(f, ",\"span_ps\":%llu,\"why\":", (unsigned long long)x->span_ps);
-			vnp_json_str(f, v->a->scope[i].why);
+			fprintf(f, ",\"class\":\"%s\"", vnp_class_name(v->a->scope[i].cls));
+			jstr(f, "label", v->a->scope[i].label);
+			fprintf(f, ",\"span_ps\":%llu", (unsigned long long)x->span_ps);
+			jstr(f, "why", v->a->scope[i].why);
 		}
 		fputc('}', f);
 	}
@@ -953,12 +967,10 @@ static void faults_json(FILE *f, const struct vnp_view *v)
 			(unsigned long long)x->offset, x->len, (unsigned long long)x->time,
 			(unsigned long long)x->model_ps);
 		if (x->mem == VNEF_MEM_HBM && p && p->tensors && x->index < p->ntensors) {
-			fputs(",\"tensor_name\":", f);
-			vnp_json_str(f, vnp_prog_str(p, p->tensors[x->index].name_off));
+			jstr(f, "tensor_name", vnp_prog_str(p, p->tensors[x->index].name_off));
 		}
 		vnp_json_loc(f, p, vnp_prog_loc(p, x->stream, x->pc));
-		fputs(",\"what\":", f);
-		vnp_json_str(f, vnp_fault_what(tl, x, what, sizeof(what)));
+		jstr(f, "what", vnp_fault_what(tl, x, what, sizeof(what)));
 		fputc('}', f);
 	}
 	fputc(']', f);
@@ -1013,12 +1025,12 @@ static int collectives_json(FILE *f, const struct vnp_view *v)
 	if (m->ncoll && !idx)
 		return -ENOMEM;
 	fprintf(f, "{\"count\":%u,\"events\":%llu,\"ranks\":%u,\"time_ps\":%llu,"
-		"\"transfer_ps\":%llu,\"wait_ps\":%llu,\"overlap_ps\":%llu,\"overlap_pct\":",
+		"\"transfer_ps\":%llu,\"wait_ps\":%llu,\"overlap_ps\":%llu",
 		m->ncoll, (unsigned long long)m->cc_events, m->cc_nranks,
 		(unsigned long long)m->unit[VNP_UNIT_CC].active_ps,
 		(unsigned long long)m->cc_xfer_ps, (unsigned long long)m->cc_wait_ps,
 		(unsigned long long)m->cc_overlap_ps);
-	jnum(f, m->cc_xfer_ps ? vnp_pct(m->cc_overlap_ps, m->cc_xfer_ps) : NAN);
+	jnum(f, "overlap_pct", m->cc_xfer_ps ? vnp_pct(m->cc_overlap_ps, m->cc_xfer_ps) : NAN);
 	fprintf(f, ",\"critical_path_transfer_ps\":%llu,\"critical_path_wait_ps\":%llu,"
 		"\"ops\":{", (unsigned long long)cp->unit_ps[VNP_UNIT_CC],
 		(unsigned long long)cp->cc_wait_ps);
@@ -1028,13 +1040,13 @@ static int collectives_json(FILE *f, const struct vnp_view *v)
 		if (!o->count)
 			continue;
 		fprintf(f, "%s\"%s\":{\"count\":%llu,\"bytes\":%llu,\"time_ps\":%llu,"
-			"\"wait_ps\":%llu,\"algbw\":", first ? "" : ",",
+			"\"wait_ps\":%llu", first ? "" : ",",
 			vnp_opcode_name(VNP_OP_CC + op), (unsigned long long)o->count,
 			(unsigned long long)o->bytes, (unsigned long long)o->time_ps,
 			(unsigned long long)o->wait_ps);
-		jnum(f, o->time_ps ? (double)o->bytes / ((double)o->time_ps * 1e-12) : NAN);
-		fputs(",\"busbw\":", f);
-		jnum(f, o->time_ps ? o->bus_bytes / ((double)o->time_ps * 1e-12) : NAN);
+		jnum(f, "algbw",
+			 o->time_ps ? (double)o->bytes / ((double)o->time_ps * 1e-12) : NAN);
+		jnum(f, "busbw", o->time_ps ? o->bus_bytes / ((double)o->time_ps * 1e-12) : NAN);
 		fputc('}', f);
 		first = 0;
 	}
@@ -1046,15 +1058,14 @@ static int collectives_json(FILE *f, const struct vnp_view *v)
 		fprintf(f, "%s\n {\"op\":\"%s\",\"pc\":%u,\"exec\":%u,\"members\":%u,"
 			"\"seen\":%u,\"last_rank\":%u,\"late_ps\":%llu,\"wait_ps\":%llu,"
 			"\"first_arrival_ps\":%llu,\"last_arrival_ps\":%llu,\"end_ps\":%llu,"
-			"\"transfer_ps\":%llu,\"bytes\":%llu,\"algbw\":", k ? "," : "",
+			"\"transfer_ps\":%llu,\"bytes\":%llu", k ? "," : "",
 			vnp_opcode_name(VNP_OP_CC + x->op), x->pc, x->round, x->members, x->seen,
 			x->last_rank, (unsigned long long)(x->last_arrival - x->first_arrival),
 			(unsigned long long)x->wait_ps, (unsigned long long)x->first_arrival,
 			(unsigned long long)x->last_arrival, (unsigned long long)x->end,
 			(unsigned long long)t, (unsigned long long)x->size);
-		jnum(f, t ? vnp_coll_algbw(x) : NAN);
-		fputs(",\"busbw\":", f);
-		jnum(f, t ? vnp_coll_busbw(x) : NAN);
+		jnum(f, "algbw", t ? vnp_coll_algbw(x) : NAN);
+		jnum(f, "busbw", t ? vnp_coll_busbw(x) : NAN);
 		vnp_json_loc(f, tl->prog, vnp_prog_loc(tl->prog, VNEF_STREAM_CC, x->pc));
 		fputc('}', f);
 	}
@@ -1109,8 +1120,8 @@ static void exec_stats_json(FILE *f, const struct vnp_view *v)
 	for (i = 0; i < xs->nout; i++) {
 		const struct vnp_xs_outlier *o = &xs->out[i];
 
-		fprintf(f, "%s{\"core\":%u,\"worker\":", i ? "," : "", o->core);
-		vnp_json_str(f, v->labels && v->labels[o->core] ? v->labels[o->core] : "");
+		fprintf(f, "%s{\"core\":%u", i ? "," : "", o->core);
+		jstr(f, "worker", v->labels && v->labels[o->core] ? v->labels[o->core] : "");
 		fprintf(f, ",\"exec\":%u,\"total_ps\":%llu,\"engine_active_ps\":{", o->exec,
 			(unsigned long long)o->value[VNP_XS_TOTAL]);
 		for (m = 1; m < VNP_XS_METRICS; m++)
@@ -1159,7 +1170,7 @@ static void range_layers_json(FILE *f, const struct vnp_view *v, const uint32_t 
 			fputs("null", f);
 		fprintf(f, ",\"depth\":%u,\"span_ps\":%llu,\"device_share\":%.6g,\"instr_ps\":%llu,"
 			"\"work_share\":%.6g,\"active_ps\":%llu,\"events\":%llu,\"flops\":%llu,"
-			"\"hbm_bytes\":%llu,\"class\":",
+			"\"hbm_bytes\":%llu",
 			x->layer < m->nlayers ? m->layer[x->layer].depth : 0,
 			(unsigned long long)x->g.span_ps,
 			vnp_pct(x->g.span_ps, m->range[r].device_ps) / 100.0,
@@ -1167,9 +1178,8 @@ static void range_layers_json(FILE *f, const struct vnp_view *v, const uint32_t 
 			(unsigned long long)x->g.active_ps, (unsigned long long)x->g.count,
 			(unsigned long long)x->g.flops,
 			(unsigned long long)(x->g.hbm_read + x->g.hbm_write));
-		vnp_json_str(f, c ? vnp_class_name(c->cls) : "");
-		fputs(",\"label\":", f);
-		vnp_json_str(f, c ? c->label : "");
+		jstr(f, "class", c ? vnp_class_name(c->cls) : "");
+		jstr(f, "label", c ? c->label : "");
 		fputc('}', f);
 	}
 	fputc(']', f);
@@ -1216,11 +1226,11 @@ static void ranges_json(FILE *f, const struct vnp_view *v)
 		else
 			fputs("null", f);
 		fprintf(f, ",\"execs\":%llu,\"device_ps\":%llu,\"all_execs\":%llu,"
-			"\"all_device_ps\":%llu,\"gap_ns\":%llu,\"gaps\":%llu,\"class\":",
+			"\"all_device_ps\":%llu,\"gap_ns\":%llu,\"gaps\":%llu",
 			(unsigned long long)r->execs, (unsigned long long)r->device_ps,
 			(unsigned long long)r->all_execs, (unsigned long long)r->all_device_ps,
 			(unsigned long long)r->gap_ns, (unsigned long long)r->gaps);
-		vnp_json_str(f, v->a && v->a->range ? vnp_class_name(v->a->range[ix[i]].cls) : "");
+		jstr(f, "class", v->a && v->a->range ? vnp_class_name(v->a->range[ix[i]].cls) : "");
 		fputs(",\"self\":", f);
 		range_group_json(f, &r->self);
 		fputs(",\"all\":", f);
@@ -1244,10 +1254,8 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 
 	fputs("{\"program\":", f);
 	vnp_json_str(f, tl->prog && tl->prog->name ? tl->prog->name : "");
-	fputs(",\"model\":", f);
-	vnp_json_str(f, tl->model.name);
-	fputs(",\"backend\":", f);
-	vnp_json_str(f, backend_of(tl));
+	jstr(f, "model", tl->model.name);
+	jstr(f, "backend", backend_of(tl));
 	fprintf(f, ",\"cores\":%u,\"executions\":%llu,\"lost_records\":%llu,"
 		"\"malformed_records\":%llu,\n\"total_time_ps\":%llu,\"event_count\":%llu,"
 		"\"instruction_count\":%llu,\"dma_count\":%llu,\"start_ps\":%llu,\"end_ps\":%llu,"
@@ -1258,30 +1266,24 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 		(unsigned long long)m->instr_count, (unsigned long long)m->dma_count,
 		(unsigned long long)m->t0, (unsigned long long)m->t1,
 		(unsigned long long)m->core_ps);
-	jnum(f, m->peak_flops);
-	fputs(",\"hbm_bandwidth\":", f);
-	jnum(f, m->hbm_bw);
+	jnum(f, NULL, m->peak_flops);
+	jnum(f, "hbm_bandwidth", m->hbm_bw);
 	fprintf(f, ",\"hardware_flops\":%llu,\"transpose_flops\":%llu,\"other_flops\":%llu,"
-		"\"model_flops\":%llu,\"hfu\":", (unsigned long long)m->hw_flops,
+		"\"model_flops\":%llu", (unsigned long long)m->hw_flops,
 		(unsigned long long)m->transpose_flops, (unsigned long long)m->other_flops,
 		(unsigned long long)tl->model_flops);
-	jnum(f, m->hfu);
-	fputs(",\"mfu\":", f);
-	jnum(f, m->mfu < 0 ? NAN : m->mfu);
-	fputs(",\"mbu\":", f);
-	jnum(f, m->mbu);
-	fputs(",\"arithmetic_intensity\":", f);
-	jnum(f, m->ai);
-	fputs(",\"ridge_point\":", f);
-	jnum(f, m->ridge);
+	jnum(f, "hfu", m->hfu);
+	jnum(f, "mfu", m->mfu < 0 ? NAN : m->mfu);
+	jnum(f, "mbu", m->mbu);
+	jnum(f, "arithmetic_intensity", m->ai);
+	jnum(f, "ridge_point", m->ridge);
 	fprintf(f, ",\"busy_ps\":%llu,\"compute_ps\":%llu,\"dma_compute_overlap_ps\":%llu,"
-		"\"tensor_idle_while_busy_ps\":%llu,\n\"class\":\"%s\",\"class_why\":",
+		"\"tensor_idle_while_busy_ps\":%llu,\n\"class\":\"%s\"",
 		(unsigned long long)m->busy_ps, (unsigned long long)m->compute_ps,
 		(unsigned long long)m->dma_compute_ps, (unsigned long long)m->tensor_idle_ps,
 		vnp_class_name(a->whole.cls));
-	vnp_json_str(f, a->whole.why);
-	fputs(",\"class_label\":", f);
-	vnp_json_str(f, a->whole.label);
+	jstr(f, "class_why", a->whole.why);
+	jstr(f, "class_label", a->whole.label);
 	fprintf(f, ",\"bound_unit\":");
 	if (a->whole.unit == VNP_BOUND_HBM)
 		fputs("\"HBM\"", f);
@@ -1312,11 +1314,10 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 				vnp_engine_name(w), (unsigned long long)m->overlap_ps[u][w]);
 			first = 0;
 		}
-	fprintf(f, "},\n\"dma\":{\"count\":%llu,\"bytes\":%llu,\"average_bytes\":",
-		(unsigned long long)m->dma_count, (unsigned long long)m->dma_bytes);
-	jnum(f, m->avg_dma_bytes);
-	fputs(",\"active_pct\":", f);
-	jnum(f, m->dma_active_pct);
+	fprintf(f, "},\n\"dma\":{\"count\":%llu,\"bytes\":%llu", (unsigned long long)m->dma_count,
+		(unsigned long long)m->dma_bytes);
+	jnum(f, "average_bytes", m->avg_dma_bytes);
+	jnum(f, "active_pct", m->dma_active_pct);
 	fprintf(f, ",\"hbm_read\":%llu,\"hbm_write\":%llu,\"read\":{",
 		(unsigned long long)m->hbm_read, (unsigned long long)m->hbm_write);
 	for (u = 0; u < 4; u++)
@@ -1335,15 +1336,11 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 		unit_json(f, &m->queue[u], m->core_ps);
 		first = 0;
 	}
-	fprintf(f, "},\n\"series\":{\"bin_ps\":%llu,\"throughput_peak_bytes_per_s\":",
-		(unsigned long long)m->bin_ps);
-	jnum_exact(f, m->tput_peak);
-	fputs(",\"throughput_avg_bytes_per_s\":", f);
-	jnum_exact(f, m->tput_avg);
-	fputs(",\"pending_peak\":", f);
-	jnum_exact(f, m->pending_peak);
-	fputs(",\"pending_avg\":", f);
-	jnum_exact(f, m->pending_avg);
+	fprintf(f, "},\n\"series\":{\"bin_ps\":%llu", (unsigned long long)m->bin_ps);
+	jnum_exact(f, "throughput_peak_bytes_per_s", m->tput_peak);
+	jnum_exact(f, "throughput_avg_bytes_per_s", m->tput_avg);
+	jnum_exact(f, "pending_peak", m->pending_peak);
+	jnum_exact(f, "pending_avg", m->pending_avg);
 	fputs(",\"throughput_bytes_per_s\":", f);
 	jnums(f, m->tput, m->nbins);
 	fputs(",\"pending\":", f);
@@ -1381,23 +1378,18 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 	groups_json(f, v, 0);
 	fputs(",\n\"advice\":[", f);
 	for (i = 0; i < a->n; i++) {
-		fprintf(f, "%s\n {\"rule\":\"%s\",\"impact\":", i ? "," : "",
-			vnp_rule_id(a->f[i].rule));
-		jnum(f, a->f[i].impact);
-		fputs(",\"title\":", f);
-		vnp_json_str(f, a->f[i].title);
-		fputs(",\"evidence\":", f);
-		vnp_json_str(f, a->f[i].evidence);
-		fputs(",\"advice\":", f);
-		vnp_json_str(f, a->f[i].advice);
+		fprintf(f, "%s\n {\"rule\":\"%s\"", i ? "," : "", vnp_rule_id(a->f[i].rule));
+		jnum(f, "impact", a->f[i].impact);
+		jstr(f, "title", a->f[i].title);
+		jstr(f, "evidence", a->f[i].evidence);
+		jstr(f, "advice", a->f[i].advice);
 		fprintf(f, ",\"saved_ps\":%.0f,\"replayed\":%s", a->f[i].saved_ps,
 			a->f[i].replayed ? "true" : "false");
 		if (a->f[i].replayed)
 			fprintf(f, ",\"before_ps\":%llu,\"after_ps\":%llu",
 				(unsigned long long)a->f[i].before_ps,
 				(unsigned long long)a->f[i].after_ps);
-		fputs(",\"gain\":", f);
-		vnp_json_str(f, a->f[i].gain);
+		jstr(f, "gain", a->f[i].gain);
 		fputc('}', f);
 	}
 	fputs("]}\n", f);

@@ -12,28 +12,12 @@
 set -uo pipefail
 . "$(dirname "$0")/../host/mpi/mpirun.inc"
 bin=$mpi_top/build/bin
+mpi_have bin/vneuron-profile libexec/vneuron/vneuron-profile-mpi bin/example-mlp-dp || exit 1
 dir=$(mktemp -d /tmp/vn_guest_capture_XXXXXX) || exit 1
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
-n=0
-rc=0
-check() {
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then
-		echo "ok $n $1"
-	else
-		rc=1
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | tail -n 20 | sed 's/^/# /'
-		echo "not ok $n $1"
-	fi
-}
 capture() {
 	mpi_exec 2 -x VNEURON_NODE=process "$bin/vneuron-profile" capture "$@"
-}
-json() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$1" "$2"
 }
 
 "$bin/example-mlp-dp" --host -q --steps 2 --write-vnef dp.vnef >/dev/null 2>&1
@@ -108,5 +92,4 @@ st=$?
 	[ ! -e e.node0.vntf ] && [ ! -e e.node1.vntf ]
 check "module: --device 1, node 1 on a missing /dev/vneuron2: refused (status $st), node 0 stops" \
 	$? "$out"
-echo "1..$n"
-exit $rc
+mpi_done

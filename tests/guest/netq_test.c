@@ -20,6 +20,7 @@
 #include "kmod_test.h"
 #include "neurondev.h"
 #include "vnprog.h"
+#include "../cc_program.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wsign-compare"
@@ -119,23 +120,10 @@ static int netq_fail(int fd, uint32_t reg, uint32_t error, uint32_t rank, uint64
 /* An fp32 all-reduce of COUNT elements from tensor "in" to "out" (groups: 0, every rank). */
 static int allreduce_image(void **img, size_t *size, uint16_t gsize, uint16_t gstride)
 {
-	uint64_t n = COUNT;
-	struct nd_builder *b;
-	struct nd_cc cc;
-	int ret;
+	struct nd_cc cc = { .opcode = VNEF_CC_ALL_REDUCE, .count = COUNT, .reduce = ND_ADD,
+			    .group_size = gsize, .group_stride = gstride };
 
-	if (nd_builder_new("netq", &b))
-		return -1;
-	cc = (struct nd_cc){
-		.opcode = VNEF_CC_ALL_REDUCE, .count = COUNT, .reduce = ND_ADD,
-		.group_size = gsize, .group_stride = gstride,
-		.src = nd_input(b, "in", ND_FP32, 1, &n),
-		.dst = nd_output(b, "out", ND_FP32, 1, &n),
-	};
-	nd_collective(b, &cc);
-	ret = nd_builder_finish(b, img, size);
-	nd_builder_free(b);
-	return ret;
+	return cc_program(&cc, COUNT, COUNT, img, size);
 }
 
 /* Rank 0's execution: its program, buffers, input and exec id. */

@@ -301,28 +301,39 @@ static struct track *by_name(struct decoded *d, const char *name)
 	return NULL;
 }
 
-static int write_trace(struct synth *s, char *path, size_t len)
+/* s's trace written to a temporary file and decoded by protoc: NULL if either failed. */
+static struct decoded *trace_of(struct synth *s)
 {
 	struct vnp_view v = { .tl = &s->tl, .m = &s->m, .a = &s->a, .top = 5 };
-	int fd, ret;
+	struct decoded *d = calloc(1, sizeof(*d));
+	char path[] = "/tmp/vnp_perfetto_XXXXXX";
+	int fd, ret = -1;
 	FILE *f;
 
-	snprintf(path, len, "/tmp/vnp_perfetto_XXXXXX");
+	if (!d)
+		return NULL;
 	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	f = fdopen(fd, "wb");
-	ret = vnp_perfetto(f, &v);
-	fclose(f);
-	return ret;
+	f = fd < 0 ? NULL : fdopen(fd, "wb");
+	if (f) {
+		ret = vnp_perfetto(f, &v);
+		fclose(f);
+		if (!ret)
+			ret = decode(path, d);
+	}
+	if (fd >= 0)
+		unlink(path);
+	if (ret) {
+		free(d);
+		return NULL;
+	}
+	return d;
 }
 
 TEST(tracks_names_and_nesting)
 {
 	struct synth *s = synth_new();
-	struct decoded *d = calloc(1, sizeof(*d));
+	struct decoded *d;
 	struct track *t, *proc;
-	char path[64];
 	unsigned int i;
 
 	/* TensorE: LoadStationary then MultiplyMoving, four times */
@@ -355,9 +366,8 @@ TEST(tracks_names_and_nesting)
 		r->model_end_ps = 150 * NS;
 	}
 	AEQ(synth_run(s, 16), 0);
-	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
-	ASSERT_EQ(decode(path, d), 0);
-	unlink(path);
+	d = trace_of(s);
+	ASSERT_NE(d, NULL);
 
 	EQ(d->seq_flags_first, 1);
 	EXPECT_TRUE(d->interned_first);
@@ -433,9 +443,8 @@ TEST(layers_span_their_scopes_entries)
 		{ "layers 3 #2", "load", 0, 100, 2 },
 	};
 	struct synth *s = synth_new();
-	struct decoded *d = calloc(1, sizeof(*d));
+	struct decoded *d;
 	struct track *t, *proc;
-	char path[64];
 	unsigned int i, seq;
 
 	for (seq = 0; seq < 2; seq++) {
@@ -453,9 +462,8 @@ TEST(layers_span_their_scopes_entries)
 			s->r[k].exec_seq = seq;
 	}
 	AEQ(synth_run(s, 0), 0);
-	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
-	ASSERT_EQ(decode(path, d), 0);
-	unlink(path);
+	d = trace_of(s);
+	ASSERT_NE(d, NULL);
 	EQ(d->unknown_track, 0);
 	EQ(d->bad_order, 0);
 	EQ(d->bad_end, 0);
@@ -486,9 +494,9 @@ TEST(layers_span_their_scopes_entries)
  */
 TEST(layers_past_the_last_lane_left_out)
 {
-	struct decoded *d = calloc(1, sizeof(*d));
+	struct decoded *d;
 	struct synth *s = synth_new();
-	char path[64], scope[32];
+	char scope[32];
 	unsigned int i;
 
 	for (i = 0; i < 70; i++) {
@@ -498,9 +506,8 @@ TEST(layers_past_the_last_lane_left_out)
 	}
 	synth_exec(s, 0, 1100);
 	AEQ(synth_run(s, 0), 0);
-	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
-	ASSERT_EQ(decode(path, d), 0);
-	unlink(path);
+	d = trace_of(s);
+	ASSERT_NE(d, NULL);
 	EQ(d->unknown_track, 0);
 	EQ(d->bad_order, 0);
 	EQ(d->bad_end, 0);
@@ -517,17 +524,15 @@ TEST(layers_past_the_last_lane_left_out)
 TEST(overlapping_engine_records_still_nest)
 {
 	struct synth *s = synth_new();
-	struct decoded *d = calloc(1, sizeof(*d));
-	char path[64];
+	struct decoded *d;
 	unsigned int i;
 
 	/* impossible on a device: VectorE instructions that overlap in a chain */
 	for (i = 0; i < 20; i++)
 		synth_insn(s, 1, VNEF_OP_COPY, i * 10, i * 10 + 35, 0);
 	AEQ(synth_run(s, 0), 0);
-	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
-	ASSERT_EQ(decode(path, d), 0);
-	unlink(path);
+	d = trace_of(s);
+	ASSERT_NE(d, NULL);
 	EQ(d->bad_end, 0);
 	EQ(d->bad_order, 0);
 	ASSERT_NE(by_name(d, "VectorE"), NULL);
@@ -546,9 +551,8 @@ TEST(overlapping_engine_records_still_nest)
 TEST(one_process_per_core)
 {
 	struct synth *s = synth_new();
-	struct decoded *d = calloc(1, sizeof(*d));
+	struct decoded *d;
 	struct track *p0, *p1, *t;
-	char path[64];
 	unsigned int i, n;
 	int pids[2] = { -1, -1 };
 
@@ -567,9 +571,8 @@ TEST(one_process_per_core)
 	AEQ(vnp_metrics_compute(&s->tl, 0, &s->m), 0);
 	AEQ(vnp_analyze(&s->tl, &s->m, &s->a), 0);
 	EQ(s->tl.ncores, 2);
-	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
-	ASSERT_EQ(decode(path, d), 0);
-	unlink(path);
+	d = trace_of(s);
+	ASSERT_NE(d, NULL);
 	p0 = by_name(d, "vneuron core 0: synthetic");
 	p1 = by_name(d, "vneuron core 1: synthetic");
 	ASSERT_NE(p0, NULL);
@@ -601,9 +604,8 @@ TEST(device_faults_are_instants_on_their_track)
 {
 	static struct vnef_instr te[1] = { { .opcode = VNEF_OP_LOAD_STATIONARY } };
 	struct synth *s = synth_new();
-	struct decoded *d = calloc(1, sizeof(*d));
+	struct decoded *d;
 	struct track *t, *proc;
-	char path[64];
 	unsigned int i;
 
 	/* TensorE's entry 0 is a LoadStationary: its fault goes on that row */
@@ -620,9 +622,8 @@ TEST(device_faults_are_instants_on_their_track)
 	synth_fault(s, 0, VNEURON_ENGINE_TENSOR, 0, 50, VNEURON_REASON_FAULT_STATE, 0, 0, 0, 0);
 	AEQ(synth_run(s, 8), 0);
 	AEQ(s->tl.nfaults, 3);
-	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
-	ASSERT_EQ(decode(path, d), 0);
-	unlink(path);
+	d = trace_of(s);
+	ASSERT_NE(d, NULL);
 
 	EQ(d->unknown_track, 0);
 	EQ(d->bad_order, 0);
@@ -672,13 +673,11 @@ TEST(device_faults_are_instants_on_their_track)
 TEST(empty_timeline_is_a_valid_trace)
 {
 	struct synth *s = synth_new();
-	struct decoded *d = calloc(1, sizeof(*d));
-	char path[64];
+	struct decoded *d;
 
 	AEQ(synth_run(s, 0), 0);
-	ASSERT_EQ(write_trace(s, path, sizeof(path)), 0);
-	ASSERT_EQ(decode(path, d), 0);
-	unlink(path);
+	d = trace_of(s);
+	ASSERT_NE(d, NULL);
 	EQ(d->events, 0);
 	EXPECT_NE(by_name(d, "vneuron core 0: synthetic"), NULL);
 	free(d);
@@ -817,16 +816,13 @@ static const struct track *thread_track(struct decoded *d, const char *name, int
 TEST(host_clock_trace_has_host_tracks_and_launch_flows)
 {
 	struct synth *s = app_profile(1);
-	struct decoded *d = calloc(1, sizeof(*d));
+	struct decoded *d;
 	const struct track *t;
-	char path[64];
 	unsigned int i, k, matched = 0;
 
-	ASSERT_NE(d, NULL);
 	AEQ(synth_run(s, 0), 0);
-	AEQ(write_trace(s, path, sizeof(path)), 0);
-	AEQ(decode(path, d), 0);
-	unlink(path);
+	d = trace_of(s);
+	ASSERT_NE(d, NULL);
 	EQ(d->unknown_track, 0);
 	EQ(d->bad_end, 0);
 	ASSERT_NE(by_name(d, "process 100"), NULL);
@@ -875,10 +871,8 @@ TEST(host_clock_trace_has_host_tracks_and_launch_flows)
 TEST(modeled_clock_is_unchanged_by_the_host_rows)
 {
 	struct synth *s = app_profile(0);
-	struct decoded *d = calloc(1, sizeof(*d));
-	char path[64];
+	struct decoded *d;
 
-	ASSERT_NE(d, NULL);
 	AEQ(synth_run(s, 0), 0);
 	/* back to back from 0 on each core, as before */
 	EQ(vnp_tl_exec_start(&s->tl, 0, 0), 0);
@@ -886,9 +880,8 @@ TEST(modeled_clock_is_unchanged_by_the_host_rows)
 	EQ(vnp_tl_exec_start(&s->tl, 0, 2), 1100 * NS);
 	EQ(vnp_tl_exec_start(&s->tl, 1, 1), 400 * NS);
 	EQ(s->tl.map_err_max, 0);
-	AEQ(write_trace(s, path, sizeof(path)), 0);
-	AEQ(decode(path, d), 0);
-	unlink(path);
+	d = trace_of(s);
+	ASSERT_NE(d, NULL);
 	EXPECT_EQ(by_name(d, "process 100"), NULL);
 	EXPECT_EQ(by_name(d, "executions"), NULL);
 	EQ(d->nflow + d->nterm, 0);

@@ -141,15 +141,34 @@ static void identity(const void *img, size_t size, const char *name, struct vntf
 	snprintf(p->name, sizeof(p->name), "%s", name);
 }
 
+/* Issue 12: the two test programs, built, with their names. */
+struct two_programs {
+	void *img[2];
+	size_t size[2];
+	const char *name[2];
+};
+
+static int two_programs(struct two_programs *tp)
+{
+	tp->name[0] = "exp_naive";
+	tp->name[1] = "exp_tiled";
+	return build(0, &tp->img[0], &tp->size[0]) ?: build(1, &tp->img[1], &tp->size[1]);
+}
+
+static void two_programs_free(struct two_programs *tp)
+{
+	free(tp->img[0]);
+	free(tp->img[1]);
+}
+
 /*
  * An application's profile (capture -- app) of n executions on core 0: execution i runs
- * imgs[prog[i]] (named names[prog[i]]) on the host and its records carry exec_seq i;
- * those of execution slow (if < n) take three times as long (a planted outlier). With
- * identity, section 9 says which program each execution ran; without, the profile names
- * no program, as before it existed.
+ * the two programs' prog[i] (0 naive, 1 tiled) on the host and its records carry
+ * exec_seq i; those of execution slow (if < n) take three times as long (a planted
+ * outlier). With identity, section 9 says which program each execution ran; without, the
+ * profile names no program, as before it existed.
  */
-static int capture_app(void *const *imgs, const size_t *sizes, const char *const *names,
-		       const unsigned int *prog, unsigned int n, const char *path,
+static int capture_app(const char *path, const unsigned int *prog, unsigned int n,
 		       int identity_section, unsigned int slow)
 {
 	size_t bytes = (size_t)ROWS * COLS * 4, nev, i;
@@ -158,6 +177,7 @@ static int capture_app(void *const *imgs, const size_t *sizes, const char *const
 	struct vntf_clock clk = { .model_unit_ps = 1 };
 	struct vntf_program progs[2];
 	struct vntf_exec_program execs[16];
+	struct two_programs tp = { 0 };
 	struct vneuron_trace_record r;
 	const struct nd_event *ev;
 	struct nd_run_result res;
@@ -169,7 +189,7 @@ static int capture_app(void *const *imgs, const size_t *sizes, const char *const
 
 	if (n > 16)
 		return -EINVAL;
-	ret = vntf_writer_open(&w, path);
+	ret = two_programs(&tp) ?: vntf_writer_open(&w, path);
 	if (ret)
 		goto out;
 	ret = vntf_write_model(w, &vn_model_trn1) ?: vntf_write_clock(w, &clk);
@@ -184,7 +204,7 @@ static int capture_app(void *const *imgs, const size_t *sizes, const char *const
 		if (ret)
 			break;
 		nd_host_record(h, 1);
-		ret = nd_host_run(h, imgs[prog[e]], sizes[prog[e]], t, 2, 0, &res);
+		ret = nd_host_run(h, tp.img[prog[e]], tp.size[prog[e]], t, 2, 0, &res);
 		ev = ret ? NULL : nd_host_events(h, &nev);
 		for (i = 0; ev && i < nev && !ret; i++) {
 			ev_record(&ev[i], &r);
@@ -201,7 +221,7 @@ static int capture_app(void *const *imgs, const size_t *sizes, const char *const
 			nprogs = prog[e] + 1;
 	}
 	for (s = 0; s < nprogs; s++)
-		identity(imgs[s], sizes[s], names[s], &progs[s]);
+		identity(tp.img[s], tp.size[s], tp.name[s], &progs[s]);
 	if (!ret && identity_section)
 		ret = vntf_write_exec_programs(w, progs, nprogs, execs, n);
 	if (ret)
@@ -209,6 +229,7 @@ static int capture_app(void *const *imgs, const size_t *sizes, const char *const
 	else
 		ret = vntf_writer_finish(w, 1);
 out:
+	two_programs_free(&tp);
 	free(x);
 	free(y);
 	return ret;
@@ -980,26 +1001,6 @@ TEST_F(view, messages_name_the_mistake)
 	EXPECT_NE(NULL, strstr(self->out, "is a program (.vnef): -s takes the profile"));
 }
 
-/* Issue 12: the two test programs, built, with their names. */
-struct two_programs {
-	void *img[2];
-	size_t size[2];
-	const char *name[2];
-};
-
-static int two_programs(struct two_programs *tp)
-{
-	tp->name[0] = "exp_naive";
-	tp->name[1] = "exp_tiled";
-	return build(0, &tp->img[0], &tp->size[0]) ?: build(1, &tp->img[1], &tp->size[1]);
-}
-
-static void two_programs_free(struct two_programs *tp)
-{
-	free(tp->img[0]);
-	free(tp->img[1]);
-}
-
 /*
  * Issue 12, "Profiles that say what ran": an application that ran two programs is viewed
  * with both, each execution with its own program's figures (as its own profile gives);
@@ -1013,7 +1014,7 @@ TEST_F(view, application_of_two_programs)
 
 	ASSERT_EQ(0, two_programs(&tp));
 	snprintf(app, sizeof(app), "%s/app.vntf", self->dir);
-	ASSERT_EQ(0, capture_app(tp.img, tp.size, tp.name, prog, 3, app, 1, 99));
+	ASSERT_EQ(0, capture_app(app, prog, 3, 1, 99));
 
 	ASSERT_EQ(0, profiler(&self->out, "view -n %s -n %s -s %s", self->naive_prog,
 			      self->tiled_prog, app));
@@ -1121,12 +1122,10 @@ TEST_F(view, application_of_two_programs)
 TEST_F(view, application_profile_with_the_wrong_program)
 {
 	static const unsigned int prog[2] = { 0, 0 };
-	struct two_programs tp;
 	char app[160];
 
-	ASSERT_EQ(0, two_programs(&tp));
 	snprintf(app, sizeof(app), "%s/app1.vntf", self->dir);
-	ASSERT_EQ(0, capture_app(tp.img, tp.size, tp.name, prog, 2, app, 1, 99));
+	ASSERT_EQ(0, capture_app(app, prog, 2, 1, 99));
 	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", self->tiled_prog, app));
 	EXPECT_NE(NULL, strstr(self->out, "it ran 1 program, 1 of them not given"));
 	EXPECT_NE(NULL, strstr(self->out, "\"exp_naive\" ("));
@@ -1145,19 +1144,16 @@ TEST_F(view, application_profile_with_the_wrong_program)
 	EXPECT_EQ(1, profiler(&self->out, "diff -n %s %s %s", self->tiled_prog, app, app));
 	EXPECT_NE(NULL, strstr(self->out, "it ran 1 program, this command takes one:"));
 	EXPECT_NE(NULL, strstr(self->out, "): missing"));
-	two_programs_free(&tp);
 }
 
 /* A profile from before section 9 (no identity): viewed as before, with one program. */
 TEST_F(view, application_profile_without_identity)
 {
 	static const unsigned int prog[2] = { 0, 0 };
-	struct two_programs tp;
 	char app[160];
 
-	ASSERT_EQ(0, two_programs(&tp));
 	snprintf(app, sizeof(app), "%s/old.vntf", self->dir);
-	ASSERT_EQ(0, capture_app(tp.img, tp.size, tp.name, prog, 2, app, 0, 99));
+	ASSERT_EQ(0, capture_app(app, prog, 2, 0, 99));
 	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s", self->naive_prog, app));
 	EXPECT_NE(NULL, strstr(self->out, "records no program identity; assuming"));
 	EXPECT_NE(NULL, strstr(self->out, "2 execs"));
@@ -1165,19 +1161,16 @@ TEST_F(view, application_profile_without_identity)
 	EXPECT_EQ(2, profiler(&self->out, "view -n %s -n %s -s %s", self->naive_prog,
 			      self->tiled_prog, app));
 	EXPECT_NE(NULL, strstr(self->out, "give the one program it ran (one -n), not 2"));
-	two_programs_free(&tp);
 }
 
 /* Per-execution statistics: a planted slow execution is marked, none otherwise. */
 TEST_F(view, execution_statistics_and_outliers)
 {
 	static const unsigned int prog[5] = { 0, 0, 0, 0, 0 };
-	struct two_programs tp;
 	char app[160];
 
-	ASSERT_EQ(0, two_programs(&tp));
 	snprintf(app, sizeof(app), "%s/slow.vntf", self->dir);
-	ASSERT_EQ(0, capture_app(tp.img, tp.size, tp.name, prog, 5, app, 1, 3));
+	ASSERT_EQ(0, capture_app(app, prog, 5, 1, 3));
 	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s", self->naive_prog, app));
 	EXPECT_NE(NULL, strstr(self->out, "\nExecutions (5): min"));
 	EXPECT_NE(NULL, strstr(self->out, "\n  total "));
@@ -1195,7 +1188,7 @@ TEST_F(view, execution_statistics_and_outliers)
 	free(self->out);
 
 	snprintf(app, sizeof(app), "%s/even.vntf", self->dir);
-	ASSERT_EQ(0, capture_app(tp.img, tp.size, tp.name, prog, 5, app, 1, 99));
+	ASSERT_EQ(0, capture_app(app, prog, 5, 1, 99));
 	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s", self->naive_prog, app));
 	EXPECT_NE(NULL, strstr(self->out, "\nExecutions (5): min"));
 	EXPECT_NE(NULL, strstr(self->out, "no outliers (beyond median +- max(3 x MAD, 10% of "
@@ -1205,7 +1198,6 @@ TEST_F(view, execution_statistics_and_outliers)
 	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f summary-json", self->naive_prog,
 			      app));
 	EXPECT_NE(NULL, strstr(self->out, "\"outliers\":[]"));
-	two_programs_free(&tp);
 }
 
 /* The outlier rule itself: 3 x MAD, at least a tenth of the median, 3 executions. */
@@ -1682,12 +1674,10 @@ TEST(examples_write_vnef_never_overwrites)
 TEST_F(view, host_clock_option)
 {
 	static const unsigned int prog[3] = { 0, 0, 0 };
-	struct two_programs tp;
 	char app[160], pf[200];
 
-	ASSERT_EQ(0, two_programs(&tp));
 	snprintf(app, sizeof(app), "%s/clock.vntf", self->dir);
-	ASSERT_EQ(0, capture_app(tp.img, tp.size, tp.name, prog, 3, app, 1, 99));
+	ASSERT_EQ(0, capture_app(app, prog, 3, 1, 99));
 	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s --clock host", self->naive_prog,
 			      app));
 	/* the host backend's EXEC_START records carry no host time: said so */
@@ -1718,7 +1708,6 @@ TEST_F(view, host_clock_option)
 	EXPECT_NE(NULL, strstr(self->out, "--clock CLOCK"));
 	free(self->out);
 	self->out = NULL;
-	two_programs_free(&tp);
 }
 
 TEST_HARNESS_MAIN

@@ -11,39 +11,15 @@
 set -uo pipefail
 . "$(dirname "$0")/mpirun.inc"
 bin=$mpi_top/build/bin
-for b in bin/vneuron-profile libexec/vneuron/vneuron-profile-mpi bin/example-mlp-dp; do
-	if [ ! -x "$mpi_top/build/$b" ]; then
-		echo "not ok 1 build/$b is not built (make setup installs Open MPI; then make)"
-		exit 1
-	fi
-done
+mpi_have bin/vneuron-profile libexec/vneuron/vneuron-profile-mpi bin/example-mlp-dp || exit 1
 dir=$(mktemp -d /tmp/vn_mpi_capture_XXXXXX) || exit 1
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
-n=0
-rc=0
-# check NAME CONDITION-STATUS [OUTPUT]: one TAP line; the output shown on failure.
-check() {
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then
-		echo "ok $n $1"
-	else
-		rc=1
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | tail -n 20 | sed 's/^/# /'
-		echo "not ok $n $1"
-	fi
-}
 # capture NP OUT ARGS...: the capture under mpirun, each process a node.
 capture() {
 	local np=$1
 	shift
 	mpi_exec "$np" -x VNEURON_NODE=process "$bin/vneuron-profile" capture "$@"
-}
-# json FILE PYTHON-EXPRESSION: 0 if the expression over d (the summary) is true.
-json() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$1" "$2"
 }
 
 "$bin/example-mlp-dp" --host -q --steps 2 --write-vnef dp.vnef >/dev/null 2>&1
@@ -176,5 +152,4 @@ out=$(capture 2 --host -q -n dp.vnef -s d.vntf --collectives-workers-per-node 2 
 st=$?
 [ "$st" = 0 ] && [ -s d.node0.vntf ] && [ -s d.node1.vntf ]
 check "{rank} in an input, every rank's file there: both nodes captured (status $st)" $? "$out"
-echo "1..$n"
-exit $rc
+mpi_done

@@ -20,6 +20,7 @@
 #include "vnmpi.h"
 #include "vnprog.h"
 #include "../cc_ref.h"
+#include "../../cc_program.h"
 #include "vneuron_program.h"
 
 #define MAX_LOCAL	2
@@ -53,21 +54,10 @@ static int build(const struct op *o, uint32_t n, void **img, size_t *size)
 	uint64_t ni = all_chunks(o->op) ? n * o->count : o->count;
 	uint64_t no = o->op == VN_CC_ALL_GATHER || o->op == VN_CC_ALL_TO_ALL ?
 		      n * o->count : o->count;
-	struct nd_builder *b;
-	struct nd_cc cc;
-	int ret;
+	struct nd_cc cc = { .opcode = o->opcode, .count = o->count, .reduce = o->reduce,
+			    .shift = o->shift };
 
-	if (nd_builder_new("netq", &b))
-		return -1;
-	cc = (struct nd_cc){
-		.opcode = o->opcode, .count = o->count, .reduce = o->reduce, .shift = o->shift,
-		.src = nd_input(b, "in", ND_FP32, 1, &ni),
-		.dst = nd_output(b, "out", ND_FP32, 1, &no),
-	};
-	nd_collective(b, &cc);
-	ret = nd_builder_finish(b, img, size);
-	nd_builder_free(b);
-	return ret;
+	return cc_program(&cc, ni, no, img, size);
 }
 
 static void *rank_main(void *p)
