@@ -614,7 +614,8 @@ struct vneuron_comm_nodes {
  * NETQ_WAIT gives EBUSY. Local ranks that disagree about the collective break the
  * communicator (EINVAL in COMM_INFO's failure). Errors: EINVAL (@flags, @pad, a zero
  * @timeout_ns, a handle that is a rank's or without nodes, @stage range overflowing),
- * ENOENT (@handle or @stage not of this file), EBUSY, ETIMEDOUT, EPIPE (the
+ * ENOENT (@handle or @stage not of this file), EBUSY (also: the registration is served
+ * by a ring, %VNEURON_IOCTL_NETQ_RING_SETUP), ETIMEDOUT, EPIPE (the
  * communicator is broken: COMM_INFO says why), EFAULT, EINTR (a fatal signal), ENOMEM.
  */
 struct vneuron_netq_wait {
@@ -662,8 +663,9 @@ struct vneuron_netq_wait {
  * the collective's cost. Errors: EINVAL (@flags, @pad, an @error not listed, a bad
  * @failed_rank or @missing, an arrival too late, @stage range overflowing or beyond
  * the buffer), ENOENT (@handle or @stage not of this file, no request @id pending:
- * never issued or completed already), EPIPE (the communicator broke meanwhile: a
- * local rank timed out or left; nothing moved), EFAULT, EINTR, ENOMEM.
+ * never issued or completed already), EBUSY (the registration is served by a ring),
+ * EPIPE (the communicator broke meanwhile: a local rank timed out or left; nothing
+ * moved), EFAULT, EINTR, ENOMEM.
  */
 struct vneuron_netq_complete {
 	__u32 handle;
