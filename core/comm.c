@@ -68,6 +68,8 @@ struct vn_comm {
 	struct vn_cond *cond;
 	bool broken;
 	bool held;			/* a proxy reads the local inputs: nobody leaves */
+	void (*notify)(void *arg);	/* every local rank arrived (a proxy's ring) */
+	void *notify_arg;
 	u32 failed_rank;
 	int failure;
 	u64 fail_missing;
@@ -511,6 +513,8 @@ static void fail(struct vn_comm *cm, u32 rank, int err)
 	vn_cond_broadcast(cm->cond);
 }
 
+static bool locals_here(const struct vn_comm *cm);
+
 /*
  * Under the lock: rank arrives at its group (members into m[], their number into *g).
  * 0 once counted (the group completed if *done), or -EPIPE, -EINVAL.
@@ -540,6 +544,8 @@ static int arrive(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a, u64 
 	cm->args[rank] = a;
 	cm->arrive_ps[rank] = arrive_ps;
 	*slp = sl;
+	if (cm->notify && !is_remote(cm, rank) && locals_here(cm))
+		cm->notify(cm->notify_arg);
 	if (++sl->arrived == *g) {
 		complete(cm, sl, m, *g);
 		*done = true;
@@ -724,6 +730,16 @@ int vn_comm_proxy_hold(struct vn_comm *cm, u64 deadline_ns, const int *abort,
 		       struct vn_cc_pending *p)
 {
 	return proxy_wait(cm, deadline_ns, abort, p, true);
+}
+
+void vn_comm_set_proxy_notify(struct vn_comm *cm, void (*fn)(void *arg), void *arg)
+{
+	vn_lock_take(cm->lock);
+	cm->notify = fn;
+	cm->notify_arg = arg;
+	if (fn && !cm->broken && locals_here(cm))
+		fn(arg);
+	vn_lock_drop(cm->lock);
 }
 
 void vn_comm_proxy_release(struct vn_comm *cm)

@@ -192,6 +192,13 @@ int vn_comm_proxy_wait(struct vn_comm *cm, u64 deadline_ns, const int *abort,
 int vn_comm_proxy_hold(struct vn_comm *cm, u64 deadline_ns, const int *abort,
 		       struct vn_cc_pending *p);
 void vn_comm_proxy_release(struct vn_comm *cm);
+/*
+ * fn(arg) is called, under the communicator's lock (it must not sleep or call back),
+ * each time the last rank of this node arrives at a collective, and at once if they
+ * all wait now: a proxy that is not waiting in vn_comm_proxy_wait() learns that a
+ * request is ready. NULL stops it; once this returns, fn runs no more.
+ */
+void vn_comm_set_proxy_notify(struct vn_comm *cm, void (*fn)(void *arg), void *arg);
 
 /*
  * The remote rank numbered rank arrives at arrive_ps with a (valid until its group

@@ -8,6 +8,9 @@
 #ifndef VNK_COMM_H
 #define VNK_COMM_H
 
+#include <linux/poll.h>
+
+struct vm_area_struct;
 struct vnk_file;
 
 /* Communicator handles one open file may hold: registrations and ranks together. */
@@ -116,6 +119,53 @@ void vnk_netq_wait_undo(struct vnk_file *vf, void *data);
  * -EFAULT, -ENOMEM, -EINTR.
  */
 int vnk_netq_complete_ioctl(struct vnk_file *vf, void *data);
+
+/**
+ * vnk_netq_ring_setup_ioctl() - VNEURON_IOCTL_NETQ_RING_SETUP: serve a network queue
+ *	through a mapped ring
+ * @vf: the calling file
+ * @data: struct vneuron_netq_ring_setup
+ *
+ * Return: 0, -EINVAL, -ENOENT, -EBUSY (a ring already, or a NETQ_WAIT request out),
+ * -ENOMEM, -EINTR.
+ */
+int vnk_netq_ring_setup_ioctl(struct vnk_file *vf, void *data);
+
+/**
+ * vnk_netq_ring_setup_undo() - the ring's offset never reached the caller: it goes
+ * @vf: the calling file
+ * @data: struct vneuron_netq_ring_setup as vnk_netq_ring_setup_ioctl() filled it
+ */
+void vnk_netq_ring_setup_undo(struct vnk_file *vf, void *data);
+
+/**
+ * vnk_netq_doorbell_ioctl() - VNEURON_IOCTL_NETQ_DOORBELL: consume a ring's completions
+ * @vf: the calling file
+ * @data: struct vneuron_netq_doorbell
+ *
+ * Return: 0, -EINVAL (a bad completion or argument), -ENOENT, -EBUSY, -EPIPE, -ENOMEM,
+ * -EINTR.
+ */
+int vnk_netq_doorbell_ioctl(struct vnk_file *vf, void *data);
+
+/**
+ * vnk_netq_mmap() - map a network queue ring of @vf (at VNEURON_MMAP_NETQ_BASE and up)
+ * @vf: the file
+ * @vma: the new mapping: from the ring's start, at most its length, shared
+ *
+ * Return: 0, -EINVAL, -EACCES (PROT_EXEC).
+ */
+int vnk_netq_mmap(struct vnk_file *vf, struct vm_area_struct *vma);
+
+/**
+ * vnk_netq_poll() - EPOLLIN while a ring of @vf has requests its proxy has not read
+ * @vf: the file
+ * @filp: its struct file
+ * @wait: the poll table
+ *
+ * Return: the mask.
+ */
+__poll_t vnk_netq_poll(struct vnk_file *vf, struct file *filp, poll_table *wait);
 
 /**
  * vnk_comm_release_all() - @vf is released: every handle of it is destroyed

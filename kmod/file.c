@@ -105,7 +105,7 @@ static int vnk_get_info_ioctl(struct vnk_file *vf, void *data)
 	info->caps = VNEURON_CAP_MEM | VNEURON_CAP_EXEC | VNEURON_CAP_BF16 |
 		     VNEURON_CAP_TRACE | VNEURON_CAP_FAULT | VNEURON_CAP_LIMITS |
 		     VNEURON_CAP_OWNERSHIP | VNEURON_CAP_COLLECTIVES |
-		     VNEURON_CAP_NETQ;
+		     VNEURON_CAP_NETQ | VNEURON_CAP_NETQ_RING;
 	if (IS_ENABLED(CONFIG_IO_URING))
 		info->caps |= VNEURON_CAP_URING_CMD;
 	info->device_index = vdev->index;
@@ -141,6 +141,8 @@ union vnk_ioctl_buf {
 	struct vneuron_comm_nodes cnodes;
 	struct vneuron_netq_wait nqwait;
 	struct vneuron_netq_complete nqdone;
+	struct vneuron_netq_ring_setup nqring;
+	struct vneuron_netq_doorbell nqbell;
 };
 
 struct vnk_ioctl_desc {
@@ -185,6 +187,9 @@ static const struct vnk_ioctl_desc vnk_ioctls[] = {
 	VNK_IOCTL(VNEURON_IOCTL_COMM_NODES, vnk_comm_nodes_ioctl, NULL),
 	VNK_IOCTL(VNEURON_IOCTL_NETQ_WAIT, vnk_netq_wait_ioctl, vnk_netq_wait_undo),
 	VNK_IOCTL(VNEURON_IOCTL_NETQ_COMPLETE, vnk_netq_complete_ioctl, NULL),
+	VNK_IOCTL(VNEURON_IOCTL_NETQ_RING_SETUP, vnk_netq_ring_setup_ioctl,
+		  vnk_netq_ring_setup_undo),
+	VNK_IOCTL(VNEURON_IOCTL_NETQ_DOORBELL, vnk_netq_doorbell_ioctl, NULL),
 };
 
 /* Everything of an ioctl number but its size. */
@@ -244,6 +249,8 @@ static int vnk_mmap(struct file *filp, struct vm_area_struct *vma)
 	/* A read-only file owns no buffer and no ring: nothing to map. */
 	if (!vf->writable)
 		return -EACCES;
+	if (vma->vm_pgoff >= VNEURON_MMAP_NETQ_BASE >> PAGE_SHIFT)
+		return vnk_netq_mmap(vf, vma);
 	if (vma->vm_pgoff >= VNEURON_MMAP_TRACE_BASE >> PAGE_SHIFT)
 		return vnk_trace_mmap(vf, vma);
 	return vnk_mem_mmap(vf, vma);
@@ -252,7 +259,8 @@ static int vnk_mmap(struct file *filp, struct vm_area_struct *vma)
 static __poll_t vnk_poll(struct file *filp, poll_table *wait)
 {
 	return vnk_exec_poll(filp->private_data, filp, wait) |
-	       vnk_trace_poll(filp->private_data, filp, wait);
+	       vnk_trace_poll(filp->private_data, filp, wait) |
+	       vnk_netq_poll(filp->private_data, filp, wait);
 }
 
 const struct file_operations vnk_fops = {

@@ -19,6 +19,12 @@
  *      mmap_lock only.
  *   vnk_comm_lock (mutex: the module's registry of communicators and their joined
  *      ranks) is taken under vnk_file.comm_lock and nests nothing.
+ *   vnk_netq_ring.lock (mutex: a network queue ring's posting, doorbell and teardown,
+ *      kmod/comm.c) nests vnk_comm_lock and vn_comm's lock; the teardown takes it under
+ *      vnk_file.comm_lock, waits for the ring's work there and drops the ring's stage
+ *      (hbm_lock). A ring's vma close breaks its communicator (vn_comm's lock) under
+ *      mmap_lock. vnk_file.netq_lock (spinlock: the file's rings, for poll and mmap)
+ *      is innermost.
  *   vnk_file.mems, .progs, .execs xa_locks (spinlocks: handle tables),
  *      vnk_file.done_lock (spinlock: completions for poll and the live list for flush)
  *      and vnk_trace_file.lock are innermost and nest nothing: lookups take a reference
@@ -84,6 +90,9 @@ struct vnk_trace_file;
  * @next_comm: xa_alloc_cyclic() cursor of @comms
  * @nr_comms: live communicator handles (VNK_MAX_COMM_HANDLES)
  * @comm_cores: bit i: core i is bound as a rank by one of @comms
+ * @netq_lock: protects @netq_rings (poll and mmap look rings up under it)
+ * @netq_rings: the network queue rings of its registrations (kmod/comm.c)
+ * @netq_wq: requests posted to those rings (poll)
  */
 struct vnk_file {
 	struct kref ref;
@@ -113,6 +122,9 @@ struct vnk_file {
 	u32 next_comm;
 	unsigned int nr_comms;
 	unsigned long comm_cores;
+	spinlock_t netq_lock;		/* @netq_rings */
+	struct list_head netq_rings;
+	wait_queue_head_t netq_wq;
 };
 
 /* The file operations of /dev/vneuronN. */

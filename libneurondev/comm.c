@@ -6,10 +6,13 @@
  * that failed.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
 
 #include "nd_internal.h"
 #include "vn_isa.h"
@@ -567,6 +570,156 @@ int nd_netq_fail(struct nd_device *dev, const nd_comm_id *id, int err, unsigned 
 		return -EINVAL;
 	a.handle = reg_handle(dev, id);
 	return ioctl(dev->fd, VNEURON_IOCTL_NETQ_COMPLETE, &a) < 0 ? -errno : 0;
+}
+
+/* ---- the network queue as a mapped ring ---- */
+
+struct nd_netq_ring {
+	struct nd_device *dev;
+	uint32_t handle;
+	struct vneuron_netq_ring_setup s;
+	unsigned char *map;
+	struct vneuron_netq_ctrl *ctl;
+};
+
+int nd_netq_ring_open(struct nd_device *dev, const nd_comm_id *id, struct nd_mem *stage,
+		      uint64_t stage_size, struct nd_netq_ring **qp)
+{
+	struct nd_netq_ring *q;
+	void *m;
+
+	if (!dev || !id || !stage || !qp)
+		return -EINVAL;
+	*qp = NULL;
+	if (!(dev->info.caps & VNEURON_CAP_NETQ_RING))
+		return nd_dev_err(dev, EOPNOTSUPP,
+				  "%s: the module has no network queue ring (uapi version %u; it needs 6)",
+				  dev->path, dev->info.uapi_version);
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	q->dev = dev;
+	q->handle = reg_handle(dev, id);
+	q->s = (struct vneuron_netq_ring_setup){
+		.handle = q->handle, .entries = 4, .stage = stage->handle,
+		.stage_size = stage_size,
+	};
+	if (ioctl(dev->fd, VNEURON_IOCTL_NETQ_RING_SETUP, &q->s) < 0) {
+		int err = errno;
+
+		free(q);
+		return comm_err(dev, "NETQ_RING_SETUP", err);
+	}
+	m = mmap(NULL, q->s.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd,
+		 (off_t)q->s.mmap_offset);
+	if (m == MAP_FAILED) {
+		int err = errno;
+
+		free(q);
+		/* The ring stays set up unmapped: the registration can only be dropped. */
+		return nd_dev_err(dev, err, "%s: mmap of the network queue ring: %s", dev->path,
+				  strerror(err));
+	}
+	q->map = m;
+	q->ctl = m;
+	*qp = q;
+	return 0;
+}
+
+int nd_netq_ring_next(struct nd_netq_ring *q, uint64_t timeout_ns, uint64_t *arrivals,
+		      struct nd_netq_req *req)
+{
+	struct pollfd pfd = { .fd = q->dev->fd, .events = POLLIN };
+	const struct vneuron_netq_req *d;
+	struct vneuron_netq_req rq;
+	struct timespec nap = { 0, 100000 };
+	uint32_t tail, head;
+	struct timespec ts;
+	uint64_t now;
+	int ms;
+
+	for (;;) {
+		tail = q->ctl->req_tail;
+		/* Pairs with the kernel's release of req_head: the entry is written. */
+		head = __atomic_load_n(&q->ctl->req_head, __ATOMIC_ACQUIRE);
+		if (head != tail)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		if (now >= timeout_ns)
+			return -ETIMEDOUT;
+		ms = (int)((timeout_ns - now + 999999) / 1000000);
+		if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
+			return -errno;
+		/* Readable for a completed execution of this device: not ours to reap. */
+		if (pfd.revents && head == __atomic_load_n(&q->ctl->req_head, __ATOMIC_ACQUIRE))
+			nanosleep(&nap, NULL);
+	}
+	d = (const struct vneuron_netq_req *)(q->map + q->s.req_offset) +
+	    (tail & (q->s.entries - 1));
+	memcpy(&rq, d, sizeof(rq));
+	/* The entry is read: the kernel may reuse it. */
+	__atomic_store_n(&q->ctl->req_tail, tail + 1, __ATOMIC_RELEASE);
+	*req = (struct nd_netq_req){
+		.id = rq.id, .op = rq.op, .reduce = rq.reduce, .dtype = rq.dtype,
+		.shift = rq.shift, .count = rq.count, .rank_bytes = rq.rank_bytes,
+		.stage_need = rq.stage_need, .local = rq.local,
+	};
+	if (arrivals && rq.nranks <= VNEURON_NETQ_RING_RANKS)
+		memcpy(arrivals, rq.arrive_ps, rq.nranks * sizeof(*arrivals));
+	return 0;
+}
+
+/* c as the next completion, then the doorbell. */
+static int ring_post(struct nd_netq_ring *q, const struct vneuron_netq_cpl *c)
+{
+	struct vneuron_netq_doorbell d = { .handle = q->handle };
+	uint32_t head = q->ctl->cpl_head;
+
+	memcpy((struct vneuron_netq_cpl *)(q->map + q->s.cpl_offset) +
+	       (head & (q->s.entries - 1)), c, sizeof(*c));
+	__atomic_store_n(&q->ctl->cpl_head, head + 1, __ATOMIC_RELEASE);
+	return ioctl(q->dev->fd, VNEURON_IOCTL_NETQ_DOORBELL, &d) < 0 ? -errno : 0;
+}
+
+int nd_netq_ring_complete(struct nd_netq_ring *q, uint64_t req, const uint64_t *arrivals)
+{
+	struct vneuron_netq_cpl c = { .id = req };
+
+	if (!q || !arrivals)
+		return -EINVAL;
+	memcpy(c.arrive_ps, arrivals, sizeof(c.arrive_ps));
+	return ring_post(q, &c);
+}
+
+int nd_netq_ring_fail(struct nd_netq_ring *q, int err, unsigned int rank, uint64_t missing)
+{
+	struct vneuron_netq_cpl c = { .error = (uint32_t)err, .failed_rank = rank,
+				      .missing = missing };
+
+	if (!q || err <= 0)
+		return -EINVAL;
+	return ring_post(q, &c);
+}
+
+int nd_netq_ring_stage(struct nd_netq_ring *q, struct nd_mem *stage, uint64_t stage_size)
+{
+	struct vneuron_netq_doorbell d = { .flags = VNEURON_NETQ_DOORBELL_STAGE,
+					   .stage_size = stage_size };
+
+	if (!q || !stage)
+		return -EINVAL;
+	d.handle = q->handle;
+	d.stage = stage->handle;
+	return ioctl(q->dev->fd, VNEURON_IOCTL_NETQ_DOORBELL, &d) < 0 ? -errno : 0;
+}
+
+void nd_netq_ring_close(struct nd_netq_ring *q)
+{
+	if (!q)
+		return;
+	munmap(q->map, q->s.mmap_len);
+	free(q);
 }
 
 int nd_comm_reg_info(struct nd_device *dev, const nd_comm_id *id, struct nd_comm_info *info)

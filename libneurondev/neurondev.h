@@ -323,6 +323,34 @@ int nd_netq_complete(struct nd_device *dev, const nd_comm_id *id, uint64_t req,
 /* Break the communicator with err (a positive errno), naming rank (and missing ranks). */
 int nd_netq_fail(struct nd_device *dev, const nd_comm_id *id, int err, unsigned int rank,
 		 uint64_t missing);
+/*
+ * The same queue as a mapped ring (uapi 6, VNEURON_CAP_NETQ_RING; docs/uapi.md,
+ * "The ring"): the kernel posts each request as soon as the local ranks stand at the
+ * collective, their inputs copied into stage (from offset 0, stage_size bytes usable),
+ * and poll() on the device wakes the proxy. Once opened, nd_netq_wait() and
+ * nd_netq_complete() are refused (-EBUSY) for this communicator. Closing the ring
+ * (unmapping it) breaks the communicator, as nd_comm_unregister() does.
+ * -EOPNOTSUPP on a module without it, -ENOENT, -EINVAL, -EBUSY, -ENOMEM.
+ */
+struct nd_netq_ring;
+int nd_netq_ring_open(struct nd_device *dev, const nd_comm_id *id, struct nd_mem *stage,
+		      uint64_t stage_size, struct nd_netq_ring **qp);
+/*
+ * The next request, waited for with poll() up to timeout_ns (absolute CLOCK_MONOTONIC):
+ * as nd_netq_wait() gives it (id 0: the stage is below stage_need; give a larger one
+ * with nd_netq_ring_stage() and the request comes again). 0, -ETIMEDOUT.
+ */
+int nd_netq_ring_next(struct nd_netq_ring *q, uint64_t timeout_ns, uint64_t *arrivals,
+		      struct nd_netq_req *req);
+/* Complete request req: as nd_netq_complete(), through the ring and its doorbell. */
+int nd_netq_ring_complete(struct nd_netq_ring *q, uint64_t req, const uint64_t *arrivals);
+/* As nd_netq_fail(), through the ring. */
+int nd_netq_ring_fail(struct nd_netq_ring *q, int err, unsigned int rank, uint64_t missing);
+/* A new stage (no request out): a request given with id 0 comes again. */
+int nd_netq_ring_stage(struct nd_netq_ring *q, struct nd_mem *stage, uint64_t stage_size);
+/* Unmaps the ring: the communicator breaks. NULL is fine. */
+void nd_netq_ring_close(struct nd_netq_ring *q);
+
 /* The state of the communicator dev created (its registration's COMM_INFO). */
 int nd_comm_reg_info(struct nd_device *dev, const nd_comm_id *id, struct nd_comm_info *info);
 

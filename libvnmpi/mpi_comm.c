@@ -14,9 +14,11 @@
  * the other nodes.
  *
  * The local side is a host communicator (core/vn_comm.h, called directly) or a device's
- * network queue (nd_mpi_comm_new_dev(): NETQ_WAIT copies the local ranks' inputs into
- * the stage, a device buffer mapped here, and NETQ_COMPLETE posts every remote rank once
- * all peers' inputs are in); the lc_*() functions are the one place the two differ, the
+ * network queue (nd_mpi_comm_new_dev(): the kernel copies the local ranks' inputs into
+ * the stage, a device buffer mapped here, and posts the request to the queue's mapped
+ * ring, whose completion posts every remote rank once all peers' inputs are in; on a
+ * module before uapi 6, NETQ_WAIT and NETQ_COMPLETE do the same by ioctl); the lc_*()
+ * functions are the one place the two differ, the
  * MPI exchange is the same code. Host cost of the transport: each process receives (n - nlocal) inputs
  * and the core reduces all n on one thread, against MPI_Allreduce's reduce-scatter +
  * all-gather; the price of the rank-order rule (tools/bench/mpi_allreduce.c measures it).
@@ -61,6 +63,7 @@ struct nd_mpi_comm {
 	struct nd_device *dev;		/* the device whose queue is served, or NULL */
 	nd_comm_id id;
 	struct nd_mem *dstage;		/* the device's stage, mapped at stage */
+	struct nd_netq_ring *ring;	/* the device's queue as a ring, or NULL: ioctls */
 	uint64_t nq_req;		/* the device request out */
 	unsigned int peers_in;		/* peers whose inputs came, this collective */
 	uint64_t arr[VN_COMM_MAX_RANKS];	/* the device request's arrivals */
@@ -107,7 +110,9 @@ static size_t nreq(const struct nd_mpi_comm *c)
 
 static void lc_break(struct nd_mpi_comm *c, u32 rank, int err, u64 missing)
 {
-	if (c->dev)
+	if (c->ring)
+		nd_netq_ring_fail(c->ring, -err, rank, err == -ETIMEDOUT ? missing : 0);
+	else if (c->dev)
 		nd_netq_fail(c->dev, &c->id, -err, rank, err == -ETIMEDOUT ? missing : 0);
 	else
 		vn_comm_break_missing(c->cm, rank, err, missing);
@@ -179,6 +184,27 @@ static int lc_wait(struct nd_mpi_comm *c, struct vn_cc_pending *p)
 	}
 	if (!c->dstage && dev_stage(c, 4096))
 		return -ENOMEM;
+	while (c->ring) {
+		struct vn_comm_state st;
+
+		if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
+			return -EINTR;
+		ret = nd_netq_ring_next(c->ring, vn_time_ns() + IDLE_POLL_NS, c->arr, &rq);
+		if (ret == -ETIMEDOUT) {
+			/* A broken communicator posts nothing more: the ring cannot say it. */
+			lc_state(c, &st);
+			return st.broken ? -EPIPE : -ETIMEDOUT;
+		}
+		if (ret)
+			return -EIO;
+		if (rq.id)
+			goto taken;
+		/* The stage is too small: a larger one, and the request comes again. */
+		if (dev_stage(c, rq.stage_need))
+			return -ENOMEM;
+		if (nd_netq_ring_stage(c->ring, c->dstage, c->stage_cap))
+			return -EIO;
+	}
 	for (;;) {
 		if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
 			return -EINTR;
@@ -194,6 +220,7 @@ static int lc_wait(struct nd_mpi_comm *c, struct vn_cc_pending *p)
 		if (dev_stage(c, rq.stage_need))
 			return -ENOMEM;
 	}
+taken:
 	c->nq_req = rq.id;
 	c->peers_in = 0;
 	memset(p, 0, sizeof(*p));
@@ -375,7 +402,8 @@ static int data_in(struct nd_mpi_comm *c, int q, size_t inb)
 			c->arr[(unsigned int)q * c->nlocal + i] = h[H_WORDS + i];
 		if (++c->peers_in < (unsigned int)c->nproc - 1)
 			return 0;
-		ret = nd_netq_complete(c->dev, &c->id, c->nq_req, c->dstage, c->arr);
+		ret = c->ring ? nd_netq_ring_complete(c->ring, c->nq_req, c->arr) :
+				nd_netq_complete(c->dev, &c->id, c->nq_req, c->dstage, c->arr);
 		/* Broken meanwhile (a local rank's time limit): the other nodes are told. */
 		if (ret == -EPIPE)
 			broke_here(c);
@@ -627,6 +655,8 @@ static void release(struct nd_mpi_comm *c)
 		nd_host_comm_free(c->hc);
 	if (c->dev)
 		nd_comm_unregister(c->dev, &c->id);
+	nd_netq_ring_close(c->ring);
+	c->ring = NULL;
 	MPI_Comm_free(&c->mc);
 	if (c->abandoned)
 		return;
@@ -787,6 +817,14 @@ int nd_mpi_comm_new_dev(MPI_Comm mc, struct nd_device *dev, unsigned int nlocal,
 	ret = nd_comm_create(dev, c->n, &c->id);
 	if (!ret) {
 		ret = nd_comm_set_nodes(dev, &c->id, (unsigned int)c->me, nodes, dev_all, c->n);
+		/* The queue as a mapped ring where the module has it (uapi 6). */
+		if (!ret)
+			ret = dev_stage(c, 4096);
+		if (!ret) {
+			ret = nd_netq_ring_open(dev, &c->id, c->dstage, c->stage_cap, &c->ring);
+			if (ret == -EOPNOTSUPP)
+				ret = 0;
+		}
 		if (ret)
 			nd_comm_unregister(dev, &c->id);
 	}
@@ -808,6 +846,11 @@ int nd_mpi_comm_new_dev(MPI_Comm mc, struct nd_device *dev, unsigned int nlocal,
 	return ret;
 fail:
 	free(dev_all);
+	nd_netq_ring_close(c->ring);
+	c->ring = NULL;
+	nd_mem_free(c->dstage);
+	c->dstage = NULL;
+	c->stage = NULL;
 	c->dev = NULL;
 	release(c);
 	return ret;

@@ -31,8 +31,10 @@ extern "C" {
  * .vnef version 2, a sixth trace ring, CC trace records, reasons CC_*.
  * 5: ranks on other nodes and the network queue (VNEURON_CAP_NETQ): COMM_NODES,
  * NETQ_WAIT, NETQ_COMPLETE.
+ * 6: the network queue as a mapped ring (VNEURON_CAP_NETQ_RING): NETQ_RING_SETUP,
+ * NETQ_DOORBELL, VNEURON_MMAP_NETQ_BASE; NETQ_WAIT and NETQ_COMPLETE stay.
  */
-#define VNEURON_UAPI_VERSION		5
+#define VNEURON_UAPI_VERSION		6
 
 /* Capability bits in vneuron_info.caps. */
 #define VNEURON_CAP_MEM			_BITULL(0)	/* MEM_* ioctls and mmap */
@@ -45,6 +47,7 @@ extern "C" {
 #define VNEURON_CAP_OWNERSHIP		_BITULL(7)	/* a core belongs to one file */
 #define VNEURON_CAP_COLLECTIVES		_BITULL(8)	/* COMM_* ioctls, the CC stream */
 #define VNEURON_CAP_NETQ		_BITULL(9)	/* COMM_NODES, NETQ_* */
+#define VNEURON_CAP_NETQ_RING		_BITULL(10)	/* NETQ_RING_SETUP, NETQ_DOORBELL */
 
 /**
  * enum vneuron_engine - the compute engines of a core
@@ -190,7 +193,8 @@ struct vneuron_mem_alloc {
 /*
  * mmap() offsets are opaque: pass a buffer's mmap_offset (plus a page-aligned offset
  * into the buffer for a partial map). Buffers use offsets below VNEURON_MMAP_TRACE_BASE;
- * the range from it up is reserved for trace rings.
+ * the range from it up to VNEURON_MMAP_NETQ_BASE is for trace rings, the range above
+ * that for network queue rings.
  */
 #define VNEURON_MMAP_TRACE_BASE		_BITULL(52)
 
@@ -548,18 +552,20 @@ struct vneuron_comm_destroy {
  * @flags: in: must be 0
  *
  * Declares once which ranks run on other nodes. The network queue, served by this
- * registration only: when every local rank stands at a collective, NETQ_WAIT returns
- * the request (the collective, the local ranks' inputs, copied into a buffer of the
- * calling file, and their modeled arrivals); the proxy exchanges them with the other
- * nodes (libvnmpi does it with MPI), writes the remote ranks' inputs into that buffer
- * and completes the request (%VNEURON_IOCTL_NETQ_COMPLETE) with their arrivals. The
- * kernel then reduces every rank's data in rank order and models the time as for
- * ranks of one node, so results and timelines are the same on every node.
+ * registration only: when every local rank stands at a collective, the kernel copies
+ * their inputs into a buffer of the calling file (the stage) and hands out the request
+ * (the collective and their modeled arrivals); the proxy exchanges them with the other
+ * nodes (libvnmpi does it with MPI), writes the remote ranks' inputs into the stage and
+ * completes the request with their arrivals. The kernel then reduces every rank's data
+ * in rank order and models the time as for ranks of one node, so results and timelines
+ * are the same on every node.
  *
- * The queue is a blocking ioctl, not a mapped ring: a communicator has at most one
- * collective in flight across nodes (every rank takes part), so one request at a time
- * is all a ring would hold, and an ioctl keeps every check in one place. A proxy that
- * closes the file or destroys the registration breaks the communicator (its ranks'
+ * The queue is served one of two ways: a mapped ring of request and completion
+ * descriptors (%VNEURON_IOCTL_NETQ_RING_SETUP, uapi 6), the kernel posting each
+ * request as soon as the local ranks stand at the collective and poll() waking the
+ * proxy; or blocking ioctls (%VNEURON_IOCTL_NETQ_WAIT, %VNEURON_IOCTL_NETQ_COMPLETE,
+ * uapi 5), refused (EBUSY) on a registration with a ring. A proxy that closes the file,
+ * destroys the registration or unmaps its ring breaks the communicator (its ranks'
  * collectives end ABORTED, reason CC_PEER); one that never serves lets the ranks'
  * executions end at their time limit (TIMEOUT, reason CC_MISSING naming the remote
  * ranks). Collectives of such a communicator must be of every rank (group_size 0).
@@ -608,7 +614,8 @@ struct vneuron_comm_nodes {
  * NETQ_WAIT gives EBUSY. Local ranks that disagree about the collective break the
  * communicator (EINVAL in COMM_INFO's failure). Errors: EINVAL (@flags, @pad, a zero
  * @timeout_ns, a handle that is a rank's or without nodes, @stage range overflowing),
- * ENOENT (@handle or @stage not of this file), EBUSY, ETIMEDOUT, EPIPE (the
+ * ENOENT (@handle or @stage not of this file), EBUSY (also: the registration is served
+ * by a ring, %VNEURON_IOCTL_NETQ_RING_SETUP), ETIMEDOUT, EPIPE (the
  * communicator is broken: COMM_INFO says why), EFAULT, EINTR (a fatal signal), ENOMEM.
  */
 struct vneuron_netq_wait {
@@ -656,8 +663,9 @@ struct vneuron_netq_wait {
  * the collective's cost. Errors: EINVAL (@flags, @pad, an @error not listed, a bad
  * @failed_rank or @missing, an arrival too late, @stage range overflowing or beyond
  * the buffer), ENOENT (@handle or @stage not of this file, no request @id pending:
- * never issued or completed already), EPIPE (the communicator broke meanwhile: a
- * local rank timed out or left; nothing moved), EFAULT, EINTR, ENOMEM.
+ * never issued or completed already), EBUSY (the registration is served by a ring),
+ * EPIPE (the communicator broke meanwhile: a local rank timed out or left; nothing
+ * moved), EFAULT, EINTR, ENOMEM.
  */
 struct vneuron_netq_complete {
 	__u32 handle;
@@ -670,6 +678,179 @@ struct vneuron_netq_complete {
 	__u32 failed_rank;
 	__u32 pad;
 	__u64 missing;
+};
+
+/* Entries of a network queue ring, at most (a power of two, at least 2). */
+#define VNEURON_NETQ_RING_MAX_ENTRIES	64
+/* Ranks a ring descriptor carries arrivals for: every rank of a communicator. */
+#define VNEURON_NETQ_RING_RANKS		64
+
+/**
+ * struct vneuron_netq_ctrl - the first page of a network queue ring's mapping
+ * @req_head: requests the kernel posted (free-running; entry @req_head % entries next)
+ * @pad0: 0
+ * @req_tail: requests the proxy consumed: it stores this after reading one
+ * @pad1: 0
+ * @cpl_head: completions the proxy posted: it stores this after writing one
+ * @pad2: 0
+ * @cpl_tail: completions the kernel consumed (at %VNEURON_IOCTL_NETQ_DOORBELL)
+ * @pad3: 0
+ *
+ * Each index on its own cache line, as perf's data_head/data_tail. The producer
+ * writes the entry, then the head with release semantics; the consumer reads the head
+ * with acquire semantics, then the entry, then stores its tail. The whole mapping is
+ * writable by the proxy, and the kernel trusts nothing in it: it keeps its own copies
+ * of the indices it produces, reads each word of the proxy's once and checks it.
+ */
+struct vneuron_netq_ctrl {
+	__u32 req_head;
+	__u32 pad0[15];
+	__u32 req_tail;
+	__u32 pad1[15];
+	__u32 cpl_head;
+	__u32 pad2[15];
+	__u32 cpl_tail;
+	__u32 pad3[15];
+};
+
+/**
+ * struct vneuron_netq_req - a request descriptor (kernel to proxy), 576 bytes
+ * @id: the request, to complete; 0 if the stage is below @stage_need: nothing was
+ *	copied, register a larger stage (%VNEURON_NETQ_DOORBELL_STAGE) and the request
+ *	is posted again
+ * @op: the collective (enum vn_cc_op of core/vn_comm.h: 0 ALL_REDUCE, 1 ALL_GATHER,
+ *	2 REDUCE_SCATTER, 3 ALL_TO_ALL, 4 PERMUTE)
+ * @reduce: 0 sum, 1 max
+ * @dtype: %VNEF_DT_FP32 or %VNEF_DT_BF16
+ * @shift: PERMUTE's shift
+ * @count: elements, as the collective counts them
+ * @rank_bytes: bytes of one rank's input: rank r's at the stage's offset + r * @rank_bytes
+ * @stage_need: nranks * @rank_bytes
+ * @local: bit r: rank r is of this node (its input is in the stage)
+ * @nranks: ranks of the communicator
+ * @pad: 0
+ * @arrive_ps: the local ranks' modeled arrivals in ps (remote entries 0)
+ *
+ * The arrivals are in the descriptor so that a request is read whole from one entry.
+ */
+struct vneuron_netq_req {
+	__u64 id;
+	__u32 op;
+	__u32 reduce;
+	__u32 dtype;
+	__u32 shift;
+	__u64 count;
+	__u64 rank_bytes;
+	__u64 stage_need;
+	__u64 local;
+	__u32 nranks;
+	__u32 pad;
+	__u64 arrive_ps[VNEURON_NETQ_RING_RANKS];
+};
+
+/**
+ * struct vneuron_netq_cpl - a completion descriptor (proxy to kernel), 576 bytes
+ * @id: the request completed; ignored with @error
+ * @error: 0, or a positive errno that breaks the communicator, as NETQ_COMPLETE's:
+ *	ETIMEDOUT (with @missing), EPIPE, EIO, EINVAL, EINTR
+ * @failed_rank: with @error, the rank named as failed (below nranks); else 0
+ * @missing: with @error ETIMEDOUT, bit r: rank r never arrived; else 0
+ * @pad: 0
+ * @arrive_ps: the remote ranks' modeled arrivals in ps, at most %VNEURON_NETQ_MAX_PS
+ *	(local entries and those past nranks ignored); the remote ranks' inputs are in
+ *	the stage, at the request's layout
+ */
+struct vneuron_netq_cpl {
+	__u64 id;
+	__u32 error;
+	__u32 failed_rank;
+	__u64 missing;
+	__u64 pad[5];
+	__u64 arrive_ps[VNEURON_NETQ_RING_RANKS];
+};
+
+/*
+ * mmap() offsets of network queue rings (%VNEURON_IOCTL_NETQ_RING_SETUP's
+ * @mmap_offset): above the trace rings' window.
+ */
+#define VNEURON_MMAP_NETQ_BASE		_BITULL(53)
+
+/**
+ * struct vneuron_netq_ring_setup - argument of %VNEURON_IOCTL_NETQ_RING_SETUP
+ * @handle: in: the registration whose nodes were set (%VNEURON_IOCTL_COMM_NODES)
+ * @flags: in: must be 0
+ * @entries: in: descriptors per ring, a power of two from 2 to
+ *	%VNEURON_NETQ_RING_MAX_ENTRIES
+ * @stage: in: a buffer of the calling file the kernel copies the local ranks' inputs
+ *	into and reads the remote ranks' from (held by the ring until it goes)
+ * @stage_offset: in: where the ranks' inputs start in @stage
+ * @stage_size: in: bytes of @stage usable from @stage_offset
+ * @mmap_offset: out: the offset to mmap() the ring at (shared, read-write, no exec)
+ * @mmap_len: out: its length: the control page (struct vneuron_netq_ctrl), then
+ *	@entries requests, then @entries completions
+ * @req_offset: out: where the requests start in the mapping
+ * @cpl_offset: out: where the completions start in the mapping
+ *
+ * One ring pair per registration, not per core: a communicator spanning nodes has at
+ * most one collective in flight (every rank takes part) and its local ranks are on
+ * several cores, so the registration is where a request is whole. From now on the
+ * kernel posts a request (struct vneuron_netq_req) when every local rank stands at a
+ * collective, their inputs copied into the stage while they are held there, and wakes
+ * poll() (EPOLLIN while the proxy has requests to read); the proxy writes the remote
+ * ranks' inputs into the stage through its mmap, a completion (struct vneuron_netq_cpl)
+ * and rings %VNEURON_IOCTL_NETQ_DOORBELL. Unmapping the ring's last mapping breaks the
+ * communicator, as closing the file does. Memory: one page plus 2 x @entries x 576
+ * bytes, charged to the caller's memory cgroup. Errors: EINVAL (@flags, @entries, the
+ * @stage range overflowing or past the buffer, a handle that is a rank's or without
+ * nodes), ENOENT (@handle or @stage not of this file), EBUSY (a ring is set up, or a
+ * NETQ_WAIT request is out), ENOMEM, EINTR.
+ */
+struct vneuron_netq_ring_setup {
+	__u32 handle;
+	__u32 flags;
+	__u32 entries;
+	__u32 stage;
+	__u64 stage_offset;
+	__u64 stage_size;
+	__u64 mmap_offset;
+	__u64 mmap_len;
+	__u32 req_offset;
+	__u32 cpl_offset;
+};
+
+/* NETQ_DOORBELL: first replace the ring's stage with the one given. */
+#define VNEURON_NETQ_DOORBELL_STAGE	_BITUL(0)
+
+/**
+ * struct vneuron_netq_doorbell - argument of %VNEURON_IOCTL_NETQ_DOORBELL
+ * @handle: in: the registration with a ring
+ * @flags: in: 0 or %VNEURON_NETQ_DOORBELL_STAGE
+ * @stage: in: with %VNEURON_NETQ_DOORBELL_STAGE, the new stage (a buffer of the
+ *	calling file), else 0
+ * @pad: must be 0
+ * @stage_offset: in: as @stage
+ * @stage_size: in: as @stage
+ *
+ * Consumes the completions between the ring's cpl_tail and cpl_head in order: each is
+ * read once, checked, and completes its request (or breaks the communicator with its
+ * @error); cpl_tail advances past it. A completion that fails a check stays unconsumed
+ * (fix it and ring again): the call ends there with EINVAL (a bad field: @error not
+ * listed, @failed_rank, @missing, an arrival too late, a pad; or cpl_head more than
+ * the ring's entries ahead) or ENOENT (no such request pending). With
+ * %VNEURON_NETQ_DOORBELL_STAGE the stage is replaced first (no request may be
+ * pending), and a request posted with id 0 is posted again. Errors: EINVAL (@flags,
+ * @pad, stage fields without the flag, the stage range), ENOENT (@handle or @stage not
+ * of this file, no request for a completion), EBUSY (a new stage while a request is
+ * pending), EPIPE (the communicator broke meanwhile: the completion was consumed,
+ * nothing moved), ENOMEM, EINTR.
+ */
+struct vneuron_netq_doorbell {
+	__u32 handle;
+	__u32 flags;
+	__u32 stage;
+	__u32 pad;
+	__u64 stage_offset;
+	__u64 stage_size;
 };
 
 /**
@@ -777,6 +958,22 @@ struct vneuron_netq_complete {
  */
 #define VNEURON_IOCTL_NETQ_COMPLETE	\
 	_IOW(VNEURON_IOCTL_BASE, 0x10, struct vneuron_netq_complete)
+
+/**
+ * VNEURON_IOCTL_NETQ_RING_SETUP - serve a network queue through a mapped ring
+ *
+ * Argument: &struct vneuron_netq_ring_setup.
+ */
+#define VNEURON_IOCTL_NETQ_RING_SETUP	\
+	_IOWR(VNEURON_IOCTL_BASE, 0x11, struct vneuron_netq_ring_setup)
+
+/**
+ * VNEURON_IOCTL_NETQ_DOORBELL - consume a ring's completions
+ *
+ * Argument: &struct vneuron_netq_doorbell.
+ */
+#define VNEURON_IOCTL_NETQ_DOORBELL	\
+	_IOW(VNEURON_IOCTL_BASE, 0x12, struct vneuron_netq_doorbell)
 
 /**
  * VNEURON_URING_CMD_EXEC - io_uring command op of EXEC (&struct vneuron_uring_cmd)

@@ -1144,9 +1144,52 @@ static void op_bad_ioctl(struct fz_worker *w, struct fz_file *f)
 /*
  * The network queue (docs/uapi.md, "Ranks on other nodes"): a communicator with ranks on
  * another node, then COMM_NODES, NETQ_WAIT (a short wait: nobody stands at a
- * collective) and NETQ_COMPLETE with random arguments, handles and pointers; the
+ * collective) and NETQ_COMPLETE with random arguments, handles and pointers; sometimes
+ * a ring (NETQ_RING_SETUP), mapped, filled with garbage and rung (NETQ_DOORBELL); the
  * registration kept or destroyed (a kept one breaks at close).
  */
+/* A ring on registration reg (or a random handle): set up, mapped, scribbled on, rung. */
+static void op_netq_ring(struct fz_worker *w, struct fz_file *f, uint32_t reg, uint32_t stage)
+{
+	struct vneuron_netq_ring_setup rs = {
+		.handle = fz_one_in(w, 8) ? fz_below(w, 4) : reg,
+		.entries = fz_one_in(w, 4) ? (uint32_t)fz_edge(w, 4) : 2u << fz_below(w, 6),
+		.stage = stage,
+		.stage_offset = fz_one_in(w, 4) ? fz_edge(w, 8) : fz_below(w, 8192),
+		.stage_size = fz_one_in(w, 4) ? fz_edge(w, 8) : fz_below(w, 8192),
+		.flags = fz_one_in(w, 32),
+	};
+	struct vneuron_netq_doorbell db = { .handle = rs.handle };
+	uint32_t *m, i, words;
+	int ret;
+
+	ret = fz_ioctl(w, f, FZ_NETQ, VNEURON_IOCTL_NETQ_RING_SETUP, &rs, sizeof(rs));
+	fz_note(w, FZ_NETQ, ret);
+	if (ret)
+		return;
+	m = mmap(NULL, rs.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd,
+		 (off_t)rs.mmap_offset);
+	if (m == MAP_FAILED) {
+		fz_bad(w, FZ_NETQ, errno, "mmap of a ring just set up: %d", -errno);
+		return;
+	}
+	/* Garbage in every index and some descriptor words: the kernel checks them all. */
+	words = (uint32_t)(rs.mmap_len / sizeof(*m));
+	for (i = 0; i < 64; i++)
+		m[fz_below(w, words)] = (uint32_t)fz_edge(w, 4);
+	if (fz_one_in(w, 2))
+		m[32] = (uint32_t)fz_below(w, 4);	/* cpl_head a little ahead */
+	if (fz_one_in(w, 4)) {
+		db.flags = VNEURON_NETQ_DOORBELL_STAGE;
+		db.stage = stage;
+		db.stage_size = fz_below(w, 8192);
+	}
+	fz_note(w, FZ_NETQ,
+		fz_ioctl(w, f, FZ_NETQ, VNEURON_IOCTL_NETQ_DOORBELL, &db, sizeof(db)));
+	/* Its last unmapping breaks the communicator; the file's close frees the rest. */
+	munmap(m, rs.mmap_len);
+}
+
 static void op_netq(struct fz_worker *w, struct fz_file *f)
 {
 	static const uint32_t errs[] = { 0, EIO, ETIMEDOUT, EPIPE, EINVAL, EINTR, ENOMEM, 9999 };
@@ -1196,6 +1239,8 @@ static void op_netq(struct fz_worker *w, struct fz_file *f)
 	};
 	fz_note(w, FZ_NETQ,
 		fz_ioctl(w, f, FZ_NETQ, VNEURON_IOCTL_NETQ_COMPLETE, &nc, sizeof(nc)));
+	if (fz_one_in(w, 2))
+		op_netq_ring(w, f, cc.handle, stage);
 	if (fz_one_in(w, 4))
 		return;
 	d.handle = cc.handle;

@@ -8,12 +8,17 @@
  * time limit; a relayed failure; and two "nodes" of MPI processes, each on its own
  * /dev/vneuronN, running every collective through libvnmpi's device proxy
  * (tests/host/mpi/test_mpi_netq.c under mpirun): exact, and the same modeled times on a
- * second mpirun; and nothing left in the module after.
+ * second mpirun; and nothing left in the module after. The same queue as a mapped ring
+ * (NETQ_RING_SETUP, NETQ_DOORBELL): every bad argument, an all-reduce served by hand
+ * through it (exact, the modeled time the same as through the ioctls, poll() woken),
+ * hostile ring contents refused, and an unmap or close with a request out breaking the
+ * communicator.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <sys/wait.h>
 
@@ -195,6 +200,89 @@ static void remote_input(float *x)
 
 	for (i = 0; i < COUNT; i++)
 		x[i] = (float)((7919 + i * 104729) % 1000) * 0.001f + 2e-7f;
+}
+
+
+/* ---- the ring, as a proxy sees it ---- */
+
+struct ring {
+	int fd;
+	uint32_t reg;
+	struct vneuron_netq_ring_setup s;
+	uint8_t *map;
+	struct vneuron_netq_ctrl *ctl;
+};
+
+static int ring_setup(int fd, uint32_t reg, uint32_t entries, uint32_t stage, uint64_t off,
+		      uint64_t size, struct vneuron_netq_ring_setup *out)
+{
+	*out = (struct vneuron_netq_ring_setup){
+		.handle = reg, .entries = entries, .stage = stage, .stage_offset = off,
+		.stage_size = size,
+	};
+	return vn_ioctl(fd, VNEURON_IOCTL_NETQ_RING_SETUP, out);
+}
+
+static int doorbell(int fd, uint32_t reg, uint32_t flags, uint32_t stage, uint64_t off,
+		    uint64_t size)
+{
+	struct vneuron_netq_doorbell d = {
+		.handle = reg, .flags = flags, .stage = stage, .stage_offset = off,
+		.stage_size = size,
+	};
+
+	return vn_ioctl(fd, VNEURON_IOCTL_NETQ_DOORBELL, &d);
+}
+
+/* A ring of 4 entries on registration reg of fd, mapped. */
+static int ring_open(struct ring *q, int fd, uint32_t reg, uint32_t stage, uint64_t size)
+{
+	void *m;
+	int ret;
+
+	q->fd = fd;
+	q->reg = reg;
+	ret = ring_setup(fd, reg, 4, stage, 0, size, &q->s);
+	if (ret)
+		return ret;
+	m = mmap(NULL, q->s.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, q->s.mmap_offset);
+	if (m == MAP_FAILED)
+		return -errno;
+	q->map = m;
+	q->ctl = m;
+	return 0;
+}
+
+static struct vneuron_netq_cpl *ring_cpl(struct ring *q, uint32_t i)
+{
+	return (struct vneuron_netq_cpl *)(q->map + q->s.cpl_offset) + (i & (q->s.entries - 1));
+}
+
+/* The next request, waited for with poll() (-ETIMEDOUT), consumed. */
+static int ring_next(struct ring *q, int timeout_ms, struct vneuron_netq_req *out)
+{
+	struct pollfd pfd = { .fd = q->fd, .events = POLLIN };
+	uint32_t tail = q->ctl->req_tail, head;
+
+	if (poll(&pfd, 1, timeout_ms) < 0)
+		return -errno;
+	head = __atomic_load_n(&q->ctl->req_head, __ATOMIC_ACQUIRE);
+	if (head == tail)
+		return -ETIMEDOUT;
+	memcpy(out, (struct vneuron_netq_req *)(q->map + q->s.req_offset) +
+	       (tail & (q->s.entries - 1)), sizeof(*out));
+	__atomic_store_n(&q->ctl->req_tail, tail + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* c as the next completion, then the doorbell. */
+static int ring_complete(struct ring *q, const struct vneuron_netq_cpl *c)
+{
+	uint32_t head = q->ctl->cpl_head;
+
+	memcpy(ring_cpl(q, head), c, sizeof(*c));
+	__atomic_store_n(&q->ctl->cpl_head, head + 1, __ATOMIC_RELEASE);
+	return doorbell(q->fd, q->reg, 0, 0, 0, 0);
 }
 
 FIXTURE(netq)
@@ -556,6 +644,324 @@ TEST_F_TIMEOUT(netq, group_collective_breaks, 120)
 	free(r);
 }
 
+/* NETQ_RING_SETUP, NETQ_DOORBELL and the ring's mmap: every bad argument. */
+TEST_F(netq, ring_errors)
+{
+	struct vneuron_netq_ring_setup rs;
+	struct vneuron_netq_doorbell d;
+	struct vneuron_netq_wait w;
+	uint32_t reg, reg2, plain, rank_h, stage;
+	uint8_t id[ID_BYTES];
+	uint64_t arr[2] = { 0, 0 };
+	int fd2 = vn_open();
+	void *m;
+
+	if (!(self->info.caps & VNEURON_CAP_NETQ_RING))
+		SKIP(return, "the module has no network queue ring");
+	ASSERT_LE(6, self->info.uapi_version);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, comm_create(self->fd, 2, id, &reg));
+	ASSERT_EQ(0, comm_nodes(self->fd, reg, 0, two_nodes, two_devs, 2));
+	ASSERT_EQ(0, netq_comm(self->fd, self->fd, &reg2, &rank_h));
+	ASSERT_EQ(0, comm_create(self->fd, 2, id, &plain));
+	stage = vn_alloc(self->fd, 2 * PAGE, NULL);
+	ASSERT_LT(0, (int)stage);
+	rs = (struct vneuron_netq_ring_setup){ .handle = reg, .entries = 4, .stage = stage,
+					       .stage_size = PAGE, .flags = 1 };
+	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, VNEURON_IOCTL_NETQ_RING_SETUP, &rs));
+	EXPECT_EQ(-EINVAL, ring_setup(self->fd, reg, 0, stage, 0, PAGE, &rs));
+	EXPECT_EQ(-EINVAL, ring_setup(self->fd, reg, 1, stage, 0, PAGE, &rs));
+	EXPECT_EQ(-EINVAL, ring_setup(self->fd, reg, 3, stage, 0, PAGE, &rs));
+	EXPECT_EQ(-EINVAL, ring_setup(self->fd, reg, VNEURON_NETQ_RING_MAX_ENTRIES * 2, stage, 0,
+				      PAGE, &rs));
+	EXPECT_EQ(-EINVAL, ring_setup(self->fd, reg, 4, stage, ~0ull, 2, &rs));
+	EXPECT_EQ(-EINVAL, ring_setup(self->fd, reg, 4, stage, PAGE, PAGE + 1, &rs));
+	EXPECT_EQ(-ENOENT, ring_setup(self->fd, reg, 4, 9999, 0, PAGE, &rs));
+	EXPECT_EQ(-ENOENT, ring_setup(self->fd, 0, 4, stage, 0, PAGE, &rs));
+	EXPECT_EQ(-ENOENT, ring_setup(self->fd, 9999, 4, stage, 0, PAGE, &rs));
+	/* the registration and the stage must be the caller's own */
+	EXPECT_EQ(-ENOENT, ring_setup(fd2, reg, 4, stage, 0, PAGE, &rs));
+	EXPECT_EQ(-EINVAL, ring_setup(self->fd, plain, 4, stage, 0, PAGE, &rs));
+	EXPECT_EQ(-EINVAL, ring_setup(self->fd, rank_h, 4, stage, 0, PAGE, &rs));
+	/* a registration without a ring: no doorbell */
+	EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, 0, 0, 0, 0));
+	ASSERT_EQ(0, ring_setup(self->fd, reg, 4, stage, 0, PAGE, &rs));
+	EXPECT_LE(VNEURON_MMAP_NETQ_BASE, rs.mmap_offset);
+	EXPECT_EQ(PAGE, rs.req_offset);
+	EXPECT_EQ(PAGE + 4 * sizeof(struct vneuron_netq_req), rs.cpl_offset);
+	EXPECT_LE(rs.cpl_offset + 4 * sizeof(struct vneuron_netq_cpl), rs.mmap_len);
+	EXPECT_EQ(-EBUSY, ring_setup(self->fd, reg, 4, stage, 0, PAGE, &rs));
+	/* served by its ring: the ioctls of uapi 5 are refused */
+	EXPECT_EQ(-EBUSY, netq_wait(self->fd, reg, stage, PAGE, MS, arr, &w));
+	EXPECT_EQ(-EBUSY, netq_complete(self->fd, reg, 1, stage, 0, arr));
+	EXPECT_EQ(-EBUSY, netq_fail(self->fd, reg, EIO, 1, 0));
+	/* the doorbell */
+	d = (struct vneuron_netq_doorbell){ .handle = reg, .flags = 2 };
+	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, VNEURON_IOCTL_NETQ_DOORBELL, &d));
+	d = (struct vneuron_netq_doorbell){ .handle = reg, .pad = 1 };
+	EXPECT_EQ(-EINVAL, vn_ioctl(self->fd, VNEURON_IOCTL_NETQ_DOORBELL, &d));
+	EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, 0, stage, 0, 0));
+	EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, 0, 0, 0, PAGE));
+	EXPECT_EQ(-ENOENT, doorbell(self->fd, 0, 0, 0, 0, 0));
+	EXPECT_EQ(-ENOENT, doorbell(fd2, reg, 0, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, doorbell(self->fd, plain, 0, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, doorbell(self->fd, rank_h, 0, 0, 0, 0));
+	EXPECT_EQ(-ENOENT, doorbell(self->fd, reg, VNEURON_NETQ_DOORBELL_STAGE, 9999, 0, PAGE));
+	EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, VNEURON_NETQ_DOORBELL_STAGE, stage, PAGE,
+				    PAGE + 1));
+	EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, VNEURON_NETQ_DOORBELL_STAGE, stage, ~0ull, 2));
+	EXPECT_EQ(0, doorbell(self->fd, reg, VNEURON_NETQ_DOORBELL_STAGE, stage, 0, 2 * PAGE));
+	EXPECT_EQ(0, doorbell(self->fd, reg, 0, 0, 0, 0));
+	/* its mmap: shared, from its start, not longer, not executable, this file's */
+	m = mmap(NULL, rs.mmap_len, PROT_READ, MAP_PRIVATE, self->fd, rs.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, m);
+	m = mmap(NULL, rs.mmap_len + PAGE, PROT_READ, MAP_SHARED, self->fd, rs.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, m);
+	m = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd, rs.mmap_offset + PAGE);
+	EXPECT_EQ(MAP_FAILED, m);
+	m = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, self->fd, rs.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, m);
+	m = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd2, rs.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, m);
+	m = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd,
+		 rs.mmap_offset + (1ull << 20));
+	EXPECT_EQ(MAP_FAILED, m);
+	/* a NETQ_WAIT request out: no ring now */
+	{
+		struct rank0 *r = calloc(1, sizeof(*r));
+		uint32_t st2 = vn_alloc(self->fd, 2 * COUNT * 4, NULL);
+
+		ASSERT_NE(NULL, r);
+		ASSERT_EQ(0, rank0_submit(r, self->fd, 60 * SEC));
+		ASSERT_EQ(0, netq_wait(self->fd, reg2, st2, 2 * COUNT * 4, 10 * SEC, arr, &w));
+		ASSERT_NE(0, w.id);
+		EXPECT_EQ(-EBUSY, ring_setup(self->fd, reg2, 4, stage, 0, PAGE, &rs));
+		ASSERT_EQ(0, netq_fail(self->fd, reg2, EIO, 1, 0));
+		ASSERT_EQ(0, rank0_wait(r));
+		rank0_release(r);
+		free(r);
+	}
+	close(fd2);
+}
+
+/*
+ * The proxy by hand through the ring, against the ioctls: run 0 serves rank 0's
+ * all-reduce with NETQ_WAIT/NETQ_COMPLETE, run 1 through a ring (a stage too small
+ * first: a request of id 0, a larger stage at the doorbell, the request again; poll()
+ * woken; hostile completions refused and left in place): both exact, the same modeled
+ * end.
+ */
+TEST_F_TIMEOUT(netq, ring_allreduce_served, 180)
+{
+	const uint64_t need = 2 * COUNT * 4;
+	struct vneuron_netq_req rq;
+	struct vneuron_netq_cpl cp, *slot;
+	struct vneuron_netq_wait w;
+	struct vneuron_comm_info in;
+	struct pollfd pfd;
+	uint64_t arr[2], rarr[2] = { 0, 123456 }, model[2];
+	uint32_t reg, rank_h, stage, small, tail;
+	float x1[COUNT], got[COUNT];
+	struct rank0 *r = calloc(1, sizeof(*r));
+	struct ring q;
+	int run, i, bad;
+
+	if (!(self->info.caps & VNEURON_CAP_NETQ_RING))
+		SKIP(return, "the module has no network queue ring");
+	ASSERT_NE(NULL, r);
+	remote_input(x1);
+	for (run = 0; run < 2; run++) {
+		int rfd = vn_open();
+
+		ASSERT_LE(0, rfd);
+		ASSERT_EQ(0, netq_comm(self->fd, rfd, &reg, &rank_h));
+		stage = vn_alloc(self->fd, need, NULL);
+		small = vn_alloc(self->fd, 16, NULL);
+		ASSERT_LT(0, (int)stage);
+		ASSERT_LT(0, (int)small);
+		memset(r, 0, sizeof(*r));
+		if (run == 0) {
+			ASSERT_EQ(0, rank0_submit(r, rfd, 30 * SEC));
+			ASSERT_EQ(0, netq_wait(self->fd, reg, stage, need, 10 * SEC, arr, &w));
+			ASSERT_NE(0, w.id);
+			ASSERT_EQ(0, vn_rw(self->fd, 1, stage, COUNT * 4, x1, sizeof(x1)));
+			ASSERT_EQ(0, netq_complete(self->fd, reg, w.id, stage, 0, rarr));
+		} else {
+			ASSERT_EQ(0, ring_open(&q, self->fd, reg, small, 16));
+			pfd = (struct pollfd){ .fd = self->fd, .events = POLLIN };
+			EXPECT_EQ(0, poll(&pfd, 1, 0));
+			ASSERT_EQ(0, rank0_submit(r, rfd, 30 * SEC));
+			/* the stage too small: told the size, nothing taken */
+			ASSERT_EQ(0, ring_next(&q, 10000, &rq));
+			EXPECT_EQ(0, rq.id);
+			EXPECT_EQ(need, rq.stage_need);
+			EXPECT_EQ(0, poll(&pfd, 1, 0));
+			ASSERT_EQ(0, doorbell(self->fd, reg, VNEURON_NETQ_DOORBELL_STAGE, stage, 0,
+					      need));
+			/* poll() wakes for the request posted again */
+			EXPECT_EQ(1, poll(&pfd, 1, 10000));
+			EXPECT_TRUE(pfd.revents & POLLIN);
+			ASSERT_EQ(0, ring_next(&q, 10000, &rq));
+			ASSERT_NE(0, rq.id);
+			EXPECT_EQ(0, rq.op);
+			EXPECT_EQ(0, rq.reduce);
+			EXPECT_EQ(VNEF_DT_FP32, rq.dtype);
+			EXPECT_EQ(COUNT, rq.count);
+			EXPECT_EQ(COUNT * 4, rq.rank_bytes);
+			EXPECT_EQ(need, rq.stage_need);
+			EXPECT_EQ(1, rq.local);
+			EXPECT_EQ(2, rq.nranks);
+			EXPECT_EQ(arr[0], rq.arrive_ps[0]);	/* as NETQ_WAIT gave it */
+			EXPECT_EQ(0, rq.arrive_ps[1]);
+			EXPECT_EQ(0, poll(&pfd, 1, 0));
+			/* no new stage while a request is out */
+			EXPECT_EQ(-EBUSY, doorbell(self->fd, reg, VNEURON_NETQ_DOORBELL_STAGE,
+						   stage, 0, need));
+			ASSERT_EQ(0, vn_rw(self->fd, 0, stage, 0, got, sizeof(got)));
+			EXPECT_EQ(0, memcmp(got, r->in, sizeof(got)));
+			ASSERT_EQ(0, vn_rw(self->fd, 1, stage, COUNT * 4, x1, sizeof(x1)));
+			/* hostile completions: refused, left unconsumed */
+			tail = q.ctl->cpl_tail;
+			cp = (struct vneuron_netq_cpl){ .id = rq.id + 1 };
+			memcpy(cp.arrive_ps, rarr, sizeof(rarr));
+			EXPECT_EQ(-ENOENT, ring_complete(&q, &cp));
+			EXPECT_EQ(tail, q.ctl->cpl_tail);
+			slot = ring_cpl(&q, tail);
+			slot->id = rq.id;
+			slot->arrive_ps[1] = VNEURON_NETQ_MAX_PS + 1;
+			EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, 0, 0, 0, 0));
+			slot->arrive_ps[1] = 123456;
+			slot->pad[2] = 1;
+			EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, 0, 0, 0, 0));
+			slot->pad[2] = 0;
+			slot->failed_rank = 1;
+			EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, 0, 0, 0, 0));
+			slot->failed_rank = 0;
+			slot->error = ENOMEM;
+			EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, 0, 0, 0, 0));
+			slot->error = EIO;
+			slot->failed_rank = 7;
+			EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, 0, 0, 0, 0));
+			slot->error = 0;
+			slot->failed_rank = 0;
+			q.ctl->cpl_head = tail + 1000;		/* garbage head */
+			EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, 0, 0, 0, 0));
+			q.ctl->cpl_tail = 777;			/* the kernel's copy is its own */
+			q.ctl->req_head = 999;
+			__atomic_store_n(&q.ctl->cpl_head, tail + 1, __ATOMIC_RELEASE);
+			ASSERT_EQ(0, doorbell(self->fd, reg, 0, 0, 0, 0));
+			EXPECT_EQ(tail + 1, q.ctl->cpl_tail);
+			/* consumed: ringing again does nothing */
+			EXPECT_EQ(0, doorbell(self->fd, reg, 0, 0, 0, 0));
+		}
+		ASSERT_EQ(0, rank0_wait(r));
+		EXPECT_EQ(VNEURON_EXEC_OK, r->w.status) TH_LOG("run %d reason %u", run, r->w.reason);
+		for (i = 0, bad = 0; i < COUNT; i++)
+			bad += r->out[i] != r->in[i] + x1[i];
+		EXPECT_EQ(0, bad);
+		model[run] = r->w.model_ps;
+		ASSERT_EQ(0, comm_info(self->fd, reg, &in));
+		EXPECT_EQ(0, in.broken);
+		EXPECT_EQ(1, in.collectives);
+		rank0_release(r);
+		close(rfd);		/* its core is free for the next run's file */
+		if (run == 1)
+			munmap(q.map, q.s.mmap_len);
+	}
+	EXPECT_EQ(model[0], model[1]);
+	EXPECT_LT(123456, model[0]);
+	free(r);
+}
+
+/*
+ * Hostile ring contents before a request: a garbage req_tail leaves no room to post,
+ * the communicator breaks (EINVAL) and the rank ends ABORTED CC_PEER at once.
+ */
+TEST_F_TIMEOUT(netq, ring_garbage_tail_breaks, 120)
+{
+	struct vneuron_comm_info in;
+	uint32_t reg, rank_h, stage;
+	struct rank0 *r = calloc(1, sizeof(*r));
+	struct ring q;
+	uint64_t t0;
+
+	if (!(self->info.caps & VNEURON_CAP_NETQ_RING))
+		SKIP(return, "the module has no network queue ring");
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(0, netq_comm(self->fd, self->fd, &reg, &rank_h));
+	stage = vn_alloc(self->fd, 2 * COUNT * 4, NULL);
+	ASSERT_EQ(0, ring_open(&q, self->fd, reg, stage, 2 * COUNT * 4));
+	q.ctl->req_tail = 0x80000000u;
+	t0 = vn_now_ns();
+	ASSERT_EQ(0, rank0_submit(r, self->fd, 60 * SEC));
+	ASSERT_EQ(0, rank0_wait(r));
+	EXPECT_EQ(VNEURON_EXEC_ABORTED, r->w.status);
+	EXPECT_EQ(VNEURON_REASON_CC_PEER, r->w.reason);
+	EXPECT_GT(t0 + 30 * SEC, vn_now_ns());
+	ASSERT_EQ(0, comm_info(self->fd, rank_h, &in));
+	EXPECT_EQ(1, in.broken);
+	EXPECT_EQ(EINVAL, in.failure);
+	EXPECT_EQ(1, in.failed_rank);
+	rank0_release(r);
+	munmap(q.map, q.s.mmap_len);
+	free(r);
+}
+
+/*
+ * A request out through the ring, then the proxy unmaps its ring, or closes its file
+ * and then unmaps (the mapping holds the file open until then): the rank ends ABORTED
+ * CC_PEER at once, the remote rank named.
+ */
+TEST_F_TIMEOUT(netq, ring_unmap_close_breaks, 120)
+{
+	struct vneuron_netq_req rq;
+	struct vneuron_comm_info in;
+	uint32_t reg, rank_h, stage;
+	struct rank0 *r = calloc(1, sizeof(*r));
+	struct ring q;
+	int how;
+
+	if (!(self->info.caps & VNEURON_CAP_NETQ_RING))
+		SKIP(return, "the module has no network queue ring");
+	ASSERT_NE(NULL, r);
+	for (how = 0; how < 2; how++) {
+		int pfd = vn_open(), rfd = vn_open();
+		uint64_t t0 = vn_now_ns();
+
+		ASSERT_LE(0, pfd);
+		ASSERT_LE(0, rfd);
+		ASSERT_EQ(0, netq_comm(pfd, rfd, &reg, &rank_h));
+		stage = vn_alloc(pfd, 2 * COUNT * 4, NULL);
+		ASSERT_EQ(0, ring_open(&q, pfd, reg, stage, 2 * COUNT * 4));
+		memset(r, 0, sizeof(*r));
+		ASSERT_EQ(0, rank0_submit(r, rfd, 60 * SEC));
+		ASSERT_EQ(0, ring_next(&q, 10000, &rq));
+		ASSERT_NE(0, rq.id);
+		if (how == 0) {
+			munmap(q.map, q.s.mmap_len);
+		} else {
+			close(pfd);
+			pfd = -1;
+			/* the pages stay the proxy's; the kernel does not look at them unrung */
+			q.ctl->cpl_head = 5;
+			munmap(q.map, q.s.mmap_len);
+		}
+		ASSERT_EQ(0, rank0_wait(r));
+		EXPECT_EQ(VNEURON_EXEC_ABORTED, r->w.status);
+		EXPECT_EQ(VNEURON_REASON_CC_PEER, r->w.reason);
+		EXPECT_GT(t0 + 30 * SEC, vn_now_ns());
+		ASSERT_EQ(0, comm_info(rfd, rank_h, &in));
+		EXPECT_EQ(1, in.broken);
+		EXPECT_EQ(1, in.failed_rank);
+		EXPECT_EQ(EPIPE, in.failure);
+		rank0_release(r);
+		if (pfd >= 0)
+			close(pfd);
+		close(rfd);
+	}
+	free(r);
+}
+
 /*
  * One mpirun of test_mpi_netq on 2 processes: its exit status; its output's TAP failures
  * and modeled times into *fails and models.
@@ -589,30 +995,49 @@ static int mpirun_netq(const char *top, char *models, size_t cap, int *fails)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/*
+ * The preamble of the mpirun tests: two devices (a node each), mpirun, the tree's top
+ * into top (.../build/rel/guest/netq_test: four levels up), and in the bare test guest
+ * the host name and loopback interface Open MPI needs. 0; 1 with *why, to skip; -1.
+ */
+static int mpirun_ready(const struct vneuron_info *info, char *top, size_t cap,
+			const char **why)
+{
+	char exe[PATH_MAX], host[64];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	*why = NULL;
+	if (info->device_count < 2)
+		*why = "needs two devices (devices=2): a node each";
+	else if (access("/usr/bin/mpirun", X_OK))
+		*why = "no mpirun (make setup installs openmpi-bin)";
+	if (*why)
+		return 1;
+	if (len <= 0)
+		return -1;
+	exe[len] = '\0';
+	snprintf(top, cap, "%s", dirname(dirname(dirname(dirname(exe)))));
+	if (!gethostname(host, sizeof(host)) && !strcmp(host, "(none)") &&
+	    (sethostname("vneuron-guest", 13) || system("ip link set lo up")))
+		return -1;
+	return 0;
+}
+
 /* Two nodes as MPI processes on /dev/vneuron0 and /dev/vneuron1: every collective. */
 TEST_F_TIMEOUT(netq, mpirun_two_nodes, 700)
 {
-	char exe[PATH_MAX], top[PATH_MAX], bin[2 * PATH_MAX], host[64];
+	char top[PATH_MAX], bin[2 * PATH_MAX];
 	char models[2][2048];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *why;
 	int fails[2], st, run;
 
-	if (self->info.device_count < 2)
-		SKIP(return, "needs two devices (devices=2): a node each");
-	if (access("/usr/bin/mpirun", X_OK))
-		SKIP(return, "no mpirun (make setup installs openmpi-bin)");
-	ASSERT_LT(0, len);
-	exe[len] = '\0';
-	/* .../build/rel/guest/netq_test: the tree is four levels up */
-	snprintf(top, sizeof(top), "%s", dirname(dirname(dirname(dirname(exe)))));
+	st = mpirun_ready(&self->info, top, sizeof(top), &why);
+	if (st == 1)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, st);
 	snprintf(bin, sizeof(bin), "%s/build/san/mpi/test_mpi_netq", top);
 	if (access(bin, X_OK))
 		SKIP(return, "build/san/mpi/test_mpi_netq is not built (needs mpicc)");
-	/* The bare test guest: Open MPI needs a host name and a loopback interface. */
-	if (!gethostname(host, sizeof(host)) && !strcmp(host, "(none)")) {
-		ASSERT_EQ(0, sethostname("vneuron-guest", 13));
-		ASSERT_EQ(0, system("ip link set lo up"));
-	}
 	for (run = 0; run < 2; run++) {
 		st = mpirun_netq(top, models[run], sizeof(models[run]), &fails[run]);
 		EXPECT_EQ(0, st);
@@ -628,25 +1053,18 @@ TEST_F_TIMEOUT(netq, mpirun_two_nodes, 700)
  */
 TEST_F_TIMEOUT(netq, mpirun_capture, 900)
 {
-	char exe[PATH_MAX], top[PATH_MAX], cmd[2 * PATH_MAX + 64], line[512], host[64];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char top[PATH_MAX], cmd[2 * PATH_MAX + 64], line[512];
 	int fails = 0, oks = 0, st;
+	const char *why;
 	FILE *p;
 
-	if (self->info.device_count < 2)
-		SKIP(return, "needs two devices (devices=2): a node each");
-	if (access("/usr/bin/mpirun", X_OK))
-		SKIP(return, "no mpirun (make setup installs openmpi-bin)");
-	ASSERT_LT(0, len);
-	exe[len] = '\0';
-	snprintf(top, sizeof(top), "%s", dirname(dirname(dirname(dirname(exe)))));
+	st = mpirun_ready(&self->info, top, sizeof(top), &why);
+	if (st == 1)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, st);
 	snprintf(cmd, sizeof(cmd), "%s/build/libexec/vneuron/vneuron-profile-mpi", top);
 	if (access(cmd, X_OK))
 		SKIP(return, "vneuron-profile-mpi is not built (needs mpicc)");
-	if (!gethostname(host, sizeof(host)) && !strcmp(host, "(none)")) {
-		ASSERT_EQ(0, sethostname("vneuron-guest", 13));
-		ASSERT_EQ(0, system("ip link set lo up"));
-	}
 	snprintf(cmd, sizeof(cmd), "%s/tests/guest/mpi_capture.sh 2>&1", top);
 	p = popen(cmd, "r");
 	ASSERT_NE(NULL, p);
