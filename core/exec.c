@@ -22,6 +22,7 @@
 #define NO_IDX		(~0u)
 #define VN_YIELD_NS	1000000	/* a scheduling point at least this often */
 #define VN_SPIN_NS	20000	/* an engine polls a semaphore this long before sleeping */
+#define VN_IDLE_SPIN_NS	50000	/* the runner polls its queue this long before sleeping */
 /*
  * While the CC-core waits at a collective, the other workers' waits end this long after
  * the time limit: the collective ends at the limit itself and names the ranks it waited
@@ -1059,11 +1060,29 @@ static struct vn_exec *run_cc(struct vn_core *c, struct vn_exec *ex)
  * cooperative executor: a hand-off between two engines is a semaphore and a loop, not
  * a wake-up), and the CC-core's worker its collectives, which wait for other ranks.
  */
+/*
+ * The runner found nothing to run: poll for a next execution for up to VN_IDLE_SPIN_NS
+ * before sleeping, without the lock (c->cur is read racily here, again under it). A
+ * batch of submissions then costs one wake-up, not one per execution: the submitter
+ * is slower than the runner at an empty program, so the queue is empty between two.
+ */
+static void idle_spin(struct vn_core *c)
+{
+	u64 until;
+
+	vn_lock_drop(c->lock);
+	until = vn_time_ns() + VN_IDLE_SPIN_NS;
+	while (!vn_load_acquire(&c->cur) && !vn_load_acquire(&c->stop) && vn_time_ns() < until)
+		vn_thread_yield();
+	vn_lock_take(c->lock);
+}
+
 static int worker(void *arg)
 {
 	struct vn_worker_arg *w = arg;
 	struct vn_core *c = w->c;
 	struct vn_exec *ex, *fin;
+	bool spun = false;
 
 	vn_lock_take(c->lock);
 	while (!c->stop) {
@@ -1071,6 +1090,10 @@ static int worker(void *arg)
 		fin = NULL;
 		if (ex && w->id == VN_RUNNER) {
 			fin = run_step(c, ex);
+			spun = false;
+		} else if (!ex && w->id == VN_RUNNER && !spun) {
+			idle_spin(c);
+			spun = true;
 		} else if (ex && c->ss[VNEF_STREAM_CC].state == VN_SS_READY) {
 			c->ss[VNEF_STREAM_CC].state = VN_SS_RUN;
 			vn_lock_drop(c->lock);
