@@ -22,7 +22,6 @@
 #define NO_IDX		(~0u)
 #define VN_YIELD_NS	1000000	/* a scheduling point at least this often */
 #define VN_SPIN_NS	20000	/* an engine polls a semaphore this long before sleeping */
-#define VN_IDLE_SPIN_NS	50000	/* the runner polls its queue this long before sleeping */
 /*
  * While the CC-core waits at a collective, the other workers' waits end this long after
  * the time limit: the collective ends at the limit itself and names the ranks it waited
@@ -1061,17 +1060,20 @@ static struct vn_exec *run_cc(struct vn_core *c, struct vn_exec *ex)
  * a wake-up), and the CC-core's worker its collectives, which wait for other ranks.
  */
 /*
- * The runner found nothing to run: poll for a next execution for up to VN_IDLE_SPIN_NS
- * before sleeping, without the lock (c->cur is read racily here, again under it). A
- * batch of submissions then costs one wake-up, not one per execution: the submitter
- * is slower than the runner at an empty program, so the queue is empty between two.
+ * The runner found nothing to run: poll for a next execution for up to
+ * vn_idle_spin_ns() before sleeping, without the lock (c->cur is read racily here,
+ * again under it). A batch of submissions then costs one wake-up, not one per
+ * execution: the submitter is slower than the runner at an empty program, so the
+ * queue is empty between two.
  */
 static void idle_spin(struct vn_core *c)
 {
-	u64 until;
+	u64 until, spin = vn_idle_spin_ns();
 
+	if (!spin)
+		return;
 	vn_lock_drop(c->lock);
-	until = vn_time_ns() + VN_IDLE_SPIN_NS;
+	until = vn_time_ns() + spin;
 	while (!vn_load_acquire(&c->cur) && !vn_load_acquire(&c->stop) && vn_time_ns() < until)
 		vn_thread_yield();
 	vn_lock_take(c->lock);

@@ -85,6 +85,8 @@ struct vn_thread;
 struct vn_thread *vn_thread_start(int (*fn)(void *arg), void *arg, const char *name);
 void vn_thread_stop(struct vn_thread *t);	/* waits for fn to return */
 void vn_thread_yield(void);		/* a scheduling point between bounded chunks */
+/* How long a core's idle runner polls for work before it sleeps; 0: it sleeps at once. */
+u64 vn_idle_spin_ns(void);
 
 /*
  * In a caller's system call (program validation): a scheduling point, and whether the

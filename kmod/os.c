@@ -213,6 +213,15 @@ void vn_thread_stop(struct vn_thread *t)
 	kfree(t);
 }
 
+/*
+ * Waking a sleeping kernel thread from another CPU is an IPI and, in an emulated guest,
+ * a halted vCPU woken: tens of microseconds. Poll that long instead (docs/bench.md).
+ */
+u64 vn_idle_spin_ns(void)
+{
+	return 50 * NSEC_PER_USEC;
+}
+
 void vn_thread_yield(void)
 {
 	cond_resched();
