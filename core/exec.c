@@ -1064,7 +1064,8 @@ static struct vn_exec *run_cc(struct vn_core *c, struct vn_exec *ex)
  * vn_idle_spin_ns() before sleeping, without the lock (c->cur is read racily here,
  * again under it). A batch of submissions then costs one wake-up, not one per
  * execution: the submitter is slower than the runner at an empty program, so the
- * queue is empty between two.
+ * queue is empty between two. Not while another thread waits for this CPU: the
+ * submitter may be the one.
  */
 static void idle_spin(struct vn_core *c)
 {
@@ -1074,7 +1075,8 @@ static void idle_spin(struct vn_core *c)
 		return;
 	vn_lock_drop(c->lock);
 	until = vn_time_ns() + spin;
-	while (!vn_load_acquire(&c->cur) && !vn_load_acquire(&c->stop) && vn_time_ns() < until)
+	while (!vn_load_acquire(&c->cur) && !vn_load_acquire(&c->stop) && vn_time_ns() < until &&
+	       vn_thread_alone())
 		vn_thread_yield();
 	vn_lock_take(c->lock);
 }

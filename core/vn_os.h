@@ -87,6 +87,8 @@ void vn_thread_stop(struct vn_thread *t);	/* waits for fn to return */
 void vn_thread_yield(void);		/* a scheduling point between bounded chunks */
 /* How long a core's idle runner polls for work before it sleeps; 0: it sleeps at once. */
 u64 vn_idle_spin_ns(void);
+/* Whether no other thread waits to run on the calling thread's CPU. */
+bool vn_thread_alone(void);
 
 /*
  * In a caller's system call (program validation): a scheduling point, and whether the

@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
@@ -220,6 +221,12 @@ void vn_thread_stop(struct vn_thread *t)
 u64 vn_idle_spin_ns(void)
 {
 	return 50 * NSEC_PER_USEC;
+}
+
+/* As KVM's halt polling: a poll must not keep a runnable task (the submitter) waiting. */
+bool vn_thread_alone(void)
+{
+	return single_task_running();
 }
 
 void vn_thread_yield(void)
