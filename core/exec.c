@@ -45,7 +45,7 @@ void vn_exec_get(struct vn_exec *ex)
  */
 #define VN_POOL_TENSORS	8
 #define VN_POOL_SLOTS	64
-#define VN_POOL_SPARES	64	/* per core (io_uring batches of 64): about 100 KiB */
+#define VN_POOL_SPARES	64	/* per core (io_uring batches of 64): 2 KiB each */
 
 static u64 align_up(u64 x, u64 a)
 {
