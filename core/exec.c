@@ -37,19 +37,173 @@ void vn_exec_get(struct vn_exec *ex)
 	__atomic_add_fetch(&ex->refs, 1, __ATOMIC_RELAXED);
 }
 
+/* ---- execution memory: one allocation each, a core's spares reused ---- */
+
+/*
+ * An execution of a program with at most this many tensors and semaphore increments
+ * (most) is made in the pool's fixed size, and may be reused by any such program.
+ */
+#define VN_POOL_TENSORS	8
+#define VN_POOL_SLOTS	64
+#define VN_POOL_SPARES	64	/* per core (io_uring batches of 64): 2 KiB each */
+
+static u64 align_up(u64 x, u64 a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+/* Where the lock, the condition, the binds and the semaphore times are. */
+static u64 exec_lock_off(void)
+{
+	return align_up(sizeof(struct vn_exec), VN_OS_ALIGN);
+}
+
+static u64 exec_cond_off(void)
+{
+	return exec_lock_off() + align_up(vn_lock_size(), VN_OS_ALIGN);
+}
+
+static u64 exec_binds_off(void)
+{
+	return exec_cond_off() + align_up(vn_cond_size(), VN_OS_ALIGN);
+}
+
+/* A new execution's memory with room for tensors binds and slots semaphore times. */
+static struct vn_exec *exec_alloc(u32 tensors, u64 slots)
+{
+	u64 times_off = exec_binds_off() + sizeof(struct vn_bind) * (u64)tensors;
+	struct vn_exec *ex = vn_vzalloc(times_off + sizeof(u64) * slots);
+
+	if (!ex)
+		return NULL;
+	ex->lock = vn_lock_init((u8 *)ex + exec_lock_off(), "vn_exec.lock");
+	ex->cond = vn_cond_init((u8 *)ex + exec_cond_off(), "vn_exec.cond");
+	ex->binds = (struct vn_bind *)((u8 *)ex + exec_binds_off());
+	ex->sem_times = (u64 *)((u8 *)ex + times_off);
+	return ex;
+}
+
+static void exec_free(struct vn_exec *ex)
+{
+	vn_cond_fini(ex->cond);
+	vn_lock_fini(ex->lock);
+	vn_vfree(ex);
+}
+
+static void pool_put(struct vn_exec_pool *pl)
+{
+	if (__atomic_sub_fetch(&pl->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	vn_lock_destroy(pl->lock);
+	vn_free(pl);
+}
+
+/*
+ * An execution for program p: a spare of the core's pool when p fits the pool's size,
+ * all of it zeroed but its lock and condition (both idle: nobody held a reference).
+ */
+static struct vn_exec *exec_get(struct vn_core *c, const struct vn_program *p, u64 slots)
+{
+	struct vn_exec_pool *pl = c->pool;
+	struct vn_exec *ex = NULL;
+	struct vn_lock *lock;
+	struct vn_cond *cond;
+
+	if (!pl || p->tensor_count > VN_POOL_TENSORS || slots > VN_POOL_SLOTS)
+		return exec_alloc(p->tensor_count, slots);
+	vn_lock_take(pl->lock);
+	if (pl->spare) {
+		ex = pl->spare;
+		pl->spare = ex->next;
+		pl->nspare--;
+	}
+	vn_lock_drop(pl->lock);
+	if (ex) {
+		lock = ex->lock;
+		cond = ex->cond;
+		memset(ex, 0, sizeof(*ex));
+		memset((u8 *)ex + exec_binds_off(), 0,
+		       sizeof(struct vn_bind) * VN_POOL_TENSORS + sizeof(u64) * VN_POOL_SLOTS);
+		ex->lock = lock;
+		ex->cond = cond;
+		ex->binds = (struct vn_bind *)((u8 *)ex + exec_binds_off());
+		ex->sem_times = (u64 *)(ex->binds + VN_POOL_TENSORS);
+	} else {
+		ex = exec_alloc(VN_POOL_TENSORS, VN_POOL_SLOTS);
+		if (!ex)
+			return NULL;
+		__atomic_add_fetch(&pl->refs, 1, __ATOMIC_RELAXED);
+	}
+	ex->pool = pl;
+	return ex;
+}
+
+/* The last reference is gone: back to its pool if it has room, else freed. */
+static void exec_release(struct vn_exec *ex)
+{
+	struct vn_exec_pool *pl = ex->pool;
+
+	if (pl) {
+		vn_lock_take(pl->lock);
+		if (!pl->closed && pl->nspare < VN_POOL_SPARES) {
+			ex->next = pl->spare;
+			pl->spare = ex;
+			pl->nspare++;
+			vn_lock_drop(pl->lock);
+			return;
+		}
+		vn_lock_drop(pl->lock);
+	}
+	exec_free(ex);
+	if (pl)
+		pool_put(pl);
+}
+
+static struct vn_exec_pool *pool_create(void)
+{
+	struct vn_exec_pool *pl = vn_zalloc(sizeof(*pl));
+
+	if (!pl)
+		return NULL;
+	pl->refs = 1;
+	pl->lock = vn_lock_create("vn_exec_pool.lock");
+	if (!pl->lock) {
+		vn_free(pl);
+		return NULL;
+	}
+	return pl;
+}
+
+/* The core is going: free the spares; executions still out free themselves. */
+static void pool_close(struct vn_exec_pool *pl)
+{
+	struct vn_exec *ex, *next;
+
+	if (!pl)
+		return;
+	vn_lock_take(pl->lock);
+	pl->closed = true;
+	ex = pl->spare;
+	pl->spare = NULL;
+	pl->nspare = 0;
+	vn_lock_drop(pl->lock);
+	for (; ex; ex = next) {
+		next = ex->next;
+		exec_free(ex);
+		pool_put(pl);
+	}
+	pool_put(pl);
+}
+
 void vn_exec_put(struct vn_exec *ex)
 {
 	if (!ex || __atomic_sub_fetch(&ex->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	vn_vfree(ex->scratch);
-	vn_vfree(ex->sem_times);
-	vn_free(ex->binds);
 	if (ex->comm)
 		vn_comm_put(ex->comm);
 	vn_program_put(ex->prog);
-	vn_cond_destroy(ex->cond);
-	vn_lock_destroy(ex->lock);
-	vn_free(ex);
+	exec_release(ex);
 }
 
 void vn_exec_status(struct vn_exec *ex, struct vn_exec_status *st)
@@ -905,11 +1059,34 @@ static struct vn_exec *run_cc(struct vn_core *c, struct vn_exec *ex)
  * cooperative executor: a hand-off between two engines is a semaphore and a loop, not
  * a wake-up), and the CC-core's worker its collectives, which wait for other ranks.
  */
+/*
+ * The runner found nothing to run: poll for a next execution for up to
+ * vn_idle_spin_ns() before sleeping, without the lock (c->cur is read racily here,
+ * again under it). A batch of submissions then costs one wake-up, not one per
+ * execution: the submitter is slower than the runner at an empty program, so the
+ * queue is empty between two. Not while another thread waits for this CPU: the
+ * submitter may be the one.
+ */
+static void idle_spin(struct vn_core *c)
+{
+	u64 until, spin = vn_idle_spin_ns();
+
+	if (!spin)
+		return;
+	vn_lock_drop(c->lock);
+	until = vn_time_ns() + spin;
+	while (!vn_load_acquire(&c->cur) && !vn_load_acquire(&c->stop) && vn_time_ns() < until &&
+	       vn_thread_alone())
+		vn_thread_yield();
+	vn_lock_take(c->lock);
+}
+
 static int worker(void *arg)
 {
 	struct vn_worker_arg *w = arg;
 	struct vn_core *c = w->c;
 	struct vn_exec *ex, *fin;
+	bool spun = false;
 
 	vn_lock_take(c->lock);
 	while (!c->stop) {
@@ -917,6 +1094,10 @@ static int worker(void *arg)
 		fin = NULL;
 		if (ex && w->id == VN_RUNNER) {
 			fin = run_step(c, ex);
+			spun = false;
+		} else if (!ex && w->id == VN_RUNNER && !spun) {
+			idle_spin(c);
+			spun = true;
 		} else if (ex && c->ss[VNEF_STREAM_CC].state == VN_SS_READY) {
 			c->ss[VNEF_STREAM_CC].state = VN_SS_RUN;
 			vn_lock_drop(c->lock);
@@ -960,7 +1141,8 @@ int vn_core_create(const struct vneuron_model *m, const char *name, struct vn_co
 	c->psum = vn_vzalloc((size_t)VNEF_PARTITIONS * VNEF_PSUM_PART_BYTES);
 	c->lock = vn_lock_create("vn_core.lock");
 	c->cond = vn_cond_create("vn_core.cond");
-	if (!c->sbuf || !c->psum || !c->lock || !c->cond)
+	c->pool = pool_create();
+	if (!c->sbuf || !c->psum || !c->lock || !c->cond || !c->pool)
 		goto fail;
 	for (i = 0; i < VN_WORKERS; i++) {
 		c->wcond[i] = vn_cond_create("vn_core.wcond");
@@ -1048,6 +1230,7 @@ void vn_core_destroy(struct vn_core *c)
 	vn_lock_destroy(c->lock);
 	if (c->comm)
 		vn_comm_put(c->comm);
+	pool_close(c->pool);
 	vn_vfree(c->sbuf);
 	vn_vfree(c->psum);
 	vn_free(c);
@@ -1235,22 +1418,19 @@ int vn_exec_submit(struct vn_core *c, struct vn_program *p, const struct vn_bind
 	int r;
 
 	*out = NULL;
-	ex = vn_zalloc(sizeof(*ex));
+	for (s = 0; s < VNEF_MAX_SEMS; s++)
+		slots += p->sem_incs[s];
+	/*
+	 * One allocation per execution, not five, and mostly none (a spare reused): with
+	 * the kernel's slab debugging each cost a stack trace at allocation and at free,
+	 * and poisoning, which made most of an empty execution's time in the guest.
+	 */
+	ex = exec_get(c, p, slots);
 	if (!ex)
 		return -ENOMEM;
 	ex->refs = 1;
 	vn_program_get(p);
 	ex->prog = p;
-	ex->lock = vn_lock_create("vn_exec.lock");
-	ex->cond = vn_cond_create("vn_exec.cond");
-	ex->binds = vn_zalloc(sizeof(*ex->binds) * (p->tensor_count ? p->tensor_count : 1));
-	for (s = 0; s < VNEF_MAX_SEMS; s++)
-		slots += p->sem_incs[s];
-	ex->sem_times = vn_vzalloc(sizeof(u64) * (slots ? slots : 1));
-	if (!ex->lock || !ex->cond || !ex->binds || !ex->sem_times) {
-		r = -ENOMEM;
-		goto fail;
-	}
 	for (slots = 0, s = 0; s < VNEF_MAX_SEMS; s++) {
 		ex->sem_base[s] = ex->sem_times + slots;
 		slots += p->sem_incs[s];

@@ -33,8 +33,22 @@ struct vn_stream_run {
 	u64 entries;
 };
 
+/*
+ * Spare executions of a core (their lock and condition ready), reused by its next
+ * submissions: no allocation per execution in the steady state. Refcounted: an execution
+ * may outlive its core, and returns to the pool (or frees itself) at its last put.
+ */
+struct vn_exec_pool {
+	int refs;		/* the core's, and one per execution made from the pool */
+	struct vn_lock *lock;	/* everything below */
+	struct vn_exec *spare;	/* through ->next */
+	u32 nspare;
+	bool closed;		/* the core is gone: keep nothing more */
+};
+
 struct vn_exec {
 	int refs;
+	struct vn_exec_pool *pool;	/* made from a core's pool (a reference), or NULL */
 	struct vn_lock *lock;	/* guards state/status for waiters */
 	struct vn_cond *cond;
 	struct vn_core *core;	/* only while queued or running */
@@ -98,6 +112,7 @@ struct vn_core {
 	u32 run_next;		/* the runner's round robin: the stream it looks at first */
 	u64 run_yield_ns;	/* the runner's last scheduling point */
 	struct vn_worker_arg args[VN_WORKERS];
+	struct vn_exec_pool *pool;
 };
 
 /* core/engine.c */

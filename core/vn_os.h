@@ -38,6 +38,18 @@ struct vn_lock *vn_lock_create_class(struct vn_lock_class *cls, const char *name
 	vn_lock_create_class(&__vn_lock_cls, (name));			\
 })
 void vn_lock_destroy(struct vn_lock *l);
+/*
+ * The same in memory the caller provides (VN_OS_ALIGN-aligned, vn_lock_size() bytes),
+ * ended by vn_lock_fini(): an object holding a lock is then one allocation.
+ */
+#define VN_OS_ALIGN	16
+size_t vn_lock_size(void);
+struct vn_lock *vn_lock_init_class(void *mem, struct vn_lock_class *cls, const char *name);
+#define vn_lock_init(mem, name) ({					\
+	static struct vn_lock_class __vn_lock_cls;			\
+	vn_lock_init_class((mem), &__vn_lock_cls, (name));		\
+})
+void vn_lock_fini(struct vn_lock *l);
 void vn_lock_take(struct vn_lock *l);
 void vn_lock_drop(struct vn_lock *l);
 /* Asserts that the calling thread holds l (lockdep_assert_held() in the kernel). */
@@ -55,6 +67,14 @@ struct vn_cond *vn_cond_create_class(struct vn_lock_class *cls, const char *name
 	vn_cond_create_class(&__vn_cond_cls, (name));			\
 })
 void vn_cond_destroy(struct vn_cond *c);
+/* In memory the caller provides, as vn_lock_init(). */
+size_t vn_cond_size(void);
+struct vn_cond *vn_cond_init_class(void *mem, struct vn_lock_class *cls, const char *name);
+#define vn_cond_init(mem, name) ({					\
+	static struct vn_lock_class __vn_cond_cls;			\
+	vn_cond_init_class((mem), &__vn_cond_cls, (name));		\
+})
+void vn_cond_fini(struct vn_cond *c);
 int vn_cond_wait(struct vn_cond *c, struct vn_lock *l, u64 deadline_ns);
 /* Like vn_cond_wait() but not interruptible; for worker threads. */
 int vn_cond_wait_worker(struct vn_cond *c, struct vn_lock *l, u64 deadline_ns);
@@ -65,6 +85,10 @@ struct vn_thread;
 struct vn_thread *vn_thread_start(int (*fn)(void *arg), void *arg, const char *name);
 void vn_thread_stop(struct vn_thread *t);	/* waits for fn to return */
 void vn_thread_yield(void);		/* a scheduling point between bounded chunks */
+/* How long a core's idle runner polls for work before it sleeps; 0: it sleeps at once. */
+u64 vn_idle_spin_ns(void);
+/* Whether no other thread waits to run on the calling thread's CPU. */
+bool vn_thread_alone(void);
 
 /*
  * In a caller's system call (program validation): a scheduling point, and whether the

@@ -59,6 +59,12 @@ static_assert((int)VNEURON_REASON_CC_PEER == (int)VN_REASON_CC_PEER);
 static_assert((int)VNEURON_REASON_CC_MISMATCH == (int)VN_REASON_CC_MISMATCH);
 static_assert((int)VNEURON_STREAM_CC == (int)VNEF_STREAM_CC);
 
+/*
+ * Tensor tables up to this size are read on the stack: no allocation (and, with slab
+ * debugging, no stack trace saved) per execution for the common small program.
+ */
+#define VNK_EXEC_STACK_TENSORS	8
+
 /* A per-execution host-time limit above this is refused: deadlines must not overflow. */
 #define VNK_MAX_TIME_LIMIT_NS	(600ULL * NSEC_PER_SEC)
 
@@ -76,9 +82,71 @@ struct vnk_exec {
 	vnk_exec_notify_fn notify;	/* io_uring submissions: told at completion */
 	void *notify_arg;
 	struct vn_exec_status st;	/* with notify: the status, set before it runs */
+	struct vnk_exec *next_spare;	/* in vf->spare_execs */
 	u32 nmems;
+	u32 cap;			/* room in mems[] */
 	struct vnk_mem *mems[];		/* bound buffers, until completion */
 };
+
+/* Spare executions a file keeps for its next submissions (see vnk_exec_alloc()). */
+#define VNK_EXEC_SPARES		64
+
+/*
+ * A zeroed execution with room for count buffers: a spare of the file if it fits, so
+ * that a steady stream of small executions allocates nothing.
+ */
+static struct vnk_exec *vnk_exec_alloc(struct vnk_file *vf, u32 count)
+{
+	struct vnk_exec *kx = NULL;
+
+	if (count <= VNK_EXEC_STACK_TENSORS) {
+		spin_lock(&vf->done_lock);
+		kx = vf->spare_execs;
+		if (kx) {
+			vf->spare_execs = kx->next_spare;
+			vf->nr_spare_execs--;
+		}
+		spin_unlock(&vf->done_lock);
+		if (kx) {
+			memset(kx, 0, struct_size(kx, mems, VNK_EXEC_STACK_TENSORS));
+			kx->cap = VNK_EXEC_STACK_TENSORS;
+			return kx;
+		}
+		count = VNK_EXEC_STACK_TENSORS;
+	}
+	kx = kzalloc(struct_size(kx, mems, count), GFP_KERNEL_ACCOUNT);
+	if (kx)
+		kx->cap = count;
+	return kx;
+}
+
+/* Freed, or kept as a spare while the file lives (the caller holds a reference). */
+static void vnk_exec_spare(struct vnk_file *vf, struct vnk_exec *kx)
+{
+	if (kx->cap == VNK_EXEC_STACK_TENSORS) {
+		spin_lock(&vf->done_lock);
+		if (vf->nr_spare_execs < VNK_EXEC_SPARES) {
+			kx->next_spare = vf->spare_execs;
+			vf->spare_execs = kx;
+			vf->nr_spare_execs++;
+			kx = NULL;
+		}
+		spin_unlock(&vf->done_lock);
+	}
+	kfree(kx);
+}
+
+/* The file's last reference is gone: nobody can add a spare any more. */
+void vnk_exec_free_spares(struct vnk_file *vf)
+{
+	struct vnk_exec *kx;
+
+	while ((kx = vf->spare_execs)) {
+		vf->spare_execs = kx->next_spare;
+		kfree(kx);
+	}
+	vf->nr_spare_execs = 0;
+}
 
 static void vnk_exec_free(struct kref *ref)
 {
@@ -94,7 +162,7 @@ static void vnk_exec_free(struct kref *ref)
 	atomic64_sub(kx->bytes, &vf->exec_bytes);
 	atomic_dec(&vf->nr_execs);
 	atomic64_dec(&vnk_counters.execs);
-	kfree(kx);
+	vnk_exec_spare(vf, kx);
 	vnk_file_put(vf);
 }
 
@@ -196,9 +264,10 @@ static int vnk_exec_bind(struct vnk_file *vf, struct vnk_exec *kx, const struct 
 static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
 			  vnk_exec_notify_fn notify, void *notify_arg, struct vnk_exec **out)
 {
+	struct vn_bind *binds = NULL, stack_binds[VNK_EXEC_STACK_TENSORS];
+	u32 stack_handles[VNK_EXEC_STACK_TENSORS];
 	struct vnk_device *vdev = vf->vdev;
 	struct vn_core *ec;
-	struct vn_bind *binds = NULL;
 	struct vn_program *p;
 	struct vnk_exec *kx;
 	u32 *handles = NULL;
@@ -221,7 +290,7 @@ static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
 		return -EAGAIN;
 	}
 	atomic64_inc(&vnk_counters.execs);
-	kx = kzalloc(struct_size(kx, mems, count), GFP_KERNEL_ACCOUNT);
+	kx = vnk_exec_alloc(vf, count);
 	if (!kx) {
 		atomic_dec(&vf->nr_execs);
 		atomic64_dec(&vnk_counters.execs);
@@ -239,10 +308,16 @@ static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
 	INIT_LIST_HEAD(&kx->live);
 
 	ret = -ENOMEM;
-	handles = kmalloc_array(count ? count : 1, sizeof(*handles), GFP_KERNEL_ACCOUNT);
-	binds = kcalloc(count ? count : 1, sizeof(*binds), GFP_KERNEL_ACCOUNT);
-	if (!handles || !binds)
-		goto fail;
+	if (count <= VNK_EXEC_STACK_TENSORS) {
+		handles = stack_handles;
+		binds = stack_binds;
+		memset(stack_binds, 0, sizeof(stack_binds));
+	} else {
+		handles = kmalloc_array(count, sizeof(*handles), GFP_KERNEL_ACCOUNT);
+		binds = kcalloc(count, sizeof(*binds), GFP_KERNEL_ACCOUNT);
+		if (!handles || !binds)
+			goto fail;
+	}
 	ret = -EFAULT;
 	if (copy_from_user(handles, u64_to_user_ptr(arg->mem_handles_ptr),
 			   array_size(count, sizeof(*handles))))
@@ -292,8 +367,10 @@ static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
 fail:
 	vnk_exec_put(kx);
 out:
-	kfree(handles);
-	kfree(binds);
+	if (handles != stack_handles) {
+		kfree(handles);
+		kfree(binds);
+	}
 	vn_program_put(p);	/* the execution holds its own */
 	return ret;
 }

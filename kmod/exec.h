@@ -60,6 +60,11 @@ void vnk_exec_flush(struct vnk_file *vf);
  * @vf: the file; no ioctl of it runs
  */
 void vnk_exec_release_all(struct vnk_file *vf);
+/**
+ * vnk_exec_free_spares() - free the ended executions @vf kept for reuse
+ * @vf: the file, at its last reference (nobody can add one any more)
+ */
+void vnk_exec_free_spares(struct vnk_file *vf);
 
 /**
  * typedef vnk_exec_notify_fn - told that an execution queued by vnk_exec_async() ended

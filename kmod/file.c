@@ -53,6 +53,7 @@ static void vnk_file_free(struct kref *ref)
 	xa_destroy(&vf->mems);
 	xa_destroy(&vf->progs);
 	xa_destroy(&vf->execs);
+	vnk_exec_free_spares(vf);
 	kfree(vf);
 	atomic64_dec(&vnk_counters.open_files);
 }

@@ -80,6 +80,8 @@ struct vnk_trace_file;
  * @done_lock: protects @nr_done, @live and the flags of every struct vnk_exec
  * @nr_done: executions completed and not yet reaped: poll() readiness
  * @live: executions not yet completed, for flush()
+ * @spare_execs: ended executions kept for reuse, under @done_lock (kmod/exec.c)
+ * @nr_spare_execs: how many
  * @done_wq: completions (poll, WAIT's last step)
  * @trace_wq: trace rings (poll, TRACE_STOP); lives with the file for its sessions
  * @owned: bit i: owns core i (changed under that core's lock)
@@ -110,9 +112,11 @@ struct vnk_file {
 	atomic_t nr_execs;
 	atomic64_t exec_bytes;
 	atomic64_t trace_bytes;
-	spinlock_t done_lock;		/* @nr_done, @live, vnk_exec flags */
+	spinlock_t done_lock;		/* @nr_done, @live, vnk_exec flags, spares */
 	unsigned int nr_done;
 	struct list_head live;
+	struct vnk_exec *spare_execs;
+	unsigned int nr_spare_execs;
 	wait_queue_head_t done_wq;
 	wait_queue_head_t trace_wq;
 	unsigned long owned;

@@ -103,13 +103,14 @@ static void vnk_event_post(struct vnk_event *ev)
 	unsigned long flags;
 	bool kick = false;
 
-	ev->ts_ns = ktime_get_ns();
 	spin_lock_irqsave(&vnk_ev_lock, flags);
 	vnk_ev_produced++;
 	if (vnk_ev_on) {
 		if (vnk_ev_count == VNEURON_GENL_EVENT_QUEUE) {
 			vnk_ev_qdropped++;
 		} else {
+			/* Only now: in an emulated guest a clock read costs microseconds. */
+			ev->ts_ns = ktime_get_ns();
 			vnk_ev_queue[(vnk_ev_head + vnk_ev_count) % VNEURON_GENL_EVENT_QUEUE] = *ev;
 			vnk_ev_count++;
 			kick = true;

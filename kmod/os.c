@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
@@ -53,21 +54,36 @@ struct vn_lock {
 	struct mutex m;	/* sleeping: engine work may take long */
 };
 
+size_t vn_lock_size(void)
+{
+	return sizeof(struct vn_lock);
+}
+
 /* Each call site's class is its own lockdep class (core/vn_os.h). */
+struct vn_lock *vn_lock_init_class(void *mem, struct vn_lock_class *cls, const char *name)
+{
+	struct vn_lock *l = mem;
+
+	__mutex_init(&l->m, name, &cls->key);
+	return l;
+}
+
+void vn_lock_fini(struct vn_lock *l)
+{
+	if (l)
+		mutex_destroy(&l->m);
+}
+
 struct vn_lock *vn_lock_create_class(struct vn_lock_class *cls, const char *name)
 {
 	struct vn_lock *l = kmalloc(sizeof(*l), VNK_GFP);
 
-	if (l)
-		__mutex_init(&l->m, name, &cls->key);
-	return l;
+	return l ? vn_lock_init_class(l, cls, name) : NULL;
 }
 
 void vn_lock_destroy(struct vn_lock *l)
 {
-	if (!l)
-		return;
-	mutex_destroy(&l->m);
+	vn_lock_fini(l);
 	kfree(l);
 }
 
@@ -90,13 +106,29 @@ struct vn_cond {
 	struct wait_queue_head wq;
 };
 
+size_t vn_cond_size(void)
+{
+	return sizeof(struct vn_cond);
+}
+
+struct vn_cond *vn_cond_init_class(void *mem, struct vn_lock_class *cls, const char *name)
+{
+	struct vn_cond *c = mem;
+
+	__init_waitqueue_head(&c->wq, name, &cls->key);
+	return c;
+}
+
+/* A wait queue holds nothing to release. */
+void vn_cond_fini(struct vn_cond *c)
+{
+}
+
 struct vn_cond *vn_cond_create_class(struct vn_lock_class *cls, const char *name)
 {
 	struct vn_cond *c = kmalloc(sizeof(*c), VNK_GFP);
 
-	if (c)
-		__init_waitqueue_head(&c->wq, name, &cls->key);
-	return c;
+	return c ? vn_cond_init_class(c, cls, name) : NULL;
 }
 
 void vn_cond_destroy(struct vn_cond *c)
@@ -180,6 +212,21 @@ void vn_thread_stop(struct vn_thread *t)
 	kthread_stop(t->task);
 	put_task_struct(t->task);
 	kfree(t);
+}
+
+/*
+ * Waking a sleeping kernel thread from another CPU is an IPI and, in an emulated guest,
+ * a halted vCPU woken: tens of microseconds. Poll that long instead (docs/bench.md).
+ */
+u64 vn_idle_spin_ns(void)
+{
+	return 50 * NSEC_PER_USEC;
+}
+
+/* As KVM's halt polling: a poll must not keep a runnable task (the submitter) waiting. */
+bool vn_thread_alone(void)
+{
+	return single_task_running();
 }
 
 void vn_thread_yield(void)

@@ -2040,4 +2040,39 @@ TEST_F(ex, tensor_steps_are_bit_exact)
 	EXPECT_GE(mm_sections(128, 128, 512), 16ul);
 }
 
+/*
+ * A core reuses ended executions (their semaphore times, binds and status): each run
+ * of the matmul, on a spare after the first, and a small program's runs in between,
+ * must give the first run's output and modeled time bit for bit.
+ */
+TEST_F(ex, spare_executions_give_the_same_results)
+{
+	float *at = fmat(512, 512, 1), *bm = fmat(512, 512, 2);
+	float *c1 = calloc(512 * 512, 4), *c2 = calloc(512 * 512, 4);
+	struct vn_bind b1[3] = { { at, 1 << 20 }, { bm, 1 << 20 }, { c1, 1 << 20 } };
+	struct vn_bind b2[3] = { { at, 1 << 20 }, { bm, 1 << 20 }, { c2, 1 << 20 } };
+	struct vn_exec_status s1, s2, ss;
+	struct vb b;
+	int i;
+
+	build_matmul(&b);
+	ASSERT_EQ(0, run_b(self->c, &b, b1, &s1));
+	ASSERT_EQ(VN_RES_OK, s1.result);
+	for (i = 0; i < 3; i++) {
+		build_small_ok(&b);
+		ASSERT_EQ(0, run_vb(self->c, &b, &ss));
+		EXPECT_EQ(VN_RES_OK, ss.result);
+		memset(c2, 0, 1 << 20);
+		build_matmul(&b);
+		ASSERT_EQ(0, run_b(self->c, &b, b2, &s2));
+		EXPECT_EQ(VN_RES_OK, s2.result);
+		EXPECT_EQ(s1.model_ps, s2.model_ps);
+		EXPECT_EQ(0, memcmp(c1, c2, 1 << 20));
+	}
+	free(at);
+	free(bm);
+	free(c1);
+	free(c2);
+}
+
 TEST_HARNESS_MAIN
