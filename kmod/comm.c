@@ -30,9 +30,11 @@
  * copies their inputs into a buffer of the proxy's own file, and hands out the request;
  * NETQ_COMPLETE posts the remote ranks with their inputs read from a buffer of that file
  * (bounds checked, a reference held while the data moves) and their arrivals, so the core
- * reduces in rank order and models the time exactly as for local ranks. One request is
- * out at a time (nq_state). The registration going (destroy, close) breaks the
- * communicator: nothing of the queue outlives it but its numbers in struct vnk_comm.
+ * reduces in rank order and models the time exactly as for local ranks; the ring may post
+ * them a few at a time, as each node's inputs come (nq_posted), so that a local time limit
+ * names only the ranks never posted. One request is out at a time (nq_state). The
+ * registration going (destroy, close) breaks the communicator: nothing of the queue
+ * outlives it but its numbers in struct vnk_comm.
  *
  * Lock order (kmod/file.h): vnk_file.comm_lock (serialises a file's communicator calls)
  * -> vnk_dev_core.lock (the claim at JOIN) -> the executor's and vn_comm's locks (core
@@ -85,6 +87,8 @@ static_assert(VN_COMM_MAX_RANKS <= 64);		/* the joined mask is a u64 */
  * @nq_id: the last request's id (under vnk_comm_lock)
  * @nq_args: the pending request's collective, values only (under vnk_comm_lock)
  * @nq_inb: bytes of one rank's input in it (under vnk_comm_lock)
+ * @nq_posted: bit r: remote rank r of the pending request was posted (under
+ *	vnk_comm_lock)
  * @ring: the queue's ring, if NETQ_RING_SETUP made one: a reference (under
  *	vnk_comm_lock; set and cleared under the registration's vnk_file.comm_lock)
  * @id: the secret id
@@ -101,6 +105,7 @@ struct vnk_comm {
 	u64 nq_id;
 	struct vn_cc_args nq_args;
 	u64 nq_inb;
+	u64 nq_posted;
 	struct vnk_netq_ring *ring;
 	struct vn_comm *cm;
 	u8 id[VNEURON_COMM_ID_BYTES];
@@ -549,6 +554,8 @@ struct vnk_netq_ring {
 	struct vnk_netq_rq rq;		/* the work's, under @lock */
 	struct vneuron_netq_req req;	/* the work's, under @lock */
 	struct vneuron_netq_cpl cpl;	/* the doorbell's copy of a completion, under @lock */
+	/* The posted remote ranks' arguments, read by the communicator until it completes. */
+	struct vn_cc_args ra[VN_COMM_MAX_RANKS];
 };
 
 /* Each ring's window of mmap offsets: 1 MiB, a registration handle apart. */
@@ -716,6 +723,7 @@ static int vnk_netq_request(struct vnk_comm *c, struct vnk_mem *stage, u64 off, 
 	mutex_lock(&vnk_comm_lock);
 	if (!ret && rq->stage_need <= size) {
 		c->nq_state = VNK_NETQ_PENDING;
+		c->nq_posted = 0;
 		rq->id = ++c->nq_id;
 	} else {
 		c->nq_state = VNK_NETQ_IDLE;
@@ -836,69 +844,75 @@ static int vnk_netq_fail(struct vnk_comm *c, u32 error, u32 failed_rank, u64 mis
 }
 
 /*
- * The one way a request completes, for NETQ_COMPLETE and the ring: request @id with
- * the remote ranks' inputs in @stage at @off (the request's layout) and their arrivals
- * in @arr[nranks] (a kernel copy, read here once). 0; -EINVAL (an arrival too late, the
- * range past @stage: the request stays), -ENOENT (no request @id pending), -EPIPE
- * (broken meanwhile: the request is gone), -ENOMEM.
+ * The one way remote ranks are posted, for NETQ_COMPLETE and the ring: ranks @mask of
+ * request @id (0: every remote rank not posted yet), their inputs in @stage at @off
+ * (the request's layout) and their arrivals in @arr[nranks] (a kernel copy, read here
+ * once); @ra[nranks] holds their arguments, which the communicator reads until the
+ * collective completes: the caller keeps it while the request is pending. The request
+ * completes with its last remote rank. 0; -EINVAL (@mask not a subset of the remote
+ * ranks not posted yet, an arrival too late, the range past @stage: the request stays),
+ * -ENOENT (no request @id pending), -EPIPE (broken meanwhile: the request is gone).
  */
-static int vnk_netq_finish(struct vnk_comm *c, struct vnk_mem *stage, u64 off, u64 id,
-			   const u64 *arr)
+static int vnk_netq_post(struct vnk_comm *c, struct vnk_mem *stage, u64 off, u64 id,
+			 u64 mask, const u64 *arr, struct vn_cc_args *ra)
 {
-	struct vn_cc_args *ra = NULL;
 	struct vn_cc_result res;
+	u64 inb, todo = 0;
+	bool done = false;
 	u32 r, last = 0;
-	u64 inb;
-	int ret;
+	int ret = 0;
 
+	/* Those of @mask; with 0 every remote rank's, as before partial completions. */
 	for (r = 0; r < c->nranks; r++)
-		if ((c->remote & BIT_ULL(r)) && arr[r] > VNEURON_NETQ_MAX_PS)
+		if (((mask ? mask : c->remote) & BIT_ULL(r)) && arr[r] > VNEURON_NETQ_MAX_PS)
 			return -EINVAL;
-	ra = kcalloc(c->nranks, sizeof(*ra), GFP_KERNEL_ACCOUNT);
-	if (!ra)
-		return -ENOMEM;
 	mutex_lock(&vnk_comm_lock);
 	inb = c->nq_inb;
 	if (c->nq_state != VNK_NETQ_PENDING || !id || id != c->nq_id)
 		ret = -ENOENT;
+	else if ((mask & ~c->remote) || (mask & c->nq_posted))
+		ret = -EINVAL;		/* a local rank, one past nranks, or posted twice */
 	else if (vn_range_check(stage->size, off, inb * c->nranks))
 		ret = -EINVAL;		/* the request stays: the proxy may retry */
-	else
-		ret = 0;
 	if (!ret) {
+		todo = mask ? mask : c->remote & ~c->nq_posted;
 		c->nq_state = VNK_NETQ_COMPLETING;
+		c->nq_posted |= todo;
+		done = c->nq_posted == c->remote;
 		for (r = 0; r < c->nranks; r++) {
+			if (!(todo & BIT_ULL(r)))
+				continue;
 			ra[r] = c->nq_args;
 			ra[r].in = (u8 *)stage->vaddr + off + r * inb;
 		}
 	}
 	mutex_unlock(&vnk_comm_lock);
 	if (ret)
-		goto out;
+		return ret;
 	res.members = 1;
 	for (r = 0; r < c->nranks && !ret; r++) {
-		if (!(c->remote & BIT_ULL(r)))
+		if (!(todo & BIT_ULL(r)))
 			continue;
-		/* The last one completes the collective: the data moves in this call. */
+		/* The last remote rank completes the collective: the data moves in this call. */
 		ret = vn_comm_arrive(c->cm, r, &ra[r], arr[r], &res);
 		last = r;
 	}
-	if (!ret && res.members == 1)
+	if (!ret && done && res.members == 1)
 		ret = -EPIPE;		/* cannot be: the locals were all held at it */
 	if (ret) {
-		/* @ra dies here: the communicator must never read it again. */
+		/* The caller's @ra may die now: the communicator must never read it again. */
 		vn_comm_break(c->cm, last, ret == -EPIPE ? -EPIPE : -EINVAL);
 		ret = -EPIPE;
+		done = true;
 	}
-	vnk_netq_move(c, VNK_NETQ_COMPLETING, VNK_NETQ_IDLE);
-out:
-	kfree(ra);
+	vnk_netq_move(c, VNK_NETQ_COMPLETING, done ? VNK_NETQ_IDLE : VNK_NETQ_PENDING);
 	return ret;
 }
 
 int vnk_netq_complete_ioctl(struct vnk_file *vf, void *data)
 {
 	const struct vneuron_netq_complete *arg = data;
+	struct vn_cc_args *ra = NULL;
 	struct vnk_mem *stage = NULL;
 	struct vnk_comm *c;
 	u64 *arr = NULL;
@@ -923,11 +937,16 @@ int vnk_netq_complete_ioctl(struct vnk_file *vf, void *data)
 	ret = -EFAULT;
 	if (copy_from_user(arr, u64_to_user_ptr(arg->arrivals), c->nranks * sizeof(*arr)))
 		goto out;
+	ra = kcalloc(c->nranks, sizeof(*ra), GFP_KERNEL_ACCOUNT);
+	if (!ra)
+		goto out;
 	ret = -ENOENT;
 	stage = vnk_mem_get(vf, arg->stage);
+	/* Whole: @ra and @stage may go as the call returns, the collective complete. */
 	if (stage)
-		ret = vnk_netq_finish(c, stage, arg->stage_offset, arg->id, arr);
+		ret = vnk_netq_post(c, stage, arg->stage_offset, arg->id, 0, arr, ra);
 out:
+	kfree(ra);
 	kfree(arr);
 	if (stage)
 		vnk_mem_put(stage);
@@ -1027,13 +1046,15 @@ static int vnk_netq_ring_consume(struct vnk_netq_ring *ring)
 				ret = -EINVAL;
 		if (ret)
 			break;
-		if (cp->error)
+		if (cp->error && cp->ranks)
+			ret = -EINVAL;
+		else if (cp->error)
 			ret = vnk_netq_fail(ring->c, cp->error, cp->failed_rank, cp->missing);
 		else if (cp->failed_rank || cp->missing)
 			ret = -EINVAL;
 		else
-			ret = vnk_netq_finish(ring->c, ring->stage, ring->stage_offset, cp->id,
-					      cp->arrive_ps);
+			ret = vnk_netq_post(ring->c, ring->stage, ring->stage_offset, cp->id,
+					    cp->ranks, cp->arrive_ps, ring->ra);
 		if (ret && ret != -EPIPE)
 			break;
 		ring->cpl_tail++;
@@ -1157,6 +1178,7 @@ static void vnk_netq_ring_detach(struct vnk_file *vf, struct vnk_comm *c)
 {
 	struct vnk_netq_ring *ring;
 	struct vnk_mem *stage;
+	bool partial;
 
 	lockdep_assert_held(&vf->comm_lock);
 	mutex_lock(&vnk_comm_lock);
@@ -1175,6 +1197,12 @@ static void vnk_netq_ring_detach(struct vnk_file *vf, struct vnk_comm *c)
 	ring->stage = NULL;
 	mutex_unlock(&ring->lock);
 	cancel_work_sync(&ring->post);
+	mutex_lock(&vnk_comm_lock);
+	partial = c->nq_state == VNK_NETQ_PENDING && c->nq_posted;
+	mutex_unlock(&vnk_comm_lock);
+	/* Ranks posted point into the stage and the ring: nobody may complete them now. */
+	if (partial)
+		vn_comm_break(c->cm, ring->first_remote, -EPIPE);
 	vnk_mem_put(stage);
 	vnk_netq_ring_put(ring);
 }

@@ -682,14 +682,20 @@ static int ring_post(struct nd_netq_ring *q, const struct vneuron_netq_cpl *c)
 	return ioctl(q->dev->fd, VNEURON_IOCTL_NETQ_DOORBELL, &d) < 0 ? -errno : 0;
 }
 
-int nd_netq_ring_complete(struct nd_netq_ring *q, uint64_t req, const uint64_t *arrivals)
+int nd_netq_ring_post(struct nd_netq_ring *q, uint64_t req, uint64_t mask,
+		      const uint64_t *arrivals)
 {
-	struct vneuron_netq_cpl c = { .id = req };
+	struct vneuron_netq_cpl c = { .id = req, .ranks = mask };
 
 	if (!q || !arrivals)
 		return -EINVAL;
 	memcpy(c.arrive_ps, arrivals, sizeof(c.arrive_ps));
 	return ring_post(q, &c);
+}
+
+int nd_netq_ring_complete(struct nd_netq_ring *q, uint64_t req, const uint64_t *arrivals)
+{
+	return nd_netq_ring_post(q, req, 0, arrivals);
 }
 
 int nd_netq_ring_fail(struct nd_netq_ring *q, int err, unsigned int rank, uint64_t missing)

@@ -344,6 +344,16 @@ int nd_netq_ring_next(struct nd_netq_ring *q, uint64_t timeout_ns, uint64_t *arr
 		      struct nd_netq_req *req);
 /* Complete request req: as nd_netq_complete(), through the ring and its doorbell. */
 int nd_netq_ring_complete(struct nd_netq_ring *q, uint64_t req, const uint64_t *arrivals);
+/*
+ * Post the remote ranks in mask (bit r: rank r) of request req now, before the others:
+ * their inputs are in the stage (left untouched until the request completes), their
+ * arrivals in arrivals[nranks]. The request completes with its last remote rank, by
+ * this call or nd_netq_ring_complete() (which posts the rest); until then a local time
+ * limit names only the ranks not posted. mask 0 is nd_netq_ring_complete(). -EINVAL
+ * (a rank local, past nranks or posted already, an arrival too late), as that.
+ */
+int nd_netq_ring_post(struct nd_netq_ring *q, uint64_t req, uint64_t mask,
+		      const uint64_t *arrivals);
 /* As nd_netq_fail(), through the ring. */
 int nd_netq_ring_fail(struct nd_netq_ring *q, int err, unsigned int rank, uint64_t missing);
 /* A new stage (no request out): a request given with id 0 comes again. */

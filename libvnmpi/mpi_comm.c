@@ -16,8 +16,10 @@
  * The local side is a host communicator (core/vn_comm.h, called directly) or a device's
  * network queue (nd_mpi_comm_new_dev(): the kernel copies the local ranks' inputs into
  * the stage, a device buffer mapped here, and posts the request to the queue's mapped
- * ring, whose completion posts every remote rank once all peers' inputs are in; on a
- * module before uapi 6, NETQ_WAIT and NETQ_COMPLETE do the same by ioctl); the lc_*()
+ * ring, whose partial completions post each peer's ranks as its inputs come, the last
+ * one completing; on a module before uapi 6, NETQ_WAIT and NETQ_COMPLETE post every
+ * remote rank at once, once all peers' inputs are in, so that a local time limit names
+ * every remote rank there); the lc_*()
  * functions are the one place the two differ, the
  * MPI exchange is the same code. Host cost of the transport: each process receives (n - nlocal) inputs
  * and the core reduces all n on one thread, against MPI_Allreduce's reduce-scatter +
@@ -386,6 +388,15 @@ static int header_in(struct nd_mpi_comm *c, int q, size_t inb)
 	return 0;
 }
 
+/* What posting remote ranks to the device gave: 0, -EPIPE or -EIO. */
+static int dev_posted(struct nd_mpi_comm *c, int ret)
+{
+	/* Broken meanwhile (a local rank's time limit): the other nodes are told. */
+	if (ret == -EPIPE)
+		broke_here(c);
+	return ret == -EPIPE || !ret ? ret : -EIO;
+}
+
 /* A peer's inputs came: its ranks arrive (the last arrival completes the collective). */
 static int data_in(struct nd_mpi_comm *c, int q, size_t inb)
 {
@@ -397,17 +408,20 @@ static int data_in(struct nd_mpi_comm *c, int q, size_t inb)
 	if (!same_collective(h, c->hdr + (size_t)c->me * hwords(c)))
 		return 0;
 	if (c->dev) {
-		/* The device takes every remote rank at once, with the last peer's inputs. */
-		for (i = 0; i < c->nlocal; i++)
-			c->arr[(unsigned int)q * c->nlocal + i] = h[H_WORDS + i];
+		uint64_t mask = 0;
+
+		for (i = 0; i < c->nlocal; i++) {
+			r = (unsigned int)q * c->nlocal + i;
+			c->arr[r] = h[H_WORDS + i];
+			mask |= 1ull << r;
+		}
+		/* The ring takes the peer's ranks now; the ioctls every remote rank at once. */
 		if (++c->peers_in < (unsigned int)c->nproc - 1)
-			return 0;
+			return c->ring ? dev_posted(c, nd_netq_ring_post(c->ring, c->nq_req, mask,
+									  c->arr)) : 0;
 		ret = c->ring ? nd_netq_ring_complete(c->ring, c->nq_req, c->arr) :
 				nd_netq_complete(c->dev, &c->id, c->nq_req, c->dstage, c->arr);
-		/* Broken meanwhile (a local rank's time limit): the other nodes are told. */
-		if (ret == -EPIPE)
-			broke_here(c);
-		return ret == -EPIPE || !ret ? ret : -EIO;
+		return dev_posted(c, ret);
 	}
 	for (i = 0; i < c->nlocal; i++) {
 		r = (unsigned int)q * c->nlocal + i;

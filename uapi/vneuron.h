@@ -755,17 +755,26 @@ struct vneuron_netq_req {
  *	ETIMEDOUT (with @missing), EPIPE, EIO, EINVAL, EINTR
  * @failed_rank: with @error, the rank named as failed (below nranks); else 0
  * @missing: with @error ETIMEDOUT, bit r: rank r never arrived; else 0
+ * @ranks: without @error, the remote ranks posted now: 0 for every one not posted
+ *	yet, the request completing (a whole completion); else bit r: rank r, a remote
+ *	rank below nranks not posted yet for @id (a partial completion: the request
+ *	stays pending until its last remote rank is posted); with @error 0
  * @pad: 0
- * @arrive_ps: the remote ranks' modeled arrivals in ps, at most %VNEURON_NETQ_MAX_PS
- *	(local entries and those past nranks ignored); the remote ranks' inputs are in
- *	the stage, at the request's layout
+ * @arrive_ps: the modeled arrivals in ps of the ranks posted, at most
+ *	%VNEURON_NETQ_MAX_PS: those of @ranks, or with @ranks 0 every remote rank's
+ *	(other entries ignored); their inputs are in the stage, at the request's layout,
+ *	and stay there untouched until the request completes
+ *
+ * A partial completion lets the ranks of a node whose inputs came be posted at once,
+ * so that at a local rank's time limit only the ranks never posted are named missing.
  */
 struct vneuron_netq_cpl {
 	__u64 id;
 	__u32 error;
 	__u32 failed_rank;
 	__u64 missing;
-	__u64 pad[5];
+	__u64 ranks;
+	__u64 pad[4];
 	__u64 arrive_ps[VNEURON_NETQ_RING_RANKS];
 };
 

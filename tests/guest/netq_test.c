@@ -12,7 +12,11 @@
  * (NETQ_RING_SETUP, NETQ_DOORBELL): every bad argument, an all-reduce served by hand
  * through it (exact, the modeled time the same as through the ioctls, poll() woken),
  * hostile ring contents refused, and an unmap or close with a request out breaking the
- * communicator.
+ * communicator. Partial completions through the ring (2 local ranks, 4 remote on 2
+ * nodes): node A's ranks posted, node B's never, the time limit names exactly node B's;
+ * every bad partial refused; partials then the final completion exact, the modeled
+ * time that of one whole completion; the registration destroyed with ranks posted
+ * breaking the communicator.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -959,6 +963,275 @@ TEST_F_TIMEOUT(netq, ring_unmap_close_breaks, 120)
 			close(pfd);
 		close(rfd);
 	}
+	free(r);
+}
+
+/* ---- partial completions: 2 local ranks and 4 remote, nodes A (2, 3) and B (4, 5) ---- */
+
+#define P_RANKS		6
+#define P_NODE_A	0x0cull
+#define P_NODE_B	0x30ull
+
+static const uint64_t p_arr[P_RANKS] = { 0, 0, 111111, 222222, 333333, 444444 };
+
+/* Remote rank k's input, as its node would send it. */
+static void p_input(float *x, unsigned int k)
+{
+	int i;
+
+	for (i = 0; i < COUNT; i++)
+		x[i] = (float)((7919 * k + i * 104729) % 1000) * 0.001f + 2e-7f * (float)k;
+}
+
+/*
+ * Ranks 0 and 1 on cores 0 and 1 of rfd, the others on nodes 1 and 2, served by a ring
+ * of pfd's registration *reg over a stage of every rank's input; both local ranks
+ * submitted with time limit limit_ns, the request read into *rq.
+ */
+static int p_setup(int pfd, int rfd, uint64_t limit_ns, struct rank0 *r, struct ring *q,
+		   uint32_t *reg, uint32_t *rank_h, uint32_t *stage,
+		   struct vneuron_netq_req *rq)
+{
+	const uint32_t nodes[P_RANKS] = { 0, 0, 1, 1, 2, 2 }, devs[P_RANKS] = { 0 };
+	uint8_t id[ID_BYTES];
+	int ret, i;
+
+	ret = comm_create(pfd, P_RANKS, id, reg);
+	if (!ret)
+		ret = comm_nodes(pfd, *reg, 0, nodes, devs, P_RANKS);
+	if (!ret)
+		ret = comm_join(rfd, id, 0, 0, rank_h);
+	if (!ret)
+		ret = comm_join(rfd, id, 1, 1, NULL);
+	if (ret)
+		return ret;
+	ret = vn_alloc(pfd, P_RANKS * COUNT * 4, NULL);
+	if (ret < 0)
+		return ret;
+	*stage = ret;
+	ret = ring_open(q, pfd, *reg, *stage, P_RANKS * COUNT * 4);
+	for (i = 0; i < 2 && !ret; i++)
+		ret = rank_submit(&r[i], rfd, i, limit_ns, 0, 0);
+	if (!ret)
+		ret = ring_next(q, 10000, rq);
+	return ret;
+}
+
+/* The remote ranks in mask: their inputs written into the stage. */
+static int p_write(int pfd, uint32_t stage, uint64_t mask)
+{
+	float x[COUNT];
+	unsigned int k;
+	int ret = 0;
+
+	for (k = 0; k < P_RANKS && !ret; k++) {
+		if (!(mask & (1ull << k)))
+			continue;
+		p_input(x, k);
+		ret = vn_rw(pfd, 1, stage, (uint64_t)k * COUNT * 4, x, sizeof(x));
+	}
+	return ret;
+}
+
+/*
+ * Node A's ranks posted by a partial completion, node B never: at their time limit both
+ * local ranks end TIMEOUT CC_MISSING naming exactly node B's ranks (a whole completion
+ * only would leave all four missing); a late final completion finds it broken.
+ */
+TEST_F_TIMEOUT(netq, ring_partial_names_missing, 120)
+{
+	struct vneuron_netq_cpl cp = { 0 };
+	struct vneuron_netq_req rq;
+	struct vneuron_comm_info in;
+	uint32_t reg, rank_h, stage, tail;
+	struct rank0 *r = calloc(2, sizeof(*r));
+	struct ring q;
+	int rfd = vn_open(), i;
+
+	if (!(self->info.caps & VNEURON_CAP_NETQ_RING))
+		SKIP(return, "the module has no network queue ring");
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	ASSERT_NE(NULL, r);
+	ASSERT_LE(0, rfd);
+	ASSERT_EQ(0, p_setup(self->fd, rfd, 5 * SEC, r, &q, &reg, &rank_h, &stage, &rq));
+	ASSERT_NE(0, rq.id);
+	EXPECT_EQ(3, rq.local);
+	EXPECT_EQ(P_RANKS, rq.nranks);
+	ASSERT_EQ(0, p_write(self->fd, stage, P_NODE_A));
+	tail = q.ctl->cpl_tail;
+	cp.id = rq.id;
+	cp.ranks = P_NODE_A;
+	memcpy(cp.arrive_ps, p_arr, sizeof(p_arr));
+	ASSERT_EQ(0, ring_complete(&q, &cp));
+	EXPECT_EQ(tail + 1, q.ctl->cpl_tail);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, rank0_wait(&r[i]));
+		EXPECT_EQ(VNEURON_EXEC_TIMEOUT, r[i].w.status);
+		EXPECT_EQ(VNEURON_REASON_CC_MISSING, r[i].w.reason);
+		rank0_release(&r[i]);
+	}
+	ASSERT_EQ(0, comm_info(rfd, rank_h, &in));
+	EXPECT_EQ(1, in.broken);
+	EXPECT_EQ(ETIMEDOUT, in.failure);
+	EXPECT_EQ(P_NODE_B, in.missing);
+	/* node B's inputs too late: broken, the completion consumed */
+	cp.ranks = 0;
+	EXPECT_EQ(-EPIPE, ring_complete(&q, &cp));
+	EXPECT_EQ(tail + 2, q.ctl->cpl_tail);
+	munmap(q.map, q.s.mmap_len);
+	close(rfd);
+	free(r);
+}
+
+/*
+ * The same all-reduce completed whole, then node by node: every bad partial refused
+ * and left unconsumed (a local rank, a rank past nranks, an arrival too late, ranks
+ * with an error, a rank posted twice); node A's partial, then the final completion
+ * posting node B's: exact against the rank-order sum, the same modeled time as whole.
+ */
+TEST_F_TIMEOUT(netq, ring_partial_served, 180)
+{
+	struct vneuron_netq_cpl cp, *slot;
+	struct vneuron_netq_req rq;
+	struct vneuron_comm_info in;
+	uint32_t reg, rank_h, stage, tail;
+	struct rank0 *r = calloc(2, sizeof(*r));
+	float x[P_RANKS][COUNT], want;
+	uint64_t model[2];
+	struct ring q;
+	int run, i, k, bad;
+
+	if (!(self->info.caps & VNEURON_CAP_NETQ_RING))
+		SKIP(return, "the module has no network queue ring");
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	ASSERT_NE(NULL, r);
+	for (k = 2; k < P_RANKS; k++)
+		p_input(x[k], k);
+	for (run = 0; run < 2; run++) {
+		int rfd = vn_open();
+
+		ASSERT_LE(0, rfd);
+		memset(r, 0, 2 * sizeof(*r));
+		ASSERT_EQ(0, p_setup(self->fd, rfd, 30 * SEC, r, &q, &reg, &rank_h, &stage,
+				     &rq));
+		ASSERT_NE(0, rq.id);
+		cp = (struct vneuron_netq_cpl){ .id = rq.id };
+		memcpy(cp.arrive_ps, p_arr, sizeof(p_arr));
+		tail = q.ctl->cpl_tail;
+		if (run == 0) {
+			ASSERT_EQ(0, p_write(self->fd, stage, P_NODE_A | P_NODE_B));
+			ASSERT_EQ(0, ring_complete(&q, &cp));
+		} else {
+			ASSERT_EQ(0, p_write(self->fd, stage, P_NODE_A));
+			cp.ranks = 0x1;			/* a local rank */
+			EXPECT_EQ(-EINVAL, ring_complete(&q, &cp));
+			EXPECT_EQ(tail, q.ctl->cpl_tail);
+			slot = ring_cpl(&q, tail);
+			slot->ranks = P_NODE_A | 1ull << P_RANKS;	/* past nranks */
+			EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, 0, 0, 0, 0));
+			slot->ranks = 1ull << 63;
+			EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, 0, 0, 0, 0));
+			slot->ranks = P_NODE_A;
+			slot->arrive_ps[3] = VNEURON_NETQ_MAX_PS + 1;
+			EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, 0, 0, 0, 0));
+			slot->arrive_ps[3] = p_arr[3];
+			slot->error = EIO;
+			EXPECT_EQ(-EINVAL, doorbell(self->fd, reg, 0, 0, 0, 0));
+			slot->error = 0;
+			EXPECT_EQ(tail, q.ctl->cpl_tail);
+			/* an arrival past the limit outside the mask is not looked at */
+			slot->arrive_ps[5] = ~0ull;
+			ASSERT_EQ(0, doorbell(self->fd, reg, 0, 0, 0, 0));
+			EXPECT_EQ(tail + 1, q.ctl->cpl_tail);
+			ASSERT_EQ(0, comm_info(self->fd, reg, &in));
+			EXPECT_EQ(0, in.broken);
+			EXPECT_EQ(0, in.collectives);
+			/* node B's inputs come later; a rank of node A again is refused */
+			ASSERT_EQ(0, p_write(self->fd, stage, P_NODE_B));
+			cp.ranks = 0x4 | P_NODE_B;
+			EXPECT_EQ(-EINVAL, ring_complete(&q, &cp));
+			EXPECT_EQ(tail + 1, q.ctl->cpl_tail);
+			ring_cpl(&q, tail + 1)->ranks = 0;	/* the rest: node B's */
+			ASSERT_EQ(0, doorbell(self->fd, reg, 0, 0, 0, 0));
+			EXPECT_EQ(tail + 2, q.ctl->cpl_tail);
+			/* completed: a further partial is of no request */
+			cp.ranks = P_NODE_B;
+			EXPECT_EQ(-ENOENT, ring_complete(&q, &cp));
+		}
+		for (i = 0; i < 2; i++) {
+			ASSERT_EQ(0, rank0_wait(&r[i]));
+			EXPECT_EQ(VNEURON_EXEC_OK, r[i].w.status)
+				TH_LOG("run %d rank %d reason %u", run, i, r[i].w.reason);
+		}
+		for (i = 0, bad = 0; i < COUNT; i++) {
+			want = r[0].in[i] + r[1].in[i];
+			for (k = 2; k < P_RANKS; k++)
+				want += x[k][i];
+			bad += r[0].out[i] != want || r[1].out[i] != want;
+		}
+		EXPECT_EQ(0, bad);
+		model[run] = r[0].w.model_ps;
+		ASSERT_EQ(0, comm_info(self->fd, reg, &in));
+		EXPECT_EQ(0, in.broken);
+		EXPECT_EQ(1, in.collectives);
+		for (i = 0; i < 2; i++)
+			rank0_release(&r[i]);
+		close(rfd);
+		munmap(q.map, q.s.mmap_len);
+	}
+	EXPECT_EQ(model[0], model[1]);
+	EXPECT_LT(p_arr[5], model[0]);
+	free(r);
+}
+
+/*
+ * Ranks posted by a partial completion point into the stage: the registration destroyed
+ * (its ring still mapped) breaks the communicator at once, before the stage goes (the
+ * ranks end ABORTED CC_PEER), and the stage freed then is no longer read.
+ */
+TEST_F_TIMEOUT(netq, ring_partial_destroy_breaks, 120)
+{
+	struct vneuron_netq_cpl cp = { 0 };
+	struct vneuron_comm_destroy d = { 0 };
+	struct vneuron_netq_req rq;
+	struct vneuron_comm_info in;
+	uint32_t reg, rank_h, stage;
+	struct rank0 *r = calloc(2, sizeof(*r));
+	struct ring q;
+	int pfd = vn_open(), rfd = vn_open(), i;
+
+	if (!(self->info.caps & VNEURON_CAP_NETQ_RING))
+		SKIP(return, "the module has no network queue ring");
+	if (self->info.core_count < 2)
+		SKIP(return, "needs two cores");
+	ASSERT_NE(NULL, r);
+	ASSERT_LE(0, pfd);
+	ASSERT_LE(0, rfd);
+	ASSERT_EQ(0, p_setup(pfd, rfd, 60 * SEC, r, &q, &reg, &rank_h, &stage, &rq));
+	ASSERT_EQ(0, p_write(pfd, stage, P_NODE_A));
+	cp.id = rq.id;
+	cp.ranks = P_NODE_A;
+	memcpy(cp.arrive_ps, p_arr, sizeof(p_arr));
+	ASSERT_EQ(0, ring_complete(&q, &cp));
+	d.handle = reg;
+	ASSERT_EQ(0, vn_ioctl(pfd, VNEURON_IOCTL_COMM_DESTROY, &d));
+	EXPECT_EQ(0, vn_free(pfd, stage));
+	cp.ranks = 0;
+	EXPECT_EQ(-ENOENT, ring_complete(&q, &cp));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, rank0_wait(&r[i]));
+		EXPECT_EQ(VNEURON_EXEC_ABORTED, r[i].w.status);
+		EXPECT_EQ(VNEURON_REASON_CC_PEER, r[i].w.reason);
+		rank0_release(&r[i]);
+	}
+	ASSERT_EQ(0, comm_info(rfd, rank_h, &in));
+	EXPECT_EQ(1, in.broken);
+	EXPECT_EQ(EPIPE, in.failure);
+	munmap(q.map, q.s.mmap_len);
+	close(pfd);
+	close(rfd);
 	free(r);
 }
 
