@@ -448,7 +448,7 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 	const struct vn_cc_args *a0 = p->args[c->first];
 	size_t hw = hwords(c), inb, k, nr = (size_t)c->nproc * R_PER_PEER;
 	uint64_t *mine = c->hdr + (size_t)c->me * hw;
-	int q, flag, active, receiving, ret = 0, bad = -1;
+	int q, flag, active, receiving, stopped, ret = 0, bad = -1;
 	unsigned int i, idle = 0;
 	u64 sends_until = 0;
 	MPI_Status st;
@@ -538,10 +538,10 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 		 * receives is in (the collective is done here) and only its sends are out:
 		 * slower nodes still need them, so they go on for a while.
 		 */
-		if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE) && !receiving && !sends_until)
+		stopped = __atomic_load_n(&c->stop, __ATOMIC_ACQUIRE);
+		if (stopped && !receiving && !sends_until)
 			sends_until = vn_time_ns() + SENDS_AFTER_STOP_NS;
-		if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE) &&
-		    (receiving || vn_time_ns() >= sends_until)) {
+		if (stopped && (receiving || vn_time_ns() >= sends_until)) {
 			lc_break(c, c->first, -EPIPE, 0);
 			ret = broke_here(c);
 			break;
