@@ -85,13 +85,14 @@ help:
 ## make install    tools, shared libraries, headers, man pages, udev rule, DKMS tree
 ##                 (PREFIX=/usr/local, DESTDIR=); make uninstall removes them
 ## make deb        Debian packages vneuron-dkms and vneuron-tools in build/deb/
+## make python     the Python package in build/python/ (make python-path prints it)
 
 module: vneuron.ko
 vneuron.ko: Kbuild $(wildcard kmod/*.c kmod/*.h core/*.c core/*.h uapi/*.h)
 	@test -n "$(KDIR)" || { echo "no kernel build directory: run 'make setup'"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-user: $(B)/rel/libvncore.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(PROFILER) $(TOOLS) $(EXAMPLES) $(HOST_TESTS) \
+user: python $(B)/rel/libvncore.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(PROFILER) $(TOOLS) $(EXAMPLES) $(HOST_TESTS) \
 	$(GUEST_TESTS) $(GUEST_HELPERS) $(BENCHES) $(GUEST_BENCHES) $(BROWSER_TESTS) $(MPI_ALL)
 
 # Two builds of every userspace object: rel (optimised, for tools and the guest) and
@@ -236,6 +237,8 @@ vm-shell: all
 
 # make install, make uninstall, make deb.
 include tools/install.mk
+# The Python package: make python, make python-path.
+include python/python.mk
 
 print-kdir:
 	@echo $(KDIR)

@@ -10,6 +10,7 @@ PKGS=(build-essential pkg-config linux-headers-amd64 linux-source-6.1 qemu-syste
       liburing-dev libnl-genl-3-dev libssl-dev libopenblas-dev protobuf-compiler chromium
       flex bison bc libelf-dev libncurses-dev tmux
       openmpi-bin libopenmpi-dev
+      python3-dev python3-numpy python3-pytest
       debhelper dh-dkms lintian)
 
 missing=()
