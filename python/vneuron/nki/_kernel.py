@@ -1,0 +1,334 @@
+"""Kernels: tracing a Python function into a program, caching it by input shapes and
+dtypes, running it with NumPy arrays, and the decorators built on that (jit, simulate,
+benchmark, profile, baremetal)."""
+
+import errno
+import functools
+import inspect
+import os
+import tempfile
+import time
+from collections import namedtuple
+
+import numpy
+
+import vneuron
+from vneuron import _vneuron as _c
+from vneuron.nki import _dtypes, _errors
+from vneuron.nki import _trace as T
+from vneuron.nki._errors import NkiError, UnsupportedError, error
+from vneuron.nki.typing import tensor as _Placeholder
+
+_errors.INTERNAL.add(__name__)
+
+CacheInfo = namedtuple("CacheInfo", "hits misses currsize")
+_OutSpec = namedtuple("_OutSpec", "name dtype shape declared")
+
+
+def _arg_dtype(a, where):
+    """The NKI dtype of an argument array: float32, or bfloat16 for uint16 (bit patterns)."""
+    if a.dtype == numpy.float32:
+        return _dtypes.float32
+    if a.dtype == numpy.uint16:
+        return _dtypes.bfloat16
+    hint = " (x.astype(numpy.float32))" if a.dtype.kind in "fiu" else ""
+    raise error(UnsupportedError, f"{where} is a {a.dtype} array: kernel inputs are "
+                f"float32, or uint16 holding bfloat16 bit patterns{hint}", errno.ENOTSUP)
+
+
+def _is_array(v):
+    return isinstance(v, (numpy.ndarray, _Placeholder))
+
+
+class Traced:
+    """A kernel traced for one set of input shapes and dtypes: the program image, its
+    inputs (the kernel's array parameters, by name) and outputs (the shared_hbm
+    tensors it returns)."""
+
+    def __init__(self, name, image, inputs, outputs, shape_of_return, declared):
+        self.name = name
+        self.image = image
+        self.inputs = inputs          # [(parameter name, dtype, shape)]
+        self.outputs = outputs        # [_OutSpec] of the returned tensors
+        self.returns = shape_of_return  # None, "one", "tuple", "list"
+        self.declared = declared      # every output tensor: [(name, dtype, shape)]
+        self._programs = {}
+
+    def listing(self):
+        """The program as text: tensors, each stream's entries with their source lines."""
+        return _c.vnef_dump(self.image)
+
+    def save(self, path):
+        """Write the program (.vnef) to path, replacing it (through a temporary file)."""
+        path = os.fspath(path)
+        d = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", dir=d)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(self.image)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+
+    def program(self, dev):
+        p = self._programs.get(id(dev))
+        if p is None:
+            p = _backend_load(dev, self)
+            self._programs[id(dev)] = (dev, p)
+            return p
+        return p[1]
+
+    def feed(self, arrays):
+        """The run's input dict from the arguments' arrays (by parameter name)."""
+        feed = {}
+        for (name, dt, shape), a in zip(self.inputs, arrays):
+            a = numpy.ascontiguousarray(a)
+            feed[name] = a
+        return feed
+
+    def results(self, outs):
+        vals = []
+        for o in self.outputs:
+            a = outs[o.name]
+            if tuple(a.shape) != o.shape:
+                a = a.reshape(o.shape)
+            vals.append(a)
+        if self.returns is None:
+            return None
+        if self.returns == "one":
+            return vals[0]
+        return tuple(vals) if self.returns == "tuple" else vals
+
+
+class Kernel:
+    """An NKI kernel (a function decorated with nki.jit): called with NumPy arrays, it is
+    traced once per input shapes and dtypes (and other arguments), run on the device,
+    and returns NumPy arrays. Called from inside another kernel it is a plain helper."""
+
+    def __init__(self, func, backend=None, device=None):
+        functools.update_wrapper(self, func)
+        self.func = func
+        self.backend = backend        # None: the default device; "host": host backend
+        self.device = device
+        self._sig = inspect.signature(func)
+        self._cache = {}
+        self._hits = self._misses = 0
+        self.last_result = None
+        self.benchmark_result = None
+
+    def __repr__(self):
+        return f"<nki kernel {self.func.__qualname__}>"
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def cache_info(self):
+        """CacheInfo(hits, misses, currsize) of the trace cache."""
+        return CacheInfo(self._hits, self._misses, len(self._cache))
+
+    def cache_clear(self):
+        self._cache.clear()
+        self._hits = self._misses = 0
+
+    def _bind(self, args, kwargs):
+        try:
+            b = self._sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise error(NkiError, f"{self.func.__name__}(): {e}") from None
+        b.apply_defaults()
+        key = []
+        arrays = []
+        for name, v in b.arguments.items():
+            p = self._sig.parameters[name]
+            vals = v if p.kind == p.VAR_POSITIONAL else (v,)
+            for i, x in enumerate(vals):
+                nm = name if p.kind != p.VAR_POSITIONAL else f"{name}{i}"
+                if _is_array(x):
+                    dt = x.dtype if isinstance(x, _Placeholder) else \
+                        _arg_dtype(x, f"argument '{nm}'")
+                    if not dt.code:
+                        raise error(UnsupportedError, f"argument '{nm}' is {dt}: the "
+                                    "device has float32 and bfloat16", errno.ENOTSUP)
+                    key.append((nm, "a", tuple(x.shape), dt.name))
+                    arrays.append(x)
+                else:
+                    try:
+                        hash(x)
+                    except TypeError:
+                        raise error(UnsupportedError, f"argument '{nm}' of type "
+                                    f"{type(x).__name__}: kernel arguments are arrays "
+                                    "and hashable constants", errno.ENOTSUP) from None
+                    key.append((nm, "k", type(x).__name__, x))
+        return b, tuple(key), arrays
+
+    def trace(self, *args, **kwargs):
+        """The Traced program for these arguments (from the cache, or traced now)."""
+        b, key, _ = self._bind(args, kwargs)
+        return self._traced(b, key)
+
+    def _traced(self, b, key):
+        t = self._cache.get(key)
+        if t is not None:
+            self._hits += 1
+            return t
+        self._misses += 1
+        t = _trace(self.func, self._sig, b)
+        self._cache[key] = t
+        return t
+
+    def _device(self):
+        if self.device is not None:
+            return self.device
+        return _default_device(self.backend == "host")
+
+    def __call__(self, *args, **kwargs):
+        if T._current is not None:
+            return self.func(*args, **kwargs)
+        b, key, arrays = self._bind(args, kwargs)
+        t = self._traced(b, key)
+        arrays = [_random_input(x) if isinstance(x, _Placeholder) else x for x in arrays]
+        res = _backend_run(t.program(self._device()), t, t.feed(arrays))
+        self.last_result = res
+        return t.results(res.outputs)
+
+
+def _trace(func, sig, bound):
+    """Run func's body once on HBM tensors standing for the array arguments."""
+    tr = T.start(func.__name__, func.__code__)
+    try:
+        inputs = []
+        args = dict(bound.arguments)
+        for name, v in bound.arguments.items():
+            p = sig.parameters[name]
+            if p.kind == p.VAR_POSITIONAL:
+                new = []
+                for i, x in enumerate(v):
+                    new.append(_input(tr, f"{name}{i}", x, inputs) if _is_array(x) else x)
+                args[name] = tuple(new)
+            elif _is_array(v):
+                args[name] = _input(tr, name, v, inputs)
+        bound.arguments.update(args)
+        ret = func(*bound.args, **bound.kwargs)
+        if tr.pending is not None:
+            tr.flush()
+        outputs, kind = _outputs(tr, func, ret)
+        try:
+            image = tr.b.finish()
+        except vneuron.BuildError as e:
+            raise NkiError(e.errno, f"kernel {func.__name__}: {e.strerror}") from None
+        return Traced(func.__name__, image, inputs, outputs, kind, tr.outputs)
+    finally:
+        T.stop(tr)
+
+
+def _input(tr, name, x, inputs):
+    dt = x.dtype if isinstance(x, _Placeholder) else _arg_dtype(x, f"argument '{name}'")
+    shape = tuple(int(d) for d in x.shape)
+    site = T._Site(tr.code.co_filename, tr.code.co_firstlineno, tr.root)
+    if not 1 <= len(shape) <= 4:
+        raise tr.fail(UnsupportedError, site, f"argument '{name}' has {len(shape)} "
+                      "dimensions; device tensors have 1 to 4", errno.ENOTSUP)
+    tix = tr.call(site, tr.b.input, name, dt.code, shape)
+    tr.tensor_names.add(name)
+    inputs.append((name, dt, shape))
+    return T.HbmTensor(tr, name, shape, dt, tix, "input")
+
+
+def _outputs(tr, func, ret):
+    if ret is None:
+        return [], None
+    kind = "one"
+    items = [ret]
+    if isinstance(ret, (tuple, list)):
+        kind = "tuple" if isinstance(ret, tuple) else "list"
+        items = list(ret)
+    outs = []
+    for x in items:
+        where = f"kernel {func.__name__} returns"
+        if not isinstance(x, T.HbmTensor):
+            raise error(UnsupportedError, f"{where} a {type(x).__name__}: a kernel "
+                        "returns the nl.shared_hbm tensors it wrote (nl.store a tile into "
+                        "one)", errno.ENOTSUP)
+        if x.kind != "output":
+            raise error(UnsupportedError, f"{where} {x.kind} tensor '{x.name}': a kernel "
+                        "returns nl.shared_hbm tensors", errno.ENOTSUP)
+        decl = x.root or x
+        outs.append(_OutSpec(x.name, x.dtype, x.shape, decl.shape))
+    return outs, kind
+
+
+def _random_input(p):
+    """A placeholder's data: uniform in [-1, 1), fixed seed (runs are reproducible)."""
+    rng = numpy.random.default_rng(0)
+    a = rng.uniform(-1.0, 1.0, p.shape).astype(numpy.float32)
+    if p.dtype is _dtypes.bfloat16:
+        return _bf16_from_float32(a)
+    return a
+
+
+def _bf16_from_float32(a):
+    f = getattr(vneuron, "bf16_from_float32", None)
+    if f is not None:
+        return f(a)
+    # round to nearest even, NaN kept quiet (the device's rule); until vneuron has it
+    u = numpy.ascontiguousarray(a, numpy.float32).view(numpy.uint32)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(numpy.uint16)
+    nan = numpy.isnan(a)
+    r[nan] = ((u[nan] >> 16) | 0x40).astype(numpy.uint16)
+    return r
+
+
+# -- backends -------------------------------------------------------------------------
+
+_devices = {}
+
+
+def _default_device(host):
+    d = _devices.get(host)
+    if d is None:
+        if hasattr(vneuron, "Device"):
+            d = vneuron.Device(host=True) if host else vneuron.Device()
+        else:
+            d = _TmpHost()
+        _devices[host] = d
+    return d
+
+
+class _TmpHost:
+    """TEMPORARY: the host backend through _vneuron._run_host_tmp until vneuron.Device
+    exists (issue 26's package core)."""
+
+    backend = "host"
+
+    def load(self, t):
+        return t
+
+
+class _TmpResult:
+    def __init__(self, outputs, model_ps, host_s):
+        self.outputs = outputs
+        self.model_ps = model_ps
+        self.model_ns = model_ps / 1000.0
+        self.host_s = host_s
+        self.status = 0
+
+
+def _backend_load(dev, t):
+    if isinstance(dev, _TmpHost):
+        return t
+    return dev.load(t.image)
+
+
+def _backend_run(prog, t, feed):
+    if isinstance(prog, Traced):
+        outs = {n: numpy.zeros(s, d.numpy) for n, d, s in t.declared}
+        bind = dict(feed)
+        bind.update(outs)
+        t0 = time.perf_counter()
+        ps = _c._run_host_tmp(t.image, bind)
+        return _TmpResult(outs, ps, time.perf_counter() - t0)
+    return prog.run(feed)
