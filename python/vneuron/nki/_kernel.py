@@ -58,6 +58,24 @@ class Traced:
         """The program as text: tensors, each stream's entries with their source lines."""
         return _c.vnef_dump(self.image)
 
+    def entries(self):
+        """Every entry of the program as (stream, mnemonic, file, line, scope), stream by
+        stream ("VectorE", "DMA3", ...), from the listing's debug table."""
+        out = []
+        stream = None
+        for ln in self.listing().splitlines():
+            if not ln.startswith(" "):
+                if ln.endswith(" entries") and ":" in ln:
+                    stream = ln.split(":", 1)[0]
+                continue
+            body, _, dbg = ln.rpartition(" ; ")
+            words = body.split()
+            where, _, scope = dbg.rpartition(" ")
+            file, _, line = where.rpartition(":")
+            out.append((stream, words[1] if len(words) > 1 else "", file,
+                        int(line) if line.isdigit() else 0, scope))
+        return out
+
     def save(self, path):
         """Write the program (.vnef) to path, replacing it (through a temporary file)."""
         path = os.fspath(path)

@@ -71,9 +71,10 @@ class _Pending:
     'engine' (any tile), 'tensor' (TensorE: an fp32 PSUM tile, may accumulate) or
     'dma' (a tile of the same dtype)."""
 
-    __slots__ = ("result", "emit", "kind", "site", "region", "srcs")
+    __slots__ = ("result", "emit", "kind", "site", "region", "srcs", "frame")
 
-    def __init__(self, result, emit, kind, site, region, srcs):
+    def __init__(self, result, emit, kind, site, region, srcs, frame):
+        self.frame = frame        # the loop iteration the result belongs to
         self.result = result
         self.emit = emit
         self.kind = kind
@@ -156,7 +157,8 @@ class Trace:
         before)."""
         if self.pending is not None:
             self.flush()
-        p = _Pending(result, emit, kind, site, region, srcs)
+        p = _Pending(result, emit, kind, site, region, srcs,
+                     self.frames[-1] if self.frames else None)
         result.pending = p
         self.pending = p
         return result
@@ -168,7 +170,7 @@ class Trace:
             return
         self.pending = None
         r = p.result
-        self.alloc(r, p.site)
+        self.alloc(r, p.site, p.frame)
         r.pending = None
         p.emit(operand(r.whole(), p.region, p.site), False)
 
@@ -205,8 +207,9 @@ class Trace:
         return True
 
     # -- tiles
-    def alloc(self, t, site):
-        """Give tile t its space (a builder tile) in the current loop iteration."""
+    def alloc(self, t, site, frame=False):
+        """Give tile t its space (a builder tile), owned by loop iteration frame (by
+        default the current one; None: no loop)."""
         name = f"{t.name}@{site.line}"[:31]
         nf = 1
         for d in t.shape[1:]:
@@ -214,10 +217,11 @@ class Trace:
         t.tid = self.call(site, self.b.tile, t.buffer, name, t.dtype.code, t.shape[0], nf)
         t.site = site
         self.live.add(t.tid)
-        fr = self.frames
-        if fr:
-            t.frame = fr[-1]
-            fr[-1].tids.append(t.tid)
+        if frame is False:
+            frame = self.frames[-1] if self.frames else None
+        if frame is not None:
+            t.frame = frame
+            frame.tids.append(t.tid)
 
     def free(self, tid, why):
         if tid in self.live:
@@ -264,10 +268,12 @@ class Tile:
     makes one to fill."""
 
     __slots__ = ("tr", "shape", "dtype", "buffer", "tid", "name", "site", "frame",
-                 "pending", "alias", "stale", "fill", "aliases", "done", "_whole",
-                 "__weakref__")
+                 "pending", "alias", "stale", "fill", "aliases", "done", "_wmaps",
+                 "_wop", "__weakref__")
 
     def __init__(self, tr, shape, dtype, buffer, name, site):
+        self.tr = tr
+        self.tid = None
         if not shape or shape[0] > PMAX or shape[0] < 1:
             raise tr.fail(ShapeError, site, f"tile shape {tuple(shape)}: the partition "
                           f"dimension (the first) is {shape[0] if shape else 'missing'}; "
@@ -276,11 +282,9 @@ class Tile:
             if not isinstance(d, int) or d < 1:
                 raise tr.fail(ShapeError, site, f"tile shape {tuple(shape)}: dimensions "
                               "must be positive ints")
-        self.tr = tr
         self.shape = tuple(shape)
         self.dtype = dtype
         self.buffer = buffer
-        self.tid = None
         self.name = name
         self.site = site
         self.frame = None
@@ -290,7 +294,8 @@ class Tile:
         self.fill = None
         self.aliases = []
         self.done = False
-        self._whole = None
+        self._wmaps = None
+        self._wop = None
 
     def __del__(self):
         tr = self.tr
@@ -306,14 +311,15 @@ class Tile:
         return len(self.shape)
 
     def whole(self):
-        """The identity view of the tile."""
-        v = self._whole
-        if v is None:
+        """The identity view of the tile (a new object each time: a view cached here
+        would make a reference cycle and keep a dead tile's object alive)."""
+        m = self._wmaps
+        if m is None:
             n = len(self.shape)
-            st = _free_strides(self.shape)
             kp = (1,) + (0,) * (n - 1)
-            v = View(self, self.shape, ((0, kp), (0, st)), ())
-            self._whole = v
+            m = self._wmaps = ((0, kp), (0, _free_strides(self.shape)))
+        v = View(self, self.shape, m, ())
+        v._op = self._wop
         return v
 
     def view(self):
@@ -657,6 +663,8 @@ def operand(v, region, site):
                         "reads at most 2 free dimensions", errno.ENOTSUP)
     if region is None:
         v._op = op
+        if v.maps is t._wmaps:
+            t._wop = op
     return op
 
 
@@ -724,6 +732,8 @@ def loop(kind, args):
     if tr is None:
         yield from r
         return
+    if tr.pending is not None:
+        tr.flush()
     it = _Iter(tr.site(), kind)
     tr.frames.append(it)
     try:
