@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +210,19 @@ static const char capture_usage[] =
 "SEE ALSO\n"
 "    vneuron-profile view, docs/profiler.md, docs/trace-buffer.md\n";
 
+/* A message of capture's own, as the library's are printed (vnp_cli_messages()). */
+static void cap_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void cap_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("vneuron-profile capture: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 #define RANK_TAG	"{rank}"
 /* -s with workers on several nodes: each node's profile, the tag replaced by its number */
 #define NODE_TAG	"{node}"
@@ -306,7 +320,7 @@ static int check_profile_path(const struct cap_opts *o)
 			       sizeof(msg));
 
 	if (ret)
-		vnp_cap_err("%s", msg);
+		cap_err("%s", msg);
 	return ret;
 }
 
@@ -328,7 +342,7 @@ static int create_profile(struct vnp_capture *c, const struct cap_opts *o,
 
 static int bad_value(const char *name, const char *arg, const char *what)
 {
-	vnp_cap_err("--%s '%s': give %s", name, arg, what);
+	cap_err("--%s '%s': give %s", name, arg, what);
 	return -EINVAL;
 }
 
@@ -390,7 +404,7 @@ static int node_ranks(struct cap_opts *o)
 	uint32_t per = o->workers ? o->workers : 1;
 
 	if (o->have_offset && !o->have_node) {
-		vnp_cap_err("--clock-offset goes with --node");
+		cap_err("--clock-offset goes with --node");
 		return -EINVAL;
 	}
 	if (!o->have_node)
@@ -399,7 +413,7 @@ static int node_ranks(struct cap_opts *o)
 	o->node.first_rank = o->node.node * per;
 	o->node.world_size = o->node.nr_nodes * per;
 	if (o->node.world_size > VNEF_CC_MAX_RANKS) {
-		vnp_cap_err("--node %u/%u with %u workers each is %u ranks; a communicator has "
+		cap_err("--node %u/%u with %u workers each is %u ranks; a communicator has "
 			    "at most %u", o->node.node, o->node.nr_nodes, per, o->node.world_size,
 			    VNEF_CC_MAX_RANKS);
 		return -EINVAL;
@@ -433,7 +447,7 @@ static int node_profile(struct cap_opts *o)
 	else
 		n = snprintf(o->profile_buf, size, "%s.node%u", p, id);
 	if (n < 0 || (size_t)n >= size) {
-		vnp_cap_err("-s %s: node %u's profile name is too long", p, id);
+		cap_err("-s %s: node %u's profile name is too long", p, id);
 		return -EINVAL;
 	}
 	o->profile = o->profile_buf;
@@ -454,12 +468,12 @@ static int nodes_opts(struct cap_opts *o)
 	uint64_t total;
 
 	if (o->nr_cores) {
-		vnp_cap_err("workers take one core each, from core 0 of the node's device on: "
+		cap_err("workers take one core each, from core 0 of the node's device on: "
 			    "give no --core");
 		return -EINVAL;
 	}
 	if (o->have_node || o->have_offset) {
-		vnp_cap_err("under mpirun MPI gives the node and measures the clock offset: "
+		cap_err("under mpirun MPI gives the node and measures the clock offset: "
 			    "leave out --node and --clock-offset");
 		return -EINVAL;
 	}
@@ -469,7 +483,7 @@ static int nodes_opts(struct cap_opts *o)
 	}
 	total = (uint64_t)o->per_node * n->nr_nodes;
 	if (o->workers && o->workers != total) {
-		vnp_cap_err("--collectives-worker-count %u is not --collectives-workers-per-node "
+		cap_err("--collectives-worker-count %u is not --collectives-workers-per-node "
 			    "%u times the %u nodes (MPI processes): give %llu or leave it out",
 			    o->workers, o->per_node, n->nr_nodes, (unsigned long long)total);
 		return -EINVAL;
@@ -555,7 +569,7 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 		case 'c':
 			ret = num_opt("core", optarg, 0, VNP_CAP_MAX_CORES - 1, 0, core_max, &v);
 			if (!ret && o->nr_cores == VNP_CAP_MAX_CORES) {
-				vnp_cap_err("--core given more than %u times", VNP_CAP_MAX_CORES);
+				cap_err("--core given more than %u times", VNP_CAP_MAX_CORES);
 				ret = -EINVAL;
 			}
 			if (!ret)
@@ -617,10 +631,10 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 			return 0;
 		default:
 			if (optopt)
-				vnp_cap_err("option '-%c' %s", optopt, strchr("nsNkcdrmw", optopt) ?
+				cap_err("option '-%c' %s", optopt, strchr("nsNkcdrmw", optopt) ?
 					    "needs a value" : "is unknown");
 			else
-				vnp_cap_err("option '%s' is unknown or needs a value",
+				cap_err("option '%s' is unknown or needs a value",
 					    argv[optind - 1]);
 			fputs("Try 'vneuron-profile capture --help'.\n", stderr);
 			return -EINVAL;
@@ -629,39 +643,39 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 	if (ret)
 		return ret;
 	if (!o->profile) {
-		vnp_cap_err("give the profile to write with -s PROFILE.vntf");
+		cap_err("give the profile to write with -s PROFILE.vntf");
 		return -EINVAL;
 	}
 	if (nodes && !o->per_node) {
-		vnp_cap_err("vneuron-profile-mpi captures one node of an MPI job: give "
+		cap_err("vneuron-profile-mpi captures one node of an MPI job: give "
 			    "--collectives-workers-per-node (vneuron-profile capture runs it)");
 		return -EINVAL;
 	}
 	if (o->host && dashdash) {
-		vnp_cap_err("--host runs a program (-n) on host threads; an application's own "
+		cap_err("--host runs a program (-n) on host threads; an application's own "
 			    "device files need the module: leave out --host, or capture the "
 			    "application's program with -n");
 		return -EINVAL;
 	}
 	if (o->host && (o->nr_cores || o->device_given)) {
-		vnp_cap_err("--core and --device name the module's cores; --host runs on host "
+		cap_err("--core and --device name the module's cores; --host runs on host "
 			    "threads (workers are placed as on devices of %u cores)",
 			    HOST_CORES_PER_DEVICE);
 		return -EINVAL;
 	}
 	if (dashdash) {
 		if (o->program || optind < dashdash) {
-			vnp_cap_err("the application form takes no program and no inputs "
+			cap_err("the application form takes no program and no inputs "
 				    "(-n and NAME FILE pairs are for the program form)");
 			return -EINVAL;
 		}
 		if (dashdash + 1 >= argc) {
-			vnp_cap_err("nothing to run after '--'");
+			cap_err("nothing to run after '--'");
 			return -EINVAL;
 		}
 		if (o->nth || o->num_exec != 1 || o->ignore_errors || o->workers ||
 		    o->per_node) {
-			vnp_cap_err("--num-exec, --profile-nth-exec, --ignore-exec-errors and "
+			cap_err("--num-exec, --profile-nth-exec, --ignore-exec-errors and "
 				    "--collectives-* are for the program form (an application makes "
 				    "its own workers: every core is traced)");
 			return -EINVAL;
@@ -670,17 +684,17 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 		return node_ranks(o);
 	}
 	if (!o->program) {
-		vnp_cap_err("give the program to run with -n PROGRAM.vnef, or an application "
+		cap_err("give the program to run with -n PROGRAM.vnef, or an application "
 			    "after '--'");
 		return -EINVAL;
 	}
 	if ((argc - optind) % 2) {
-		vnp_cap_err("inputs come in NAME FILE pairs; '%s' has no file", argv[argc - 1]);
+		cap_err("inputs come in NAME FILE pairs; '%s' has no file", argv[argc - 1]);
 		return -EINVAL;
 	}
 	for (i = optind; i + 1 < argc; i += 2) {
 		if (o->nr_inputs == MAX_INPUTS) {
-			vnp_cap_err("more than %u inputs", MAX_INPUTS);
+			cap_err("more than %u inputs", MAX_INPUTS);
 			return -EINVAL;
 		}
 		o->inputs[o->nr_inputs].name = argv[i];
@@ -688,17 +702,17 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 		o->nr_inputs++;
 	}
 	if (o->nth > o->num_exec) {
-		vnp_cap_err("--profile-nth-exec %u is beyond --num-exec %u", o->nth, o->num_exec);
+		cap_err("--profile-nth-exec %u is beyond --num-exec %u", o->nth, o->num_exec);
 		return -EINVAL;
 	}
 	if (o->nr_cores > 1) {
-		vnp_cap_err("the program form runs on one core: give --core once");
+		cap_err("the program form runs on one core: give --core once");
 		return -EINVAL;
 	}
 	if (o->per_node && (nodes || mpi_launcher()))
 		return nodes_opts(o);
 	if (o->per_node && !o->workers) {
-		vnp_cap_err("--collectives-workers-per-node %u without --collectives-worker-count "
+		cap_err("--collectives-workers-per-node %u without --collectives-worker-count "
 			    "gives the workers of each node of an MPI job: run capture under "
 			    "mpirun, one process a node (docs/profiler.md, \"Several "
 			    "machines\"), or give --collectives-worker-count to run them all here",
@@ -706,19 +720,19 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 		return -EINVAL;
 	}
 	if (o->workers && o->nr_cores) {
-		vnp_cap_err("workers take one core each, from core 0 of --device on: give no "
+		cap_err("workers take one core each, from core 0 of --device on: give no "
 			    "--core");
 		return -EINVAL;
 	}
 	if (o->per_node && o->per_node > o->workers) {
-		vnp_cap_err("--collectives-workers-per-node %u is more than the %u workers",
+		cap_err("--collectives-workers-per-node %u is more than the %u workers",
 			    o->per_node, o->workers);
 		return -EINVAL;
 	}
 	if (node_ranks(o))
 		return -EINVAL;
 	if (o->per_node && o->per_node < o->workers) {
-		vnp_cap_err("%u of the %u workers would run on other machines: run capture "
+		cap_err("%u of the %u workers would run on other machines: run capture "
 			    "under mpirun, one process a node, with "
 			    "--collectives-workers-per-node %u (docs/profiler.md, \"Several "
 			    "machines\"), or all of them here (leave out "
@@ -749,13 +763,13 @@ static int read_input(const struct vnef_tensor *t, struct cap_input *in)
 		numel *= t->shape[i];
 	ret = nd_read_file(in->path, VNEF_MAX_TENSOR_BYTES * 2 + 4096, &raw, &len);
 	if (ret) {
-		vnp_cap_err("input '%s': %s: %s", in->name, in->path, strerror(-ret));
+		cap_err("input '%s': %s: %s", in->name, in->path, strerror(-ret));
 		return ret;
 	}
 	file = raw;
 	if (len < 6 || memcmp(file, "\x93NUMPY", 6)) {
 		if (len != t->size) {
-			vnp_cap_err("input '%s': %s is %zu bytes of raw data, the tensor %llu "
+			cap_err("input '%s': %s is %zu bytes of raw data, the tensor %llu "
 				    "bytes (or give a .npy file)", in->name, in->path, len,
 				    (unsigned long long)t->size);
 			free(file);
@@ -766,12 +780,12 @@ static int read_input(const struct vnef_tensor *t, struct cap_input *in)
 	}
 	ret = nd_npy_parse(file, len, &npy, &e);
 	if (ret) {
-		vnp_cap_err("input '%s': %s: %s", in->name, in->path, e.msg);
+		cap_err("input '%s': %s: %s", in->name, in->path, e.msg);
 		free(file);
 		return ret;
 	}
 	if (npy.count != numel) {
-		vnp_cap_err("input '%s': %s holds %llu elements, the tensor %llu", in->name,
+		cap_err("input '%s': %s holds %llu elements, the tensor %llu", in->name,
 			    in->path, (unsigned long long)npy.count, (unsigned long long)numel);
 		free(file);
 		return -EINVAL;
@@ -833,7 +847,7 @@ static int read_inputs(const struct vnp_prog *p, struct cap_opts *o)
 	for (i = 0; i < o->nr_inputs; i++) {
 		j = vnp_prog_tensor(p, o->inputs[i].name);
 		if (j < 0 || p->tensors[j].kind != VNEF_TENSOR_INPUT) {
-			vnp_cap_err("%s has no input tensor '%s'", o->program, o->inputs[i].name);
+			cap_err("%s has no input tensor '%s'", o->program, o->inputs[i].name);
 			return -ENOENT;
 		}
 	}
@@ -879,7 +893,7 @@ static int run_open(struct run *r, const struct cap_opts *o)
 	int ret = nd_open(o->device, &r->dev, &e);
 
 	if (ret)
-		vnp_cap_err("%s", e.msg);
+		cap_err("%s", e.msg);
 	return ret;
 }
 
@@ -894,7 +908,7 @@ static int run_load(struct run *r, const struct cap_opts *o)
 	image = vnp_prog_image(&r->prog, &size);
 	ret = nd_program_load(r->dev, image, size, &r->loaded, &le);
 	if (ret)
-		vnp_cap_err("%s: %s", o->program, nd_device_error(r->dev));
+		cap_err("%s: %s", o->program, nd_device_error(r->dev));
 	return ret;
 }
 
@@ -939,7 +953,7 @@ static int bind_tensors(struct nd_device *dev, const struct vnp_prog *p,
 			continue;
 		ret = nd_mem_alloc(dev, t->size, m);
 		if (ret) {
-			vnp_cap_err("tensor '%s' (%llu bytes): %s", name,
+			cap_err("tensor '%s' (%llu bytes): %s", name,
 				    (unsigned long long)t->size, nd_device_error(dev));
 			return ret;
 		}
@@ -948,7 +962,7 @@ static int bind_tensors(struct nd_device *dev, const struct vnp_prog *p,
 		data = input_data(o, name, rank);
 		ret = data ? nd_mem_write(*m, 0, data, t->size) : 0;
 		if (ret) {
-			vnp_cap_err("input '%s': %s", name, nd_device_error(dev));
+			cap_err("input '%s': %s", name, nd_device_error(dev));
 			return ret;
 		}
 	}
@@ -986,7 +1000,7 @@ static int host_tensors(const struct vnp_prog *p, const struct cap_opts *o, unsi
 	}
 	return 0;
 nomem:
-	vnp_cap_err("out of memory for the program's tensors");
+	cap_err("out of memory for the program's tensors");
 	return -ENOMEM;
 }
 
@@ -1013,7 +1027,7 @@ static int host_exec(struct nd_host *h, const struct vnp_prog *p,
 	image = vnp_prog_image(p, &size);
 	ret = nd_host_run(h, image, size, t, n, 0, res);
 	if (ret && res->result == VNEURON_EXEC_OK) {
-		vnp_cap_err("%s", nd_host_error(h));
+		cap_err("%s", nd_host_error(h));
 		return ret;
 	}
 	return 0;
@@ -1067,7 +1081,7 @@ static void exec_failed(const struct nd_run_result *res, unsigned int i,
 			 vnp_stream_name(res->stream, sn, sizeof(sn)),
 			 res->stream < VNEF_ENGINES ? "pc" : "desc", res->pc);
 	/* FAULT: the profile's ERROR record says which access (view shows it) */
-	vnp_cap_err("execution %u ended %s%s%s (reason %u)%s%s", i,
+	cap_err("execution %u ended %s%s%s (reason %u)%s%s", i,
 		    vnp_exec_status_name(res->result), *vnp_exec_reason_name(res->reason) ?
 		    ": " : "", vnp_exec_reason_name(res->reason), res->reason, where,
 		    o->ignore_errors ? "; going on (--ignore-exec-errors)" : "");
@@ -1106,7 +1120,7 @@ static int run_execs(struct run *r, const struct cap_opts *o, unsigned int *fail
 			ret = nd_exec(r->loaded, r->cap.core[0], r->binds, r->nb, 0, &id) ?:
 			      nd_wait(r->dev, id, ND_WAIT_FOREVER, &res);
 			if (ret)
-				vnp_cap_err("execution %u: %s", i, nd_device_error(r->dev));
+				cap_err("execution %u: %s", i, nd_device_error(r->dev));
 		}
 		if (ret)
 			return ret;
@@ -1125,7 +1139,7 @@ static int run_execs(struct run *r, const struct cap_opts *o, unsigned int *fail
 		}
 		if (tty)
 			progress(&r->cap, i, o->num_exec, t0, &last, 0);
-		if (vnp_cap_signalled())
+		if (vnp_signalled())
 			break;
 	}
 	if (tty)
@@ -1136,9 +1150,9 @@ static int run_execs(struct run *r, const struct cap_opts *o, unsigned int *fail
 /* SIGINT or SIGTERM ended the run early: said, and 128+signal. */
 static int stopped_by_signal(void)
 {
-	int sig = vnp_cap_signalled();
+	int sig = vnp_signalled();
 
-	vnp_cap_err("stopped by %s after the running execution; the profile is complete",
+	cap_err("stopped by %s after the running execution; the profile is complete",
 		    strsignal(sig));
 	return 128 + sig;
 }
@@ -1153,7 +1167,7 @@ static int cmd_capture_program(struct cap_opts *o)
 
 	ret = vnp_prog_open(&r.prog, o->program, err, sizeof(err));
 	if (ret) {
-		vnp_cap_err("%s: %s", o->program, err);
+		cap_err("%s: %s", o->program, err);
 		status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
 		goto out;
 	}
@@ -1189,10 +1203,10 @@ static int cmd_capture_program(struct cap_opts *o)
 finish:
 	ret = vnp_cap_finish(&r.cap, o->quiet);
 	status = ret ? VNP_EXIT_SYSTEM : failed ? VNP_EXIT_INPUT : VNP_EXIT_OK;
-	if (!ret && vnp_cap_signalled())
+	if (!ret && vnp_signalled())
 		status = stopped_by_signal();
 	if (failed && o->ignore_errors)
-		vnp_cap_err("%u of %u executions failed", failed, o->num_exec);
+		cap_err("%u of %u executions failed", failed, o->num_exec);
 out:
 	free_inputs(o);
 	run_free(&r);
@@ -1248,7 +1262,7 @@ static int place_workers(struct wrun *wr, const struct cap_opts *o)
 			/* this device is full: the next one */
 			idx = vnp_cap_add_device(&wr->cap, wr->cap.devnum[d] + 1, 1);
 			if (idx == -ENODEV) {
-				vnp_cap_err("%u workers need %u more core%s than /dev/vneuron%u.."
+				cap_err("%u workers need %u more core%s than /dev/vneuron%u.."
 					    "%u have (load the module with more devices or "
 					    "cores)", o->workers, o->workers - r,
 					    o->workers - r == 1 ? "" : "s", o->device,
@@ -1264,7 +1278,7 @@ static int place_workers(struct wrun *wr, const struct cap_opts *o)
 		core[r] = k++;
 	}
 	wr->n = o->workers;
-	return vnp_cap_workers(&wr->cap, dev, core, o->workers);
+	return vnp_cap_place(&wr->cap, dev, core, o->workers, 1);
 }
 
 static int nodes_comm_new(struct wrun *wr, const struct cap_opts *o, const uint32_t *dev);
@@ -1284,12 +1298,12 @@ static int workers_open(struct wrun *wr, const struct cap_opts *o)
 	for (d = 0; d < wr->cap.ndev; d++) {
 		ret = nd_open(wr->cap.devnum[d], &wr->dev[d], &e);
 		if (ret) {
-			vnp_cap_err("%s", e.msg);
+			cap_err("%s", e.msg);
 			return ret;
 		}
 		ret = nd_program_load(wr->dev[d], image, size, &wr->loaded[d], &le);
 		if (ret) {
-			vnp_cap_err("%s: %s", o->program, nd_device_error(wr->dev[d]));
+			cap_err("%s: %s", o->program, nd_device_error(wr->dev[d]));
 			return -EINVAL;		/* the program is refused: bad input */
 		}
 	}
@@ -1303,7 +1317,7 @@ static int workers_open(struct wrun *wr, const struct cap_opts *o)
 	} else {
 		ret = nd_comm_create(wr->dev[0], wr->n, &wr->id);
 		if (ret) {
-			vnp_cap_err("a communicator of %u ranks: %s", wr->n, ret == -EOPNOTSUPP ?
+			cap_err("a communicator of %u ranks: %s", wr->n, ret == -EOPNOTSUPP ?
 				    "the module has no collectives (VNEURON_CAP_COLLECTIVES)" :
 				    nd_device_error(wr->dev[0]));
 			return ret == -EINVAL ? -EIO : ret;
@@ -1318,7 +1332,7 @@ static int workers_open(struct wrun *wr, const struct cap_opts *o)
 		ret = nd_comm_join(wr->dev[w->dev], &wr->id, o->rank_base + r, w->core,
 				   &w->comm);
 		if (ret) {
-			vnp_cap_err("worker %u on /dev/vneuron%u core %u: %s", r,
+			cap_err("worker %u on /dev/vneuron%u core %u: %s", r,
 				    wr->cap.devnum[w->dev], w->core, nd_device_error(wr->dev[w->dev]));
 			return ret == -EINVAL ? -EIO : ret;
 		}
@@ -1350,12 +1364,12 @@ static int nodes_comm_new(struct wrun *wr, const struct cap_opts *o, const uint3
 	else
 		ret = n->comm_new_dev(n->ctx, wr->dev[0], wr->n, dev, &wr->id, &first);
 	if (ret == -ECANCELED) {
-		vnp_cap_err("node %u: another node failed before the workers met (its error "
+		cap_err("node %u: another node failed before the workers met (its error "
 			    "above); stopping", n->node);
 		return ret;
 	}
 	if (ret) {
-		vnp_cap_err("node %u: a communicator of %u workers here across %u nodes: %s",
+		cap_err("node %u: a communicator of %u workers here across %u nodes: %s",
 			    n->node, wr->n, n->nr_nodes, ret == -EOPNOTSUPP ?
 			    "the module has no network queue (VNEURON_CAP_NETQ)" :
 			    strerror(-ret));
@@ -1363,7 +1377,7 @@ static int nodes_comm_new(struct wrun *wr, const struct cap_opts *o, const uint3
 	}
 	wr->nodes = n;
 	if (first != o->rank_base) {
-		vnp_cap_err("node %u: MPI numbers its first worker %u, the profile %u", n->node,
+		cap_err("node %u: MPI numbers its first worker %u, the profile %u", n->node,
 			    first, o->rank_base);
 		return -EPROTO;
 	}
@@ -1386,7 +1400,7 @@ static int nodes_comm_end(struct wrun *wr)
 			nd_host_set_comm(wr->w[r].h, NULL, 0);
 	ret = wr->nodes->comm_free(wr->nodes->ctx);
 	if (ret)
-		vnp_cap_err("node %u: the communicator across nodes ended with an error: %s",
+		cap_err("node %u: the communicator across nodes ended with an error: %s",
 			    wr->nodes->node, strerror(-ret));
 	wr->nodes = NULL;
 	wr->hcomm = NULL;
@@ -1414,7 +1428,7 @@ static int host_workers_open(struct wrun *wr, const struct cap_opts *o)
 	} else {
 		ret = nd_host_comm_new(wr->n, dev, &wr->hcomm);
 		if (ret) {
-			vnp_cap_err("a host communicator of %u ranks: %s", wr->n, strerror(-ret));
+			cap_err("a host communicator of %u ranks: %s", wr->n, strerror(-ret));
 			return ret;
 		}
 	}
@@ -1449,7 +1463,7 @@ static int host_workers_round(struct wrun *wr, unsigned int i)
 	for (started = 0; started < wr->n; started++) {
 		e = pthread_create(&thr[started], NULL, host_worker_thread, &wr->w[started]);
 		if (e) {
-			vnp_cap_err("execution %u: cannot start worker %u's thread: %s", i,
+			cap_err("execution %u: cannot start worker %u's thread: %s", i,
 				    started, strerror(e));
 			/* the ranks started meet nobody: a broken communicator ends them */
 			ret = -e;
@@ -1505,7 +1519,7 @@ static void worker_failed(struct wrun *wr, unsigned int r, unsigned int i,
 			 vnp_exec_reason_name(w->res.reason), w->res.reason);
 	else
 		nd_comm_describe(w->comm, wr->loaded[w->dev], &w->res, what, sizeof(what));
-	vnp_cap_err("worker %u: execution %u ended %s: %s%s", r, i,
+	cap_err("worker %u: execution %u ended %s: %s%s", r, i,
 		    vnp_exec_status_name(w->res.result), what,
 		    o->ignore_errors ? "; going on (--ignore-exec-errors)" : "");
 }
@@ -1542,7 +1556,7 @@ static int workers_execs(struct wrun *wr, const struct cap_opts *o, unsigned int
 
 			ret = nd_exec(wr->loaded[w->dev], w->core, w->binds, w->nb, 0, &w->id);
 			if (ret)
-				vnp_cap_err("worker %u: execution %u: %s", r, i,
+				cap_err("worker %u: execution %u: %s", r, i,
 					    nd_device_error(wr->dev[w->dev]));
 			w->queued = !ret;
 		}
@@ -1558,7 +1572,7 @@ static int workers_execs(struct wrun *wr, const struct cap_opts *o, unsigned int
 			w->queued = 0;
 			wret = nd_wait(wr->dev[w->dev], w->id, ND_WAIT_FOREVER, &w->res);
 			if (wret && !ret) {
-				vnp_cap_err("worker %u: execution %u: %s", r, i,
+				cap_err("worker %u: execution %u: %s", r, i,
 					    nd_device_error(wr->dev[w->dev]));
 				ret = wret;
 			}
@@ -1583,7 +1597,7 @@ static int workers_execs(struct wrun *wr, const struct cap_opts *o, unsigned int
 			break;
 		if (tty)
 			progress(&wr->cap, i, o->num_exec, t0, &last, 0);
-		if (vnp_cap_signalled())
+		if (vnp_signalled())
 			break;
 	}
 	if (tty)
@@ -1602,12 +1616,12 @@ static int node_device(struct wrun *wr, struct cap_opts *o)
 	uint64_t first;
 
 	if (!cores) {
-		vnp_cap_err("/dev/vneuron%u has no cores", o->device);
+		cap_err("/dev/vneuron%u has no cores", o->device);
 		return -ENODEV;
 	}
 	first = o->device + (uint64_t)o->nodes->local * ((o->workers + cores - 1) / cores);
 	if (first > UINT_MAX) {
-		vnp_cap_err("node %u: --device %u is too high for %u nodes here", o->nodes->node,
+		cap_err("node %u: --device %u is too high for %u nodes here", o->nodes->node,
 			    o->device, o->nodes->local + 1);
 		return -ERANGE;
 	}
@@ -1616,7 +1630,7 @@ static int node_device(struct wrun *wr, struct cap_opts *o)
 	o->device = (unsigned int)first;
 	if (!vnp_cap_open(&wr->cap, o->device))
 		return 0;
-	vnp_cap_err("node %u, after %u other node%s on this machine: its workers take "
+	cap_err("node %u, after %u other node%s on this machine: its workers take "
 		    "/dev/vneuron%u on, after theirs (load the module with devices for every "
 		    "node here)", o->nodes->node, o->nodes->local,
 		    o->nodes->local == 1 ? "" : "s", o->device);
@@ -1632,12 +1646,12 @@ static int cmd_capture_workers(struct cap_opts *o)
 	int ret, status = VNP_EXIT_SYSTEM;
 
 	if (!wr) {
-		vnp_cap_err("out of memory");
+		cap_err("out of memory");
 		return VNP_EXIT_SYSTEM;
 	}
 	ret = vnp_prog_open(&wr->prog, o->program, err, sizeof(err));
 	if (ret) {
-		vnp_cap_err("%s: %s", o->program, err);
+		cap_err("%s: %s", o->program, err);
 		status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
 		goto out;
 	}
@@ -1681,10 +1695,10 @@ run:
 		goto out;
 	ret = vnp_cap_finish(&wr->cap, o->quiet);
 	status = ret ? VNP_EXIT_SYSTEM : failed ? VNP_EXIT_INPUT : VNP_EXIT_OK;
-	if (!ret && vnp_cap_signalled())
+	if (!ret && vnp_signalled())
 		status = stopped_by_signal();
 	if (failed && o->ignore_errors)
-		vnp_cap_err("%u of %u executions failed", failed, o->num_exec * wr->n);
+		cap_err("%u of %u executions failed", failed, o->num_exec * wr->n);
 out:
 	if (nodes_comm_end(wr) && status == VNP_EXIT_OK)
 		status = VNP_EXIT_SYSTEM;
@@ -1728,12 +1742,12 @@ static int cmd_capture_app(const struct cap_opts *o)
 	 * the application in VNEURON_PROFILE_API and removed once merged.
 	 */
 	if ((size_t)snprintf(api, sizeof(api), "%s.api.XXXXXX", o->profile) >= sizeof(api)) {
-		vnp_cap_err("%s: the name is too long", o->profile);
+		cap_err("%s: the name is too long", o->profile);
 		goto out;
 	}
 	fd = mkstemp(api);
 	if (fd < 0) {
-		vnp_cap_err("%s: cannot create the API log next to it: %s", o->profile,
+		cap_err("%s: cannot create the API log next to it: %s", o->profile,
 			    strerror(errno));
 		goto out;
 	}
@@ -1741,7 +1755,7 @@ static int cmd_capture_app(const struct cap_opts *o)
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		vnp_cap_err("fork: %s", strerror(errno));
+		cap_err("fork: %s", strerror(errno));
 		unlink(api);
 		goto out;
 	}
@@ -1749,7 +1763,7 @@ static int cmd_capture_app(const struct cap_opts *o)
 		setenv("VNEURON_PROFILE", o->profile, 1);
 		setenv("VNEURON_PROFILE_API", api, 1);
 		execvp(o->app[0], o->app);
-		vnp_cap_err("%s: %s", o->app[0], strerror(errno));
+		cap_err("%s: %s", o->app[0], strerror(errno));
 		_exit(127);
 	}
 	/*
@@ -1757,7 +1771,7 @@ static int cmd_capture_app(const struct cap_opts *o)
 	 * is passed on to it, and we still write the profile when it has gone.
 	 */
 	signal(SIGINT, SIG_IGN);
-	vnp_cap_catch_signals();
+	vnp_catch_signals();
 	for (fwd = 0;;) {
 		ret = waitpid(pid, &st, WNOHANG);
 		if (ret == pid)
@@ -1766,7 +1780,7 @@ static int cmd_capture_app(const struct cap_opts *o)
 			st = 0;
 			break;
 		}
-		if (vnp_cap_signalled() == SIGTERM && !fwd) {
+		if (vnp_signalled() == SIGTERM && !fwd) {
 			kill(pid, SIGTERM);
 			fwd = 1;
 		}
@@ -1815,7 +1829,7 @@ static int exec_mpi_helper(int argc, char **argv)
 	}
 	av = calloc((size_t)argc + 2, sizeof(*av));
 	if (!av) {
-		vnp_cap_err("out of memory");
+		cap_err("out of memory");
 		return VNP_EXIT_SYSTEM;
 	}
 	memcpy(av + 1, argv, (size_t)argc * sizeof(*av));
@@ -1825,16 +1839,16 @@ static int exec_mpi_helper(int argc, char **argv)
 		av[0] = cand[i];
 		fflush(NULL);
 		execv(cand[i], av);
-		vnp_cap_err("%s: %s", cand[i], strerror(errno));
+		cap_err("%s: %s", cand[i], strerror(errno));
 		free(av);
 		return VNP_EXIT_SYSTEM;
 	}
 	free(av);
 	if (env && *env)
-		vnp_cap_err("VNEURON_PROFILE_MPI=%s: no such program (the MPI helper, "
+		cap_err("VNEURON_PROFILE_MPI=%s: no such program (the MPI helper, "
 			    "%s)", env, name);
 	else
-		vnp_cap_err("--collectives-workers-per-node under mpirun needs %s, the MPI "
+		cap_err("--collectives-workers-per-node under mpirun needs %s, the MPI "
 			    "helper built with mpicc (make builds it when Open MPI is installed); "
 			    "it is not in %s nor %s (or set VNEURON_PROFILE_MPI)", name,
 			    n ? cand[0] : "(unknown)", n > 1 ? cand[1] : "(unknown)");
@@ -1845,6 +1859,7 @@ static int capture_main(int argc, char **argv, const struct vnp_cap_nodes *nodes
 {
 	struct cap_opts o;
 
+	vnp_cli_messages("vneuron-profile capture: ");
 	if (parse_opts(argc, argv, &o, nodes))
 		return VNP_EXIT_USAGE;
 	if (o.help) {
@@ -1857,7 +1872,7 @@ static int capture_main(int argc, char **argv, const struct vnp_cap_nodes *nodes
 		return VNP_EXIT_USAGE;
 	if (o.app)
 		return cmd_capture_app(&o);
-	vnp_cap_catch_signals();
+	vnp_catch_signals();
 	return o.workers ? cmd_capture_workers(&o) : cmd_capture_program(&o);
 }
 

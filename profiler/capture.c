@@ -3,59 +3,21 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "capture.h"
+#include "util/log.h"
 #include "execprog.h"
 #include "sha256.h"
 #include "vn_model.h"
 #include "vntf.h"
 
-void vnp_cap_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("vneuron-profile capture: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static volatile sig_atomic_t caught;
-
-static void on_signal(int sig)
-{
-	if (!caught)
-		caught = sig;
-}
-
-void vnp_cap_catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART }, old;
-	static const int sigs[] = { SIGINT, SIGTERM };
-	unsigned int i;
-
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		/* an ignored signal stays ignored (nohup, a shell's background job) */
-		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
-}
-
-int vnp_cap_signalled(void)
-{
-	return caught;
-}
-
 static int write_failed(struct vnp_capture *c)
 {
-	vnp_cap_err("%s: cannot write the profile: %s", c->path,
+	vnp_err("%s: cannot write the profile: %s", c->path,
 		    strerror(vntf_writer_errno(c->w) ?: EINVAL));
 	return -EIO;
 }
@@ -68,16 +30,16 @@ int vnp_cap_open(struct vnp_capture *c, unsigned int device)
 	c->device = device;
 	ret = nd_open(device, &c->tdev, &e);
 	if (ret) {
-		vnp_cap_err("%s", e.msg);
+		vnp_err("%s", e.msg);
 		return ret;
 	}
 	ret = nd_info(c->tdev, &c->info);
 	if (ret) {
-		vnp_cap_err("%s", nd_device_error(c->tdev));
+		vnp_err("%s", nd_device_error(c->tdev));
 		return ret;
 	}
 	if (!(c->info.caps & VNEURON_CAP_TRACE)) {
-		vnp_cap_err("/dev/vneuron%u has no trace rings (VNEURON_CAP_TRACE)", device);
+		vnp_err("/dev/vneuron%u has no trace rings (VNEURON_CAP_TRACE)", device);
 		return -EOPNOTSUPP;
 	}
 	c->ndev = 1;
@@ -97,12 +59,13 @@ int vnp_cap_open_host(struct vnp_capture *c, unsigned int n, unsigned int cores_
 	if (!n || n > VNP_CAP_MAX_CORES || !cores_per_device)
 		return -EINVAL;
 	c->host = 1;
+	c->own_hosts = 1;
 	c->info.model = vn_model_trn1;
 	c->info.core_count = cores_per_device;
 	for (i = 0; i < n; i++) {
 		ret = nd_host_open(&vn_model_trn1, &c->hosts[i], &e);
 		if (ret) {
-			vnp_cap_err("%s", e.msg);
+			vnp_err("%s", e.msg);
 			return ret;
 		}
 		c->core[i] = i % cores_per_device;
@@ -130,28 +93,28 @@ int vnp_cap_add_device(struct vnp_capture *c, unsigned int device, int quiet_eno
 		if (c->devnum[i] == device)
 			return (int)i;
 	if (c->ndev == VNP_CAP_MAX_DEVICES) {
-		vnp_cap_err("more than %u devices", VNP_CAP_MAX_DEVICES);
+		vnp_err("more than %u devices", VNP_CAP_MAX_DEVICES);
 		return -E2BIG;
 	}
 	ret = nd_open(device, &d, &e);
 	if (ret) {
 		if (ret != -ENOENT || !quiet_enoent)
-			vnp_cap_err("%s", e.msg);
+			vnp_err("%s", e.msg);
 		return ret == -ENOENT ? -ENODEV : ret;
 	}
 	ret = nd_info(d, &info);
 	if (ret) {
-		vnp_cap_err("%s", nd_device_error(d));
+		vnp_err("%s", nd_device_error(d));
 		nd_close(d);
 		return ret;
 	}
 	if (!(info.caps & VNEURON_CAP_TRACE) ||
 	    memcmp(&info.model, &c->info.model, sizeof(info.model))) {
 		if (!(info.caps & VNEURON_CAP_TRACE))
-			vnp_cap_err("/dev/vneuron%u has no trace rings (VNEURON_CAP_TRACE)",
+			vnp_err("/dev/vneuron%u has no trace rings (VNEURON_CAP_TRACE)",
 				    device);
 		else
-			vnp_cap_err("/dev/vneuron%u models another device than /dev/vneuron%u",
+			vnp_err("/dev/vneuron%u models another device than /dev/vneuron%u",
 				    device, c->device);
 		nd_close(d);
 		return -EINVAL;
@@ -175,19 +138,19 @@ int vnp_cap_all_cores(struct vnp_capture *c)
 	return 0;
 }
 
-int vnp_cap_workers(struct vnp_capture *c, const unsigned int *dev, const unsigned int *core,
-		    unsigned int n)
+int vnp_cap_place(struct vnp_capture *c, const unsigned int *dev, const unsigned int *core,
+		  unsigned int n, int workers)
 {
 	unsigned int i;
 
 	if (n > VNP_CAP_MAX_CORES) {
-		vnp_cap_err("at most %u workers", VNP_CAP_MAX_CORES);
+		vnp_err("at most %u %s", VNP_CAP_MAX_CORES, workers ? "workers" : "cores");
 		return -E2BIG;
 	}
 	for (i = 0; i < n; i++) {
 		if (dev[i] >= c->ndev || core[i] >= c->core_count[dev[i]]) {
-			vnp_cap_err("worker %u: /dev/vneuron%u has no core %u", i,
-				    dev[i] < c->ndev ? c->devnum[dev[i]] : dev[i], core[i]);
+			vnp_err("%s %u: /dev/vneuron%u has no core %u", workers ? "worker" : "core",
+				i, dev[i] < c->ndev ? c->devnum[dev[i]] : dev[i], core[i]);
 			return -ERANGE;
 		}
 		c->core[i] = core[i];
@@ -195,7 +158,45 @@ int vnp_cap_workers(struct vnp_capture *c, const unsigned int *dev, const unsign
 		c->worker[i] = i;
 	}
 	c->nr_cores = n;
-	c->nr_workers = n;
+	c->nr_workers = workers ? n : 0;
+	return 0;
+}
+
+int vnp_cap_use_hosts(struct vnp_capture *c, struct nd_host *const *hosts,
+		      const unsigned int *device, const unsigned int *core, unsigned int n,
+		      const struct vneuron_model *model, int workers)
+{
+	unsigned int i, d;
+
+	if (!n || n > VNP_CAP_MAX_CORES) {
+		vnp_err("%u host cores: 1..%u can be traced", n, VNP_CAP_MAX_CORES);
+		return -EINVAL;
+	}
+	c->host = 1;
+	c->info.model = model ? *model : vn_model_trn1;
+	c->info.core_count = 0;
+	for (i = 0; i < n; i++) {
+		for (d = 0; d < c->ndev && c->devnum[d] != device[i]; d++)
+			;
+		if (d == c->ndev) {
+			if (c->ndev == VNP_CAP_MAX_DEVICES) {
+				vnp_err("more than %u devices", VNP_CAP_MAX_DEVICES);
+				return -E2BIG;
+			}
+			c->devnum[c->ndev++] = device[i];
+		}
+		if (core[i] >= c->core_count[d])
+			c->core_count[d] = core[i] + 1;
+		if (core[i] >= c->info.core_count)
+			c->info.core_count = core[i] + 1;
+		c->hosts[i] = hosts[i];
+		c->core[i] = core[i];
+		c->cdev[i] = d;
+		c->worker[i] = i;
+	}
+	c->device = c->devnum[0];
+	c->nr_cores = n;
+	c->nr_workers = workers ? n : 0;
 	return 0;
 }
 
@@ -215,7 +216,7 @@ int vnp_cap_cores(struct vnp_capture *c, const unsigned int *cores, unsigned int
 		return -E2BIG;
 	for (i = 0; i < n; i++) {
 		if (cores[i] >= c->info.core_count) {
-			vnp_cap_err("--core %u: /dev/vneuron%u has %u cores", cores[i], c->device,
+			vnp_err("--core %u: /dev/vneuron%u has %u cores", cores[i], c->device,
 				    c->info.core_count);
 			return -ERANGE;
 		}
@@ -239,13 +240,13 @@ int vnp_cap_create(struct vnp_capture *c, const char *path, const struct vnp_pro
 	c->path = path;
 	ret = nd_out_open(&c->out, path, inputs, n, flags, msg, sizeof(msg));
 	if (ret) {
-		vnp_cap_err("%s", msg);
+		vnp_err("%s", msg);
 		return ret;
 	}
 	ret = vntf_writer_create(&c->w, c->out.f);
 	if (ret) {
 		nd_out_abort(&c->out);
-		vnp_cap_err("%s: %s", path, strerror(-ret));
+		vnp_err("%s: %s", path, strerror(-ret));
 		return ret;
 	}
 	clock_getres(CLOCK_MONOTONIC, &res);
@@ -361,27 +362,27 @@ int vnp_cap_start(struct vnp_capture *c, const struct nd_trace_opts *o)
 		if (c->host) {
 			ret = nd_host_trace_start(c->hosts[i], o, &c->htr[i]);
 			if (ret) {
-				vnp_cap_err("host core %u: %s", i, nd_host_error(c->hosts[i]));
+				vnp_err("host core %u: %s", i, nd_host_error(c->hosts[i]));
 				return ret;
 			}
 			c->nr_rings[i] = nd_host_trace_nr_rings(c->htr[i]);
 		} else {
 			ret = nd_trace_start(d, c->core[i], o, &c->tr[i]);
 			if (ret) {
-				vnp_cap_err("%s", nd_device_error(d));
+				vnp_err("%s", nd_device_error(d));
 				return ret;
 			}
 			c->nr_rings[i] = nd_trace_nr_rings(c->tr[i]);
 		}
 		if (c->nr_rings[i] > VNP_CAP_MAX_RINGS) {
-			vnp_cap_err("the device reports %u rings per core, this build handles %u",
+			vnp_err("the device reports %u rings per core, this build handles %u",
 				    c->nr_rings[i], VNP_CAP_MAX_RINGS);
 			return -E2BIG;
 		}
 		for (j = 0; j < c->nr_rings[i]; j++) {
 			if (c->host ? nd_host_trace_ring(c->htr[i], j, &c->ring[i][j]) :
 				      nd_trace_ring(c->tr[i], j, &c->ring[i][j])) {
-				vnp_cap_err("core %u ring %u: the control page is not valid",
+				vnp_err("core %u ring %u: the control page is not valid",
 					    c->core[i], j);
 				return -EINVAL;
 			}
@@ -404,7 +405,7 @@ int vnp_cap_start(struct vnp_capture *c, const struct nd_trace_opts *o)
 	}
 	ret = pthread_create(&c->thr, NULL, drainer, c);
 	if (ret) {
-		vnp_cap_err("cannot start the drainer thread: %s", strerror(ret));
+		vnp_err("cannot start the drainer thread: %s", strerror(ret));
 		return -ret;
 	}
 	c->running = 1;
@@ -420,7 +421,7 @@ int vnp_cap_stop(struct vnp_capture *c)
 		if (c->htr[i])
 			nd_host_trace_stop(c->htr[i]);
 		if (c->tr[i] && nd_trace_stop(c->tr[i])) {
-			vnp_cap_err("%s", nd_device_error(c->tdevs[c->cdev[i]] ?: c->tdev));
+			vnp_err("%s", nd_device_error(c->tdevs[c->cdev[i]] ?: c->tdev));
 			ret = -EIO;
 		}
 	}
@@ -429,7 +430,7 @@ int vnp_cap_stop(struct vnp_capture *c)
 		pthread_join(c->thr, NULL);
 		c->running = 0;
 		if (c->err) {
-			vnp_cap_err("draining the rings: %s", c->err == -EIO ?
+			vnp_err("draining the rings: %s", c->err == -EIO ?
 				    "a ring's positions are corrupt" : strerror(-c->err));
 			ret = c->err;
 		}
@@ -603,17 +604,17 @@ int vnp_cap_merge_api(struct vnp_capture *c, const char *path, pid_t pid)
 	}
 	ret = vnp_api_log_merge(c->w, f, &wk, &c->records, &skipped, &map);
 	if (ret == -ENOMEM)
-		vnp_cap_err("%s: out of memory merging the API log", path);
+		vnp_err("%s: out of memory merging the API log", path);
 	else if (ret)
 		ret = write_failed(c);
 	else if (skipped)
-		vnp_cap_err("%s: %llu records of the API log were not libneurondev's calls and "
+		vnp_err("%s: %llu records of the API log were not libneurondev's calls and "
 			    "were left out", path, (unsigned long long)skipped);
 	if (!ret) {
 		/* section 9: which program each execution ran */
 		ret = vnp_execmap_write(&map, c->w);
 		if (ret == -ENOMEM)
-			vnp_cap_err("out of memory reading the API log");
+			vnp_err("out of memory reading the API log");
 		else if (ret)
 			ret = write_failed(c);
 	}
@@ -653,29 +654,31 @@ int vnp_cap_finish(struct vnp_capture *c, int quiet)
 		nd_out_abort(&c->out);
 		return ret;
 	}
-	if (!quiet)
-		fprintf(stderr, "vneuron-profile capture: %llu records",
-			(unsigned long long)vnp_cap_records(c));
-	if (dropped || over)
-		fprintf(stderr, "%s%llu records lost (%llu dropped on full rings, "
-			"%llu overwritten before they were read)\n", quiet ?
-			"vneuron-profile capture: " : ", ",
-			(unsigned long long)(dropped + over), (unsigned long long)dropped,
-			(unsigned long long)over);
+	if ((dropped || over) && quiet)
+		vnp_warn("%llu records lost (%llu dropped on full rings, %llu overwritten before "
+			 "they were read)", (unsigned long long)(dropped + over),
+			 (unsigned long long)dropped, (unsigned long long)over);
+	else if (dropped || over)
+		vnp_warn("%llu records, %llu records lost (%llu dropped on full rings, %llu "
+			 "overwritten before they were read)",
+			 (unsigned long long)vnp_cap_records(c),
+			 (unsigned long long)(dropped + over), (unsigned long long)dropped,
+			 (unsigned long long)over);
 	else if (!quiet)
-		fputs(", none lost\n", stderr);
+		vnp_log(VNPROFILE_INFO, "%llu records, none lost",
+			(unsigned long long)vnp_cap_records(c));
 	ret = vntf_writer_finish(c->w, vnp_now_ns(CLOCK_MONOTONIC));
 	c->w = NULL;
 	if (ret) {
 		nd_out_abort(&c->out);
-		vnp_cap_err("%s: cannot write the profile: %s", c->path, strerror(-ret));
+		vnp_err("%s: cannot write the profile: %s", c->path, strerror(-ret));
 		return ret;
 	}
 	ret = nd_out_commit(&c->out);
 	if (ret) {
 		char msg[PATH_MAX * 2 + 256];
 
-		vnp_cap_err("cannot write the profile: %s",
+		vnp_err("cannot write the profile: %s",
 			    nd_out_strerror(&c->out, ret, msg, sizeof(msg)));
 		nd_out_release(&c->out);
 	}
@@ -696,7 +699,8 @@ void vnp_cap_close(struct vnp_capture *c)
 		nd_trace_free(c->tr[i]);
 	for (i = 0; i < VNP_CAP_MAX_CORES; i++) {
 		nd_host_trace_free(c->htr[i]);
-		nd_host_close(c->hosts[i]);
+		if (c->own_hosts)
+			nd_host_close(c->hosts[i]);
 	}
 	for (i = 1; i < c->ndev; i++)
 		nd_close(c->tdevs[i]);

@@ -13,8 +13,7 @@
  * traced core is a libvnprog host handle whose trace session has the same rings in host
  * memory (nd_host_trace_*()), drained the same way, the drainer woken by their eventfds.
  *
- * Every function returns 0 or -errno and has said why on stderr ("vneuron-profile
- * capture: ...").
+ * Every function returns 0 or -errno and has said why (util/log.h).
  */
 #ifndef VNP_CAPTURE_H
 #define VNP_CAPTURE_H
@@ -63,6 +62,7 @@ struct vnp_capture {
 	struct nd_trace *tr[VNP_CAP_MAX_CORES];
 	/* the host backend (capture --host): a host core per traced core, no device file */
 	int host;
+	int own_hosts;			/* vnp_cap_open_host() opened them: closed with c */
 	struct nd_host *hosts[VNP_CAP_MAX_CORES];
 	struct nd_host_trace *htr[VNP_CAP_MAX_CORES];
 	unsigned int nr_rings[VNP_CAP_MAX_CORES];
@@ -76,8 +76,6 @@ struct vnp_capture {
 	int err;			/* drainer's error, after join */
 	uint64_t records;		/* atomic: drained so far */
 };
-
-void vnp_cap_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Opens /dev/vneuronN for tracing into a zeroed c. */
 int vnp_cap_open(struct vnp_capture *c, unsigned int device);
@@ -104,11 +102,20 @@ int vnp_cap_cores(struct vnp_capture *c, const unsigned int *cores, unsigned int
  */
 int vnp_cap_all_cores(struct vnp_capture *c);
 /*
- * Collectives workers: rank r runs on core core[r] of device tdevs[dev[r]]; the profile
- * says so in each stream's worker section (docs/profile-format.md, "Workers").
+ * The cores to trace: core core[i] of device tdevs[dev[i]]; with workers, rank i runs
+ * there and the profile says so in each stream's worker section (docs/profile-format.md,
+ * "Workers").
  */
-int vnp_cap_workers(struct vnp_capture *c, const unsigned int *dev, const unsigned int *core,
-		    unsigned int n);
+int vnp_cap_place(struct vnp_capture *c, const unsigned int *dev, const unsigned int *core,
+		  unsigned int n, int workers);
+/*
+ * The host backend with the caller's handles (vnp_cap_open()'s other alternative, not
+ * closed with c): hosts[i] stands for core core[i] of device device[i] of the model
+ * (NULL: trn1); with workers, rank i.
+ */
+int vnp_cap_use_hosts(struct vnp_capture *c, struct nd_host *const *hosts,
+		      const unsigned int *device, const unsigned int *core, unsigned int n,
+		      const struct vneuron_model *model, int workers);
 /*
  * Creates the profile: device model, clocks and (if prog) the program's identity. It is
  * written to a temporary file in path's directory that vnp_cap_finish() renames to path
@@ -118,14 +125,6 @@ int vnp_cap_workers(struct vnp_capture *c, const unsigned int *dev, const unsign
  */
 int vnp_cap_create(struct vnp_capture *c, const char *path, const struct vnp_prog *prog,
 		   const char *const *inputs, unsigned int n, unsigned int flags);
-/*
- * SIGINT and SIGTERM from now on only note the signal (SA_RESTART: a running execution
- * finishes), so the capture stops after it and still writes a complete profile; one
- * the process was started with ignored stays ignored.
- * vnp_cap_signalled() is the signal caught (the first), or 0.
- */
-void vnp_cap_catch_signals(void);
-int vnp_cap_signalled(void);
 /* Starts tracing the cores, declares a stream per ring and starts the drainer. */
 int vnp_cap_start(struct vnp_capture *c, const struct nd_trace_opts *o);
 /* Stops the rings, lets the drainer take the rest, joins it. */

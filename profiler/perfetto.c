@@ -27,6 +27,7 @@
 #include "layers.h"
 #include "metrics.h"
 #include "summary.h"
+#include "util/log.h"
 #include "vn_isa.h"
 
 #define ROWS		(1 + VNEF_STREAMS)	/* TensorE split in two */
@@ -1111,8 +1112,8 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 	if (!w.err)
 		out_flush(&w);
 	if (skipped && !w.err)
-		fprintf(stderr, "vneuron-profile: %llu events overlapping more than %d deep on "
-			"one row left out of the trace\n", (unsigned long long)skipped, MAX_LANES);
+		vnp_warn("%llu events overlapping more than %d deep on one row left out of the "
+			 "trace", (unsigned long long)skipped, MAX_LANES);
 out:
 	vnp_layer_spans_free(&ls);
 	free(pids);

@@ -7,6 +7,7 @@
 
 #include "metrics.h"
 #include "profile.h"
+#include "util/log.h"
 #include "sha256.h"
 #include "vn_model.h"
 #include "vntf.h"
@@ -531,7 +532,10 @@ int vnp_ran_only(const struct vnp_ran *ran, const char *profile, const void *ima
 		 size_t size, const char *prog_path, bool no_hash)
 {
 	const char *given[VNTF_MAX_PROGRAMS] = { NULL };
+	char *list = NULL;
 	uint8_t hash[32];
+	size_t len = 0;
+	FILE *f;
 	int k;
 
 	if (!ran->nprogs)
@@ -542,10 +546,18 @@ int vnp_ran_only(const struct vnp_ran *ran, const char *profile, const void *ima
 		return 0;
 	if (k >= 0)
 		given[k] = prog_path;
-	fprintf(stderr, "vneuron-profile: %s and %s do not belong together: it ran %u "
-		"program%s, this command takes one:\n", profile, prog_path, ran->nprogs,
-		ran->nprogs > 1 ? "s" : "");
-	vnp_ran_list(stderr, ran, given);
+	f = open_memstream(&list, &len);
+	if (f) {
+		vnp_ran_list(f, ran, given);
+		fclose(f);
+	}
+	/* the list's lines end with a newline; the message does not */
+	if (list && len && list[len - 1] == '\n')
+		list[len - 1] = 0;
+	vnp_err("%s and %s do not belong together: it ran %u program%s, this command takes "
+		"one:\n%s", profile, prog_path, ran->nprogs, ran->nprogs > 1 ? "s" : "",
+		list ? list : "");
+	free(list);
 	return -EINVAL;
 }
 

@@ -352,16 +352,6 @@ static void exec_stats_text(FILE *f, const struct vnp_view *v)
 	}
 }
 
-/* The backend the profiles were captured on: "module", "host", "mixed" or "unknown". */
-static const char *backend_of(const struct vnp_timeline *tl)
-{
-	uint32_t b = tl->backends & ~1u;	/* profiles that say */
-
-	if (!b)
-		return "unknown";
-	return b & (b - 1) ? "mixed" : vntf_backend_name((uint32_t)__builtin_ctz(b));
-}
-
 /*
  * A multi-node profile's nodes (docs/metrics.md, "Nodes"): per node its cores, busy
  * and collective time, the others' waits for it and its API calls on rank 0's clock;
@@ -685,7 +675,7 @@ int vnp_summary_text(FILE *f, const struct vnp_view *v)
 		(double)tl->model.hbm_bw / 1e9, tl->ncores ? tl->ncores : 1,
 		tl->ncores > 1 ? "s" : "", (unsigned long long)m->nexec, m->nexec == 1 ? "" : "s");
 	if (tl->backends & ~1u)
-		fprintf(f, "  captured on the %s backend%s\n", backend_of(tl),
+		fprintf(f, "  captured on the %s backend%s\n", vnp_tl_backend(tl),
 			tl->backends & (1u << VNTF_BACKEND_HOST) ?
 			" (modeled figures are the module's; host times are this machine's)" : "");
 	if (tl->lost || tl->malformed)
@@ -1255,7 +1245,7 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v)
 	fputs("{\"program\":", f);
 	vnp_json_str(f, tl->prog && tl->prog->name ? tl->prog->name : "");
 	jstr(f, "model", tl->model.name);
-	jstr(f, "backend", backend_of(tl));
+	jstr(f, "backend", vnp_tl_backend(tl));
 	fprintf(f, ",\"cores\":%u,\"executions\":%llu,\"lost_records\":%llu,"
 		"\"malformed_records\":%llu,\n\"total_time_ps\":%llu,\"event_count\":%llu,"
 		"\"instruction_count\":%llu,\"dma_count\":%llu,\"start_ps\":%llu,\"end_ps\":%llu,"

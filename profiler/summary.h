@@ -33,6 +33,12 @@ int vnp_summary_json(FILE *f, const struct vnp_view *v);
 void vnp_json_loc(FILE *f, const struct vnp_prog *p, const struct vnp_loc *loc);
 /* Every instruction and descriptor in start order, with its program entry. */
 int vnp_json_events(FILE *f, const struct vnp_view *v);
+/*
+ * diff: B against A, per execution (docs/profiler.md, "diff"); the paths as the text
+ * names the profiles. 0 or -EIO.
+ */
+int vnp_diff_text(FILE *f, const struct vnp_view *a, const char *a_path,
+		  const struct vnp_view *b, const char *b_path);
 /* A Perfetto trace (protobuf, Perfetto's trace.proto numbering). 0, -ENOMEM or -EIO. */
 int vnp_perfetto(FILE *f, const struct vnp_view *v);
 

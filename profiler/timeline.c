@@ -15,6 +15,7 @@
 #include "neurondev.h"
 #include "timeline.h"
 #include "vn_isa.h"
+#include "vntf.h"
 
 /* ------------------------------------------------------------------------------------ */
 /* Building the timeline                                                                  */
@@ -219,6 +220,8 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 			widen(x, UINT64_MAX, r->model_end_ps);
 			if (r->host_ns)
 				x->host_hi = r->host_ns;
+			x->end_status = (uint16_t)(r->opcode < UINT16_MAX ? r->opcode + 1 : UINT16_MAX);
+			x->end_reason = (uint16_t)r->elements;
 			tl->exec_status[r->opcode < VNP_EXEC_STATUSES - 1 ? r->opcode :
 					VNP_EXEC_STATUSES - 1]++;
 			continue;
@@ -633,6 +636,15 @@ static int cmp_fault(const void *a, const void *b)
 
 	return vnp_cmp(x->time, y->time) ?: vnp_cmp(x->core, y->core) ?:
 	       vnp_cmp(x->stream, y->stream);
+}
+
+const char *vnp_tl_backend(const struct vnp_timeline *tl)
+{
+	uint32_t b = tl->backends & ~1u;	/* profiles that say */
+
+	if (!b)
+		return "unknown";
+	return b & (b - 1) ? "mixed" : vntf_backend_name((uint32_t)__builtin_ctz(b));
 }
 
 uint64_t vnp_tl_exec_start(const struct vnp_timeline *tl, unsigned int core, uint32_t exec)

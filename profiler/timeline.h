@@ -142,6 +142,8 @@ struct vnp_exec {
 	 */
 	uint32_t round;
 	uint8_t has_cc;		/* it holds collectives */
+	uint16_t end_status;	/* its EXEC_END's status + 1 (enum vneuron_exec_status), 0: none */
+	uint16_t end_reason;	/* ... and reason (enum vneuron_exec_reason) */
 	uint16_t rdepth;	/* application ranges open at its launch (0: none known) */
 	uint32_t rstack;	/* their name ids in vnp_ranges.pool, outermost first */
 	uint64_t host_lo;	/* CLOCK_MONOTONIC of its EXEC_START record, 0 if unknown */
@@ -339,6 +341,9 @@ uint64_t vnp_tl_launch_gaps(const struct vnp_timeline *tl, unsigned int core, ui
 
 /* A host CLOCK_MONOTONIC time on the host-clock timeline (ps); 0 for times before its base. */
 uint64_t vnp_tl_host_ps(const struct vnp_timeline *tl, uint64_t host_ns);
+
+/* The backend the profiles were captured on: "module", "host", "mixed" or "unknown". */
+const char *vnp_tl_backend(const struct vnp_timeline *tl);
 
 /* Three-way comparison for qsort() callbacks. */
 static inline int vnp_cmp(uint64_t a, uint64_t b)

@@ -22,6 +22,7 @@
 #include "metrics.h"
 #include "layers.h"
 #include "web.h"
+#include "util/log.h"
 
 /* The page, built in from profiler/web/ (the Makefile makes web.o depend on them). */
 #define VNP_INCBIN(sym, file)						\
@@ -970,7 +971,7 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 	FILE *m;
 
 	if (port > 65535) {
-		fprintf(stderr, "vneuron-profile: --port %u: ports are 0..65535\n", port);
+		vnp_err("--port %u: ports are 0..65535", port);
 		return -EINVAL;
 	}
 	/* localhost is loopback by definition: no resolver asked */
@@ -979,29 +980,29 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 	v6 = strchr(addr, ':') != NULL;
 	if (v6 ? inet_pton(AF_INET6, addr, &a6.sin6_addr) != 1 :
 		 inet_pton(AF_INET, addr, &a4.sin_addr) != 1) {
-		fprintf(stderr, "vneuron-profile: --bind %s: not localhost nor a numeric IPv4 or "
+		vnp_err("--bind %s: not localhost nor a numeric IPv4 or "
 			"IPv6 address (the default, 127.0.0.1, is reachable from this machine "
-			"only)\n", addr);
+			"only)", addr);
 		return -EINVAL;
 	}
 	loopback = v6 ? IN6_IS_ADDR_LOOPBACK(&a6.sin6_addr) :
 			(ntohl(a4.sin_addr.s_addr) >> 24) == 127;
 	ret = data_buf(v, labels, &data, &dlen);
 	if (ret) {
-		fprintf(stderr, "vneuron-profile: out of memory\n");
+		vnp_err("out of memory");
 		return ret;
 	}
 	m = open_memstream(&pg, &pglen);
 	if (!m) {
 		free(data);
-		fprintf(stderr, "vneuron-profile: out of memory\n");
+		vnp_err("out of memory");
 		return -ENOMEM;
 	}
 	page(m, NULL, 0);	/* no data inside: the page fetches data.json */
 	if (fclose(m)) {
 		free(data);
 		free(pg);
-		fprintf(stderr, "vneuron-profile: out of memory\n");
+		vnp_err("out of memory");
 		return -ENOMEM;
 	}
 
@@ -1010,7 +1011,7 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 	fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		ret = -errno;
-		fprintf(stderr, "vneuron-profile: socket: %s\n", strerror(errno));
+		vnp_err("socket: %s", strerror(errno));
 		goto out;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -1018,14 +1019,14 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 		  bind(fd, (struct sockaddr *)&a4, sizeof(a4))) || listen(fd, 16)) {
 		ret = -errno;
 		if (errno == EADDRINUSE)
-			fprintf(stderr, "vneuron-profile: port %u on %s is already in use; choose "
-				"another with --port N (or --port 0 for any free port)\n", port,
+			vnp_err("port %u on %s is already in use; choose "
+				"another with --port N (or --port 0 for any free port)", port,
 				addr);
 		else if (errno == EACCES)
-			fprintf(stderr, "vneuron-profile: port %u on %s: permission denied (ports "
-				"below 1024 need privileges)\n", port, addr);
+			vnp_err("port %u on %s: permission denied (ports "
+				"below 1024 need privileges)", port, addr);
 		else
-			fprintf(stderr, "vneuron-profile: cannot listen on %s port %u: %s\n", addr,
+			vnp_err("cannot listen on %s port %u: %s", addr,
 				port, strerror(errno));
 		goto out;
 	}
@@ -1054,7 +1055,7 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 			if (errno == EINTR)
 				continue;
 			ret = -errno;
-			fprintf(stderr, "vneuron-profile: poll: %s\n", strerror(errno));
+			vnp_err("poll: %s", strerror(errno));
 			break;
 		}
 		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
@@ -1070,7 +1071,7 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (!ret)
-		fprintf(stderr, "vneuron-profile: stopped\n");
+		vnp_log(VNPROFILE_INFO, "stopped");
 out:
 	if (fd >= 0)
 		close(fd);
