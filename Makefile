@@ -157,9 +157,10 @@ $(B)/rel/bench-mpi/%: tools/bench/%.c $(B)/rel/libvnmpi.a $(B)/rel/libvnprog.a $
 	@mkdir -p $(@D)
 	$(call msg,MPICC,$@)
 	$(Q)$(MPICC) $(CFLAGS_REL) -Ilibvnmpi $(filter %.c %.a,$^) -o $@ $(LIBS)
-# capture's MPI side (profiler/mpi/): builtin-capture.o run by an MPI main.
-$(PROFILER_MPI): profiler/mpi/vneuron-profile-mpi.c $(B)/rel/profiler/builtin-capture.o \
-			      $(B)/rel/profiler/options.o \
+# capture's MPI side (profiler/mpi/): capture's objects of the command line run by an
+# MPI main (its cmd_capture_nodes()).
+PROF_MPI_OBJS = $(patsubst %.c,$(1)/%.o,profiler/options.c $(wildcard profiler/builtin-capture*.c))
+$(PROFILER_MPI): profiler/mpi/vneuron-profile-mpi.c $(call PROF_MPI_OBJS,$(B)/rel) \
 			      $(B)/rel/libvnmpi.a $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a \
 			      $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)

@@ -49,38 +49,6 @@ int vnp_cap_open(struct vnp_capture *c, unsigned int device)
 	return 0;
 }
 
-int vnp_cap_open_host(struct vnp_capture *c, unsigned int n, unsigned int cores_per_device,
-		      int workers)
-{
-	struct nd_error e;
-	unsigned int i;
-	int ret;
-
-	if (!n || n > VNP_CAP_MAX_CORES || !cores_per_device)
-		return -EINVAL;
-	c->host = 1;
-	c->own_hosts = 1;
-	c->info.model = vn_model_trn1;
-	c->info.core_count = cores_per_device;
-	for (i = 0; i < n; i++) {
-		ret = nd_host_open(&vn_model_trn1, &c->hosts[i], &e);
-		if (ret) {
-			vnp_err("%s", e.msg);
-			return ret;
-		}
-		c->core[i] = i % cores_per_device;
-		c->cdev[i] = i / cores_per_device;
-		if (c->cdev[i] >= c->ndev) {
-			c->devnum[c->ndev] = c->ndev;
-			c->core_count[c->ndev++] = cores_per_device;
-		}
-		c->worker[i] = i;
-	}
-	c->nr_cores = n;
-	c->nr_workers = workers ? n : 0;
-	return 0;
-}
-
 int vnp_cap_add_device(struct vnp_capture *c, unsigned int device, int quiet_enoent)
 {
 	struct vneuron_info info;
@@ -697,11 +665,8 @@ void vnp_cap_close(struct vnp_capture *c)
 	nd_out_abort(&c->out);
 	for (i = 0; i < c->nr_cores; i++)
 		nd_trace_free(c->tr[i]);
-	for (i = 0; i < VNP_CAP_MAX_CORES; i++) {
+	for (i = 0; i < VNP_CAP_MAX_CORES; i++)
 		nd_host_trace_free(c->htr[i]);
-		if (c->own_hosts)
-			nd_host_close(c->hosts[i]);
-	}
 	for (i = 1; i < c->ndev; i++)
 		nd_close(c->tdevs[i]);
 	nd_close(c->tdev);

@@ -9,7 +9,7 @@
  * vnp_cap_start() to vnp_cap_stop(); the caller writes the header sections before and
  * the lost counts and the end section after.
  *
- * With the host backend (vnp_cap_open_host(), capture --host) there is no device: each
+ * With the host backend (vnp_cap_use_hosts(), capture --host) there is no device: each
  * traced core is a libvnprog host handle whose trace session has the same rings in host
  * memory (nd_host_trace_*()), drained the same way, the drainer woken by their eventfds.
  *
@@ -60,9 +60,8 @@ struct vnp_capture {
 	int have_node;
 	struct vntf_node node;
 	struct nd_trace *tr[VNP_CAP_MAX_CORES];
-	/* the host backend (capture --host): a host core per traced core, no device file */
+	/* the host backend (capture --host): the caller's host cores, no device file */
 	int host;
-	int own_hosts;			/* vnp_cap_open_host() opened them: closed with c */
 	struct nd_host *hosts[VNP_CAP_MAX_CORES];
 	struct nd_host_trace *htr[VNP_CAP_MAX_CORES];
 	unsigned int nr_rings[VNP_CAP_MAX_CORES];
@@ -79,15 +78,6 @@ struct vnp_capture {
 
 /* Opens /dev/vneuronN for tracing into a zeroed c. */
 int vnp_cap_open(struct vnp_capture *c, unsigned int device);
-/*
- * The host backend instead (vnp_cap_open()'s alternative): n host cores (libvnprog's
- * nd_host, the device core in threads of this process) of the trn1 model, numbered as
- * the module would place them, cores_per_device to a device from device 0 on, so the
- * workers' sections and the collectives' links are the module's; workers (n > 1 or
- * workers set) get their ranks. c->hosts[i] runs core i.
- */
-int vnp_cap_open_host(struct vnp_capture *c, unsigned int n, unsigned int cores_per_device,
-		      int workers);
 /*
  * One more device to trace (after vnp_cap_open()): its index in c->tdevs. -ENODEV if
  * there is no /dev/vneuronN (said only if !quiet_enoent), -EINVAL for another device
@@ -109,8 +99,8 @@ int vnp_cap_all_cores(struct vnp_capture *c);
 int vnp_cap_place(struct vnp_capture *c, const unsigned int *dev, const unsigned int *core,
 		  unsigned int n, int workers);
 /*
- * The host backend with the caller's handles (vnp_cap_open()'s other alternative, not
- * closed with c): hosts[i] stands for core core[i] of device device[i] of the model
+ * The host backend instead of vnp_cap_open(): the caller's handles (not closed
+ * with c): hosts[i] stands for core core[i] of device device[i] of the model
  * (NULL: trn1); with workers, rank i.
  */
 int vnp_cap_use_hosts(struct vnp_capture *c, struct nd_host *const *hosts,

@@ -688,15 +688,20 @@ struct vnprofile_target {
 #define VNPROFILE_CAPTURE_QUIET		0x2u	/* no record count at the end */
 #define VNPROFILE_CAPTURE_WORKERS	0x4u	/* target i is rank i of a communicator */
 #define VNPROFILE_CAPTURE_NODE		0x8u	/* the node fields are set */
+#define VNPROFILE_CAPTURE_ALL_DEVICES	0x10u	/* no targets: the devices after too */
+/* The most cores one capture traces. */
+#define VNPROFILE_CAPTURE_MAX_TARGETS	16
 
 /**
  * struct vnprofile_capture_opts - what to trace and how
  * @sz: sizeof(struct vnprofile_capture_opts)
  * @flags: VNPROFILE_CAPTURE_*
- * @targets: the cores to trace (all host handles, or all device cores); at most 16
- * @ntargets: their number; 0: every core of every device from @device on (the
- *	devices that exist), as capture -- APP traces them
- * @device: with @ntargets 0, the first device
+ * @targets: the cores to trace (all host handles, or all device cores); at most
+ *	VNPROFILE_CAPTURE_MAX_TARGETS
+ * @ntargets: their number; 0: every core of @device, and with
+ *	VNPROFILE_CAPTURE_ALL_DEVICES of every device after it that exists (as capture
+ *	-- APP traces them)
+ * @device: with @ntargets 0, the device (the first)
  * @trace: ring size, mode and watermark (NULL: stop mode, 4 MiB, half the ring)
  * @model: the model the host handles were opened with (NULL: trn1, nd_host_open()'s
  *	default); a device says its own

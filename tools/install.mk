@@ -86,10 +86,6 @@ $(PIC)/libvnprofile.so.$(VERSION): $(patsubst %.c,$(PIC)/%.o,$(PROF_SRCS)) profi
 # The soname links (what the dynamic linker loads) and the linker's .so links.
 $(PIC)/%.so.$(SOMAJOR): $(PIC)/%.so.$(VERSION)
 	$(Q)ln -sf $(notdir $<) $@ && ln -sf $(notdir $@) $(PIC)/$*.so
-$(PIC)/libvnprof.a: $(patsubst %.c,$(PIC)/%.o,$(PROF_SRCS))
-	@rm -f $@
-	$(call msg,AR,$@)
-	$(Q)ar rcs $@ $^
 
 $(SHB)/%: tools/bin/%.c $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP)
 	@mkdir -p $(@D)
@@ -97,20 +93,21 @@ $(SHB)/%: tools/bin/%.c $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP)
 	$(Q)$(CC) $(PIC_CFLAGS) $(PIC_LDFLAGS) $< -o $@ -L$(PIC) -lvnprog -lneurondev $(LIBS)
 # A tool's own libraries, as for its build/bin twin in the Makefile.
 $(SHB)/vneuron-top: LIBS += $(shell pkg-config --libs ncurses 2>/dev/null || echo -lncurses)
-$(SHB)/vneuron-profile: $(patsubst %.c,$(PIC)/%.o,$(PROF_CMD_SRCS)) $(PIC)/libvnprof.a \
+# vneuron-profile: a command line over libvnprofile's header (vnprofile.h).
+$(SHB)/vneuron-profile: $(patsubst %.c,$(PIC)/%.o,$(PROF_CMD_SRCS)) $(PIC)/$(SO_VNPF) \
 			$(PIC)/$(SO_ND) $(PIC)/$(SO_VNP)
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(PIC_CFLAGS) $(PIC_LDFLAGS) $(filter %.o %.a,$^) -o $@ -L$(PIC) -lvnprog \
-		-lneurondev $(LIBS)
+	$(Q)$(CC) $(PIC_CFLAGS) $(PIC_LDFLAGS) $(filter %.o,$^) -o $@ -L$(PIC) -lvnprofile \
+		-lvnprog -lneurondev $(LIBS)
 
 # As build/libexec/vneuron/vneuron-profile-mpi, on the shared libraries.
-$(SH_MPI): profiler/mpi/vneuron-profile-mpi.c $(PIC)/profiler/builtin-capture.o \
-	   $(patsubst %.c,$(PIC)/%.o,$(VNMPI_SRCS)) $(PIC)/libvnprof.a $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP)
+$(SH_MPI): profiler/mpi/vneuron-profile-mpi.c $(call PROF_MPI_OBJS,$(PIC)) \
+	   $(patsubst %.c,$(PIC)/%.o,$(VNMPI_SRCS)) $(PIC)/$(SO_VNPF) $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP)
 	@mkdir -p $(@D)
 	$(call msg,MPICC,$@)
-	$(Q)$(MPICC) $(PIC_CFLAGS) $(PIC_LDFLAGS) -Ilibvnmpi -Iprofiler $(filter %.c %.o %.a,$^) \
-		-o $@ -L$(PIC) -lvnprog -lneurondev $(LIBS)
+	$(Q)$(MPICC) $(PIC_CFLAGS) $(PIC_LDFLAGS) -Ilibvnmpi -Iprofiler $(filter %.c %.o,$^) \
+		-o $@ -L$(PIC) -lvnprofile -lvnprog -lneurondev $(LIBS)
 
 # Section 1 from each tool's --help (NAME, SYNOPSIS, ... sections), so they never differ.
 $(B)/man/man1/%.1: $(SHB)/% tools/help2man

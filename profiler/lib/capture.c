@@ -48,8 +48,10 @@ static int open_targets(struct vnp_capture *c, const struct vnprofile_capture_op
 	struct nd_host *hosts[VNP_CAP_MAX_CORES];
 	int workers = !!(o->flags & VNPROFILE_CAPTURE_WORKERS), one_device = 1, idx, ret;
 
-	if (!o->ntargets)
+	if (!o->ntargets && (o->flags & VNPROFILE_CAPTURE_ALL_DEVICES))
 		return open_all(c, o->device);
+	if (!o->ntargets)
+		return vnp_cap_open(c, o->device) ?: vnp_cap_cores(c, NULL, 0);
 	if (o->ntargets > VNP_CAP_MAX_CORES) {
 		vnp_err("at most %u cores can be traced, not %u", VNP_CAP_MAX_CORES, o->ntargets);
 		return -E2BIG;
