@@ -171,7 +171,7 @@ $(B)/rel/guest/%: tests/guest/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(KSFT_INC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 # The web viewer's page is assembled into web.o (.incbin); tests/browser/ drive Chromium.
-$(patsubst %,$(B)/%/profiler/web.o,rel san): $(wildcard profiler/web/*)
+$(patsubst %,$(B)/%/profiler/output/web.o,rel san): $(wildcard profiler/output/web/*)
 $(B)/rel/browser/%: tests/browser/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)

@@ -63,7 +63,7 @@ $(PIC)/%.o: %.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PIC_CFLAGS) -c $< -o $@
-$(PIC)/profiler/web.o: $(wildcard profiler/web/*)
+$(PIC)/profiler/output/web.o: $(wildcard profiler/output/web/*)
 $(PIC)/libvnmpi/%.o: libvnmpi/%.c
 	@mkdir -p $(@D)
 	$(call msg,MPICC,$@)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../capture.h"
+#include "../capture/capture.h"
 #include "../util/log.h"
 #include "../vnprofile.h"
 

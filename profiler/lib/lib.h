@@ -9,8 +9,8 @@
 #include <stdbool.h>
 
 #include "../vnprofile.h"
-#include "../profile.h"
-#include "../summary.h"
+#include "../model/profile.h"
+#include "../output/summary.h"
 
 /* -s files (a directory counts its .vntf files); the timeline holds VNP_MAX_CORES workers */
 #define VNP_MAX_PROFILES	4096

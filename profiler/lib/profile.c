@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "lib.h"
-#include "../sha256.h"
+#include "../format/sha256.h"
 #include "../util/log.h"
 #include "vnprog.h"
 

@@ -10,7 +10,7 @@
 
 #include "lib.h"
 #include "../util/log.h"
-#include "../web.h"
+#include "../output/web.h"
 #include "vnprog.h"
 
 static const struct format {

@@ -27,10 +27,10 @@
 #include "vn_model.h"
 #include "vnprog.h"
 #include "../../profiler/builtin.h"
-#include "../../profiler/capture.h"
-#include "../../profiler/sha256.h"
-#include "../../profiler/timeline.h"
-#include "../../profiler/vntf.h"
+#include "../../profiler/capture/capture.h"
+#include "../../profiler/format/sha256.h"
+#include "../../profiler/model/timeline.h"
+#include "../../profiler/format/vntf.h"
 #include "vnp_synth.h"
 
 /*

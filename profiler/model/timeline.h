@@ -17,7 +17,7 @@
 #include <stdio.h>
 
 #include "neurondev.h"
-#include "prog.h"
+#include "../format/prog.h"
 #include "vneuron.h"
 #include "vneuron_trace.h"
 

@@ -23,11 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
-#include "layers.h"
-#include "metrics.h"
+#include "../analysis/analyze.h"
+#include "../model/layers.h"
+#include "../model/metrics.h"
 #include "summary.h"
-#include "util/log.h"
+#include "../util/log.h"
 #include "vn_isa.h"
 
 #define ROWS		(1 + VNEF_STREAMS)	/* TensorE split in two */

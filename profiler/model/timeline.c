@@ -15,7 +15,7 @@
 #include "neurondev.h"
 #include "timeline.h"
 #include "vn_isa.h"
-#include "vntf.h"
+#include "../format/vntf.h"
 
 /* ------------------------------------------------------------------------------------ */
 /* Building the timeline                                                                  */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "timeline.h"
-#include "vntf.h"
+#include "../format/vntf.h"
 
 /* What says whether files are of one run: node section, first program (its hash). */
 struct vnp_file_id {

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "analyze.h"
+#include "../analysis/analyze.h"
 
 struct vnp_view {
 	const struct vnp_timeline *tl;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "summary.h"
-#include "vntf.h"
+#include "../format/vntf.h"
 
 /* Prints text wrapped at 78 columns, every line starting with indent. */
 static void wrap(FILE *f, const char *indent, const char *first, const char *s)

@@ -25,8 +25,8 @@
 #include <time.h>
 
 #include "neurondev.h"
-#include "vntf.h"
-#include "prog.h"
+#include "../format/vntf.h"
+#include "../format/prog.h"
 #include "vnprog.h"
 
 struct vntf_writer;

@@ -7,10 +7,10 @@
 
 #include "metrics.h"
 #include "profile.h"
-#include "util/log.h"
-#include "sha256.h"
+#include "../util/log.h"
+#include "../format/sha256.h"
 #include "vn_model.h"
-#include "vntf.h"
+#include "../format/vntf.h"
 
 static void hex(const uint8_t *h, unsigned int n, char *out)
 {

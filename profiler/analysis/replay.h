@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prog.h"
+#include "../format/prog.h"
 #include "vneuron.h"
 
 struct vnp_replay;

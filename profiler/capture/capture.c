@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "util/log.h"
-#include "execprog.h"
-#include "sha256.h"
+#include "../util/log.h"
+#include "../format/execprog.h"
+#include "../format/sha256.h"
 #include "vn_model.h"
-#include "vntf.h"
+#include "../format/vntf.h"
 
 static int write_failed(struct vnp_capture *c)
 {

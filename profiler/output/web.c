@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The web viewer: `view --output-format html` and `view --serve`. The page (profiler/web/)
+ * The web viewer: `view --output-format html` and `view --serve`. The page (profiler/output/web/)
  * is assembled into the binary; its data is one JSON object: the summary-json object, the
  * program's source lines and scopes, and per core the timeline rows as columns of numbers
  * (start deltas, durations, opcodes, pcs, operands), which parse far faster and smaller
@@ -19,12 +19,12 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "metrics.h"
-#include "layers.h"
+#include "../model/metrics.h"
+#include "../model/layers.h"
 #include "web.h"
-#include "util/log.h"
+#include "../util/log.h"
 
-/* The page, built in from profiler/web/ (the Makefile makes web.o depend on them). */
+/* The page, built in from profiler/output/web/ (the Makefile makes web.o depend on them). */
 #define VNP_INCBIN(sym, file)						\
 	__asm__(".section .rodata\n"					\
 		".global " #sym "_start\n"				\
@@ -34,9 +34,9 @@
 		#sym "_end:\n"						\
 		".byte 0\n"						\
 		".previous\n")
-VNP_INCBIN(vnp_web_page, "profiler/web/viewer.html");
-VNP_INCBIN(vnp_web_css, "profiler/web/viewer.css");
-VNP_INCBIN(vnp_web_js, "profiler/web/viewer.js");
+VNP_INCBIN(vnp_web_page, "profiler/output/web/viewer.html");
+VNP_INCBIN(vnp_web_css, "profiler/output/web/viewer.css");
+VNP_INCBIN(vnp_web_js, "profiler/output/web/viewer.js");
 extern const char vnp_web_page_start[], vnp_web_page_end[];
 extern const char vnp_web_css_start[], vnp_web_css_end[];
 extern const char vnp_web_js_start[], vnp_web_js_end[];

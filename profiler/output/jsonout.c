@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "metrics.h"
+#include "../model/metrics.h"
 #include "summary.h"
 #include "vn_isa.h"
 

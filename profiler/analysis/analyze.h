@@ -7,8 +7,8 @@
 #ifndef VNP_ANALYZE_H
 #define VNP_ANALYZE_H
 
-#include "critpath.h"
-#include "metrics.h"
+#include "../model/critpath.h"
+#include "../model/metrics.h"
 
 enum vnp_class {
 	VNP_CLASS_NONE = 0,		/* nothing ran */
