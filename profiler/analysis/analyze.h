@@ -9,6 +9,7 @@
 
 #include "../model/critpath.h"
 #include "../model/metrics.h"
+#include "rules.h"
 
 enum vnp_class {
 	VNP_CLASS_NONE = 0,		/* nothing ran */
@@ -20,25 +21,13 @@ enum vnp_class {
 	VNP_CLASS_LATENCY,		/* no unit saturated: dependencies and idle gaps */
 };
 
+/* The rules (rules.h): VNP_RULE_ENGINES_NO_OVERLAP, ..., in the order they run. */
+#define VNP_RULE_ENUM(e, n)	VNP_RULE_##e,
 enum vnp_rule {
-	VNP_RULE_ENGINES_NO_OVERLAP = 0,
-	VNP_RULE_DMA_NO_OVERLAP,
-	VNP_RULE_SMALL_DMA,
-	VNP_RULE_REPEATED_LOAD,
-	VNP_RULE_TENSOR_IDLE,
-	VNP_RULE_TRANSPOSE_FLOPS,
-	VNP_RULE_SEM_WAIT,
-	VNP_RULE_DMA_QUEUE_BOUND,
-	VNP_RULE_INSTR_OVERHEAD,
-	VNP_RULE_CC_STRAGGLER,
-	VNP_RULE_CC_NO_OVERLAP,
-	VNP_RULE_CC_SMALL,
-	VNP_RULE_CC_SPLIT,
-	VNP_RULE_NODE_STRAGGLER,
-	VNP_RULE_INTER_NODE_BOUND,
-	VNP_RULE_HOST_OVERHEAD,
+	VNP_RULES(VNP_RULE_ENUM)
 	VNP_RULE_COUNT,
 };
+#undef VNP_RULE_ENUM
 
 /* Thresholds (docs/profiler.md). */
 #define VNP_OVERLAP_FRAC	0.01	/* "never overlap": overlap <= 1% of the smaller */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze_priv.h"
+#include "rule.h"
 
 void vnp_cat(char *buf, size_t len, const char *fmt, ...)
 {

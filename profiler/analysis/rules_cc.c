@@ -11,14 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze_priv.h"
+#include "rule.h"
 #include "vn_comm.h"
 #include "vn_isa.h"
 
 #define cat vnp_cat
 
-const char *vnp_coll_name(const struct vnp_timeline *tl, const struct vnp_coll *x, char *buf,
-			  size_t len)
+/* "pc 3 exec 0 (k.c:12 [grad/ar])" of a collective, into buf */
+static const char *coll_name(const struct vnp_timeline *tl, const struct vnp_coll *x,
+				 char *buf, size_t len)
 {
 	const struct vnp_loc *l = vnp_prog_loc(tl->prog, VNEF_STREAM_CC, x->pc);
 	char src[256];
@@ -58,7 +59,7 @@ static uint64_t rank_compute(const struct vnp_timeline *tl, const struct vnp_met
  * them is longer (or it starts later). Balancing the work removes the waits behind it
  * from the critical path.
  */
-int vnp_rule_cc_straggler(struct vnp_rctx *c)
+static int rule_cc_straggler(struct vnp_rctx *c)
 {
 	const struct vnp_timeline *tl = c->tl;
 	const struct vnp_metrics *m = c->m;
@@ -107,7 +108,7 @@ int vnp_rule_cc_straggler(struct vnp_rctx *c)
 	    100 * VNP_CC_WAIT_FRAC);
 	if (worst)
 		cat(f->evidence, sizeof(f->evidence), " The longest: %s, rank %u %s late, %u "
-		    "ranks waiting %s in all.", vnp_coll_name(tl, worst, name, sizeof(name)),
+		    "ranks waiting %s in all.", coll_name(tl, worst, name, sizeof(name)),
 		    best, vnp_fmt_time(worst->last_arrival - worst->first_arrival, t1,
 				       sizeof(t1)), worst->members - 1u,
 		    vnp_fmt_time(worst->wait_ps, t2, sizeof(t2)));
@@ -137,7 +138,7 @@ int vnp_rule_cc_straggler(struct vnp_rctx *c)
  * communication and compute take turns. Buckets started as their data is ready, and
  * independent work meanwhile, hide the shorter behind the longer.
  */
-int vnp_rule_cc_no_overlap(struct vnp_rctx *c)
+static int rule_cc_no_overlap(struct vnp_rctx *c)
 {
 	const struct vnp_metrics *m = c->m;
 	uint64_t xf = m->cc_xfer_ps, small = xf < m->compute_ps ? xf : m->compute_ps;
@@ -213,7 +214,7 @@ static uint64_t cc_fixed(unsigned int op, unsigned int n, uint64_t xfer)
  * Many small collectives of one kind an execution, each paying the link latency of
  * every ring step: fused into buckets, the latency is paid once per bucket.
  */
-int vnp_rule_cc_small(struct vnp_rctx *c)
+static int rule_cc_small(struct vnp_rctx *c)
 {
 	const struct vnp_timeline *tl = c->tl;
 	const struct vnp_metrics *m = c->m;
@@ -370,7 +371,7 @@ static int64_t bytes_read(const struct vnp_prog *p, uint32_t t, uint64_t lo, uin
  * at most out_bytes / n of it (scratch outputs only: the host may read an output
  * tensor whole).
  */
-int vnp_rule_cc_shard(struct vnp_rctx *c)
+static int rule_cc_shard(struct vnp_rctx *c)
 {
 	const struct vnp_timeline *tl = c->tl;
 	const struct vnp_prog *p = tl->prog;
@@ -426,7 +427,7 @@ int vnp_rule_cc_shard(struct vnp_rctx *c)
 		cat(f->evidence, sizeof(f->evidence), "%s reduces %s over %u ranks (%llu times, "
 		    "transfers %s); afterwards %u entr%s of the program read%s %s of its "
 		    "result in HBM tensor %u, at most 1/%u of it. On the critical paths its "
-		    "transfers take %s.", vnp_coll_name(tl, first, name, sizeof(name)),
+		    "transfers take %s.", coll_name(tl, first, name, sizeof(name)),
 		    vnp_fmt_bytes((double)out, b1, sizeof(b1)), members,
 		    (unsigned long long)n, vnp_fmt_time(xfer, t1, sizeof(t1)), nread,
 		    nread == 1 ? "y" : "ies", nread == 1 ? "s" : "", vnp_fmt_bytes((double)rd, b2,
@@ -444,3 +445,52 @@ int vnp_rule_cc_shard(struct vnp_rctx *c)
 	}
 	return 0;
 }
+
+const struct vnp_rule_def vnp_rule_straggler_rank = {
+	.id = VNP_RULE_CC_STRAGGLER,
+	.name = "straggler-rank",
+	.reads = "the collectives' last rank and the others' waits for it, its engines' compute against the others', the waits on the critical paths",
+	.thresholds = (const struct vnp_threshold[]){
+		{ "VNP_CC_WAIT_FRAC", VNP_CC_WAIT_FRAC },
+		{ "VNP_CC_STRAGGLER_SHARE", VNP_CC_STRAGGLER_SHARE },
+		{ NULL, 0 },
+	},
+	.doc = VNP_RULES_DOC,
+	.run = rule_cc_straggler,
+};
+
+const struct vnp_rule_def vnp_rule_collective_no_overlap = {
+	.id = VNP_RULE_CC_NO_OVERLAP,
+	.name = "collective-no-overlap",
+	.reads = "the collectives' transfers, the engines' compute, their overlap, both on the critical paths",
+	.thresholds = (const struct vnp_threshold[]){
+		{ "VNP_OVERLAP_FRAC", VNP_OVERLAP_FRAC },
+		{ "VNP_CP_FRAC", VNP_CP_FRAC },
+		{ NULL, 0 },
+	},
+	.doc = VNP_RULES_DOC,
+	.run = rule_cc_no_overlap,
+};
+
+const struct vnp_rule_def vnp_rule_small_collectives = {
+	.id = VNP_RULE_CC_SMALL,
+	.name = "small-collectives",
+	.reads = "the collectives per opcode and execution, the link latency of their ring steps, their transfers on the critical paths",
+	.thresholds = (const struct vnp_threshold[]){
+		{ "VNP_CC_SMALL_COUNT", VNP_CC_SMALL_COUNT },
+		{ "VNP_CC_FIXED_FRAC", VNP_CC_FIXED_FRAC },
+		{ "VNP_CP_FRAC", VNP_CP_FRAC },
+		{ NULL, 0 },
+	},
+	.doc = VNP_RULES_DOC,
+	.run = rule_cc_small,
+};
+
+const struct vnp_rule_def vnp_rule_all_reduce_split = {
+	.id = VNP_RULE_CC_SPLIT,
+	.name = "all-reduce-split",
+	.reads = "each ALL_REDUCE into a scratch tensor and the program's reads of its result (descriptors, other collectives' inputs), its transfers on the critical paths",
+	.thresholds = NULL,
+	.doc = VNP_RULES_DOC,
+	.run = rule_cc_shard,
+};

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze_priv.h"
+#include "rule.h"
 #include "replay.h"
 #include "vn_isa.h"
 
@@ -90,7 +90,7 @@ static int pred_reads(const struct vnp_timeline *tl, const struct vnp_ev *e, con
 	return d && d->src.mem == VNEF_MEM_HBM && d->src.tensor == *(const uint32_t *)arg;
 }
 
-int vnp_rule_repeated(struct vnp_rctx *c)
+static int rule_repeated(struct vnp_rctx *c)
 {
 	const struct vnp_timeline *tl = c->tl;
 	const struct vnp_prog *p = tl->prog;
@@ -255,7 +255,7 @@ static uint64_t ap_span(const struct vnef_ap *a)
 	return ((uint64_t)a->count[0] * a->count[1]) * vn_dtype_bytes(a->dtype);
 }
 
-int vnp_rule_transpose(struct vnp_rctx *c)
+static int rule_transpose(struct vnp_rctx *c)
 {
 	const struct vnp_timeline *tl = c->tl;
 	const struct vnp_metrics *m = c->m;
@@ -335,3 +335,26 @@ int vnp_rule_transpose(struct vnp_rctx *c)
 	       (vnp_drop_last(c->a), 0) : 0;
 }
 
+const struct vnp_rule_def vnp_rule_repeated_load = {
+	.id = VNP_RULE_REPEATED_LOAD,
+	.name = "repeated-load",
+	.reads = "the DMA descriptors' HBM source ranges per tensor, their reads on the critical path, the program's writes to the regions they fill",
+	.thresholds = (const struct vnp_threshold[]){
+		{ "VNP_REPEAT_LOADS", VNP_REPEAT_LOADS },
+		{ NULL, 0 },
+	},
+	.doc = VNP_RULES_DOC,
+	.run = rule_repeated,
+};
+
+const struct vnp_rule_def vnp_rule_transpose_flops = {
+	.id = VNP_RULE_TRANSPOSE_FLOPS,
+	.name = "transpose-flops",
+	.reads = "TensorE's transpose flops and time, the PSUM copies that read their results",
+	.thresholds = (const struct vnp_threshold[]){
+		{ "VNP_TRANSPOSE_FRAC", VNP_TRANSPOSE_FRAC },
+		{ NULL, 0 },
+	},
+	.doc = VNP_RULES_DOC,
+	.run = rule_transpose,
+};

@@ -8,9 +8,9 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "analyze_priv.h"
+#include "rule.h"
 
-int vnp_rule_host_overhead(struct vnp_rctx *c)
+static int rule_host_overhead(struct vnp_rctx *c)
 {
 	const struct vnp_metrics *m = c->m;
 	const struct vnp_timeline *tl = c->tl;
@@ -67,3 +67,15 @@ int vnp_rule_host_overhead(struct vnp_rctx *c)
 		 vnp_fmt_time(m->gap_ns * 1000, t1, sizeof(t1)));
 	return 0;
 }
+
+const struct vnp_rule_def vnp_rule_host_overhead = {
+	.id = VNP_RULE_HOST_OVERHEAD,
+	.name = "host-overhead",
+	.reads = "the cores' launch gaps and the host time the application held them (the API log), the ranges whose executions waited longest",
+	.thresholds = (const struct vnp_threshold[]){
+		{ "VNP_LAUNCH_GAP_FRAC", VNP_LAUNCH_GAP_FRAC },
+		{ NULL, 0 },
+	},
+	.doc = VNP_RULES_DOC,
+	.run = rule_host_overhead,
+};

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "analyze_priv.h"
+#include "rule.h"
 #include "vn_comm.h"
 
 #define cat vnp_cat
@@ -30,7 +30,7 @@ static uint64_t node_cp_wait(const struct vnp_rctx *c, unsigned int node)
  * nodes' ranks wait for them: that node is slower (more work, a slower host, a late
  * start, its input). Its ranks' waits leave the others' critical paths once balanced.
  */
-int vnp_rule_node_straggler(struct vnp_rctx *c)
+static int rule_node_straggler(struct vnp_rctx *c)
 {
 	const struct vnp_nodes *n = &c->m->nodes;
 	const struct vnp_node_fig *x;
@@ -89,7 +89,7 @@ static int pred_inter(const struct vnp_timeline *tl, const struct vnp_ev *e, con
  * crosses the network between machines. Keeping groups within a node, or reducing
  * within each node first, moves the bulk onto the node's own links.
  */
-int vnp_rule_inter_node(struct vnp_rctx *c)
+static int rule_inter_node(struct vnp_rctx *c)
 {
 	const struct vnp_nodes *n = &c->m->nodes;
 	uint64_t cc = n->inter_ps + n->intra_ps;
@@ -127,3 +127,29 @@ int vnp_rule_inter_node(struct vnp_rctx *c)
 	return vnp_gain(c, f, -ENOTSUP, 0, "regrouping collectives is not a mechanical change") ?
 	       (vnp_drop_last(c->a), 0) : 0;
 }
+
+const struct vnp_rule_def vnp_rule_straggler_node = {
+	.id = VNP_RULE_NODE_STRAGGLER,
+	.name = "straggler-node",
+	.reads = "the waits at inter-node collectives per node waited for, their share of core time, on the critical paths",
+	.thresholds = (const struct vnp_threshold[]){
+		{ "VNP_NODE_LAST_SHARE", VNP_NODE_LAST_SHARE },
+		{ "VNP_NODE_WAIT_FRAC", VNP_NODE_WAIT_FRAC },
+		{ NULL, 0 },
+	},
+	.doc = VNP_RULES_DOC,
+	.run = rule_node_straggler,
+};
+
+const struct vnp_rule_def vnp_rule_inter_node_bound = {
+	.id = VNP_RULE_INTER_NODE_BOUND,
+	.name = "inter-node-bound",
+	.reads = "the collective time in groups that cross nodes against within one, the collectives' share of core time",
+	.thresholds = (const struct vnp_threshold[]){
+		{ "VNP_INTER_FRAC", VNP_INTER_FRAC },
+		{ "VNP_INTER_MIN_FRAC", VNP_INTER_MIN_FRAC },
+		{ NULL, 0 },
+	},
+	.doc = VNP_RULES_DOC,
+	.run = rule_inter_node,
+};

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
-/* Shared between analyze.c (rules) and classify.c (classes, where text); not installed. */
-#ifndef VNP_ANALYZE_PRIV_H
-#define VNP_ANALYZE_PRIV_H
+/*
+ * What a rule is and what it works with: its entry of the table (struct vnp_rule_def,
+ * rules.h lists them), the context every rule runs in, and the helpers for findings
+ * (finding.c) and for their text (classify.c). Not installed.
+ */
+#ifndef VNP_RULE_H
+#define VNP_RULE_H
 
 #include "analyze.h"
+#include "rules.h"
 
 /* Appends to a fixed buffer, truncating. */
 void vnp_cat(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -29,7 +34,7 @@ typedef int (*vnp_ev_pred)(const struct vnp_timeline *tl, const struct vnp_ev *e
 void vnp_where(const struct vnp_timeline *tl, vnp_ev_pred pred, const void *arg,
 	       char *buf, size_t len);
 
-/* What every rule works from (analyze.c runs them). */
+/* What every rule works from (analyze.c runs them, in the table's order). */
 struct vnp_rctx {
 	const struct vnp_timeline *tl;
 	const struct vnp_metrics *m;
@@ -50,20 +55,36 @@ void vnp_drop_last(struct vnp_analysis *a);
 /* vnp_where() predicate: events of the stream *arg (unsigned int). */
 int vnp_pred_stream(const struct vnp_timeline *tl, const struct vnp_ev *e, const void *arg);
 
-int vnp_rule_repeated(struct vnp_rctx *c);
-int vnp_rule_transpose(struct vnp_rctx *c);
-/* rules_cc.c: the collectives' rules (docs/profiler.md) */
-int vnp_rule_cc_straggler(struct vnp_rctx *c);
-int vnp_rule_cc_no_overlap(struct vnp_rctx *c);
-int vnp_rule_cc_small(struct vnp_rctx *c);
-int vnp_rule_cc_shard(struct vnp_rctx *c);
-/* rules_node.c: the multi-node rules (docs/profiler.md) */
-int vnp_rule_node_straggler(struct vnp_rctx *c);
-int vnp_rule_inter_node(struct vnp_rctx *c);
-/* rules_host.c: host-overhead (launch gaps between executions) */
-int vnp_rule_host_overhead(struct vnp_rctx *c);
-/* "pc 3 exec 0 (k.c:12 [grad/ar])" of a collective, into buf */
-const char *vnp_coll_name(const struct vnp_timeline *tl, const struct vnp_coll *x, char *buf,
-			  size_t len);
+/* A threshold of a rule: its constant (analyze.h) and value. */
+struct vnp_threshold {
+	const char *name;
+	double value;
+};
 
-#endif /* VNP_ANALYZE_PRIV_H */
+/*
+ * A rule: its finding's id and name ("dma-queue-bound"), what it reads (metrics,
+ * critical path, program: said in its evidence), its thresholds (NULL-terminated, or
+ * NULL), where docs/profiler.md describes it, and the rule itself: 0 (a finding added
+ * with vnp_add(), or none) or -ENOMEM.
+ */
+struct vnp_rule_def {
+	enum vnp_rule id;
+	const char *name;
+	const char *reads;
+	const struct vnp_threshold *thresholds;
+	const char *doc;
+	int (*run)(struct vnp_rctx *c);
+};
+
+/* Where the rules are described. */
+#define VNP_RULES_DOC	"docs/profiler.md, \"Analysis and advice\""
+
+/* Each rule's entry, defined in its file (rules.h). */
+#define VNP_RULE_DECLARE(e, n)	extern const struct vnp_rule_def vnp_rule_##n;
+VNP_RULES(VNP_RULE_DECLARE)
+#undef VNP_RULE_DECLARE
+
+/* The table (rules.c): every rule, by id. */
+extern const struct vnp_rule_def *const vnp_rules[VNP_RULE_COUNT];
+
+#endif /* VNP_RULE_H */
