@@ -449,7 +449,8 @@ static int rule_cc_shard(struct vnp_rctx *c)
 const struct vnp_rule_def vnp_rule_straggler_rank = {
 	.id = VNP_RULE_CC_STRAGGLER,
 	.name = "straggler-rank",
-	.reads = "the collectives' last rank and the others' waits for it, its engines' compute against the others', the waits on the critical paths",
+	.reads = "the collectives' last rank and the others' waits for it, its engines' compute "
+		 "against the others', the waits on the critical paths",
 	.thresholds = (const struct vnp_threshold[]){
 		{ "VNP_CC_WAIT_FRAC", VNP_CC_WAIT_FRAC },
 		{ "VNP_CC_STRAGGLER_SHARE", VNP_CC_STRAGGLER_SHARE },
@@ -462,7 +463,8 @@ const struct vnp_rule_def vnp_rule_straggler_rank = {
 const struct vnp_rule_def vnp_rule_collective_no_overlap = {
 	.id = VNP_RULE_CC_NO_OVERLAP,
 	.name = "collective-no-overlap",
-	.reads = "the collectives' transfers, the engines' compute, their overlap, both on the critical paths",
+	.reads = "the collectives' transfers, the engines' compute, their overlap, both on the "
+		 "critical paths",
 	.thresholds = (const struct vnp_threshold[]){
 		{ "VNP_OVERLAP_FRAC", VNP_OVERLAP_FRAC },
 		{ "VNP_CP_FRAC", VNP_CP_FRAC },
@@ -475,7 +477,8 @@ const struct vnp_rule_def vnp_rule_collective_no_overlap = {
 const struct vnp_rule_def vnp_rule_small_collectives = {
 	.id = VNP_RULE_CC_SMALL,
 	.name = "small-collectives",
-	.reads = "the collectives per opcode and execution, the link latency of their ring steps, their transfers on the critical paths",
+	.reads = "the collectives per opcode and execution, the link latency of their ring "
+		 "steps, their transfers on the critical paths",
 	.thresholds = (const struct vnp_threshold[]){
 		{ "VNP_CC_SMALL_COUNT", VNP_CC_SMALL_COUNT },
 		{ "VNP_CC_FIXED_FRAC", VNP_CC_FIXED_FRAC },
@@ -489,7 +492,8 @@ const struct vnp_rule_def vnp_rule_small_collectives = {
 const struct vnp_rule_def vnp_rule_all_reduce_split = {
 	.id = VNP_RULE_CC_SPLIT,
 	.name = "all-reduce-split",
-	.reads = "each ALL_REDUCE into a scratch tensor and the program's reads of its result (descriptors, other collectives' inputs), its transfers on the critical paths",
+	.reads = "each ALL_REDUCE into a scratch tensor and the program's reads of its result "
+		 "(descriptors, other collectives' inputs), its transfers on the critical paths",
 	.thresholds = NULL,
 	.doc = VNP_RULES_DOC,
 	.run = rule_cc_shard,

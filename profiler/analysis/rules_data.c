@@ -338,7 +338,8 @@ static int rule_transpose(struct vnp_rctx *c)
 const struct vnp_rule_def vnp_rule_repeated_load = {
 	.id = VNP_RULE_REPEATED_LOAD,
 	.name = "repeated-load",
-	.reads = "the DMA descriptors' HBM source ranges per tensor, their reads on the critical path, the program's writes to the regions they fill",
+	.reads = "the DMA descriptors' HBM source ranges per tensor, their reads on the critical "
+		 "path, the program's writes to the regions they fill",
 	.thresholds = (const struct vnp_threshold[]){
 		{ "VNP_REPEAT_LOADS", VNP_REPEAT_LOADS },
 		{ NULL, 0 },

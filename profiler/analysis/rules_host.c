@@ -71,7 +71,8 @@ static int rule_host_overhead(struct vnp_rctx *c)
 const struct vnp_rule_def vnp_rule_host_overhead = {
 	.id = VNP_RULE_HOST_OVERHEAD,
 	.name = "host-overhead",
-	.reads = "the cores' launch gaps and the host time the application held them (the API log), the ranges whose executions waited longest",
+	.reads = "the cores' launch gaps and the host time the application held them (the API "
+		 "log), the ranges whose executions waited longest",
 	.thresholds = (const struct vnp_threshold[]){
 		{ "VNP_LAUNCH_GAP_FRAC", VNP_LAUNCH_GAP_FRAC },
 		{ NULL, 0 },

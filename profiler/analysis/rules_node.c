@@ -131,7 +131,8 @@ static int rule_inter_node(struct vnp_rctx *c)
 const struct vnp_rule_def vnp_rule_straggler_node = {
 	.id = VNP_RULE_NODE_STRAGGLER,
 	.name = "straggler-node",
-	.reads = "the waits at inter-node collectives per node waited for, their share of core time, on the critical paths",
+	.reads = "the waits at inter-node collectives per node waited for, their share of core "
+		 "time, on the critical paths",
 	.thresholds = (const struct vnp_threshold[]){
 		{ "VNP_NODE_LAST_SHARE", VNP_NODE_LAST_SHARE },
 		{ "VNP_NODE_WAIT_FRAC", VNP_NODE_WAIT_FRAC },
@@ -144,7 +145,8 @@ const struct vnp_rule_def vnp_rule_straggler_node = {
 const struct vnp_rule_def vnp_rule_inter_node_bound = {
 	.id = VNP_RULE_INTER_NODE_BOUND,
 	.name = "inter-node-bound",
-	.reads = "the collective time in groups that cross nodes against within one, the collectives' share of core time",
+	.reads = "the collective time in groups that cross nodes against within one, the "
+		 "collectives' share of core time",
 	.thresholds = (const struct vnp_threshold[]){
 		{ "VNP_INTER_FRAC", VNP_INTER_FRAC },
 		{ "VNP_INTER_MIN_FRAC", VNP_INTER_MIN_FRAC },

@@ -218,7 +218,8 @@ const struct vnp_rule_def vnp_rule_small_dma = {
 const struct vnp_rule_def vnp_rule_dma_queue_bound = {
 	.id = VNP_RULE_DMA_QUEUE_BOUND,
 	.name = "dma-queue-bound",
-	.reads = "each queue's busy and fixed time, HBM's use, the queues left empty, the queue's critical-path time",
+	.reads = "each queue's busy and fixed time, HBM's use, the queues left empty, the "
+		 "queue's critical-path time",
 	.thresholds = (const struct vnp_threshold[]){
 		{ "VNP_QUEUE_BUSY_FRAC", VNP_QUEUE_BUSY_FRAC },
 		{ "VNP_SATURATED_FRAC", VNP_SATURATED_FRAC },

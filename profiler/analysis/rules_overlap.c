@@ -240,7 +240,8 @@ const struct vnp_rule_def vnp_rule_engines_no_overlap = {
 const struct vnp_rule_def vnp_rule_dma_no_overlap = {
 	.id = VNP_RULE_DMA_NO_OVERLAP,
 	.name = "dma-no-overlap",
-	.reads = "DMA and compute active time and their overlap, the loads before the first instruction, the critical path's loads, compute and stores",
+	.reads = "DMA and compute active time and their overlap, the loads before the first "
+		 "instruction, the critical path's loads, compute and stores",
 	.thresholds = (const struct vnp_threshold[]){
 		{ "VNP_OVERLAP_FRAC", VNP_OVERLAP_FRAC },
 		{ NULL, 0 },

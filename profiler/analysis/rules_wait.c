@@ -191,7 +191,8 @@ static int rule_sem_wait(struct vnp_rctx *c)
 const struct vnp_rule_def vnp_rule_semaphore_wait = {
 	.id = VNP_RULE_SEM_WAIT,
 	.name = "semaphore-wait",
-	.reads = "semaphore waits per waiter and signaller, the longest wait's root behind it on the critical path, the class's bound unit",
+	.reads = "semaphore waits per waiter and signaller, the longest wait's root behind it on "
+		 "the critical path, the class's bound unit",
 	.thresholds = (const struct vnp_threshold[]){
 		{ "VNP_SEM_WAIT_FRAC", VNP_SEM_WAIT_FRAC },
 		{ NULL, 0 },

@@ -7,8 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "../model/metrics.h"
-#include "summary.h"
+#include "section.h"
 #include "vn_isa.h"
 
 static const char *dtype_name(unsigned int dt)
@@ -51,18 +50,6 @@ static void ep_json(FILE *f, const struct vnp_prog *p, const char *name,
 		(unsigned long long)ep->stride[0], (unsigned long long)ep->stride[1]);
 }
 
-void vnp_json_loc(FILE *f, const struct vnp_prog *p, const struct vnp_loc *loc)
-{
-	if (loc && loc->line < p->nlines) {
-		fputs(",\"file\":", f);
-		vnp_json_str(f, vnp_prog_str(p, p->lines[loc->line].file_off));
-		fprintf(f, ",\"line\":%u", p->lines[loc->line].line);
-	}
-	if (loc && loc->scope != VNP_NONE) {
-		fputs(",\"scope\":", f);
-		vnp_json_str(f, vnp_prog_scope(p, loc->scope));
-	}
-}
 
 /*
  * A collective: this rank, its group, the member that arrived last, the wait for it and
