@@ -164,6 +164,8 @@ static void device_close_now(struct vnpy_device *d)
 	if (d->closed)
 		return;
 	/* No run is in progress (life held exclusively, or the object is being freed). */
+	if (d->capture)
+		vnpy_capture_abort(d->capture);
 	for (p = d->programs; p; p = p->next)
 		vnpy_program_unload(p);
 	if (d->nd)

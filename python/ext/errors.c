@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "runtime.h"
 
@@ -25,7 +26,9 @@ PyObject *vnpy_raise(PyObject *type, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	args = Py_BuildValue("(is)", err < 0 ? -err : err, msg);
+	/* "replace": a message with bytes of a file name that are not UTF-8 still raises */
+	args = Py_BuildValue("(iN)", err < 0 ? -err : err,
+			     PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "replace"));
 	if (args) {
 		PyErr_SetObject(type, args);
 		Py_DECREF(args);

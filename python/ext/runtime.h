@@ -26,6 +26,7 @@ enum vnpy_backend {
 };
 
 struct vnpy_program;
+struct vnpy_capture;
 
 struct vnpy_device {
 	PyObject_HEAD
@@ -38,6 +39,7 @@ struct vnpy_device {
 	pthread_rwlock_t life;		/* runs: shared; close: exclusive */
 	pthread_mutex_t host_lock;	/* a host handle runs one program at a time */
 	struct vnpy_program *programs;	/* live programs of this device (list, GIL) */
+	struct vnpy_capture *capture;	/* a capture tracing it (capture.c), or NULL */
 	PyObject *weakrefs;
 };
 
@@ -112,6 +114,10 @@ PyObject *vnpy_raise_exec(int err, const struct nd_run_result *r, const char *ms
 PyObject *vnpy_raise_validation(int err, const char *check, uint32_t section,
 				uint32_t entry, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+
+/* capture.c: vneuron.capture; vnpy_capture_abort() drops a capture of a closing device. */
+int vnpy_init_capture(PyObject *m);
+void vnpy_capture_abort(struct vnpy_capture *c);
 
 /* counters.c: the package's own counts, for leak tests (vneuron.counters()). */
 struct vnpy_counters {

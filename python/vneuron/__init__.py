@@ -38,6 +38,7 @@ from vneuron._vneuron import (
     assemble,
     bf16_from_float32,
     bf16_to_float32,
+    capture,
     counters,
     disassemble,
     mark,
@@ -45,6 +46,7 @@ from vneuron._vneuron import (
     range_pop,
     range_push,
 )
+from vneuron.profile import Profile, ProfileView, event_dtype, execution_dtype
 
 __all__ = [
     "Error",
@@ -66,4 +68,9 @@ __all__ = [
     "range_pop",
     "mark",
     "counters",
+    "capture",
+    "Profile",
+    "ProfileView",
+    "event_dtype",
+    "execution_dtype",
 ]
