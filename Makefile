@@ -35,10 +35,11 @@ CORE_SRCS := $(wildcard core/*.c)
 LIB_SRCS := $(wildcard libneurondev/*.c)
 # libvnprog/: the program toolchain (builder, assembler, .vnef, .npy, host backend).
 VNPROG_SRCS := $(wildcard libvnprog/*.c)
-# profiler/: main.c and one builtin-NAME.c per command make vneuron-profile; the rest is
-# the profiler library, libvnprof.a.
-PROF_CMD_SRCS := profiler/main.c $(wildcard profiler/builtin-*.c)
-PROF_SRCS := $(filter-out $(PROF_CMD_SRCS),$(wildcard profiler/*.c))
+# profiler/: main.c, options.c and one builtin-NAME.c per command make vneuron-profile, a
+# command line over libvnprofile (profiler/vnprofile.h); the rest is the profiler
+# library: libvnprof.a for the tests and the static tools, libvnprofile.so.0 installed.
+PROF_CMD_SRCS := profiler/main.c profiler/options.c $(wildcard profiler/builtin-*.c)
+PROF_SRCS := $(filter-out $(PROF_CMD_SRCS) profiler/mpi/%,$(wildcard profiler/*.c profiler/*/*.c))
 HOST_TESTS := $(patsubst tests/host/%.c,$(B)/san/tests/%,$(wildcard tests/host/test_*.c))
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(B)/rel/guest/%,$(wildcard tests/guest/*_test.c))
 # Helpers the guest tests run (tests/guest/NAME.c other than *_test.c): not user tools.
@@ -143,7 +144,9 @@ KSFT_INC := -I$(B)/ksrc/tools/testing/selftests
 $(B)/san/tests/%: tests/host/%.c $(B)/san/libvnprof.a $(B)/san/libvnprog.a $(B)/san/libneurondev.a $(B)/san/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS_SAN) $(NLINC) $(KSFT_INC) $(filter %.c %.a,$^) -o $@ $(LIBS)
+	$(Q)$(CC) $(CFLAGS_SAN) $(NLINC) $(KSFT_INC) $(filter %.c %.o,$^) $(filter %.a,$^) -o $@ $(LIBS)
+# test_view checks the command line's signal handler (profiler/options.c).
+$(B)/san/tests/test_view: $(B)/san/profiler/options.o
 # MPI programs (libvnmpi.a first): tests/host/mpi/test_*.c run by tests/host/mpi/*.sh
 # under mpirun, tools/bench/mpi_*.c run by tools/bench.sh under mpirun.
 $(B)/san/mpi/%: tests/host/mpi/%.c $(B)/san/libvnmpi.a $(B)/san/libvnprog.a $(B)/san/libneurondev.a $(B)/san/libvncore.a
@@ -154,8 +157,10 @@ $(B)/rel/bench-mpi/%: tools/bench/%.c $(B)/rel/libvnmpi.a $(B)/rel/libvnprog.a $
 	@mkdir -p $(@D)
 	$(call msg,MPICC,$@)
 	$(Q)$(MPICC) $(CFLAGS_REL) -Ilibvnmpi $(filter %.c %.a,$^) -o $@ $(LIBS)
-# capture's MPI side (profiler/mpi/): builtin-capture.o run by an MPI main.
-$(PROFILER_MPI): profiler/mpi/vneuron-profile-mpi.c $(B)/rel/profiler/builtin-capture.o \
+# capture's MPI side (profiler/mpi/): capture's objects of the command line run by an
+# MPI main (its cmd_capture_nodes()).
+PROF_MPI_OBJS = $(patsubst %.c,$(1)/%.o,profiler/options.c $(wildcard profiler/builtin-capture*.c))
+$(PROFILER_MPI): profiler/mpi/vneuron-profile-mpi.c $(call PROF_MPI_OBJS,$(B)/rel) \
 			      $(B)/rel/libvnmpi.a $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a \
 			      $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
@@ -166,7 +171,7 @@ $(B)/rel/guest/%: tests/guest/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(KSFT_INC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 # The web viewer's page is assembled into web.o (.incbin); tests/browser/ drive Chromium.
-$(patsubst %,$(B)/%/profiler/web.o,rel san): $(wildcard profiler/web/*)
+$(patsubst %,$(B)/%/profiler/output/web.o,rel san): $(wildcard profiler/output/web/*)
 $(B)/rel/browser/%: tests/browser/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)

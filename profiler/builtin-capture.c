@@ -2,28 +2,19 @@
 /*
  * `vneuron-profile capture`: runs a program (or a whole application) on a vneuron device
  * with tracing on and writes the raw records into a .vntf profile while it runs
- * (docs/profiler.md, "capture"); the tracing itself is profiler/capture.c.
+ * (docs/profiler.md, "capture"). This file: the manual, the options and which form runs;
+ * the forms are builtin-capture-{program,workers,app}.c, the tracing libvnprofile's.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "builtin.h"
-#include "capture.h"
-#include "vnprog.h"
-#include "timeline.h"
-
-#define MAX_INPUTS	64
-/* --host places workers as the module does by default: two cores a device */
-#define HOST_CORES_PER_DEVICE	2
+#include "builtin-capture.h"
 
 static const char capture_usage[] =
 "NAME\n"
@@ -209,55 +200,16 @@ static const char capture_usage[] =
 "SEE ALSO\n"
 "    vneuron-profile view, docs/profiler.md, docs/trace-buffer.md\n";
 
-#define RANK_TAG	"{rank}"
-/* -s with workers on several nodes: each node's profile, the tag replaced by its number */
-#define NODE_TAG	"{node}"
+void cap_err(const char *fmt, ...)
+{
+	va_list ap;
 
-struct cap_input {
-	const char *name, *path;
-	void *data;			/* the tensor's bytes, read from path */
-	/* path with {rank}: each worker's bytes (data is then NULL) */
-	void *rank_data[VNP_CAP_MAX_CORES];
-};
-
-struct cap_opts {
-	const char *program, *profile;
-	unsigned int num_exec, nth, device, nr_cores, cores[VNP_CAP_MAX_CORES];
-	int device_given;
-	unsigned int workers, per_node;		/* --collectives-*; 0: not given */
-	/* --node ID/COUNT, --clock-offset NS[+-ERR]: the node section */
-	int have_node, have_offset;
-	struct vntf_node node;
-	int ignore_errors, quiet, help, force, host;
-	struct nd_trace_opts trace;
-	unsigned int nr_inputs;
-	struct cap_input inputs[MAX_INPUTS];
-	char **app;
-	/*
-	 * Several nodes (--collectives-workers-per-node under mpirun): in vneuron-profile,
-	 * exec_mpi hands the capture over to vneuron-profile-mpi; there, nodes says where
-	 * this process stands, rank_base is the global rank of its worker 0 ({rank} in
-	 * input files) and profile_buf this node's profile name.
-	 */
-	const struct vnp_cap_nodes *nodes;
-	int exec_mpi;
-	unsigned int rank_base;
-	char profile_buf[PATH_MAX];
-};
-
-/* The program form's run: the program on its own device file, its tensors' buffers. */
-struct run {
-	struct vnp_prog prog;
-	struct vnp_capture cap;
-	struct nd_device *dev;
-	struct nd_program *loaded;
-	unsigned int nb;
-	struct nd_bind *binds;
-	struct nd_mem **mems;
-	/* --host: host buffers instead of device memory */
-	unsigned int nht;
-	struct nd_host_tensor *ht;
-};
+	fputs("vneuron-profile capture: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 /* ---- options ---- */
 
@@ -306,29 +258,34 @@ static int check_profile_path(const struct cap_opts *o)
 			       sizeof(msg));
 
 	if (ret)
-		vnp_cap_err("%s", msg);
+		cap_err("%s", msg);
 	return ret;
 }
 
-/* vnp_cap_create() with capture's inputs and --force-overwrite. */
-static int create_profile(struct vnp_capture *c, const struct cap_opts *o,
-			  const struct vnp_prog *prog)
+int cap_open(const struct cap_opts *o, const struct vnprofile_target *targets,
+	     unsigned int n, unsigned int flags, const void *image, size_t size,
+	     struct vnprofile_capture **c)
 {
 	const char *in[MAX_INPUTS * 2 + 2];
 	char buf[8192];
-	unsigned int n = input_paths(o, in, buf, sizeof(buf), MAX_INPUTS * 2 + 2);
+	struct vnprofile_capture_opts co = {
+		.sz = sizeof(co), .targets = targets, .ntargets = n, .device = o->device,
+		.trace = &o->trace, .program = image, .program_size = size, .inputs = in,
+		.ninputs = input_paths(o, in, buf, sizeof(buf), MAX_INPUTS * 2 + 2),
+		.flags = flags | (o->force ? VNPROFILE_CAPTURE_FORCE : 0) |
+			 (o->quiet ? VNPROFILE_CAPTURE_QUIET : 0) |
+			 (o->have_node ? VNPROFILE_CAPTURE_NODE : 0),
+		.node = o->node.node, .nr_nodes = o->node.nr_nodes,
+		.first_rank = o->node.first_rank, .ranks = o->node.ranks,
+		.world_size = o->node.world_size, .clock_offset_ns = o->node.clock_offset_ns,
+		.clock_error_ns = o->node.clock_error_ns };
 
-	if (o->have_node) {
-		c->have_node = 1;
-		c->node = o->node;
-		gethostname(c->node.hostname, sizeof(c->node.hostname) - 1);
-	}
-	return vnp_cap_create(c, o->profile, prog, in, n, o->force ? ND_OUT_FORCE : 0);
+	return vnprofile_capture_open(c, o->profile, &co);
 }
 
 static int bad_value(const char *name, const char *arg, const char *what)
 {
-	vnp_cap_err("--%s '%s': give %s", name, arg, what);
+	cap_err("--%s '%s': give %s", name, arg, what);
 	return -EINVAL;
 }
 
@@ -390,7 +347,7 @@ static int node_ranks(struct cap_opts *o)
 	uint32_t per = o->workers ? o->workers : 1;
 
 	if (o->have_offset && !o->have_node) {
-		vnp_cap_err("--clock-offset goes with --node");
+		cap_err("--clock-offset goes with --node");
 		return -EINVAL;
 	}
 	if (!o->have_node)
@@ -399,7 +356,7 @@ static int node_ranks(struct cap_opts *o)
 	o->node.first_rank = o->node.node * per;
 	o->node.world_size = o->node.nr_nodes * per;
 	if (o->node.world_size > VNEF_CC_MAX_RANKS) {
-		vnp_cap_err("--node %u/%u with %u workers each is %u ranks; a communicator has "
+		cap_err("--node %u/%u with %u workers each is %u ranks; a communicator has "
 			    "at most %u", o->node.node, o->node.nr_nodes, per, o->node.world_size,
 			    VNEF_CC_MAX_RANKS);
 		return -EINVAL;
@@ -433,7 +390,7 @@ static int node_profile(struct cap_opts *o)
 	else
 		n = snprintf(o->profile_buf, size, "%s.node%u", p, id);
 	if (n < 0 || (size_t)n >= size) {
-		vnp_cap_err("-s %s: node %u's profile name is too long", p, id);
+		cap_err("-s %s: node %u's profile name is too long", p, id);
 		return -EINVAL;
 	}
 	o->profile = o->profile_buf;
@@ -454,12 +411,12 @@ static int nodes_opts(struct cap_opts *o)
 	uint64_t total;
 
 	if (o->nr_cores) {
-		vnp_cap_err("workers take one core each, from core 0 of the node's device on: "
+		cap_err("workers take one core each, from core 0 of the node's device on: "
 			    "give no --core");
 		return -EINVAL;
 	}
 	if (o->have_node || o->have_offset) {
-		vnp_cap_err("under mpirun MPI gives the node and measures the clock offset: "
+		cap_err("under mpirun MPI gives the node and measures the clock offset: "
 			    "leave out --node and --clock-offset");
 		return -EINVAL;
 	}
@@ -469,7 +426,7 @@ static int nodes_opts(struct cap_opts *o)
 	}
 	total = (uint64_t)o->per_node * n->nr_nodes;
 	if (o->workers && o->workers != total) {
-		vnp_cap_err("--collectives-worker-count %u is not --collectives-workers-per-node "
+		cap_err("--collectives-worker-count %u is not --collectives-workers-per-node "
 			    "%u times the %u nodes (MPI processes): give %llu or leave it out",
 			    o->workers, o->per_node, n->nr_nodes, (unsigned long long)total);
 		return -EINVAL;
@@ -519,7 +476,7 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 
 	*o = (struct cap_opts){ .num_exec = 1, .nodes = nodes };
 	snprintf(core_max, sizeof(core_max), "a core number from 0 to %u",
-		 VNP_CAP_MAX_CORES - 1);
+		 CAP_MAX_CORES - 1);
 	snprintf(watermarks, sizeof(watermarks), "bytes, a multiple of %u",
 		 VNEURON_TRACE_RECORD_SIZE);
 	for (i = 1; i < argc; i++)
@@ -553,9 +510,9 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 			o->ignore_errors = 1;
 			break;
 		case 'c':
-			ret = num_opt("core", optarg, 0, VNP_CAP_MAX_CORES - 1, 0, core_max, &v);
-			if (!ret && o->nr_cores == VNP_CAP_MAX_CORES) {
-				vnp_cap_err("--core given more than %u times", VNP_CAP_MAX_CORES);
+			ret = num_opt("core", optarg, 0, CAP_MAX_CORES - 1, 0, core_max, &v);
+			if (!ret && o->nr_cores == CAP_MAX_CORES) {
+				cap_err("--core given more than %u times", CAP_MAX_CORES);
 				ret = -EINVAL;
 			}
 			if (!ret)
@@ -567,12 +524,12 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 			o->device_given = 1;
 			break;
 		case 'W':
-			ret = num_opt("collectives-worker-count", optarg, 1, VNP_CAP_MAX_CORES, 0,
+			ret = num_opt("collectives-worker-count", optarg, 1, CAP_MAX_CORES, 0,
 				      "a number of workers from 1 to 16", &v);
 			o->workers = (unsigned int)v;
 			break;
 		case 'P':
-			ret = num_opt("collectives-workers-per-node", optarg, 1, VNP_CAP_MAX_CORES,
+			ret = num_opt("collectives-workers-per-node", optarg, 1, CAP_MAX_CORES,
 				      0, "a number of workers from 1 to 16", &v);
 			o->per_node = (unsigned int)v;
 			break;
@@ -617,10 +574,10 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 			return 0;
 		default:
 			if (optopt)
-				vnp_cap_err("option '-%c' %s", optopt, strchr("nsNkcdrmw", optopt) ?
+				cap_err("option '-%c' %s", optopt, strchr("nsNkcdrmw", optopt) ?
 					    "needs a value" : "is unknown");
 			else
-				vnp_cap_err("option '%s' is unknown or needs a value",
+				cap_err("option '%s' is unknown or needs a value",
 					    argv[optind - 1]);
 			fputs("Try 'vneuron-profile capture --help'.\n", stderr);
 			return -EINVAL;
@@ -629,39 +586,39 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 	if (ret)
 		return ret;
 	if (!o->profile) {
-		vnp_cap_err("give the profile to write with -s PROFILE.vntf");
+		cap_err("give the profile to write with -s PROFILE.vntf");
 		return -EINVAL;
 	}
 	if (nodes && !o->per_node) {
-		vnp_cap_err("vneuron-profile-mpi captures one node of an MPI job: give "
+		cap_err("vneuron-profile-mpi captures one node of an MPI job: give "
 			    "--collectives-workers-per-node (vneuron-profile capture runs it)");
 		return -EINVAL;
 	}
 	if (o->host && dashdash) {
-		vnp_cap_err("--host runs a program (-n) on host threads; an application's own "
+		cap_err("--host runs a program (-n) on host threads; an application's own "
 			    "device files need the module: leave out --host, or capture the "
 			    "application's program with -n");
 		return -EINVAL;
 	}
 	if (o->host && (o->nr_cores || o->device_given)) {
-		vnp_cap_err("--core and --device name the module's cores; --host runs on host "
+		cap_err("--core and --device name the module's cores; --host runs on host "
 			    "threads (workers are placed as on devices of %u cores)",
 			    HOST_CORES_PER_DEVICE);
 		return -EINVAL;
 	}
 	if (dashdash) {
 		if (o->program || optind < dashdash) {
-			vnp_cap_err("the application form takes no program and no inputs "
+			cap_err("the application form takes no program and no inputs "
 				    "(-n and NAME FILE pairs are for the program form)");
 			return -EINVAL;
 		}
 		if (dashdash + 1 >= argc) {
-			vnp_cap_err("nothing to run after '--'");
+			cap_err("nothing to run after '--'");
 			return -EINVAL;
 		}
 		if (o->nth || o->num_exec != 1 || o->ignore_errors || o->workers ||
 		    o->per_node) {
-			vnp_cap_err("--num-exec, --profile-nth-exec, --ignore-exec-errors and "
+			cap_err("--num-exec, --profile-nth-exec, --ignore-exec-errors and "
 				    "--collectives-* are for the program form (an application makes "
 				    "its own workers: every core is traced)");
 			return -EINVAL;
@@ -670,17 +627,17 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 		return node_ranks(o);
 	}
 	if (!o->program) {
-		vnp_cap_err("give the program to run with -n PROGRAM.vnef, or an application "
+		cap_err("give the program to run with -n PROGRAM.vnef, or an application "
 			    "after '--'");
 		return -EINVAL;
 	}
 	if ((argc - optind) % 2) {
-		vnp_cap_err("inputs come in NAME FILE pairs; '%s' has no file", argv[argc - 1]);
+		cap_err("inputs come in NAME FILE pairs; '%s' has no file", argv[argc - 1]);
 		return -EINVAL;
 	}
 	for (i = optind; i + 1 < argc; i += 2) {
 		if (o->nr_inputs == MAX_INPUTS) {
-			vnp_cap_err("more than %u inputs", MAX_INPUTS);
+			cap_err("more than %u inputs", MAX_INPUTS);
 			return -EINVAL;
 		}
 		o->inputs[o->nr_inputs].name = argv[i];
@@ -688,17 +645,17 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 		o->nr_inputs++;
 	}
 	if (o->nth > o->num_exec) {
-		vnp_cap_err("--profile-nth-exec %u is beyond --num-exec %u", o->nth, o->num_exec);
+		cap_err("--profile-nth-exec %u is beyond --num-exec %u", o->nth, o->num_exec);
 		return -EINVAL;
 	}
 	if (o->nr_cores > 1) {
-		vnp_cap_err("the program form runs on one core: give --core once");
+		cap_err("the program form runs on one core: give --core once");
 		return -EINVAL;
 	}
 	if (o->per_node && (nodes || mpi_launcher()))
 		return nodes_opts(o);
 	if (o->per_node && !o->workers) {
-		vnp_cap_err("--collectives-workers-per-node %u without --collectives-worker-count "
+		cap_err("--collectives-workers-per-node %u without --collectives-worker-count "
 			    "gives the workers of each node of an MPI job: run capture under "
 			    "mpirun, one process a node (docs/profiler.md, \"Several "
 			    "machines\"), or give --collectives-worker-count to run them all here",
@@ -706,19 +663,19 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 		return -EINVAL;
 	}
 	if (o->workers && o->nr_cores) {
-		vnp_cap_err("workers take one core each, from core 0 of --device on: give no "
+		cap_err("workers take one core each, from core 0 of --device on: give no "
 			    "--core");
 		return -EINVAL;
 	}
 	if (o->per_node && o->per_node > o->workers) {
-		vnp_cap_err("--collectives-workers-per-node %u is more than the %u workers",
+		cap_err("--collectives-workers-per-node %u is more than the %u workers",
 			    o->per_node, o->workers);
 		return -EINVAL;
 	}
 	if (node_ranks(o))
 		return -EINVAL;
 	if (o->per_node && o->per_node < o->workers) {
-		vnp_cap_err("%u of the %u workers would run on other machines: run capture "
+		cap_err("%u of the %u workers would run on other machines: run capture "
 			    "under mpirun, one process a node, with "
 			    "--collectives-workers-per-node %u (docs/profiler.md, \"Several "
 			    "machines\"), or all of them here (leave out "
@@ -727,1063 +684,6 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 		return -EINVAL;
 	}
 	return 0;
-}
-
-/* ---- the program form ---- */
-
-/*
- * Reads an input file into a tensor's bytes: a .npy of float32 (converted for a bf16
- * tensor) or raw bytes of exactly the tensor's size. 0 or -errno (said).
- */
-static int read_input(const struct vnef_tensor *t, struct cap_input *in)
-{
-	uint64_t numel = 1, i;
-	struct nd_error e;
-	struct nd_npy npy;
-	uint8_t *file, *buf;
-	void *raw = NULL;
-	size_t len;
-	int ret;
-
-	for (i = 0; i < t->rank && i < VNEF_MAX_RANK; i++)
-		numel *= t->shape[i];
-	ret = nd_read_file(in->path, VNEF_MAX_TENSOR_BYTES * 2 + 4096, &raw, &len);
-	if (ret) {
-		vnp_cap_err("input '%s': %s: %s", in->name, in->path, strerror(-ret));
-		return ret;
-	}
-	file = raw;
-	if (len < 6 || memcmp(file, "\x93NUMPY", 6)) {
-		if (len != t->size) {
-			vnp_cap_err("input '%s': %s is %zu bytes of raw data, the tensor %llu "
-				    "bytes (or give a .npy file)", in->name, in->path, len,
-				    (unsigned long long)t->size);
-			free(file);
-			return -EINVAL;
-		}
-		in->data = file;
-		return 0;
-	}
-	ret = nd_npy_parse(file, len, &npy, &e);
-	if (ret) {
-		vnp_cap_err("input '%s': %s: %s", in->name, in->path, e.msg);
-		free(file);
-		return ret;
-	}
-	if (npy.count != numel) {
-		vnp_cap_err("input '%s': %s holds %llu elements, the tensor %llu", in->name,
-			    in->path, (unsigned long long)npy.count, (unsigned long long)numel);
-		free(file);
-		return -EINVAL;
-	}
-	buf = malloc(t->size);
-	if (!buf) {
-		free(file);
-		return -ENOMEM;
-	}
-	for (i = 0; i < numel; i++) {
-		float f;
-
-		memcpy(&f, file + npy.data_off + 4 * i, 4);
-		if (t->dtype == VNEF_DT_FP32) {
-			memcpy(buf + 4 * i, &f, 4);
-		} else {
-			uint16_t h = nd_fp32_to_bf16(f);
-
-			memcpy(buf + 2 * i, &h, 2);
-		}
-	}
-	free(file);
-	in->data = buf;
-	return 0;
-}
-
-/* A FILE with {rank}: each worker's own file, the tag replaced by its rank. */
-static int read_rank_inputs(const struct vnef_tensor *t, struct cap_input *in,
-			    unsigned int workers, unsigned int base)
-{
-	const char *tag = strstr(in->path, RANK_TAG);
-	struct cap_input one = { .name = in->name };
-	char path[PATH_MAX];
-	unsigned int r;
-	int ret;
-
-	for (r = 0; r < workers; r++) {
-		snprintf(path, sizeof(path), "%.*s%u%s", (int)(tag - in->path), in->path,
-			 base + r, tag + strlen(RANK_TAG));
-		one.path = path;
-		one.data = NULL;
-		ret = read_input(t, &one);
-		if (ret)
-			return ret;
-		in->rank_data[r] = one.data;
-	}
-	return 0;
-}
-
-/*
- * Every NAME FILE pair names an input tensor of the program; the first pair of a name
- * gives its bytes. 0 or -errno (said).
- */
-static int read_inputs(const struct vnp_prog *p, struct cap_opts *o)
-{
-	unsigned int i, k;
-	int j, ret;
-
-	for (i = 0; i < o->nr_inputs; i++) {
-		j = vnp_prog_tensor(p, o->inputs[i].name);
-		if (j < 0 || p->tensors[j].kind != VNEF_TENSOR_INPUT) {
-			vnp_cap_err("%s has no input tensor '%s'", o->program, o->inputs[i].name);
-			return -ENOENT;
-		}
-	}
-	for (i = 0; i < o->nr_inputs; i++) {
-		for (k = 0; k < i; k++)
-			if (!strcmp(o->inputs[k].name, o->inputs[i].name))
-				break;
-		if (k < i)
-			continue;
-		j = vnp_prog_tensor(p, o->inputs[i].name);
-		if (o->workers && strstr(o->inputs[i].path, RANK_TAG)) {
-			ret = read_rank_inputs(&p->tensors[j], &o->inputs[i], o->workers,
-					       o->rank_base);
-			if (ret)
-				return ret;
-			continue;
-		}
-		ret = read_input(&p->tensors[j], &o->inputs[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static void free_inputs(struct cap_opts *o)
-{
-	unsigned int i, r;
-
-	for (i = 0; i < o->nr_inputs; i++) {
-		free(o->inputs[i].data);
-		o->inputs[i].data = NULL;
-		for (r = 0; r < VNP_CAP_MAX_CORES; r++) {
-			free(o->inputs[i].rank_data[r]);
-			o->inputs[i].rank_data[r] = NULL;
-		}
-	}
-}
-
-/* The program on a device file of its own. 0 or -errno (said). */
-static int run_open(struct run *r, const struct cap_opts *o)
-{
-	struct nd_error e;
-	int ret = nd_open(o->device, &r->dev, &e);
-
-	if (ret)
-		vnp_cap_err("%s", e.msg);
-	return ret;
-}
-
-/* Loads the program on the device: what the kernel refuses is bad input. */
-static int run_load(struct run *r, const struct cap_opts *o)
-{
-	struct nd_load_error le;
-	const void *image;
-	size_t size;
-	int ret;
-
-	image = vnp_prog_image(&r->prog, &size);
-	ret = nd_program_load(r->dev, image, size, &r->loaded, &le);
-	if (ret)
-		vnp_cap_err("%s: %s", o->program, nd_device_error(r->dev));
-	return ret;
-}
-
-/* The bytes input tensor name gets (a worker's own for a FILE with {rank}), or NULL. */
-static const void *input_data(const struct cap_opts *o, const char *name, unsigned int rank)
-{
-	unsigned int i;
-
-	for (i = 0; i < o->nr_inputs; i++) {
-		const void *data = o->inputs[i].data ?:
-				   (rank < VNP_CAP_MAX_CORES ? o->inputs[i].rank_data[rank] : NULL);
-
-		if (data && !strcmp(name, o->inputs[i].name))
-			return data;
-	}
-	return NULL;
-}
-
-/*
- * A device buffer for every input and output tensor (scratch tensors come from the core,
- * constants from the image), filled from the inputs given (a worker's own for a FILE
- * with {rank}); the others stay zero, as device memory starts. 0 or -errno (said).
- */
-static int bind_tensors(struct nd_device *dev, const struct vnp_prog *p,
-			const struct cap_opts *o, unsigned int rank, unsigned int *nb,
-			struct nd_bind **binds, struct nd_mem ***mems)
-{
-	const void *data;
-	uint32_t j;
-	int ret;
-
-	*binds = calloc(p->ntensors + 1, sizeof(**binds));
-	*mems = calloc(p->ntensors + 1, sizeof(**mems));
-	if (!*binds || !*mems)
-		return -ENOMEM;
-	for (j = 0; j < p->ntensors; j++) {
-		const struct vnef_tensor *t = &p->tensors[j];
-		const char *name = vnp_prog_str(p, t->name_off);
-		struct nd_mem **m = &(*mems)[*nb];
-
-		if (t->kind != VNEF_TENSOR_INPUT && t->kind != VNEF_TENSOR_OUTPUT)
-			continue;
-		ret = nd_mem_alloc(dev, t->size, m);
-		if (ret) {
-			vnp_cap_err("tensor '%s' (%llu bytes): %s", name,
-				    (unsigned long long)t->size, nd_device_error(dev));
-			return ret;
-		}
-		(*binds)[*nb].name = name;
-		(*binds)[(*nb)++].mem = *m;
-		data = input_data(o, name, rank);
-		ret = data ? nd_mem_write(*m, 0, data, t->size) : 0;
-		if (ret) {
-			vnp_cap_err("input '%s': %s", name, nd_device_error(dev));
-			return ret;
-		}
-	}
-	return 0;
-}
-
-/*
- * --host: a zeroed host buffer for every input and output tensor, filled as
- * bind_tensors() fills device memory. 0 or -ENOMEM (said).
- */
-static int host_tensors(const struct vnp_prog *p, const struct cap_opts *o, unsigned int rank,
-			unsigned int *n, struct nd_host_tensor **tp)
-{
-	const void *data;
-	uint32_t j;
-
-	*tp = calloc(p->ntensors + 1, sizeof(**tp));
-	if (!*tp)
-		goto nomem;
-	for (j = 0; j < p->ntensors; j++) {
-		const struct vnef_tensor *t = &p->tensors[j];
-		struct nd_host_tensor *ht = &(*tp)[*n];
-
-		if (t->kind != VNEF_TENSOR_INPUT && t->kind != VNEF_TENSOR_OUTPUT)
-			continue;
-		ht->name = vnp_prog_str(p, t->name_off);
-		ht->size = t->size;
-		ht->data = t->size <= SIZE_MAX ? calloc(1, (size_t)t->size ?: 1) : NULL;
-		if (!ht->data)
-			goto nomem;
-		++*n;
-		data = input_data(o, ht->name, rank);
-		if (data)
-			memcpy(ht->data, data, (size_t)t->size);
-	}
-	return 0;
-nomem:
-	vnp_cap_err("out of memory for the program's tensors");
-	return -ENOMEM;
-}
-
-static void host_tensors_free(struct nd_host_tensor *t, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; t && i < n; i++)
-		free(t[i].data);
-	free(t);
-}
-
-/*
- * --host: one execution of the program on host core h. 0 with *res (an execution that
- * failed is a result), or -errno for one that could not run (said).
- */
-static int host_exec(struct nd_host *h, const struct vnp_prog *p,
-		     const struct nd_host_tensor *t, unsigned int n, struct nd_run_result *res)
-{
-	const void *image;
-	size_t size;
-	int ret;
-
-	image = vnp_prog_image(p, &size);
-	ret = nd_host_run(h, image, size, t, n, 0, res);
-	if (ret && res->result == VNEURON_EXEC_OK) {
-		vnp_cap_err("%s", nd_host_error(h));
-		return ret;
-	}
-	return 0;
-}
-
-static int run_bind(struct run *r, const struct cap_opts *o)
-{
-	return bind_tensors(r->dev, &r->prog, o, 0, &r->nb, &r->binds, &r->mems);
-}
-
-static void run_free(struct run *r)
-{
-	unsigned int j;
-
-	host_tensors_free(r->ht, r->nht);
-	for (j = 0; r->mems && j < r->nb; j++)
-		nd_mem_free(r->mems[j]);
-	free(r->mems);
-	free(r->binds);
-	if (r->loaded)
-		nd_program_unload(r->loaded);
-	nd_close(r->dev);
-	vnp_cap_close(&r->cap);
-	vnp_prog_free(&r->prog);
-}
-
-/* On a terminal, runs longer than a second show their progress five times a second. */
-static void progress(const struct vnp_capture *c, unsigned int i, unsigned int n, uint64_t t0,
-		     uint64_t *last, int done)
-{
-	uint64_t t = vnp_now_ns(CLOCK_MONOTONIC);
-
-	if (!done && (t - t0 < 1000000000ull || t - *last < 200000000ull))
-		return;
-	if (!*last && done)
-		return;		/* short run: nothing was shown */
-	*last = t;
-	fprintf(stderr, "\rexecution %u/%u, %llu records, %.1f s%s", i, n,
-		(unsigned long long)vnp_cap_records(c), (double)(t - t0) / 1e9,
-		done ? "\n" : "");
-}
-
-/* "execution 1 ended FAULT: access outside SBUF (reason 7) at DMA q3 desc 2" */
-static void exec_failed(const struct nd_run_result *res, unsigned int i,
-			const struct cap_opts *o)
-{
-	char where[48] = "", sn[32];
-
-	if (res->stream < VNEF_STREAMS)
-		snprintf(where, sizeof(where), " at %s %s %u",
-			 vnp_stream_name(res->stream, sn, sizeof(sn)),
-			 res->stream < VNEF_ENGINES ? "pc" : "desc", res->pc);
-	/* FAULT: the profile's ERROR record says which access (view shows it) */
-	vnp_cap_err("execution %u ended %s%s%s (reason %u)%s%s", i,
-		    vnp_exec_status_name(res->result), *vnp_exec_reason_name(res->reason) ?
-		    ": " : "", vnp_exec_reason_name(res->reason), res->reason, where,
-		    o->ignore_errors ? "; going on (--ignore-exec-errors)" : "");
-}
-
-/*
- * Runs the program --num-exec times, tracing all executions or the --profile-nth-exec
- * one; a failed execution stops the runs unless --ignore-exec-errors. 0 or -errno
- * (said); *failed counts the executions that did not end OK.
- */
-static int run_execs(struct run *r, const struct cap_opts *o, unsigned int *failed)
-{
-	int tty = isatty(2) && !o->quiet, ret;
-	uint64_t t0, last = 0;
-	unsigned int i;
-
-	*failed = 0;
-	if (!o->nth) {
-		ret = vnp_cap_start(&r->cap, &o->trace);
-		if (ret)
-			return ret;
-	}
-	t0 = vnp_now_ns(CLOCK_MONOTONIC);
-	for (i = 1; i <= o->num_exec; i++) {
-		struct nd_run_result res;
-		uint64_t id;
-
-		if (o->nth == i) {
-			ret = vnp_cap_start(&r->cap, &o->trace);
-			if (ret)
-				return ret;
-		}
-		if (o->host) {
-			ret = host_exec(r->cap.hosts[0], &r->prog, r->ht, r->nht, &res);
-		} else {
-			ret = nd_exec(r->loaded, r->cap.core[0], r->binds, r->nb, 0, &id) ?:
-			      nd_wait(r->dev, id, ND_WAIT_FOREVER, &res);
-			if (ret)
-				vnp_cap_err("execution %u: %s", i, nd_device_error(r->dev));
-		}
-		if (ret)
-			return ret;
-		if (o->nth == i) {
-			ret = vnp_cap_stop(&r->cap);
-			if (ret)
-				return ret;
-		}
-		if (res.result != VNEURON_EXEC_OK) {
-			if (tty && last)
-				fputc('\n', stderr);
-			exec_failed(&res, i, o);
-			++*failed;
-			if (!o->ignore_errors)
-				break;
-		}
-		if (tty)
-			progress(&r->cap, i, o->num_exec, t0, &last, 0);
-		if (vnp_cap_signalled())
-			break;
-	}
-	if (tty)
-		progress(&r->cap, i > o->num_exec ? o->num_exec : i, o->num_exec, t0, &last, 1);
-	return 0;
-}
-
-/* SIGINT or SIGTERM ended the run early: said, and 128+signal. */
-static int stopped_by_signal(void)
-{
-	int sig = vnp_cap_signalled();
-
-	vnp_cap_err("stopped by %s after the running execution; the profile is complete",
-		    strsignal(sig));
-	return 128 + sig;
-}
-
-/* The exit status of the program form. */
-static int cmd_capture_program(struct cap_opts *o)
-{
-	struct run r = { 0 };
-	unsigned int failed = 0;
-	char err[512];
-	int ret, status;
-
-	ret = vnp_prog_open(&r.prog, o->program, err, sizeof(err));
-	if (ret) {
-		vnp_cap_err("%s: %s", o->program, err);
-		status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
-		goto out;
-	}
-	ret = read_inputs(&r.prog, o);
-	if (ret) {
-		status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
-		goto out;
-	}
-	status = VNP_EXIT_SYSTEM;
-	if (o->host) {
-		/* the host backend: nothing to open or load, buffers in this process */
-		if (vnp_cap_open_host(&r.cap, 1, HOST_CORES_PER_DEVICE, 0) ||
-		    create_profile(&r.cap, o, &r.prog) ||
-		    host_tensors(&r.prog, o, 0, &r.nht, &r.ht) || run_execs(&r, o, &failed))
-			goto out;
-		goto finish;
-	}
-	if (vnp_cap_open(&r.cap, o->device))
-		goto out;
-	/* one core: the one given, or core 0 */
-	if (vnp_cap_cores(&r.cap, o->cores, 1)) {
-		status = VNP_EXIT_USAGE;
-		goto out;
-	}
-	if (create_profile(&r.cap, o, &r.prog) || run_open(&r, o))
-		goto out;
-	if (run_load(&r, o)) {
-		status = VNP_EXIT_INPUT;
-		goto out;
-	}
-	if (run_bind(&r, o) || run_execs(&r, o, &failed))
-		goto out;
-finish:
-	ret = vnp_cap_finish(&r.cap, o->quiet);
-	status = ret ? VNP_EXIT_SYSTEM : failed ? VNP_EXIT_INPUT : VNP_EXIT_OK;
-	if (!ret && vnp_cap_signalled())
-		status = stopped_by_signal();
-	if (failed && o->ignore_errors)
-		vnp_cap_err("%u of %u executions failed", failed, o->num_exec);
-out:
-	free_inputs(o);
-	run_free(&r);
-	return status;
-}
-
-/* ---- the program form with collectives workers ---- */
-
-/* One worker (rank): its core, its communicator handle, its buffers. */
-struct worker {
-	unsigned int dev;		/* index of its device in the capture's and the run's */
-	unsigned int core;
-	struct nd_comm *comm;
-	unsigned int nb;
-	struct nd_bind *binds;
-	struct nd_mem **mems;
-	uint64_t id;			/* its execution in flight */
-	int queued;
-	struct nd_run_result res;
-	/* --host: its host buffers, the thread running its execution, how that went */
-	unsigned int nht;
-	struct nd_host_tensor *ht;
-	struct nd_host *h;
-	const struct vnp_prog *prog;
-	int ret;
-};
-
-struct wrun {
-	struct vnp_prog prog;
-	struct vnp_capture cap;
-	struct nd_device *dev[VNP_CAP_MAX_DEVICES];	/* the workers' device files */
-	struct nd_program *loaded[VNP_CAP_MAX_DEVICES];
-	struct worker w[VNP_CAP_MAX_CORES];
-	unsigned int n;
-	nd_comm_id id;
-	int registered;
-	struct nd_host_comm *hcomm;	/* --host: the host ranks' communicator */
-	const struct vnp_cap_nodes *nodes;	/* hcomm spans the nodes: theirs to free */
-};
-
-/*
- * Where the workers run: rank r on the r-th core counting from core 0 of /dev/vneuronD
- * on, device after device (each with its own core count). Opens the devices for tracing
- * and tells the capture. 0 or -errno (said).
- */
-static int place_workers(struct wrun *wr, const struct cap_opts *o)
-{
-	unsigned int dev[VNP_CAP_MAX_CORES], core[VNP_CAP_MAX_CORES], r, d = 0, k = 0;
-	int idx;
-
-	for (r = 0; r < o->workers; r++) {
-		if (k == wr->cap.core_count[d]) {
-			/* this device is full: the next one */
-			idx = vnp_cap_add_device(&wr->cap, wr->cap.devnum[d] + 1, 1);
-			if (idx == -ENODEV) {
-				vnp_cap_err("%u workers need %u more core%s than /dev/vneuron%u.."
-					    "%u have (load the module with more devices or "
-					    "cores)", o->workers, o->workers - r,
-					    o->workers - r == 1 ? "" : "s", o->device,
-					    wr->cap.devnum[d]);
-				return -ENODEV;
-			}
-			if (idx < 0)
-				return idx;
-			d = (unsigned int)idx;
-			k = 0;
-		}
-		dev[r] = d;
-		core[r] = k++;
-	}
-	wr->n = o->workers;
-	return vnp_cap_workers(&wr->cap, dev, core, o->workers);
-}
-
-static int nodes_comm_new(struct wrun *wr, const struct cap_opts *o, const uint32_t *dev);
-
-/* The program on every worker's device, the communicator, each worker's buffers. */
-static int workers_open(struct wrun *wr, const struct cap_opts *o)
-{
-	uint32_t dev[VNP_CAP_MAX_CORES];
-	struct nd_load_error le;
-	struct nd_error e;
-	const void *image;
-	unsigned int d, r;
-	size_t size;
-	int ret;
-
-	image = vnp_prog_image(&wr->prog, &size);
-	for (d = 0; d < wr->cap.ndev; d++) {
-		ret = nd_open(wr->cap.devnum[d], &wr->dev[d], &e);
-		if (ret) {
-			vnp_cap_err("%s", e.msg);
-			return ret;
-		}
-		ret = nd_program_load(wr->dev[d], image, size, &wr->loaded[d], &le);
-		if (ret) {
-			vnp_cap_err("%s: %s", o->program, nd_device_error(wr->dev[d]));
-			return -EINVAL;		/* the program is refused: bad input */
-		}
-	}
-	if (o->nodes) {
-		/* registered by MPI's proxy, which unregisters it when it ends */
-		for (r = 0; r < wr->n; r++)
-			dev[r] = wr->cap.cdev[r];
-		ret = nodes_comm_new(wr, o, dev);
-		if (ret)
-			return ret == -EINVAL ? -EIO : ret;
-	} else {
-		ret = nd_comm_create(wr->dev[0], wr->n, &wr->id);
-		if (ret) {
-			vnp_cap_err("a communicator of %u ranks: %s", wr->n, ret == -EOPNOTSUPP ?
-				    "the module has no collectives (VNEURON_CAP_COLLECTIVES)" :
-				    nd_device_error(wr->dev[0]));
-			return ret == -EINVAL ? -EIO : ret;
-		}
-		wr->registered = 1;
-	}
-	for (r = 0; r < wr->n; r++) {
-		struct worker *w = &wr->w[r];
-
-		w->dev = wr->cap.cdev[r];
-		w->core = wr->cap.core[r];
-		ret = nd_comm_join(wr->dev[w->dev], &wr->id, o->rank_base + r, w->core,
-				   &w->comm);
-		if (ret) {
-			vnp_cap_err("worker %u on /dev/vneuron%u core %u: %s", r,
-				    wr->cap.devnum[w->dev], w->core, nd_device_error(wr->dev[w->dev]));
-			return ret == -EINVAL ? -EIO : ret;
-		}
-		ret = bind_tensors(wr->dev[w->dev], &wr->prog, o, r, &w->nb, &w->binds,
-				   &w->mems);
-		if (ret)
-			return ret == -EINVAL ? -EIO : ret;
-	}
-	if (wr->registered)
-		nd_comm_unregister(wr->dev[0], &wr->id);
-	wr->registered = 0;
-	return 0;
-}
-
-/*
- * Several nodes: the communicator of this node's workers spanning every node's (MPI's
- * proxy, through o->nodes: host ranks with --host, else the module's on the first
- * device, whose id goes to wr->id), its first rank checked against the node section's.
- * 0 or -errno (said).
- */
-static int nodes_comm_new(struct wrun *wr, const struct cap_opts *o, const uint32_t *dev)
-{
-	const struct vnp_cap_nodes *n = o->nodes;
-	unsigned int first;
-	int ret;
-
-	if (o->host)
-		ret = n->comm_new(n->ctx, wr->n, dev, &wr->hcomm, &first);
-	else
-		ret = n->comm_new_dev(n->ctx, wr->dev[0], wr->n, dev, &wr->id, &first);
-	if (ret == -ECANCELED) {
-		vnp_cap_err("node %u: another node failed before the workers met (its error "
-			    "above); stopping", n->node);
-		return ret;
-	}
-	if (ret) {
-		vnp_cap_err("node %u: a communicator of %u workers here across %u nodes: %s",
-			    n->node, wr->n, n->nr_nodes, ret == -EOPNOTSUPP ?
-			    "the module has no network queue (VNEURON_CAP_NETQ)" :
-			    strerror(-ret));
-		return ret;
-	}
-	wr->nodes = n;
-	if (first != o->rank_base) {
-		vnp_cap_err("node %u: MPI numbers its first worker %u, the profile %u", n->node,
-			    first, o->rank_base);
-		return -EPROTO;
-	}
-	return 0;
-}
-
-/*
- * The communicator across nodes ends (before MPI does): 0, or the proxy's error (said:
- * a broken communicator, arguments that differ between nodes, MPI failing).
- */
-static int nodes_comm_end(struct wrun *wr)
-{
-	unsigned int r;
-	int ret;
-
-	if (!wr->nodes)
-		return 0;
-	for (r = 0; r < wr->n; r++)
-		if (wr->w[r].h)
-			nd_host_set_comm(wr->w[r].h, NULL, 0);
-	ret = wr->nodes->comm_free(wr->nodes->ctx);
-	if (ret)
-		vnp_cap_err("node %u: the communicator across nodes ended with an error: %s",
-			    wr->nodes->node, strerror(-ret));
-	wr->nodes = NULL;
-	wr->hcomm = NULL;
-	return ret;
-}
-
-/*
- * --host: the workers on host cores (placed as on devices of two cores, so two ranks of
- * one device exchange over the intra-device link as on the module), one communicator,
- * each worker's buffers. 0 or -errno (said).
- */
-static int host_workers_open(struct wrun *wr, const struct cap_opts *o)
-{
-	uint32_t dev[VNP_CAP_MAX_CORES];
-	unsigned int r;
-	int ret;
-
-	wr->n = o->workers;
-	for (r = 0; r < wr->n; r++)
-		dev[r] = wr->cap.cdev[r];
-	if (o->nodes) {
-		ret = nodes_comm_new(wr, o, dev);
-		if (ret)
-			return ret;
-	} else {
-		ret = nd_host_comm_new(wr->n, dev, &wr->hcomm);
-		if (ret) {
-			vnp_cap_err("a host communicator of %u ranks: %s", wr->n, strerror(-ret));
-			return ret;
-		}
-	}
-	for (r = 0; r < wr->n; r++) {
-		struct worker *w = &wr->w[r];
-
-		w->h = wr->cap.hosts[r];
-		w->prog = &wr->prog;
-		ret = nd_host_set_comm(w->h, wr->hcomm, o->rank_base + r) ?:
-		      host_tensors(&wr->prog, o, r, &w->nht, &w->ht);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static void *host_worker_thread(void *arg)
-{
-	struct worker *w = arg;
-
-	w->ret = host_exec(w->h, w->prog, w->ht, w->nht, &w->res);
-	return NULL;
-}
-
-/* --host: one execution on every worker at once, a thread each, as ranks run. */
-static int host_workers_round(struct wrun *wr, unsigned int i)
-{
-	pthread_t thr[VNP_CAP_MAX_CORES];
-	unsigned int r, started;
-	int ret = 0, e;
-
-	for (started = 0; started < wr->n; started++) {
-		e = pthread_create(&thr[started], NULL, host_worker_thread, &wr->w[started]);
-		if (e) {
-			vnp_cap_err("execution %u: cannot start worker %u's thread: %s", i,
-				    started, strerror(e));
-			/* the ranks started meet nobody: a broken communicator ends them */
-			ret = -e;
-			break;
-		}
-	}
-	for (r = 0; r < started; r++) {
-		pthread_join(thr[r], NULL);
-		if (wr->w[r].ret && !ret)
-			ret = wr->w[r].ret;
-	}
-	return ret;
-}
-
-static void workers_free(struct wrun *wr)
-{
-	unsigned int r, j, d;
-
-	for (r = 0; r < wr->n; r++) {
-		struct worker *w = &wr->w[r];
-
-		host_tensors_free(w->ht, w->nht);
-		if (w->h)
-			nd_host_set_comm(w->h, NULL, 0);
-		for (j = 0; w->mems && j < w->nb; j++)
-			nd_mem_free(w->mems[j]);
-		free(w->mems);
-		free(w->binds);
-		nd_comm_destroy(w->comm);
-	}
-	nd_host_comm_free(wr->hcomm);
-	if (wr->registered)
-		nd_comm_unregister(wr->dev[0], &wr->id);
-	for (d = 0; d < VNP_CAP_MAX_DEVICES; d++) {
-		if (wr->loaded[d])
-			nd_program_unload(wr->loaded[d]);
-		nd_close(wr->dev[d]);
-	}
-	vnp_cap_close(&wr->cap);
-	vnp_prog_free(&wr->prog);
-}
-
-/* "worker 2: execution 1 ended ABORTED: collective 0 (ALL_REDUCE) ... rank 1 left" */
-static void worker_failed(struct wrun *wr, unsigned int r, unsigned int i,
-			  const struct cap_opts *o)
-{
-	struct worker *w = &wr->w[r];
-	char what[256];
-
-	if (o->host)
-		/* no module to ask: the status and reason */
-		snprintf(what, sizeof(what), "%s (reason %u)",
-			 vnp_exec_reason_name(w->res.reason), w->res.reason);
-	else
-		nd_comm_describe(w->comm, wr->loaded[w->dev], &w->res, what, sizeof(what));
-	vnp_cap_err("worker %u: execution %u ended %s: %s%s", r, i,
-		    vnp_exec_status_name(w->res.result), what,
-		    o->ignore_errors ? "; going on (--ignore-exec-errors)" : "");
-}
-
-/*
- * Runs the program --num-exec times on every worker at once (each execution of a rank
- * meets the others' at its collectives), tracing all executions or the K-th of each
- * worker. A failed execution breaks the communicator, so the runs stop unless
- * --ignore-exec-errors (and then every later collective fails too). 0 or -errno (said);
- * *failed counts the workers' executions that did not end OK.
- */
-static int workers_execs(struct wrun *wr, const struct cap_opts *o, unsigned int *failed)
-{
-	int tty = isatty(2) && !o->quiet, ret;
-	uint64_t t0, last = 0;
-	unsigned int i, r, bad;
-
-	*failed = 0;
-	if (!o->nth) {
-		ret = vnp_cap_start(&wr->cap, &o->trace);
-		if (ret)
-			return ret;
-	}
-	t0 = vnp_now_ns(CLOCK_MONOTONIC);
-	for (i = 1; i <= o->num_exec; i++) {
-		if (o->nth == i) {
-			ret = vnp_cap_start(&wr->cap, &o->trace);
-			if (ret)
-				return ret;
-		}
-		ret = 0;
-		for (r = 0; r < wr->n && !ret && !o->host; r++) {
-			struct worker *w = &wr->w[r];
-
-			ret = nd_exec(wr->loaded[w->dev], w->core, w->binds, w->nb, 0, &w->id);
-			if (ret)
-				vnp_cap_err("worker %u: execution %u: %s", r, i,
-					    nd_device_error(wr->dev[w->dev]));
-			w->queued = !ret;
-		}
-		if (o->host)
-			ret = host_workers_round(wr, i);
-		/* every queued execution is waited for, even after a failed submission */
-		for (r = 0; r < wr->n; r++) {
-			struct worker *w = &wr->w[r];
-			int wret;
-
-			if (!w->queued)
-				continue;
-			w->queued = 0;
-			wret = nd_wait(wr->dev[w->dev], w->id, ND_WAIT_FOREVER, &w->res);
-			if (wret && !ret) {
-				vnp_cap_err("worker %u: execution %u: %s", r, i,
-					    nd_device_error(wr->dev[w->dev]));
-				ret = wret;
-			}
-		}
-		if (ret)
-			return ret;
-		if (o->nth == i) {
-			ret = vnp_cap_stop(&wr->cap);
-			if (ret)
-				return ret;
-		}
-		for (r = 0, bad = 0; r < wr->n; r++) {
-			if (wr->w[r].res.result == VNEURON_EXEC_OK)
-				continue;
-			if (tty && last && !bad)
-				fputc('\n', stderr);
-			worker_failed(wr, r, i, o);
-			bad++;
-		}
-		*failed += bad;
-		if (bad && !o->ignore_errors)
-			break;
-		if (tty)
-			progress(&wr->cap, i, o->num_exec, t0, &last, 0);
-		if (vnp_cap_signalled())
-			break;
-	}
-	if (tty)
-		progress(&wr->cap, i > o->num_exec ? o->num_exec : i, o->num_exec, t0, &last, 1);
-	return 0;
-}
-
-/*
- * Nodes on one machine (mpirun's processes standing in for nodes): the local-th takes
- * the devices after those of the nodes before it, each node as many as its workers
- * fill from --device on (devices of that one's core count). 0 or -errno (said).
- */
-static int node_device(struct wrun *wr, struct cap_opts *o)
-{
-	unsigned int cores = wr->cap.core_count[0];
-	uint64_t first;
-
-	if (!cores) {
-		vnp_cap_err("/dev/vneuron%u has no cores", o->device);
-		return -ENODEV;
-	}
-	first = o->device + (uint64_t)o->nodes->local * ((o->workers + cores - 1) / cores);
-	if (first > UINT_MAX) {
-		vnp_cap_err("node %u: --device %u is too high for %u nodes here", o->nodes->node,
-			    o->device, o->nodes->local + 1);
-		return -ERANGE;
-	}
-	vnp_cap_close(&wr->cap);
-	memset(&wr->cap, 0, sizeof(wr->cap));
-	o->device = (unsigned int)first;
-	if (!vnp_cap_open(&wr->cap, o->device))
-		return 0;
-	vnp_cap_err("node %u, after %u other node%s on this machine: its workers take "
-		    "/dev/vneuron%u on, after theirs (load the module with devices for every "
-		    "node here)", o->nodes->node, o->nodes->local,
-		    o->nodes->local == 1 ? "" : "s", o->device);
-	return -ENODEV;
-}
-
-/* The exit status of the program form with --collectives-worker-count. */
-static int cmd_capture_workers(struct cap_opts *o)
-{
-	struct wrun *wr = calloc(1, sizeof(*wr));
-	unsigned int failed = 0;
-	char err[512];
-	int ret, status = VNP_EXIT_SYSTEM;
-
-	if (!wr) {
-		vnp_cap_err("out of memory");
-		return VNP_EXIT_SYSTEM;
-	}
-	ret = vnp_prog_open(&wr->prog, o->program, err, sizeof(err));
-	if (ret) {
-		vnp_cap_err("%s: %s", o->program, err);
-		status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
-		goto out;
-	}
-	ret = read_inputs(&wr->prog, o);
-	if (ret) {
-		status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
-		goto out;
-	}
-	if (o->host) {
-		if (vnp_cap_open_host(&wr->cap, o->workers, HOST_CORES_PER_DEVICE, 1) ||
-		    create_profile(&wr->cap, o, &wr->prog))
-			goto out;
-		ret = host_workers_open(wr, o);
-		if (ret)
-			goto out;
-		goto run;
-	}
-	if (vnp_cap_open(&wr->cap, o->device))
-		goto out;
-	if (o->nodes && o->nodes->local) {
-		ret = node_device(wr, o);
-		if (ret) {
-			status = ret == -ERANGE ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
-			goto out;
-		}
-	}
-	ret = place_workers(wr, o);
-	if (ret) {
-		status = ret == -ENODEV || ret == -ERANGE ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
-		goto out;
-	}
-	if (create_profile(&wr->cap, o, &wr->prog))
-		goto out;
-	ret = workers_open(wr, o);
-	if (ret) {
-		status = ret == -EINVAL ? VNP_EXIT_INPUT : VNP_EXIT_SYSTEM;
-		goto out;
-	}
-run:
-	if (workers_execs(wr, o, &failed))
-		goto out;
-	ret = vnp_cap_finish(&wr->cap, o->quiet);
-	status = ret ? VNP_EXIT_SYSTEM : failed ? VNP_EXIT_INPUT : VNP_EXIT_OK;
-	if (!ret && vnp_cap_signalled())
-		status = stopped_by_signal();
-	if (failed && o->ignore_errors)
-		vnp_cap_err("%u of %u executions failed", failed, o->num_exec * wr->n);
-out:
-	if (nodes_comm_end(wr) && status == VNP_EXIT_OK)
-		status = VNP_EXIT_SYSTEM;
-	free_inputs(o);
-	workers_free(wr);
-	free(wr);
-	return status;
-}
-
-/* ---- the application form ---- */
-
-/* The exit status of the application form: the application's own. */
-static int cmd_capture_app(const struct cap_opts *o)
-{
-	char api[PATH_MAX + 16];
-	struct vnp_capture c = { 0 };
-	int st, status = VNP_EXIT_SYSTEM, fd, ret, fwd;
-	pid_t pid;
-
-	if (vnp_cap_open(&c, o->device))
-		goto out;
-	if (!o->device_given && !o->nr_cores) {
-		/* every core of every device: the application's workers may use any */
-		unsigned int d;
-		int idx = 0;
-
-		for (d = o->device + 1; d < o->device + VNP_CAP_MAX_DEVICES && idx >= 0; d++)
-			idx = vnp_cap_add_device(&c, d, 1);
-		if (idx < 0 && idx != -ENODEV)
-			goto out;
-		vnp_cap_all_cores(&c);
-	} else if (vnp_cap_cores(&c, o->cores, o->nr_cores)) {
-		status = VNP_EXIT_USAGE;
-		goto out;
-	}
-	if (create_profile(&c, o, NULL) || vnp_cap_start(&c, &o->trace))
-		goto out;
-	/*
-	 * The API log: a new file of our own next to the profile (mkstemp(): O_EXCL, so
-	 * nothing that is there, a file or a symlink, is truncated or followed), named to
-	 * the application in VNEURON_PROFILE_API and removed once merged.
-	 */
-	if ((size_t)snprintf(api, sizeof(api), "%s.api.XXXXXX", o->profile) >= sizeof(api)) {
-		vnp_cap_err("%s: the name is too long", o->profile);
-		goto out;
-	}
-	fd = mkstemp(api);
-	if (fd < 0) {
-		vnp_cap_err("%s: cannot create the API log next to it: %s", o->profile,
-			    strerror(errno));
-		goto out;
-	}
-	close(fd);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		vnp_cap_err("fork: %s", strerror(errno));
-		unlink(api);
-		goto out;
-	}
-	if (!pid) {
-		setenv("VNEURON_PROFILE", o->profile, 1);
-		setenv("VNEURON_PROFILE_API", api, 1);
-		execvp(o->app[0], o->app);
-		vnp_cap_err("%s: %s", o->app[0], strerror(errno));
-		_exit(127);
-	}
-	/*
-	 * The application owns the terminal's ^C; we stay to write what it left. SIGTERM
-	 * is passed on to it, and we still write the profile when it has gone.
-	 */
-	signal(SIGINT, SIG_IGN);
-	vnp_cap_catch_signals();
-	for (fwd = 0;;) {
-		ret = waitpid(pid, &st, WNOHANG);
-		if (ret == pid)
-			break;
-		if (ret < 0 && errno != EINTR) {
-			st = 0;
-			break;
-		}
-		if (vnp_cap_signalled() == SIGTERM && !fwd) {
-			kill(pid, SIGTERM);
-			fwd = 1;
-		}
-		usleep(20000);
-	}
-	signal(SIGINT, SIG_DFL);
-	ret = vnp_cap_stop(&c);
-	if (ret)
-		unlink(api);
-	else
-		ret = vnp_cap_merge_api(&c, api, pid) ?: vnp_cap_finish(&c, o->quiet);
-	if (!ret)
-		status = WIFEXITED(st) ? WEXITSTATUS(st) :
-			 WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-out:
-	vnp_cap_close(&c);
-	return status;
 }
 
 /*
@@ -1815,7 +715,7 @@ static int exec_mpi_helper(int argc, char **argv)
 	}
 	av = calloc((size_t)argc + 2, sizeof(*av));
 	if (!av) {
-		vnp_cap_err("out of memory");
+		cap_err("out of memory");
 		return VNP_EXIT_SYSTEM;
 	}
 	memcpy(av + 1, argv, (size_t)argc * sizeof(*av));
@@ -1825,16 +725,16 @@ static int exec_mpi_helper(int argc, char **argv)
 		av[0] = cand[i];
 		fflush(NULL);
 		execv(cand[i], av);
-		vnp_cap_err("%s: %s", cand[i], strerror(errno));
+		cap_err("%s: %s", cand[i], strerror(errno));
 		free(av);
 		return VNP_EXIT_SYSTEM;
 	}
 	free(av);
 	if (env && *env)
-		vnp_cap_err("VNEURON_PROFILE_MPI=%s: no such program (the MPI helper, "
+		cap_err("VNEURON_PROFILE_MPI=%s: no such program (the MPI helper, "
 			    "%s)", env, name);
 	else
-		vnp_cap_err("--collectives-workers-per-node under mpirun needs %s, the MPI "
+		cap_err("--collectives-workers-per-node under mpirun needs %s, the MPI "
 			    "helper built with mpicc (make builds it when Open MPI is installed); "
 			    "it is not in %s nor %s (or set VNEURON_PROFILE_MPI)", name,
 			    n ? cand[0] : "(unknown)", n > 1 ? cand[1] : "(unknown)");
@@ -1845,6 +745,7 @@ static int capture_main(int argc, char **argv, const struct vnp_cap_nodes *nodes
 {
 	struct cap_opts o;
 
+	vnp_cli_messages("vneuron-profile capture: ");
 	if (parse_opts(argc, argv, &o, nodes))
 		return VNP_EXIT_USAGE;
 	if (o.help) {
@@ -1856,9 +757,9 @@ static int capture_main(int argc, char **argv, const struct vnp_cap_nodes *nodes
 	if (check_profile_path(&o))
 		return VNP_EXIT_USAGE;
 	if (o.app)
-		return cmd_capture_app(&o);
-	vnp_cap_catch_signals();
-	return o.workers ? cmd_capture_workers(&o) : cmd_capture_program(&o);
+		return cap_app(&o);
+	vnp_catch_signals();
+	return o.workers ? cap_workers(&o) : cap_program(&o);
 }
 
 int cmd_capture(int argc, char **argv)

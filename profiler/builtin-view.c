@@ -2,28 +2,20 @@
 /*
  * `vneuron-profile view`: reads a program and a profile, computes the metrics and the
  * analysis and writes one output: a summary, the full event list, a Perfetto trace or the
- * web viewer, in a file or served over HTTP (docs/profiler.md).
+ * web viewer, in a file or served over HTTP (docs/profiler.md). Options and exit
+ * statuses; the work is libvnprofile's (vnprofile.h).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <dirent.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "builtin.h"
-#include "metrics.h"
-#include "profile.h"
-#include "sha256.h"
-#include "summary.h"
+#include "vnprofile.h"
 #include "vnprog.h"
-#include "vntf.h"
-#include "web.h"
 
 /* The manual page's body, after its synopsis and commands (main.c). */
 const char vnp_view_manual[] =
@@ -169,24 +161,9 @@ const char vnp_view_manual[] =
 "SEE ALSO\n"
 "    docs/profiler.md, docs/metrics.md, docs/profile-format.md\n";
 
-static const struct format {
-	const char *name;
-	/* NULL for html, which also needs the tabs' labels */
-	int (*write)(FILE *f, const struct vnp_view *v);
-	int binary;	/* never written to a terminal */
-} formats[] = {
-	{ "summary-text", vnp_summary_text, 0 },
-	{ "summary-json", vnp_summary_json, 0 },
-	{ "json", vnp_json_events, 0 },
-	{ "perfetto", vnp_perfetto, 1 },
-	{ "html", NULL, 1 },
-};
-
-#define NR_FORMATS	(sizeof(formats) / sizeof(formats[0]))
-
-/* -s files (a directory counts its .vntf files); the timeline holds VNP_MAX_CORES workers */
+/* -s and -n given at once */
 #define VIEW_MAX_PROFILES	4096
-#define VIEW_MAX_PROGRAMS	VNTF_MAX_PROGRAMS
+#define VIEW_MAX_PROGRAMS	256
 
 struct view_opts {
 	const char *program, *profile, *out;
@@ -195,9 +172,7 @@ struct view_opts {
 	const char *only;		/* --only: the one program to show */
 	const char *profiles[VIEW_MAX_PROFILES];	/* every -s: one per worker or node */
 	unsigned int nprofiles;
-	char *owned[VIEW_MAX_PROFILES];		/* the paths found in directories */
-	unsigned int nowned;
-	const struct format *fmt;
+	enum vnprofile_format fmt;
 	uint64_t model_flops;
 	uint64_t mem_limit;	/* --memory-limit: bytes, 0 half the machine's memory */
 	unsigned int bins, top;
@@ -208,53 +183,6 @@ struct view_opts {
 	unsigned int port;
 	const char *bind;
 };
-
-/* A program given (-n, or a .vnef of a -n directory), loaded. */
-struct view_prog {
-	char *path;
-	bool from_dir;		/* not named on the command line */
-	struct vnp_prog prog;
-	uint8_t hash[32];
-	size_t size;
-};
-
-/* The programs given and what the profiles ran. */
-struct view_progs {
-	struct view_prog *p;
-	unsigned int n;
-	struct vnp_ran ran;
-	/* the views: one per program the profiles ran (or one for them all) */
-	unsigned int ngroups;
-	unsigned int group_prog[VIEW_MAX_PROGRAMS];	/* index in p */
-	int group_want[VIEW_MAX_PROGRAMS];		/* index in ran.progs, -1: all */
-};
-
-/* What view computes from one program and the profile. */
-struct view_data {
-	char too_big[512];		/* -E2BIG: what the timeline said of the workers */
-	const struct vnp_prog *prog;
-	struct vnp_profile pf;
-	struct vnp_metrics m;
-	struct vnp_analysis a;
-	struct vnp_view v;
-};
-
-static int parse_format(const char *s, struct view_opts *o)
-{
-	char names[96] = "";
-	size_t i;
-
-	for (i = 0; i < NR_FORMATS; i++) {
-		if (!strcmp(s, formats[i].name)) {
-			o->fmt = &formats[i];
-			return 0;
-		}
-		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-			 i ? ", " : "", formats[i].name);
-	}
-	fprintf(stderr, "vneuron-profile: unknown output format '%s' (%s)\n", s, names);
-	return -EINVAL;
-}
 
 /* 0 (o->help: print the manual and stop), or -EINVAL with the reason printed. */
 static int parse_opts(int argc, char **argv, struct view_opts *o)
@@ -283,7 +211,7 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 	uint64_t x = 0;
 	int ch;
 
-	*o = (struct view_opts){ .fmt = &formats[0], .top = 10, .port = 3001,
+	*o = (struct view_opts){ .fmt = VNPROFILE_SUMMARY_TEXT, .top = 10, .port = 3001,
 				 .bind = "127.0.0.1" };
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "n:s:f:o:m:b:t:qh", lo, NULL)) != -1) {
@@ -308,7 +236,7 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 			o->out = optarg;
 			break;
 		case 'f':
-			if (parse_format(optarg, o))
+			if (vnprofile_format_parse(optarg, &o->fmt))
 				return -EINVAL;
 			break;
 		case 'm':
@@ -383,10 +311,10 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 		bad = "--port and --bind go with --serve";
 	else if (o->serve && o->out)
 		bad = "--serve writes no file; for one use --output-format html -o FILE";
-	else if (!o->serve && o->fmt->binary && (!o->out || !strcmp(o->out, "-")) &&
-		 isatty(STDOUT_FILENO))
-		bad = o->fmt->write ? "a Perfetto trace is binary: not written to a terminal; "
-		      "give -o FILE.pftrace or redirect standard output" :
+	else if (!o->serve && vnprofile_format_binary(o->fmt) &&
+		 (!o->out || !strcmp(o->out, "-")) && isatty(STDOUT_FILENO))
+		bad = o->fmt == VNPROFILE_PERFETTO ? "a Perfetto trace is binary: not written to "
+		      "a terminal; give -o FILE.pftrace or redirect standard output" :
 		      "the web viewer is a whole page: not written to a terminal; give -o "
 		      "FILE.html, redirect standard output or use --serve";
 	if (bad) {
@@ -396,438 +324,61 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 	return 0;
 }
 
-static int is_vntf(const struct dirent *e)
+/* The exit status of a failure to read: memory (3) or the input (1). */
+static int input_status(int ret)
 {
-	size_t n = strlen(e->d_name);
-
-	return n > 5 && !strcmp(e->d_name + n - 5, ".vntf");
+	return ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
 }
 
 /*
- * A -s that is a directory stands for its *.vntf files, in name order (a run's profiles
- * gathered in one place). 0, or -errno with the reason said.
+ * The output (libvnprog's nd_out_open(): never an input, an existing file only with
+ * --force-overwrite, a temporary file until complete), or standard output. 0 or -errno
+ * (said).
  */
-static int expand_dirs(struct view_opts *o)
+static int open_output(const struct view_opts *o, const struct vnprofile *p,
+		       struct nd_outfile *out)
 {
-	const char *in[VIEW_MAX_PROFILES];
-	unsigned int n = o->nprofiles, i, k;
-	struct dirent **list;
-	struct stat st;
-	int m, j;
-
-	memcpy(in, o->profiles, n * sizeof(*in));
-	o->nprofiles = 0;
-	for (i = 0; i < n; i++) {
-		if (stat(in[i], &st) || !S_ISDIR(st.st_mode)) {
-			if (o->nprofiles == VIEW_MAX_PROFILES)
-				goto too_many;
-			o->profiles[o->nprofiles++] = in[i];
-			continue;
-		}
-		m = scandir(in[i], &list, is_vntf, alphasort);
-		if (m < 0) {
-			fprintf(stderr, "vneuron-profile: %s: %s\n", in[i], strerror(errno));
-			return -errno;
-		}
-		if (!m)
-			fprintf(stderr, "vneuron-profile: %s: no .vntf file in it\n", in[i]);
-		for (j = 0, k = 0; j < m; j++) {
-			char *p = NULL;
-
-			if (o->nprofiles < VIEW_MAX_PROFILES && asprintf(&p, "%s/%s", in[i],
-								       list[j]->d_name) > 0) {
-				o->owned[o->nowned++] = p;
-				o->profiles[o->nprofiles++] = p;
-			} else {
-				k = 1;
-			}
-			free(list[j]);
-		}
-		free(list);
-		if (k)
-			goto too_many;
-		if (!m)
-			return -ENOENT;
-	}
-	o->profile = o->nprofiles ? o->profiles[0] : o->profile;
-	return 0;
-too_many:
-	fprintf(stderr, "vneuron-profile: more than %d profiles (or out of memory)\n",
-		VIEW_MAX_PROFILES);
-	return -E2BIG;
-}
-
-static void free_owned(struct view_opts *o)
-{
-	while (o->nowned)
-		free(o->owned[--o->nowned]);
-}
-
-/* Whether path starts with magic (n bytes). */
-static int has_magic(const char *path, const void *magic, size_t n)
-{
-	char buf[8];
-	FILE *f = fopen(path, "rb");
-	int yes;
-
-	if (!f)
-		return 0;
-	yes = n <= sizeof(buf) && fread(buf, 1, n, f) == n && !memcmp(buf, magic, n);
-	fclose(f);
-	return yes;
-}
-
-/* -n and -s swapped (or a profile given as the program): say so. */
-static void swap_hint(const struct view_opts *o)
-{
-	const uint32_t vnef = VNEF_MAGIC;
-	unsigned int i;
-
-	if (has_magic(o->program, VNTF_MAGIC, 8)) {
-		fprintf(stderr, "vneuron-profile: %s is a profile (.vntf): -n takes the program "
-			"(.vnef), -s the profile\n", o->program);
-		return;
-	}
-	for (i = 0; i < o->nprofiles; i++)
-		if (has_magic(o->profiles[i], &vnef, 4)) {
-			fprintf(stderr, "vneuron-profile: %s is a program (.vnef): -s takes the "
-				"profile (.vntf), -n the program\n", o->profiles[i]);
-			return;
-		}
-}
-
-static int is_vnef(const struct dirent *e)
-{
-	size_t n = strlen(e->d_name);
-
-	return n > 5 && !strcmp(e->d_name + n - 5, ".vnef");
-}
-
-/* Adds and loads one program file. 0, or -errno (said, unless a directory's: skipped). */
-static int add_prog(struct view_progs *vp, const char *path, bool from_dir)
-{
-	struct view_prog *p;
-	const void *image;
-	char err[512];
+	char msg[PATH_MAX * 2 + 128];
+	const char *const *inputs;
+	unsigned int n;
 	int ret;
 
-	if (vp->n == VIEW_MAX_PROGRAMS) {
-		fprintf(stderr, "vneuron-profile: more than %d programs\n", VIEW_MAX_PROGRAMS);
-		return -E2BIG;
-	}
-	p = &vp->p[vp->n];
-	memset(p, 0, sizeof(*p));
-	p->path = strdup(path);
-	if (!p->path)
-		return -ENOMEM;
-	p->from_dir = from_dir;
-	ret = vnp_prog_open(&p->prog, path, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "vneuron-profile: %s: %s%s\n", path, err,
-			from_dir ? " (skipped)" : "");
-		free(p->path);
-		return from_dir && ret != -ENOMEM ? 0 : ret;
-	}
-	image = vnp_prog_image(&p->prog, &p->size);
-	vnp_sha256(image, p->size, p->hash);
-	vp->n++;
-	return 0;
-}
-
-/* Every -n: a .vnef file, or a directory whose *.vnef files are all taken. 0 or -errno. */
-static int load_programs(struct view_progs *vp, const struct view_opts *o)
-{
-	struct dirent **ents;
-	char path[PATH_MAX];
-	unsigned int i;
-	struct stat st;
-	int n, j, ret = 0;
-
-	vp->p = calloc(VIEW_MAX_PROGRAMS, sizeof(*vp->p));
-	if (!vp->p)
-		return -ENOMEM;
-	for (i = 0; i < o->nprogram_args && !ret; i++) {
-		if (stat(o->program_args[i], &st) || !S_ISDIR(st.st_mode)) {
-			ret = add_prog(vp, o->program_args[i], false);
-			continue;
-		}
-		n = scandir(o->program_args[i], &ents, is_vnef, alphasort);
-		if (n < 0) {
-			fprintf(stderr, "vneuron-profile: %s: %s\n", o->program_args[i],
-				strerror(errno));
-			return -errno;
-		}
-		if (!n)
-			fprintf(stderr, "vneuron-profile: %s: no .vnef files in the directory\n",
-				o->program_args[i]);
-		for (j = 0; j < n; j++) {
-			snprintf(path, sizeof(path), "%s/%s", o->program_args[i], ents[j]->d_name);
-			if (!ret)
-				ret = add_prog(vp, path, true);
-			free(ents[j]);
-		}
-		free(ents);
-	}
-	if (!ret && !vp->n) {
-		fprintf(stderr, "vneuron-profile: no program to view with (-n)\n");
-		ret = -ENOENT;
-	}
-	return ret;
-}
-
-static void free_programs(struct view_progs *vp)
-{
-	unsigned int i;
-
-	for (i = 0; vp->p && i < vp->n; i++) {
-		vnp_prog_free(&vp->p[i].prog);
-		free(vp->p[i].path);
-	}
-	free(vp->p);
-	vnp_ran_free(&vp->ran);
-	memset(vp, 0, sizeof(*vp));
-}
-
-/* The given program with the identity of the profiles' program k, or -1. */
-static int given(const struct view_progs *vp, uint32_t k)
-{
-	unsigned int i;
-
-	for (i = 0; i < vp->n; i++)
-		if (vnp_ran_find(&vp->ran, vp->p[i].hash, vp->p[i].size) == (int)k)
-			return (int)i;
-	return -1;
-}
-
-/*
- * Matches what the profiles ran with the programs given: one view per program they
- * ran. 0, or -EINVAL (refused: said, with the profiles' programs) or -EDOM (a usage
- * error: said).
- */
-static int match_programs(struct view_progs *vp, const struct view_opts *o)
-{
-	const char *what = o->nprofiles > 1 ? "the profiles" : o->profile;
-	const char *paths[VNTF_MAX_PROGRAMS];
-	unsigned int i, missing = 0;
-	int k;
-
-	if (!vp->ran.nprogs) {
-		/* a profile that names no program: the one given, as before */
-		if (vp->n > 1) {
-			fprintf(stderr, "vneuron-profile: %s records no program identity: give "
-				"the one program it ran (one -n), not %u\n", what, vp->n);
-			return -EDOM;
-		}
-		vp->ngroups = 1;
-		vp->group_want[0] = -1;
-		return 0;
-	}
-	for (i = 0; i < vp->ran.nprogs; i++) {
-		k = given(vp, i);
-		if (k < 0) {
-			missing++;
-			continue;
-		}
-		vp->group_prog[vp->ngroups] = (unsigned int)k;
-		vp->group_want[vp->ngroups++] = vp->ran.nprogs > 1 ? (int)i : -1;
-	}
-	if (missing && o->no_hash && vp->n == 1 && vp->ran.nprogs == 1) {
-		/* -q: the program given for the one the profile ran, as asked */
-		vp->ngroups = 1;
-		vp->group_prog[0] = 0;
-		vp->group_want[0] = -1;
-		return 0;
-	}
-	if (missing) {
-		fprintf(stderr, "vneuron-profile: %s and the programs given do not belong "
-			"together: it ran %u program%s, %u of them not given (-n FILE or -n "
-			"DIRECTORY):\n", what, vp->ran.nprogs, vp->ran.nprogs > 1 ? "s" : "",
-			missing);
-		for (i = 0; i < vp->ran.nprogs; i++) {
-			k = given(vp, i);
-			paths[i] = k < 0 ? NULL : vp->p[k].path;
-		}
-		vnp_ran_list(stderr, &vp->ran, paths);
-		return -EINVAL;
-	}
-	for (i = 0; i < vp->n; i++)
-		if (!vp->p[i].from_dir &&
-		    vnp_ran_find(&vp->ran, vp->p[i].hash, vp->p[i].size) < 0)
-			fprintf(stderr, "vneuron-profile: %s is not a program %s ran: ignored\n",
-				vp->p[i].path, what);
-	return 0;
-}
-
-/*
- * --only: keeps the one view whose program has that name, was given at that path or has
- * a SHA-256 starting with those hex digits (6 or more). 0, or -EDOM (said: none or
- * several match).
- */
-static int only_program(struct view_progs *vp, const struct view_opts *o)
-{
-	unsigned int g, found = 0, keep = 0;
-	size_t n = strlen(o->only);
-	char hash[65];
-
-	for (g = 0; g < vp->ngroups; g++) {
-		const struct view_prog *p = &vp->p[vp->group_prog[g]];
-		unsigned int i;
-
-		for (i = 0; i < 32; i++)
-			sprintf(hash + 2 * i, "%02x", p->hash[i]);
-		if ((p->prog.name && !strcmp(p->prog.name, o->only)) || !strcmp(p->path, o->only) ||
-		    (n >= 6 && n <= 64 && !strncasecmp(hash, o->only, n))) {
-			found++;
-			keep = g;
-		}
-	}
-	if (found != 1) {
-		fprintf(stderr, "vneuron-profile: --only %s: %s of the programs shown; give a "
-			"name, a path given with -n or a sha256 prefix (6+ digits)\n", o->only,
-			found ? "several" : "none");
-		return -EDOM;
-	}
-	vp->group_prog[0] = vp->group_prog[keep];
-	vp->group_want[0] = vp->group_want[keep];
-	vp->ngroups = 1;
-	return 0;
-}
-
-/* Loads the programs and what the profiles ran, and matches them. 0 or -errno (said). */
-static int view_programs(struct view_progs *vp, const struct view_opts *o)
-{
-	char err[512];
-	int ret;
-
-	memset(vp, 0, sizeof(*vp));
-	ret = load_programs(vp, o);
-	if (ret) {
-		if (ret != -ENOMEM && vp->n < o->nprogram_args)
-			swap_hint(o);
-		return ret;
-	}
-	ret = vnp_profile_ran(&vp->ran, o->profiles, o->nprofiles, o->salvage, err,
-			      sizeof(err));
-	if (ret) {
-		fprintf(stderr, "vneuron-profile: %s\n", err);
-		if (strstr(err, "truncated file"))
-			fprintf(stderr, "vneuron-profile: the profile was cut short; --salvage "
-				"reads every complete record in it\n");
-		else if (strstr(err, "bad magic"))
-			swap_hint(o);
-		return ret;
-	}
-	ret = match_programs(vp, o);
-	if (!ret && o->only)
-		ret = only_program(vp, o);
-	return ret;
-}
-
-/*
- * Reads the profile for view g of vp (a program and the executions that ran it) and
- * analyzes it. 0, or -errno (said).
- */
-static int view_load(struct view_data *d, const struct view_opts *o,
-		     const struct view_progs *vp, unsigned int g)
-{
-	const struct view_prog *p = &vp->p[vp->group_prog[g]];
-	char err[512];
-	int ret;
-
-	memset(d, 0, sizeof(*d));
-	d->prog = &p->prog;
-	ret = vnp_profile_read_ran(&d->pf, o->profiles, o->nprofiles, d->prog, p->path,
-				   !o->no_hash, o->salvage, &vp->ran, vp->group_want[g], err,
-				   sizeof(err));
-	if (ret == -E2BIG && vp->ngroups == 1) {
-		/* more workers than the timeline holds: the caller tries the node figures */
-		snprintf(d->too_big, sizeof(d->too_big), "%s", err);
-		return ret;
-	}
-	if (ret) {
-		fprintf(stderr, "vneuron-profile: %s\n", err);
-		return ret;
-	}
-	if (d->pf.nr_salvaged && !g)
-		fprintf(stderr, "vneuron-profile: %s", d->pf.salvaged);
-	if (d->pf.no_identity && !g)
-		fprintf(stderr, "vneuron-profile: %s records no program identity; assuming %s "
-			"is the program it ran\n", o->nprofiles > 1 ? "a profile" : o->profile,
-			p->path);
-	if (d->pf.unplaced_records)
-		fprintf(stderr, "vneuron-profile: %llu records of executions whose program "
-			"the profile does not know were left out of %s's view\n",
-			(unsigned long long)d->pf.unplaced_records, p->path);
-	d->pf.tl.model_flops = o->model_flops;
-	d->pf.tl.host_clock = o->host_clock;
-	ret = vnp_tl_finish(&d->pf.tl) ?: vnp_metrics_compute(&d->pf.tl, o->bins, &d->m);
+	inputs = vnprofile_inputs(p, &n);
+	ret = nd_out_open(out, o->out ?: "-", inputs, n, o->force ? ND_OUT_FORCE : 0, msg,
+			  sizeof(msg));
 	if (ret)
-		goto oom;
-	ret = vnp_analyze(&d->pf.tl, &d->m, &d->a);
-	if (ret) {
-		vnp_metrics_free(&d->m);
-		goto oom;
-	}
-	d->v = (struct vnp_view){ .tl = &d->pf.tl, .m = &d->m, .a = &d->a,
-				  .program_path = p->path, .profile_path = o->profile,
-				  .labels = d->pf.labels, .top = o->top };
-	return 0;
-oom:
-	fprintf(stderr, "vneuron-profile: out of memory\n");
-	vnp_profile_free(&d->pf);
+		fprintf(stderr, "vneuron-profile: %s\n", msg);
 	return ret;
 }
 
-static int open_output(const struct view_opts *o, struct nd_outfile *out);
+/* The exit status of an output that could not be opened. */
+static int output_status(int ret)
+{
+	return ret == -EINVAL || ret == -EEXIST ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
+}
 
 /*
- * The node summary of a run with more workers than the timeline holds
- * (vnp_nodes_scan(): streaming, docs/scaling.md). Exit status.
+ * The node summary of a run with more workers than the timeline holds (streaming,
+ * docs/scaling.md): summary-text only. Exit status.
  */
-static int view_streamed(const struct view_opts *o, const struct vnp_prog *prog,
-			 const char *prog_path, const char *too_big)
+static int view_streamed(const struct view_opts *o, struct vnprofile *p)
 {
-	struct vnp_nodes *n = calloc(1, sizeof(*n));
 	struct nd_outfile out;
-	uint64_t core_ps;
-	char err[512];
 	int ret;
 
-	if (o->serve || o->fmt->write != vnp_summary_text) {
-		if (too_big)
-			fprintf(stderr, "vneuron-profile: %s\n", too_big);
-		else
-			fprintf(stderr, "vneuron-profile: the profiles hold more workers than "
-				"the merged timeline's %d\n", VNP_MAX_CORES);
-		fprintf(stderr, "vneuron-profile: only the node summary (--output-format "
-			"summary-text) is available for them (docs/scaling.md)\n");
-		free(n);
+	if (vnprofile_can_write(p, o->serve ? VNPROFILE_HTML : o->fmt))
 		return VNP_EXIT_USAGE;
-	}
-	if (!n) {
-		fprintf(stderr, "vneuron-profile: out of memory\n");
-		return VNP_EXIT_SYSTEM;
-	}
-	ret = vnp_nodes_scan(o->profiles, o->nprofiles, prog, prog_path, !o->no_hash,
-			     n, &core_ps, err, sizeof(err));
-	if (ret) {
-		/* not a multi-node run: the timeline's own refusal says it best */
-		fprintf(stderr, "vneuron-profile: %s\n", too_big &&
-			strstr(err, "has no node section:") ? too_big : err);
-		free(n);
-		return ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
-	}
-	ret = open_output(o, &out);
-	if (ret) {
-		free(n);
-		return ret == -EINVAL || ret == -EEXIST ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
-	}
-	ret = vnp_nodes_summary_text(out.f, n, core_ps, prog_path, o->nprofiles);
+	ret = vnprofile_nodes(p);
+	if (ret)
+		return input_status(ret);
+	ret = open_output(o, p, &out);
+	if (ret)
+		return output_status(ret);
+	ret = vnprofile_write(p, VNPROFILE_SUMMARY_TEXT, out.f);
 	if (ret)
 		nd_out_abort(&out);
 	else
 		ret = nd_out_commit(&out);
-	free(n);
 	if (ret) {
 		fprintf(stderr, "vneuron-profile: writing %s: %s\n", o->out ? o->out : "output",
 			strerror(-ret));
@@ -836,207 +387,53 @@ static int view_streamed(const struct view_opts *o, const struct vnp_prog *prog,
 	return VNP_EXIT_OK;
 }
 
-static void view_free(struct view_data *d)
+/* --serve: the web viewer of the one view over HTTP until stopped. Exit status. */
+static int view_serve(const struct view_opts *o, struct vnprofile *p)
 {
-	vnp_analysis_free(&d->a);
-	vnp_metrics_free(&d->m);
-	vnp_profile_free(&d->pf);
-}
+	const struct vnprofile_view *v;
+	int ret = vnprofile_view(p, 0, &v);
 
-/*
- * The output (libvnprog's nd_out_open(): never an input, an existing file only with
- * --force-overwrite, a temporary file until complete), or standard output. 0 or -errno
- * (said).
- */
-static int open_output(const struct view_opts *o, struct nd_outfile *out)
-{
-	const char *inputs[VIEW_MAX_PROFILES + VIEW_MAX_PROGRAMS];
-	char msg[PATH_MAX * 2 + 128];
-	int ret;
-
-	memcpy(inputs, o->program_args, o->nprogram_args * sizeof(*inputs));
-	memcpy(inputs + o->nprogram_args, o->profiles, o->nprofiles * sizeof(*inputs));
-	ret = nd_out_open(out, o->out ?: "-", inputs, o->nprogram_args + o->nprofiles,
-			  o->force ? ND_OUT_FORCE : 0, msg, sizeof(msg));
+	if (ret == -E2BIG && vnprofile_nviews(p) == 1)
+		return view_streamed(o, p);
 	if (ret)
-		fprintf(stderr, "vneuron-profile: %s\n", msg);
-	return ret;
+		return input_status(ret);
+	ret = vnprofile_serve(v, o->bind, o->port);
+	return !ret ? VNP_EXIT_OK : input_status(ret);
 }
 
-/*
- * Writes view g of ngroups: a program's part of a profile that ran several is headed
- * (text) or an element of a "programs" array (json). 0 or -errno.
- */
-static int write_view(FILE *f, const struct view_opts *o, const struct view_data *d,
-		      unsigned int g, unsigned int ngroups)
+/* view, once the profile is loaded: an exit status. */
+static int view_write(const struct view_opts *o, struct vnprofile *p)
 {
-	const char *name = d->prog->name && *d->prog->name ? d->prog->name : "unnamed";
-	int json = o->fmt->write && o->fmt->write != vnp_summary_text;
-	int ret;
-
-	if (ngroups > 1 && json)
-		fputs(g ? "," : "{\"programs\":[", f);
-	else if (ngroups > 1)
-		fprintf(f, "%s=== Program %u of %u: \"%s\" (%s), %llu execution%s ===\n",
-			g ? "\n" : "", g + 1, ngroups, name, d->v.program_path,
-			(unsigned long long)d->pf.tl.nexec, d->pf.tl.nexec == 1 ? "" : "s");
-	ret = o->fmt->write ? o->fmt->write(f, &d->v) : vnp_web_html(f, &d->v, d->pf.labels);
-	if (!ret && ngroups > 1 && json && g + 1 == ngroups)
-		fputs("]}\n", f);
-	if (!ret && ferror(f))
-		ret = -EIO;
-	return ret;
-}
-
-/*
- * More profiles than the timeline holds: a multi-node run's node figures, from one
- * streaming pass (one program). Exit status.
- */
-static int view_big(const struct view_opts *o, const char *why)
-{
-	struct view_progs vp;
-	int ret, status;
-
-	memset(&vp, 0, sizeof(vp));
-	ret = load_programs(&vp, o);
-	if (ret) {
-		free_programs(&vp);
-		return ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
-	}
-	if (vp.n != 1) {
-		fprintf(stderr, "vneuron-profile: %u profiles: the node summary of a multi-node "
-			"run takes one program (-n), not %u\n", o->nprofiles, vp.n);
-		free_programs(&vp);
-		return VNP_EXIT_USAGE;
-	}
-	status = view_streamed(o, &vp.p[0].prog, vp.p[0].path, why);
-	free_programs(&vp);
-	return status;
-}
-
-/*
- * The merged timeline's memory, estimated from the profiles' sizes before reading them:
- * 52 bytes an event (measured: bench_merge, docs/scaling.md) for a 64-byte record, so
- * 13/16 of the bytes (other sections count as records: an overestimate). -errno of stat.
- */
-static int timeline_estimate(const struct view_opts *o, uint64_t *bytes)
-{
-	struct stat st;
-	unsigned int i;
-
-	*bytes = 0;
-	for (i = 0; i < o->nprofiles; i++) {
-		if (stat(o->profiles[i], &st))
-			return -errno;
-		if (S_ISREG(st.st_mode))
-			*bytes += (uint64_t)st.st_size / 16 * 13;
-	}
-	return 0;
-}
-
-/* --memory-limit, or half of the machine's memory (1 GiB if unknown). */
-static uint64_t memory_limit(const struct view_opts *o)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-
-	if (o->mem_limit)
-		return o->mem_limit;
-	if (pages <= 0 || size <= 0)
-		return 1ull << 30;
-	return (uint64_t)pages * (uint64_t)size / 2;
-}
-
-/* view, once the -s directories are expanded: an exit status. */
-static int view_run(const struct view_opts *o)
-{
-	uint64_t need;
-	struct view_progs vp;
-	struct view_data d;
+	const struct vnprofile_view *v;
 	struct nd_outfile out;
-	unsigned int g;
+	unsigned int g, n = vnprofile_nviews(p);
 	int ret, status;
 
-	/* refuse an output that is an input or exists before the work */
-	if (o->out && !o->serve) {
-		const char *inputs[VIEW_MAX_PROFILES + VIEW_MAX_PROGRAMS];
-		char msg[PATH_MAX * 2 + 128];
-
-		memcpy(inputs, o->program_args, o->nprogram_args * sizeof(*inputs));
-		memcpy(inputs + o->nprogram_args, o->profiles, o->nprofiles * sizeof(*inputs));
-		if (nd_out_check(o->out, inputs, o->nprogram_args + o->nprofiles,
-				 o->force ? ND_OUT_FORCE : 0, msg, sizeof(msg))) {
-			fprintf(stderr, "vneuron-profile: %s\n", msg);
-			return VNP_EXIT_USAGE;
-		}
-	}
-	if (o->nprofiles > VNP_MAX_CORES)
-		return view_big(o, NULL);
-	if (!timeline_estimate(o, &need) && need > memory_limit(o)) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "the merged timeline of %s would take about "
-			 "%.1f MiB, more than --memory-limit (%.1f MiB%s): raise it to read "
-			 "them whole",
-			 o->nprofiles > 1 ? "these profiles" : "this profile",
-			 need / 1048576.0, memory_limit(o) / 1048576.0,
-			 o->mem_limit ? "" : ": half of this machine's memory");
-		return view_big(o, why);
-	}
-	ret = view_programs(&vp, o);
-	if (ret) {
-		free_programs(&vp);
-		return ret == -ENOMEM || ret == -E2BIG ? VNP_EXIT_SYSTEM :
-		       ret == -EDOM ? VNP_EXIT_USAGE : VNP_EXIT_INPUT;
-	}
-	if (vp.ngroups > 1 && (o->serve || !o->fmt->write ||
-			       o->fmt->write == vnp_perfetto)) {
-		fprintf(stderr, "vneuron-profile: %s ran %u programs: the %s shows one; choose "
-			"it with --only NAME, or use summary-text, summary-json or json, which "
-			"show each\n",
-			o->nprofiles > 1 ? "the profiles" : o->profile, vp.ngroups,
-			o->fmt->write ? "Perfetto trace" : "web viewer");
-		free_programs(&vp);
+	if (vnprofile_nodes_only(p))
+		return view_streamed(o, p);
+	if (n > 1 && (o->serve || o->fmt == VNPROFILE_PERFETTO || o->fmt == VNPROFILE_HTML) &&
+	    vnprofile_can_write(p, o->fmt == VNPROFILE_PERFETTO ? VNPROFILE_PERFETTO :
+			        VNPROFILE_HTML))
 		return VNP_EXIT_USAGE;
-	}
-	if (o->serve) {
-		ret = view_load(&d, o, &vp, 0);
-		if (ret == -E2BIG && d.too_big[0]) {
-			status = view_streamed(o, d.prog, vp.p[vp.group_prog[0]].path, d.too_big);
-			free_programs(&vp);
-			return status;
-		}
-		if (!ret) {
-			ret = vnp_web_serve(&d.v, d.pf.labels, o->bind, o->port);
-			view_free(&d);
-			status = !ret ? VNP_EXIT_OK : ret == -ENOMEM ? VNP_EXIT_SYSTEM :
-				 VNP_EXIT_INPUT;
-		} else {
-			status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
-		}
-		free_programs(&vp);
-		return status;
-	}
-	/* every view is computed before the output is opened: a refusal leaves no file */
-	ret = open_output(o, &out);
-	if (ret) {
-		free_programs(&vp);
-		return ret == -EINVAL || ret == -EEXIST ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
-	}
+	if (o->serve)
+		return view_serve(o, p);
+	/* every view is computed before the output is complete: a refusal leaves no file */
+	ret = open_output(o, p, &out);
+	if (ret)
+		return output_status(ret);
 	status = VNP_EXIT_OK;
-	for (g = 0; g < vp.ngroups && status == VNP_EXIT_OK; g++) {
-		ret = view_load(&d, o, &vp, g);
-		if (ret == -E2BIG && d.too_big[0]) {
+	for (g = 0; g < n && status == VNP_EXIT_OK; g++) {
+		ret = vnprofile_view(p, g, &v);
+		if (ret == -E2BIG && n == 1) {
 			nd_out_abort(&out);
-			status = view_streamed(o, d.prog, vp.p[vp.group_prog[0]].path, d.too_big);
-			free_programs(&vp);
-			return status;
+			return view_streamed(o, p);
 		}
 		if (ret) {
-			status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+			status = input_status(ret);
 			break;
 		}
-		ret = write_view(out.f, o, &d, g, vp.ngroups);
-		view_free(&d);
+		ret = vnprofile_write_view(v, o->fmt, out.f);
+		vnprofile_view_release(p, g);
 		if (ret) {
 			fprintf(stderr, "vneuron-profile: writing %s: %s\n",
 				o->out ? o->out : "output", strerror(-ret));
@@ -1053,27 +450,51 @@ static int view_run(const struct view_opts *o)
 		nd_out_release(&out);
 		status = VNP_EXIT_SYSTEM;
 	}
-	free_programs(&vp);
+	return status;
+}
+
+/* view: an exit status. */
+static int view_run(const struct view_opts *o)
+{
+	struct vnprofile_opts po = {
+		.sz = sizeof(po), .profiles = o->profiles, .nprofiles = o->nprofiles,
+		.programs = o->program_args, .nprograms = o->nprogram_args, .only = o->only,
+		.model_flops = o->model_flops, .bins = o->bins,
+		.top = o->top ? (int)o->top : -1, .memory_limit = o->mem_limit,
+		.flags = (o->salvage ? VNPROFILE_SALVAGE : 0) |
+			 (o->no_hash ? VNPROFILE_NO_HASH_CHECK : 0) |
+			 (o->host_clock ? VNPROFILE_HOST_CLOCK : 0) };
+	struct vnprofile *p;
+	int ret, status;
+
+	ret = vnprofile_open(&p, &po);
+	if (ret)
+		return ret == -E2BIG ? VNP_EXIT_USAGE : input_status(ret);
+	/* refuse an output that is an input or exists before the work */
+	if (o->out && !o->serve && vnprofile_check_output(p, o->out, o->force)) {
+		vnprofile_close(p);
+		return VNP_EXIT_USAGE;
+	}
+	ret = vnprofile_load(p);
+	if (ret)
+		status = ret == -ENOMEM || ret == -E2BIG ? VNP_EXIT_SYSTEM :
+			 ret == -EDOM ? VNP_EXIT_USAGE : VNP_EXIT_INPUT;
+	else
+		status = view_write(o, p);
+	vnprofile_close(p);
 	return status;
 }
 
 int cmd_view(int argc, char **argv)
 {
 	struct view_opts o;
-	int ret, status;
 
+	vnp_cli_messages("vneuron-profile: ");
 	if (parse_opts(argc, argv, &o))
 		return VNP_EXIT_USAGE;
 	if (o.help) {
 		vnp_usage(stdout);
 		return VNP_EXIT_OK;
 	}
-	ret = expand_dirs(&o);
-	if (ret) {
-		free_owned(&o);
-		return ret == -E2BIG ? VNP_EXIT_USAGE : VNP_EXIT_INPUT;
-	}
-	status = view_run(&o);
-	free_owned(&o);
-	return status;
+	return view_run(&o);
 }

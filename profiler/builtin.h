@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vnprofile.h"
+
 /* Exit statuses. */
 #define VNP_EXIT_OK	0
 #define VNP_EXIT_INPUT	1	/* bad input, or a failed execution */
@@ -54,6 +56,21 @@ struct vnp_cap_nodes {
 
 /* cmd_capture() as one node of an MPI job (vneuron-profile-mpi). */
 int cmd_capture_nodes(int argc, char **argv, const struct vnp_cap_nodes *nodes);
+
+/*
+ * The library's messages go to stderr from now on, each line headed by prefix (a
+ * string constant: "vneuron-profile: ", "vneuron-profile capture: ").
+ */
+void vnp_cli_messages(const char *prefix);
+
+/*
+ * SIGINT and SIGTERM from now on only note the signal (SA_RESTART: a running execution
+ * finishes), so a capture stops after it and still writes a complete profile; one the
+ * process was started with ignored stays ignored. vnp_signalled() is the signal caught
+ * (the first), or 0.
+ */
+void vnp_catch_signals(void);
+int vnp_signalled(void);
 
 /* The manual page (vneuron-profile --help), whose body is view's (builtin-view.c). */
 void vnp_usage(FILE *f);

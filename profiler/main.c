@@ -5,6 +5,7 @@
  * (libvnprof.a: the rest of profiler/).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,19 @@ int cmd_help(int argc, char **argv)
 	return VNP_EXIT_OK;
 }
 
+/* --version: the tool, its three libraries (libvnprofile over libvnprog) and the module. */
+static int version(void)
+{
+	const char *libs[] = { "libvnprog", nd_vnprog_version(), "libvnprofile",
+			       vnprofile_version(), NULL };
+	char buf[1024];
+	int n = nd_version_string(buf, sizeof(buf), "vneuron-profile", libs);
+
+	if (n < 0 || fputs(buf, stdout) == EOF || fflush(stdout))
+		return VNP_EXIT_SYSTEM;
+	return VNP_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	char names[64] = "";
@@ -77,7 +91,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return cmd_help(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version"))
-		return nd_tool_version(stdout, "vneuron-profile") ? VNP_EXIT_SYSTEM : VNP_EXIT_OK;
+		return version();
 	for (i = 0; i < NR_COMMANDS; i++) {
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

@@ -1,13 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The commands' number options (builtin.h): in the profiler library, so that
- * vneuron-profile and vneuron-profile-mpi (which runs capture without main.c) share it.
+ * What the commands share (builtin.h): the library's messages printed under the
+ * command's name, and number options. Apart from main.c, so that vneuron-profile-mpi
+ * (which runs capture without main.c) has them too.
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
+
+static const char *prefix = "vneuron-profile: ";
+
+static void print(enum vnprofile_level level, const char *msg)
+{
+	fprintf(stderr, "%s%s\n", prefix, msg);
+}
+
+void vnp_cli_messages(const char *name)
+{
+	prefix = name;
+	vnprofile_set_print(print);
+}
+
+static volatile sig_atomic_t caught;
+
+static void on_signal(int sig)
+{
+	if (!caught)
+		caught = sig;
+}
+
+void vnp_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART }, old;
+	static const int sigs[] = { SIGINT, SIGTERM };
+	unsigned int i;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		/* an ignored signal stays ignored (nohup, a shell's background job) */
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+}
+
+int vnp_signalled(void)
+{
+	return caught;
+}
 
 int vnp_parse_uint(const char *s, uint64_t max, int suffixes, uint64_t *v)
 {

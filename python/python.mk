@@ -11,7 +11,7 @@ PYB := $(B)/python
 PY_EXT_SRCS := $(wildcard python/ext/*.c)
 PY_SRCS := $(shell find python/vneuron -name '*.py' 2>/dev/null)
 PY_MOD := $(PYB)/vneuron/_vneuron$(PY_EXT)
-PY_CFLAGS := $(CFLAGS_REL) -fPIC -fvisibility=hidden -I$(PY_INC) -I$(NP_INC)
+PY_CFLAGS := $(CFLAGS_REL) -fPIC -fvisibility=hidden -Iprofiler -I$(PY_INC) -I$(NP_INC)
 
 .PHONY: python python-path
 python: $(PY_MOD) $(patsubst python/%,$(PYB)/%,$(PY_SRCS))
@@ -22,11 +22,12 @@ $(PYB)/ext/%.o: python/ext/%.c $(wildcard python/ext/*.h)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PY_CFLAGS) -c $< -o $@
-$(PY_MOD): $(patsubst python/ext/%.c,$(PYB)/ext/%.o,$(PY_EXT_SRCS)) $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP)
+$(PY_MOD): $(patsubst python/ext/%.c,$(PYB)/ext/%.o,$(PY_EXT_SRCS)) $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP) \
+	   $(PIC)/$(SO_VNPF)
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared $(PIC_LDFLAGS) -Wl,-rpath,'$$ORIGIN/../../pic' $(filter %.o,$^) -o $@ \
-		-L$(PIC) -lvnprog -lneurondev $(LIBS)
+		-L$(PIC) -lvnprofile -lvnprog -lneurondev $(LIBS)
 $(PYB)/vneuron/%.py: python/vneuron/%.py
 	@mkdir -p $(@D)
 	$(Q)cp $< $@

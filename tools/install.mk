@@ -2,12 +2,13 @@
 #
 # What is installed (PREFIX=/usr/local by default, DESTDIR for staging):
 #   BINDIR        the user tools: tools/bin/NAME.c and vneuron-profile, linked against
-#   LIBDIR        libneurondev.so.0 and libvnprog.so.0 (real names .so.VERSION, the .so
-#                 links for the linker); the device core is part of libneurondev
-#   PKGCONFIGDIR  libneurondev.pc, libvnprog.pc
-#   INCLUDEDIR/vneuron   neurondev.h, vnprog.h and the uapi headers
+#   LIBDIR        libneurondev.so.0, libvnprog.so.0 and libvnprofile.so.0 (real names
+#                 .so.VERSION, the .so links for the linker); the device core is part of
+#                 libneurondev
+#   PKGCONFIGDIR  libneurondev.pc, libvnprog.pc, libvnprofile.pc
+#   INCLUDEDIR/vneuron   neurondev.h, vnprog.h, vnprofile.h and the uapi headers
 #   MANDIR        man1 (one page per tool, from its --help), man3 (libneurondev(3),
-#                 libvnprog(3))
+#                 libvnprog(3), libvnprofile(3))
 #   UDEVRULESDIR  60-vneuron.rules (/dev/vneuronN 0660, group vneuron)
 #   PREFIX/libexec/vneuron   vneuron-profile-mpi, capture's MPI side (built with mpicc
 #                 when Open MPI is there): vneuron-profile execs it under mpirun and looks
@@ -38,8 +39,10 @@ PIC := $(B)/pic
 SHB := $(B)/shared/bin
 SO_ND := libneurondev.so.$(SOMAJOR)
 SO_VNP := libvnprog.so.$(SOMAJOR)
+SO_VNPF := libvnprofile.so.$(SOMAJOR)
+SO_LIBS := libneurondev libvnprog libvnprofile
 INST_TOOLS := $(notdir $(TOOLS)) $(notdir $(PROFILER))
-INST_HEADERS := libneurondev/neurondev.h libvnprog/vnprog.h $(wildcard uapi/*.h)
+INST_HEADERS := libneurondev/neurondev.h libvnprog/vnprog.h profiler/vnprofile.h $(wildcard uapi/*.h)
 MAN3 := $(wildcard man/*.3)
 DKMS_FILES := dkms.conf Kbuild $(wildcard kmod/*.c kmod/*.h core/*.c core/*.h uapi/*.h) \
 	      udev/60-vneuron.rules udev/vneuron-udev
@@ -52,15 +55,15 @@ PIC_CFLAGS := $(CFLAGS_REL) -fPIC $(PKG_CPPFLAGS) $(PKG_CFLAGS) $(NLINC)
 PIC_LDFLAGS := -Wl,--as-needed $(PKG_LDFLAGS)
 
 .PHONY: install-build install uninstall deb
-install-build: $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP) $(addprefix $(SHB)/,$(INST_TOOLS)) \
-	       $(patsubst %,$(B)/man/man1/%.1,$(INST_TOOLS)) $(PIC)/libneurondev.pc $(PIC)/libvnprog.pc \
+install-build: $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP) $(PIC)/$(SO_VNPF) $(addprefix $(SHB)/,$(INST_TOOLS)) \
+	       $(patsubst %,$(B)/man/man1/%.1,$(INST_TOOLS)) $(patsubst %,$(PIC)/%.pc,$(SO_LIBS)) \
 	       $(SH_MPI)
 
 $(PIC)/%.o: %.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PIC_CFLAGS) -c $< -o $@
-$(PIC)/profiler/web.o: $(wildcard profiler/web/*)
+$(PIC)/profiler/output/web.o: $(wildcard profiler/output/web/*)
 $(PIC)/libvnmpi/%.o: libvnmpi/%.c
 	@mkdir -p $(@D)
 	$(call msg,MPICC,$@)
@@ -73,13 +76,16 @@ $(PIC)/libvnprog.so.$(VERSION): $(patsubst %.c,$(PIC)/%.o,$(VNPROG_SRCS)) $(PIC)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,$(SO_VNP) -Wl,--no-undefined $(PIC_LDFLAGS) \
 		$(filter %.o,$^) -o $@ -L$(PIC) -lneurondev $(LIBS)
+# The profiler library: vnprofile.h's functions only (its version script hides the rest).
+$(PIC)/libvnprofile.so.$(VERSION): $(patsubst %.c,$(PIC)/%.o,$(PROF_SRCS)) profiler/libvnprofile.map \
+				   $(PIC)/$(SO_VNP) $(PIC)/$(SO_ND)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,$(SO_VNPF) -Wl,--no-undefined \
+		-Wl,--version-script=profiler/libvnprofile.map $(PIC_LDFLAGS) $(filter %.o,$^) -o $@ \
+		-L$(PIC) -lvnprog -lneurondev $(LIBS)
 # The soname links (what the dynamic linker loads) and the linker's .so links.
 $(PIC)/%.so.$(SOMAJOR): $(PIC)/%.so.$(VERSION)
 	$(Q)ln -sf $(notdir $<) $@ && ln -sf $(notdir $@) $(PIC)/$*.so
-$(PIC)/libvnprof.a: $(patsubst %.c,$(PIC)/%.o,$(PROF_SRCS))
-	@rm -f $@
-	$(call msg,AR,$@)
-	$(Q)ar rcs $@ $^
 
 $(SHB)/%: tools/bin/%.c $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP)
 	@mkdir -p $(@D)
@@ -87,20 +93,21 @@ $(SHB)/%: tools/bin/%.c $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP)
 	$(Q)$(CC) $(PIC_CFLAGS) $(PIC_LDFLAGS) $< -o $@ -L$(PIC) -lvnprog -lneurondev $(LIBS)
 # A tool's own libraries, as for its build/bin twin in the Makefile.
 $(SHB)/vneuron-top: LIBS += $(shell pkg-config --libs ncurses 2>/dev/null || echo -lncurses)
-$(SHB)/vneuron-profile: $(patsubst %.c,$(PIC)/%.o,$(PROF_CMD_SRCS)) $(PIC)/libvnprof.a \
+# vneuron-profile: a command line over libvnprofile's header (vnprofile.h).
+$(SHB)/vneuron-profile: $(patsubst %.c,$(PIC)/%.o,$(PROF_CMD_SRCS)) $(PIC)/$(SO_VNPF) \
 			$(PIC)/$(SO_ND) $(PIC)/$(SO_VNP)
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(PIC_CFLAGS) $(PIC_LDFLAGS) $(filter %.o %.a,$^) -o $@ -L$(PIC) -lvnprog \
-		-lneurondev $(LIBS)
+	$(Q)$(CC) $(PIC_CFLAGS) $(PIC_LDFLAGS) $(filter %.o,$^) -o $@ -L$(PIC) -lvnprofile \
+		-lvnprog -lneurondev $(LIBS)
 
 # As build/libexec/vneuron/vneuron-profile-mpi, on the shared libraries.
-$(SH_MPI): profiler/mpi/vneuron-profile-mpi.c $(PIC)/profiler/builtin-capture.o \
-	   $(patsubst %.c,$(PIC)/%.o,$(VNMPI_SRCS)) $(PIC)/libvnprof.a $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP)
+$(SH_MPI): profiler/mpi/vneuron-profile-mpi.c $(call PROF_MPI_OBJS,$(PIC)) \
+	   $(patsubst %.c,$(PIC)/%.o,$(VNMPI_SRCS)) $(PIC)/$(SO_VNPF) $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP)
 	@mkdir -p $(@D)
 	$(call msg,MPICC,$@)
-	$(Q)$(MPICC) $(PIC_CFLAGS) $(PIC_LDFLAGS) -Ilibvnmpi -Iprofiler $(filter %.c %.o %.a,$^) \
-		-o $@ -L$(PIC) -lvnprog -lneurondev $(LIBS)
+	$(Q)$(MPICC) $(PIC_CFLAGS) $(PIC_LDFLAGS) -Ilibvnmpi -Iprofiler $(filter %.c %.o,$^) \
+		-o $@ -L$(PIC) -lvnprofile -lvnprog -lneurondev $(LIBS)
 
 # Section 1 from each tool's --help (NAME, SYNOPSIS, ... sections), so they never differ.
 $(B)/man/man1/%.1: $(SHB)/% tools/help2man
@@ -112,27 +119,30 @@ $(PIC)/%.pc: tools/pkgconfig.in Makefile tools/install.mk
 	@mkdir -p $(@D)
 	$(Q)sed -e 's|@NAME@|$*|' -e 's|@LIBNAME@|$(patsubst lib%,%,$*)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@PREFIX@|$(PREFIX)|' \
 		-e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-		-e 's|@DESC@|$(if $(filter libvnprog,$*),program toolchain (builder$(,) assembler$(,) .vnef$(,) .npy$(,) host backend),userspace driver library)|' \
-		-e 's|@REQUIRES@|$(if $(filter libvnprog,$*),Requires: libneurondev = $(VERSION))|' \
+		-e 's|@DESC@|$(PC_DESC_$*)|' -e 's|@REQUIRES@|$(PC_REQUIRES_$*)|' \
 		$< > $@
 , := ,
+PC_DESC_libneurondev := userspace driver library
+PC_DESC_libvnprog := program toolchain (builder$(,) assembler$(,) .vnef$(,) .npy$(,) host backend)
+PC_DESC_libvnprofile := profiler library (profiles$(,) figures$(,) findings$(,) outputs$(,) capture)
+PC_REQUIRES_libvnprog := Requires: libneurondev = $(VERSION)
+PC_REQUIRES_libvnprofile := Requires: libvnprog = $(VERSION)
 # The .pc files hold the paths: remake them when PREFIX or LIBDIR changes.
 $(PIC)/.paths.$(subst /,_,$(PREFIX)$(LIBDIR)$(INCLUDEDIR)):
 	@mkdir -p $(@D) && rm -f $(PIC)/.paths.* && touch $@
-$(PIC)/libneurondev.pc $(PIC)/libvnprog.pc: $(PIC)/.paths.$(subst /,_,$(PREFIX)$(LIBDIR)$(INCLUDEDIR))
+$(patsubst %,$(PIC)/%.pc,$(SO_LIBS)): $(PIC)/.paths.$(subst /,_,$(PREFIX)$(LIBDIR)$(INCLUDEDIR))
 
 install: install-build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/vneuron $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
 		$(DESTDIR)$(UDEVRULESDIR)
 	install -m 0755 $(addprefix $(SHB)/,$(INST_TOOLS)) $(DESTDIR)$(BINDIR)/
-	install -m 0644 $(PIC)/libneurondev.so.$(VERSION) $(PIC)/libvnprog.so.$(VERSION) \
-		$(DESTDIR)$(LIBDIR)/
-	for l in libneurondev libvnprog; do \
+	install -m 0644 $(patsubst %,$(PIC)/%.so.$(VERSION),$(SO_LIBS)) $(DESTDIR)$(LIBDIR)/
+	for l in $(SO_LIBS); do \
 		ln -sf $$l.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$$l.so.$(SOMAJOR) && \
 		ln -sf $$l.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/$$l.so || exit 1; \
 	done
-	install -m 0644 $(PIC)/libneurondev.pc $(PIC)/libvnprog.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 0644 $(patsubst %,$(PIC)/%.pc,$(SO_LIBS)) $(DESTDIR)$(PKGCONFIGDIR)/
 	install -m 0644 $(INST_HEADERS) $(DESTDIR)$(INCLUDEDIR)/vneuron/
 	install -m 0644 $(patsubst %,$(B)/man/man1/%.1,$(INST_TOOLS)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
@@ -152,8 +162,8 @@ install: install-build
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INST_TOOLS))
-	rm -f $(foreach l,libneurondev libvnprog,$(addprefix $(DESTDIR)$(LIBDIR)/$(l),.so.$(VERSION) .so.$(SOMAJOR) .so))
-	rm -f $(DESTDIR)$(PKGCONFIGDIR)/libneurondev.pc $(DESTDIR)$(PKGCONFIGDIR)/libvnprog.pc
+	rm -f $(foreach l,$(SO_LIBS),$(addprefix $(DESTDIR)$(LIBDIR)/$(l),.so.$(VERSION) .so.$(SOMAJOR) .so))
+	rm -f $(patsubst %,$(DESTDIR)$(PKGCONFIGDIR)/%.pc,$(SO_LIBS))
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/vneuron/,$(notdir $(INST_HEADERS)))
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/vneuron 2>/dev/null
 	rm -f $(patsubst %,$(DESTDIR)$(MANDIR)/man1/%.1,$(INST_TOOLS))

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "vnmpi.h"
-#include "builtin.h"
+#include "../builtin.h"
 
 #define ME "vneuron-profile-mpi"
 

@@ -19,7 +19,8 @@ PyMODINIT_FUNC PyInit__vneuron(void)
 {
 	int (*const init[])(PyObject *) = {
 		vnpy_init_errors, vnpy_init_builder, vnpy_init_device, vnpy_init_program,
-		vnpy_init_profile, vnpy_init_range,
+		vnpy_init_profile, vnpy_init_range, vnpy_init_bf16, vnpy_init_asm,
+		vnpy_init_counters,
 	};
 	PyObject *m;
 	size_t i;

@@ -26,6 +26,8 @@ extern PyObject *vnpy_Error;
 extern PyObject *vnpy_ValidationError;
 extern PyObject *vnpy_DeviceError;
 extern PyObject *vnpy_BuildError;
+extern PyObject *vnpy_TensorError;	/* an array that does not fit a tensor (ValueError) */
+extern PyObject *vnpy_ExecutionError;	/* a run that ended ERROR, TIMEOUT, FAULT, ... */
 
 /*
  * Raise type with errno err (positive or negative) and a message: the C library's
@@ -40,5 +42,8 @@ int vnpy_init_device(PyObject *m);
 int vnpy_init_program(PyObject *m);
 int vnpy_init_profile(PyObject *m);
 int vnpy_init_range(PyObject *m);
+int vnpy_init_bf16(PyObject *m);
+int vnpy_init_asm(PyObject *m);
+int vnpy_init_counters(PyObject *m);
 
 #endif

@@ -36,9 +36,9 @@
 
 #include "vn_model.h"
 #include "vnprog.h"
-#include "../../profiler/sha256.h"
-#include "../../profiler/timeline.h"
-#include "../../profiler/vntf.h"
+#include "../../profiler/format/sha256.h"
+#include "../../profiler/model/timeline.h"
+#include "../../profiler/format/vntf.h"
 
 #define ROWS		128
 #define COLS		2048

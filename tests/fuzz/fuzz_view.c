@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "vn_model.h"
-#include "../../profiler/summary.h"
+#include "../../profiler/output/summary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

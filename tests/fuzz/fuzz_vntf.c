@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../profiler/vntf.h"
+#include "../../profiler/format/vntf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "vnprog.h"
-#include "../../profiler/vntf.h"
+#include "../../profiler/format/vntf.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wsign-compare"

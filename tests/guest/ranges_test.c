@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "vnprog.h"
-#include "../../profiler/profile.h"
+#include "../../profiler/model/profile.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wsign-compare"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "vnp_synth.h"
+#include "../../profiler/analysis/rule.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
 #pragma GCC diagnostic push
@@ -349,6 +350,43 @@ TEST(summary_outputs_name_the_advice)
 	EXPECT_NE(strstr(buf, "\"scope\":\"layer/load\""), NULL);
 	free(buf);
 	synth_free(s);
+}
+
+/*
+ * The rules' table (analysis/rules.c): every rule once, at its id, named as its
+ * findings are, with something it reads, its thresholds and its place in
+ * docs/profiler.md, which describes every rule by that name.
+ */
+TEST(rules_table)
+{
+	char *doc = NULL, want[64];
+	const struct vnp_threshold *t;
+	unsigned int i, j;
+	size_t len;
+	FILE *f;
+
+	f = fopen("docs/profiler.md", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, getdelim(&doc, &len, 0, f) < 0);
+	fclose(f);
+	for (i = 0; i < VNP_RULE_COUNT; i++) {
+		const struct vnp_rule_def *r = vnp_rules[i];
+
+		ASSERT_NE(NULL, r);
+		EXPECT_EQ(i, r->id);
+		EXPECT_STREQ(r->name, vnp_rule_id(i));
+		EXPECT_NE(NULL, r->run);
+		EXPECT_LT(20, (int)strlen(r->reads));
+		EXPECT_STREQ(VNP_RULES_DOC, r->doc);
+		for (t = r->thresholds; t && t->name; t++)
+			EXPECT_GT(t->value, 0) TH_LOG("%s: %s", r->name, t->name);
+		snprintf(want, sizeof(want), "| `%s` |", r->name);
+		EXPECT_NE(NULL, strstr(doc, want)) TH_LOG("docs/profiler.md: no row %s", want);
+		for (j = 0; j < i; j++)
+			EXPECT_STRNE(r->name, vnp_rules[j]->name);
+	}
+	EXPECT_STREQ("?", vnp_rule_id(VNP_RULE_COUNT));
+	free(doc);
 }
 
 TEST_HARNESS_MAIN

@@ -16,8 +16,8 @@
 #include "vnprog.h"
 #include "vn_model.h"
 #include "cc_ref.h"
-#include "../../profiler/prog.h"
-#include "../../profiler/replay.h"
+#include "../../profiler/format/prog.h"
+#include "../../profiler/analysis/replay.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wsign-compare"

@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "vn_model.h"
-#include "../../profiler/analyze.h"
-#include "../../profiler/summary.h"
-#include "../../profiler/web.h"
+#include "../../profiler/analysis/analyze.h"
+#include "../../profiler/output/summary.h"
+#include "../../profiler/output/web.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
 #pragma GCC diagnostic push

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "vnp_synth.h"
-#include "../../profiler/sha256.h"
+#include "../../profiler/format/sha256.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
 #pragma GCC diagnostic push

@@ -14,9 +14,9 @@
 
 #include "vnp_nodes_synth.h"
 #include "vnprog.h"
-#include "../../profiler/analyze.h"
-#include "../../profiler/profile.h"
-#include "../../profiler/summary.h"
+#include "../../profiler/analysis/analyze.h"
+#include "../../profiler/model/profile.h"
+#include "../../profiler/output/summary.h"
 
 /* The 6.1 harness (and its fixtures) define non-static functions without prototypes. */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"

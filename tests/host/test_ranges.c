@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "vnp_synth.h"
-#include "../../profiler/capture.h"
-#include "../../profiler/profile.h"
-#include "../../profiler/vntf.h"
+#include "../../profiler/capture/capture.h"
+#include "../../profiler/model/profile.h"
+#include "../../profiler/format/vntf.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
 #pragma GCC diagnostic push

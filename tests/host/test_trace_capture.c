@@ -18,7 +18,7 @@
 #include "vnprog.h"
 #include <poll.h>
 #include <unistd.h>
-#include "../../profiler/vntf.h"
+#include "../../profiler/format/vntf.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
 #pragma GCC diagnostic push

@@ -15,7 +15,7 @@
 #include "vn_exec.h"
 #include "vn_trace.h"
 #include "neurondev.h"
-#include "../../profiler/vntf.h"
+#include "../../profiler/format/vntf.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
 #pragma GCC diagnostic push

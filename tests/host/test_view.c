@@ -26,10 +26,11 @@
 
 #include "vn_model.h"
 #include "vnprog.h"
-#include "../../profiler/capture.h"
-#include "../../profiler/sha256.h"
-#include "../../profiler/timeline.h"
-#include "../../profiler/vntf.h"
+#include "../../profiler/builtin.h"
+#include "../../profiler/capture/capture.h"
+#include "../../profiler/format/sha256.h"
+#include "../../profiler/model/timeline.h"
+#include "../../profiler/format/vntf.h"
 #include "vnp_synth.h"
 
 /*
@@ -1486,16 +1487,16 @@ TEST_F(view, dma_series_text_and_json_agree)
 /*
  * Issue 12: SIGINT and SIGTERM during capture's program form are noted, not fatal, so
  * the run stops after the running execution and writes the end section (the device
- * part runs only in the guest; this is the handler capture installs).
+ * part runs only in the guest; this is the handler capture installs, profiler/options.c).
  */
 TEST(capture_signals_are_caught)
 {
-	EXPECT_EQ(0, vnp_cap_signalled());
-	vnp_cap_catch_signals();
+	EXPECT_EQ(0, vnp_signalled());
+	vnp_catch_signals();
 	EXPECT_EQ(0, raise(SIGINT));
-	EXPECT_EQ(SIGINT, vnp_cap_signalled());
+	EXPECT_EQ(SIGINT, vnp_signalled());
 	EXPECT_EQ(0, raise(SIGTERM));
-	EXPECT_EQ(SIGINT, vnp_cap_signalled());	/* the first one counts */
+	EXPECT_EQ(SIGINT, vnp_signalled());	/* the first one counts */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 }

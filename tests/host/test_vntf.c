@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../profiler/execprog.h"
-#include "../../profiler/vntf.h"
+#include "../../profiler/format/execprog.h"
+#include "../../profiler/format/vntf.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
 #pragma GCC diagnostic push

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "vnp_synth.h"
-#include "../../profiler/web.h"
+#include "../../profiler/output/web.h"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"

@@ -16,11 +16,11 @@
 #include "vnprog.h"
 #include "vn_model.h"
 #include "vn_program.h"
-#include "../../profiler/analyze.h"
-#include "../../profiler/replay.h"
-#include "../../profiler/sha256.h"
-#include "../../profiler/summary.h"
-#include "../../profiler/vntf.h"
+#include "../../profiler/analysis/analyze.h"
+#include "../../profiler/analysis/replay.h"
+#include "../../profiler/format/sha256.h"
+#include "../../profiler/output/summary.h"
+#include "../../profiler/format/vntf.h"
 
 struct kern {
 	void *img;

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "vn_model.h"
-#include "../../profiler/prog.h"
-#include "../../profiler/vntf.h"
+#include "../../profiler/format/prog.h"
+#include "../../profiler/format/vntf.h"
 
 #define NSYNTH_WORK_NS	100000ull	/* compute before each collective */
 #define NSYNTH_XFER_NS	20000ull	/* each collective's transfer */

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "vn_model.h"
-#include "../../profiler/analyze.h"
-#include "../../profiler/summary.h"
+#include "../../profiler/analysis/analyze.h"
+#include "../../profiler/output/summary.h"
 
 #define NS	1000ull
 #define NOSEM	VNEURON_TRACE_NO_SEM

@@ -20,7 +20,7 @@
 #include "vn_program.h"
 #include "vn_trace.h"
 #include "neurondev.h"
-#include "../../profiler/vntf.h"
+#include "../../profiler/format/vntf.h"
 
 #define PAGE	4096u
 #define RING	(4u << 20)

@@ -26,8 +26,8 @@
 #include <unistd.h>
 
 #include "../../tests/host/vnp_nodes_synth.h"
-#include "../../profiler/profile.h"
-#include "../../profiler/summary.h"
+#include "../../profiler/model/profile.h"
+#include "../../profiler/output/summary.h"
 
 #define NODES		16
 #define RECORDS		1000000ull

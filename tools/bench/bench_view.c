@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "vn_model.h"
-#include "../../profiler/summary.h"
-#include "../../profiler/vntf.h"
+#include "../../profiler/output/summary.h"
+#include "../../profiler/format/vntf.h"
 
 #define CHUNK		4096u
 #define PCS		4096u

@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "vn_model.h"
-#include "../../profiler/web.h"
+#include "../../profiler/output/web.h"
 
 #define N	1000000u
 

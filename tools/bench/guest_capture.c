@@ -15,7 +15,7 @@
 #include "vnprog.h"
 #include "vneuron_trace.h"
 #include "neurondev.h"
-#include "../../profiler/vntf.h"
+#include "../../profiler/format/vntf.h"
 
 struct drain {
 	struct nd_device *tdev;

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * `vneuron-profile capture` (docs/profiler.md, "capture"), one file per part: its options
+ * and the dispatch (builtin-capture.c), the program form (builtin-capture-program.c), the
+ * program form with collectives workers (builtin-capture-workers.c), the application form
+ * (builtin-capture-app.c), and running a program with its inputs
+ * (builtin-capture-run.c). The tracing is libvnprofile's capture (vnprofile.h).
+ */
+#ifndef VNP_BUILTIN_CAPTURE_H
+#define VNP_BUILTIN_CAPTURE_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "builtin.h"
+#include "neurondev.h"
+#include "vnprofile.h"
+#include "vnprog.h"
+
+#define CAP_MAX_CORES	VNPROFILE_CAPTURE_MAX_TARGETS
+#define CAP_MAX_DEVICES	16
+#define MAX_INPUTS	64
+/* --host places workers as the module does by default: two cores a device */
+#define HOST_CORES_PER_DEVICE	2
+/* A FILE with {rank}: each worker's own file */
+#define RANK_TAG	"{rank}"
+/* -s with workers on several nodes: each node's profile, the tag replaced by its number */
+#define NODE_TAG	"{node}"
+
+struct cap_input {
+	const char *name, *path;
+	void *data;			/* the tensor's bytes, read from path */
+	/* path with {rank}: each worker's bytes (data is then NULL) */
+	void *rank_data[CAP_MAX_CORES];
+};
+
+/* --node ID/COUNT, --clock-offset NS[+-ERR]: the profile's node section. */
+struct cap_node {
+	uint32_t node, nr_nodes;
+	uint32_t first_rank, ranks, world_size;
+	int64_t clock_offset_ns;
+	uint64_t clock_error_ns;
+};
+
+struct cap_opts {
+	const char *program, *profile;
+	unsigned int num_exec, nth, device, nr_cores, cores[CAP_MAX_CORES];
+	int device_given;
+	unsigned int workers, per_node;		/* --collectives-*; 0: not given */
+	int have_node, have_offset;
+	struct cap_node node;
+	int ignore_errors, quiet, help, force, host;
+	struct nd_trace_opts trace;
+	unsigned int nr_inputs;
+	struct cap_input inputs[MAX_INPUTS];
+	char **app;
+	/*
+	 * Several nodes (--collectives-workers-per-node under mpirun): in vneuron-profile,
+	 * exec_mpi hands the capture over to vneuron-profile-mpi; there, nodes says where
+	 * this process stands, rank_base is the global rank of its worker 0 ({rank} in
+	 * input files) and profile_buf this node's profile name.
+	 */
+	const struct vnp_cap_nodes *nodes;
+	int exec_mpi;
+	unsigned int rank_base;
+	char profile_buf[4096];
+};
+
+/* A message of capture's own, as the library's are printed (vnp_cli_messages()). */
+void cap_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * builtin-capture.c: the profile, tracing targets[n] (NULL, 0: every core of every
+ * device from --device on), with capture's inputs, --force-overwrite, -q, the ring
+ * options and the node section; image (may be NULL) gives its program identity.
+ * vnprofile_capture_open()'s return.
+ */
+int cap_open(const struct cap_opts *o, const struct vnprofile_target *targets,
+	     unsigned int n, unsigned int flags, const void *image, size_t size,
+	     struct vnprofile_capture **c);
+
+/* The forms: each returns capture's exit status. */
+int cap_program(struct cap_opts *o);
+int cap_workers(struct cap_opts *o);
+int cap_app(const struct cap_opts *o);
+
+/* builtin-capture-program.c, for the workers too. */
+static inline uint64_t cap_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* On a terminal, runs longer than a second show their progress five times a second. */
+void cap_progress(const struct vnprofile_capture *c, unsigned int i, unsigned int n,
+		  uint64_t t0, uint64_t *last, int done);
+/* SIGINT or SIGTERM ended the run early: said, and 128+signal. */
+int cap_stopped_by_signal(void);
+
+/*
+ * builtin-capture-run.c: a program run with its inputs, on a device file or a host
+ * handle. (libvnprog's program runner, when it comes, does this for every tool.)
+ */
+struct vn_program;
+
+/* The program, validated by the kernel's own loader. 0 or -errno (said). */
+int cap_prog_open(const char *path, struct vn_program **p);
+const void *cap_prog_image(const struct vn_program *p, size_t *size);
+void cap_prog_free(struct vn_program *p);
+/*
+ * Every NAME FILE pair names an input tensor of the program; the first pair of a name
+ * gives its bytes (with workers, {rank} files each worker's). 0 or -errno (said).
+ */
+int cap_read_inputs(const struct vn_program *p, struct cap_opts *o);
+void cap_free_inputs(struct cap_opts *o);
+/*
+ * A device buffer for every input and output tensor, filled from the inputs (rank's
+ * own for a FILE with {rank}); the others stay zero. 0 or -errno (said).
+ */
+int cap_bind_tensors(struct nd_device *dev, const struct vn_program *p,
+		     const struct cap_opts *o, unsigned int rank, unsigned int *nb,
+		     struct nd_bind **binds, struct nd_mem ***mems);
+void cap_unbind_tensors(unsigned int nb, struct nd_bind *binds, struct nd_mem **mems);
+/* --host: a zeroed host buffer for each, filled the same way. 0 or -ENOMEM (said). */
+int cap_host_tensors(const struct vn_program *p, const struct cap_opts *o, unsigned int rank,
+		     unsigned int *n, struct nd_host_tensor **tp);
+void cap_host_tensors_free(struct nd_host_tensor *t, unsigned int n);
+/*
+ * --host: one execution on host core h. 0 with *res (an execution that failed is a
+ * result), or -errno for one that could not run (said).
+ */
+int cap_host_exec(struct nd_host *h, const struct vn_program *p,
+		  const struct nd_host_tensor *t, unsigned int n, struct nd_run_result *res);
+
+#endif /* VNP_BUILTIN_CAPTURE_H */

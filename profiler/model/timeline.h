@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The view side of the profiler: a profile's trace records joined with the program that
+ * produced them, as a compact in-memory timeline (docs/profiler.md, docs/metrics.md).
+ *
+ * Events are kept as one array of 48-byte structs, never one allocation per event, sorted
+ * by (core, stream, start): the events of one track (an engine or a DMA queue of a core)
+ * are one contiguous, start-ordered range. vnp_iter walks all tracks merged in start
+ * order, which is what every single-pass metric needs.
+ */
+#ifndef VNP_TIMELINE_H
+#define VNP_TIMELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "neurondev.h"
+#include "../format/prog.h"
+#include "vneuron.h"
+#include "vneuron_trace.h"
+
+#define VNP_MAX_CORES		64
+#define VNP_TRACKS		(VNP_MAX_CORES * VNEF_STREAMS)
+#define VNP_OP_DMA		0xffffu		/* vnp_ev.opcode of a DMA descriptor */
+#define VNP_OP_CC		0xff00u		/* + enum vnef_cc_opcode: a collective */
+
+/*
+ * One instruction, DMA descriptor or collective (48 bytes). Times in modeled
+ * picoseconds. A collective (stream VNEF_STREAM_CC, a CC record of
+ * uapi/vneuron_trace.h) runs from this rank's arrival (start) to its completion (end);
+ * flops holds the time it waited for the last member of its group (count - start of
+ * the record) and elements packs members | last rank << 8 | this rank << 16: use the
+ * vnp_cc_*() accessors below.
+ */
+struct vnp_ev {
+	uint64_t start;
+	uint64_t end;
+	uint64_t flops;
+	uint32_t pc;		/* index in the stream (engine instruction or descriptor) */
+	uint32_t bytes;
+	uint32_t elements;
+	uint32_t exec;		/* exec_seq */
+	uint16_t opcode;	/* enum vnef_opcode, VNP_OP_DMA or VNP_OP_CC + op */
+	uint16_t sem_wait;	/* VNEURON_TRACE_NO_SEM if none */
+	uint16_t sem_signal;
+	uint8_t stream;		/* engine 0..3, VNEF_STREAM_DMA(queue) or VNEF_STREAM_CC */
+	uint8_t core;
+};
+
+static inline int vnp_ev_is_cc(const struct vnp_ev *e)
+{
+	return e->stream == VNEF_STREAM_CC;
+}
+
+/* A DMA queue's stream (not an engine, not the CC engine). */
+static inline int vnp_stream_is_dma(unsigned int stream)
+{
+	return stream >= VNEF_ENGINES && stream < VNEF_STREAM_CC;
+}
+
+/* A collective's opcode (enum vnef_cc_opcode), group size, last member and rank. */
+static inline unsigned int vnp_cc_op(const struct vnp_ev *e)
+{
+	return (unsigned int)e->opcode - VNP_OP_CC;
+}
+
+static inline unsigned int vnp_cc_members(const struct vnp_ev *e)
+{
+	return e->elements & 0xffu;
+}
+
+static inline unsigned int vnp_cc_last(const struct vnp_ev *e)
+{
+	return e->elements >> 8 & 0xffu;
+}
+
+static inline unsigned int vnp_cc_rank(const struct vnp_ev *e)
+{
+	return e->elements >> 16 & 0xffu;
+}
+
+/* Waiting for the last member (load imbalance), then moving the data (transfer). */
+static inline uint64_t vnp_cc_wait(const struct vnp_ev *e)
+{
+	return e->flops;
+}
+
+static inline uint64_t vnp_cc_xfer(const struct vnp_ev *e)
+{
+	return e->end - e->start - e->flops;
+}
+
+/* MARKER records, and LOST records (id VNP_MARKER_LOST, value = records lost). */
+#define VNP_MARKER_LOST		0xffffffffu
+#define VNP_API_KINDS		(ND_API_END - ND_API_MARKER)	/* 0: other, then the calls */
+
+struct vnp_marker {
+	uint64_t time;		/* ps */
+	uint64_t value;
+	uint32_t id;
+	uint32_t exec;
+	uint8_t core;
+};
+
+/*
+ * An ERROR record: a device fault that ended its execution (uapi/vneuron_trace.h). time
+ * is on the timeline (the execution's shift added, as for events), model_ps the record's
+ * own modeled time.
+ */
+struct vnp_fault {
+	uint64_t time;		/* ps */
+	uint64_t model_ps;
+	uint64_t offset;	/* bytes into the partition or tensor; semaphore: the value */
+	uint32_t pc;		/* entry of the stream: instruction or descriptor index */
+	uint32_t exec;
+	uint32_t index;		/* partition (SBUF, PSUM), tensor (HBM) or semaphore */
+	uint32_t len;		/* bytes of the access, 0 if not an access */
+	uint16_t reason;	/* VNEURON_REASON_FAULT_SBUF..STATE */
+	uint8_t mem;		/* enum vnef_mem; 0 for a semaphore or the engine's state */
+	uint8_t stream;		/* engine 0..3 or VNEF_STREAM_DMA(queue) */
+	uint8_t core;
+};
+
+/* EXEC_END statuses counted per enum vneuron_exec_status; the last slot: unknown ones. */
+#define VNP_EXEC_STATUSES	(VNEURON_EXEC_FAULT + 2)
+
+/*
+ * One execution of one core, in the records' own clock: lo = earliest start (events,
+ * EXEC_START), hi = latest end (events, EXEC_END). Records may count modeled time from
+ * each execution's start, so two executions would overlap; finish lays them out back to
+ * back in exec_seq order (shift), which leaves times that already increase unchanged.
+ */
+struct vnp_exec {
+	uint64_t key;		/* core << 32 | exec_seq */
+	uint64_t lo, hi;
+	uint64_t shift;		/* added to every time of the execution */
+	/*
+	 * After finish: with collectives in the profile, its index among its core's
+	 * executions with collectives (VNP_NONE if it has none); else among all of them
+	 */
+	uint32_t round;
+	uint8_t has_cc;		/* it holds collectives */
+	uint16_t end_status;	/* its EXEC_END's status + 1 (enum vneuron_exec_status), 0: none */
+	uint16_t end_reason;	/* ... and reason (enum vneuron_exec_reason) */
+	uint16_t rdepth;	/* application ranges open at its launch (0: none known) */
+	uint32_t rstack;	/* their name ids in vnp_ranges.pool, outermost first */
+	uint64_t host_lo;	/* CLOCK_MONOTONIC of its EXEC_START record, 0 if unknown */
+	uint64_t host_hi;	/* of its EXEC_END record */
+	/*
+	 * Host clock only (tl->host_clock): how far its placement may be from the host time
+	 * its events happened at, in ps (docs/profiler.md "One clock"); UINT64_MAX if it had
+	 * no EXEC_START host time and was placed after the one before it.
+	 */
+	uint64_t map_err;
+};
+
+/*
+ * Application ranges (ranges.c, docs/profiler.md "Application ranges"): the
+ * nd_range_push() / nd_range_pop() records of the API stream replayed per thread, and
+ * each execution tied to the ranges open on the thread whose EXEC call launched it (the
+ * EXEC call's exec id joined with the WAIT call's core and sequence number).
+ */
+#define VNP_RANGE_THREADS	4096	/* threads followed; others' ranges are skipped */
+
+struct vnp_range_thread {
+	uint32_t pid, tid;
+	uint32_t depth;
+	uint32_t snap;			/* pool offset of the current stack, or UINT32_MAX */
+	uint32_t name[ND_RANGE_MAX_DEPTH];
+};
+
+/*
+ * One API call, range push or pop, or mark as the application logged it (host side, for
+ * the host rows of the host-clock view). start is host ns; after finish, the EXEC calls
+ * whose execution is known have its core and exec_seq (core VNP_MAX_CORES otherwise).
+ */
+struct vnp_call {
+	uint64_t start, dur;	/* host ns */
+	uint32_t pid, tid;
+	uint32_t arg;		/* RANGE_PUSH, MARK: the name id; EXEC, WAIT: the exec id */
+	uint32_t seq;		/* EXEC: the execution's exec_seq after finish */
+	uint16_t kind;		/* opcode - ND_API_MARKER (0: unknown) */
+	uint16_t depth;		/* the thread's range depth after the call */
+	uint16_t core;		/* EXEC after finish, WAIT: the timeline core */
+};
+
+/*
+ * An EXEC call (wait 0: its stack) or a WAIT call (wait 1: where it ran); uring: of an
+ * io_uring submission, whose exec_id is the library's (neurondev.h ND_API_URING).
+ */
+struct vnp_api_link {
+	uint32_t pid, exec_id;
+	uint32_t call;			/* index in vnp_ranges.calls */
+	uint32_t core, seq;
+	uint32_t stack;			/* pool offset */
+	uint16_t depth;
+	uint8_t wait, uring;
+};
+
+struct vnp_ranges {
+	char **names;			/* by id, from the profile's string sections (owned) */
+	uint32_t nnames;
+	/* set per profile file before its API records: */
+	uint16_t core_slot[VNP_MAX_CORES];	/* an API record's core -> timeline core */
+	/*
+	 * ... first by its device and core (EXEC, WAIT: model_end_ps, dma_queue), when the
+	 * file's streams say where each (device, core) is: an application on several
+	 * devices has a core 0 on each
+	 */
+	uint32_t map_dev[VNP_MAX_CORES];
+	uint16_t map_core[VNP_MAX_CORES], map_slot[VNP_MAX_CORES];
+	unsigned int nmap;
+	uint32_t id_base;		/* added to its name ids (names of earlier files) */
+	struct vnp_range_thread *th;
+	size_t nth, thcap;
+	struct vnp_api_link *ln;
+	size_t nln, lncap;
+	uint32_t *pool;			/* stacks of name ids, outermost first */
+	size_t npool, poolcap;
+	struct vnp_call *calls;		/* every API record, in the order read */
+	size_t ncalls, callcap;
+	uint64_t pushes, pops, marks;
+	uint64_t bad;			/* pushes and pops that do not nest, unknown names */
+	uint64_t attributed;		/* executions tied to their EXEC call */
+};
+
+#define VNP_NO_RANK		0xffffu
+
+struct vnp_timeline {
+	struct vneuron_model model;
+	const struct vnp_prog *prog;	/* may be NULL */
+	struct vnp_ev *ev;			/* after finish: all events, by track */
+	size_t n;
+	size_t track_off[VNP_TRACKS + 1];	/* after finish: t = core * VNEF_STREAMS + stream */
+	struct vnp_ev *tev[VNP_TRACKS];		/* while adding: one array per track */
+	size_t tn[VNP_TRACKS], tcap[VNP_TRACKS];
+	unsigned int ncores;			/* highest core seen + 1 */
+	uint64_t t0, t1;			/* first start, last end (ps) */
+	uint64_t lost;				/* records lost before reaching the profile */
+	uint64_t malformed;			/* records skipped as impossible */
+	uint64_t nexec;				/* distinct (core, exec_seq) executions */
+	uint32_t backends;			/* 1 << vntf backend of each profile read */
+	uint64_t ncc;				/* collectives (CC events) */
+	uint16_t cc_rank[VNP_MAX_CORES];	/* each core's rank in its CC records, or VNP_NO_RANK */
+	uint64_t model_flops;			/* per execution, for mfu; 0: unknown */
+	uint32_t sig_stream[VNEF_MAX_SEMS];	/* signaller seen in records, or VNP_NONE */
+	struct vnp_marker *markers;
+	size_t nmarkers, markers_cap;
+	/*
+	 * libneurondev API calls logged by `capture -- app` (MARKER records with opcode >=
+	 * ND_API_MARKER): host-side, no modeled time, so counted here per call
+	 * (index opcode - ND_API_MARKER, 0 = unknown call) rather than placed.
+	 */
+	uint64_t api_calls[VNP_API_KINDS];
+	uint64_t api_ns[VNP_API_KINDS];
+	/* each core's first call start and last call end, on its host's clock (0: none) */
+	uint64_t api_first_ns[VNP_MAX_CORES], api_last_ns[VNP_MAX_CORES];
+	/*
+	 * Several nodes (profiles with node sections, docs/profile-format.md "Nodes"; set by
+	 * profile.c, nr_nodes 0 otherwise): each core slot's node, that node's ranks
+	 * [node_first_rank, + node_ranks) and its host clock's offset to rank 0's; each
+	 * global rank's node (VNP_NO_RANK if no profile of it was read).
+	 */
+	unsigned int nr_nodes;
+	uint16_t core_node[VNP_MAX_CORES];
+	uint16_t node_first_rank[VNP_MAX_CORES], node_ranks[VNP_MAX_CORES];
+	int64_t host_offset_ns[VNP_MAX_CORES];
+	uint64_t host_error_ns[VNP_MAX_CORES];
+	uint16_t rank_node[VNEF_CC_MAX_RANKS];
+	struct vnp_fault *faults;		/* ERROR records; by (time, core) after finish */
+	size_t nfaults, faults_cap;
+	uint64_t exec_status[VNP_EXEC_STATUSES];	/* EXEC_END records by status */
+	struct vnp_exec *execs;			/* nexec of them; by key after finish */
+	size_t nexecs_cap;
+	size_t last_exec;			/* index of the last one looked up */
+	struct vnp_ranges rg;
+	/*
+	 * Set before finish: lay executions out on the host clock (docs/profiler.md "One
+	 * clock"): each at its EXEC_START's host time, host_base_ns is time 0; map_err_max
+	 * and map_err_median over the executions that had one (ps), map_unplaced those
+	 * without an EXEC_START host time.
+	 */
+	int host_clock;
+	uint64_t host_base_ns;
+	uint64_t map_err_max, map_err_median, map_unplaced;
+	int finished;
+};
+
+/*
+ * A CC record that can be true: its own engine, a known opcode, arrival <= the last
+ * member's arrival <= completion, 1..64 members, ranks below 64.
+ */
+bool vnp_cc_record_ok(const struct vneuron_trace_record *r);
+
+void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
+		 const struct vnp_prog *prog);
+/*
+ * Adds records of one core (the records of a profile, in any order, in as many calls
+ * as convenient). Impossible records (unknown kind or engine, end before start, DMA
+ * queue out of range, an ERROR record whose reason is not a fault or whose memory is
+ * unknown) are counted in tl->malformed and skipped. 0 or -ENOMEM.
+ */
+int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
+	       const struct vneuron_trace_record *recs, size_t n);
+/* Sorts and indexes; no more adds after this. 0 or -ENOMEM. */
+int vnp_tl_finish(struct vnp_timeline *tl);
+void vnp_tl_free(struct vnp_timeline *tl);
+/* After finish: where an execution of a core starts on the timeline (t0 if unknown). */
+uint64_t vnp_tl_exec_start(const struct vnp_timeline *tl, unsigned int core, uint32_t exec);
+/* After finish: the index in tl->execs of an execution of a core, SIZE_MAX if unknown. */
+size_t vnp_tl_exec_index(const struct vnp_timeline *tl, unsigned int core, uint32_t exec);
+/* After finish: the execution's round (struct vnp_exec), 0 if unknown. */
+uint32_t vnp_tl_exec_round(const struct vnp_timeline *tl, unsigned int core, uint32_t exec);
+
+/* After finish: the execution (core, exec), or NULL. */
+const struct vnp_exec *vnp_tl_exec(const struct vnp_timeline *tl, unsigned int core,
+				   uint32_t exec);
+
+/* ranges.c */
+/* An API record of a core's records (vnp_tl_add()): ranges replayed, EXEC/WAIT noted. */
+int vnp_rg_add(struct vnp_timeline *tl, const struct vneuron_trace_record *r);
+/* The next range name (a copy is kept). 0 or -ENOMEM. */
+int vnp_rg_add_name(struct vnp_timeline *tl, const char *name);
+/* In finish, once executions are sorted: ties each to its EXEC call's ranges. */
+int vnp_rg_finish(struct vnp_timeline *tl);
+void vnp_rg_free(struct vnp_timeline *tl);
+/* Range name id's name ("?" if unknown). */
+const char *vnp_range_name(const struct vnp_timeline *tl, uint32_t id);
+/* An execution's ranges (name ids, outermost first): their count. */
+unsigned int vnp_exec_ranges(const struct vnp_timeline *tl, const struct vnp_exec *x,
+			     const uint32_t **ids);
+/*
+ * Launch gaps of core after finish: host time between the end of one of its executions
+ * and the start of the next (EXEC_END and EXEC_START records' host_ns), summed; *held
+ * the host time from its first start to its last end, *n the gaps counted.
+ */
+uint64_t vnp_tl_launch_gaps(const struct vnp_timeline *tl, unsigned int core, uint64_t *held,
+			    uint64_t *n);
+
+/* A host CLOCK_MONOTONIC time on the host-clock timeline (ps); 0 for times before its base. */
+uint64_t vnp_tl_host_ps(const struct vnp_timeline *tl, uint64_t host_ns);
+
+/* The backend the profiles were captured on: "module", "host", "mixed" or "unknown". */
+const char *vnp_tl_backend(const struct vnp_timeline *tl);
+
+/* Three-way comparison for qsort() callbacks. */
+static inline int vnp_cmp(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static inline size_t vnp_tl_track_len(const struct vnp_timeline *tl, unsigned int t)
+{
+	return tl->track_off[t + 1] - tl->track_off[t];
+}
+
+static inline unsigned int vnp_ev_track(const struct vnp_ev *e)
+{
+	return (unsigned int)e->core * VNEF_STREAMS + e->stream;
+}
+
+static inline const struct vnp_loc *vnp_ev_loc(const struct vnp_timeline *tl,
+					       const struct vnp_ev *e)
+{
+	return vnp_prog_loc(tl->prog, e->stream, e->pc);
+}
+
+/* The memory a DMA event reads (src) and writes (dst): enum vnef_mem, 0 if unknown. */
+void vnp_ev_dma_mems(const struct vnp_timeline *tl, const struct vnp_ev *e,
+		     unsigned int *src, unsigned int *dst);
+
+/* Walks every event of every track in (start, track) order. */
+struct vnp_iter {
+	const struct vnp_timeline *tl;
+	unsigned int heap[VNP_TRACKS];
+	size_t pos[VNP_TRACKS];
+	unsigned int nheap;
+};
+
+void vnp_iter_init(struct vnp_iter *it, const struct vnp_timeline *tl);
+/* The next event in start order, or NULL at the end. */
+const struct vnp_ev *vnp_iter_next(struct vnp_iter *it);
+
+/*
+ * A fault for people: what was refused, e.g. "DMA chunk outside SBUF: partition 131,
+ * bytes 0..63" or "semaphore 5 value 3 beyond its table", into buf.
+ */
+const char *vnp_fault_what(const struct vnp_timeline *tl, const struct vnp_fault *f,
+			   char *buf, size_t len);
+/* The faulting entry's opcode from the program (VNP_OP_DMA for a descriptor), or VNP_NONE. */
+uint32_t vnp_fault_opcode(const struct vnp_timeline *tl, const struct vnp_fault *f);
+
+/* Names for output. */
+/* "TensorE" ... "GpSimdE", then "DMA" and "CC-core" (the units of metrics.h) */
+const char *vnp_engine_name(unsigned int engine);
+/* "MULTIPLY_MOVING", "DMA", "ALL_REDUCE" (VNP_OP_CC + op) */
+const char *vnp_opcode_name(unsigned int opcode);
+const char *vnp_mem_name(unsigned int mem);		/* "SBUF", "HBM", "?" */
+const char *vnp_api_name(unsigned int kind);		/* "open", ... "wait", "other" */
+const char *vnp_exec_status_name(unsigned int status);	/* "OK", ... "FAULT", "?" */
+/* "deadlock", ... "SBUF fault"; "" for none, "?" if unknown. */
+const char *vnp_exec_reason_name(unsigned int reason);
+/* A fault reason's short id: "sbuf", "psum", "hbm", "semaphore", "state"; "?" if none. */
+const char *vnp_fault_reason_id(unsigned int reason);
+/* "TensorE", "DMA q3", "CC-core" into buf. */
+const char *vnp_stream_name(unsigned int stream, char *buf, size_t len);
+
+/* Small helpers for output: times in ps as human text ("12.345 us"), sizes. */
+const char *vnp_fmt_time(uint64_t ps, char *buf, size_t len);
+const char *vnp_fmt_bytes(double bytes, char *buf, size_t len);
+/* A count of flops in decimal units (flop, kflop, Mflop, Gflop, Tflop). */
+const char *vnp_fmt_flops(double n, char *buf, size_t len);
+/* A JSON string literal (quotes included). */
+void vnp_json_str(FILE *f, const char *s);
+
+#endif /* VNP_TIMELINE_H */

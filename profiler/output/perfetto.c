@@ -1,0 +1,1134 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * A Perfetto trace written directly as protobuf (no SDK), with the field numbers of
+ * Perfetto's public protos/perfetto/trace/ protos; tests/perfetto/trace.proto is the
+ * subset used here. Layout:
+ *   one process per core ("vneuron core N", or the worker's label), in it one thread
+ *   track per row: TensorE LoadStationary, TensorE MultiplyMoving (and transposes),
+ *   VectorE, ScalarE, GpSimdE, DMA q0..q15, CC-core (rows with no events are left out;
+ *   a collective is a slice from the rank's arrival to its completion, and a flow
+ *   links the slices of one collective across the ranks); counter tracks "DMA throughput
+ *   (GB/s)" and "DMA pending" per core. MARKER and LOST records are instants on the
+ *   core's process track; ERROR records (device faults) instants "device fault: ..." on
+ *   the faulting engine's or DMA queue's track, which is then shown even if empty;
+ *   with debug scopes, "layers D" tracks per core (layers.h), a track per depth and lane.
+ * Slices must nest on a track, so events that overlap on one row (never expected from
+ * the device, possible in a damaged profile) go to extra rows "NAME #2", ... chosen
+ * greedily. Timestamps are nanoseconds (floored); exact picoseconds are in the args.
+ * Event names, categories and argument names are interned (InternedData in the first
+ * packet, which also clears the sequence's incremental state; events that use them set
+ * SEQ_NEEDS_INCREMENTAL_STATE), which keeps an event to about 70 bytes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analysis/analyze.h"
+#include "../model/layers.h"
+#include "../model/metrics.h"
+#include "summary.h"
+#include "../util/log.h"
+#include "vn_isa.h"
+
+#define ROWS		(1 + VNEF_STREAMS)	/* TensorE split in two */
+#define MAX_LANES	64
+#define SEQ_ID		1
+
+/* TracePacket, TrackDescriptor, TrackEvent, DebugAnnotation... field numbers */
+enum {
+	F_TRACE_PACKET = 1,
+	F_PKT_TIMESTAMP = 8,
+	F_PKT_SEQ_ID = 10,
+	F_PKT_TRACK_EVENT = 11,
+	F_PKT_INTERNED = 12,
+	F_PKT_SEQ_FLAGS = 13,
+	F_ID_CATEGORIES = 1,		/* InternedData: EventCategory { iid = 1, name = 2 } */
+	F_ID_EVENT_NAMES = 2,		/* EventName { iid = 1, name = 2 } */
+	F_ID_ANN_NAMES = 3,		/* DebugAnnotationName { iid = 1, name = 2 } */
+	F_IID = 1,
+	F_IID_NAME = 2,
+	F_PKT_TRACK_DESC = 60,
+	F_TD_UUID = 1,
+	F_TD_NAME = 2,
+	F_TD_PROCESS = 3,
+	F_TD_THREAD = 4,
+	F_TD_PARENT = 5,
+	F_TD_COUNTER = 8,
+	F_PD_PID = 1,
+	F_PD_NAME = 6,
+	F_THD_PID = 1,
+	F_THD_TID = 2,
+	F_THD_NAME = 5,
+	F_CD_UNIT = 3,
+	F_TE_CATEGORY_IIDS = 3,
+	F_TE_DEBUG = 4,
+	F_TE_NAME_IID = 10,
+	F_TE_TYPE = 9,
+	F_TE_TRACK = 11,
+	F_TE_CATEGORIES = 22,
+	F_TE_NAME = 23,
+	F_TE_DOUBLE_COUNTER = 44,
+	F_TE_FLOW_IDS = 47,		/* repeated fixed64 */
+	F_TE_TERM_FLOW_IDS = 48,
+	F_DA_NAME_IID = 1,
+	F_DA_UINT = 3,
+	F_DA_DOUBLE = 5,
+	F_DA_STRING = 6,
+	F_DA_NAME = 10,
+	TYPE_SLICE_BEGIN = 1,
+	TYPE_SLICE_END = 2,
+	TYPE_INSTANT = 3,
+	TYPE_COUNTER = 4,
+	SEQ_INCREMENTAL_STATE_CLEARED = 1,
+	SEQ_NEEDS_INCREMENTAL_STATE = 2,
+	UNIT_COUNT = 2,
+};
+
+struct pb {
+	uint8_t *b;
+	size_t n, cap;
+	int oom;
+};
+
+static int pb_grow(struct pb *p, size_t len)
+{
+	size_t nc = p->cap ? p->cap : 256;
+	uint8_t *b;
+
+	while (nc < p->n + len)
+		nc *= 2;
+	b = realloc(p->b, nc);
+	if (!b) {
+		p->oom = 1;
+		return -1;
+	}
+	p->b = b;
+	p->cap = nc;
+	return 0;
+}
+
+/* Room for len more bytes (the hot path is one comparison). */
+static inline int pb_room(struct pb *p, size_t len)
+{
+	return p->n + len <= p->cap ? 0 : pb_grow(p, len);
+}
+
+static inline void pb_raw(struct pb *p, const void *d, size_t len)
+{
+	if (pb_room(p, len))
+		return;
+	memcpy(p->b + p->n, d, len);
+	p->n += len;
+}
+
+static inline void pb_varint(struct pb *p, uint64_t v)
+{
+	uint8_t *b;
+
+	if (pb_room(p, 10))
+		return;
+	b = p->b + p->n;
+	while (v >= 0x80) {
+		*b++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*b++ = (uint8_t)v;
+	p->n = (size_t)(b - p->b);
+}
+
+static inline unsigned int varint_len(uint64_t v)
+{
+	unsigned int n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static inline void pb_uint(struct pb *p, unsigned int field, uint64_t v)
+{
+	pb_varint(p, (uint64_t)field << 3);
+	pb_varint(p, v);
+}
+
+static inline void pb_bytes(struct pb *p, unsigned int field, const void *d, size_t len)
+{
+	pb_varint(p, (uint64_t)field << 3 | 2);
+	pb_varint(p, len);
+	pb_raw(p, d, len);
+}
+
+static inline void pb_str(struct pb *p, unsigned int field, const char *s)
+{
+	pb_bytes(p, field, s, strlen(s));
+}
+
+static void pb_msg(struct pb *p, unsigned int field, const struct pb *sub)
+{
+	pb_bytes(p, field, sub->b, sub->n);
+}
+
+static void pb_double(struct pb *p, unsigned int field, double d)
+{
+	uint64_t v;
+	uint8_t b[8];
+	int i;
+
+	memcpy(&v, &d, 8);
+	for (i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	pb_varint(p, (uint64_t)field << 3 | 1);
+	pb_raw(p, b, 8);
+}
+
+struct pw {
+	FILE *f;
+	const struct vnp_view *v;
+	struct pb pkt, te, sub, out;
+	uint64_t *lane_end;		/* [core][row][lane] */
+	uint8_t *lanes;			/* [core][row]: lanes used */
+	struct { uint64_t end; uint64_t uuid; } *ends;	/* pending slice ends, a heap */
+	size_t nends;
+	unsigned int ncores;
+	const struct vnp_marker **mk;	/* markers in time order */
+	size_t nmk, next_mk;
+	size_t next_fault;		/* the timeline's faults are in time order */
+	/* semaphore flows: (signaller, waiter) event indices, by signaller */
+	struct flow { size_t from, to; } *flows;
+	size_t nflows;
+	int err;
+};
+
+static uint64_t proc_uuid(unsigned int core)
+{
+	return (uint64_t)(core + 1) << 16;
+}
+
+static uint64_t row_uuid(unsigned int core, unsigned int row, unsigned int lane)
+{
+	return proc_uuid(core) + 1 + row * MAX_LANES + lane;
+}
+
+/* A node's process (multi-node profiles): above every core's uuid. */
+static uint64_t node_uuid(unsigned int node)
+{
+	return proc_uuid(VNP_MAX_CORES + 1) + ((uint64_t)node << 16);
+}
+
+/* The DMA series cover the whole profile: one pair of counter tracks. */
+static uint64_t counter_uuid(unsigned int which)
+{
+	return proc_uuid(0) + 0xff00 + which;
+}
+
+/* A stream's row; TensorE's by opcode: LoadStationary, or MultiplyMoving for the rest. */
+static unsigned int row_of(unsigned int stream, uint32_t opcode)
+{
+	if (stream == 0)
+		return opcode == VNEF_OP_LOAD_STATIONARY ? 0 : 1;
+	return stream + 1;
+}
+
+static unsigned int ev_row(const struct vnp_ev *e)
+{
+	return row_of(e->stream, e->opcode);
+}
+
+/* The row of a fault: by the program's opcode on TensorE (MultiplyMoving if unknown). */
+static unsigned int fault_row(const struct vnp_timeline *tl, const struct vnp_fault *f)
+{
+	return row_of(f->stream, vnp_fault_opcode(tl, f));
+}
+
+static const char *row_name(unsigned int row, char *buf, size_t len)
+{
+	if (row == 0)
+		return "TensorE LoadStationary";
+	if (row == 1)
+		return "TensorE MultiplyMoving";
+	return vnp_stream_name(row - 1, buf, len);
+}
+
+static void out_flush(struct pw *w)
+{
+	if (w->out.n && fwrite(w->out.b, 1, w->out.n, w->f) != w->out.n)
+		w->err = -EIO;
+	w->out.n = 0;
+}
+
+/* Frames the packet as Trace.packet and queues it for writing. */
+static void emit(struct pw *w)
+{
+	if (w->pkt.oom || w->te.oom || w->sub.oom) {
+		w->err = -ENOMEM;
+		return;
+	}
+	pb_msg(&w->out, F_TRACE_PACKET, &w->pkt);
+	if (w->out.oom)
+		w->err = -ENOMEM;
+	else if (w->out.n >= (1u << 20))
+		out_flush(w);
+	w->pkt.n = 0;
+}
+
+static void track_desc(struct pw *w, uint64_t uuid, uint64_t parent, const char *name,
+		       int pid, int tid, int counter)
+{
+	struct pb *d = &w->te, *s = &w->sub;
+
+	d->n = 0;
+	s->n = 0;
+	pb_uint(d, F_TD_UUID, uuid);
+	/* a thread track belongs to its process through the pid; others name a parent */
+	if (parent && !tid)
+		pb_uint(d, F_TD_PARENT, parent);
+	pb_str(d, F_TD_NAME, name);
+	if (tid) {
+		pb_uint(s, F_THD_PID, (uint64_t)pid);
+		pb_uint(s, F_THD_TID, (uint64_t)tid);
+		pb_str(s, F_THD_NAME, name);
+		pb_msg(d, F_TD_THREAD, s);
+	} else if (counter) {
+		pb_uint(s, F_CD_UNIT, UNIT_COUNT);
+		pb_msg(d, F_TD_COUNTER, s);
+	} else {
+		pb_uint(s, F_PD_PID, (uint64_t)pid);
+		pb_str(s, F_PD_NAME, name);
+		pb_msg(d, F_TD_PROCESS, s);
+	}
+	pb_uint(&w->pkt, F_PKT_SEQ_ID, SEQ_ID);
+	pb_msg(&w->pkt, F_PKT_TRACK_DESC, d);
+	emit(w);
+}
+
+/*
+ * Interned strings (InternedData, emitted once in the first packet): event names, the
+ * categories and the debug annotation names; events refer to them by iid.
+ */
+enum { A_PC = 1, A_DESC, A_SOURCE, A_SCOPE, A_START, A_DUR, A_EXEC, A_BYTES, A_ELEMENTS,
+       A_FLOPS, A_SEM, A_WAIT, A_VALUE, A_REASON, A_MEM, A_INDEX, A_OFFSET, A_LEN, A_CRIT,
+       A_GROUP, A_RANK, A_LAST, A_WAITED, A_XFER, A_SIZE, A_ALGBW, A_BUSBW, A_COUNT };
+static const char *const ann_names[A_COUNT] = {
+	[A_PC] = "pc", [A_DESC] = "desc", [A_SOURCE] = "source", [A_SCOPE] = "scope",
+	[A_START] = "start_ps", [A_DUR] = "dur_ps", [A_EXEC] = "exec", [A_BYTES] = "bytes",
+	[A_ELEMENTS] = "elements", [A_FLOPS] = "flops", [A_SEM] = "sem_wait",
+	[A_WAIT] = "wait_ps", [A_VALUE] = "value", [A_REASON] = "reason", [A_MEM] = "memory",
+	[A_INDEX] = "index", [A_OFFSET] = "offset", [A_LEN] = "length",
+	[A_CRIT] = "critical_path", [A_GROUP] = "group", [A_RANK] = "rank",
+	[A_LAST] = "last_rank", [A_WAITED] = "waited_ps", [A_XFER] = "transfer_ps",
+	[A_SIZE] = "size", [A_ALGBW] = "algbw_GBps", [A_BUSBW] = "busbw_GBps",
+};
+/* Event categories, interned 1..7: the engines' mnemonics, then "dma", "fault", "cc". */
+#define CAT_DMA		(VNEF_ENGINES + 1)
+#define CAT_FAULT	(VNEF_ENGINES + 2)
+#define CAT_CC		(VNEF_ENGINES + 3)
+
+static const char *cat_name(unsigned int cat)
+{
+	if (cat <= VNEF_ENGINES)
+		return vn_engine_mnemonic(cat - 1);
+	return cat == CAT_DMA ? "dma" : cat == CAT_CC ? VN_CC_ENGINE_MNEMONIC : "fault";
+}
+#define IID_DMA_NAME	32	/* + src * 4 + dst; opcodes are opcode + 1 */
+#define IID_CC_NAME	64	/* + enum vnef_cc_opcode */
+
+static const char *dma_name(unsigned int src, unsigned int dst, char *buf, size_t len)
+{
+	if (src || dst)
+		snprintf(buf, len, "DMA %s->%s", vnp_mem_name(src), vnp_mem_name(dst));
+	else
+		snprintf(buf, len, "DMA");
+	return buf;
+}
+
+static void interned_entry(struct pw *w, unsigned int field, uint64_t iid, const char *name)
+{
+	w->sub.n = 0;
+	pb_uint(&w->sub, F_IID, iid);
+	pb_str(&w->sub, F_IID_NAME, name);
+	pb_msg(&w->te, field, &w->sub);
+}
+
+static void interned_packet(struct pw *w)
+{
+	unsigned int i, s, d;
+	char buf[32];
+
+	w->te.n = 0;
+	for (i = 1; i <= CAT_CC; i++)
+		interned_entry(w, F_ID_CATEGORIES, i, cat_name(i));
+	for (i = 0; i < VNEF_OP_COUNT; i++)
+		interned_entry(w, F_ID_EVENT_NAMES, i + 1, vnp_opcode_name(i));
+	for (i = 0; i < VNEF_CC_OP_COUNT; i++)
+		interned_entry(w, F_ID_EVENT_NAMES, IID_CC_NAME + i,
+			       vnp_opcode_name(VNP_OP_CC + i));
+	for (s = 0; s < 4; s++)
+		for (d = 0; d < 4; d++)
+			interned_entry(w, F_ID_EVENT_NAMES, IID_DMA_NAME + s * 4 + d,
+				       dma_name(s, d, buf, sizeof(buf)));
+	for (i = 1; i < A_COUNT; i++)
+		interned_entry(w, F_ID_ANN_NAMES, i, ann_names[i]);
+	/* the first packet: clears the sequence's incremental state */
+	pb_uint(&w->pkt, F_PKT_SEQ_ID, SEQ_ID);
+	pb_uint(&w->pkt, F_PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	pb_msg(&w->pkt, F_PKT_INTERNED, &w->te);
+	emit(w);
+}
+
+/* DebugAnnotation { name_iid = 1; uint_value = 3 }, written straight into the event */
+static void ann_uint(struct pw *w, unsigned int iid, uint64_t v)
+{
+	pb_varint(&w->te, F_TE_DEBUG << 3 | 2);
+	pb_varint(&w->te, 1 + varint_len(iid) + 1 + varint_len(v));
+	pb_uint(&w->te, F_DA_NAME_IID, iid);
+	pb_uint(&w->te, F_DA_UINT, v);
+}
+
+static void ann_double(struct pw *w, unsigned int iid, double v)
+{
+	pb_varint(&w->te, F_TE_DEBUG << 3 | 2);
+	pb_varint(&w->te, 1 + varint_len(iid) + 1 + 8);
+	pb_uint(&w->te, F_DA_NAME_IID, iid);
+	pb_double(&w->te, F_DA_DOUBLE, v);
+}
+
+static void ann_str(struct pw *w, unsigned int iid, const char *v)
+{
+	size_t vl = strlen(v);
+
+	pb_varint(&w->te, F_TE_DEBUG << 3 | 2);
+	pb_varint(&w->te, 1 + varint_len(iid) + 1 + varint_len(vl) + vl);
+	pb_uint(&w->te, F_DA_NAME_IID, iid);
+	pb_bytes(&w->te, F_DA_STRING, v, vl);
+}
+
+/* The source line and scope of an entry, as far as loc has them. */
+static void ann_loc(struct pw *w, const struct vnp_prog *p, const struct vnp_loc *loc)
+{
+	char buf[300];
+
+	if (loc && loc->line != VNP_NONE)
+		ann_str(w, A_SOURCE, vnp_prog_line(p, loc->line, buf, sizeof(buf)));
+	if (loc && loc->scope != VNP_NONE)
+		ann_str(w, A_SCOPE, vnp_prog_scope(p, loc->scope));
+}
+
+static void packet_event(struct pw *w, uint64_t ps, int interned)
+{
+	pb_uint(&w->pkt, F_PKT_TIMESTAMP, ps / 1000);
+	pb_uint(&w->pkt, F_PKT_SEQ_ID, SEQ_ID);
+	if (interned)
+		pb_uint(&w->pkt, F_PKT_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	pb_msg(&w->pkt, F_PKT_TRACK_EVENT, &w->te);
+	emit(w);
+}
+
+static void slice_end(struct pw *w, uint64_t ps, uint64_t uuid)
+{
+	w->te.n = 0;
+	pb_uint(&w->te, F_TE_TYPE, TYPE_SLICE_END);
+	pb_uint(&w->te, F_TE_TRACK, uuid);
+	packet_event(w, ps, 0);
+}
+
+static void counter(struct pw *w, uint64_t ps, uint64_t uuid, double value)
+{
+	w->te.n = 0;
+	pb_uint(&w->te, F_TE_TYPE, TYPE_COUNTER);
+	pb_uint(&w->te, F_TE_TRACK, uuid);
+	pb_double(&w->te, F_TE_DOUBLE_COUNTER, value);
+	packet_event(w, ps, 0);
+}
+
+static void pb_fixed64(struct pb *p, unsigned int field, uint64_t v)
+{
+	uint8_t b[8];
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	pb_varint(p, (uint64_t)field << 3 | 1);
+	pb_raw(p, b, 8);
+}
+
+static int cmp_flow(const void *x, const void *y)
+{
+	const struct flow *a = x, *b = y;
+
+	return vnp_cmp(a->from, b->from) ?: vnp_cmp(a->to, b->to);
+}
+
+/*
+ * Every semaphore wait that held an entry back (docs/metrics.md, "Critical path"): a
+ * flow from the signalling slice to the waiting one, id = the waiter's index + 1.
+ */
+static int flows_build(struct pw *w)
+{
+	const struct vnp_timeline *tl = w->v->tl;
+	size_t i, n = 0, cap = 0;
+
+	for (i = 0; i < tl->n; i++) {
+		const struct vnp_ev *e = &tl->ev[i], *s;
+		struct flow *nf;
+
+		if (e->sem_wait == VNEURON_TRACE_NO_SEM || !vnp_ev_wait(tl, e))
+			continue;
+		s = vnp_ev_signaller(tl, e);
+		if (!s)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			nf = realloc(w->flows, cap * sizeof(*nf));
+			if (!nf)
+				return -ENOMEM;
+			w->flows = nf;
+		}
+		w->flows[n++] = (struct flow){ .from = (size_t)(s - tl->ev), .to = i };
+	}
+	if (n)
+		qsort(w->flows, n, sizeof(*w->flows), cmp_flow);
+	w->nflows = n;
+	return 0;
+}
+
+/* The flows an event starts (as signaller) and ends (as waiter). */
+static void slice_flows(struct pw *w, const struct vnp_ev *e)
+{
+	const struct vnp_timeline *tl = w->v->tl;
+	size_t idx = (size_t)(e - tl->ev), lo = 0, hi = w->nflows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->flows[mid].from < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < w->nflows && w->flows[lo].from == idx; lo++)
+		pb_fixed64(&w->te, F_TE_FLOW_IDS, w->flows[lo].to + 1);
+	if (e->sem_wait != VNEURON_TRACE_NO_SEM && vnp_ev_wait(tl, e) && vnp_ev_signaller(tl, e))
+		pb_fixed64(&w->te, F_TE_TERM_FLOW_IDS, idx + 1);
+}
+
+/*
+ * A collective: its arguments, and the flow that links its members' slices across the
+ * ranks' tracks (id tl->n + 1 + its index in m->coll, after the semaphore flows' ids),
+ * in start order, ending at the member that arrived last.
+ */
+static void cc_slice(struct pw *w, const struct vnp_ev *e)
+{
+	const struct vnp_timeline *tl = w->v->tl;
+	const struct vnp_metrics *m = w->v->m;
+	size_t idx = (size_t)(e - tl->ev);
+	uint32_t k = vnp_cc_coll_of(m, idx);
+
+	ann_uint(w, A_GROUP, vnp_cc_members(e));
+	ann_uint(w, A_RANK, vnp_cc_rank(e));
+	ann_uint(w, A_LAST, vnp_cc_last(e));
+	ann_uint(w, A_WAITED, vnp_cc_wait(e));
+	ann_uint(w, A_XFER, vnp_cc_xfer(e));
+	if (k == VNP_NONE)
+		return;
+	ann_uint(w, A_SIZE, m->coll[k].size);
+	if (m->coll[k].end > m->coll[k].last_arrival) {
+		ann_double(w, A_ALGBW, vnp_coll_algbw(&m->coll[k]) / 1e9);
+		ann_double(w, A_BUSBW, vnp_coll_busbw(&m->coll[k]) / 1e9);
+	}
+	if (m->coll[k].seen > 1)
+		pb_fixed64(&w->te, m->coll[k].ev_last == idx ? F_TE_TERM_FLOW_IDS : F_TE_FLOW_IDS,
+			   (uint64_t)tl->n + 1 + k);
+}
+
+static void slice_begin(struct pw *w, const struct vnp_ev *e, uint64_t uuid)
+{
+	const struct vnp_timeline *tl = w->v->tl;
+	const struct vnp_analysis *a = w->v->a;
+
+	w->te.n = 0;
+	pb_uint(&w->te, F_TE_TYPE, TYPE_SLICE_BEGIN);
+	pb_uint(&w->te, F_TE_TRACK, uuid);
+	pb_uint(&w->te, F_TE_CATEGORY_IIDS, e->stream < VNEF_ENGINES ? e->stream + 1u :
+		vnp_ev_is_cc(e) ? CAT_CC : CAT_DMA);
+	if (vnp_ev_is_cc(e)) {
+		pb_uint(&w->te, F_TE_NAME_IID, IID_CC_NAME + vnp_cc_op(e));
+		ann_uint(w, A_PC, e->pc);
+	} else if (e->opcode == VNP_OP_DMA) {
+		unsigned int src, dst;
+
+		vnp_ev_dma_mems(tl, e, &src, &dst);
+		pb_uint(&w->te, F_TE_NAME_IID, IID_DMA_NAME + src * 4 + dst);
+		ann_uint(w, A_DESC, e->pc);
+	} else {
+		pb_uint(&w->te, F_TE_NAME_IID, e->opcode + 1u);
+		ann_uint(w, A_PC, e->pc);
+	}
+	ann_loc(w, tl->prog, vnp_ev_loc(tl, e));
+	ann_uint(w, A_START, e->start);
+	ann_uint(w, A_DUR, e->end - e->start);
+	ann_uint(w, A_EXEC, e->exec);
+	if (e->bytes)
+		ann_uint(w, A_BYTES, e->bytes);
+	if (e->elements && !vnp_ev_is_cc(e))
+		ann_uint(w, A_ELEMENTS, e->elements);
+	if (e->flops && !vnp_ev_is_cc(e))
+		ann_uint(w, A_FLOPS, e->flops);
+	if (vnp_ev_is_cc(e))
+		cc_slice(w, e);
+	if (e->sem_wait != VNEURON_TRACE_NO_SEM) {
+		ann_uint(w, A_SEM, e->sem_wait);
+		ann_uint(w, A_WAIT, vnp_ev_wait(tl, e));
+	}
+	if (a && a->cp.on && a->cp.on[e - tl->ev])
+		ann_uint(w, A_CRIT, 1);
+	slice_flows(w, e);
+	packet_event(w, e->start, 1);
+}
+
+/* pending ends: a binary min-heap on end time */
+static void ends_push(struct pw *w, uint64_t end, uint64_t uuid)
+{
+	size_t i = w->nends++;
+
+	while (i > 0 && w->ends[(i - 1) / 2].end > end) {
+		w->ends[i] = w->ends[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	w->ends[i].end = end;
+	w->ends[i].uuid = uuid;
+}
+
+static void ends_pop(struct pw *w)
+{
+	size_t i = 0, n = --w->nends;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && w->ends[c + 1].end < w->ends[c].end)
+			c++;
+		if (w->ends[n].end <= w->ends[c].end)
+			break;
+		w->ends[i] = w->ends[c];
+		i = c;
+	}
+	w->ends[i] = w->ends[n];
+}
+
+/* Lane of an event on its row: the first whose last slice ended by its start. */
+static int pick_lane(struct pw *w, const struct vnp_ev *e)
+{
+	size_t base = ((size_t)e->core * ROWS + ev_row(e)) * MAX_LANES;
+	uint8_t *nl = &w->lanes[(size_t)e->core * ROWS + ev_row(e)];
+	unsigned int l;
+
+	for (l = 0; l < *nl; l++)
+		if (w->lane_end[base + l] <= e->start)
+			break;
+	if (l == MAX_LANES)
+		return -1;
+	if (l == *nl)
+		(*nl)++;
+	w->lane_end[base + l] = e->end;
+	return (int)l;
+}
+
+/*
+ * A MARKER record: an instant on its core's process track, "marker ID" (value); a LOST
+ * record: "LOST N records", where the capture dropped them.
+ */
+static void marker(struct pw *w, const struct vnp_marker *mk)
+{
+	char name[32];
+
+	if (mk->id == VNP_MARKER_LOST)
+		snprintf(name, sizeof(name), "LOST %llu records", (unsigned long long)mk->value);
+	else
+		snprintf(name, sizeof(name), "marker %u", mk->id);
+	w->te.n = 0;
+	pb_uint(&w->te, F_TE_TYPE, TYPE_INSTANT);
+	pb_uint(&w->te, F_TE_TRACK, proc_uuid(mk->core));
+	pb_str(&w->te, F_TE_NAME, name);
+	ann_uint(w, A_VALUE, mk->value);
+	packet_event(w, mk->time, 1);
+}
+
+/*
+ * An ERROR record: an instant "device fault: what" on the faulting row's first lane, with
+ * the entry, its source and the record's fields as arguments.
+ */
+static void fault(struct pw *w, const struct vnp_fault *f)
+{
+	const struct vnp_timeline *tl = w->v->tl;
+	char what[160], name[200];
+
+	snprintf(name, sizeof(name), "device fault: %s", vnp_fault_what(tl, f, what, sizeof(what)));
+	w->te.n = 0;
+	pb_uint(&w->te, F_TE_TYPE, TYPE_INSTANT);
+	pb_uint(&w->te, F_TE_TRACK, row_uuid(f->core, fault_row(tl, f), 0));
+	pb_uint(&w->te, F_TE_CATEGORY_IIDS, CAT_FAULT);
+	pb_str(&w->te, F_TE_NAME, name);
+	ann_uint(w, vnp_stream_is_dma(f->stream) ? A_DESC : A_PC, f->pc);
+	ann_uint(w, A_EXEC, f->exec);
+	ann_loc(w, tl->prog, vnp_prog_loc(tl->prog, f->stream, f->pc));
+	ann_str(w, A_REASON, vnp_fault_reason_id(f->reason));
+	ann_str(w, A_MEM, f->mem ? vnp_mem_name(f->mem) : "none");
+	ann_uint(w, A_INDEX, f->index);
+	ann_uint(w, A_OFFSET, f->offset);
+	ann_uint(w, A_LEN, f->len);
+	ann_uint(w, A_START, f->time);
+	packet_event(w, f->time, 1);
+}
+
+static int cmp_marker(const void *x, const void *y)
+{
+	const struct vnp_marker *a = *(const struct vnp_marker *const *)x;
+	const struct vnp_marker *b = *(const struct vnp_marker *const *)y;
+
+	/* equal times keep the timeline's order */
+	return vnp_cmp(a->time, b->time) ?: vnp_cmp((uintptr_t)a, (uintptr_t)b);
+}
+
+/*
+ * Everything due up to time t: slice ends, markers, faults and counter samples, in time
+ * order (in that order at equal times).
+ */
+static void flush_until(struct pw *w, uint64_t t, unsigned int *bin)
+{
+	const struct vnp_metrics *m = w->v->m;
+	const struct vnp_timeline *tl = w->v->tl;
+
+	for (;;) {
+		uint64_t tb = *bin < m->nbins ? m->t0 + *bin * m->bin_ps : UINT64_MAX;
+		uint64_t te = w->nends ? w->ends[0].end : UINT64_MAX;
+		uint64_t tm = w->next_mk < w->nmk ? w->mk[w->next_mk]->time : UINT64_MAX;
+		uint64_t tf = w->next_fault < tl->nfaults ? tl->faults[w->next_fault].time :
+			      UINT64_MAX;
+
+		if (w->nends && te <= t && te <= tb && te <= tm && te <= tf) {
+			slice_end(w, te, w->ends[0].uuid);
+			ends_pop(w);
+		} else if (w->next_mk < w->nmk && tm <= t && tm <= tb && tm <= tf) {
+			marker(w, w->mk[w->next_mk++]);
+		} else if (w->next_fault < tl->nfaults && tf <= t && tf <= tb) {
+			fault(w, &tl->faults[w->next_fault++]);
+		} else if (tb <= t && tb < UINT64_MAX) {
+			if (m->dma_count) {
+				counter(w, tb, counter_uuid(0), m->tput[*bin] / 1e9);
+				counter(w, tb, counter_uuid(1), m->pending[*bin]);
+			}
+			(*bin)++;
+		} else {
+			return;
+		}
+		if (w->err)
+			return;
+	}
+}
+
+/*
+ * The host clock (docs/profiler.md "One clock"): an "executions" track per core, a
+ * process per application process with a track per thread: its ranges (nested
+ * slices), API calls (slices) and marks (instants); a flow from each EXEC call to the
+ * execution it launched (id 1 << 63 | the execution's index in tl->execs). Written
+ * after the device's events: the trace processor sorts by timestamp.
+ */
+static uint64_t exec_uuid(unsigned int core)
+{
+	return proc_uuid(core) + 0xfe00;
+}
+
+/* An application process (thread 0) or its thread: above the nodes' uuids. */
+static uint64_t host_uuid(size_t proc, size_t thread)
+{
+	return (1ull << 48) + ((uint64_t)proc << 24) + thread;
+}
+
+static uint64_t launch_flow(size_t exec)
+{
+	return 1ull << 63 | exec;
+}
+
+static void host_event(struct pw *w, uint64_t uuid, uint64_t ps, unsigned int type,
+		       const char *name, uint64_t flow, int term)
+{
+	w->te.n = 0;
+	pb_uint(&w->te, F_TE_TYPE, type);
+	pb_uint(&w->te, F_TE_TRACK, uuid);
+	if (name)
+		pb_str(&w->te, F_TE_NAME, name);
+	if (flow)
+		pb_fixed64(&w->te, term ? F_TE_TERM_FLOW_IDS : F_TE_FLOW_IDS, flow);
+	packet_event(w, ps, 0);
+}
+
+/* By process, thread, start, then as logged. */
+static int cmp_call(const void *x, const void *y)
+{
+	const struct vnp_call *a = *(const struct vnp_call *const *)x;
+	const struct vnp_call *b = *(const struct vnp_call *const *)y;
+
+	return vnp_cmp(a->pid, b->pid) ?: vnp_cmp(a->tid, b->tid) ?:
+	       vnp_cmp(a->start, b->start) ?: vnp_cmp((uintptr_t)a, (uintptr_t)b);
+}
+
+/* The execution an EXEC call launched (index in tl->execs), SIZE_MAX if unknown. */
+static size_t call_exec(const struct vnp_timeline *tl, const struct vnp_call *c)
+{
+	if (c->kind != ND_API_EXEC - ND_API_MARKER || c->core >= VNP_MAX_CORES)
+		return SIZE_MAX;
+	return vnp_tl_exec_index(tl, c->core, c->seq);
+}
+
+static void host_executions(struct pw *w, const uint8_t *launched)
+{
+	const struct vnp_timeline *tl = w->v->tl;
+	char name[32];
+	size_t i;
+
+	for (i = 0; i < tl->nexec && !w->err; i++) {
+		const struct vnp_exec *x = &tl->execs[i];
+		unsigned int c = (unsigned int)(x->key >> 32);
+
+		if (c >= w->ncores)
+			continue;
+		snprintf(name, sizeof(name), "exec %u", (uint32_t)x->key);
+		host_event(w, exec_uuid(c), x->lo + x->shift, TYPE_SLICE_BEGIN, name,
+			   launched[i] ? launch_flow(i) : 0, 1);
+		host_event(w, exec_uuid(c), x->hi + x->shift, TYPE_SLICE_END, NULL, 0, 0);
+	}
+}
+
+static void host_thread(struct pw *w, const struct vnp_call *const *cs, size_t n,
+			uint64_t uuid)
+{
+	const struct vnp_timeline *tl = w->v->tl;
+	uint32_t depth = 0;
+	uint64_t last = 0;
+	size_t i;
+
+	for (i = 0; i < n && !w->err; i++) {
+		const struct vnp_call *c = cs[i];
+		uint64_t ps = vnp_tl_host_ps(tl, c->start), end = ps;
+		size_t x;
+
+		if (c->start + c->dur >= c->start)
+			end = vnp_tl_host_ps(tl, c->start + c->dur);
+		switch (c->kind + ND_API_MARKER) {
+		case ND_API_RANGE_PUSH:
+			if (c->depth < 1 || c->depth > depth + 1)
+				break;		/* does not nest: left out, as ranges.c does */
+			for (; depth >= c->depth; depth--)
+				host_event(w, uuid, ps, TYPE_SLICE_END, NULL, 0, 0);
+			host_event(w, uuid, ps, TYPE_SLICE_BEGIN, vnp_range_name(tl, c->arg), 0, 0);
+			depth = c->depth;
+			break;
+		case ND_API_RANGE_POP:
+			for (; depth > c->depth; depth--)
+				host_event(w, uuid, ps, TYPE_SLICE_END, NULL, 0, 0);
+			break;
+		case ND_API_MARK:
+			host_event(w, uuid, ps, TYPE_INSTANT, vnp_range_name(tl, c->arg), 0, 0);
+			break;
+		default:
+			x = call_exec(tl, c);
+			host_event(w, uuid, ps, TYPE_SLICE_BEGIN, vnp_api_name(c->kind),
+				   x != SIZE_MAX ? launch_flow(x) : 0, 0);
+			host_event(w, uuid, end, TYPE_SLICE_END, NULL, 0, 0);
+		}
+		last = end > last ? end : last;
+	}
+	/* ranges still open at the end of the log end with the thread's last call */
+	for (; depth && !w->err; depth--)
+		host_event(w, uuid, last, TYPE_SLICE_END, NULL, 0, 0);
+}
+
+static int host_rows(struct pw *w)
+{
+	const struct vnp_timeline *tl = w->v->tl;
+	const struct vnp_call **cs = malloc((tl->rg.ncalls ? tl->rg.ncalls : 1) * sizeof(*cs));
+	uint8_t *launched = calloc(tl->nexec ?: 1, 1);
+	size_t i, b, proc = 0, th = 0;
+	char name[48];
+
+	if (!cs || !launched) {
+		free(cs);
+		free(launched);
+		return -ENOMEM;
+	}
+	for (i = 0; i < tl->rg.ncalls; i++) {
+		size_t x = call_exec(tl, &tl->rg.calls[i]);
+
+		cs[i] = &tl->rg.calls[i];
+		if (x != SIZE_MAX)
+			launched[x] = 1;
+	}
+	qsort(cs, tl->rg.ncalls, sizeof(*cs), cmp_call);
+	host_executions(w, launched);
+	for (b = 0; b < tl->rg.ncalls && !w->err; b = i) {
+		const struct vnp_call *c = cs[b];
+
+		for (i = b; i < tl->rg.ncalls && cs[i]->pid == c->pid && cs[i]->tid == c->tid; i++)
+			;
+		if (!b || cs[b - 1]->pid != c->pid) {
+			proc++;
+			th = 0;
+			snprintf(name, sizeof(name), "process %u", c->pid);
+			track_desc(w, host_uuid(proc, 0), 0, name, (int)c->pid, 0, 0);
+		}
+		if (!c->tid)
+			continue;		/* no thread id: not a thread track */
+		snprintf(name, sizeof(name), "thread %u", c->tid);
+		track_desc(w, host_uuid(proc, ++th), host_uuid(proc, 0), name, (int)c->pid,
+			   (int)c->tid, 0);
+		host_thread(w, cs + b, i - b, host_uuid(proc, th));
+	}
+	free(cs);
+	free(launched);
+	return 0;
+}
+
+/*
+ * Layers (profiler/layers.h): a track per depth ("layers 1" the outermost), a lane a
+ * track, so that a track's slices never partially overlap, as Perfetto requires.
+ */
+#define LAYER_UUID	0x8000		/* above every row's uuid, below the executions' */
+
+static uint64_t layer_uuid(unsigned int core, unsigned int depth, unsigned int lane)
+{
+	return proc_uuid(core) + LAYER_UUID + (depth - 1) * VNP_LAYER_LANES + lane;
+}
+
+static int cmp_lay_start(const void *x, const void *y)
+{
+	const struct vnp_layer_span *a = x, *b = y;
+
+	return vnp_cmp(a->lo, b->lo) ?: vnp_cmp(a->depth, b->depth);
+}
+
+static void layer_begin(struct pw *w, const struct vnp_layer_span *x)
+{
+	uint64_t uuid = layer_uuid(x->core, x->depth, x->lane);
+	char path[300];
+	const char *last;
+
+	snprintf(path, sizeof(path), "%.*s", (int)x->len, x->path);
+	last = strrchr(path, '/');
+	w->te.n = 0;
+	pb_uint(&w->te, F_TE_TYPE, TYPE_SLICE_BEGIN);
+	pb_uint(&w->te, F_TE_TRACK, uuid);
+	pb_str(&w->te, F_TE_NAME, last ? last + 1 : path);
+	ann_str(w, A_SCOPE, path);
+	ann_uint(w, A_EXEC, x->exec);
+	packet_event(w, x->lo, 1);
+	ends_push(w, x->hi, uuid);
+}
+
+/* The layers' tracks; their slices left in start order in *ls. */
+static int layer_rows(struct pw *w, const int *pids, const char (*pre)[64],
+		      struct vnp_layer_spans *ls)
+{
+	unsigned int c = VNP_MAX_CORES, d = 0, nl = 0;
+	char name[160];
+	size_t i;
+
+	if (vnp_layer_spans(w->v->tl, w->ncores, ls))
+		return -ENOMEM;
+	for (i = 0; i < ls->n; i++) {
+		const struct vnp_layer_span *x = &ls->s[i];
+
+		if (x->core != c || x->depth != d) {
+			c = x->core;
+			d = x->depth;
+			nl = 0;
+		}
+		/* a span past the last lane is left out (layers.h): no track for it */
+		if (x->lane != nl || x->lane >= VNP_LAYER_LANES)
+			continue;
+		nl++;
+		if (x->lane)
+			snprintf(name, sizeof(name), "%s%slayers %u #%u", pre[c],
+				 *pre[c] ? ": " : "", d, x->lane + 1);
+		else
+			snprintf(name, sizeof(name), "%s%slayers %u", pre[c], *pre[c] ? ": " : "", d);
+		track_desc(w, layer_uuid(c, d, x->lane), proc_uuid(c), name, pids[c],
+			   (int)((c + 1) * 10000 + 5000 + (d - 1) * VNP_LAYER_LANES + x->lane), 0);
+	}
+	if (ls->n)
+		qsort(ls->s, ls->n, sizeof(*ls->s), cmp_lay_start);
+	return 0;
+}
+
+int vnp_perfetto(FILE *f, const struct vnp_view *v)
+{
+	const struct vnp_timeline *tl = v->tl;
+	struct pw w = { .f = f, .v = v };
+	unsigned int c, r, l, bin = 0;
+	struct vnp_iter *it;
+	const struct vnp_ev *e;
+	char name[160], rn[64], lab[64];
+	uint64_t skipped = 0;
+	struct vnp_layer_spans ls = { 0 };
+	size_t i, next_lay = 0;
+	int *pids;
+	char (*pres)[64];
+
+	w.ncores = tl->ncores ? tl->ncores : 1;
+	pids = calloc(w.ncores, sizeof(*pids));
+	pres = calloc(w.ncores, sizeof(*pres));
+	it = malloc(sizeof(*it));
+	w.lane_end = calloc((size_t)w.ncores * ROWS * MAX_LANES, sizeof(*w.lane_end));
+	w.lanes = calloc((size_t)w.ncores * ROWS, 1);
+	w.ends = calloc((size_t)w.ncores * (ROWS * MAX_LANES + VNP_LAYER_DEPTHS * VNP_LAYER_LANES) + 1,
+			sizeof(*w.ends));
+	if (!pids || !pres || !it || !w.lane_end || !w.lanes || !w.ends || flows_build(&w)) {
+		w.err = -ENOMEM;
+		goto out;
+	}
+	/* pass 1: how many lanes each row needs (a row's order is its track's order) */
+	for (i = 0; i < tl->n; i++)
+		if (pick_lane(&w, &tl->ev[i]) < 0)
+			skipped++;
+	/* a fault's row is shown even if its stream ran nothing */
+	for (i = 0; i < tl->nfaults; i++) {
+		uint8_t *nl = &w.lanes[(size_t)tl->faults[i].core * ROWS +
+				       fault_row(tl, &tl->faults[i])];
+
+		if (!*nl)
+			*nl = 1;
+	}
+
+	interned_packet(&w);
+	for (c = 0; c < w.ncores && !w.err; c++) {
+		const char *pre = "";
+		int pid = (int)c + 1;
+
+		if (v->labels && v->labels[c])
+			snprintf(lab, sizeof(lab), "%s", v->labels[c]);
+		else
+			snprintf(lab, sizeof(lab), "vneuron core %u", c);
+		snprintf(name, sizeof(name), "%s%s%s", lab,
+			 tl->prog && tl->prog->name && *tl->prog->name ? ": " : "",
+			 tl->prog && tl->prog->name ? tl->prog->name : "");
+		if (tl->nr_nodes && c < VNP_MAX_CORES) {
+			/* a process per node, each core's rows threads of it named by worker */
+			unsigned int node = tl->core_node[c], k;
+
+			for (k = 0; k < c && tl->core_node[k] != node; k++)
+				;
+			if (k == c) {
+				char pn[32];
+
+				snprintf(pn, sizeof(pn), "node %u", node);
+				track_desc(&w, node_uuid(node), 0, pn, (int)node + 1, 0, 0);
+			}
+			track_desc(&w, proc_uuid(c), node_uuid(node), name, 0, 0, 0);
+			pid = (int)node + 1;
+			pre = lab;
+		} else {
+			track_desc(&w, proc_uuid(c), 0, name, pid, 0, 0);
+		}
+		if (tl->host_clock) {
+			snprintf(name, sizeof(name), "%s%sexecutions", pre, *pre ? ": " : "");
+			track_desc(&w, exec_uuid(c), proc_uuid(c), name, pid,
+				   (int)((c + 1) * 10000), 0);
+		}
+		for (r = 0; r < ROWS; r++)
+			for (l = 0; l < w.lanes[c * ROWS + r]; l++) {
+				const char *row = row_name(r, rn, sizeof(rn));
+
+				if (l)
+					snprintf(name, sizeof(name), "%s%s%s #%u", pre,
+						 *pre ? ": " : "", row, l + 1);
+				else
+					snprintf(name, sizeof(name), "%s%s%s", pre,
+						 *pre ? ": " : "", row);
+				track_desc(&w, row_uuid(c, r, l), proc_uuid(c), name, pid,
+					   (int)((c + 1) * 10000 + r * MAX_LANES + l + 1), 0);
+			}
+		pids[c] = pid;
+		snprintf(pres[c], sizeof(pres[c]), "%s", pre);
+	}
+	if (!w.err && layer_rows(&w, pids, (const char (*)[64])pres, &ls))
+		w.err = -ENOMEM;
+	/* the series are of the whole profile: under core 0, or on their own with more */
+	if (v->m->dma_count && !w.err) {
+		uint64_t parent = w.ncores > 1 ? 0 : proc_uuid(0);
+
+		track_desc(&w, counter_uuid(0), parent, w.ncores > 1 ?
+			   "DMA throughput (GB/s, all cores)" : "DMA throughput (GB/s)", 0, 0, 1);
+		track_desc(&w, counter_uuid(1), parent, w.ncores > 1 ?
+			   "DMA pending (all cores)" : "DMA pending", 0, 0, 1);
+	}
+	/* markers in time order */
+	if (tl->nmarkers) {
+		w.mk = malloc(tl->nmarkers * sizeof(*w.mk));
+		if (!w.mk) {
+			w.err = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < tl->nmarkers; i++)
+			w.mk[i] = &tl->markers[i];
+		qsort(w.mk, tl->nmarkers, sizeof(*w.mk), cmp_marker);
+		w.nmk = tl->nmarkers;
+	}
+	/* pass 2: the slices, in time order, ends before begins at the same time */
+	memset(w.lanes, 0, (size_t)w.ncores * ROWS);
+	memset(w.lane_end, 0, (size_t)w.ncores * ROWS * MAX_LANES * sizeof(*w.lane_end));
+	vnp_iter_init(it, tl);
+	while (!w.err && (e = vnp_iter_next(it))) {
+		int lane = pick_lane(&w, e);
+		uint64_t uuid;
+
+		if (lane < 0)
+			continue;
+		for (; next_lay < ls.n && ls.s[next_lay].lo <= e->start && !w.err; next_lay++) {
+			flush_until(&w, ls.s[next_lay].lo, &bin);
+			if (ls.s[next_lay].lane < VNP_LAYER_LANES && !w.err)
+				layer_begin(&w, &ls.s[next_lay]);
+		}
+		flush_until(&w, e->start, &bin);
+		uuid = row_uuid(e->core, ev_row(e), (unsigned int)lane);
+		slice_begin(&w, e, uuid);
+		ends_push(&w, e->end, uuid);
+	}
+	for (; next_lay < ls.n && !w.err; next_lay++) {
+		flush_until(&w, ls.s[next_lay].lo, &bin);
+		if (ls.s[next_lay].lane < VNP_LAYER_LANES && !w.err)
+			layer_begin(&w, &ls.s[next_lay]);
+	}
+	if (!w.err)
+		flush_until(&w, UINT64_MAX - 1, &bin);
+	if (!w.err && v->m->dma_count) {
+		counter(&w, tl->t1, counter_uuid(0), 0);
+		counter(&w, tl->t1, counter_uuid(1), 0);
+	}
+	if (!w.err && tl->host_clock && host_rows(&w))
+		w.err = -ENOMEM;
+	if (!w.err)
+		out_flush(&w);
+	if (skipped && !w.err)
+		vnp_warn("%llu events overlapping more than %d deep on one row left out of the "
+			 "trace", (unsigned long long)skipped, MAX_LANES);
+out:
+	vnp_layer_spans_free(&ls);
+	free(pids);
+	free(pres);
+	free(it);
+	free(w.flows);
+	free(w.mk);
+	free(w.lane_end);
+	free(w.lanes);
+	free(w.ends);
+	free(w.pkt.b);
+	free(w.te.b);
+	free(w.sub.b);
+	free(w.out.b);
+	if (!w.err && fflush(f))
+		w.err = -EIO;
+	return w.err;
+}
