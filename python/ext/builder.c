@@ -632,52 +632,7 @@ static PyObject *m_vnef_dump(PyObject *mod, PyObject *arg)
 	return res;
 }
 
-/*
- * TEMPORARY (until the package's Device/Program.run lands): run an image once on a
- * fresh host core with tensors bound by name from a dict of C-contiguous NumPy arrays;
- * returns the modeled picoseconds. Removed when the tracer switches to vneuron.Device.
- */
-static PyObject *m_run_host_tmp(PyObject *mod, PyObject *args)
-{
-	struct nd_host_tensor t[VNEF_MAX_TENSORS];
-	struct nd_run_result res = { 0 };
-	struct nd_error err = { 0 };
-	PyObject *dict, *key, *val;
-	Py_ssize_t pos = 0;
-	unsigned int n = 0;
-	Py_buffer img;
-	int ret;
-
-	(void)mod;
-	if (!PyArg_ParseTuple(args, "y*O!", &img, &PyDict_Type, &dict))
-		return NULL;
-	while (PyDict_Next(dict, &pos, &key, &val)) {
-		PyArrayObject *a = (PyArrayObject *)val;
-
-		if (n >= VNEF_MAX_TENSORS || !PyArray_Check(val) ||
-		    !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a)) {
-			PyBuffer_Release(&img);
-			return PyErr_Format(PyExc_TypeError, "tensors: writable C arrays");
-		}
-		t[n].name = PyUnicode_AsUTF8(key);
-		t[n].data = PyArray_DATA(a);
-		t[n].size = (uint64_t)PyArray_NBYTES(a);
-		if (!t[n++].name) {
-			PyBuffer_Release(&img);
-			return NULL;
-		}
-	}
-	Py_BEGIN_ALLOW_THREADS
-	ret = nd_run_on_host(img.buf, (size_t)img.len, t, n, &res, &err);
-	Py_END_ALLOW_THREADS
-	PyBuffer_Release(&img);
-	if (ret)
-		return vnpy_raise(vnpy_DeviceError, ret, "%s", err.msg);
-	return PyLong_FromUnsignedLongLong(res.model_ps);
-}
-
 static PyMethodDef builder_functions[] = {
-	{ "_run_host_tmp", m_run_host_tmp, METH_VARARGS, "Temporary: run on the host." },
 	{ "vnef_dump", m_vnef_dump, METH_O,
 	  "vnef_dump(image) -> str: validate a .vnef image and list it (nd_vnef_dump)." },
 	{ NULL, NULL, 0, NULL },

@@ -15,7 +15,7 @@ backend. docs/python.md ("NKI kernels") has the supported subset, call by call.
 
 import errno
 
-from vneuron.nki import _errors, _tileops  # noqa: F401 (operators of tiles)
+from vneuron.nki import _errors, _tileops
 from vneuron.nki import isa, language, typing  # noqa: F401
 from vneuron.nki._bench import Benchmark, BenchmarkResult, Profile, benchmark, profile
 from vneuron.nki._errors import NkiError, ShapeError, TileLifetimeError, UnsupportedError
@@ -23,6 +23,7 @@ from vneuron.nki._kernel import Kernel, Traced
 from vneuron.nki.typing import tensor
 
 _errors.INTERNAL.add(__name__)
+_tileops.install()
 
 __all__ = ["jit", "simulate", "simulate_kernel", "benchmark", "profile", "baremetal",
            "language", "isa", "typing", "tensor", "Kernel", "Traced", "Benchmark",

@@ -10,7 +10,7 @@ import sys
 import vneuron
 from vneuron.nki import _errors
 from vneuron.nki import _kernel as K
-from vneuron.nki._errors import NkiError, UnsupportedError, error
+from vneuron.nki._errors import NkiError, UnsupportedError
 from vneuron.nki.typing import tensor as _Placeholder
 
 _errors.INTERNAL.add(__name__)
@@ -48,25 +48,21 @@ def _run_iters(kernel, args, kwargs, warmup, iters):
     prog = t.program(dev)
     res = None
     for _ in range(warmup):
-        res = K._backend_run(prog, t, feed)
+        res = prog.run(feed)
     nc, e2e = [], []
     for _ in range(iters):
-        res = K._backend_run(prog, t, feed)
+        res = prog.run(feed)
         nc.append(res.model_ns / 1000.0)
         e2e.append(res.host_s * 1e6)
     return t, dev, prog, feed, res, nc, e2e
 
 
-def _capture(path, dev, prog, t, feed, nth=1):
+def _capture(path, dev, prog, feed, nth=1, force=True):
     """Run the program nth times, the last under vneuron.capture writing path."""
-    cap = getattr(vneuron, "capture", None)
-    if cap is None:
-        raise error(UnsupportedError, "writing a profile needs vneuron.capture, which "
-                    "this build of the package lacks", errno.ENOTSUP)
     for _ in range(nth - 1):
-        K._backend_run(prog, t, feed)
-    with cap(os.fspath(path), device=dev):
-        return K._backend_run(prog, t, feed)
+        prog.run(feed)
+    with vneuron.capture(os.fspath(path), device=dev, program=prog, force=force):
+        return prog.run(feed)
 
 
 def _table(out, iters, nc, e2e):
@@ -111,7 +107,7 @@ class Benchmark(K.Kernel):
         if self.save_neff_name:
             t.save(self.save_neff_name)
         if self.save_trace_name:
-            res = _capture(self.save_trace_name, dev, prog, t, feed)
+            res = _capture(self.save_trace_name, dev, prog, feed)
         self.last_result = res
         self.benchmark_result = BenchmarkResult(nc, e2e)
         _table(out, self.iters, nc, e2e)
@@ -155,7 +151,8 @@ class Profile(K.Kernel):
         dev = self._device()
         prog = t.program(dev)
         t.save(neff)
-        res = _capture(ntff, dev, prog, t, feed, max(1, int(self.profile_nth)))
+        res = _capture(ntff, dev, prog, feed, max(1, int(self.profile_nth)),
+                       self.overwrite)
         self.last_result = res
         return t.results(res.outputs)
 

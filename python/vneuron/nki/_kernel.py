@@ -7,7 +7,6 @@ import functools
 import inspect
 import os
 import tempfile
-import time
 from collections import namedtuple
 
 import numpy
@@ -93,11 +92,11 @@ class Traced:
             raise
 
     def program(self, dev):
+        """The program loaded on vneuron.Device dev (loaded once per device)."""
         p = self._programs.get(id(dev))
-        if p is None:
-            p = _backend_load(dev, self)
-            self._programs[id(dev)] = (dev, p)
-            return p
+        if p is None or p[0] is not dev or p[1].unloaded:
+            p = (dev, dev.load(self.image))
+            self._programs[id(dev)] = p
         return p[1]
 
     def feed(self, arrays):
@@ -209,7 +208,7 @@ class Kernel:
         b, key, arrays = self._bind(args, kwargs)
         t = self._traced(b, key)
         arrays = [_random_input(x) if isinstance(x, _Placeholder) else x for x in arrays]
-        res = _backend_run(t.program(self._device()), t, t.feed(arrays))
+        res = t.program(self._device()).run(t.feed(arrays))
         self.last_result = res
         return t.results(res.outputs)
 
@@ -284,20 +283,8 @@ def _random_input(p):
     rng = numpy.random.default_rng(0)
     a = rng.uniform(-1.0, 1.0, p.shape).astype(numpy.float32)
     if p.dtype is _dtypes.bfloat16:
-        return _bf16_from_float32(a)
+        return vneuron.bf16_from_float32(a)
     return a
-
-
-def _bf16_from_float32(a):
-    f = getattr(vneuron, "bf16_from_float32", None)
-    if f is not None:
-        return f(a)
-    # round to nearest even, NaN kept quiet (the device's rule); until vneuron has it
-    u = numpy.ascontiguousarray(a, numpy.float32).view(numpy.uint32)
-    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(numpy.uint16)
-    nan = numpy.isnan(a)
-    r[nan] = ((u[nan] >> 16) | 0x40).astype(numpy.uint16)
-    return r
 
 
 # -- backends -------------------------------------------------------------------------
@@ -306,47 +293,10 @@ _devices = {}
 
 
 def _default_device(host):
+    """The process's shared vneuron.Device: the host backend, or the default one (the
+    module when it is loaded, else the host backend; VNEURON_BACKEND overrides)."""
     d = _devices.get(host)
-    if d is None:
-        if hasattr(vneuron, "Device"):
-            d = vneuron.Device(host=True) if host else vneuron.Device()
-        else:
-            d = _TmpHost()
+    if d is None or d.closed:
+        d = vneuron.Device(host=True) if host else vneuron.Device()
         _devices[host] = d
     return d
-
-
-class _TmpHost:
-    """TEMPORARY: the host backend through _vneuron._run_host_tmp until vneuron.Device
-    exists (issue 26's package core)."""
-
-    backend = "host"
-
-    def load(self, t):
-        return t
-
-
-class _TmpResult:
-    def __init__(self, outputs, model_ps, host_s):
-        self.outputs = outputs
-        self.model_ps = model_ps
-        self.model_ns = model_ps / 1000.0
-        self.host_s = host_s
-        self.status = 0
-
-
-def _backend_load(dev, t):
-    if isinstance(dev, _TmpHost):
-        return t
-    return dev.load(t.image)
-
-
-def _backend_run(prog, t, feed):
-    if isinstance(prog, Traced):
-        outs = {n: numpy.zeros(s, d.numpy) for n, d, s in t.declared}
-        bind = dict(feed)
-        bind.update(outs)
-        t0 = time.perf_counter()
-        ps = _c._run_host_tmp(t.image, bind)
-        return _TmpResult(outs, ps, time.perf_counter() - t0)
-    return prog.run(feed)

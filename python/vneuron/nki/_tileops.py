@@ -170,19 +170,21 @@ def _hbm_op(self, *a):
                 "first", errno.ENOTSUP)
 
 
-for _cls in (Tile, View):
-    for _op, _n in ((_ops.ADD, "add"), (_ops.SUB, "sub"), (_ops.MUL, "mul"),
-                    (_ops.DIV, "truediv")):
-        _f, _r, _i = _binop(_op)
-        setattr(_cls, f"__{_n}__", _f)
-        setattr(_cls, f"__r{_n}__", _r)
-        setattr(_cls, f"__i{_n}__", _i)
-    _cls.__neg__ = _neg
-    _cls.__setitem__ = _setitem
-    _cls.reshape = reshape
-    _cls.broadcast_to = broadcast_to
-    _cls.astype = astype
-Tile.__getitem__ = _tile_getitem
-HbmTensor.broadcast_to = broadcast_to
-for _n in ("add", "sub", "mul", "truediv", "radd", "rsub", "rmul", "rtruediv", "neg"):
-    setattr(HbmTensor, f"__{_n}__", _hbm_op)
+def install():
+    """Give tiles, views and HBM tensors their operators and methods."""
+    for cls in (Tile, View):
+        for op, n in ((_ops.ADD, "add"), (_ops.SUB, "sub"), (_ops.MUL, "mul"),
+                      (_ops.DIV, "truediv")):
+            f, r, i = _binop(op)
+            setattr(cls, f"__{n}__", f)
+            setattr(cls, f"__r{n}__", r)
+            setattr(cls, f"__i{n}__", i)
+        cls.__neg__ = _neg
+        cls.__setitem__ = _setitem
+        cls.reshape = reshape
+        cls.broadcast_to = broadcast_to
+        cls.astype = astype
+    Tile.__getitem__ = _tile_getitem
+    HbmTensor.broadcast_to = broadcast_to
+    for n in ("add", "sub", "mul", "truediv", "radd", "rsub", "rmul", "rtruediv", "neg"):
+        setattr(HbmTensor, f"__{n}__", _hbm_op)

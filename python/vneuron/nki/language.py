@@ -7,20 +7,21 @@ device instructions into the kernel being traced (see vneuron.nki.jit).
 
 import errno
 
-import numpy
-
 from vneuron import _vneuron as _c
 from vneuron.nki import _dma, _errors, _ops
 from vneuron.nki import _trace as T
-from vneuron.nki._dtypes import _UNSUPPORTED, bfloat16, dtype, float32
+from vneuron.nki._dtypes import _UNSUPPORTED, bfloat16, float32
 from vneuron.nki._errors import ShapeError, UnsupportedError, error
 from vneuron.nki._index import arange, mgrid
 
 _errors.INTERNAL.add(__name__)
 
-for _n, _d in _UNSUPPORTED.items():
-    globals()[_n] = _d
-del _n, _d
+# NKI's other dtypes: defined so kernels can name them; refused when used
+float16, tfloat32 = _UNSUPPORTED["float16"], _UNSUPPORTED["tfloat32"]
+float8_e4m3, float8_e5m2 = _UNSUPPORTED["float8_e4m3"], _UNSUPPORTED["float8_e5m2"]
+int8, uint8, int16 = _UNSUPPORTED["int8"], _UNSUPPORTED["uint8"], _UNSUPPORTED["int16"]
+uint16, int32, uint32 = _UNSUPPORTED["uint16"], _UNSUPPORTED["int32"], _UNSUPPORTED["uint32"]
+bool_ = _UNSUPPORTED["bool_"]
 
 
 class _Buffer:
@@ -337,5 +338,13 @@ def __getattr__(name):
     raise AttributeError(f"module 'vneuron.nki.language' has no attribute '{name}'")
 
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in
-           ("errno", "numpy", "T", "error", "ShapeError", "UnsupportedError")]
+__all__ = [
+    "float32", "bfloat16", "sbuf", "psum", "hbm", "shared_hbm", "private_hbm", "tile_size",
+    "par_dim", "ds", "arange", "mgrid", "ndarray", "zeros", "ones", "full", "empty_like",
+    "zeros_like", "affine_range", "sequential_range", "static_range", "load", "store",
+    "exp", "log", "tanh", "sigmoid", "gelu", "relu", "sqrt", "rsqrt", "reciprocal",
+    "square", "identity", "negative", "add", "subtract", "multiply", "divide", "maximum",
+    "minimum", "sum", "max", "min", "mean", "matmul", "transpose", "copy", "broadcast_to",
+    "bool_", "float16", "float8_e4m3", "float8_e5m2", "int16", "int32", "int8", "tfloat32",
+    "uint16", "uint32", "uint8",
+]
