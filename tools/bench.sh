@@ -20,6 +20,11 @@ for b in build/rel/bench-mpi/mpi_*; do
 			-np "$np" "$top/$b") || rc=1
 	done
 done
+# Python (issue 26): tracing an NKI kernel of 1,000 instructions (py_trace_1k_ms).
+if [ -f build/python/vneuron/__init__.py ]; then
+	echo "# py_trace.py (host)"
+	PYTHONPATH="$top/build/python" /usr/bin/python3 tools/bench/py_trace.py || rc=1
+fi
 if [ -x tools/bench/guest-bench ]; then
 	echo "# guest benchmarks"
 	tools/vmtest -- "$top/tools/bench/guest-bench" || rc=1
