@@ -45,6 +45,14 @@ if [ "${1:-}" = "--guest" ]; then
 	"$bin/vneuron-profile" capture --force-overwrite -s mlp_train_app.vntf -- \
 		"$bin/example-mlp-train" -q --steps 3 2>&1 | tee capture-mlp_train_app.txt
 	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+	# The seed's workflow (issue 26): the NKI exp kernel in Python, imports changed only;
+	# @nki.benchmark writes file.neff and profile.ntff (vneuron's .vnef and .vntf) here.
+	for py in exp exp_pipelined; do
+		step "guest: python3 examples/python/$py.py (NKI kernel, @nki.benchmark, /dev/vneuron0)"
+		PYTHONPATH="$top/build/python" /usr/bin/python3 "$top/examples/python/$py.py" 2>&1 |
+			tee "nki-$py.txt"
+		[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+	done
 	step "guest: vneuron-run exp_pipelined.vnef (zeros in, exp(0) = 1 out)"
 	"$bin/vneuron-run" "$DEMO_SRC/exp_pipelined.vnef" --save-output run-out 2>&1 |
 		tee vneuron-run.txt
@@ -58,11 +66,14 @@ cd "$top" || exit 1
 t0=$(date +%s)
 out=$top/out
 mkdir -p "$out"
-rm -f "$out"/*.vnef "$out"/*.vntf "$out"/*.txt "$out"/*.json "$out"/*.pftrace "$out"/*.html
+rm -f "$out"/*.vnef "$out"/*.vntf "$out"/*.neff "$out"/*.ntff "$out"/*.txt "$out"/*.json \
+	"$out"/*.pftrace "$out"/*.html
 for b in example-exp example-mlp-train example-attention example-matmul example-mlp-dp vneuron-ls \
 	vneuron-run vneuron-profile; do
 	[ -x "$bin/$b" ] || { echo "demo: $bin/$b missing: run 'make' first" >&2; exit 1; }
 done
+[ -f "$top/build/python/vneuron/__init__.py" ] ||
+	{ echo "demo: build/python missing: run 'make' (or 'make python') first" >&2; exit 1; }
 
 step "host: build the programs (and check them on the host backend)"
 "$bin/example-exp" --host -q --variant naive --write-vnef "$out/exp_naive.vnef" &&
@@ -82,7 +93,8 @@ if [ "$(cat "$g/.token" 2>/dev/null)" != "$token" ]; then
 	     "another vmtest run may have replaced build/vm)" >&2
 	exit 1
 fi
-cp "$g"/*.txt "$g"/*.vntf "$out"/ && rm -rf "$out/run-out" && cp -r "$g/run-out" "$out/"
+cp "$g"/*.txt "$g"/*.vntf "$g"/*.neff "$g"/*.ntff "$out"/ && rm -rf "$out/run-out" &&
+	cp -r "$g/run-out" "$out/"
 [ $grc = 0 ] || echo "demo: the guest part failed (status $grc); see $out/*.txt" >&2
 
 # Two nodes standing in on this machine (an MPI process each, VNEURON_NODE=process), 2
@@ -120,6 +132,24 @@ done
 [ $html = 1 ] && rm -f "$out/html-error.txt"
 [ $html = 0 ] && echo "  html: --output-format html is not available in this build" \
 	"($(head -c 200 "$out/html-error.txt"))"
+
+# The NKI kernels' profiles (the seed's example and its double-buffered version), read
+# with the programs @nki.benchmark wrote, under the seed's names.
+for p in exp exp_pipelined; do
+	n=file.neff s=profile.ntff
+	[ $p = exp_pipelined ] && n=file_pipelined.neff s=profile_pipelined.ntff
+	v=("$bin/vneuron-profile" view -n "$out/$n" -s "$out/$s")
+	if "${v[@]}" -f summary-text -o "$out/nki_$p.summary.txt" &&
+	   "${v[@]}" -f summary-json -o "$out/nki_$p.summary.json" &&
+	   "${v[@]}" -f perfetto -o "$out/nki_$p.pftrace"; then
+		[ $html = 1 ] && "${v[@]}" -f html -o "$out/nki_$p.html"
+		echo "  nki_$p (python3 examples/python/$p.py: view -n $n -s $s): summary, json," \
+		     "perfetto$([ $html = 1 ] && echo ', html')"
+	else
+		echo "demo: view of the NKI $p profile failed" >&2
+		grc=1
+	fi
+done
 
 # The two nodes' profiles merged: node tabs, per-node figures, inter/intra-node split.
 if [ $nodes = 1 ]; then
@@ -225,8 +255,24 @@ if app:
             print(f"    {la['layer']}: {100 * la['device_share']:.0f}% of "
                   f"its device time, {la['label'] or la['class']}")
     ok = ok and rg.get("attributed", 0) > 0
-print("verdict: " + ("as expected: the naive exp kernel is flagged dma-no-overlap, the "
-                     "pipelined one is not and is faster" if ok else "NOT as expected"))
+# the seed's workflow: the NKI exp kernel in Python, profiled by @nki.benchmark
+try:
+    kn, kp = load("nki_exp"), load("nki_exp_pipelined")
+except OSError:
+    kn = kp = None
+if kn and kp:
+    for name, o in (("nki exp (python)", kn), ("nki exp double-buffered", kp)):
+        adv = o.get("advice", [])
+        print(f"{name + ':':25} {o['total_time_ps'] / 1e6:9.3f} us modeled, first finding: "
+              f"{adv[0]['title'] if adv else 'none'}")
+    ok = ok and "dma-no-overlap" in rules(kn) and "dma-no-overlap" not in rules(kp) and \
+        0 < kp["total_time_ps"] < kn["total_time_ps"]
+else:
+    print("nki exp (python): no profiles (the guest's python3 examples/python/exp.py failed)")
+    ok = False
+print("verdict: " + ("as expected: the naive exp kernels (C and NKI Python) are flagged "
+                     "dma-no-overlap, the pipelined ones are not and are faster" if ok
+                     else "NOT as expected"))
 sys.exit(0 if ok else 1)
 PY
 vrc=${PIPESTATUS[0]}
