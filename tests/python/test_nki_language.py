@@ -10,6 +10,7 @@ tolerance (docs/python.md, "Numerics").
 import numpy as np
 import pytest
 
+import vneuron
 from vneuron import nki
 import vneuron.nki.language as nl
 
@@ -42,13 +43,21 @@ def binary(f, yshape=None):
 
 
 def bf16(a):
-    """float32 -> bf16 bit patterns, round to nearest even (NaN-free inputs)."""
-    u = a.astype(np.float32).view(np.uint32)
-    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    """float32 -> bf16 bit patterns, the device's rounding (nearest even)."""
+    return vneuron.bf16_from_float32(np.ascontiguousarray(a, np.float32))
 
 
 def f32(h):
-    return (h.astype(np.uint32) << 16).view(np.float32)
+    return vneuron.bf16_to_float32(h)
+
+
+def test_bf16_helpers_round_to_nearest_even():
+    """The package's conversions are the rounding the tests expect of the device."""
+    a = rand(64, 64, lo=-1000, hi=1000)
+    u = a.view(np.uint32)
+    want = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    np.testing.assert_array_equal(bf16(a), want)
+    np.testing.assert_array_equal(f32(want), (want.astype(np.uint32) << 16).view(np.float32))
 
 
 # -- elementwise, exact -------------------------------------------------------------
@@ -420,3 +429,47 @@ def test_tile_size_constants_are_the_device_models():
     assert nl.tile_size.psum_fmax == 512
     assert nl.tile_size.gemm_stationary_fmax == 128
     assert nl.tile_size.gemm_moving_fmax == 512
+
+
+def test_zeros_then_partial_write_keeps_the_zeros():
+    def zk(x):
+        out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+        z = nl.zeros((128, 64), nl.float32)
+        z[:, 0:8] = nl.load(x)
+        nl.store(out, value=z)
+        return out
+    x = rand(128, 8)
+    want = np.zeros((128, 64), np.float32)
+    want[:, :8] = x
+    np.testing.assert_array_equal(nki.jit(zk)(x), want)
+
+
+def test_full_psum_then_matmul_accumulates_onto_the_fill():
+    a_t, b = rand(128, 64), rand(128, 128)
+
+    def fk(x, y):
+        out = nl.ndarray((64, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+        acc = nl.full((64, 128), 1.0, nl.float32, buffer=nl.psum)
+        acc[...] += nl.matmul(nl.load(x), nl.load(y), transpose_x=True)
+        nl.store(out, value=nl.copy(acc))
+        return out
+    k = nki.jit(fk)
+    got = k(a_t, b)
+    ref = 1.0 + a_t.T.astype(np.float64) @ b
+    assert np.all(np.abs(got - ref) <= _mm_tol(a_t.T, b) + U * np.abs(ref))
+    assert [m for _, m, *_ in k.trace(a_t, b).entries()].count("memset") == 1
+
+
+def test_zeros_psum_subscript_iadd_needs_no_memset():
+    a_t, b = rand(128, 64), rand(128, 128)
+
+    def zk(x, y):
+        out = nl.ndarray((64, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+        acc = nl.zeros((64, 128), nl.float32, buffer=nl.psum)
+        acc[...] += nl.matmul(nl.load(x), nl.load(y), transpose_x=True)
+        nl.store(out, value=nl.copy(acc))
+        return out
+    k = nki.jit(zk)
+    got = k(a_t, b)
+    assert np.all(np.abs(got - a_t.T.astype(np.float64) @ b) <= _mm_tol(a_t.T, b))
+    assert "memset" not in [m for _, m, *_ in k.trace(a_t, b).entries()]

@@ -245,3 +245,23 @@ def test_exp_any_row_count(rows):
     k = nki.jit(exp_example.tensor_exp_kernel_.func)
     x = np.random.default_rng(rows).uniform(-3, 3, (rows, 96)).astype(np.float32)
     np.testing.assert_allclose(k(x), np.exp(x.astype(np.float64)), rtol=2e-6)
+
+
+def test_results_assigned_into_disjoint_parts_stay_readable():
+    """Two results written into different halves of one tile: writing the second half
+    does not make the first result stale."""
+    @nki.jit
+    def hk(x):
+        out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+        t = nl.ndarray((128, 64), dtype=nl.float32)
+        a = nl.load(x)
+        e = nl.exp(a)
+        t[:, 0:32] = e
+        t[:, 32:64] = nl.exp(a * 2.0)
+        nl.store(out[:, 0:32], value=e + 1.0)     # e still stands for t[:, 0:32]
+        nl.store(out[:, 32:64], value=t[:, 32:64])
+        return out
+    x = np.random.default_rng(5).uniform(-1, 1, (128, 32)).astype(np.float32)
+    got = hk(x)
+    np.testing.assert_allclose(got[:, :32], np.exp(x.astype(np.float64)) + 1, rtol=2e-6)
+    np.testing.assert_allclose(got[:, 32:], np.exp(2 * x.astype(np.float64)), rtol=2e-6)
