@@ -419,10 +419,10 @@ static int hbm_arg(BuilderObject *self, uint32_t tensor, unsigned long long off,
 
 /*
  * load(queue, dst, tensor, offset, pstride, fstride, file, line) and
- * store(queue, tensor, offset, pstride, fstride, src, file, line): HBM patterns in
- * elements (struct nd_hbm); queue -1 round robin, -2 spread.
+ * store(queue, src, tensor, offset, pstride, fstride, file, line): a tile view and an
+ * HBM pattern in elements (struct nd_hbm); queue -1 round robin, -2 spread.
  */
-static PyObject *b_load(BuilderObject *self, PyObject *args)
+static PyObject *hbm_xfer(BuilderObject *self, PyObject *args, int store)
 {
 	unsigned long long off, ps, fs;
 	unsigned int tensor;
@@ -430,30 +430,25 @@ static PyObject *b_load(BuilderObject *self, PyObject *args)
 	const char *file;
 	struct nd_hbm h;
 	struct nd_tv v;
-	PyObject *dst;
+	PyObject *tile;
 
-	if (live(self) || !PyArg_ParseTuple(args, "iOIKKKsi", &queue, &dst, &tensor, &off, &ps,
+	if (live(self) || !PyArg_ParseTuple(args, "iOIKKKsi", &queue, &tile, &tensor, &off, &ps,
 					    &fs, &file, &line) ||
-	    view_arg(self, dst, &v) || hbm_arg(self, tensor, off, ps, fs, &h))
+	    view_arg(self, tile, &v) || hbm_arg(self, tensor, off, ps, fs, &h))
 		return NULL;
+	if (store)
+		return done(self, nd_store_at(self->b, queue, h, v, file, line));
 	return done(self, nd_load_at(self->b, queue, v, h, file, line));
+}
+
+static PyObject *b_load(BuilderObject *self, PyObject *args)
+{
+	return hbm_xfer(self, args, 0);
 }
 
 static PyObject *b_store(BuilderObject *self, PyObject *args)
 {
-	unsigned long long off, ps, fs;
-	unsigned int tensor;
-	int queue, line;
-	const char *file;
-	struct nd_hbm h;
-	struct nd_tv v;
-	PyObject *src;
-
-	if (live(self) || !PyArg_ParseTuple(args, "iIKKKOsi", &queue, &tensor, &off, &ps, &fs,
-					    &src, &file, &line) ||
-	    view_arg(self, src, &v) || hbm_arg(self, tensor, off, ps, fs, &h))
-		return NULL;
-	return done(self, nd_store_at(self->b, queue, h, v, file, line));
+	return hbm_xfer(self, args, 1);
 }
 
 /*
@@ -573,7 +568,7 @@ static PyMethodDef builder_methods[] = {
 	{ "load", (PyCFunction)b_load, METH_VARARGS,
 	  "load(queue, dst, tensor, offset, pstride, fstride, file, line): HBM -> tile." },
 	{ "store", (PyCFunction)b_store, METH_VARARGS,
-	  "store(queue, tensor, offset, pstride, fstride, src, file, line): tile -> HBM." },
+	  "store(queue, src, tensor, offset, pstride, fstride, file, line): tile -> HBM." },
 	{ "dma", (PyCFunction)b_dma, METH_VARARGS,
 	  "dma(queue, chunk_bytes, count0, count1, src, dst, file, line): one raw descriptor." },
 	{ "finish", (PyCFunction)b_finish, METH_NOARGS,

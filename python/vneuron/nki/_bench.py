@@ -39,13 +39,17 @@ class BenchmarkResult:
         self.e2e_latency = LatencyStats(e2e)
 
 
-def _run_iters(kernel, args, kwargs, warmup, iters):
+def _prepare(kernel, args, kwargs):
+    """(traced, device, program, inputs) for a call of kernel with these arguments."""
     b, key, arrays = kernel._bind(args, kwargs)
     t = kernel._traced(b, key)
     arrays = [K._random_input(x) if isinstance(x, _Placeholder) else x for x in arrays]
-    feed = t.feed(arrays)
     dev = kernel._device()
-    prog = t.program(dev)
+    return t, dev, t.program(dev), t.feed(arrays)
+
+
+def _run_iters(kernel, args, kwargs, warmup, iters):
+    t, dev, prog, feed = _prepare(kernel, args, kwargs)
     res = None
     for _ in range(warmup):
         res = prog.run(feed)
@@ -144,12 +148,7 @@ class Profile(K.Kernel):
                     raise NkiError(errno.EEXIST, f"{p} exists; nki.profile(overwrite=True)"
                                    " replaces it")
         os.makedirs(wd, exist_ok=True)
-        b, key, arrays = self._bind(args, kwargs)
-        t = self._traced(b, key)
-        arrays = [K._random_input(x) if isinstance(x, _Placeholder) else x for x in arrays]
-        feed = t.feed(arrays)
-        dev = self._device()
-        prog = t.program(dev)
+        t, dev, prog, feed = _prepare(self, args, kwargs)
         t.save(neff)
         res = _capture(ntff, dev, prog, feed, max(1, int(self.profile_nth)),
                        self.overwrite)

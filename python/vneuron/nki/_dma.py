@@ -164,8 +164,8 @@ def _move(tr, site, dst, src, es, spread):
                 tr.call(site, b.load, _ops.SPREAD, dst[1], *fast,
                         site.file, site.line)
             else:
-                tr.call(site, b.store, _ops.SPREAD, *fast, src[1],
-                        site.file, site.line)
+                tr.call(site, b.store, _ops.SPREAD, src[1], *fast, site.file,
+                        site.line)
             return
     pair = _refine(_dims(dst), _dims(src))
     if pair is None:

@@ -157,6 +157,17 @@ def result(tr, shape, dtype, buffer, name, site):
     return Tile(tr, shape, dtype, buffer, name, site)
 
 
+def _begin(x, what, dtype, mask, name):
+    """What a call on one tile starts with: (trace, site, the tile's view, the mask's
+    region, the result tile of x's shape)."""
+    tr = T.current()
+    site = tr.site()
+    v = tile_src(tr, x, what)
+    reg = region_of(tr, site, mask, v.shape)
+    out = result(tr, v.shape, dtype_arg(tr, site, dtype, v.dtype), T.SBUF, name, site)
+    return tr, site, v, reg, out
+
+
 def _instr(tr, site, eng, opcode, srcs, s1, op, flags, imm0=0.0, imm1=0.0):
     """An elementwise instruction as a pending emitter: dst given at emission."""
     b = tr.b
@@ -177,9 +188,7 @@ def binary(op, x, y, dtype=None, mask=None, name="tensor_tensor", engine=VECTOR)
         return _PY[op](float(x), float(y))
     if xs or ys:
         t, k, rev = (y, x, True) if xs else (x, y, False)
-        v = tile_src(tr, t, "the operand")
-        reg = region_of(tr, site, mask, v.shape)
-        out = result(tr, v.shape, dtype_arg(tr, site, dtype, v.dtype), T.SBUF, name, site)
+        tr, site, v, reg, out = _begin(t, "the operand", dtype, mask, name)
         if reg is False:
             return _skipped(tr, out, site)
         s0 = T.operand(v, reg, site)
@@ -224,15 +233,10 @@ def _skipped(tr, out, site):
 
 def activation(func, x, scale=1.0, bias=None, dtype=None, mask=None, name=None):
     """func(x * scale + bias) on ScalarE; bias a number or a [P, 1] column."""
-    tr = T.current()
-    site = tr.site()
-    v = tile_src(tr, x, "the operand")
     if not _scalar(scale):
-        raise tr.fail(UnsupportedError, site, "scale: a number (a per-partition scale "
-                      "tile is not supported: multiply first)", errno.ENOTSUP)
-    reg = region_of(tr, site, mask, v.shape)
-    out = result(tr, v.shape, dtype_arg(tr, site, dtype, v.dtype), T.SBUF,
-                 name or "act", site)
+        raise error(UnsupportedError, "scale: a number (a per-partition scale tile is "
+                    "not supported: multiply first)", errno.ENOTSUP)
+    tr, site, v, reg, out = _begin(x, "the operand", dtype, mask, name or "act")
     if reg is False:
         return _skipped(tr, out, site)
     s0 = T.operand(v, reg, site)
@@ -255,11 +259,7 @@ def activation(func, x, scale=1.0, bias=None, dtype=None, mask=None, name=None):
 def tensor_scalar(x, ops, dtype=None, mask=None, engine=VECTOR, name="tensor_scalar"):
     """((x <op0> a) <op1> b ...): ops is a list of (op, operand, reverse), each one
     TENSOR_SCALAR instruction on the engine; operands numbers or [P, 1] columns."""
-    tr = T.current()
-    site = tr.site()
-    v = tile_src(tr, x, "data")
-    reg = region_of(tr, site, mask, v.shape)
-    out = result(tr, v.shape, dtype_arg(tr, site, dtype, v.dtype), T.SBUF, name, site)
+    tr, site, v, reg, out = _begin(x, "data", dtype, mask, name)
     if reg is False:
         return _skipped(tr, out, site)
     s0 = T.operand(v, reg, site)
@@ -290,11 +290,7 @@ def tensor_scalar(x, ops, dtype=None, mask=None, engine=VECTOR, name="tensor_sca
 
 def copy(x, dtype=None, mask=None, engine=VECTOR, name="copy"):
     """A copy of x into a new SBUF tile, converted to dtype."""
-    tr = T.current()
-    site = tr.site()
-    v = tile_src(tr, x, "the source")
-    reg = region_of(tr, site, mask, v.shape)
-    out = result(tr, v.shape, dtype_arg(tr, site, dtype, v.dtype), T.SBUF, name, site)
+    tr, site, v, reg, out = _begin(x, "the source", dtype, mask, name)
     if reg is False:
         return _skipped(tr, out, site)
     emit = _instr(tr, site, engine, OP_COPY, T.operand(v, reg, site), None, 0, 0)
