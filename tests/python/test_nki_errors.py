@@ -16,6 +16,13 @@ import vneuron.nki.language as nl
 X = np.zeros((128, 64), np.float32)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _close_devices():
+    """Free the module's core for the other tests and processes (a run claims it)."""
+    yield
+    nki.close()
+
+
 def line_of(fn, needle):
     lines, start = inspect.getsourcelines(fn)
     for i, ln in enumerate(lines):

@@ -34,6 +34,13 @@ RNG = np.random.default_rng(7)
 U = 2.0 ** -24
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _close_devices():
+    """Free the module's core for the other tests and processes (a run claims it)."""
+    yield
+    nki.close()
+
+
 def test_tensor_add_exact():
     for rows in (1, 128, 300):
         a = RNG.standard_normal((rows, 256)).astype(np.float32)
@@ -92,6 +99,7 @@ def _lines(fn, *needles):
 
 
 def _run_example(name, tmp_path):
+    nki.close()             # the example's process may need this process's core
     env = dict(os.environ)
     r = subprocess.run([sys.executable, os.path.join(EXAMPLES, name)], cwd=tmp_path,
                        env=env, capture_output=True, text=True, timeout=300)

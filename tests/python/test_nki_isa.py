@@ -15,6 +15,13 @@ RNG = np.random.default_rng(2026)
 U = 2.0 ** -24
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _close_devices():
+    """Free the module's core for the other tests and processes (a run claims it)."""
+    yield
+    nki.close()
+
+
 def rand(*shape, lo=-2.0, hi=2.0):
     return RNG.uniform(lo, hi, shape).astype(np.float32)
 

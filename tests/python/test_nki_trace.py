@@ -19,6 +19,13 @@ import exp as exp_example  # noqa: E402
 import exp_pipelined  # noqa: E402
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _close_devices():
+    """Free the module's core for the other tests and processes (a run claims it)."""
+    yield
+    nki.close()
+
+
 def line_of(fn, needle):
     """The file line of the first source line of fn containing needle."""
     lines, start = inspect.getsourcelines(fn)

@@ -19,13 +19,14 @@ from vneuron.nki import _errors, _tileops
 from vneuron.nki import isa, language, typing  # noqa: F401
 from vneuron.nki._bench import Benchmark, BenchmarkResult, Profile, benchmark, profile
 from vneuron.nki._errors import NkiError, ShapeError, TileLifetimeError, UnsupportedError
-from vneuron.nki._kernel import Kernel, Traced
+from vneuron.nki._kernel import Kernel, Traced, close, default_device
 from vneuron.nki.typing import tensor
 
 _errors.INTERNAL.add(__name__)
 _tileops.install()
 
 __all__ = ["jit", "simulate", "simulate_kernel", "benchmark", "profile", "baremetal",
+           "default_device", "close",
            "language", "isa", "typing", "tensor", "Kernel", "Traced", "Benchmark",
            "BenchmarkResult", "Profile", "NkiError", "ShapeError", "UnsupportedError",
            "TileLifetimeError"]

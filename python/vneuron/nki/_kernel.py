@@ -300,3 +300,18 @@ def _default_device(host):
         d = vneuron.Device(host=True) if host else vneuron.Device()
         _devices[host] = d
     return d
+
+
+def default_device(host=False):
+    """The vneuron.Device kernels run on when none is given (host=True: the one of
+    nki.simulate): opened on first use and kept, so programs stay loaded. On the module
+    it holds its core (the first run claims it) until nki.close()."""
+    return _default_device(bool(host))
+
+
+def close():
+    """Close the shared devices (their programs are unloaded and the module's core is
+    free for other processes); the next kernel call opens them again."""
+    for d in list(_devices.values()):
+        d.close()
+    _devices.clear()
