@@ -480,3 +480,20 @@ def test_zeros_psum_subscript_iadd_needs_no_memset():
     got = k(a_t, b)
     assert np.all(np.abs(got - a_t.T.astype(np.float64) @ b) <= _mm_tol(a_t.T, b))
     assert "memset" not in [m for _, m, *_ in k.trace(a_t, b).entries()]
+
+
+def test_one_partition_tile_broadcast_to_every_partition():
+    """NKI's RMSNorm tutorial loads its weight to one partition and broadcasts it: one
+    SBUF-to-SBUF DMA reading that partition 128 times."""
+    def bk(x, g):
+        out = nl.ndarray(x.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+        g_tile = nl.load(g.reshape((1, g.shape[0]))[nl.arange(1)[:, None],
+                                                    nl.arange(g.shape[0])[None, :]])
+        gb = g_tile.broadcast_to((128, g.shape[0]))
+        nl.store(out, value=nl.multiply(nl.load(x), gb))
+        return out
+    x, g = rand(128, 96), rand(96)
+    k = nki.jit(bk)
+    np.testing.assert_array_equal(k(x, g), x * g)
+    dmas = [e[4] for e in k.trace(x, g).entries() if e[0].startswith("DMA")]
+    assert sorted(dmas) == ["bk/dma", "bk/load", "bk/load", "bk/store"]

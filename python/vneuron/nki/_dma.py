@@ -115,6 +115,36 @@ def dma_copy(dst, src, mask=None):
     return None
 
 
+def partition_broadcast(v, parts):
+    """A new SBUF tile of parts partitions, each a copy of the one partition of tile
+    view v: one DMA descriptor reading v's partition parts times (a partition stride of
+    0), as NKI's broadcast_to of a [1, F] tile."""
+    tr = T.current()
+    site = tr.site()
+    if tr.pending is not None:
+        tr.flush()
+    op = T.operand(v, None, site)
+    _, p0, np_, f0, c0, s0, c1, s1 = op
+    if np_ != 1 or (c0 > 1 and s0 != 1) or (c1 > 1 and s1 != c0 * s0):
+        raise tr.fail(UnsupportedError, site, "broadcast across partitions of a strided "
+                      "or multi-partition view: nl.copy it to one contiguous row first",
+                      errno.ENOTSUP)
+    out = _ops.result(tr, (parts,) + tuple(v.shape[1:]), v.dtype, T.SBUF, "broadcast",
+                      site)
+    es = v.dtype.itemsize
+    b = tr.b
+    src = (1, op[0], f0 * es, p0, 0, 0, 0, 0)
+
+    def emit(dst, acc):
+        d = (1, dst[0], dst[3] * es, dst[1], 1, 0, 0, 0)
+        if dst[5] != 1 or dst[6] != 1:
+            raise tr.fail(UnsupportedError, site, "a partition broadcast into a strided "
+                          "view", errno.ENOTSUP)
+        tr.call(site, b.dma, _ops.AUTO, c0 * c1 * es, dst[2], 1, src, d, site.file,
+                site.line)
+    return tr.defer(out, emit, "dma", site, None, (v.base,))
+
+
 def _dims(end):
     """A side as dims outer to inner: (count, element stride, partition stride)."""
     if end[0] == "hbm":

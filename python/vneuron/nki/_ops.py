@@ -139,7 +139,8 @@ def _bshape(tr, site, a, b):
     if a[0] != b[0]:
         raise tr.fail(ShapeError, site, f"shape mismatch: {list(a)} and {list(b)} have "
                       f"{a[0]} and {b[0]} partitions; on-chip operands broadcast along "
-                      "free dimensions only")
+                      "free dimensions only (t.broadcast_to((P, F)) copies a one-partition "
+                      "tile to P partitions)")
     out = [a[0]]
     for x, y in zip(a[1:], b[1:]):
         if x != y and x != 1 and y != 1:

@@ -3,7 +3,7 @@ t.reshape(), t.broadcast_to(), t.astype()."""
 
 import errno
 
-from vneuron.nki import _errors, _ops
+from vneuron.nki import _dma, _errors, _ops
 from vneuron.nki import _trace as T
 from vneuron.nki._errors import ShapeError, UnsupportedError, error
 
@@ -152,11 +152,16 @@ def reshape(self, shape):
 
 
 def broadcast_to(self, shape):
-    """The view repeated along its size-1 dimensions (stride 0) to shape."""
+    """The view repeated along its size-1 dimensions to shape: a view (stride 0), but
+    for a tile of one partition spread over several, which is one DMA into a new tile
+    (on-chip operands do not broadcast across partitions)."""
     v = self.view() if not isinstance(self, View) else self
     shape = tuple(shape)
     if v.ndim < len(shape):
         v = _ops._pad(v, len(shape))
+    if isinstance(v.base, Tile) and v.shape[0] == 1 and shape[0] > 1:
+        t = _dma.partition_broadcast(v, shape[0])
+        return _ops.broadcast_to(t.view(), shape)
     return _ops.broadcast_to(v, shape)
 
 
