@@ -272,3 +272,30 @@ def test_results_assigned_into_disjoint_parts_stay_readable():
     got = hk(x)
     np.testing.assert_allclose(got[:, :32], np.exp(x.astype(np.float64)) + 1, rtol=2e-6)
     np.testing.assert_allclose(got[:, 32:], np.exp(2 * x.astype(np.float64)), rtol=2e-6)
+
+
+def test_spmd_launch_grid():
+    """kernel[gx, gy](...): one program per grid point, nl.program_id() each's place,
+    the nl.shared_hbm output shared (NKI's tensor add tutorial launches so)."""
+    @nki.jit
+    def add_tiles(a, b):
+        c = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        ox = nl.program_id(0) * 128
+        oy = nl.program_id(1) * 256
+        ix = ox + nl.arange(128)[:, None]
+        iy = oy + nl.arange(256)[None, :]
+        t = nl.load(a[ix, iy]) + nl.load(b[ix, iy])
+        nl.store(c[ix, iy], value=t)
+        assert nl.num_programs() == nl.num_programs(0) * nl.num_programs(1)
+        assert nl.num_programs((0, 1)) == (a.shape[0] // 128, a.shape[1] // 256)
+        assert nl.program_ndim() == 2
+        return c
+    a = np.random.default_rng(8).standard_normal((256, 512)).astype(np.float32)
+    b = np.random.default_rng(9).standard_normal((256, 512)).astype(np.float32)
+    np.testing.assert_array_equal(add_tiles[2, 2](a, b), a + b)
+    t = add_tiles[2, 2].trace(a, b)
+    assert [o.name for o in t.outputs] == ["out"]
+    assert sum(1 for e in t.entries() if e[1].startswith("tensor_tensor")) == 4
+    assert add_tiles.cache_info().currsize == 1
+    np.testing.assert_array_equal(add_tiles[1, 2](a[:128], b[:128]), a[:128] + b[:128])
+    assert add_tiles.cache_info().currsize == 2

@@ -2,9 +2,11 @@
 dtypes, running it with NumPy arrays, and the decorators built on that (jit, simulate,
 benchmark, profile, baremetal)."""
 
+import copy
 import errno
 import functools
 import inspect
+import itertools
 import os
 import tempfile
 from collections import namedtuple
@@ -136,6 +138,7 @@ class Kernel:
         self._hits = self._misses = 0
         self.last_result = None
         self.benchmark_result = None
+        self.grid = None
 
     def __repr__(self):
         return f"<nki kernel {self.func.__qualname__}>"
@@ -182,18 +185,36 @@ class Kernel:
                     key.append((nm, "k", type(x).__name__, x))
         return b, tuple(key), arrays
 
+    def __getitem__(self, grid):
+        """kernel[gx] or kernel[gx, gy]: the kernel launched as an SPMD grid of programs
+        (nl.program_id(axis) tells each its place), traced into one program."""
+        if not isinstance(grid, tuple):
+            grid = (grid,)
+        try:
+            grid = tuple(int(g) for g in grid)
+        except TypeError:
+            raise UnsupportedError(errno.ENOTSUP, f"kernel[{grid!r}]: a grid is ints") \
+                from None
+        if not grid or any(g < 1 for g in grid) or len(grid) > 3:
+            raise UnsupportedError(errno.ENOTSUP, f"kernel[{grid}]: 1 to 3 positive "
+                                   "grid dimensions")
+        k = copy.copy(self)               # the same cache: the grid is in the key
+        k.grid = grid
+        return k
+
     def trace(self, *args, **kwargs):
         """The Traced program for these arguments (from the cache, or traced now)."""
         b, key, _ = self._bind(args, kwargs)
         return self._traced(b, key)
 
     def _traced(self, b, key):
+        key = key + (("grid", self.grid),)
         t = self._cache.get(key)
         if t is not None:
             self._hits += 1
             return t
         self._misses += 1
-        t = _trace(self.func, self._sig, b)
+        t = _trace(self.func, self._sig, b, self.grid)
         self._cache[key] = t
         return t
 
@@ -213,8 +234,42 @@ class Kernel:
         return t.results(res.outputs)
 
 
-def _trace(func, sig, bound):
-    """Run func's body once on HBM tensors standing for the array arguments."""
+def _spmd(tr, func, bound, grid):
+    """An SPMD launch (kernel[gx, gy](...)): the body once per program of the grid, in
+    order, into one program. nl.program_id() gives each its coordinates; its tiles die
+    when it ends (as a loop iteration's); nl.shared_hbm tensors are shared: the n-th one
+    a program creates is the n-th the first created."""
+    ret = None
+    for idx, coords in enumerate(itertools.product(*(range(g) for g in grid))):
+        tr.spmd = (grid, coords, idx, 0)
+        site = T._Site(tr.code.co_filename, tr.code.co_firstlineno, tr.root)
+        it = T._Iter(site, f"SPMD program {list(coords)}")
+        tr.frames.append(it)
+        try:
+            r = func(*bound.args, **bound.kwargs)
+            tr.end_iteration(it)
+        finally:
+            tr.frames.remove(it)
+        if idx == 0:
+            ret = r
+        elif not _same_return(r, ret):
+            raise NkiError(errno.EINVAL, f"kernel {func.__name__}: SPMD program "
+                           f"{list(coords)} returns other tensors than program 0")
+    tr.spmd = None
+    return ret
+
+
+def _same_return(a, b):
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same_return(x, y) for x, y in zip(a, b))
+    if isinstance(a, T.HbmTensor) and isinstance(b, T.HbmTensor):
+        return a.tix == b.tix and a.shape == b.shape
+    return a is b
+
+
+def _trace(func, sig, bound, grid=None):
+    """Run func's body once (once per program of an SPMD grid) on HBM tensors standing
+    for the array arguments."""
     tr = T.start(func.__name__, func.__code__)
     try:
         inputs = []
@@ -229,7 +284,10 @@ def _trace(func, sig, bound):
             elif _is_array(v):
                 args[name] = _input(tr, name, v, inputs)
         bound.arguments.update(args)
-        ret = func(*bound.args, **bound.kwargs)
+        if grid is None:
+            ret = func(*bound.args, **bound.kwargs)
+        else:
+            ret = _spmd(tr, func, bound, grid)
         if tr.pending is not None:
             tr.flush()
         outputs, kind = _outputs(tr, func, ret)

@@ -100,6 +100,8 @@ class Trace:
         self.active = True
         self.nouts = 0
         self.outputs = []         # (name, dtype, shape) of every output tensor
+        self.spmd = None          # (grid, coords, index, shared_hbm made) in a launch
+        self.shared = []          # the shared_hbm tensors of the first SPMD program
         self._set_scope(self.root)
 
     # -- where calls come from

@@ -119,6 +119,20 @@ def _new(shape, dt, buffer, name, fill=None):
 
 def _hbm_tensor(tr, site, shape, d, buffer, name):
     kind = "output" if buffer is shared_hbm else "scratch"
+    sp = tr.spmd
+    if sp is not None and kind == "output":
+        grid, coords, idx, n = sp
+        tr.spmd = (grid, coords, idx, n + 1)
+        if idx > 0:
+            if n >= len(tr.shared):
+                raise tr.fail(ShapeError, site, f"SPMD program {list(coords)} makes more "
+                              "nl.shared_hbm tensors than program 0")
+            t = tr.shared[n]
+            if t.shape != shape or t.dtype is not d:
+                raise tr.fail(ShapeError, site, f"SPMD program {list(coords)}: this "
+                              f"nl.shared_hbm tensor is {list(shape)} {d}; program 0's "
+                              f"is {list(t.shape)} {t.dtype}")
+            return t
     if not name:
         base = "out" if kind == "output" else "scratch"
         n = tr.nouts if kind == "output" else len(tr.tensor_names)
@@ -132,7 +146,10 @@ def _hbm_tensor(tr, site, shape, d, buffer, name):
     fn = tr.b.output if kind == "output" else tr.b.scratch
     tix = tr.call(site, fn, name, d.code, shape)
     tr.tensor_names.add(name)
-    return T.HbmTensor(tr, name, shape, d, tix, kind)
+    t = T.HbmTensor(tr, name, shape, d, tix, kind)
+    if sp is not None and kind == "output":
+        tr.shared.append(t)
+    return t
 
 
 def ndarray(shape, dtype, buffer=None, name="", **kwargs):
@@ -309,6 +326,36 @@ def copy(src, *, mask=None, dtype=None, **kwargs):
     return _ops.copy(src, dtype=dtype, mask=mask)
 
 
+def program_id(axis):
+    """This program's coordinate along axis of an SPMD launch (kernel[gx, gy](...));
+    0 outside one."""
+    sp = T.current().spmd
+    return sp[1][axis] if sp is not None and axis < len(sp[1]) else 0
+
+
+def num_programs(axes=None):
+    """The launch grid's size along axes (an int or a tuple of ints); 1 outside one."""
+    sp = T.current().spmd
+    grid = sp[0] if sp is not None else ()
+
+    def one(a):
+        return grid[a] if a < len(grid) else 1
+    if axes is None:
+        n = 1
+        for g in grid:
+            n *= g
+        return n
+    if isinstance(axes, int):
+        return one(axes)
+    return tuple(one(a) for a in axes)
+
+
+def program_ndim():
+    """The number of dimensions of the launch grid (0 outside one)."""
+    sp = T.current().spmd
+    return len(sp[0]) if sp is not None else 0
+
+
 def broadcast_to(src, shape):
     """src repeated along its size-1 dimensions to shape (a view; partitions broadcast
     only from HBM, in a load)."""
@@ -325,8 +372,7 @@ _NOT_SUPPORTED = {
     "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift",
     "where", "prod", "var", "all", "softmax", "rms_norm", "dropout", "random_seed", "rand",
     "shared_constant", "shared_identity_matrix", "load_transpose2d", "atomic_rmw",
-    "gather_flattened", "expand_dims", "program_id", "num_programs", "program_ndim",
-    "spmd_dim", "nc", "device_print", "all_reduce", "full_like", "ones_like", "loop_reduce",
+    "gather_flattened", "expand_dims", "spmd_dim", "nc", "device_print", "all_reduce", "full_like", "ones_like", "loop_reduce",
     "max8", "add_dep_helper", "hbm_transpose", "sbuf_to_psum",
 }
 
@@ -345,6 +391,7 @@ __all__ = [
     "exp", "log", "tanh", "sigmoid", "gelu", "relu", "sqrt", "rsqrt", "reciprocal",
     "square", "identity", "negative", "add", "subtract", "multiply", "divide", "maximum",
     "minimum", "sum", "max", "min", "mean", "matmul", "transpose", "copy", "broadcast_to",
+    "program_id", "num_programs", "program_ndim",
     "bool_", "float16", "float8_e4m3", "float8_e5m2", "int16", "int32", "int8", "tfloat32",
     "uint16", "uint32", "uint8",
 ]
