@@ -129,12 +129,14 @@ int vnpy_run(struct vnpy_program *p, void *const *data, struct vnpy_run_out *out
 		return -EBADF;
 	}
 	__atomic_add_fetch(&vnpy_count.runs, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&vnpy_count.running, 1, __ATOMIC_RELAXED);
 	t0 = now_s();
 	if (d->backend == VNPY_HOST)
 		ret = run_host(p, data, out, limit_ns, ran, msg, len);
 	else
 		ret = run_device(p, data, out, limit_ns, ran, msg, len);
 	out->host_s = now_s() - t0;
+	__atomic_sub_fetch(&vnpy_count.running, 1, __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&d->life);
 	return ret;
 }

@@ -127,6 +127,7 @@ struct vnpy_counters {
 	long buffers;			/* device buffers held by programs */
 	long long buffer_bytes;
 	long long runs;			/* runs started */
+	long running;			/* runs in progress (the GIL released) */
 };
 extern struct vnpy_counters vnpy_count;
 
