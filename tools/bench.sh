@@ -20,6 +20,13 @@ for b in build/rel/bench-mpi/mpi_*; do
 			-np "$np" "$top/$b") || rc=1
 	done
 done
+# The Python package's benchmarks (tools/bench/py_*.py), with Debian's python3 on the
+# build tree's package.
+for b in tools/bench/py_*.py; do
+	[ -f "$b" ] || continue
+	echo "# $(basename "$b" .py) (host, python3)"
+	PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$top/build/python" /usr/bin/python3 "$b" || rc=1
+done
 if [ -x tools/bench/guest-bench ]; then
 	echo "# guest benchmarks"
 	tools/vmtest -- "$top/tools/bench/guest-bench" || rc=1
