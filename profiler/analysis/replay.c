@@ -360,3 +360,54 @@ uint64_t vnp_replay_base(const struct vnp_replay *r)
 {
 	return r->base;
 }
+
+void rp_msg(char *what, size_t len, const char *s)
+{
+	snprintf(what, len, "%s", s);
+}
+
+int rp_map(uint32_t **map, uint32_t n)
+{
+	free(*map);
+	*map = calloc(n ? n : 1, sizeof(**map));
+	return *map ? 0 : -ENOMEM;
+}
+
+int rp_run_if(const struct vnp_replay *r, struct pimg *g, int changed, uint64_t *ps,
+	      char *what, size_t len, const char *unchanged)
+{
+	if (!changed) {
+		rp_msg(what, len, unchanged);
+		return -ENOTSUP;
+	}
+	return rp_run(r, g, ps);
+}
+
+int rp_replay_queues(const struct vnp_replay *r, rp_queue_fn fn, uint64_t *ps, char *what,
+		     size_t len, const char *unchanged, uint32_t *before, uint32_t *after)
+{
+	uint32_t q, n, *map = NULL;
+	struct pimg g;
+	int ret;
+
+	*before = *after = 0;
+	ret = rp_pimg_load(&g, r->p);
+	for (q = 0; q < VNEF_DMA_QUEUES && !ret; q++) {
+		n = g.nd[q];
+		ret = rp_map(&map, n);
+		if (!ret)
+			ret = fn(&g, q, map);
+		if (ret < 0)
+			break;
+		g.nd[q] = (uint32_t)ret;
+		*before += n;
+		*after += (uint32_t)ret;
+		rp_remap_debug(&g, VNEF_STREAM_DMA(q), map, n);
+		ret = 0;
+	}
+	free(map);
+	if (!ret)
+		ret = rp_run_if(r, &g, *after != *before, ps, what, len, unchanged);
+	rp_pimg_free(&g);
+	return ret;
+}

@@ -102,66 +102,55 @@ static void drop_increment(struct pimg *g, uint32_t s, uint32_t k)
 		drop_wait(&g->cc[i].flags, &g->cc[i].wait_sem, &g->cc[i].wait_value, s, k);
 }
 
+/*
+ * A queue's descriptors that load again what an earlier one of theirs loaded, when
+ * nothing else writes the region they fill, gone.
+ */
+static int dedup_queue(struct pimg *g, uint32_t q, uint32_t *map)
+{
+	struct vnef_dma_desc *d = g->d[q], *kept;
+	uint32_t n = g->nd[q], inc[VNEF_MAX_SEMS] = { 0 }, i, j, o, s;
+
+	kept = calloc(n ? n : 1, sizeof(*kept));
+	if (!kept)
+		return -ENOMEM;
+	for (i = 0, o = 0; i < n; i++) {
+		int again = 0;
+
+		for (j = 0; j < i && !again && d[i].src.mem == VNEF_MEM_HBM &&
+		     d[i].dst.mem != VNEF_MEM_HBM; j++)
+			again = !(map[j] & 0x80000000u) &&
+				!memcmp(&d[j].src, &d[i].src, sizeof(d[i].src)) &&
+				!memcmp(&d[j].dst, &d[i].dst, sizeof(d[i].dst)) &&
+				!memcmp(d[j].count, d[i].count, sizeof(d[i].count)) &&
+				d[j].chunk_bytes == d[i].chunk_bytes;
+		if (again && !written_by_others(g, &d[i])) {
+			/* its increments go: later waits count one less for each */
+			for (s = 0; s < VNEF_MAX_SEMS; s++)
+				if (d[i].signal_mask >> s & 1)
+					drop_increment(g, s, inc[s] + 1);
+			map[i] = 0x80000000u;
+			continue;
+		}
+		for (s = 0; s < VNEF_MAX_SEMS; s++)
+			inc[s] += (uint32_t)(d[i].signal_mask >> s & 1);
+		map[i] = o;
+		kept[o++] = d[i];
+	}
+	free(g->d[q]);
+	g->d[q] = kept;
+	return (int)o;
+}
+
 int vnp_replay_dedup(struct vnp_replay *r, uint64_t *ps, char *what, size_t len)
 {
-	uint32_t q, i, j, o, ndrop = 0, *map = NULL, s;
-	struct pimg g;
-	int ret;
+	uint32_t before, after;
+	int ret = rp_replay_queues(r, dedup_queue, ps, what, len,
+				   "no descriptor loads the same data to the same place alone",
+				   &before, &after);
 
-	ret = rp_pimg_load(&g, r->p);
-	if (ret)
-		return ret;
-	for (q = 0; q < VNEF_DMA_QUEUES; q++) {
-		struct vnef_dma_desc *d = g.d[q], *kept;
-		uint32_t n = g.nd[q], inc[VNEF_MAX_SEMS] = { 0 };
-
-		free(map);
-		map = calloc(n ? n : 1, sizeof(*map));
-		kept = calloc(n ? n : 1, sizeof(*kept));
-		if (!map || !kept) {
-			free(kept);
-			ret = -ENOMEM;
-			goto out;
-		}
-		for (i = 0, o = 0; i < n; i++) {
-			int again = 0;
-
-			for (j = 0; j < i && !again && d[i].src.mem == VNEF_MEM_HBM &&
-			     d[i].dst.mem != VNEF_MEM_HBM; j++)
-				again = !(map[j] & 0x80000000u) &&
-					!memcmp(&d[j].src, &d[i].src, sizeof(d[i].src)) &&
-					!memcmp(&d[j].dst, &d[i].dst, sizeof(d[i].dst)) &&
-					!memcmp(d[j].count, d[i].count, sizeof(d[i].count)) &&
-					d[j].chunk_bytes == d[i].chunk_bytes;
-			if (again && !written_by_others(&g, &d[i])) {
-				/* its increments go: later waits count one less for each */
-				for (s = 0; s < VNEF_MAX_SEMS; s++)
-					if (d[i].signal_mask >> s & 1)
-						drop_increment(&g, s, inc[s] + 1);
-				map[i] = 0x80000000u;
-				ndrop++;
-				continue;
-			}
-			for (s = 0; s < VNEF_MAX_SEMS; s++)
-				inc[s] += (uint32_t)(d[i].signal_mask >> s & 1);
-			map[i] = o;
-			kept[o++] = d[i];
-		}
-		free(g.d[q]);
-		g.d[q] = kept;
-		g.nd[q] = o;
-		rp_remap_debug(&g, VNEF_STREAM_DMA(q), map, n);
-	}
-	ret = -ENOTSUP;
-	if (!ndrop) {
-		rp_msg(what, len, "no descriptor loads the same data to the same place alone");
-		goto out;
-	}
-	ret = rp_run(r, &g, ps);
 	if (!ret)
-		snprintf(what, len, "loading once: %u repeated descriptors removed", ndrop);
-out:
-	free(map);
-	rp_pimg_free(&g);
+		snprintf(what, len, "loading once: %u repeated descriptors removed",
+			 before - after);
 	return ret;
 }

@@ -49,60 +49,42 @@ static int continues(const struct vnef_dma_desc *a, const struct vnef_dma_desc *
 	return o[0] == step[0] && o[1] == step[1] && p[0] == pstep[0] && p[1] == pstep[1];
 }
 
+/* A queue's runs of descriptors that advance by constant steps, each folded into one. */
+static int merge_queue(struct pimg *g, uint32_t q, uint32_t *map)
+{
+	struct vnef_dma_desc *d = g->d[q];
+	uint32_t n = g->nd[q], i, j, o;
+
+	for (i = 0, o = 0; i < n; i = j, o++) {
+		uint64_t step[2] = { 0 };
+		uint32_t pstep[2] = { 0 };
+		struct vnef_dma_desc m = d[i];
+
+		map[i] = o;
+		for (j = i + 1; j < n && continues(&d[j - 1], &d[j], step, pstep, j == i + 1); j++)
+			map[j] = o | 0x80000000u;	/* merged away */
+		if (j - i > 1) {
+			m.count[1] = j - i;
+			m.src.stride[1] = step[0];
+			m.src.part_stride[1] = pstep[0];
+			m.dst.stride[1] = step[1];
+			m.dst.part_stride[1] = pstep[1];
+			m.signal_mask = d[j - 1].signal_mask;
+		}
+		d[o] = m;
+	}
+	return (int)o;
+}
+
 int vnp_replay_merge(struct vnp_replay *r, uint64_t *ps, char *what, size_t len)
 {
-	uint32_t before = 0, after = 0, q, i, j, o, *map = NULL;
-	struct pimg g;
-	int ret;
+	uint32_t before, after;
+	int ret = rp_replay_queues(r, merge_queue, ps, what, len,
+				   "no run of descriptors advances by a constant step", &before,
+				   &after);
 
-	ret = rp_pimg_load(&g, r->p);
-	if (ret)
-		return ret;
-	for (q = 0; q < VNEF_DMA_QUEUES; q++) {
-		struct vnef_dma_desc *d = g.d[q];
-		uint32_t n = g.nd[q];
-
-		before += n;
-		free(map);
-		map = calloc(n ? n : 1, sizeof(*map));
-		if (!map) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		for (i = 0, o = 0; i < n; i = j, o++) {
-			uint64_t step[2] = { 0 };
-			uint32_t pstep[2] = { 0 };
-			struct vnef_dma_desc m = d[i];
-
-			map[i] = o;
-			for (j = i + 1; j < n && continues(&d[j - 1], &d[j], step, pstep, j == i + 1);
-			     j++)
-				map[j] = o | 0x80000000u;	/* merged away */
-			if (j - i > 1) {
-				m.count[1] = j - i;
-				m.src.stride[1] = step[0];
-				m.src.part_stride[1] = pstep[0];
-				m.dst.stride[1] = step[1];
-				m.dst.part_stride[1] = pstep[1];
-				m.signal_mask = d[j - 1].signal_mask;
-			}
-			d[o] = m;
-		}
-		g.nd[q] = o;
-		after += o;
-		rp_remap_debug(&g, VNEF_STREAM_DMA(q), map, n);
-	}
-	ret = -ENOTSUP;
-	if (after == before) {
-		rp_msg(what, len, "no run of descriptors advances by a constant step");
-		goto out;
-	}
-	ret = rp_run(r, &g, ps);
 	if (!ret)
 		snprintf(what, len, "merging %u descriptors into %u", before, after);
-out:
-	free(map);
-	rp_pimg_free(&g);
 	return ret;
 }
 
@@ -149,11 +131,9 @@ int vnp_replay_batch(struct vnp_replay *r, unsigned int e, uint64_t *ps, char *w
 		return ret;
 	in = g.in[e];
 	n = g.nin[e];
-	map = calloc(n ? n : 1, sizeof(*map));
-	if (!map) {
-		ret = -ENOMEM;
+	ret = rp_map(&map, n);
+	if (ret)
 		goto out;
-	}
 	for (i = 0, o = 0; i < n; i = j, o++) {
 		struct vnef_instr m = in[i];
 		uint32_t k;
@@ -172,14 +152,10 @@ int vnp_replay_batch(struct vnp_replay *r, unsigned int e, uint64_t *ps, char *w
 		}
 		in[o] = m;
 	}
-	ret = -ENOTSUP;
-	if (o == n) {
-		rp_msg(what, len, "no run of instructions walks a row in equal steps");
-		goto out;
-	}
 	rp_remap_debug(&g, e, map, n);
 	g.nin[e] = o;
-	ret = rp_run(r, &g, ps);
+	ret = rp_run_if(r, &g, o != n, ps, what, len,
+			"no run of instructions walks a row in equal steps");
 	if (!ret)
 		snprintf(what, len, "batching %s's %u instructions into %u", vn_engine_name(e),
 			 n, o);

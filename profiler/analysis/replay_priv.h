@@ -38,8 +38,25 @@ void rp_remap_debug(struct pimg *g, uint32_t stream, const uint32_t *map, uint32
 /* ... and g written as an image and run on a host core: *ps one execution. */
 int rp_run(const struct vnp_replay *r, struct pimg *g, uint64_t *ps);
 
-/* replay_spread.c: why a change does not apply, into what; free semaphores of g. */
+/* ... why a change does not apply, into what, ... */
 void rp_msg(char *what, size_t len, const char *s);
+/* ... a map of n entries (old -> new, bit 31: dropped) instead of *map: 0 or -ENOMEM ... */
+int rp_map(uint32_t **map, uint32_t n);
+/* ... and g run if changed, else -ENOTSUP with unchanged said into what. */
+int rp_run_if(const struct vnp_replay *r, struct pimg *g, int changed, uint64_t *ps,
+	      char *what, size_t len, const char *unchanged);
+
+/*
+ * A change of every DMA queue in turn, run: a copy of r's tables whose queue q fn
+ * rewrites, filling map[old] = new (bit 31: dropped) and returning its new count (or
+ * -errno); the debug records follow, the counts before and after add up; the copy is
+ * run if it changed (else -ENOTSUP and unchanged, said into what).
+ */
+typedef int (*rp_queue_fn)(struct pimg *g, uint32_t q, uint32_t *map);
+int rp_replay_queues(const struct vnp_replay *r, rp_queue_fn fn, uint64_t *ps, char *what,
+		     size_t len, const char *unchanged, uint32_t *before, uint32_t *after);
+
+/* replay_spread.c: free semaphores of g. */
 unsigned int rp_free_sems(const struct pimg *g, uint32_t *out, unsigned int want);
 
 #endif /* VNP_REPLAY_PRIV_H */

@@ -43,11 +43,6 @@ unsigned int rp_free_sems(const struct pimg *g, uint32_t *out, unsigned int want
 	return n;
 }
 
-void rp_msg(char *what, size_t len, const char *s)
-{
-	snprintf(what, len, "%s", s);
-}
-
 /* One spread queue: its target queues, their new semaphores, pieces per target so far. */
 struct sq {
 	uint32_t q, k, n;

@@ -12,6 +12,7 @@
 #include "metrics.h"
 #include "metrics_priv.h"
 #include "vn_isa.h"
+#include "../util/sorted.h"
 
 double vnp_cc_bus_factor(unsigned int op, unsigned int n)
 {
@@ -72,16 +73,8 @@ static int cmp_member(const void *x, const void *y)
 
 uint32_t vnp_cc_coll_of(const struct vnp_metrics *m, size_t ev)
 {
-	size_t lo = 0, hi = m->cc_events;
+	size_t lo = m->cc_of ? VNP_LOWER_BOUND(m->cc_of, m->cc_events, ev, ev) : 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->cc_of[mid].ev < ev)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return m->cc_of && lo < m->cc_events && m->cc_of[lo].ev == ev ? m->cc_of[lo].coll :
 	       VNP_NONE;
 }

@@ -29,6 +29,7 @@
 #include "perfetto_priv.h"
 #include "../util/log.h"
 #include "vn_isa.h"
+#include "../util/sorted.h"
 
 
 static uint64_t row_uuid(unsigned int core, unsigned int row, unsigned int lane)
@@ -312,16 +313,8 @@ static int flows_build(struct pw *w)
 static void slice_flows(struct pw *w, const struct vnp_ev *e)
 {
 	const struct vnp_timeline *tl = w->v->tl;
-	size_t idx = (size_t)(e - tl->ev), lo = 0, hi = w->nflows;
+	size_t idx = (size_t)(e - tl->ev), lo = VNP_LOWER_BOUND(w->flows, w->nflows, from, idx);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (w->flows[mid].from < idx)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (; lo < w->nflows && w->flows[lo].from == idx; lo++)
 		pb_fixed64(&w->te, F_TE_FLOW_IDS, w->flows[lo].to + 1);
 	if (e->sem_wait != VNEURON_TRACE_NO_SEM && vnp_ev_wait(tl, e) && vnp_ev_signaller(tl, e))

@@ -14,6 +14,7 @@
 #include "../model/layers.h"
 #include "../model/metrics.h"
 #include "web_priv.h"
+#include "../util/sorted.h"
 
 /* Sub-rows of TensorE, as the Neuron profiler shows it. */
 static const struct {
@@ -328,17 +329,9 @@ static int execs_json(FILE *f, const struct vnp_timeline *tl)
 	for (i = 0; i < tl->n; i++) {
 		const struct vnp_ev *e = &tl->ev[i];
 		uint64_t key = (uint64_t)e->core << 32 | e->exec;
-		size_t lo = 0, hi = tl->nexec;
+		size_t lo = VNP_LOWER_BOUND(tl->execs, tl->nexec, key, key);
 		unsigned int src, dst;
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (tl->execs[mid].key < key)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if (lo == tl->nexec || tl->execs[lo].key != key)
 			continue;
 		if (e->opcode == VNP_OP_DMA) {
