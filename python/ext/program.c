@@ -467,7 +467,7 @@ static PyObject *program_run(PyObject *self, PyObject *args, PyObject *kw)
 	Py_ssize_t nin = 0, nout = 0;
 	uint64_t limit_ns = 0;
 	char msg[512];
-	int r, ran = 0;
+	int r, ran = 0, intr;
 	uint32_t i;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO$O", kwlist, &inputs, &outputs, &limit))
@@ -541,8 +541,12 @@ static PyObject *program_run(PyObject *self, PyObject *args, PyObject *kw)
 	    (outputs != Py_None && check_keys(p, outputs, VNEF_TENSOR_OUTPUT, nout, "outputs")))
 		goto out;
 
+	/* A Ctrl-C that came before the run is Python's to raise now. */
+	if (PyErr_CheckSignals())
+		goto out;
+	intr = _PyOS_IsMainThread();
 	Py_BEGIN_ALLOW_THREADS
-	r = vnpy_run(p, data, &out, limit_ns, &ran, msg, sizeof(msg));
+	r = vnpy_run(p, data, &out, limit_ns, intr, &ran, msg, sizeof(msg));
 	Py_END_ALLOW_THREADS
 	if (r == -EINTR) {
 		if (!PyErr_CheckSignals())
