@@ -21,6 +21,8 @@
 #include "vn_trace.h"
 
 #define HT_PAGE		4096u	/* the consumer page, and the control page before the data */
+/* How often a run with a cancel flag looks at it (host time). */
+#define CANCEL_POLL_NS	(5ull * 1000 * 1000)
 
 /*
  * A host handle's trace session: the module's rings (uapi/vneuron_trace.h) in host
@@ -52,6 +54,8 @@ struct nd_host {
 	int ev_nomem;
 	struct nd_error err;		/* the last run's message */
 	struct nd_host_trace *trace;	/* tracing the following runs, or NULL */
+	/* Runs stop when *cancel is non-zero (nd_host_set_cancel()); NULL: never. */
+	const volatile int *cancel;
 	/* The last image run, validated: the same bytes again skip load and validation. */
 	struct vn_program *cached;
 	void *cached_img;
@@ -125,6 +129,35 @@ void nd_host_close(struct nd_host *h)
 	pthread_mutex_destroy(&h->lock);
 	free(h->ev);
 	free(h);
+}
+
+void nd_host_set_cancel(struct nd_host *h, const volatile int *flag)
+{
+	if (h)
+		h->cancel = flag;
+}
+
+/*
+ * Wait for ex; with a cancel flag, look at it every CANCEL_POLL_NS and cancel ex once it
+ * is set (the core aborts it at once). 0 when ex ended by itself, -EINTR when cancelled.
+ */
+static int host_wait(struct nd_host *h, struct vn_exec *ex)
+{
+	const volatile int *flag = h->cancel;
+	int ret;
+
+	if (!flag)
+		return vn_exec_wait(ex, 0);
+	for (;;) {
+		if (*flag) {
+			vn_exec_cancel(ex);
+			ret = vn_exec_wait(ex, 0);
+			return ret ? ret : -EINTR;
+		}
+		ret = vn_exec_wait(ex, vn_time_ns() + CANCEL_POLL_NS);
+		if (ret != -ETIMEDOUT)
+			return ret;
+	}
 }
 
 void nd_host_record(struct nd_host *h, int on)
@@ -330,9 +363,14 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 		nd_seterr(&h->err, ret, "submit failed: %s", nd_strerror(ret));
 		goto out;
 	}
-	ret = vn_exec_wait(ex, 0);
-	if (ret) {
+	ret = host_wait(h, ex);
+	if (ret && ret != -EINTR) {
 		nd_seterr(&h->err, ret, "wait failed: %s", nd_strerror(ret));
+		goto out;
+	}
+	if (ret == -EINTR) {
+		vn_core_set_hook(h->core, NULL, NULL);
+		nd_seterr(&h->err, EINTR, "the run was cancelled (nd_host_set_cancel())");
 		goto out;
 	}
 	vn_exec_status(ex, &st);

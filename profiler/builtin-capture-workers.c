@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "builtin-capture.h"
-#include "vn_program.h"
 
 /* One worker (rank): its core, its communicator handle, its buffers. */
 struct worker {

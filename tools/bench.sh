@@ -20,11 +20,13 @@ for b in build/rel/bench-mpi/mpi_*; do
 			-np "$np" "$top/$b") || rc=1
 	done
 done
-# Python (issue 26): tracing an NKI kernel of 1,000 instructions (py_trace_1k_ms).
-if [ -f build/python/vneuron/__init__.py ]; then
-	echo "# py_trace.py (host)"
-	PYTHONPATH="$top/build/python" /usr/bin/python3 tools/bench/py_trace.py || rc=1
-fi
+# The Python package's benchmarks (tools/bench/py_*.py), with Debian's python3 on the
+# build tree's package.
+for b in tools/bench/py_*.py; do
+	[ -f "$b" ] || continue
+	echo "# $(basename "$b" .py) (host, python3)"
+	PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$top/build/python" /usr/bin/python3 "$b" || rc=1
+done
 if [ -x tools/bench/guest-bench ]; then
 	echo "# guest benchmarks"
 	tools/vmtest -- "$top/tools/bench/guest-bench" || rc=1

@@ -11,7 +11,7 @@ PKGS=(build-essential pkg-config linux-headers-amd64 linux-source-6.1 qemu-syste
       flex bison bc libelf-dev libncurses-dev tmux
       openmpi-bin libopenmpi-dev
       python3-dev python3-numpy python3-pytest
-      debhelper dh-dkms lintian)
+      debhelper dh-dkms dh-python lintian)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -56,6 +56,14 @@ int vnp_gain(struct vnp_rctx *c, struct vnp_finding *f, int ret, uint64_t after,
 	return 0;
 }
 
+int vnp_settle(struct vnp_rctx *c, struct vnp_finding *f, int ret, uint64_t after,
+	       const char *what)
+{
+	if (vnp_gain(c, f, ret, after, what))
+		vnp_drop_last(c->a);
+	return 0;
+}
+
 void vnp_drop_last(struct vnp_analysis *a)
 {
 	a->n--;

@@ -52,6 +52,9 @@ struct vnp_finding *vnp_add(struct vnp_rctx *c, enum vnp_rule r, double saved, d
  */
 int vnp_gain(struct vnp_rctx *c, struct vnp_finding *f, int ret, uint64_t after, const char *what);
 void vnp_drop_last(struct vnp_analysis *a);
+/* vnp_gain(), and the finding dropped if its fix does not help. 0. */
+int vnp_settle(struct vnp_rctx *c, struct vnp_finding *f, int ret, uint64_t after,
+	       const char *what);
 /* vnp_where() predicate: events of the stream *arg (unsigned int). */
 int vnp_pred_stream(const struct vnp_timeline *tl, const struct vnp_ev *e, const void *arg);
 
@@ -63,8 +66,8 @@ struct vnp_threshold {
 
 /*
  * A rule: its finding's id and name ("dma-queue-bound"), what it reads (metrics,
- * critical path, program: said in its evidence), its thresholds (NULL-terminated, or
- * NULL), where docs/profiler.md describes it, and the rule itself: 0 (a finding added
+ * critical path, program: said in its evidence), its thresholds (up to one with a NULL
+ * name), where docs/profiler.md describes it, and the rule itself: 0 (a finding added
  * with vnp_add(), or none) or -ENOMEM.
  */
 struct vnp_rule_def {
@@ -78,6 +81,17 @@ struct vnp_rule_def {
 
 /* Where the rules are described. */
 #define VNP_RULES_DOC	"docs/profiler.md, \"Analysis and advice\""
+
+/*
+ * A rule's entry, in its file: VNP_RULE_DEF(name in rules.h, its ENUM, its id, its
+ * function, what it reads, VNP_THR(constant) for each threshold).
+ */
+#define VNP_THR(c)	{ #c, c },
+#define VNP_RULE_DEF(n, e, id_, run_, reads_, ...)				\
+	const struct vnp_rule_def vnp_rule_##n = {				\
+		.id = VNP_RULE_##e, .name = id_, .reads = reads_,		\
+		.thresholds = (const struct vnp_threshold[]){ __VA_ARGS__ { NULL, 0 } }, \
+		.doc = VNP_RULES_DOC, .run = run_ }
 
 /* Each rule's entry, defined in its file (rules.h). */
 #define VNP_RULE_DECLARE(e, n)	extern const struct vnp_rule_def vnp_rule_##n;

@@ -129,8 +129,7 @@ static int rule_cc_straggler(struct vnp_rctx *c)
 	snprintf(f->advice, sizeof(f->advice), "Balance the ranks so that they reach each "
 		 "collective together: %s; the others' waits for it (%s) then leave their "
 		 "critical paths.", name, vnp_fmt_time(m->cc_rank[best].caused_ps, t1, sizeof(t1)));
-	return vnp_gain(c, f, -ENOTSUP, 0, "rebalancing work is not a mechanical change") ?
-	       (vnp_drop_last(c->a), 0) : 0;
+	return vnp_settle(c, f, -ENOTSUP, 0, "rebalancing work is not a mechanical change");
 }
 
 /*
@@ -174,8 +173,7 @@ static int rule_cc_no_overlap(struct vnp_rctx *c)
 		 "shorter of transfers and compute on the critical path, %s, hides behind the "
 		 "longer.", *where ? " (" : "", where, *where ? ")" : "",
 		 vnp_fmt_time(cpx < cpc ? cpx : cpc, t3, sizeof(t3)));
-	return vnp_gain(c, f, -ENOTSUP, 0, "pipelining is not a mechanical change") ?
-	       (vnp_drop_last(c->a), 0) : 0;
+	return vnp_settle(c, f, -ENOTSUP, 0, "pipelining is not a mechanical change");
 }
 
 /* Ring steps of an op on n ranks (docs/isa.md, "Collectives"). */
@@ -446,55 +444,22 @@ static int rule_cc_shard(struct vnp_rctx *c)
 	return 0;
 }
 
-const struct vnp_rule_def vnp_rule_straggler_rank = {
-	.id = VNP_RULE_CC_STRAGGLER,
-	.name = "straggler-rank",
-	.reads = "the collectives' last rank and the others' waits for it, its engines' compute "
-		 "against the others', the waits on the critical paths",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_CC_WAIT_FRAC", VNP_CC_WAIT_FRAC },
-		{ "VNP_CC_STRAGGLER_SHARE", VNP_CC_STRAGGLER_SHARE },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_cc_straggler,
-};
+VNP_RULE_DEF(straggler_rank, CC_STRAGGLER, "straggler-rank", rule_cc_straggler,
+	     "the collectives' last rank and the others' waits for it, its engines' "
+	     "compute against the others', the waits on the critical paths",
+	     VNP_THR(VNP_CC_WAIT_FRAC) VNP_THR(VNP_CC_STRAGGLER_SHARE));
 
-const struct vnp_rule_def vnp_rule_collective_no_overlap = {
-	.id = VNP_RULE_CC_NO_OVERLAP,
-	.name = "collective-no-overlap",
-	.reads = "the collectives' transfers, the engines' compute, their overlap, both on the "
-		 "critical paths",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_OVERLAP_FRAC", VNP_OVERLAP_FRAC },
-		{ "VNP_CP_FRAC", VNP_CP_FRAC },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_cc_no_overlap,
-};
+VNP_RULE_DEF(collective_no_overlap, CC_NO_OVERLAP, "collective-no-overlap", rule_cc_no_overlap,
+	     "the collectives' transfers, the engines' compute, their overlap, both on "
+	     "the critical paths",
+	     VNP_THR(VNP_OVERLAP_FRAC) VNP_THR(VNP_CP_FRAC));
 
-const struct vnp_rule_def vnp_rule_small_collectives = {
-	.id = VNP_RULE_CC_SMALL,
-	.name = "small-collectives",
-	.reads = "the collectives per opcode and execution, the link latency of their ring "
-		 "steps, their transfers on the critical paths",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_CC_SMALL_COUNT", VNP_CC_SMALL_COUNT },
-		{ "VNP_CC_FIXED_FRAC", VNP_CC_FIXED_FRAC },
-		{ "VNP_CP_FRAC", VNP_CP_FRAC },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_cc_small,
-};
+VNP_RULE_DEF(small_collectives, CC_SMALL, "small-collectives", rule_cc_small,
+	     "the collectives per opcode and execution, the link latency of their ring "
+	     "steps, their transfers on the critical paths",
+	     VNP_THR(VNP_CC_SMALL_COUNT) VNP_THR(VNP_CC_FIXED_FRAC) VNP_THR(VNP_CP_FRAC));
 
-const struct vnp_rule_def vnp_rule_all_reduce_split = {
-	.id = VNP_RULE_CC_SPLIT,
-	.name = "all-reduce-split",
-	.reads = "each ALL_REDUCE into a scratch tensor and the program's reads of its result "
-		 "(descriptors, other collectives' inputs), its transfers on the critical paths",
-	.thresholds = NULL,
-	.doc = VNP_RULES_DOC,
-	.run = rule_cc_shard,
-};
+VNP_RULE_DEF(all_reduce_split, CC_SPLIT, "all-reduce-split", rule_cc_shard,
+	     "each ALL_REDUCE into a scratch tensor and the program's reads of its "
+	     "result (descriptors, other collectives' inputs), its transfers on the "
+	     "critical paths");

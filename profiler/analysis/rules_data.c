@@ -214,7 +214,7 @@ static int rule_repeated(struct vnp_rctx *c)
 		return ret;
 	if (ret && ret != -ENOTSUP)
 		snprintf(what, sizeof(what), "the replay failed (%d)", ret);
-	return vnp_gain(c, f, ret, after, what) ? (vnp_drop_last(c->a), 0) : 0;
+	return vnp_settle(c, f, ret, after, what);
 }
 
 /* A transpose's PSUM output that some other engine copies out: the copy is its cost too. */
@@ -331,31 +331,15 @@ static int rule_transpose(struct vnp_rctx *c)
 		 vnp_fmt_time((m->unit[0].op_ps[VNEF_OP_TRANSPOSE] + copy_ps) / c->nexec, t2,
 			      sizeof(t2)));
 	free(set.o);
-	return vnp_gain(c, f, -ENOTSUP, 0, "the layout in HBM is the caller's") ?
-	       (vnp_drop_last(c->a), 0) : 0;
+	return vnp_settle(c, f, -ENOTSUP, 0, "the layout in HBM is the caller's");
 }
 
-const struct vnp_rule_def vnp_rule_repeated_load = {
-	.id = VNP_RULE_REPEATED_LOAD,
-	.name = "repeated-load",
-	.reads = "the DMA descriptors' HBM source ranges per tensor, their reads on the critical "
-		 "path, the program's writes to the regions they fill",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_REPEAT_LOADS", VNP_REPEAT_LOADS },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_repeated,
-};
+VNP_RULE_DEF(repeated_load, REPEATED_LOAD, "repeated-load", rule_repeated,
+	     "the DMA descriptors' HBM source ranges per tensor, their reads on the "
+	     "critical path, the program's writes to the regions they fill",
+	     VNP_THR(VNP_REPEAT_LOADS));
 
-const struct vnp_rule_def vnp_rule_transpose_flops = {
-	.id = VNP_RULE_TRANSPOSE_FLOPS,
-	.name = "transpose-flops",
-	.reads = "TensorE's transpose flops and time, the PSUM copies that read their results",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_TRANSPOSE_FRAC", VNP_TRANSPOSE_FRAC },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_transpose,
-};
+VNP_RULE_DEF(transpose_flops, TRANSPOSE_FLOPS, "transpose-flops", rule_transpose,
+	     "TensorE's transpose flops and time, the PSUM copies that read their "
+	     "results",
+	     VNP_THR(VNP_TRANSPOSE_FRAC));

@@ -68,15 +68,7 @@ static int rule_host_overhead(struct vnp_rctx *c)
 	return 0;
 }
 
-const struct vnp_rule_def vnp_rule_host_overhead = {
-	.id = VNP_RULE_HOST_OVERHEAD,
-	.name = "host-overhead",
-	.reads = "the cores' launch gaps and the host time the application held them (the API "
-		 "log), the ranges whose executions waited longest",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_LAUNCH_GAP_FRAC", VNP_LAUNCH_GAP_FRAC },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_host_overhead,
-};
+VNP_RULE_DEF(host_overhead, HOST_OVERHEAD, "host-overhead", rule_host_overhead,
+	     "the cores' launch gaps and the host time the application held them (the "
+	     "API log), the ranges whose executions waited longest",
+	     VNP_THR(VNP_LAUNCH_GAP_FRAC));

@@ -73,8 +73,7 @@ static int rule_node_straggler(struct vnp_rctx *c)
 		 "other processes), a later start or slower input; when its ranks reach the "
 		 "collectives with the others, the others' waits (%s) leave their critical paths.",
 		 best, vnp_fmt_time(x->caused_ps, t1, sizeof(t1)));
-	return vnp_gain(c, f, -ENOTSUP, 0, "rebalancing nodes is not a mechanical change") ?
-	       (vnp_drop_last(c->a), 0) : 0;
+	return vnp_settle(c, f, -ENOTSUP, 0, "rebalancing nodes is not a mechanical change");
 }
 
 /* vnp_where() predicate: collectives whose group crosses nodes. */
@@ -124,34 +123,15 @@ static int rule_inter_node(struct vnp_rctx *c)
 		 "of stride ranks-per-node) and all-gather inside the node again, or place the "
 		 "ranks that exchange the most on one node; the inter-node transfers then carry "
 		 "1/ranks-per-node of the bytes.");
-	return vnp_gain(c, f, -ENOTSUP, 0, "regrouping collectives is not a mechanical change") ?
-	       (vnp_drop_last(c->a), 0) : 0;
+	return vnp_settle(c, f, -ENOTSUP, 0, "regrouping collectives is not a mechanical change");
 }
 
-const struct vnp_rule_def vnp_rule_straggler_node = {
-	.id = VNP_RULE_NODE_STRAGGLER,
-	.name = "straggler-node",
-	.reads = "the waits at inter-node collectives per node waited for, their share of core "
-		 "time, on the critical paths",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_NODE_LAST_SHARE", VNP_NODE_LAST_SHARE },
-		{ "VNP_NODE_WAIT_FRAC", VNP_NODE_WAIT_FRAC },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_node_straggler,
-};
+VNP_RULE_DEF(straggler_node, NODE_STRAGGLER, "straggler-node", rule_node_straggler,
+	     "the waits at inter-node collectives per node waited for, their share of "
+	     "core time, on the critical paths",
+	     VNP_THR(VNP_NODE_LAST_SHARE) VNP_THR(VNP_NODE_WAIT_FRAC));
 
-const struct vnp_rule_def vnp_rule_inter_node_bound = {
-	.id = VNP_RULE_INTER_NODE_BOUND,
-	.name = "inter-node-bound",
-	.reads = "the collective time in groups that cross nodes against within one, the "
-		 "collectives' share of core time",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_INTER_FRAC", VNP_INTER_FRAC },
-		{ "VNP_INTER_MIN_FRAC", VNP_INTER_MIN_FRAC },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_inter_node,
-};
+VNP_RULE_DEF(inter_node_bound, INTER_NODE_BOUND, "inter-node-bound", rule_inter_node,
+	     "the collective time in groups that cross nodes against within one, the "
+	     "collectives' share of core time",
+	     VNP_THR(VNP_INTER_FRAC) VNP_THR(VNP_INTER_MIN_FRAC));

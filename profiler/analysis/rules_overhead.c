@@ -64,7 +64,7 @@ static int rule_small_dma(struct vnp_rctx *c)
 		ret = vnp_replay_merge(c->r, &after, what, sizeof(what));
 	if (ret && ret != -ENOTSUP)
 		snprintf(what, sizeof(what), "the replay failed (%d)", ret);
-	return vnp_gain(c, f, ret, after, what) ? (vnp_drop_last(c->a), 0) : 0;
+	return vnp_settle(c, f, ret, after, what);
 }
 
 /* Queues with no descriptors in the program (or no events without one). */
@@ -139,7 +139,7 @@ static int rule_queue_bound(struct vnp_rctx *c)
 		return ret;
 	if (ret && ret != -ENOTSUP)
 		snprintf(what, sizeof(what), "the replay failed (%d)", ret);
-	return vnp_gain(c, f, ret, after, what) ? (vnp_drop_last(c->a), 0) : 0;
+	return vnp_settle(c, f, ret, after, what);
 }
 
 static int rule_overhead(struct vnp_rctx *c)
@@ -201,45 +201,17 @@ static int rule_overhead(struct vnp_rctx *c)
 	return 0;
 }
 
-const struct vnp_rule_def vnp_rule_small_dma = {
-	.id = VNP_RULE_SMALL_DMA,
-	.name = "small-dma",
-	.reads = "the descriptors' fixed time, DMA's share of the critical path and busy time",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_SMALL_DMA_FRAC", VNP_SMALL_DMA_FRAC },
-		{ "VNP_CP_FRAC", VNP_CP_FRAC },
-		{ "VNP_SATURATED_FRAC", VNP_SATURATED_FRAC },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_small_dma,
-};
+VNP_RULE_DEF(small_dma, SMALL_DMA, "small-dma", rule_small_dma,
+	     "the descriptors' fixed time, DMA's share of the critical path and busy "
+	     "time",
+	     VNP_THR(VNP_SMALL_DMA_FRAC) VNP_THR(VNP_CP_FRAC) VNP_THR(VNP_SATURATED_FRAC));
 
-const struct vnp_rule_def vnp_rule_dma_queue_bound = {
-	.id = VNP_RULE_DMA_QUEUE_BOUND,
-	.name = "dma-queue-bound",
-	.reads = "each queue's busy and fixed time, HBM's use, the queues left empty, the "
-		 "queue's critical-path time",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_QUEUE_BUSY_FRAC", VNP_QUEUE_BUSY_FRAC },
-		{ "VNP_SATURATED_FRAC", VNP_SATURATED_FRAC },
-		{ "VNP_FIXED_FRAC", VNP_FIXED_FRAC },
-		{ "VNP_CP_FRAC", VNP_CP_FRAC },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_queue_bound,
-};
+VNP_RULE_DEF(dma_queue_bound, DMA_QUEUE_BOUND, "dma-queue-bound", rule_queue_bound,
+	     "each queue's busy and fixed time, HBM's use, the queues left empty, the "
+	     "queue's critical-path time",
+	     VNP_THR(VNP_QUEUE_BUSY_FRAC) VNP_THR(VNP_SATURATED_FRAC) VNP_THR(VNP_FIXED_FRAC)
+	     VNP_THR(VNP_CP_FRAC));
 
-const struct vnp_rule_def vnp_rule_instruction_overhead = {
-	.id = VNP_RULE_INSTR_OVERHEAD,
-	.name = "instruction-overhead",
-	.reads = "each engine's fixed time and its share of the critical path",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_FIXED_FRAC", VNP_FIXED_FRAC },
-		{ "VNP_CP_FRAC", VNP_CP_FRAC },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_overhead,
-};
+VNP_RULE_DEF(instruction_overhead, INSTR_OVERHEAD, "instruction-overhead", rule_overhead,
+	     "each engine's fixed time and its share of the critical path",
+	     VNP_THR(VNP_FIXED_FRAC) VNP_THR(VNP_CP_FRAC));

@@ -96,7 +96,7 @@ static int rule_engines(struct vnp_rctx *c)
 		 "it shrinks to the busiest engine's share, %s.", *where ? " (" : "", where,
 		 *where ? ")" : "", vnp_fmt_time(cps, t1, sizeof(t1)),
 		 vnp_fmt_time(cpmx, t2, sizeof(t2)));
-	return vnp_gain(c, f, -ENOTSUP, 0, "tiling is not a mechanical change") ? (vnp_drop_last(c->a), 0) : 0;
+	return vnp_settle(c, f, -ENOTSUP, 0, "tiling is not a mechanical change");
 }
 
 /* Critical-path time of loads (into SBUF/PSUM), stores (into HBM) and compute. */
@@ -185,7 +185,7 @@ static int rule_dma_overlap(struct vnp_rctx *c)
 		 "i-1 stores (a buffer per tile in flight)%s%s%s. Loads, compute and stores "
 		 "then overlap, and the critical path tends to the longest of the three, %s.",
 		 *where ? "; the loads: " : "", where, "", vnp_fmt_time(mx, t1, sizeof(t1)));
-	return vnp_gain(c, f, -ENOTSUP, 0, "tiling is not a mechanical change") ? (vnp_drop_last(c->a), 0) : 0;
+	return vnp_settle(c, f, -ENOTSUP, 0, "tiling is not a mechanical change");
 }
 
 static int rule_tensor_idle(struct vnp_rctx *c)
@@ -221,43 +221,20 @@ static int rule_tensor_idle(struct vnp_rctx *c)
 		 "previous result (separate PSUM banks per tile), or move elementwise work "
 		 "that only rescales into the matmul's operands%s%s%s.", *where ? " (" : "",
 		 where, *where ? ")" : "");
-	return vnp_gain(c, f, -ENOTSUP, 0, "reordering work is not a mechanical change") ?
-	       (vnp_drop_last(c->a), 0) : 0;
+	return vnp_settle(c, f, -ENOTSUP, 0, "reordering work is not a mechanical change");
 }
 
-const struct vnp_rule_def vnp_rule_engines_no_overlap = {
-	.id = VNP_RULE_ENGINES_NO_OVERLAP,
-	.name = "engines-no-overlap",
-	.reads = "the engines' active time, their pairwise overlap and their time on the critical path",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_OVERLAP_FRAC", VNP_OVERLAP_FRAC },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_engines,
-};
+VNP_RULE_DEF(engines_no_overlap, ENGINES_NO_OVERLAP, "engines-no-overlap", rule_engines,
+	     "the engines' active time, their pairwise overlap and their time on the "
+	     "critical path",
+	     VNP_THR(VNP_OVERLAP_FRAC));
 
-const struct vnp_rule_def vnp_rule_dma_no_overlap = {
-	.id = VNP_RULE_DMA_NO_OVERLAP,
-	.name = "dma-no-overlap",
-	.reads = "DMA and compute active time and their overlap, the loads before the first "
-		 "instruction, the critical path's loads, compute and stores",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_OVERLAP_FRAC", VNP_OVERLAP_FRAC },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_dma_overlap,
-};
+VNP_RULE_DEF(dma_no_overlap, DMA_NO_OVERLAP, "dma-no-overlap", rule_dma_overlap,
+	     "DMA and compute active time and their overlap, the loads before the "
+	     "first instruction, the critical path's loads, compute and stores",
+	     VNP_THR(VNP_OVERLAP_FRAC));
 
-const struct vnp_rule_def vnp_rule_tensor_idle = {
-	.id = VNP_RULE_TENSOR_IDLE,
-	.name = "tensor-idle",
-	.reads = "TensorE's idle time while another engine is busy, the other engines' critical-path time",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_TENSOR_IDLE_FRAC", VNP_TENSOR_IDLE_FRAC },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_tensor_idle,
-};
+VNP_RULE_DEF(tensor_idle, TENSOR_IDLE, "tensor-idle", rule_tensor_idle,
+	     "TensorE's idle time while another engine is busy, the other engines' "
+	     "critical-path time",
+	     VNP_THR(VNP_TENSOR_IDLE_FRAC));

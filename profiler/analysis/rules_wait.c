@@ -188,15 +188,7 @@ static int rule_sem_wait(struct vnp_rctx *c)
 	       sem_finding(c, VNEF_STREAM_CC, VNEF_STREAM_CC + 1);
 }
 
-const struct vnp_rule_def vnp_rule_semaphore_wait = {
-	.id = VNP_RULE_SEM_WAIT,
-	.name = "semaphore-wait",
-	.reads = "semaphore waits per waiter and signaller, the longest wait's root behind it on "
-		 "the critical path, the class's bound unit",
-	.thresholds = (const struct vnp_threshold[]){
-		{ "VNP_SEM_WAIT_FRAC", VNP_SEM_WAIT_FRAC },
-		{ NULL, 0 },
-	},
-	.doc = VNP_RULES_DOC,
-	.run = rule_sem_wait,
-};
+VNP_RULE_DEF(semaphore_wait, SEM_WAIT, "semaphore-wait", rule_sem_wait,
+	     "semaphore waits per waiter and signaller, the longest wait's root behind "
+	     "it on the critical path, the class's bound unit",
+	     VNP_THR(VNP_SEM_WAIT_FRAC));

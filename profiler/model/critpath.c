@@ -10,6 +10,7 @@
 
 #include "critpath.h"
 #include "metrics.h"
+#include "../util/sorted.h"
 
 static const struct vnp_ev *prev_on_track(const struct vnp_timeline *tl,
 					  const struct vnp_ev *e)
@@ -125,16 +126,8 @@ int vnp_critpath_compute(const struct vnp_timeline *tl, struct vnp_critpath *cp)
 		for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++) {
 			const struct vnp_ev *e = &tl->ev[i];
 			uint64_t key = (uint64_t)e->core << 32 | e->exec;
-			size_t lo = 0, hi = nx;
+			size_t lo = VNP_LOWER_BOUND(tl->execs, nx, key, key);
 
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (tl->execs[mid].key < key)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
 			if (lo == nx || tl->execs[lo].key != key)
 				continue;
 			if (last[lo] == SIZE_MAX || tl->ev[last[lo]].end < e->end)

@@ -12,17 +12,8 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "metrics_priv.h"
 #include "vn_isa.h"
-
-static inline uint64_t u64min(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
-static inline uint64_t u64max(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
 
 uint64_t vnp_ev_wait(const struct vnp_timeline *tl, const struct vnp_ev *e)
 {
@@ -217,324 +208,6 @@ static void advance(struct sweep *s, struct vnp_metrics *m, uint64_t b)
 
 _Static_assert(VNP_MAX_CORES <= 64, "vnp_group.ex_open has a bit per core");
 
-/* Closes the group's span in an execution of core k. */
-static void span_close(struct vnp_group *g, unsigned int k)
-{
-	if (g->ex_open & (1ull << k))
-		g->span_ps += g->ex_last[k] - g->ex_first[k];
-	g->ex_open &= ~(1ull << k);
-}
-
-static void group_add(struct vnp_group *g, const struct vnp_ev *e, unsigned int unit,
-		      int transpose, uint64_t hr, uint64_t hw, uint64_t fixed)
-{
-	uint64_t d = e->end - e->start;
-	unsigned int k = e->core % VNP_MAX_CORES;
-
-	if (!g->count) {
-		g->first = e->start;
-		g->last = e->end;
-	}
-	if (!(g->ex_open & (1ull << k)) || g->ex_seq[k] != e->exec) {
-		span_close(g, k);
-		g->ex_open |= 1ull << k;
-		g->ex_seq[k] = e->exec;
-		g->ex_first[k] = e->start;
-		g->ex_last[k] = e->end;
-	}
-	g->ex_last[k] = u64max(g->ex_last[k], e->end);
-	g->count++;
-	g->instr_ps += d;
-	/* a collective's part is its transfer: its wait is another rank's */
-	g->unit_ps[unit] += unit == VNP_UNIT_CC ? vnp_cc_xfer(e) : d;
-	g->fixed_ps[unit] += fixed;
-	if (e->opcode == VNP_OP_DMA && e->stream >= VNEF_ENGINES)
-		g->queue_ps[e->stream - VNEF_ENGINES] += d;
-	g->last = u64max(g->last, e->end);
-	/* union in start order */
-	if (e->start >= g->cur_end)
-		g->active_ps += d;
-	else if (e->end > g->cur_end)
-		g->active_ps += e->end - g->cur_end;
-	g->cur_end = u64max(g->cur_end, e->end);
-	if (unit == VNEURON_ENGINE_TENSOR)
-		g->flops += e->flops;
-	if (transpose)
-		g->transpose_flops += e->flops;
-	if (unit == VNP_UNIT_CC) {
-		g->cc_count++;
-		g->cc_wait_ps += vnp_cc_wait(e);
-	}
-	if (e->opcode == VNP_OP_DMA) {
-		g->dma_bytes += e->bytes;
-		g->dma_count++;
-		g->hbm_read += hr;
-		g->hbm_write += hw;
-	}
-}
-
-/* A range id as an index of m->range: unknown ones count as no range. */
-static uint32_t range_ix(const struct vnp_metrics *m, uint32_t id)
-{
-	return id < m->nranges ? id : m->nranges;
-}
-
-/* Event e into the groups of the ranges open when its execution was launched. */
-static void range_add(const struct vnp_timeline *tl, struct vnp_metrics *m,
-		      const struct vnp_ev *e, unsigned int unit, int transpose, uint64_t hr,
-		      uint64_t hw, uint64_t fixed)
-{
-	const struct vnp_exec *x;
-	const uint32_t *ids;
-	unsigned int n, i, j;
-
-	if (!m->nranges)
-		return;
-	x = vnp_tl_exec(tl, e->core, e->exec);
-	n = x ? vnp_exec_ranges(tl, x, &ids) : 0;
-	group_add(&m->range[n ? range_ix(m, ids[n - 1]) : m->nranges].self, e, unit, transpose,
-		  hr, hw, fixed);
-	for (i = 0; i < n; i++) {
-		/* a name open twice on the stack counts once */
-		for (j = 0; j < i && ids[j] != ids[i]; j++)
-			;
-		if (j == i)
-			group_add(&m->range[range_ix(m, ids[i])].all, e, unit, transpose, hr, hw,
-				  fixed);
-	}
-}
-
-static uint32_t rs_hash(uint32_t range, uint32_t layer, uint32_t mask)
-{
-	return (uint32_t)(((uint64_t)range * 0x9e3779b1u ^ layer * 0x85ebca6bu) & mask);
-}
-
-/* Room for one more pair, the hash at most half full. 0 or -ENOMEM. */
-static int rs_grow(struct vnp_metrics *m)
-{
-	struct vnp_range_layer *rs;
-	uint32_t n, i, h, *slot;
-
-	if (m->nrs >= UINT32_MAX / 4)
-		return -ENOMEM;
-	if (m->nrs == m->rs_cap) {
-		n = m->rs_cap ? m->rs_cap * 2 : 32;
-		rs = reallocarray(m->rs, n, sizeof(*rs));
-		if (!rs)
-			return -ENOMEM;
-		m->rs = rs;
-		m->rs_cap = n;
-	}
-	if ((m->nrs + 1) * 2 <= m->rs_slots)
-		return 0;
-	n = m->rs_slots ? m->rs_slots * 2 : 64;
-	slot = calloc(n, sizeof(*slot));
-	if (!slot)
-		return -ENOMEM;
-	for (i = 0; i < m->nrs; i++) {
-		for (h = rs_hash(m->rs[i].range, m->rs[i].layer, n - 1); slot[h];
-		     h = (h + 1) & (n - 1))
-			;
-		slot[h] = i + 1;
-	}
-	free(m->rs_slot);
-	m->rs_slot = slot;
-	m->rs_slots = n;
-	return 0;
-}
-
-/* The group of (range, layer), added if new; NULL out of memory. */
-static struct vnp_group *rs_group(struct vnp_metrics *m, uint32_t range, uint32_t layer)
-{
-	struct vnp_range_layer *x;
-	uint32_t h;
-
-	if (m->rs_last < m->nrs && m->rs[m->rs_last].range == range &&
-	    m->rs[m->rs_last].layer == layer)
-		return &m->rs[m->rs_last].g;
-	for (h = m->rs_slots ? rs_hash(range, layer, m->rs_slots - 1) : 0;
-	     m->rs_slots && m->rs_slot[h]; h = (h + 1) & (m->rs_slots - 1)) {
-		x = &m->rs[m->rs_slot[h] - 1];
-		if (x->range == range && x->layer == layer) {
-			m->rs_last = m->rs_slot[h] - 1;
-			return &x->g;
-		}
-	}
-	if (rs_grow(m))
-		return NULL;
-	for (h = rs_hash(range, layer, m->rs_slots - 1); m->rs_slot[h];
-	     h = (h + 1) & (m->rs_slots - 1))
-		;
-	x = &m->rs[m->nrs];
-	memset(x, 0, sizeof(*x));
-	x->range = range;
-	x->layer = layer;
-	m->rs_slot[h] = ++m->nrs;
-	m->rs_last = m->nrs - 1;
-	return &x->g;
-}
-
-/* Event e (of scope) into its innermost range's groups of the scope's layers. */
-static int rs_add(const struct vnp_timeline *tl, struct vnp_metrics *m,
-		  const struct vnp_ev *e, uint32_t scope, unsigned int unit, int transpose,
-		  uint64_t hr, uint64_t hw, uint64_t fixed)
-{
-	uint32_t i, lo = 0, hi = 0, range;
-	const struct vnp_exec *x;
-	const uint32_t *ids;
-	struct vnp_group *g;
-	unsigned int n;
-
-	if (!m->scope_layers)
-		return 0;
-	x = vnp_tl_exec(tl, e->core, e->exec);
-	n = x ? vnp_exec_ranges(tl, x, &ids) : 0;
-	range = n ? range_ix(m, ids[n - 1]) : m->nranges;
-	if (scope < m->nscopes) {
-		lo = m->scope_layers[scope];
-		hi = m->scope_layers[scope + 1];
-	}
-	/* no scope, or a path of no name: the "no scope" layer */
-	for (i = lo; i < hi || (lo == hi && i == lo); i++) {
-		g = rs_group(m, range, lo == hi ? m->nlayers : m->lay_ids[i]);
-		if (!g)
-			return -ENOMEM;
-		group_add(g, e, unit, transpose, hr, hw, fixed);
-	}
-	return 0;
-}
-
-uint32_t vnp_range_layer(const struct vnp_metrics *m, uint32_t range, uint32_t layer)
-{
-	uint32_t h;
-
-	for (h = m->rs_slots ? rs_hash(range, layer, m->rs_slots - 1) : 0;
-	     m->rs_slots && m->rs_slot[h]; h = (h + 1) & (m->rs_slots - 1))
-		if (m->rs[m->rs_slot[h] - 1].range == range &&
-		    m->rs[m->rs_slot[h] - 1].layer == layer)
-			return m->rs_slot[h] - 1;
-	return VNP_NONE;
-}
-
-/* The layer named by name's first len bytes, added if new; VNP_NONE out of memory. */
-static uint32_t layer_id(struct vnp_metrics *m, uint32_t *slot, uint32_t mask,
-			 const char *name, size_t len, uint32_t parent, uint32_t depth)
-{
-	uint32_t h = 2166136261u;	/* FNV-1a */
-	struct vnp_layer *l;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ (uint8_t)name[i]) * 16777619u;
-	for (h &= mask; slot[h]; h = (h + 1) & mask) {
-		l = &m->layer[slot[h] - 1];
-		if (!strncmp(l->name, name, len) && !l->name[len])
-			return slot[h] - 1;
-	}
-	l = &m->layer[m->nlayers];
-	l->name = strndup(name, len);
-	if (!l->name)
-		return VNP_NONE;
-	l->parent = parent;
-	l->depth = depth;
-	slot[h] = ++m->nlayers;
-	return m->nlayers - 1;
-}
-
-/*
- * The layers of the program's scopes (struct vnp_range_scope): each scope path and its
- * prefixes, empty components skipped. 0 or -ENOMEM.
- */
-static int layers_build(const struct vnp_prog *p, struct vnp_metrics *m)
-{
-	uint32_t s, n = 0, k = 0, slots = 64, *slot, id, parent, depth;
-	const char *path;
-	size_t i, len;
-
-	for (s = 0; s < m->nscopes; s++) {
-		path = vnp_prog_scope(p, s);
-		for (i = 0, len = strlen(path); i <= len; i++)
-			n += i == len || path[i] == '/';
-	}
-	if (n > UINT32_MAX / 4)
-		return -ENOMEM;
-	while (slots < 2 * n)
-		slots *= 2;
-	slot = calloc(slots, sizeof(*slot));
-	m->layer = calloc(n ? n : 1, sizeof(*m->layer));
-	m->lay_ids = calloc(n ? n : 1, sizeof(*m->lay_ids));
-	m->scope_layers = calloc(m->nscopes + 1, sizeof(*m->scope_layers));
-	if (!slot || !m->layer || !m->lay_ids || !m->scope_layers) {
-		free(slot);
-		return -ENOMEM;
-	}
-	for (s = 0; s < m->nscopes; s++) {
-		m->scope_layers[s] = k;
-		path = vnp_prog_scope(p, s);
-		parent = VNP_NONE;
-		depth = 0;
-		for (i = 0, len = strlen(path); i <= len; i++) {
-			/* the end of a component that has a name */
-			if ((i < len && path[i] != '/') || !i || path[i - 1] == '/')
-				continue;
-			id = layer_id(m, slot, slots - 1, path, i, parent, ++depth);
-			if (id == VNP_NONE) {
-				free(slot);
-				return -ENOMEM;
-			}
-			m->lay_ids[k++] = id;
-			parent = id;
-		}
-	}
-	m->scope_layers[m->nscopes] = k;
-	free(slot);
-	return 0;
-}
-
-/* Executions' modeled time and the launch gaps before them, per range. */
-static void range_execs(const struct vnp_timeline *tl, struct vnp_metrics *m)
-{
-	const struct vnp_exec *prev = NULL;
-	unsigned int n, i, j;
-	const uint32_t *ids;
-	size_t k;
-
-	for (k = 0; k < tl->nexec; k++) {
-		const struct vnp_exec *x = &tl->execs[k];
-		struct vnp_range_stat *self;
-		uint64_t d = x->hi > x->lo ? x->hi - x->lo : 0;
-
-		if (prev && prev->key >> 32 != x->key >> 32)
-			prev = NULL;
-		n = vnp_exec_ranges(tl, x, &ids);
-		self = &m->range[n ? range_ix(m, ids[n - 1]) : m->nranges];
-		self->execs++;
-		self->device_ps += d;
-		for (i = 0; i < n; i++) {
-			for (j = 0; j < i && ids[j] != ids[i]; j++)
-				;
-			if (j == i) {
-				m->range[range_ix(m, ids[i])].all_execs++;
-				m->range[range_ix(m, ids[i])].all_device_ps += d;
-			}
-		}
-		/* launch gaps: an application's (vnp_tl_launch_gaps()) */
-		if (x->host_lo && x->host_hi && tl->api_calls[ND_API_EXEC - ND_API_MARKER]) {
-			if (prev && x->host_lo > prev->host_hi) {
-				self->gap_ns += x->host_lo - prev->host_hi;
-				self->gaps++;
-			}
-			prev = x;
-		}
-	}
-	for (i = 0; i < tl->ncores; i++) {
-		uint64_t held, ng;
-
-		m->gap_ns += vnp_tl_launch_gaps(tl, i, &held, &ng);
-		m->held_ns += held;
-	}
-}
-
 static void unit_add(struct vnp_unit *u, const struct vnp_ev *e)
 {
 	if (!u->count) {
@@ -604,180 +277,6 @@ static void top_wait_add(struct vnp_metrics *m, size_t idx, uint64_t w, uint32_t
 	m->top_wait[i] = (struct vnp_wait){ .ev = idx, .wait_ps = w, .signaller = sig };
 }
 
-double vnp_cc_bus_factor(unsigned int op, unsigned int n)
-{
-	if (!n)
-		return 0;
-	switch (op) {
-	case VNEF_CC_ALL_REDUCE:
-		return 2.0 * (n - 1) / n;
-	case VNEF_CC_ALL_GATHER:
-	case VNEF_CC_REDUCE_SCATTER:
-	case VNEF_CC_ALL_TO_ALL:
-		return (double)(n - 1) / n;
-	case VNEF_CC_PERMUTE:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-uint64_t vnp_cc_size(unsigned int op, unsigned int n, uint64_t in_bytes)
-{
-	/* all-gather's buffer is the gathered output; the others' the input */
-	return op == VNEF_CC_ALL_GATHER ? in_bytes * n : in_bytes;
-}
-
-double vnp_coll_algbw(const struct vnp_coll *c)
-{
-	uint64_t t = c->end - c->last_arrival;
-
-	return t ? (double)c->size / ((double)t * 1e-12) : 0;
-}
-
-double vnp_coll_busbw(const struct vnp_coll *c)
-{
-	return vnp_coll_algbw(c) * vnp_cc_bus_factor(c->op, c->members);
-}
-
-/* A CC event with the key of its collective, for grouping. */
-struct cc_key {
-	uint32_t round, pc;
-	uint16_t last;
-	size_t ev;
-};
-
-static int cmp_cc_key(const void *x, const void *y)
-{
-	const struct cc_key *a = x, *b = y;
-
-	return vnp_cmp(a->round, b->round) ?: vnp_cmp(a->pc, b->pc) ?:
-	       vnp_cmp(a->last, b->last) ?: vnp_cmp(a->ev, b->ev);
-}
-
-static int cmp_member(const void *x, const void *y)
-{
-	return vnp_cmp(((const struct vnp_cc_member *)x)->ev,
-		       ((const struct vnp_cc_member *)y)->ev);
-}
-
-uint32_t vnp_cc_coll_of(const struct vnp_metrics *m, size_t ev)
-{
-	size_t lo = 0, hi = m->cc_events;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->cc_of[mid].ev < ev)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return m->cc_of && lo < m->cc_events && m->cc_of[lo].ev == ev ? m->cc_of[lo].coll :
-	       VNP_NONE;
-}
-
-/*
- * Groups the CC events into collectives (struct vnp_coll) and sums them per opcode and
- * per rank. NOPs are events but no collective. Memory: a few words per CC event (a
- * collective stream holds at most VNEF_MAX_CC_INSTRS entries an execution). 0 or -ENOMEM.
- */
-static int collectives(const struct vnp_timeline *tl, struct vnp_metrics *m)
-{
-	struct cc_key *k;
-	size_t n = 0, i, j;
-	unsigned int c;
-
-	if (!m->cc_events)
-		return 0;
-	k = malloc(m->cc_events * sizeof(*k));
-	m->cc_of = malloc(m->cc_events * sizeof(*m->cc_of));
-	m->coll = malloc(m->cc_events * sizeof(*m->coll));
-	if (!k || !m->cc_of || !m->coll) {
-		free(k);
-		return -ENOMEM;
-	}
-	for (c = 0; c < tl->ncores; c++) {
-		unsigned int t = c * VNEF_STREAMS + VNEF_STREAM_CC;
-		uint32_t exec = 0, round = 0;
-
-		for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++) {
-			const struct vnp_ev *e = &tl->ev[i];
-
-			if (i == tl->track_off[t] || e->exec != exec) {
-				exec = e->exec;
-				round = vnp_tl_exec_round(tl, c, exec);
-			}
-			k[n++] = (struct cc_key){ .round = round, .pc = e->pc,
-						  .last = (uint16_t)vnp_cc_last(e), .ev = i };
-		}
-	}
-	qsort(k, n, sizeof(*k), cmp_cc_key);
-	m->ncoll = 0;
-	for (i = 0; i < n; i = j) {
-		const struct vnp_ev *e0 = &tl->ev[k[i].ev];
-		struct vnp_coll *x = &m->coll[m->ncoll];
-		uint64_t in = 0;
-
-		*x = (struct vnp_coll){ .first_arrival = UINT64_MAX, .pc = k[i].pc,
-					.round = k[i].round, .op = (uint16_t)vnp_cc_op(e0),
-					.members = (uint16_t)vnp_cc_members(e0),
-					.last_rank = k[i].last, .ev_last = k[i].ev };
-		for (j = i; j < n && k[j].round == k[i].round && k[j].pc == k[i].pc &&
-			    k[j].last == k[i].last; j++) {
-			const struct vnp_ev *e = &tl->ev[k[j].ev];
-
-			m->cc_of[j] = (struct vnp_cc_member){ .ev = k[j].ev, .coll = m->ncoll };
-			x->first_arrival = u64min(x->first_arrival, e->start);
-			x->last_arrival = u64max(x->last_arrival, e->start + vnp_cc_wait(e));
-			x->end = u64max(x->end, e->end);
-			x->wait_ps += vnp_cc_wait(e);
-			in = u64max(in, e->bytes);
-			if (e->start >= tl->ev[x->ev_last].start)
-				x->ev_last = k[j].ev;
-			x->seen++;
-		}
-		x->size = vnp_cc_size(x->op, x->members, in);
-		if (x->op != VNEF_CC_NOP)
-			m->ncoll++;
-		else
-			for (; i < j; i++)	/* a NOP is no collective */
-				m->cc_of[i].coll = VNP_NONE;
-	}
-	free(k);
-	qsort(m->cc_of, n, sizeof(*m->cc_of), cmp_member);
-	/* per opcode, then per rank */
-	for (i = 0; i < m->ncoll; i++) {
-		const struct vnp_coll *x = &m->coll[i];
-		struct vnp_cc_op *o = &m->cc_op[x->op];
-
-		o->count++;
-		o->bytes += x->size;
-		o->time_ps += x->end - x->last_arrival;
-		o->bus_bytes += (double)x->size * vnp_cc_bus_factor(x->op, x->members);
-		o->wait_ps += x->wait_ps;
-		if (x->last_arrival > x->first_arrival && x->last_rank < VNEF_CC_MAX_RANKS) {
-			m->cc_rank[x->last_rank].last++;
-			m->cc_rank[x->last_rank].caused_ps += x->wait_ps;
-			m->cc_rank[x->last_rank].late_ps += x->last_arrival - x->first_arrival;
-		}
-	}
-	for (i = 0; i < n; i++) {
-		const struct vnp_ev *e = &tl->ev[m->cc_of[i].ev];
-		unsigned int r = vnp_cc_rank(e);
-
-		if (m->cc_of[i].coll == VNP_NONE || r >= VNEF_CC_MAX_RANKS)
-			continue;
-		if (!m->cc_rank[r].count)
-			m->cc_rank[r].core = e->core;
-		m->cc_rank[r].count++;
-		m->cc_rank[r].waited_ps += vnp_cc_wait(e);
-		if (r + 1 > m->cc_nranks)
-			m->cc_nranks = r + 1;
-	}
-	return 0;
-}
-
 int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			struct vnp_metrics *m)
 {
@@ -820,7 +319,7 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	rate = calloc(m->nbins + 1, sizeof(*rate));
 	cover = calloc(m->nbins + 1, sizeof(*cover));
 	if (it && sw && m->range && p && m->nranges && tl->rg.attributed &&
-	    layers_build(p, m)) {
+	    vnp_layers_build(p, m)) {
 		free(m->range);		/* out of memory: all is freed below */
 		m->range = NULL;
 	}
@@ -911,35 +410,35 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 				top_wait_add(m, (size_t)(e - tl->ev), w, sig);
 		}
 		/* unit 0 of a group's flops: TensorE only, as hw_flops */
-		group_add(&m->scope[loc && loc->scope < m->nscopes ? loc->scope : m->nscopes],
-			  e, u, transpose, hr, hw, fx);
-		group_add(&m->line[loc && loc->line < m->nlines ? loc->line : m->nlines],
-			  e, u, transpose, hr, hw, fx);
-		range_add(tl, m, e, u, transpose, hr, hw, fx);
-		if (rs_add(tl, m, e, loc && loc->scope < m->nscopes ? loc->scope : m->nscopes,
-			   u, transpose, hr, hw, fx))
+		vnp_group_add(&m->scope[loc && loc->scope < m->nscopes ? loc->scope : m->nscopes],
+			      e, u, transpose, hr, hw, fx);
+		vnp_group_add(&m->line[loc && loc->line < m->nlines ? loc->line : m->nlines],
+			      e, u, transpose, hr, hw, fx);
+		vnp_range_add(tl, m, e, u, transpose, hr, hw, fx);
+		if (vnp_rs_add(tl, m, e, loc && loc->scope < m->nscopes ? loc->scope : m->nscopes,
+			       u, transpose, hr, hw, fx))
 			goto nomem;
 	}
 	for (k = 0; k < VNP_MAX_CORES; k++) {
 		uint32_t i;
 
 		for (i = 0; i <= m->nscopes; i++)
-			span_close(&m->scope[i], k);
+			vnp_group_close(&m->scope[i], k);
 		for (i = 0; i <= m->nlines; i++)
-			span_close(&m->line[i], k);
+			vnp_group_close(&m->line[i], k);
 		for (i = 0; i <= m->nranges; i++) {
-			span_close(&m->range[i].self, k);
-			span_close(&m->range[i].all, k);
+			vnp_group_close(&m->range[i].self, k);
+			vnp_group_close(&m->range[i].all, k);
 		}
 		for (i = 0; i < m->nrs; i++)
-			span_close(&m->rs[i].g, k);
+			vnp_group_close(&m->rs[i].g, k);
 	}
 	tend = tl->t1;
 	for (k = 0; k < ncores; k++)
 		for (u = 0; u < VNP_UNITS; u++)
 			tend = u64max(tend, sw->c[k].cur[u]);
 	advance(sw, m, tend);
-	range_execs(tl, m);
+	vnp_range_execs(tl, m);
 	free(it);
 	free(sw);
 
@@ -990,7 +489,7 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	}
 	free(rate);
 	free(cover);
-	if (collectives(tl, m) || vnp_exec_stats(tl, &m->xs)) {
+	if (vnp_collectives_compute(tl, m) || vnp_exec_stats(tl, &m->xs)) {
 		vnp_metrics_free(m);
 		return -ENOMEM;
 	}

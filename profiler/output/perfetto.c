@@ -26,201 +26,27 @@
 #include "../analysis/analyze.h"
 #include "../model/layers.h"
 #include "../model/metrics.h"
-#include "summary.h"
+#include "perfetto_priv.h"
 #include "../util/log.h"
 #include "vn_isa.h"
+#include "../util/sorted.h"
 
-#define ROWS		(1 + VNEF_STREAMS)	/* TensorE split in two */
-#define MAX_LANES	64
-#define SEQ_ID		1
-
-/* TracePacket, TrackDescriptor, TrackEvent, DebugAnnotation... field numbers */
-enum {
-	F_TRACE_PACKET = 1,
-	F_PKT_TIMESTAMP = 8,
-	F_PKT_SEQ_ID = 10,
-	F_PKT_TRACK_EVENT = 11,
-	F_PKT_INTERNED = 12,
-	F_PKT_SEQ_FLAGS = 13,
-	F_ID_CATEGORIES = 1,		/* InternedData: EventCategory { iid = 1, name = 2 } */
-	F_ID_EVENT_NAMES = 2,		/* EventName { iid = 1, name = 2 } */
-	F_ID_ANN_NAMES = 3,		/* DebugAnnotationName { iid = 1, name = 2 } */
-	F_IID = 1,
-	F_IID_NAME = 2,
-	F_PKT_TRACK_DESC = 60,
-	F_TD_UUID = 1,
-	F_TD_NAME = 2,
-	F_TD_PROCESS = 3,
-	F_TD_THREAD = 4,
-	F_TD_PARENT = 5,
-	F_TD_COUNTER = 8,
-	F_PD_PID = 1,
-	F_PD_NAME = 6,
-	F_THD_PID = 1,
-	F_THD_TID = 2,
-	F_THD_NAME = 5,
-	F_CD_UNIT = 3,
-	F_TE_CATEGORY_IIDS = 3,
-	F_TE_DEBUG = 4,
-	F_TE_NAME_IID = 10,
-	F_TE_TYPE = 9,
-	F_TE_TRACK = 11,
-	F_TE_CATEGORIES = 22,
-	F_TE_NAME = 23,
-	F_TE_DOUBLE_COUNTER = 44,
-	F_TE_FLOW_IDS = 47,		/* repeated fixed64 */
-	F_TE_TERM_FLOW_IDS = 48,
-	F_DA_NAME_IID = 1,
-	F_DA_UINT = 3,
-	F_DA_DOUBLE = 5,
-	F_DA_STRING = 6,
-	F_DA_NAME = 10,
-	TYPE_SLICE_BEGIN = 1,
-	TYPE_SLICE_END = 2,
-	TYPE_INSTANT = 3,
-	TYPE_COUNTER = 4,
-	SEQ_INCREMENTAL_STATE_CLEARED = 1,
-	SEQ_NEEDS_INCREMENTAL_STATE = 2,
-	UNIT_COUNT = 2,
-};
-
-struct pb {
-	uint8_t *b;
-	size_t n, cap;
-	int oom;
-};
-
-static int pb_grow(struct pb *p, size_t len)
-{
-	size_t nc = p->cap ? p->cap : 256;
-	uint8_t *b;
-
-	while (nc < p->n + len)
-		nc *= 2;
-	b = realloc(p->b, nc);
-	if (!b) {
-		p->oom = 1;
-		return -1;
-	}
-	p->b = b;
-	p->cap = nc;
-	return 0;
-}
-
-/* Room for len more bytes (the hot path is one comparison). */
-static inline int pb_room(struct pb *p, size_t len)
-{
-	return p->n + len <= p->cap ? 0 : pb_grow(p, len);
-}
-
-static inline void pb_raw(struct pb *p, const void *d, size_t len)
-{
-	if (pb_room(p, len))
-		return;
-	memcpy(p->b + p->n, d, len);
-	p->n += len;
-}
-
-static inline void pb_varint(struct pb *p, uint64_t v)
-{
-	uint8_t *b;
-
-	if (pb_room(p, 10))
-		return;
-	b = p->b + p->n;
-	while (v >= 0x80) {
-		*b++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*b++ = (uint8_t)v;
-	p->n = (size_t)(b - p->b);
-}
-
-static inline unsigned int varint_len(uint64_t v)
-{
-	unsigned int n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
-static inline void pb_uint(struct pb *p, unsigned int field, uint64_t v)
-{
-	pb_varint(p, (uint64_t)field << 3);
-	pb_varint(p, v);
-}
-
-static inline void pb_bytes(struct pb *p, unsigned int field, const void *d, size_t len)
-{
-	pb_varint(p, (uint64_t)field << 3 | 2);
-	pb_varint(p, len);
-	pb_raw(p, d, len);
-}
-
-static inline void pb_str(struct pb *p, unsigned int field, const char *s)
-{
-	pb_bytes(p, field, s, strlen(s));
-}
-
-static void pb_msg(struct pb *p, unsigned int field, const struct pb *sub)
-{
-	pb_bytes(p, field, sub->b, sub->n);
-}
-
-static void pb_double(struct pb *p, unsigned int field, double d)
-{
-	uint64_t v;
-	uint8_t b[8];
-	int i;
-
-	memcpy(&v, &d, 8);
-	for (i = 0; i < 8; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	pb_varint(p, (uint64_t)field << 3 | 1);
-	pb_raw(p, b, 8);
-}
-
-struct pw {
-	FILE *f;
-	const struct vnp_view *v;
-	struct pb pkt, te, sub, out;
-	uint64_t *lane_end;		/* [core][row][lane] */
-	uint8_t *lanes;			/* [core][row]: lanes used */
-	struct { uint64_t end; uint64_t uuid; } *ends;	/* pending slice ends, a heap */
-	size_t nends;
-	unsigned int ncores;
-	const struct vnp_marker **mk;	/* markers in time order */
-	size_t nmk, next_mk;
-	size_t next_fault;		/* the timeline's faults are in time order */
-	/* semaphore flows: (signaller, waiter) event indices, by signaller */
-	struct flow { size_t from, to; } *flows;
-	size_t nflows;
-	int err;
-};
-
-static uint64_t proc_uuid(unsigned int core)
-{
-	return (uint64_t)(core + 1) << 16;
-}
 
 static uint64_t row_uuid(unsigned int core, unsigned int row, unsigned int lane)
 {
-	return proc_uuid(core) + 1 + row * MAX_LANES + lane;
+	return pf_proc_uuid(core) + 1 + row * MAX_LANES + lane;
 }
 
 /* A node's process (multi-node profiles): above every core's uuid. */
 static uint64_t node_uuid(unsigned int node)
 {
-	return proc_uuid(VNP_MAX_CORES + 1) + ((uint64_t)node << 16);
+	return pf_proc_uuid(VNP_MAX_CORES + 1) + ((uint64_t)node << 16);
 }
 
 /* The DMA series cover the whole profile: one pair of counter tracks. */
 static uint64_t counter_uuid(unsigned int which)
 {
-	return proc_uuid(0) + 0xff00 + which;
+	return pf_proc_uuid(0) + 0xff00 + which;
 }
 
 /* A stream's row; TensorE's by opcode: LoadStationary, or MultiplyMoving for the rest. */
@@ -273,7 +99,7 @@ static void emit(struct pw *w)
 	w->pkt.n = 0;
 }
 
-static void track_desc(struct pw *w, uint64_t uuid, uint64_t parent, const char *name,
+void pf_track_desc(struct pw *w, uint64_t uuid, uint64_t parent, const char *name,
 		       int pid, int tid, int counter)
 {
 	struct pb *d = &w->te, *s = &w->sub;
@@ -415,7 +241,7 @@ static void ann_loc(struct pw *w, const struct vnp_prog *p, const struct vnp_loc
 		ann_str(w, A_SCOPE, vnp_prog_scope(p, loc->scope));
 }
 
-static void packet_event(struct pw *w, uint64_t ps, int interned)
+void pf_packet_event(struct pw *w, uint64_t ps, int interned)
 {
 	pb_uint(&w->pkt, F_PKT_TIMESTAMP, ps / 1000);
 	pb_uint(&w->pkt, F_PKT_SEQ_ID, SEQ_ID);
@@ -430,7 +256,7 @@ static void slice_end(struct pw *w, uint64_t ps, uint64_t uuid)
 	w->te.n = 0;
 	pb_uint(&w->te, F_TE_TYPE, TYPE_SLICE_END);
 	pb_uint(&w->te, F_TE_TRACK, uuid);
-	packet_event(w, ps, 0);
+	pf_packet_event(w, ps, 0);
 }
 
 static void counter(struct pw *w, uint64_t ps, uint64_t uuid, double value)
@@ -439,19 +265,9 @@ static void counter(struct pw *w, uint64_t ps, uint64_t uuid, double value)
 	pb_uint(&w->te, F_TE_TYPE, TYPE_COUNTER);
 	pb_uint(&w->te, F_TE_TRACK, uuid);
 	pb_double(&w->te, F_TE_DOUBLE_COUNTER, value);
-	packet_event(w, ps, 0);
+	pf_packet_event(w, ps, 0);
 }
 
-static void pb_fixed64(struct pb *p, unsigned int field, uint64_t v)
-{
-	uint8_t b[8];
-	unsigned int i;
-
-	for (i = 0; i < 8; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	pb_varint(p, (uint64_t)field << 3 | 1);
-	pb_raw(p, b, 8);
-}
 
 static int cmp_flow(const void *x, const void *y)
 {
@@ -497,16 +313,8 @@ static int flows_build(struct pw *w)
 static void slice_flows(struct pw *w, const struct vnp_ev *e)
 {
 	const struct vnp_timeline *tl = w->v->tl;
-	size_t idx = (size_t)(e - tl->ev), lo = 0, hi = w->nflows;
+	size_t idx = (size_t)(e - tl->ev), lo = VNP_LOWER_BOUND(w->flows, w->nflows, from, idx);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (w->flows[mid].from < idx)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (; lo < w->nflows && w->flows[lo].from == idx; lo++)
 		pb_fixed64(&w->te, F_TE_FLOW_IDS, w->flows[lo].to + 1);
 	if (e->sem_wait != VNEURON_TRACE_NO_SEM && vnp_ev_wait(tl, e) && vnp_ev_signaller(tl, e))
@@ -584,7 +392,7 @@ static void slice_begin(struct pw *w, const struct vnp_ev *e, uint64_t uuid)
 	if (a && a->cp.on && a->cp.on[e - tl->ev])
 		ann_uint(w, A_CRIT, 1);
 	slice_flows(w, e);
-	packet_event(w, e->start, 1);
+	pf_packet_event(w, e->start, 1);
 }
 
 /* pending ends: a binary min-heap on end time */
@@ -651,10 +459,10 @@ static void marker(struct pw *w, const struct vnp_marker *mk)
 		snprintf(name, sizeof(name), "marker %u", mk->id);
 	w->te.n = 0;
 	pb_uint(&w->te, F_TE_TYPE, TYPE_INSTANT);
-	pb_uint(&w->te, F_TE_TRACK, proc_uuid(mk->core));
+	pb_uint(&w->te, F_TE_TRACK, pf_proc_uuid(mk->core));
 	pb_str(&w->te, F_TE_NAME, name);
 	ann_uint(w, A_VALUE, mk->value);
-	packet_event(w, mk->time, 1);
+	pf_packet_event(w, mk->time, 1);
 }
 
 /*
@@ -681,7 +489,7 @@ static void fault(struct pw *w, const struct vnp_fault *f)
 	ann_uint(w, A_OFFSET, f->offset);
 	ann_uint(w, A_LEN, f->len);
 	ann_uint(w, A_START, f->time);
-	packet_event(w, f->time, 1);
+	pf_packet_event(w, f->time, 1);
 }
 
 static int cmp_marker(const void *x, const void *y)
@@ -730,167 +538,6 @@ static void flush_until(struct pw *w, uint64_t t, unsigned int *bin)
 	}
 }
 
-/*
- * The host clock (docs/profiler.md "One clock"): an "executions" track per core, a
- * process per application process with a track per thread: its ranges (nested
- * slices), API calls (slices) and marks (instants); a flow from each EXEC call to the
- * execution it launched (id 1 << 63 | the execution's index in tl->execs). Written
- * after the device's events: the trace processor sorts by timestamp.
- */
-static uint64_t exec_uuid(unsigned int core)
-{
-	return proc_uuid(core) + 0xfe00;
-}
-
-/* An application process (thread 0) or its thread: above the nodes' uuids. */
-static uint64_t host_uuid(size_t proc, size_t thread)
-{
-	return (1ull << 48) + ((uint64_t)proc << 24) + thread;
-}
-
-static uint64_t launch_flow(size_t exec)
-{
-	return 1ull << 63 | exec;
-}
-
-static void host_event(struct pw *w, uint64_t uuid, uint64_t ps, unsigned int type,
-		       const char *name, uint64_t flow, int term)
-{
-	w->te.n = 0;
-	pb_uint(&w->te, F_TE_TYPE, type);
-	pb_uint(&w->te, F_TE_TRACK, uuid);
-	if (name)
-		pb_str(&w->te, F_TE_NAME, name);
-	if (flow)
-		pb_fixed64(&w->te, term ? F_TE_TERM_FLOW_IDS : F_TE_FLOW_IDS, flow);
-	packet_event(w, ps, 0);
-}
-
-/* By process, thread, start, then as logged. */
-static int cmp_call(const void *x, const void *y)
-{
-	const struct vnp_call *a = *(const struct vnp_call *const *)x;
-	const struct vnp_call *b = *(const struct vnp_call *const *)y;
-
-	return vnp_cmp(a->pid, b->pid) ?: vnp_cmp(a->tid, b->tid) ?:
-	       vnp_cmp(a->start, b->start) ?: vnp_cmp((uintptr_t)a, (uintptr_t)b);
-}
-
-/* The execution an EXEC call launched (index in tl->execs), SIZE_MAX if unknown. */
-static size_t call_exec(const struct vnp_timeline *tl, const struct vnp_call *c)
-{
-	if (c->kind != ND_API_EXEC - ND_API_MARKER || c->core >= VNP_MAX_CORES)
-		return SIZE_MAX;
-	return vnp_tl_exec_index(tl, c->core, c->seq);
-}
-
-static void host_executions(struct pw *w, const uint8_t *launched)
-{
-	const struct vnp_timeline *tl = w->v->tl;
-	char name[32];
-	size_t i;
-
-	for (i = 0; i < tl->nexec && !w->err; i++) {
-		const struct vnp_exec *x = &tl->execs[i];
-		unsigned int c = (unsigned int)(x->key >> 32);
-
-		if (c >= w->ncores)
-			continue;
-		snprintf(name, sizeof(name), "exec %u", (uint32_t)x->key);
-		host_event(w, exec_uuid(c), x->lo + x->shift, TYPE_SLICE_BEGIN, name,
-			   launched[i] ? launch_flow(i) : 0, 1);
-		host_event(w, exec_uuid(c), x->hi + x->shift, TYPE_SLICE_END, NULL, 0, 0);
-	}
-}
-
-static void host_thread(struct pw *w, const struct vnp_call *const *cs, size_t n,
-			uint64_t uuid)
-{
-	const struct vnp_timeline *tl = w->v->tl;
-	uint32_t depth = 0;
-	uint64_t last = 0;
-	size_t i;
-
-	for (i = 0; i < n && !w->err; i++) {
-		const struct vnp_call *c = cs[i];
-		uint64_t ps = vnp_tl_host_ps(tl, c->start), end = ps;
-		size_t x;
-
-		if (c->start + c->dur >= c->start)
-			end = vnp_tl_host_ps(tl, c->start + c->dur);
-		switch (c->kind + ND_API_MARKER) {
-		case ND_API_RANGE_PUSH:
-			if (c->depth < 1 || c->depth > depth + 1)
-				break;		/* does not nest: left out, as ranges.c does */
-			for (; depth >= c->depth; depth--)
-				host_event(w, uuid, ps, TYPE_SLICE_END, NULL, 0, 0);
-			host_event(w, uuid, ps, TYPE_SLICE_BEGIN, vnp_range_name(tl, c->arg), 0, 0);
-			depth = c->depth;
-			break;
-		case ND_API_RANGE_POP:
-			for (; depth > c->depth; depth--)
-				host_event(w, uuid, ps, TYPE_SLICE_END, NULL, 0, 0);
-			break;
-		case ND_API_MARK:
-			host_event(w, uuid, ps, TYPE_INSTANT, vnp_range_name(tl, c->arg), 0, 0);
-			break;
-		default:
-			x = call_exec(tl, c);
-			host_event(w, uuid, ps, TYPE_SLICE_BEGIN, vnp_api_name(c->kind),
-				   x != SIZE_MAX ? launch_flow(x) : 0, 0);
-			host_event(w, uuid, end, TYPE_SLICE_END, NULL, 0, 0);
-		}
-		last = end > last ? end : last;
-	}
-	/* ranges still open at the end of the log end with the thread's last call */
-	for (; depth && !w->err; depth--)
-		host_event(w, uuid, last, TYPE_SLICE_END, NULL, 0, 0);
-}
-
-static int host_rows(struct pw *w)
-{
-	const struct vnp_timeline *tl = w->v->tl;
-	const struct vnp_call **cs = malloc((tl->rg.ncalls ? tl->rg.ncalls : 1) * sizeof(*cs));
-	uint8_t *launched = calloc(tl->nexec ?: 1, 1);
-	size_t i, b, proc = 0, th = 0;
-	char name[48];
-
-	if (!cs || !launched) {
-		free(cs);
-		free(launched);
-		return -ENOMEM;
-	}
-	for (i = 0; i < tl->rg.ncalls; i++) {
-		size_t x = call_exec(tl, &tl->rg.calls[i]);
-
-		cs[i] = &tl->rg.calls[i];
-		if (x != SIZE_MAX)
-			launched[x] = 1;
-	}
-	qsort(cs, tl->rg.ncalls, sizeof(*cs), cmp_call);
-	host_executions(w, launched);
-	for (b = 0; b < tl->rg.ncalls && !w->err; b = i) {
-		const struct vnp_call *c = cs[b];
-
-		for (i = b; i < tl->rg.ncalls && cs[i]->pid == c->pid && cs[i]->tid == c->tid; i++)
-			;
-		if (!b || cs[b - 1]->pid != c->pid) {
-			proc++;
-			th = 0;
-			snprintf(name, sizeof(name), "process %u", c->pid);
-			track_desc(w, host_uuid(proc, 0), 0, name, (int)c->pid, 0, 0);
-		}
-		if (!c->tid)
-			continue;		/* no thread id: not a thread track */
-		snprintf(name, sizeof(name), "thread %u", c->tid);
-		track_desc(w, host_uuid(proc, ++th), host_uuid(proc, 0), name, (int)c->pid,
-			   (int)c->tid, 0);
-		host_thread(w, cs + b, i - b, host_uuid(proc, th));
-	}
-	free(cs);
-	free(launched);
-	return 0;
-}
 
 /*
  * Layers (profiler/layers.h): a track per depth ("layers 1" the outermost), a lane a
@@ -900,7 +547,7 @@ static int host_rows(struct pw *w)
 
 static uint64_t layer_uuid(unsigned int core, unsigned int depth, unsigned int lane)
 {
-	return proc_uuid(core) + LAYER_UUID + (depth - 1) * VNP_LAYER_LANES + lane;
+	return pf_proc_uuid(core) + LAYER_UUID + (depth - 1) * VNP_LAYER_LANES + lane;
 }
 
 static int cmp_lay_start(const void *x, const void *y)
@@ -924,7 +571,7 @@ static void layer_begin(struct pw *w, const struct vnp_layer_span *x)
 	pb_str(&w->te, F_TE_NAME, last ? last + 1 : path);
 	ann_str(w, A_SCOPE, path);
 	ann_uint(w, A_EXEC, x->exec);
-	packet_event(w, x->lo, 1);
+	pf_packet_event(w, x->lo, 1);
 	ends_push(w, x->hi, uuid);
 }
 
@@ -955,8 +602,8 @@ static int layer_rows(struct pw *w, const int *pids, const char (*pre)[64],
 				 *pre[c] ? ": " : "", d, x->lane + 1);
 		else
 			snprintf(name, sizeof(name), "%s%slayers %u", pre[c], *pre[c] ? ": " : "", d);
-		track_desc(w, layer_uuid(c, d, x->lane), proc_uuid(c), name, pids[c],
-			   (int)((c + 1) * 10000 + 5000 + (d - 1) * VNP_LAYER_LANES + x->lane), 0);
+		pf_track_desc(w, layer_uuid(c, d, x->lane), pf_proc_uuid(c), name, pids[c],
+			      (int)((c + 1) * 10000 + 5000 + (d - 1) * VNP_LAYER_LANES + x->lane), 0);
 	}
 	if (ls->n)
 		qsort(ls->s, ls->n, sizeof(*ls->s), cmp_lay_start);
@@ -1024,18 +671,18 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 				char pn[32];
 
 				snprintf(pn, sizeof(pn), "node %u", node);
-				track_desc(&w, node_uuid(node), 0, pn, (int)node + 1, 0, 0);
+				pf_track_desc(&w, node_uuid(node), 0, pn, (int)node + 1, 0, 0);
 			}
-			track_desc(&w, proc_uuid(c), node_uuid(node), name, 0, 0, 0);
+			pf_track_desc(&w, pf_proc_uuid(c), node_uuid(node), name, 0, 0, 0);
 			pid = (int)node + 1;
 			pre = lab;
 		} else {
-			track_desc(&w, proc_uuid(c), 0, name, pid, 0, 0);
+			pf_track_desc(&w, pf_proc_uuid(c), 0, name, pid, 0, 0);
 		}
 		if (tl->host_clock) {
 			snprintf(name, sizeof(name), "%s%sexecutions", pre, *pre ? ": " : "");
-			track_desc(&w, exec_uuid(c), proc_uuid(c), name, pid,
-				   (int)((c + 1) * 10000), 0);
+			pf_track_desc(&w, pf_exec_uuid(c), pf_proc_uuid(c), name, pid,
+				      (int)((c + 1) * 10000), 0);
 		}
 		for (r = 0; r < ROWS; r++)
 			for (l = 0; l < w.lanes[c * ROWS + r]; l++) {
@@ -1047,8 +694,8 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 				else
 					snprintf(name, sizeof(name), "%s%s%s", pre,
 						 *pre ? ": " : "", row);
-				track_desc(&w, row_uuid(c, r, l), proc_uuid(c), name, pid,
-					   (int)((c + 1) * 10000 + r * MAX_LANES + l + 1), 0);
+				pf_track_desc(&w, row_uuid(c, r, l), pf_proc_uuid(c), name, pid,
+					      (int)((c + 1) * 10000 + r * MAX_LANES + l + 1), 0);
 			}
 		pids[c] = pid;
 		snprintf(pres[c], sizeof(pres[c]), "%s", pre);
@@ -1057,12 +704,12 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 		w.err = -ENOMEM;
 	/* the series are of the whole profile: under core 0, or on their own with more */
 	if (v->m->dma_count && !w.err) {
-		uint64_t parent = w.ncores > 1 ? 0 : proc_uuid(0);
+		uint64_t parent = w.ncores > 1 ? 0 : pf_proc_uuid(0);
 
-		track_desc(&w, counter_uuid(0), parent, w.ncores > 1 ?
-			   "DMA throughput (GB/s, all cores)" : "DMA throughput (GB/s)", 0, 0, 1);
-		track_desc(&w, counter_uuid(1), parent, w.ncores > 1 ?
-			   "DMA pending (all cores)" : "DMA pending", 0, 0, 1);
+		pf_track_desc(&w, counter_uuid(0), parent, w.ncores > 1 ?
+			      "DMA throughput (GB/s, all cores)" : "DMA throughput (GB/s)", 0, 0, 1);
+		pf_track_desc(&w, counter_uuid(1), parent, w.ncores > 1 ?
+			      "DMA pending (all cores)" : "DMA pending", 0, 0, 1);
 	}
 	/* markers in time order */
 	if (tl->nmarkers) {
@@ -1107,7 +754,7 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 		counter(&w, tl->t1, counter_uuid(0), 0);
 		counter(&w, tl->t1, counter_uuid(1), 0);
 	}
-	if (!w.err && tl->host_clock && host_rows(&w))
+	if (!w.err && tl->host_clock && pf_host_rows(&w))
 		w.err = -ENOMEM;
 	if (!w.err)
 		out_flush(&w);

@@ -325,9 +325,11 @@ static PyObject *device_get_model(PyObject *self, void *closure)
 	struct vnpy_device *d = (struct vnpy_device *)self;
 	struct vneuron_info info;
 
+	if (check_open(d))
+		return NULL;
 	if (d->backend == VNPY_HOST)
 		return model_dict(&vn_model_trn1);
-	if (check_open(d) || device_info_raw(d, &info))
+	if (device_info_raw(d, &info))
 		return NULL;
 	return model_dict(&info.model);
 }
@@ -338,6 +340,8 @@ static PyObject *device_get_info(PyObject *self, void *closure)
 	struct vneuron_info in;
 	PyObject *model, *ret;
 
+	if (check_open(d))
+		return NULL;
 	if (d->backend == VNPY_HOST) {
 		model = model_dict(&vn_model_trn1);
 		if (!model)
@@ -346,7 +350,7 @@ static PyObject *device_get_info(PyObject *self, void *closure)
 				     "version", nd_vnprog_version(), "core_count", 1u,
 				     "core", d->core, "model", model);
 	}
-	if (check_open(d) || device_info_raw(d, &in))
+	if (device_info_raw(d, &in))
 		return NULL;
 	model = model_dict(&in.model);
 	if (!model)

@@ -403,6 +403,12 @@ static int check_keys(struct vnpy_program *p, PyObject *map, uint32_t kind, Py_s
 	return 0;
 }
 
+/* A dict or another mapping; not a list or a tuple, which index by number. */
+static int is_mapping(PyObject *o)
+{
+	return PyDict_Check(o) || (PyMapping_Check(o) && !PySequence_Check(o));
+}
+
 static int check_usable(struct vnpy_program *p)
 {
 	if (p->dev->closed) {
@@ -461,7 +467,7 @@ static PyObject *program_run(PyObject *self, PyObject *args, PyObject *kw)
 	Py_ssize_t nin = 0, nout = 0;
 	uint64_t limit_ns = 0;
 	char msg[512];
-	int r, ran = 0;
+	int r, ran = 0, intr;
 	uint32_t i;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO$O", kwlist, &inputs, &outputs, &limit))
@@ -480,10 +486,10 @@ static PyObject *program_run(PyObject *self, PyObject *args, PyObject *kw)
 		if (!limit_ns)
 			limit_ns = 1;
 	}
-	if (inputs != Py_None && !PyMapping_Check(inputs))
+	if (inputs != Py_None && !is_mapping(inputs))
 		return vnpy_raise(vnpy_TensorError, EINVAL, "inputs: a dict of arrays by tensor "
 				  "name is needed, not %s", Py_TYPE(inputs)->tp_name);
-	if (outputs != Py_None && !PyMapping_Check(outputs))
+	if (outputs != Py_None && !is_mapping(outputs))
 		return vnpy_raise(vnpy_TensorError, EINVAL, "outputs: a dict of arrays by tensor "
 				  "name is needed, not %s", Py_TYPE(outputs)->tp_name);
 	outdict = PyDict_New();
@@ -535,8 +541,12 @@ static PyObject *program_run(PyObject *self, PyObject *args, PyObject *kw)
 	    (outputs != Py_None && check_keys(p, outputs, VNEF_TENSOR_OUTPUT, nout, "outputs")))
 		goto out;
 
+	/* A Ctrl-C that came before the run is Python's to raise now. */
+	if (PyErr_CheckSignals())
+		goto out;
+	intr = _PyOS_IsMainThread();
 	Py_BEGIN_ALLOW_THREADS
-	r = vnpy_run(p, data, &out, limit_ns, &ran, msg, sizeof(msg));
+	r = vnpy_run(p, data, &out, limit_ns, intr, &ran, msg, sizeof(msg));
 	Py_END_ALLOW_THREADS
 	if (r == -EINTR) {
 		if (!PyErr_CheckSignals())

@@ -89,13 +89,14 @@ struct vnpy_run_out {
 
 /*
  * run.c: one execution of p with its bound tensors' host buffers (data[i] for the i-th
- * tensor of p with .bound, NULL for the others), called with the GIL released. Returns
- * 0, or -errno with a message in msg: -EIO (and the like) when the execution ran and
- * failed (out->res says how), -EINTR when SIGINT stopped it, other values when it did
- * not run. *ran says whether out->res is valid.
+ * tensor of p with .bound, NULL for the others), called with the GIL released.
+ * interruptible: the main thread's run, which SIGINT stops. Returns 0, or -errno with
+ * a message in msg: -EIO (and the like) when the execution ran and failed (out->res says
+ * how), -EINTR when SIGINT stopped it, -EBADF for a closed device or an unloaded
+ * program, other values when it did not run. *ran says whether out->res is valid.
  */
 int vnpy_run(struct vnpy_program *p, void *const *data, struct vnpy_run_out *out,
-	     uint64_t limit_ns, int *ran, char *msg, size_t len);
+	     uint64_t limit_ns, int interruptible, int *ran, char *msg, size_t len);
 /* run.c: frees what runs allocated for p (device buffers); GIL held or not. */
 void vnpy_run_release(struct vnpy_program *p);
 
@@ -127,6 +128,8 @@ struct vnpy_counters {
 	long buffers;			/* device buffers held by programs */
 	long long buffer_bytes;
 	long long runs;			/* runs started */
+	long running;			/* runs in progress (the GIL released) */
+	long long interrupted;		/* runs stopped by SIGINT */
 };
 extern struct vnpy_counters vnpy_count;
 

@@ -2,7 +2,7 @@
 /*
  * Writes the seed corpus of fuzz_vntf (tests/fuzz/corpus/vntf/): small valid profiles.
  * Not built by make; run by hand:
- *   cc -D_GNU_SOURCE -Iuapi -Icore tests/fuzz/gen_corpus_vntf.c profiler/format/vntf.c -o /tmp/gen &&
+ *   cc -D_GNU_SOURCE -Iuapi -Icore tests/fuzz/gen_corpus_vntf.c profiler/format/vntf*.c -o /tmp/gen &&
  *   /tmp/gen tests/fuzz/corpus/vntf
  */
 #include <stdio.h>

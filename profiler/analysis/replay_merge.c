@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * merge (small-dma) and batch (instruction-overhead), docs/profiler.md "Replay": a run of
+ * consecutive descriptors or elementwise instructions that advance by constant steps
+ * folded into one entry with the run as its outer dimension.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+#include "replay_priv.h"
+#include "vn_isa.h"
+#include "vn_program.h"
+
+static int ep_step(const struct vnef_dma_ep *a, const struct vnef_dma_ep *b,
+		   uint64_t *off, uint32_t *part)
+{
+	if (a->mem != b->mem || a->tensor != b->tensor || b->offset < a->offset ||
+	    b->partition < a->partition ||
+	    memcmp(a->part_stride, b->part_stride, sizeof(a->part_stride)) ||
+	    a->stride[0] != b->stride[0])
+		return 0;
+	*off = b->offset - a->offset;
+	*part = b->partition - a->partition;
+	return 1;
+}
+
+/* Whether b continues a's run with the steps found so far (set on the second). */
+static int continues(const struct vnef_dma_desc *a, const struct vnef_dma_desc *b,
+		     uint64_t step[2], uint32_t pstep[2], int first)
+{
+	uint64_t o[2];
+	uint32_t p[2];
+
+	if (a->chunk_bytes != b->chunk_bytes || a->count[0] != b->count[0] ||
+	    a->count[1] != 1 || b->count[1] != 1 || (b->flags & VNEF_IF_WAIT) ||
+	    a->signal_mask || !ep_step(&a->src, &b->src, &o[0], &p[0]) ||
+	    !ep_step(&a->dst, &b->dst, &o[1], &p[1]))
+		return 0;
+	if (first) {
+		step[0] = o[0];
+		step[1] = o[1];
+		pstep[0] = p[0];
+		pstep[1] = p[1];
+		return 1;
+	}
+	return o[0] == step[0] && o[1] == step[1] && p[0] == pstep[0] && p[1] == pstep[1];
+}
+
+/* A queue's runs of descriptors that advance by constant steps, each folded into one. */
+static int merge_queue(struct pimg *g, uint32_t q, uint32_t *map)
+{
+	struct vnef_dma_desc *d = g->d[q];
+	uint32_t n = g->nd[q], i, j, o;
+
+	for (i = 0, o = 0; i < n; i = j, o++) {
+		uint64_t step[2] = { 0 };
+		uint32_t pstep[2] = { 0 };
+		struct vnef_dma_desc m = d[i];
+
+		map[i] = o;
+		for (j = i + 1; j < n && continues(&d[j - 1], &d[j], step, pstep, j == i + 1); j++)
+			map[j] = o | 0x80000000u;	/* merged away */
+		if (j - i > 1) {
+			m.count[1] = j - i;
+			m.src.stride[1] = step[0];
+			m.src.part_stride[1] = pstep[0];
+			m.dst.stride[1] = step[1];
+			m.dst.part_stride[1] = pstep[1];
+			m.signal_mask = d[j - 1].signal_mask;
+		}
+		d[o] = m;
+	}
+	return (int)o;
+}
+
+int vnp_replay_merge(struct vnp_replay *r, uint64_t *ps, char *what, size_t len)
+{
+	uint32_t before, after;
+	int ret = rp_replay_queues(r, merge_queue, ps, what, len,
+				   "no run of descriptors advances by a constant step", &before,
+				   &after);
+
+	if (!ret)
+		snprintf(what, len, "merging %u descriptors into %u", before, after);
+	return ret;
+}
+
+/* ---- batch instructions ---- */
+
+/* b's operand continues a's by one row of a's size (or stays put: a scalar column). */
+static int ap_next(const struct vnef_ap *a, const struct vnef_ap *b, int column)
+{
+	uint64_t row = (uint64_t)a->count[0] * vn_dtype_bytes(a->dtype);
+
+	if (a->mem != b->mem || a->dtype != b->dtype || a->start_partition != b->start_partition ||
+	    a->partitions != b->partitions || memcmp(a->count, b->count, sizeof(a->count)) ||
+	    memcmp(a->stride, b->stride, sizeof(a->stride)))
+		return 0;
+	if (a->mem == VNEF_MEM_NONE || column)
+		return a->offset == b->offset;
+	return a->count[1] == 1 && a->stride[0] == 1 && b->offset == a->offset + row;
+}
+
+static int batchable(const struct vnef_instr *a, const struct vnef_instr *b)
+{
+	const struct vn_opcode_info *info = vn_opcode_info(a->opcode);
+	uint32_t col = a->flags & (VNEF_IF_SCALAR_COLUMN | VNEF_IF_BIAS_COLUMN);
+
+	return info && info->cost == VN_COST_ELEMENTWISE && a->opcode == b->opcode &&
+	       (a->flags & ~VNEF_IF_WAIT) == (b->flags & ~VNEF_IF_WAIT) &&
+	       !(b->flags & VNEF_IF_WAIT) && !a->signal_mask && a->op == b->op &&
+	       !memcmp(a->imm, b->imm, sizeof(a->imm)) && ap_next(&a->dst, &b->dst, 0) &&
+	       ap_next(&a->src0, &b->src0, 0) && ap_next(&a->src1, &b->src1, !!col);
+}
+
+int vnp_replay_batch(struct vnp_replay *r, unsigned int e, uint64_t *ps, char *what,
+		     size_t len)
+{
+	uint32_t n, i, j, o, *map = NULL;
+	struct vnef_instr *in;
+	struct pimg g;
+	int ret;
+
+	if (e >= VNEF_ENGINES)
+		return -EINVAL;
+	ret = rp_pimg_load(&g, r->p);
+	if (ret)
+		return ret;
+	in = g.in[e];
+	n = g.nin[e];
+	ret = rp_map(&map, n);
+	if (ret)
+		goto out;
+	for (i = 0, o = 0; i < n; i = j, o++) {
+		struct vnef_instr m = in[i];
+		uint32_t k;
+
+		map[i] = o;
+		for (j = i + 1; j < n && batchable(&in[j - 1], &in[j]); j++)
+			map[j] = o | 0x80000000u;
+		k = j - i;
+		if (k > 1) {
+			m.dst.count[0] *= k;
+			m.src0.count[0] *= k;
+			if (m.src1.mem != VNEF_MEM_NONE &&
+			    !(m.flags & (VNEF_IF_SCALAR_COLUMN | VNEF_IF_BIAS_COLUMN)))
+				m.src1.count[0] *= k;
+			m.signal_mask = in[j - 1].signal_mask;
+		}
+		in[o] = m;
+	}
+	rp_remap_debug(&g, e, map, n);
+	g.nin[e] = o;
+	ret = rp_run_if(r, &g, o != n, ps, what, len,
+			"no run of instructions walks a row in equal steps");
+	if (!ret)
+		snprintf(what, len, "batching %s's %u instructions into %u", vn_engine_name(e),
+			 n, o);
+out:
+	free(map);
+	rp_pimg_free(&g);
+	return ret;
+}
