@@ -45,32 +45,30 @@ _ACT = {
 }
 
 
-def _alu(op, what):
-    code = getattr(op, "_vn_alu", None)
+def _code(op, attr, table, what, has):
+    """The device code of op: an nl function's own (attribute attr), or NumPy's from
+    table; else an UnsupportedError saying what the device has."""
+    code = getattr(op, attr, None)
     if code is None:
         try:
-            code = _ALU.get(op)
+            code = table.get(op)
         except TypeError:
             code = None
     if code is None:
-        raise error(UnsupportedError, f"{what}={getattr(op, '__name__', op)!r}: the device's "
-                    "ALU has add, subtract, multiply, divide, maximum and minimum",
+        raise error(UnsupportedError, f"{what}={getattr(op, '__name__', op)!r}: {has}",
                     errno.ENOTSUP)
     return code
 
 
+def _alu(op, what):
+    return _code(op, "_vn_alu", _ALU, what, "the device's ALU has add, subtract, "
+                 "multiply, divide, maximum and minimum")
+
+
 def _act(op):
-    code = getattr(op, "_vn_act", None)
-    if code is None:
-        try:
-            code = _ACT.get(op)
-        except TypeError:
-            code = None
-    if code is None:
-        raise error(UnsupportedError, f"op={getattr(op, '__name__', op)!r}: ScalarE's "
-                    "functions are exp, log, tanh, sigmoid, gelu, relu, sqrt, rsqrt, "
-                    "reciprocal, square and identity (nl.copy)", errno.ENOTSUP)
-    return code
+    return _code(op, "_vn_act", _ACT, "op", "ScalarE's functions are exp, log, tanh, "
+                 "sigmoid, gelu, relu, sqrt, rsqrt, reciprocal, square and identity "
+                 "(nl.copy)")
 
 
 def _engine(e, allowed, default, what):
