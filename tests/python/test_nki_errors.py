@@ -286,3 +286,24 @@ def test_errors_do_not_leave_a_trace_behind():
         nl.store(out, value=nl.load(x) + 1.0)
         return out
     np.testing.assert_array_equal(good(X), X + 1)
+
+
+def test_objects_of_another_trace():
+    """A tensor or tile kept from one trace is refused in the next."""
+    kept = {}
+
+    def first(x):
+        kept["t"] = x
+        kept["tile"] = nl.load(x)
+        out = nl.ndarray(x.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=kept["tile"])
+        return out
+    nki.jit(first).trace(X)
+
+    def second(x):
+        return nl.load(kept["t"])                                     # here
+    refused(second, nki.UnsupportedError, "# here", ["another kernel's trace"])
+
+    def third(x):
+        return nl.exp(kept["tile"])                                   # here
+    refused(third, nki.UnsupportedError, "# here", ["another kernel's trace"])

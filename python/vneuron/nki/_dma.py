@@ -18,10 +18,16 @@ _errors.INTERNAL.add(__name__)
 
 
 def _hbm_src(tr, x, what):
+    v = None
     if isinstance(x, T.HbmTensor):
-        return x.whole()
-    if isinstance(x, T.View) and isinstance(x.base, T.HbmTensor):
-        return x
+        v = x.whole()
+    elif isinstance(x, T.View) and isinstance(x.base, T.HbmTensor):
+        v = x
+    if v is not None:
+        if v.base.tr is not tr:
+            raise error(UnsupportedError, f"{what} is tensor '{v.base.name}' of another "
+                        "kernel's trace", errno.ENOTSUP)
+        return v
     if isinstance(x, (T.Tile, T.View)):
         raise error(UnsupportedError, f"{what} is an on-chip tile; nl.load / nl.store "
                     "move data between HBM tensors and tiles", errno.ENOTSUP)
