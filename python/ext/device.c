@@ -505,12 +505,5 @@ PyTypeObject vnpy_DeviceType = {
 
 int vnpy_init_device(PyObject *m)
 {
-	if (PyType_Ready(&vnpy_DeviceType))
-		return -1;
-	Py_INCREF(&vnpy_DeviceType);
-	if (PyModule_AddObject(m, "Device", (PyObject *)&vnpy_DeviceType)) {
-		Py_DECREF(&vnpy_DeviceType);
-		return -1;
-	}
-	return 0;
+	return PyModule_AddType(m, &vnpy_DeviceType);
 }

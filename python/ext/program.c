@@ -499,6 +499,7 @@ static PyObject *program_run(PyObject *self, PyObject *args, PyObject *kw)
 		const struct vnpy_tensor *t = &p->tensors[i];
 		PyObject *obj = NULL;
 
+		own = NULL;
 		data[i] = NULL;
 		if (!t->bound)
 			continue;
@@ -725,18 +726,8 @@ PyTypeObject vnpy_ProgramType = {
 
 int vnpy_init_program(PyObject *m)
 {
-	if (PyType_Ready(&vnpy_ProgramType) ||
-	    PyStructSequence_InitType2(&TensorInfoType, &tensorinfo_desc))
+	if (PyStructSequence_InitType2(&TensorInfoType, &tensorinfo_desc) ||
+	    PyModule_AddType(m, &vnpy_ProgramType) || PyModule_AddType(m, &TensorInfoType))
 		return -1;
-	Py_INCREF(&vnpy_ProgramType);
-	if (PyModule_AddObject(m, "Program", (PyObject *)&vnpy_ProgramType)) {
-		Py_DECREF(&vnpy_ProgramType);
-		return -1;
-	}
-	Py_INCREF(&TensorInfoType);
-	if (PyModule_AddObject(m, "TensorInfo", (PyObject *)&TensorInfoType)) {
-		Py_DECREF(&TensorInfoType);
-		return -1;
-	}
 	return vnpy_init_result(m);
 }

@@ -4,7 +4,8 @@
  * + y, fp32 [128 x 64], the Python tests' "add") run on the host backend with
  * nd_host_run() on the same buffers again and again, as a C application runs it.
  * Standalone it prints its time per run; with --ns-per-run it prints only that number,
- * for the Python script that measures both sides in turn.
+ * for the Python script that measures both sides in turn, and --vasm prints the
+ * program, which that script assembles, so both sides run the same one.
  *
  *   BENCH host_run_small_c_us=X us/run
  */
@@ -49,6 +50,9 @@ int main(int argc, char **argv)
 				      { "z", z, sizeof(z) } };
 	unsigned int n = 2000, i, r, rounds = 5;
 	int quiet = argc > 1 && !strcmp(argv[1], "--ns-per-run");
+
+	if (argc > 1 && !strcmp(argv[1], "--vasm"))
+		return fputs(add_vasm, stdout) < 0;
 	double best = 1e30, t0;
 	struct nd_run_result res;
 	struct nd_error err;
