@@ -44,6 +44,7 @@ def test_no_leak_over_10000_runs(dev):
             r = p.run({"x": x, "y": y}) if i % 2 else p.run({"x": x, "y": y}, {"z": out})
             assert r.status == 0
 
+    loop(200)  # the device buffers of the program's first run, before hbm_used
     used0 = dev.info.get("hbm_used")
     size, c0, c1 = grown(loop)
     assert size < SLACK
@@ -76,7 +77,7 @@ def test_no_leak_over_loads_and_closes():
     x = numpy.ones((128, 64), numpy.float32)
 
     def loop(n):
-        for _ in range(n // 20):
+        for _ in range(n // 50):
             with vneuron.Device(host=True) as d:
                 d.load(img).run({"x": x, "y": x})
 

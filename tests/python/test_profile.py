@@ -271,3 +271,18 @@ def test_application_of_two_programs(tmp_path):
         p.summary
     only = vneuron.Profile(prof, programs=[pa, pb], only="exp")
     assert only.summary["program"] == "exp" and len(only.events) > 0
+
+
+@needs_module
+def test_capture_of_every_device_core(tmp_path):
+    """device=None traces every core of the module's devices, whoever runs on them."""
+    path = tmp_path / "all.vntf"
+    with vneuron.Device(0, core=1) as d:
+        prog = d.load(add_image())
+        x = numpy.ones((128, 64), numpy.float32)
+        with vneuron.capture(path, program=prog):
+            r = prog.run({"x": x, "y": x})
+    p = vneuron.Profile(path, programs=[prog])
+    assert p.summary["executions"] == 1 and p.summary["backend"] == "module"
+    assert list(p.executions["model_ps"]) == [r.model_ps]
+    assert any(c["core"] == 1 for c in p.cores)

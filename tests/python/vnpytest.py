@@ -13,7 +13,9 @@ import pytest
 
 import vneuron
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+# The tree (VNPY_TOP: tests run from a copy of this folder)
+TOP = os.environ.get("VNPY_TOP") or \
+    os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.path.join(TOP, "build", "bin")
 PROFILE_TOOL = os.path.join(BIN, "vneuron-profile")
 HAVE_MODULE = os.path.exists("/dev/vneuron0")
