@@ -645,7 +645,7 @@ int vnprofile_write_file(struct vnprofile *p, enum vnprofile_format fmt, const c
  * @port: the port (0: any free one)
  *
  * Prints "serving the viewer at http://ADDR:PORT/" on stdout and serves until SIGINT or
- * SIGTERM (docs/profiler.md, "The web viewer").
+ * SIGTERM (docs/viewer.md).
  *
  * Return: 0 after a clean stop; -errno (a bad address, a port in use, ...).
  */
