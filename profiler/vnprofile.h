@@ -83,7 +83,9 @@ typedef void (*vnprofile_print_fn)(enum vnprofile_level level, const char *msg);
  * vnprofile_set_print() - sets the function that gets every message
  * @fn: the function; NULL: messages are printed on stderr as "vnprofile: MSG"
  *
- * Process-wide, as libbpf_set_print(). Return: the previous function (NULL: stderr).
+ * Process-wide, as libbpf_set_print().
+ *
+ * Return: the previous function (NULL: stderr).
  */
 vnprofile_print_fn vnprofile_set_print(vnprofile_print_fn fn);
 

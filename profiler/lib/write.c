@@ -144,11 +144,9 @@ int vnprofile_write(struct vnprofile *p, enum vnprofile_format fmt, FILE *f)
 	for (g = 0; g < p->nviews; g++) {
 		kept = p->views[g].loaded;
 		ret = vnprofile_view(p, g, &v);
-		if (ret == -E2BIG) {
+		if (ret == -E2BIG && p->nodes_only)
 			/* more workers than a timeline holds: the node figures instead */
-			p->nodes_only = true;
-			ret = can_write(p, fmt) ?: write_nodes(p, f);
-		}
+			return can_write(p, fmt) ?: write_nodes(p, f);
 		if (ret)
 			return ret;
 		ret = vnprofile_write_view(v, fmt, f);
