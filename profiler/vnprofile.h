@@ -620,6 +620,18 @@ int vnprofile_write_view(const struct vnprofile_view *v, enum vnprofile_format f
  */
 int vnprofile_write(struct vnprofile *p, enum vnprofile_format fmt, FILE *f);
 
+/**
+ * vnprofile_write_buf() - the whole profile in a format, in memory
+ * @p: a loaded profile
+ * @fmt: the format
+ * @buf: a malloc()ed buffer with the output and a NUL after it (free() it)
+ * @len: the output's length
+ *
+ * Return: 0, or vnprofile_write()'s errors (*@buf NULL then).
+ */
+int vnprofile_write_buf(struct vnprofile *p, enum vnprofile_format fmt, char **buf,
+			size_t *len);
+
 /* Flags of vnprofile_write_file(). */
 #define VNPROFILE_FORCE		0x1u	/* replace an existing file */
 

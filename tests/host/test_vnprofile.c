@@ -46,22 +46,13 @@ static void collect(enum vnprofile_level level, const char *msg)
 	snprintf(said + n, sizeof(said) - n, "%d %s\n", (int)level, msg);
 }
 
-/* A whole output as a string (the caller frees it). */
+/* A whole output as a string (the caller frees it); NULL if it failed. */
 static char *output(struct vnprofile *p, enum vnprofile_format fmt)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf;
+	size_t len;
 
-	if (!f)
-		return NULL;
-	if (vnprofile_write(p, fmt, f)) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	return buf;
+	return vnprofile_write_buf(p, fmt, &buf, &len) || strlen(buf) != len ? NULL : buf;
 }
 
 /* The number after "key": in s (from s on), or -1. */
