@@ -52,7 +52,7 @@ static char *output(struct vnprofile *p, enum vnprofile_format fmt)
 	char *buf;
 	size_t len;
 
-	return vnprofile_write_buf(p, fmt, &buf, &len) || strlen(buf) != len ? NULL : buf;
+	return vnprofile_write_buf(p, fmt, &buf, &len) ? NULL : buf;
 }
 
 /* The number after "key": in s (from s on), or -1. */
