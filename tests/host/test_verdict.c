@@ -376,7 +376,7 @@ TEST(latency_bound_chain)
  */
 TEST(perfetto_flows_and_critical_path)
 {
-	struct kern *k = kern_run(chain, "chain.vasm", 1, VNP_ANALYZE_NO_REPLAY);
+	struct kern *k = kern_run(vnp_chain, "chain.vasm", 1, VNP_ANALYZE_NO_REPLAY);
 	struct vnp_view v;
 	char path[] = "/tmp/vnp-flows-XXXXXX", cmd[512], line[256];
 	unsigned int flows = 0, ends = 0, crit = 0, i;
