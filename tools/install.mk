@@ -5,7 +5,7 @@
 #   LIBDIR        libneurondev.so.0 and libvnprog.so.0 (real names .so.VERSION, the .so
 #                 links for the linker); the device core is part of libneurondev
 #   PKGCONFIGDIR  libneurondev.pc, libvnprog.pc
-#   INCLUDEDIR/vneuron   neurondev.h, vnprog.h and the uapi headers
+#   INCLUDEDIR/vneuron   neurondev.h, vnprog.h, vnrun.h and the uapi headers
 #   MANDIR        man1 (one page per tool, from its --help), man3 (libneurondev(3),
 #                 libvnprog(3))
 #   UDEVRULESDIR  60-vneuron.rules (/dev/vneuronN 0660, group vneuron)
@@ -39,7 +39,7 @@ SHB := $(B)/shared/bin
 SO_ND := libneurondev.so.$(SOMAJOR)
 SO_VNP := libvnprog.so.$(SOMAJOR)
 INST_TOOLS := $(notdir $(TOOLS)) $(notdir $(PROFILER))
-INST_HEADERS := libneurondev/neurondev.h libvnprog/vnprog.h $(wildcard uapi/*.h)
+INST_HEADERS := libneurondev/neurondev.h libvnprog/vnprog.h libvnprog/vnrun.h $(wildcard uapi/*.h)
 MAN3 := $(wildcard man/*.3)
 DKMS_FILES := dkms.conf Kbuild $(wildcard kmod/*.c kmod/*.h core/*.c core/*.h uapi/*.h) \
 	      udev/60-vneuron.rules udev/vneuron-udev
