@@ -52,6 +52,9 @@ struct nd_host {
 	int ev_nomem;
 	struct nd_error err;		/* the last run's message */
 	struct nd_host_trace *trace;	/* tracing the following runs, or NULL */
+	/* nd_host_set_stop(): asked while a run waits; true ends it */
+	int (*stop)(void *arg);
+	void *stop_arg;
 	/* The last image run, validated: the same bytes again skip load and validation. */
 	struct vn_program *cached;
 	void *cached_img;
@@ -269,6 +272,40 @@ static int bind_tensors(struct nd_host *h, const struct vn_program *p,
 	return 0;
 }
 
+void nd_host_set_stop(struct nd_host *h, int (*stop)(void *arg), void *arg)
+{
+	if (!h)
+		return;
+	h->stop = stop;
+	h->stop_arg = arg;
+}
+
+#define HOST_STOP_POLL_NS	2000000ull	/* a stop is looked for this often */
+
+/*
+ * Waits for ex to end. With a stop function, in slices: when it says stop, the execution
+ * is cancelled (the engines stop at their next bounded step) and waited for; *stopped
+ * says so.
+ */
+static int host_wait(struct nd_host *h, struct vn_exec *ex, int *stopped)
+{
+	int ret;
+
+	*stopped = 0;
+	if (!h->stop)
+		return vn_exec_wait(ex, 0);
+	for (;;) {
+		if (h->stop(h->stop_arg)) {
+			vn_exec_cancel(ex);
+			*stopped = 1;
+			return vn_exec_wait(ex, 0);
+		}
+		ret = vn_exec_wait(ex, vn_time_ns() + HOST_STOP_POLL_NS);
+		if (ret != -ETIMEDOUT)
+			return ret;
+	}
+}
+
 /* The host core's results are the uapi's, so one set of names serves both. */
 _Static_assert((int)VN_RES_FAULT == (int)VNEURON_EXEC_FAULT, "result numbers");
 _Static_assert((int)VN_REASON_FAULT_STATE == (int)VNEURON_REASON_FAULT_STATE,
@@ -284,7 +321,7 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 	struct vn_program *p = NULL;
 	struct vn_bind *binds = NULL;
 	struct vn_exec *ex = NULL;
-	int ret;
+	int ret, stopped;
 
 	if (!h)
 		return -EINVAL;
@@ -330,7 +367,7 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 		nd_seterr(&h->err, ret, "submit failed: %s", nd_strerror(ret));
 		goto out;
 	}
-	ret = vn_exec_wait(ex, 0);
+	ret = host_wait(h, ex, &stopped);
 	if (ret) {
 		nd_seterr(&h->err, ret, "wait failed: %s", nd_strerror(ret));
 		goto out;
@@ -348,6 +385,10 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 	}
 	if (h->nev)
 		qsort(h->ev, h->nev, sizeof(*h->ev), ev_cmp);
+	if (stopped && st.result == VN_RES_ABORTED && st.reason == VN_REASON_CANCEL) {
+		ret = nd_seterr(&h->err, EINTR, "the execution was stopped");
+		goto out;
+	}
 	if (st.result != VN_RES_OK) {
 		char msg[160];
 
