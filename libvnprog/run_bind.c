@@ -166,7 +166,7 @@ int nd_runner_bind(struct nd_runner *r, unsigned int rank, const char *name, voi
 		   uint64_t size)
 {
 	const struct vnef_tensor *t;
-	unsigned int lo, hi, k;
+	unsigned int lo = 0, hi = 0, k;
 	int i, ret;
 
 	if (!r)
@@ -360,7 +360,7 @@ int nd_runner_bind_file(struct nd_runner *r, unsigned int rank, const char *name
 {
 	struct rn_blob *shared = NULL, *blob;
 	char p[4096];
-	unsigned int lo, hi, k;
+	unsigned int lo = 0, hi = 0, k;
 	int i, ret, input;
 
 	if (!r)
@@ -430,7 +430,7 @@ out:
 int nd_runner_bind_zeros(struct nd_runner *r, unsigned int rank, const char *name)
 {
 	struct rn_blob *z[VNEF_MAX_TENSORS] = { 0 };
-	unsigned int lo, hi, k;
+	unsigned int lo = 0, hi = 0, k;
 	uint32_t i, first = 0, end;
 	int ret, idx;
 
@@ -566,7 +566,7 @@ out:
 
 int nd_runner_unbind(struct nd_runner *r, unsigned int rank, const char *name)
 {
-	unsigned int lo, hi, k;
+	unsigned int lo = 0, hi = 0, k;
 	int i, ret;
 
 	if (!r)

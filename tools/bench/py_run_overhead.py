@@ -2,8 +2,8 @@
 """py_run_overhead (issue 26): a small program run from Python over the same run from C,
 host backend. The program is bench_pyrun's (z = x + y, fp32 [128 x 64], its text from
 `bench_pyrun --vasm`); the Python side is what an application writes,
-prog.run({"x": x, "y": y}) (its output array made per run, the arrays checked), the C
-side nd_host_run() on fixed buffers
+prog.run({"x": x, "y": y}) (its output array made per run, the arrays checked and bound
+to the runner each run), the C side nd_runner_run() on buffers bound once
 (build/rel/bench/bench_pyrun --ns-per-run). Both are measured in turn, 5 rounds each of
 2,000 runs after a warm-up, best round each; the goal is a ratio <= 1.2.
 
