@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
-/* The executor's internals, shared by core/exec.c, core/engine.c and core/dma.c. */
+/* The executor's structs, shared by its files (core/vn_sched.h), engine.c and dma.c. */
 #ifndef VN_INTERNAL_H
 #define VN_INTERNAL_H
 

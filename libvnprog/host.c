@@ -21,8 +21,6 @@
 #include "vn_trace.h"
 
 #define HT_PAGE		4096u	/* the consumer page, and the control page before the data */
-/* How often a run with a cancel flag looks at it (host time). */
-#define CANCEL_POLL_NS	(5ull * 1000 * 1000)
 
 /*
  * A host handle's trace session: the module's rings (uapi/vneuron_trace.h) in host
@@ -54,8 +52,9 @@ struct nd_host {
 	int ev_nomem;
 	struct nd_error err;		/* the last run's message */
 	struct nd_host_trace *trace;	/* tracing the following runs, or NULL */
-	/* Runs stop when *cancel is non-zero (nd_host_set_cancel()); NULL: never. */
-	const volatile int *cancel;
+	/* nd_host_set_stop(): asked while a run waits; true ends it */
+	int (*stop)(void *arg);
+	void *stop_arg;
 	/* The last image run, validated: the same bytes again skip load and validation. */
 	struct vn_program *cached;
 	void *cached_img;
@@ -129,35 +128,6 @@ void nd_host_close(struct nd_host *h)
 	pthread_mutex_destroy(&h->lock);
 	free(h->ev);
 	free(h);
-}
-
-void nd_host_set_cancel(struct nd_host *h, const volatile int *flag)
-{
-	if (h)
-		h->cancel = flag;
-}
-
-/*
- * Wait for ex; with a cancel flag, look at it every CANCEL_POLL_NS and cancel ex once it
- * is set (the core aborts it at once). 0 when ex ended by itself, -EINTR when cancelled.
- */
-static int host_wait(struct nd_host *h, struct vn_exec *ex)
-{
-	const volatile int *flag = h->cancel;
-	int ret;
-
-	if (!flag)
-		return vn_exec_wait(ex, 0);
-	for (;;) {
-		if (*flag) {
-			vn_exec_cancel(ex);
-			ret = vn_exec_wait(ex, 0);
-			return ret ? ret : -EINTR;
-		}
-		ret = vn_exec_wait(ex, vn_time_ns() + CANCEL_POLL_NS);
-		if (ret != -ETIMEDOUT)
-			return ret;
-	}
 }
 
 void nd_host_record(struct nd_host *h, int on)
@@ -302,6 +272,40 @@ static int bind_tensors(struct nd_host *h, const struct vn_program *p,
 	return 0;
 }
 
+void nd_host_set_stop(struct nd_host *h, int (*stop)(void *arg), void *arg)
+{
+	if (!h)
+		return;
+	h->stop = stop;
+	h->stop_arg = arg;
+}
+
+#define HOST_STOP_POLL_NS	2000000ull	/* a stop is looked for this often */
+
+/*
+ * Waits for ex to end. With a stop function, in slices: when it says stop, the execution
+ * is cancelled (the engines stop at their next bounded step) and waited for; *stopped
+ * says so.
+ */
+static int host_wait(struct nd_host *h, struct vn_exec *ex, int *stopped)
+{
+	int ret;
+
+	*stopped = 0;
+	if (!h->stop)
+		return vn_exec_wait(ex, 0);
+	for (;;) {
+		if (h->stop(h->stop_arg)) {
+			vn_exec_cancel(ex);
+			*stopped = 1;
+			return vn_exec_wait(ex, 0);
+		}
+		ret = vn_exec_wait(ex, vn_time_ns() + HOST_STOP_POLL_NS);
+		if (ret != -ETIMEDOUT)
+			return ret;
+	}
+}
+
 /* The host core's results are the uapi's, so one set of names serves both. */
 _Static_assert((int)VN_RES_FAULT == (int)VNEURON_EXEC_FAULT, "result numbers");
 _Static_assert((int)VN_REASON_FAULT_STATE == (int)VNEURON_REASON_FAULT_STATE,
@@ -317,7 +321,7 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 	struct vn_program *p = NULL;
 	struct vn_bind *binds = NULL;
 	struct vn_exec *ex = NULL;
-	int ret;
+	int ret, stopped;
 
 	if (!h)
 		return -EINVAL;
@@ -363,14 +367,9 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 		nd_seterr(&h->err, ret, "submit failed: %s", nd_strerror(ret));
 		goto out;
 	}
-	ret = host_wait(h, ex);
-	if (ret && ret != -EINTR) {
+	ret = host_wait(h, ex, &stopped);
+	if (ret) {
 		nd_seterr(&h->err, ret, "wait failed: %s", nd_strerror(ret));
-		goto out;
-	}
-	if (ret == -EINTR) {
-		vn_core_set_hook(h->core, NULL, NULL);
-		nd_seterr(&h->err, EINTR, "the run was cancelled (nd_host_set_cancel())");
 		goto out;
 	}
 	vn_exec_status(ex, &st);
@@ -386,6 +385,10 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 	}
 	if (h->nev)
 		qsort(h->ev, h->nev, sizeof(*h->ev), ev_cmp);
+	if (stopped && st.result == VN_RES_ABORTED && st.reason == VN_REASON_CANCEL) {
+		ret = nd_seterr(&h->err, EINTR, "the execution was stopped");
+		goto out;
+	}
 	if (st.result != VN_RES_OK) {
 		char msg[160];
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "nd_error.h"
-#include "vnprog.h"
+#include "vnprog_int.h"
 
 struct cur {
 	const char *p, *end;
@@ -221,46 +221,58 @@ int nd_npy_load(const char *path, struct nd_npy *npy, void **filep, struct nd_er
 	return 0;
 }
 
+int nd_npy_write_header(FILE *f, const uint64_t *shape, unsigned int ndim)
+{
+	char h[256];
+	size_t n, pad;
+	unsigned int i;
+	int ok;
+
+	if (ndim > ND_NPY_MAX_DIMS)
+		return -EINVAL;
+	n = (size_t)snprintf(h, sizeof(h), "{'descr': '<f4', 'fortran_order': False, "
+			     "'shape': (");
+	for (i = 0; i < ndim; i++)
+		n += (size_t)snprintf(h + n, sizeof(h) - n, "%s%llu%s", i ? ", " : "",
+				      (unsigned long long)shape[i], ndim == 1 ? "," : "");
+	n += (size_t)snprintf(h + n, sizeof(h) - n, "), }");
+	/* magic + version + length + header, padded with spaces to 64 bytes, then '\n' */
+	pad = (64 - (10 + n + 1) % 64) % 64;
+	if (n + pad + 1 >= sizeof(h))
+		return -EINVAL;
+	memset(h + n, ' ', pad);
+	n += pad;
+	h[n++] = '\n';
+	ok = fwrite("\x93NUMPY\x01\x00", 1, 8, f) == 8;
+	ok = ok && fputc((int)(n & 0xff), f) != EOF && fputc((int)(n >> 8), f) != EOF;
+	ok = ok && fwrite(h, 1, n, f) == n;
+	return ok ? 0 : -EIO;
+}
+
 int nd_npy_save(const char *path, const uint64_t *shape, unsigned int ndim,
 		const float *data, struct nd_error *err)
 {
-	char h[256];
 	uint64_t count = 1;
-	size_t n, pad;
 	struct nd_outfile o;
 	char msg[4200];
 	unsigned int i;
-	FILE *f;
 	int ok;
 
 	if (ndim > ND_NPY_MAX_DIMS)
 		return nd_seterr(err, EINVAL, "npy: %u dimensions; at most %d", ndim,
 				 ND_NPY_MAX_DIMS);
-	n = (size_t)snprintf(h, sizeof(h), "{'descr': '<f4', 'fortran_order': False, "
-			     "'shape': (");
-	for (i = 0; i < ndim; i++) {
-		n += (size_t)snprintf(h + n, sizeof(h) - n, "%s%llu%s", i ? ", " : "",
-				      (unsigned long long)shape[i], ndim == 1 ? "," : "");
+	for (i = 0; i < ndim; i++)
 		count *= shape[i];
-	}
-	n += (size_t)snprintf(h + n, sizeof(h) - n, "), }");
-	/* magic + version + length + header, padded with spaces to 64 bytes, then '\n' */
-	pad = (64 - (10 + n + 1) % 64) % 64;
-	if (n + pad + 1 >= sizeof(h))
-		return nd_seterr(err, EINVAL, "npy: header too long");
-	memset(h + n, ' ', pad);
-	n += pad;
-	h[n++] = '\n';
 	/* whole or not at all: a temporary file renamed into place (outfile.c) */
 	ok = nd_out_open(&o, path, NULL, 0, ND_OUT_FORCE, msg, sizeof(msg));
 	if (ok)
 		return nd_seterr(err, -ok, "%s", msg);
-	f = o.f;
-	ok = fwrite("\x93NUMPY\x01\x00", 1, 8, f) == 8;
-	ok = ok && fputc((int)(n & 0xff), f) != EOF && fputc((int)(n >> 8), f) != EOF;
-	ok = ok && fwrite(h, 1, n, f) == n;
-	ok = ok && fwrite(data, 4, count, f) == count;
-	if (!ok) {
+	ok = nd_npy_write_header(o.f, shape, ndim);
+	if (ok == -EINVAL) {
+		nd_out_abort(&o);
+		return nd_seterr(err, EINVAL, "npy: header too long");
+	}
+	if (ok || fwrite(data, 4, count, o.f) != count) {
 		nd_out_abort(&o);
 		return nd_seterr(err, EIO, "%s: write failed", path);
 	}

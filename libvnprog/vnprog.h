@@ -417,15 +417,6 @@ void nd_host_record(struct nd_host *h, int on);
 int nd_host_run(struct nd_host *h, const void *image, size_t size,
 		const struct nd_host_tensor *tensors, unsigned int count, uint64_t limit_ns,
 		struct nd_run_result *res);
-/*
- * Cancelling runs (Ctrl-C): the runs of h look at *flag while they wait (every 5 ms of
- * host time) and, once it is non-zero, abort the execution and return -EINTR ("the run
- * was cancelled"); h is ready for the next run. The caller owns the flag: a signal
- * handler may set it (a store to a volatile sig_atomic_t, which is an int on Linux:
- * async-signal-safe), and the caller clears it before the next run. NULL (the
- * default): runs are not cancelled.
- */
-void nd_host_set_cancel(struct nd_host *h, const volatile int *flag);
 /* The events of the last recorded run, ordered by (start, stream, pc). */
 const struct nd_event *nd_host_events(const struct nd_host *h, size_t *count);
 /*

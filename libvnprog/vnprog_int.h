@@ -26,6 +26,19 @@ static inline uint32_t nd_f32_bits(float f)
 	return u;
 }
 
+/*
+ * The header of a .npy file of float32 in C order with this shape, written to f (npy.c):
+ * 0, -EINVAL (too many dimensions), -EIO.
+ */
+int nd_npy_write_header(FILE *f, const uint64_t *shape, unsigned int ndim);
+
+/*
+ * A host handle's run in progress ends early (ABORTED, nd_host_run() returns -EINTR) as
+ * soon as stop(arg) says so; nd_host_run() asks it every few milliseconds while it waits
+ * (host.c; the runner's cancel, run.c). NULL: never.
+ */
+void nd_host_set_stop(struct nd_host *h, int (*stop)(void *arg), void *arg);
+
 /* ------------------------------------------------------------------------------- */
 /* The one .vnef writer (layout.c): the builder's and the assembler's               */
 

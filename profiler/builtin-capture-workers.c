@@ -473,7 +473,7 @@ static int node_device(struct wrun *wr, struct cap_opts *o)
 	nd_close(wr->dev[0]);
 	wr->dev[0] = NULL;
 	o->device = (unsigned int)first;
-	ret = open_device(wr, 0, o->device, 1);
+	ret = open_device(wr, 0, o->device, 0);
 	if (ret != -ENODEV)
 		return ret;
 	cap_err("node %u, after %u other node%s on this machine: its workers take "

@@ -83,7 +83,9 @@ typedef void (*vnprofile_print_fn)(enum vnprofile_level level, const char *msg);
  * vnprofile_set_print() - sets the function that gets every message
  * @fn: the function; NULL: messages are printed on stderr as "vnprofile: MSG"
  *
- * Process-wide, as libbpf_set_print(). Return: the previous function (NULL: stderr).
+ * Process-wide, as libbpf_set_print().
+ *
+ * Return: the previous function (NULL: stderr).
  */
 vnprofile_print_fn vnprofile_set_print(vnprofile_print_fn fn);
 
@@ -618,6 +620,18 @@ int vnprofile_write_view(const struct vnprofile_view *v, enum vnprofile_format f
  */
 int vnprofile_write(struct vnprofile *p, enum vnprofile_format fmt, FILE *f);
 
+/**
+ * vnprofile_write_buf() - the whole profile in a format, in memory
+ * @p: a loaded profile
+ * @fmt: the format
+ * @buf: a malloc()ed buffer with the output and a NUL after it (free() it)
+ * @len: the output's length
+ *
+ * Return: 0, or vnprofile_write()'s errors (*@buf NULL then).
+ */
+int vnprofile_write_buf(struct vnprofile *p, enum vnprofile_format fmt, char **buf,
+			size_t *len);
+
 /* Flags of vnprofile_write_file(). */
 #define VNPROFILE_FORCE		0x1u	/* replace an existing file */
 
@@ -645,7 +659,7 @@ int vnprofile_write_file(struct vnprofile *p, enum vnprofile_format fmt, const c
  * @port: the port (0: any free one)
  *
  * Prints "serving the viewer at http://ADDR:PORT/" on stdout and serves until SIGINT or
- * SIGTERM (docs/profiler.md, "The web viewer").
+ * SIGTERM (docs/viewer.md).
  *
  * Return: 0 after a clean stop; -errno (a bad address, a port in use, ...).
  */

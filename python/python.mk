@@ -96,3 +96,8 @@ install-python: $(PY_INST_MOD)
 
 uninstall-python:
 	rm -rf $(DESTDIR)$(PYTHONDIR)/vneuron
+
+.PHONY: clean-python
+clean: clean-python
+clean-python:
+	rm -rf $(PYB) $(PYS) $(PYI)

@@ -6,7 +6,7 @@
 #                 .so.VERSION, the .so links for the linker); the device core is part of
 #                 libneurondev
 #   PKGCONFIGDIR  libneurondev.pc, libvnprog.pc, libvnprofile.pc
-#   INCLUDEDIR/vneuron   neurondev.h, vnprog.h, vnprofile.h and the uapi headers
+#   INCLUDEDIR/vneuron   neurondev.h, vnprog.h, vnrun.h, vnprofile.h and the uapi headers
 #   MANDIR        man1 (one page per tool, from its --help), man3 (libneurondev(3),
 #                 libvnprog(3), libvnprofile(3))
 #   UDEVRULESDIR  60-vneuron.rules (/dev/vneuronN 0660, group vneuron)
@@ -42,7 +42,8 @@ SO_VNP := libvnprog.so.$(SOMAJOR)
 SO_VNPF := libvnprofile.so.$(SOMAJOR)
 SO_LIBS := libneurondev libvnprog libvnprofile
 INST_TOOLS := $(notdir $(TOOLS)) $(notdir $(PROFILER))
-INST_HEADERS := libneurondev/neurondev.h libvnprog/vnprog.h profiler/vnprofile.h $(wildcard uapi/*.h)
+INST_HEADERS := libneurondev/neurondev.h libvnprog/vnprog.h libvnprog/vnrun.h profiler/vnprofile.h \
+		$(wildcard uapi/*.h)
 MAN3 := $(wildcard man/*.3)
 DKMS_FILES := dkms.conf Kbuild $(wildcard kmod/*.c kmod/*.h core/*.c core/*.h uapi/*.h) \
 	      udev/60-vneuron.rules udev/vneuron-udev

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib.h"
@@ -144,11 +145,9 @@ int vnprofile_write(struct vnprofile *p, enum vnprofile_format fmt, FILE *f)
 	for (g = 0; g < p->nviews; g++) {
 		kept = p->views[g].loaded;
 		ret = vnprofile_view(p, g, &v);
-		if (ret == -E2BIG) {
+		if (ret == -E2BIG && p->nodes_only)
 			/* more workers than a timeline holds: the node figures instead */
-			p->nodes_only = true;
-			ret = can_write(p, fmt) ?: write_nodes(p, f);
-		}
+			return can_write(p, fmt) ?: write_nodes(p, f);
 		if (ret)
 			return ret;
 		ret = vnprofile_write_view(v, fmt, f);
@@ -158,6 +157,32 @@ int vnprofile_write(struct vnprofile *p, enum vnprofile_format fmt, FILE *f)
 			return ret;
 	}
 	return 0;
+}
+
+int vnprofile_write_buf(struct vnprofile *p, enum vnprofile_format fmt, char **buf,
+			size_t *len)
+{
+	FILE *f;
+	int ret;
+
+	*buf = NULL;
+	*len = 0;
+	f = open_memstream(buf, len);
+	if (!f) {
+		vnp_err("out of memory");
+		return -ENOMEM;
+	}
+	ret = vnprofile_write(p, fmt, f);
+	if (fclose(f) && !ret) {
+		vnp_err("out of memory");
+		ret = -ENOMEM;
+	}
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+	}
+	return ret;
 }
 
 int vnprofile_write_file(struct vnprofile *p, enum vnprofile_format fmt, const char *path,

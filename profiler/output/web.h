@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The web viewer (docs/profiler.md, "The web viewer"): the page of profiler/output/web/, built
+ * The web viewer (docs/viewer.md): the page of profiler/output/web/, built
  * into the binary, with the timeline and the summary as JSON, written as one
  * self-contained file or served over HTTP on a loopback port.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The web viewer's data (docs/profiler.md, "The web viewer"): one JSON object, the
+ * The web viewer's data (docs/viewer.md): one JSON object, the
  * summary-json object, the program's source lines and scopes, and per core the timeline
  * rows as columns of numbers (start deltas, durations, opcodes, pcs, operands), which
  * parse far faster and smaller than one object per event for a million-event profile.
@@ -358,7 +358,7 @@ static int execs_json(FILE *f, const struct vnp_timeline *tl)
 	return 0;
 }
 
-/* ==== host rows (docs/profiler.md "Host rows") ========================================== */
+/* ==== host rows (docs/viewer.md, "Host rows") ========================================== */
 
 /*
  * Core c's layers (layers.h) from ls->s[i]: "layers" [start, end, depth - 1, path] with

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The web viewer's host rows (docs/profiler.md, "Host rows"): under --clock host, the
+ * The web viewer's host rows (docs/viewer.md, "Host rows"): under --clock host, the
  * application's processes and threads with their ranges, API calls and marks, and each
  * execution's place, range stack and mapping error.
  */

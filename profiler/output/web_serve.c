@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * `view --serve` (docs/profiler.md, "The web viewer"): the page at / and its data at
+ * `view --serve` (docs/viewer.md): the page at / and its data at
  * /data.json over HTTP/1.1, a thread a connection, loopback names only on a loopback
  * address (no DNS rebinding), until SIGINT or SIGTERM.
  */

@@ -302,12 +302,5 @@ static PyTypeObject CaptureType = {
 
 int vnpy_init_capture(PyObject *m)
 {
-	if (PyType_Ready(&CaptureType))
-		return -1;
-	Py_INCREF(&CaptureType);
-	if (PyModule_AddObject(m, "capture", (PyObject *)&CaptureType)) {
-		Py_DECREF(&CaptureType);
-		return -1;
-	}
-	return 0;
+	return PyModule_AddType(m, &CaptureType);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * vneuron.Device: a core of /dev/vneuronN (libneurondev) or of the host backend
- * (libvnprog's nd_host: the device core in this process), where programs are loaded
+ * (libvnprog's host backend: the device core in this process), where programs are loaded
  * and run. Device info and the model are plain dicts.
  */
 #include <errno.h>
@@ -84,7 +84,7 @@ static int device_init(PyObject *self, PyObject *args, PyObject *kw)
 	long idx = 0;
 	int ret;
 
-	if (d->nd || d->host) {
+	if (d->nd || d->runner) {
 		PyErr_SetString(PyExc_RuntimeError, "Device.__init__ called twice");
 		return -1;
 	}
@@ -120,7 +120,7 @@ static int device_init(PyObject *self, PyObject *args, PyObject *kw)
 	d->index = b == VNPY_HOST ? -1 : (int)idx;
 	Py_BEGIN_ALLOW_THREADS
 	if (b == VNPY_HOST)
-		ret = nd_host_open(NULL, &d->host, &err);
+		ret = vnpy_run_open_host(d, err.msg, sizeof(err.msg));
 	else
 		ret = nd_open((unsigned int)idx, &d->nd, &err);
 	Py_END_ALLOW_THREADS
@@ -168,12 +168,11 @@ static void device_close_now(struct vnpy_device *d)
 		vnpy_capture_abort(d->capture);
 	for (p = d->programs; p; p = p->next)
 		vnpy_program_unload(p);
+	if (d->runner)
+		vnpy_run_close(d);
 	if (d->nd)
 		nd_close(d->nd);
-	if (d->host)
-		nd_host_close(d->host);
 	d->nd = NULL;
-	d->host = NULL;
 	d->closed = 1;
 	vnpy_count.devices--;
 }
@@ -505,12 +504,5 @@ PyTypeObject vnpy_DeviceType = {
 
 int vnpy_init_device(PyObject *m)
 {
-	if (PyType_Ready(&vnpy_DeviceType))
-		return -1;
-	Py_INCREF(&vnpy_DeviceType);
-	if (PyModule_AddObject(m, "Device", (PyObject *)&vnpy_DeviceType)) {
-		Py_DECREF(&vnpy_DeviceType);
-		return -1;
-	}
-	return 0;
+	return PyModule_AddType(m, &vnpy_DeviceType);
 }

@@ -643,19 +643,11 @@ int vnpy_init_profile(PyObject *m)
 				   sizeof(struct vnprofile_event));
 	exec_descr = struct_descr(exec_fields, sizeof(exec_fields) / sizeof(exec_fields[0]),
 				  sizeof(struct vnprofile_exec));
-	if (!event_descr || !exec_descr || PyType_Ready(&ProfileType))
+	if (!event_descr || !exec_descr || PyModule_AddType(m, &ProfileType) ||
+	    PyModule_AddObjectRef(m, "event_dtype", (PyObject *)event_descr) ||
+	    PyModule_AddObjectRef(m, "execution_dtype", (PyObject *)exec_descr))
 		return -1;
 	vnprofile_set_print(print_msg);
-	Py_INCREF(&ProfileType);
-	if (PyModule_AddObject(m, "_Profile", (PyObject *)&ProfileType)) {
-		Py_DECREF(&ProfileType);
-		return -1;
-	}
-	Py_INCREF(event_descr);
-	Py_INCREF(exec_descr);
-	if (PyModule_AddObject(m, "event_dtype", (PyObject *)event_descr) ||
-	    PyModule_AddObject(m, "execution_dtype", (PyObject *)exec_descr))
-		return -1;
 	if (PyModule_AddIntConstant(m, "_SALVAGE", VNPROFILE_SALVAGE) ||
 	    PyModule_AddIntConstant(m, "_NO_HASH_CHECK", VNPROFILE_NO_HASH_CHECK) ||
 	    PyModule_AddIntConstant(m, "_HOST_CLOCK", VNPROFILE_HOST_CLOCK) ||

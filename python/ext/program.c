@@ -172,7 +172,7 @@ PyObject *vnpy_program_new(struct vnpy_device *dev, const void *image, size_t si
 	struct vnpy_program *p;
 	struct vn_prog_error pe = { 0 };
 	struct nd_load_error le = { 0 };
-	char emsg[ND_ERRMSG_MAX] = "";
+	char emsg[512] = "";
 	int ret;
 
 	p = (struct vnpy_program *)vnpy_ProgramType.tp_alloc(&vnpy_ProgramType, 0);
@@ -202,29 +202,24 @@ PyObject *vnpy_program_new(struct vnpy_device *dev, const void *image, size_t si
 	p->name = header_name(p->vp);
 	if (!p->name)
 		goto fail;
-	if (dev->backend == VNPY_DEVICE) {
-		Py_BEGIN_ALLOW_THREADS
-		pthread_rwlock_rdlock(&dev->life);
-		ret = dev->closed ? -EBADF : nd_program_load(dev->nd, image, size, &p->nd, &le);
-		if (ret && ret != -EBADF)
-			nd_device_error_copy(dev->nd, emsg, sizeof(emsg));
-		pthread_rwlock_unlock(&dev->life);
-		Py_END_ALLOW_THREADS
-		if (ret == -EBADF) {
-			vnpy_raise(vnpy_DeviceError, EBADF, "the device is closed");
-			goto fail;
-		}
-		if (ret == -EINVAL) {
-			vnpy_raise_validation(ret, vn_check_name(le.check), le.section, le.index,
-					      "%s", emsg);
-			goto fail;
-		}
-		if (ret) {
-			vnpy_raise(vnpy_DeviceError, ret, "%s", emsg);
-			goto fail;
-		}
-	} else if (dev->closed) {
+	p->dev = dev;	/* for vnpy_run_load(); the reference is taken by program_link() */
+	Py_BEGIN_ALLOW_THREADS
+	pthread_rwlock_rdlock(&dev->life);
+	ret = dev->closed ? -EBADF : vnpy_run_load(p, &le, emsg, sizeof(emsg));
+	pthread_rwlock_unlock(&dev->life);
+	Py_END_ALLOW_THREADS
+	p->dev = NULL;
+	if (ret == -EBADF) {
 		vnpy_raise(vnpy_DeviceError, EBADF, "the device is closed");
+		goto fail;
+	}
+	if (ret == -EINVAL && le.check) {
+		vnpy_raise_validation(ret, vn_check_name(le.check), le.section, le.index, "%s",
+				      emsg);
+		goto fail;
+	}
+	if (ret) {
+		vnpy_raise(vnpy_DeviceError, ret, "%s", emsg);
 		goto fail;
 	}
 	p->unloaded = 0;
@@ -240,9 +235,6 @@ void vnpy_program_unload(struct vnpy_program *p)
 	if (p->unloaded)
 		return;
 	vnpy_run_release(p);
-	if (p->nd)
-		nd_program_unload(p->nd);
-	p->nd = NULL;
 	p->unloaded = 1;
 }
 
@@ -435,8 +427,8 @@ static const char run_doc[] =
 "another dtype or shape, a missing or an unknown name raise vneuron.TensorError\n"
 "naming the tensor. outputs (optional) maps output names to arrays to write into:\n"
 "C-contiguous, writable, of the tensor's dtype and shape; the others are new arrays.\n"
-"An output starts as the array given (zeros for new arrays), as a program may read\n"
-"its output tensors.\n"
+"A program should write all of its outputs: what it leaves is the array's (zeros for\n"
+"a new one) on the host backend, the device buffer's (zeros at first) on the module.\n"
 "\n"
 "Copies: on the host backend none: the device core reads the input arrays and writes\n"
 "the output arrays where they are (a non-contiguous input is first made contiguous).\n"
@@ -499,6 +491,7 @@ static PyObject *program_run(PyObject *self, PyObject *args, PyObject *kw)
 		const struct vnpy_tensor *t = &p->tensors[i];
 		PyObject *obj = NULL;
 
+		own = NULL;
 		data[i] = NULL;
 		if (!t->bound)
 			continue;
@@ -725,18 +718,8 @@ PyTypeObject vnpy_ProgramType = {
 
 int vnpy_init_program(PyObject *m)
 {
-	if (PyType_Ready(&vnpy_ProgramType) ||
-	    PyStructSequence_InitType2(&TensorInfoType, &tensorinfo_desc))
+	if (PyStructSequence_InitType2(&TensorInfoType, &tensorinfo_desc) ||
+	    PyModule_AddType(m, &vnpy_ProgramType) || PyModule_AddType(m, &TensorInfoType))
 		return -1;
-	Py_INCREF(&vnpy_ProgramType);
-	if (PyModule_AddObject(m, "Program", (PyObject *)&vnpy_ProgramType)) {
-		Py_DECREF(&vnpy_ProgramType);
-		return -1;
-	}
-	Py_INCREF(&TensorInfoType);
-	if (PyModule_AddObject(m, "TensorInfo", (PyObject *)&TensorInfoType)) {
-		Py_DECREF(&TensorInfoType);
-		return -1;
-	}
 	return vnpy_init_result(m);
 }

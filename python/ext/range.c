@@ -164,12 +164,5 @@ static PyMethodDef range_functions[] = {
 
 int vnpy_init_range(PyObject *m)
 {
-	if (PyType_Ready(&RangeType))
-		return -1;
-	Py_INCREF(&RangeType);
-	if (PyModule_AddObject(m, "range", (PyObject *)&RangeType)) {
-		Py_DECREF(&RangeType);
-		return -1;
-	}
-	return PyModule_AddFunctions(m, range_functions);
+	return PyModule_AddType(m, &RangeType) ?: PyModule_AddFunctions(m, range_functions);
 }

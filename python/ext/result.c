@@ -100,12 +100,5 @@ PyTypeObject vnpy_ResultType = {
 
 int vnpy_init_result(PyObject *m)
 {
-	if (PyType_Ready(&vnpy_ResultType))
-		return -1;
-	Py_INCREF(&vnpy_ResultType);
-	if (PyModule_AddObject(m, "Result", (PyObject *)&vnpy_ResultType)) {
-		Py_DECREF(&vnpy_ResultType);
-		return -1;
-	}
-	return 0;
+	return PyModule_AddType(m, &vnpy_ResultType);
 }

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Running a program: the package's one place that executes, called by Program.run()
- * with the GIL released and the arrays checked. The host backend runs on the arrays
- * themselves (no copy); the module gets one device buffer per input and output tensor,
- * kept with the program for its next runs, each input copied in once and each output
- * copied out once.
+ * Running programs: the package's one place that executes, over libvnprog's program
+ * runner (libvnprog/vnrun.h), the one vneuron-run, capture and the examples use.
+ *
+ * The host backend: one runner per Device (its one host core), into which a Program is
+ * loaded when it runs after another one (the runner keeps one program); its tensors are
+ * bound to the arrays themselves, so the core reads and writes them in place. The
+ * module: one runner per Program over the Device's own device file
+ * (nd_runner_open_dev()), its device buffers kept for the next runs; each input is
+ * copied into device memory once a run and each output out of it once.
  *
  * Ctrl-C: a run in the main thread puts a SIGINT handler in front of Python's for its
- * duration. The handler only sets a flag (async-signal-safe) and calls Python's, which
- * marks the signal for Python; the run watches the flag while it waits and stops the
- * execution (the host backend cancels it, the module resets the core), returns -EINTR,
- * and Program.run() lets Python raise KeyboardInterrupt.
+ * duration. The handler calls nd_runner_cancel() (async-signal-safe: it sets a flag) and
+ * Python's handler, which marks the signal for Python; the runner stops the execution
+ * and returns -EINTR, and Program.run() lets Python raise KeyboardInterrupt.
  */
 #include <errno.h>
 #include <signal.h>
@@ -29,12 +32,17 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static volatile sig_atomic_t sigint;
+/* ---- Ctrl-C ---- */
+
+static struct nd_runner *volatile sigint_runner;	/* the main thread's run */
 static struct sigaction sigint_prev;
 
 static void on_sigint(int sig, siginfo_t *si, void *uc)
 {
-	sigint = 1;
+	struct nd_runner *r = sigint_runner;
+
+	if (r)
+		nd_runner_cancel(r);
 	if (sigint_prev.sa_flags & SA_SIGINFO)
 		sigint_prev.sa_sigaction(sig, si, uc);
 	else if (sigint_prev.sa_handler != SIG_DFL && sigint_prev.sa_handler != SIG_IGN)
@@ -42,10 +50,11 @@ static void on_sigint(int sig, siginfo_t *si, void *uc)
 }
 
 /*
- * Puts on_sigint in front of the SIGINT handler in place (Python's): 1, or 0 when there
- * is none to stand in front of (SIGINT ignored, or the default: the process ends).
+ * Puts on_sigint in front of the SIGINT handler in place (Python's) for a run of r: 1,
+ * or 0 when there is none to stand in front of (SIGINT ignored, or the default: the
+ * process ends).
  */
-static int sigint_catch(void)
+static int sigint_catch(struct nd_runner *r)
 {
 	struct sigaction sa;
 
@@ -57,150 +66,170 @@ static int sigint_catch(void)
 	sa = sigint_prev;
 	sa.sa_flags |= SA_SIGINFO;
 	sa.sa_sigaction = on_sigint;
-	sigint = 0;
-	return !sigaction(SIGINT, &sa, NULL);
+	sigint_runner = r;
+	if (sigaction(SIGINT, &sa, NULL)) {
+		sigint_runner = NULL;
+		return 0;
+	}
+	return 1;
 }
 
 static void sigint_release(void)
 {
+	sigint_runner = NULL;
 	sigaction(SIGINT, &sigint_prev, NULL);
 }
 
-static int run_host(struct vnpy_program *p, void *const *data, struct vnpy_run_out *out,
-		    uint64_t limit_ns, const volatile sig_atomic_t *cancel, int *ran, char *msg,
-		    size_t len)
+/* ---- opening and loading ---- */
+
+int vnpy_run_open_host(struct vnpy_device *d, char *msg, size_t len)
 {
-	struct nd_host_tensor ht[VNEF_MAX_TENSORS];
-	struct vnpy_device *d = p->dev;
-	unsigned int n = 0;
-	uint32_t i;
-	int ret;
+	struct nd_error err = { 0 };
+	int ret = nd_runner_open_host(NULL, &d->runner, &err);
 
-	for (i = 0; i < p->ntensors; i++)
-		if (p->tensors[i].bound)
-			ht[n++] = (struct nd_host_tensor){ p->tensors[i].name, data[i],
-							   p->tensors[i].size };
-	pthread_mutex_lock(&d->host_lock);
-	nd_host_set_cancel(d->host, cancel);
-	ret = nd_host_run(d->host, p->vp->image, p->vp->size, ht, n, limit_ns, &out->res);
-	nd_host_set_cancel(d->host, NULL);
-	if (ret == -EINTR)
-		snprintf(msg, len, "interrupted (SIGINT): the run was stopped");
-	else if (ret)
-		snprintf(msg, len, "%s", nd_host_error(d->host));
-	pthread_mutex_unlock(&d->host_lock);
-	*ran = ret && out->res.result != VNEURON_EXEC_OK;
-	return ret;
-}
-
-/* The device buffers of p's bound tensors, made at its first run. */
-static int device_buffers(struct vnpy_program *p, char *msg, size_t len)
-{
-	uint32_t i;
-	int ret;
-
-	for (i = 0; i < p->ntensors; i++) {
-		struct vnpy_tensor *t = &p->tensors[i];
-
-		if (!t->bound || t->mem)
-			continue;
-		ret = nd_mem_alloc(p->dev->nd, t->size, &t->mem);
-		if (!ret) {
-			ret = nd_mem_map(t->mem, &t->map);
-			if (ret) {
-				nd_device_error_copy(p->dev->nd, msg, len);
-				nd_mem_free(t->mem);
-				t->mem = NULL;
-				return ret;
-			}
-		} else {
-			nd_device_error_copy(p->dev->nd, msg, len);
-			return ret;
-		}
-		__atomic_add_fetch(&vnpy_count.buffers, 1, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&vnpy_count.buffer_bytes, (long long)t->size, __ATOMIC_RELAXED);
+	if (ret) {
+		snprintf(msg, len, "%s", err.msg);
+		return ret;
 	}
+	d->host = nd_runner_host(d->runner, 0);
 	return 0;
 }
 
-/*
- * Wait for execution id; with a cancel flag, look at it every 5 ms and, once it is set,
- * reset the core (the execution ends ABORTED at once) and give -EINTR.
- */
-static int device_wait(struct vnpy_device *d, uint64_t id, const volatile sig_atomic_t *cancel,
-		       struct nd_run_result *res)
+void vnpy_run_close(struct vnpy_device *d)
 {
-	int ret, reset = 0;
-
-	for (;;) {
-		if (cancel && *cancel && !reset) {
-			nd_reset(d->nd, d->core);
-			reset = 1;
-		}
-		ret = nd_wait(d->nd, id, cancel && !reset ? mono_ns() + 5000000 :
-			      ND_WAIT_FOREVER, res);
-		/* a signal in this thread interrupts the wait: the flag says if it was ours */
-		if (ret != -ETIMEDOUT && ret != -EINTR)
-			break;
-	}
-	return ret ? ret : reset ? -EINTR : 0;
+	nd_runner_close(d->runner);
+	d->runner = NULL;
+	d->host = NULL;
+	d->loaded = NULL;
 }
 
-static int run_device(struct vnpy_program *p, void *const *data, struct vnpy_run_out *out,
-		      uint64_t limit_ns, const volatile sig_atomic_t *cancel, int *ran,
-		      char *msg, size_t len)
+int vnpy_run_load(struct vnpy_program *p, struct nd_load_error *le, char *msg, size_t len)
 {
-	struct nd_bind b[VNEF_MAX_TENSORS];
 	struct vnpy_device *d = p->dev;
-	unsigned int n = 0;
-	uint64_t id;
-	uint32_t i;
+	struct nd_error err = { 0 };
 	int ret;
 
-	pthread_mutex_lock(&p->run_lock);
-	ret = device_buffers(p, msg, len);
-	if (ret)
-		goto out;
-	for (i = 0; i < p->ntensors; i++) {
-		struct vnpy_tensor *t = &p->tensors[i];
-
-		if (!t->bound)
-			continue;
-		/* An output starts as the array given: a program may read its outputs. */
-		memcpy(t->map, data[i], t->size);
-		b[n++] = (struct nd_bind){ t->name, t->mem };
-	}
-	ret = nd_exec(p->nd, d->core, b, n, limit_ns, &id);
-	if (!ret)
-		ret = device_wait(d, id, cancel, &out->res);
-	if (ret == -EINTR) {
-		snprintf(msg, len, "interrupted (SIGINT): the run was stopped (core %u reset)",
-			 d->core);
-		goto out;
-	}
-	if (!ret && out->res.result != VNEURON_EXEC_OK) {
-		*ran = 1;
-		ret = nd_run_errno(&out->res);
-		nd_run_describe(&out->res, msg, len);
-		goto out;
-	}
+	if (d->backend == VNPY_HOST)
+		return 0;	/* loaded into the device's runner when it runs */
+	ret = nd_runner_open_dev(d->nd, d->core, &p->r, &err);
 	if (ret) {
-		nd_device_error_copy(d->nd, msg, len);
-		goto out;
+		snprintf(msg, len, "%s", err.msg);
+		return ret;
 	}
-	for (i = 0; i < p->ntensors; i++)
-		if (p->tensors[i].kind == VNEF_TENSOR_OUTPUT)
-			memcpy(data[i], p->tensors[i].map, p->tensors[i].size);
-out:
-	pthread_mutex_unlock(&p->run_lock);
+	ret = nd_runner_load_image(p->r, p->vp->image, p->vp->size, NULL, le);
+	if (ret) {
+		nd_runner_error_copy(p->r, msg, len);
+		nd_runner_close(p->r);
+		p->r = NULL;
+	}
+	return ret;
+}
+
+void vnpy_run_release(struct vnpy_program *p)
+{
+	struct vnpy_device *d = p->dev;
+
+	if (d && d->loaded == p) {
+		nd_runner_unload(d->runner);
+		d->loaded = NULL;
+	}
+	nd_runner_close(p->r);
+	p->r = NULL;
+	if (p->buffers) {
+		__atomic_sub_fetch(&vnpy_count.buffers, p->buffers, __ATOMIC_RELAXED);
+		__atomic_sub_fetch(&vnpy_count.buffer_bytes, p->buffer_bytes, __ATOMIC_RELAXED);
+		p->buffers = 0;
+		p->buffer_bytes = 0;
+	}
+}
+
+/* ---- running ---- */
+
+/* The runner of p's runs, p loaded in it: the device's (host), or p's own (module). */
+static int runner_of(struct vnpy_program *p, struct nd_runner **rp, char *msg, size_t len)
+{
+	struct vnpy_device *d = p->dev;
+	int ret;
+
+	if (d->backend == VNPY_DEVICE) {
+		*rp = p->r;
+		return 0;
+	}
+	*rp = d->runner;
+	if (d->loaded == p)
+		return 0;
+	d->loaded = NULL;
+	ret = nd_runner_load_image(d->runner, p->vp->image, p->vp->size, NULL, NULL);
+	if (ret) {
+		nd_runner_error_copy(d->runner, msg, len);
+		return ret;
+	}
+	d->loaded = p;
+	return 0;
+}
+
+/* The device buffers the runner made for p's bound tensors, counted at its first run. */
+static void count_buffers(struct vnpy_program *p)
+{
+	uint32_t i;
+
+	if (p->dev->backend != VNPY_DEVICE || p->buffers)
+		return;
+	for (i = 0; i < p->ntensors; i++) {
+		if (!p->tensors[i].bound)
+			continue;
+		p->buffers++;
+		p->buffer_bytes += (long long)p->tensors[i].size;
+	}
+	__atomic_add_fetch(&vnpy_count.buffers, p->buffers, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&vnpy_count.buffer_bytes, p->buffer_bytes, __ATOMIC_RELAXED);
+}
+
+/* One execution of p on r, its tensors bound to data; the lock of p's runs held. */
+static int run_locked(struct vnpy_program *p, void *const *data, struct vnpy_run_out *out,
+		      uint64_t limit_ns, int interruptible, int *ran, char *msg, size_t len)
+{
+	struct nd_runner_exec x;
+	struct nd_runner *r;
+	int ret, catching;
+	uint32_t i;
+
+	ret = runner_of(p, &r, msg, len);
+	for (i = 0; !ret && i < p->ntensors; i++)
+		if (p->tensors[i].bound)
+			ret = nd_runner_bind(r, 0, p->tensors[i].name, data[i], p->tensors[i].size);
+	if (ret) {
+		if (!msg[0])
+			nd_runner_error_copy(r, msg, len);
+		return ret;
+	}
+	nd_runner_set_limit(r, limit_ns);
+	catching = interruptible && sigint_catch(r);
+	/* counted once SIGINT would stop it: what another thread sees in counters() */
+	__atomic_add_fetch(&vnpy_count.running, 1, __ATOMIC_RELAXED);
+	ret = nd_runner_run(r, 1, 0, &x);
+	__atomic_sub_fetch(&vnpy_count.running, 1, __ATOMIC_RELAXED);
+	if (catching)
+		sigint_release();
+	out->res = x.res;
+	if (x.done)
+		count_buffers(p);
+	if (ret == -EINTR) {
+		snprintf(msg, len, "interrupted (SIGINT): the run was stopped");
+	} else if (ret && x.done && x.err) {
+		*ran = 1;
+		nd_runner_describe(r, 0, &x, msg, len);
+	} else if (ret) {
+		nd_runner_error_copy(r, msg, len);
+	}
 	return ret;
 }
 
 int vnpy_run(struct vnpy_program *p, void *const *data, struct vnpy_run_out *out,
 	     uint64_t limit_ns, int interruptible, int *ran, char *msg, size_t len)
 {
-	const volatile sig_atomic_t *cancel = NULL;
 	struct vnpy_device *d = p->dev;
+	pthread_mutex_t *lock;
 	uint64_t t0;
 	int ret;
 
@@ -213,37 +242,15 @@ int vnpy_run(struct vnpy_program *p, void *const *data, struct vnpy_run_out *out
 		return -EBADF;
 	}
 	__atomic_add_fetch(&vnpy_count.runs, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&vnpy_count.running, 1, __ATOMIC_RELAXED);
-	if (interruptible && sigint_catch())
-		cancel = &sigint;
+	/* Binding and running are one step: the host core takes one program at a time. */
+	lock = d->backend == VNPY_HOST ? &d->host_lock : &p->run_lock;
 	t0 = mono_ns();
-	if (d->backend == VNPY_HOST)
-		ret = run_host(p, data, out, limit_ns, cancel, ran, msg, len);
-	else
-		ret = run_device(p, data, out, limit_ns, cancel, ran, msg, len);
+	pthread_mutex_lock(lock);
+	ret = run_locked(p, data, out, limit_ns, interruptible, ran, msg, len);
+	pthread_mutex_unlock(lock);
 	out->host_s = (double)(mono_ns() - t0) * 1e-9;
-	if (cancel)
-		sigint_release();
+	pthread_rwlock_unlock(&d->life);
 	if (ret == -EINTR)
 		__atomic_add_fetch(&vnpy_count.interrupted, 1, __ATOMIC_RELAXED);
-	__atomic_sub_fetch(&vnpy_count.running, 1, __ATOMIC_RELAXED);
-	pthread_rwlock_unlock(&d->life);
 	return ret;
-}
-
-void vnpy_run_release(struct vnpy_program *p)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->ntensors; i++) {
-		struct vnpy_tensor *t = &p->tensors[i];
-
-		if (!t->mem)
-			continue;
-		nd_mem_free(t->mem);
-		t->mem = NULL;
-		t->map = NULL;
-		__atomic_sub_fetch(&vnpy_count.buffers, 1, __ATOMIC_RELAXED);
-		__atomic_sub_fetch(&vnpy_count.buffer_bytes, (long long)t->size, __ATOMIC_RELAXED);
-	}
 }

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "vnpy.h"
-#include "vnprog.h"
+#include "vnrun.h"
 
 struct vn_program;
 
@@ -32,12 +32,14 @@ struct vnpy_device {
 	PyObject_HEAD
 	enum vnpy_backend backend;
 	struct nd_device *nd;		/* VNPY_DEVICE */
-	struct nd_host *host;		/* VNPY_HOST */
+	struct nd_runner *runner;	/* VNPY_HOST: the runner of its one host core */
+	struct nd_host *host;		/* VNPY_HOST: that core, for captures */
+	struct vnpy_program *loaded;	/* VNPY_HOST: the program loaded in the runner */
 	int index;			/* N of /dev/vneuronN; -1 for the host */
 	unsigned int core;		/* the core programs run on */
 	int closed;
 	pthread_rwlock_t life;		/* runs: shared; close: exclusive */
-	pthread_mutex_t host_lock;	/* a host handle runs one program at a time */
+	pthread_mutex_t host_lock;	/* the host core runs one program at a time */
 	struct vnpy_program *programs;	/* live programs of this device (list, GIL) */
 	struct vnpy_capture *capture;	/* a capture tracing it (capture.c), or NULL */
 	PyObject *weakrefs;
@@ -54,8 +56,6 @@ struct vnpy_tensor {
 	npy_intp shape[VNEF_MAX_RANK];
 	uint64_t size;			/* bytes */
 	int bound;			/* an input or output: given at each run */
-	struct nd_mem *mem;		/* VNPY_DEVICE: its buffer (first run on) */
-	void *map;			/* its mapping */
 };
 
 struct vnpy_program {
@@ -64,10 +64,10 @@ struct vnpy_program {
 	struct vnpy_program *next;	/* in dev->programs */
 	struct vnpy_program **pprev;
 	struct vn_program *vp;		/* the validated image: tensors, names */
-	void *image;			/* our copy (the host backend runs it) */
-	size_t size;
-	struct nd_program *nd;		/* VNPY_DEVICE: loaded on the device */
-	pthread_mutex_t run_lock;	/* VNPY_DEVICE: its buffers serve one run at a time */
+	struct nd_runner *r;		/* VNPY_DEVICE: its runner, the program loaded */
+	pthread_mutex_t run_lock;	/* VNPY_DEVICE: binding and running are one step */
+	long buffers;			/* VNPY_DEVICE: device buffers its runs made */
+	long long buffer_bytes;
 	int unloaded;
 	uint32_t ntensors;
 	struct vnpy_tensor *tensors;	/* every tensor of the image, in its order */
@@ -97,7 +97,16 @@ struct vnpy_run_out {
  */
 int vnpy_run(struct vnpy_program *p, void *const *data, struct vnpy_run_out *out,
 	     uint64_t limit_ns, int interruptible, int *ran, char *msg, size_t len);
-/* run.c: frees what runs allocated for p (device buffers); GIL held or not. */
+/* run.c: the host backend's runner of d (d->runner, d->host); -errno with msg. */
+int vnpy_run_open_host(struct vnpy_device *d, char *msg, size_t len);
+/* run.c: closes d's runner (its programs released first). */
+void vnpy_run_close(struct vnpy_device *d);
+/*
+ * run.c: makes p runnable (the module: its runner over d->nd, the image loaded and
+ * validated by the module; le says which check refused it); -errno with msg.
+ */
+int vnpy_run_load(struct vnpy_program *p, struct nd_load_error *le, char *msg, size_t len);
+/* run.c: frees what p's runs hold (its runner, device buffers); idempotent. */
 void vnpy_run_release(struct vnpy_program *p);
 
 /* program.c: a Program of dev from an image (copied), or NULL with an exception. */

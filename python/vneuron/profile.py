@@ -77,20 +77,24 @@ class ProfileView:
     def __init__(self, profile, index):
         self._p = profile
         self.index = index
-        self._cache = {}
 
     def _get(self, name):
-        if name not in self._cache:
-            self._cache[name] = getattr(self._p, "_" + name)(self.index)
-        return self._cache[name]
+        # Plain values, kept by the profile: nothing there refers back to it, so the
+        # profile is freed as soon as the last reference goes (the arrays are made
+        # anew each time, over the library's memory: they hold the profile, and an
+        # array cached here would make a cycle the collector cannot see through).
+        cache = self._p._caches[self.index]
+        if name not in cache:
+            cache[name] = getattr(self._p, "_" + name)(self.index)
+        return cache[name]
 
     summary = property(lambda self: dict(self._get("summary")),
                        doc="The headline figures (a dict).")
     findings = property(lambda self: list(self._get("findings")),
                         doc="The findings in rank order (dicts).")
-    events = property(lambda self: self._get("events"),
+    events = property(lambda self: self._p._events(self.index),
                       doc="Every event, a structured array (vneuron.event_dtype).")
-    executions = property(lambda self: self._get("executions"),
+    executions = property(lambda self: self._p._executions(self.index),
                           doc="The executions (vneuron.execution_dtype).")
     strings = property(lambda self: self._get("strings"),
                        doc="The events' string table (file and scope index it).")
@@ -196,13 +200,18 @@ class Profile(_vneuron._Profile):
             flags |= _vneuron._NO_HASH_CHECK
         super().__init__([os.fspath(p) for p in profiles], paths, images, only, flags,
                          model_flops)
-        self.views = [ProfileView(self, i) for i in range(self._nviews)]
+        self._caches = [{} for _ in range(self._nviews)]
+
+    @property
+    def views(self):
+        """One ProfileView per program the profile ran."""
+        return [ProfileView(self, i) for i in range(self._nviews)]
 
     def _one(self):
-        if len(self.views) != 1:
+        if self._nviews != 1:
             raise ValueError("the profile ran %d programs: use profile.views[i] (or "
-                             "only=)" % len(self.views))
-        return self.views[0]
+                             "only=)" % self._nviews)
+        return ProfileView(self, 0)
 
     summary = property(lambda self: self._one().summary, doc=ProfileView.summary.__doc__)
     findings = property(lambda self: self._one().findings,
@@ -246,5 +255,5 @@ class Profile(_vneuron._Profile):
         return False
 
     def __repr__(self):
-        return "<vneuron.Profile of %d program%s>" % (len(self.views),
-                                                       "" if len(self.views) == 1 else "s")
+        return "<vneuron.Profile of %d program%s>" % (self._nviews,
+                                                       "" if self._nviews == 1 else "s")

@@ -505,7 +505,7 @@ static int run(const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* ---- an application's profile: host rows (docs/profiler.md "Host rows") ---------------- */
+/* ---- an application's profile: host rows (docs/viewer.md, "Host rows") ---------------- */
 
 /*
  * Range names by id. The last is an attacker's: the page must show it as text (it

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The collective engine in the executor (core/exec.c run_cc) and its validation
+ * The collective engine in the executor (core/cc_run.c vn_run_cc()) and its validation
  * (core/program.c check_cc): ranks are host cores bound to one communicator, each
  * running the same image in its own execution, as the module runs them. Results
  * against C loops in rank order, statuses for every way a collective ends early, the

@@ -16,12 +16,9 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "vnprog.h"
 
@@ -645,88 +642,6 @@ TEST(host_binding_errors)
 
 	nd_host_close(h);
 	nd_builder_free(b);
-	free(img);
-}
-
-/* C [128 x 512] = n * (A^T . B): n accumulating matmuls, as long a run as wanted. */
-static int long_matmul(unsigned int n, void **img, size_t *size)
-{
-	struct nd_tensor *a, *bt, *c;
-	struct nd_tile *ta, *tb, *tc, *ps;
-	struct nd_builder *b;
-	unsigned int i;
-	int ret;
-
-	if (nd_builder_new("long", &b))
-		return -1;
-	a = nd_input(b, "A", ND_FP32, 2, (uint64_t[]){ 128, 128 });
-	bt = nd_input(b, "B", ND_FP32, 2, (uint64_t[]){ 128, 512 });
-	c = nd_output(b, "C", ND_FP32, 2, (uint64_t[]){ 128, 512 });
-	ta = nd_sbuf(b, "A", ND_FP32, 128, 128);
-	tb = nd_sbuf(b, "B", ND_FP32, 128, 512);
-	tc = nd_sbuf(b, "C", ND_FP32, 128, 512);
-	ps = nd_psum(b, "acc", ND_FP32, 128, 512);
-	nd_load(b, 0, nd_whole(ta), nd_hbm_rows(a, 0, 0));
-	nd_load(b, 1, nd_whole(tb), nd_hbm_rows(bt, 0, 0));
-	for (i = 0; i < n; i++)
-		nd_matmul(b, nd_whole(ps), nd_whole(ta), nd_whole(tb), i > 0);
-	nd_copy(b, ND_VECTOR, nd_whole(tc), nd_whole(ps));
-	nd_store(b, 2, nd_hbm_rows(c, 0, 0), nd_whole(tc));
-	ret = finish(b, img, size);
-	nd_builder_free(b);
-	return ret;
-}
-
-static volatile sig_atomic_t cancel_flag;
-
-static void *cancel_later(void *arg)
-{
-	usleep(20 * 1000);
-	cancel_flag = 1;
-	return arg;
-}
-
-/* nd_host_set_cancel(): a run ends with -EINTR once the flag is set; the next one runs. */
-TEST(host_run_cancelled)
-{
-	static float a[128 * 128], bm[128 * 512], c[128 * 512];
-	struct nd_host_tensor t[] = { { "A", a, sizeof(a) }, { "B", bm, sizeof(bm) },
-				      { "C", c, sizeof(c) } };
-	struct nd_run_result res;
-	struct nd_host *h;
-	pthread_t th;
-	size_t size, i;
-	void *img;
-
-	for (i = 0; i < 128 * 128; i++)
-		a[i] = i % 129 == 0;	/* the identity: C = n * B */
-	for (i = 0; i < 128 * 512; i++)
-		bm[i] = 1.0f;
-	ASSERT_EQ(0, long_matmul(4000, &img, &size));
-	ASSERT_EQ(0, nd_host_open(NULL, &h, NULL));
-	nd_host_set_cancel(h, &cancel_flag);
-
-	/* set before the run: it stops at once */
-	cancel_flag = 1;
-	EXPECT_EQ(-EINTR, nd_host_run(h, img, size, t, 3, 0, &res));
-	EXPECT_STREQ("the run was cancelled (nd_host_set_cancel())", nd_host_error(h));
-	/* set during the run (4,000 matmuls: a second or more) */
-	cancel_flag = 0;
-	ASSERT_EQ(0, pthread_create(&th, NULL, cancel_later, NULL));
-	EXPECT_EQ(-EINTR, nd_host_run(h, img, size, t, 3, 0, &res));
-	pthread_join(th, NULL);
-	/* the handle runs the next one to its end, and without a flag too */
-	cancel_flag = 0;
-	free(img);
-	ASSERT_EQ(0, long_matmul(8, &img, &size));
-	EXPECT_EQ(0, run(h, img, size, t, 3, &res));
-	EXPECT_EQ(8.0f, c[0]);
-	EXPECT_EQ(8.0f, c[128 * 512 - 1]);
-	nd_host_set_cancel(h, NULL);
-	cancel_flag = 1;
-	EXPECT_EQ(0, run(h, img, size, t, 3, &res));
-	cancel_flag = 0;
-	nd_host_close(h);
 	free(img);
 }
 

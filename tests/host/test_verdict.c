@@ -338,22 +338,9 @@ TEST(memory_bound_hbm)
  * Latency-bound: load, VectorE, ScalarE, store, each waiting for the one before; no
  * unit is busy over 30%. The critical path is the chain, crossing three semaphores.
  */
-static const char chain[] =
-	".program \"chain\"\n.tensor x input fp32 [128, 128]\n.tensor y output fp32 [128, 128]\n"
-	".queue 0\n.scope \"chain/load\"\n"
-	"\tdma sbuf[0; 0, 1]@0x0, x@0x0[0, 512], 1 x 128 x 512 signal s0\n"
-	".engine vector\n.scope \"chain/scale\"\n"
-	"\ttensor_scalar mul sbuf.fp32[0:128]@0x0[2048], sbuf.fp32[0:128]@0x0[2048], 2.0 "
-	"wait s0 >= 1 signal s1\n"
-	".engine scalar\n.scope \"chain/exp\"\n"
-	"\tactivate exp sbuf.fp32[0:128]@0x0[2048], sbuf.fp32[0:128]@0x0[2048], 1.0, 0.0 "
-	"wait s1 >= 1 signal s2\n"
-	".queue 1\n.scope \"chain/store\"\n"
-	"\tdma y@0x0[0, 512], sbuf[0; 0, 1]@0x0, 1 x 128 x 512 wait s2 >= 1\n";
-
 TEST(latency_bound_chain)
 {
-	struct kern *k = kern_run(chain, "chain.vasm", 1, 0);
+	struct kern *k = kern_run(vnp_chain, "chain.vasm", 1, 0);
 	const struct vnp_critpath *cp;
 	unsigned int s;
 
@@ -389,7 +376,7 @@ TEST(latency_bound_chain)
  */
 TEST(perfetto_flows_and_critical_path)
 {
-	struct kern *k = kern_run(chain, "chain.vasm", 1, VNP_ANALYZE_NO_REPLAY);
+	struct kern *k = kern_run(vnp_chain, "chain.vasm", 1, VNP_ANALYZE_NO_REPLAY);
 	struct vnp_view v;
 	char path[] = "/tmp/vnp-flows-XXXXXX", cmd[512], line[256];
 	unsigned int flows = 0, ends = 0, crit = 0, i;

@@ -25,20 +25,6 @@
 #pragma GCC diagnostic ignored "-Wmisleading-indentation"
 #include "kselftest_harness.h"
 
-/* load, VectorE, ScalarE, store, each waiting for the one before (test_verdict.c) */
-static const char chain[] =
-	".program \"chain\"\n.tensor x input fp32 [128, 128]\n.tensor y output fp32 [128, 128]\n"
-	".queue 0\n.scope \"chain/load\"\n"
-	"\tdma sbuf[0; 0, 1]@0x0, x@0x0[0, 512], 1 x 128 x 512 signal s0\n"
-	".engine vector\n.scope \"chain/scale\"\n"
-	"\ttensor_scalar mul sbuf.fp32[0:128]@0x0[2048], sbuf.fp32[0:128]@0x0[2048], 2.0 "
-	"wait s0 >= 1 signal s1\n"
-	".engine scalar\n.scope \"chain/exp\"\n"
-	"\tactivate exp sbuf.fp32[0:128]@0x0[2048], sbuf.fp32[0:128]@0x0[2048], 1.0, 0.0 "
-	"wait s1 >= 1 signal s2\n"
-	".queue 1\n.scope \"chain/store\"\n"
-	"\tdma y@0x0[0, 512], sbuf[0; 0, 1]@0x0, 1 x 128 x 512 wait s2 >= 1\n";
-
 /* The same kernel with its ScalarE step doubled: another program. */
 static const char chain2[] =
 	".program \"chain2\"\n.tensor x input fp32 [128, 128]\n.tensor y output fp32 [128, 128]\n"
@@ -60,22 +46,13 @@ static void collect(enum vnprofile_level level, const char *msg)
 	snprintf(said + n, sizeof(said) - n, "%d %s\n", (int)level, msg);
 }
 
-/* A whole output as a string (the caller frees it). */
+/* A whole output as a string (the caller frees it); NULL if it failed. */
 static char *output(struct vnprofile *p, enum vnprofile_format fmt)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf;
+	size_t len;
 
-	if (!f)
-		return NULL;
-	if (vnprofile_write(p, fmt, f)) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	return buf;
+	return vnprofile_write_buf(p, fmt, &buf, &len) ? NULL : buf;
 }
 
 /* The number after "key": in s (from s on), or -1. */
@@ -115,7 +92,7 @@ FIXTURE_SETUP(api)
 {
 	snprintf(self->dir, sizeof(self->dir), "/tmp/vnp-api-XXXXXX");
 	ASSERT_NE(mkdtemp(self->dir), NULL);
-	ASSERT_EQ(kern_save(chain, self->dir, "chain"), 0);
+	ASSERT_EQ(kern_save(vnp_chain, self->dir, "chain"), 0);
 	ASSERT_EQ(kern_save(chain2, self->dir, "chain2"), 0);
 	snprintf(self->prog, sizeof(self->prog), "%s/chain.vnef", self->dir);
 	snprintf(self->prof, sizeof(self->prof), "%s/chain.vntf", self->dir);

@@ -280,4 +280,21 @@ out:
 	return ret;
 }
 
+/*
+ * A latency-bound kernel: load, VectorE, ScalarE, store, each waiting for the one before
+ * (test_verdict.c's latency_bound_chain, test_vnprofile.c's profile).
+ */
+static const char vnp_chain[] __attribute__((unused)) =
+	".program \"chain\"\n.tensor x input fp32 [128, 128]\n.tensor y output fp32 [128, 128]\n"
+	".queue 0\n.scope \"chain/load\"\n"
+	"\tdma sbuf[0; 0, 1]@0x0, x@0x0[0, 512], 1 x 128 x 512 signal s0\n"
+	".engine vector\n.scope \"chain/scale\"\n"
+	"\ttensor_scalar mul sbuf.fp32[0:128]@0x0[2048], sbuf.fp32[0:128]@0x0[2048], 2.0 "
+	"wait s0 >= 1 signal s1\n"
+	".engine scalar\n.scope \"chain/exp\"\n"
+	"\tactivate exp sbuf.fp32[0:128]@0x0[2048], sbuf.fp32[0:128]@0x0[2048], 1.0, 0.0 "
+	"wait s1 >= 1 signal s2\n"
+	".queue 1\n.scope \"chain/store\"\n"
+	"\tdma y@0x0[0, 512], sbuf[0; 0, 1]@0x0, 1 x 128 x 512 wait s2 >= 1\n";
+
 #endif /* VNP_KERNEL_H */

@@ -10,6 +10,27 @@ import vneuron
 from vnpytest import add_image, dev  # noqa: F401
 
 RUNS = 10000
+# A leak of one object per run would be 10,000 objects (hundreds of KiB); what remains
+# is the interpreter's own (tracemalloc's frames, free lists).
+SLACK = 64 * 1024
+
+
+def grown(loop):
+    """loop(n) after a warm-up of 200: the bytes Python's allocations grew by over RUNS
+    iterations, and vneuron.counters() before and after."""
+    loop(200)  # caches, the first run's device buffers
+    gc.collect()
+    c0 = vneuron.counters()
+    tracemalloc.start()
+    s0 = tracemalloc.take_snapshot()
+    loop(RUNS)
+    gc.collect()
+    s1 = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    return sum(d.size_diff for d in s1.compare_to(s0, "filename")), c0, vneuron.counters()
+
+
+HELD = ("devices", "programs", "results", "buffers", "buffer_bytes", "running")
 
 
 def test_no_leak_over_10000_runs(dev):
@@ -22,25 +43,13 @@ def test_no_leak_over_10000_runs(dev):
         for i in range(n):
             r = p.run({"x": x, "y": y}) if i % 2 else p.run({"x": x, "y": y}, {"z": out})
             assert r.status == 0
-        del r
 
-    loop(200)  # warm-up: caches, the first run's buffers
-    gc.collect()
-    c0 = vneuron.counters()
+    loop(200)  # the device buffers of the program's first run, before hbm_used
     used0 = dev.info.get("hbm_used")
-    tracemalloc.start()
-    s0 = tracemalloc.take_snapshot()
-    loop(RUNS)
-    gc.collect()
-    s1 = tracemalloc.take_snapshot()
-    tracemalloc.stop()
-    c1 = vneuron.counters()
-    grown = sum(d.size_diff for d in s1.compare_to(s0, "filename"))
-    # A leak of one object per run would be 10,000 objects (hundreds of KiB); what
-    # remains is the interpreter's own (tracemalloc's frames, free lists).
-    assert grown < 64 * 1024, s1.compare_to(s0, "lineno")[:5]
+    size, c0, c1 = grown(loop)
+    assert size < SLACK
     assert c1["runs"] - c0["runs"] == RUNS
-    for k in ("devices", "programs", "results", "buffers", "buffer_bytes", "running"):
+    for k in HELD:
         assert c1[k] == c0[k], k
     if used0 is not None:
         assert dev.info["hbm_used"] == used0
@@ -58,28 +67,21 @@ def test_no_leak_over_10000_failed_runs(dev):
             except vneuron.TensorError:
                 pass
 
-    loop(200)
-    gc.collect()
-    c0 = vneuron.counters()
-    tracemalloc.start()
-    s0 = tracemalloc.take_snapshot()
-    loop(RUNS)
-    gc.collect()
-    s1 = tracemalloc.take_snapshot()
-    tracemalloc.stop()
-    assert sum(d.size_diff for d in s1.compare_to(s0, "filename")) < 64 * 1024
-    assert vneuron.counters() == c0
+    size, c0, c1 = grown(loop)
+    assert size < SLACK
+    assert c1 == c0
 
 
 def test_no_leak_over_loads_and_closes():
-    gc.collect()
-    c0 = vneuron.counters()
     img = add_image()
-    for _ in range(500):
-        with vneuron.Device(host=True) as d:
-            d.load(img).run({"x": numpy.ones((128, 64), numpy.float32),
-                             "y": numpy.ones((128, 64), numpy.float32)})
-    gc.collect()
-    c1 = vneuron.counters()
-    assert {k: v for k, v in c1.items() if k != "runs"} == \
-        {k: v for k, v in c0.items() if k != "runs"}
+    x = numpy.ones((128, 64), numpy.float32)
+
+    def loop(n):
+        for _ in range(n // 50):
+            with vneuron.Device(host=True) as d:
+                d.load(img).run({"x": x, "y": x})
+
+    size, c0, c1 = grown(loop)
+    assert size < SLACK
+    for k in HELD:
+        assert c1[k] == c0[k], k

@@ -1,10 +1,12 @@
 """vneuron.Profile and vneuron.capture against `vneuron-profile view`'s own outputs."""
 
 import errno
+import gc
 import json
 import os
 import sys
 import textwrap
+import weakref
 
 import numpy
 import pytest
@@ -89,10 +91,27 @@ def test_events_are_the_librarys_array(captured):
     p = vneuron.Profile(path, programs=[vnef])
     ev = p.events
     assert not ev.flags.writeable and not ev.flags.owndata
-    assert ev.base is p.views[0]._p  # the profile itself keeps the memory
+    assert ev.base is p  # the profile itself keeps the memory
     assert p.events.ctypes.data == ev.ctypes.data  # the same array, no copy
+    r = weakref.ref(p)
     del p
-    assert ev["end_ps"].max() > 0  # still valid: the array holds the profile
+    assert r() is not None  # held by the array
+    assert ev["end_ps"].max() > 0  # still valid
+    del ev
+    assert r() is None  # freed with the last array, without the collector
+
+
+def test_a_profile_goes_with_its_last_reference(captured):
+    path, vnef, _ = captured
+    gc.disable()
+    try:
+        p = vneuron.Profile(path, programs=[vnef])
+        p.summary, p.findings, p.views[0].events, p.table()  # noqa: B018 (cached parts)
+        r = weakref.ref(p)
+        del p
+        assert r() is None
+    finally:
+        gc.enable()
 
 
 def test_executions_are_the_runs(captured):
@@ -252,3 +271,18 @@ def test_application_of_two_programs(tmp_path):
         p.summary
     only = vneuron.Profile(prof, programs=[pa, pb], only="exp")
     assert only.summary["program"] == "exp" and len(only.events) > 0
+
+
+@needs_module
+def test_capture_of_every_device_core(tmp_path):
+    """device=None traces every core of the module's devices, whoever runs on them."""
+    path = tmp_path / "all.vntf"
+    with vneuron.Device(0, core=1) as d:
+        prog = d.load(add_image())
+        x = numpy.ones((128, 64), numpy.float32)
+        with vneuron.capture(path, program=prog):
+            r = prog.run({"x": x, "y": x})
+    p = vneuron.Profile(path, programs=[prog])
+    assert p.summary["executions"] == 1 and p.summary["backend"] == "module"
+    assert list(p.executions["model_ps"]) == [r.model_ps]
+    assert any(c["core"] == 1 for c in p.cores)

@@ -34,11 +34,11 @@ def runs_again(d):
 
 
 def test_ctrl_c_stops_a_long_run(dev):
-    p = long_program(dev, 20.0)  # far longer than it takes to stop
+    p = long_program(dev, 5.0)  # far longer than it takes to stop
     before = vneuron.counters()["interrupted"]
     t = sigint_when_running()
     with pytest.raises(KeyboardInterrupt):
-        p.run(long_inputs())
+        p.run(long_inputs(), time_limit=600)
     t.join()
     assert vneuron.counters()["interrupted"] == before + 1
     assert vneuron.counters()["running"] == 0
@@ -47,13 +47,13 @@ def test_ctrl_c_stops_a_long_run(dev):
 
 
 def test_ctrl_c_with_a_handler_that_does_not_raise(dev):
-    p = long_program(dev, 20.0)
+    p = long_program(dev, 5.0)
     seen = []
     old = signal.signal(signal.SIGINT, lambda s, f: seen.append(s))
     try:
         t = sigint_when_running()
         with pytest.raises(vneuron.DeviceError) as e:
-            p.run(long_inputs())
+            p.run(long_inputs(), time_limit=600)
         t.join()
     finally:
         signal.signal(signal.SIGINT, old)
@@ -69,7 +69,7 @@ def test_ignored_sigint_does_not_stop_a_run(dev):
     old = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         t = sigint_when_running()
-        res = p.run(long_inputs())
+        res = p.run(long_inputs(), time_limit=600)
         t.join()
     finally:
         signal.signal(signal.SIGINT, old)
@@ -82,7 +82,7 @@ CHILD = textwrap.dedent("""\
     sys.path.insert(0, sys.argv[2])
     import vneuron, vnpytest
     d = vnpytest.open_backend(sys.argv[1])
-    p = vnpytest.long_program(d, 20.0)
+    p = vnpytest.long_program(d, 5.0)
     def announce():
         while vneuron.counters()["running"] == 0:
             pass
@@ -90,7 +90,7 @@ CHILD = textwrap.dedent("""\
     threading.Thread(target=announce, daemon=True).start()
     if sys.argv[3] == "catch":
         try:
-            p.run(vnpytest.long_inputs())
+            p.run(vnpytest.long_inputs(), time_limit=600)
         except KeyboardInterrupt:
             print("KeyboardInterrupt", vneuron.counters()["interrupted"], flush=True)
         import numpy
@@ -98,7 +98,7 @@ CHILD = textwrap.dedent("""\
         x = numpy.ones((128, 64), numpy.float32)
         print("again", int(q.run({"x": x, "y": x})["z"].sum()), flush=True)
     else:
-        p.run(vnpytest.long_inputs())
+        p.run(vnpytest.long_inputs(), time_limit=600)
     """)
 
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The C side of py_run_overhead (tools/bench/py_run_overhead.py): a small program (z = x
- * + y, fp32 [128 x 64], the Python tests' "add") run on the host backend with
- * nd_host_run() on the same buffers again and again, as a C application runs it.
+ * + y, fp32 [128 x 64], the Python tests' "add") run on the host backend through the
+ * program runner (vnrun.h: what the Python package runs through), its tensors bound to
+ * the same buffers once and run again and again, as a C application runs it.
  * Standalone it prints its time per run; with --ns-per-run it prints only that number,
- * for the Python script that measures both sides in turn.
+ * for the Python script that measures both sides in turn, and --vasm prints the
+ * program, which that script assembles, so both sides run the same one.
  *
  *   BENCH host_run_small_c_us=X us/run
  */
@@ -13,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "vnprog.h"
+#include "vnrun.h"
 
 #define ROWS	128
 #define COLS	64
@@ -45,14 +47,14 @@ static double now_ns(void)
 int main(int argc, char **argv)
 {
 	static float x[ROWS * COLS], y[ROWS * COLS], z[ROWS * COLS];
-	struct nd_host_tensor t[] = { { "x", x, sizeof(x) }, { "y", y, sizeof(y) },
-				      { "z", z, sizeof(z) } };
-	unsigned int n = 2000, i, r, rounds = 5;
+	unsigned int n = 2000, i, k, rounds = 5;
 	int quiet = argc > 1 && !strcmp(argv[1], "--ns-per-run");
+
+	if (argc > 1 && !strcmp(argv[1], "--vasm"))
+		return fputs(add_vasm, stdout) < 0;
 	double best = 1e30, t0;
-	struct nd_run_result res;
+	struct nd_runner *r;
 	struct nd_error err;
-	struct nd_host *h;
 	size_t size;
 	void *img;
 
@@ -61,18 +63,24 @@ int main(int argc, char **argv)
 		y[i] = 1.0f;
 	}
 	if (nd_asm(add_vasm, sizeof(add_vasm) - 1, "add.vasm", 0, &img, &size, NULL, stderr) ||
-	    nd_host_open(NULL, &h, &err))
+	    nd_runner_open_host(NULL, &r, &err))
 		return 1;
-	for (r = 0; r <= rounds; r++) {		/* round 0 warms up */
+	if (nd_runner_load_image(r, img, size, NULL, NULL) ||
+	    nd_runner_bind(r, 0, "x", x, sizeof(x)) || nd_runner_bind(r, 0, "y", y, sizeof(y)) ||
+	    nd_runner_bind(r, 0, "z", z, sizeof(z))) {
+		fprintf(stderr, "bench_pyrun: %s\n", nd_runner_error(r));
+		return 1;
+	}
+	for (k = 0; k <= rounds; k++) {		/* round 0 warms up */
 		t0 = now_ns();
 		for (i = 0; i < n; i++) {
-			if (nd_host_run(h, img, size, t, 3, 0, &res)) {
-				fprintf(stderr, "bench_pyrun: %s\n", nd_host_error(h));
+			if (nd_runner_run(r, 1, 0, NULL)) {
+				fprintf(stderr, "bench_pyrun: %s\n", nd_runner_error(r));
 				return 1;
 			}
 		}
 		t0 = (now_ns() - t0) / n;
-		if (r && t0 < best)
+		if (k && t0 < best)
 			best = t0;
 	}
 	if (z[5] != 6.0f)
@@ -81,7 +89,7 @@ int main(int argc, char **argv)
 		printf("%.0f\n", best);
 	else
 		printf("BENCH host_run_small_c_us=%.2f us/run\n", best / 1000);
-	nd_host_close(h);
+	nd_runner_close(r);
 	free(img);
 	return 0;
 }

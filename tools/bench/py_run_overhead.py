@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """py_run_overhead (issue 26): a small program run from Python over the same run from C,
-host backend. The program is bench_pyrun's (z = x + y, fp32 [128 x 64]); the Python side
-is what an application writes, prog.run({"x": x, "y": y}) (its output array made per
-run, the arrays checked), the C side nd_host_run() on fixed buffers
+host backend. The program is bench_pyrun's (z = x + y, fp32 [128 x 64], its text from
+`bench_pyrun --vasm`); the Python side is what an application writes,
+prog.run({"x": x, "y": y}) (its output array made per run, the arrays checked and bound
+to the runner each run), the C side nd_runner_run() on buffers bound once
 (build/rel/bench/bench_pyrun --ns-per-run). Both are measured in turn, 5 rounds each of
 2,000 runs after a warm-up, best round each; the goal is a ratio <= 1.2.
 
@@ -21,22 +22,6 @@ import vneuron
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 C_SIDE = os.path.join(TOP, "build", "rel", "bench", "bench_pyrun")
-ADD = """\
-.program "add"
-.tensor x input fp32 [128, 64]
-.tensor y input fp32 [128, 64]
-.tensor z output fp32 [128, 64]
-.queue 0
-	dma sbuf[0; 0, 1]@0x0, x@0x0[0, 256], 1 x 128 x 256 signal s4
-.queue 1
-	dma sbuf[0; 0, 1]@0x100, y@0x0[0, 256], 1 x 128 x 256 signal s5
-.engine vector
-	nop wait s4 >= 1
-	tensor_tensor add sbuf.fp32[0:128]@0x200[64], sbuf.fp32[0:128]@0x0[64], \
-sbuf.fp32[0:128]@0x100[64] wait s5 >= 1 signal s1
-.queue 2
-	dma z@0x0[0, 256], sbuf[0; 0, 1]@0x200, 1 x 128 x 256 wait s1 >= 1
-"""
 N = 2000
 ROUNDS = 5
 
@@ -53,7 +38,9 @@ def main():
         print("py_run_overhead: %s is not built (make)" % C_SIDE, file=sys.stderr)
         return 1
     with vneuron.Device(host=True) as dev:
-        prog = dev.load(vneuron.assemble(ADD, "add.vasm"))
+        text = subprocess.run([C_SIDE, "--vasm"], capture_output=True, text=True,
+                              check=True).stdout
+        prog = dev.load(vneuron.assemble(text, "add.vasm"))
         x = numpy.arange(128 * 64, dtype=numpy.float32).reshape(128, 64)
         inputs = {"x": x, "y": numpy.ones((128, 64), numpy.float32)}
         assert prog.run(inputs)["z"][0, 5] == 6.0

@@ -381,7 +381,7 @@ static void absent(void)
 /*
  * The same through executions (nd_host_run() of allreduce_image()): the nodes that came
  * end TIMEOUT, CC_MISSING at their time limit (the collective names the wait even when an
- * engine waits on its semaphore: core/exec.c VN_CC_GRACE_NS), the late node's ranks
+ * engine waits on its semaphore: core/vn_sched.h VN_CC_GRACE_NS), the late node's ranks
  * missing; the late node, when it comes, ABORTED, CC_PEER.
  */
 static void absent_runs(void)
