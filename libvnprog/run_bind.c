@@ -166,7 +166,7 @@ int nd_runner_bind(struct nd_runner *r, unsigned int rank, const char *name, voi
 		   uint64_t size)
 {
 	const struct vnef_tensor *t;
-	unsigned int lo, hi, k;
+	unsigned int lo = 0, hi = 0, k;
 	int i, ret;
 
 	if (!r)
@@ -360,18 +360,19 @@ int nd_runner_bind_file(struct nd_runner *r, unsigned int rank, const char *name
 {
 	struct rn_blob *shared = NULL, *blob;
 	char p[4096];
-	unsigned int lo, hi, k;
+	unsigned int lo = 0, hi = 0, k;
 	int i, ret, input;
 
 	if (!r)
 		return -EINVAL;
 	pthread_mutex_lock(&r->lock);
-	ret = i = find(r, name, 0);
+	ret = i = find(r, name, !!(flags & ND_BIND_INPUT));
 	if (i < 0 || (ret = ranks_of(r, rank, &lo, &hi)))
 		goto out;
 	input = rn_tensor(r, (uint32_t)i)->kind == VNEF_TENSOR_INPUT;
 	ret = -EINVAL;
-	if (!path || !*path || (flags & ~(ND_BIND_FORCE | ND_BIND_ANY_SHAPE | ND_BIND_RAW)) ||
+	if (!path || !*path ||
+	    (flags & ~(ND_BIND_FORCE | ND_BIND_ANY_SHAPE | ND_BIND_RAW | ND_BIND_INPUT)) ||
 	    (!input && rn_tensor(r, (uint32_t)i)->kind != VNEF_TENSOR_OUTPUT)) {
 		rn_err(r, EINVAL, "%s '%s': a file binds an input or an output (flags ND_BIND_*)",
 		       kind_name(rn_tensor(r, (uint32_t)i)->kind), name);
@@ -430,7 +431,7 @@ out:
 int nd_runner_bind_zeros(struct nd_runner *r, unsigned int rank, const char *name)
 {
 	struct rn_blob *z[VNEF_MAX_TENSORS] = { 0 };
-	unsigned int lo, hi, k;
+	unsigned int lo = 0, hi = 0, k;
 	uint32_t i, first = 0, end;
 	int ret, idx;
 
@@ -566,7 +567,7 @@ out:
 
 int nd_runner_unbind(struct nd_runner *r, unsigned int rank, const char *name)
 {
-	unsigned int lo, hi, k;
+	unsigned int lo = 0, hi = 0, k;
 	int i, ret;
 
 	if (!r)
