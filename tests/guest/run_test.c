@@ -15,82 +15,17 @@
 #include <unistd.h>
 
 #include "vnrun.h"
+#include "../run_programs.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #pragma GCC diagnostic ignored "-Wmisleading-indentation"
 #include "kselftest_harness.h"
 
-#define ROWS	250
-#define COLS	512
+#define ROWS	RP_ROWS
+#define COLS	RP_COLS
 #define N	(ROWS * COLS)
-#define CN	(128 * 64)
-
-static void *finish(struct nd_builder *b, size_t *size)
-{
-	void *img = NULL;
-
-	if (nd_builder_finish(b, &img, size))
-		fprintf(stderr, "# finish: %s\n", nd_builder_error(b));
-	nd_builder_free(b);
-	return img;
-}
-
-static void *exp_image(size_t *size)
-{
-	struct nd_builder *b;
-
-	if (nd_builder_new("exp", &b))
-		return NULL;
-	nd_kernel_exp(b, ROWS, COLS, 1);
-	return finish(b, size);
-}
-
-/* count activations over a [128 x 512] tile: seconds under emulation. */
-static void *long_image(unsigned int count, size_t *size)
-{
-	static const uint64_t shape[] = { 128, 512 };
-	struct nd_builder *b;
-	struct nd_tensor *x, *y;
-	struct nd_tile *t;
-	unsigned int i;
-
-	if (nd_builder_new("long", &b))
-		return NULL;
-	x = nd_input(b, "x", ND_FP32, 2, shape);
-	y = nd_output(b, "y", ND_FP32, 2, shape);
-	t = nd_sbuf(b, "t", ND_FP32, 128, 512);
-	nd_load(b, 0, nd_whole(t), nd_hbm_rows(x, 0, 0));
-	for (i = 0; i < count; i++)
-		nd_activate(b, nd_whole(t), nd_whole(t), ND_ACT_TANH, 1.0f, 0.0f);
-	nd_store(b, 1, nd_hbm_rows(y, 0, 0), nd_whole(t));
-	return finish(b, size);
-}
-
-/* y = (sum over ranks of x * 2) + 1, [128 x 64] fp32. */
-static void *allreduce_image(size_t *size)
-{
-	static const uint64_t shape[] = { 128, 64 };
-	struct nd_builder *b;
-	struct nd_tensor *tx, *ts, *ty;
-	struct nd_tile *t, *u;
-
-	if (nd_builder_new("allreduce", &b))
-		return NULL;
-	tx = nd_input(b, "x", ND_FP32, 2, shape);
-	ts = nd_scratch(b, "s", ND_FP32, 2, shape);
-	ty = nd_output(b, "y", ND_FP32, 2, shape);
-	t = nd_sbuf(b, "t", ND_FP32, 128, 64);
-	u = nd_sbuf(b, "u", ND_FP32, 128, 64);
-	nd_load(b, 0, nd_whole(t), nd_hbm_rows(tx, 0, 0));
-	nd_tensor_scalar(b, ND_VECTOR, nd_whole(t), nd_whole(t), ND_MUL, 2.0f, 0);
-	nd_store(b, 1, nd_hbm_rows(ts, 0, 0), nd_whole(t));
-	nd_all_reduce(b, ts, ts, CN, ND_ADD);
-	nd_load(b, 2, nd_whole(u), nd_hbm_rows(ts, 0, 0));
-	nd_tensor_scalar(b, ND_GPSIMD, nd_whole(u), nd_whole(u), ND_ADD, 1.0f, 0);
-	nd_store(b, 3, nd_hbm_rows(ty, 0, 0), nd_whole(u));
-	return finish(b, size);
-}
+#define CN	RP_CN
 
 static void fill(float *x, size_t n, uint32_t seed)
 {
@@ -149,7 +84,7 @@ FIXTURE_SETUP(dev)
 
 	ASSERT_EQ(0, nd_open(0, &self->dev, &err)) TH_LOG("%s", err.msg);
 	ASSERT_EQ(0, nd_info(self->dev, &self->info));
-	self->img = exp_image(&self->size);
+	self->img = rp_exp(&self->size);
 	ASSERT_NE(NULL, self->img);
 	ASSERT_EQ(0, nd_runner_open_device(0, 1, &self->r, &err)) TH_LOG("%s", err.msg);
 	EXPECT_STREQ("/dev/vneuron0 core 1", nd_runner_where(self->r));
@@ -255,7 +190,7 @@ TEST_F_TIMEOUT(dev, ranks, 300)
 	unsigned int i, n = self->info.device_count >= 2 ? 4 : 2;
 	uint64_t ps;
 	size_t size;
-	void *img = allreduce_image(&size);
+	void *img = rp_allreduce(&size);
 
 	ASSERT_NE(NULL, img);
 	for (i = 0; i < n; i++)
@@ -290,20 +225,6 @@ TEST_F_TIMEOUT(dev, ranks, 300)
 	free(img);
 }
 
-struct canceller {
-	struct nd_runner *r;
-	unsigned int ms;
-};
-
-static void *cancel_later(void *arg)
-{
-	struct canceller *c = arg;
-
-	usleep(c->ms * 1000);
-	nd_runner_cancel(c->r);
-	return NULL;
-}
-
 /* A cancel during a long run: the execution cancelled in the module, -EINTR, usable. */
 TEST_F_TIMEOUT(dev, cancel, 300)
 {
@@ -312,7 +233,7 @@ TEST_F_TIMEOUT(dev, cancel, 300)
 	struct canceller c;
 	pthread_t th;
 	size_t size;
-	void *img = long_image(20000, &size);
+	void *img = rp_long(20000, &size);
 	unsigned int i;
 
 	ASSERT_NE(NULL, img);
@@ -347,7 +268,7 @@ TEST_F_TIMEOUT(dev, cancel_ranks, 300)
 	struct nd_error err;
 	pthread_t th;
 	size_t size;
-	void *img = allreduce_image(&size);
+	void *img = rp_allreduce(&size);
 
 	ASSERT_NE(NULL, img);
 	fill(x, CN, 3);
