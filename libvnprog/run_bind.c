@@ -126,7 +126,7 @@ int nd_runner_find(struct nd_runner *r, const char *name, struct nd_runner_tenso
 	else if (i < 0)
 		rn_err(r, ENOENT, "no program loaded");
 	else if (t)
-		nd_runner_tensor(r, (unsigned int)i, t);
+		rn_tensor_info(r, (unsigned int)i, t);
 	pthread_mutex_unlock(&r->lock);
 	return i;
 }

@@ -537,6 +537,82 @@ TEST(run_ranks)
 	EXPECT_EQ(0, system(cmd));
 }
 
+/* Two runners of two ranks each on one communicator of four (the caller's), as nodes. */
+struct half {
+	struct nd_runner *r;
+	int ret;
+};
+
+static void *half_main(void *arg)
+{
+	struct half *h = arg;
+
+	h->ret = nd_runner_run(h->r, 1, 0, NULL);
+	return NULL;
+}
+
+TEST(run_ranks_caller_comm)
+{
+	float *x[NR], *y[NR], ref[CN];
+	const struct cc_ref_in twice = { (const float *const *)x, 2.0f };
+	static const uint32_t devices[NR] = { 0, 0, 1, 1 };
+	struct nd_runner_place pl;
+	struct nd_host_comm *c;
+	struct nd_error err;
+	struct half h[2];
+	pthread_t th[2];
+	size_t size, e;
+	void *img = rp_allreduce(&size);
+	unsigned int i, k;
+
+	ASSERT_NE(NULL, img);
+	ASSERT_EQ(0, nd_host_comm_new(NR, devices, &c));
+	for (i = 0; i < NR; i++) {
+		x[i] = malloc(CN * sizeof(float));
+		y[i] = calloc(CN, sizeof(float));
+		cc_fill(x[i], CN, i + 7);
+	}
+	for (k = 0; k < 2; k++) {
+		struct nd_runner *r;
+
+		ASSERT_EQ(0, nd_runner_open_host(NULL, &r, &err));
+		h[k].r = r;
+		ASSERT_EQ(0, nd_runner_set_ranks(r, &(struct nd_runner_ranks){
+			.count = 2, .flags = ND_RANKS_NO_COMM }));
+		ASSERT_EQ(0, nd_runner_load_image(r, img, size, NULL, NULL));
+		for (i = 0; i < 2; i++) {
+			ASSERT_EQ(0, nd_runner_bind(r, i, "x", x[2 * k + i], CN * sizeof(float)));
+			ASSERT_EQ(0, nd_runner_bind(r, i, "y", y[2 * k + i], CN * sizeof(float)));
+		}
+		if (!k) {
+			/* no communicator yet: the core refuses a program with collectives */
+			EXPECT_EQ(-ENOTCONN, nd_runner_run(r, 1, 0, NULL));
+			EXPECT_TRUE(says(r, "the program has collectives"));
+		}
+		EXPECT_EQ(-EINVAL, nd_runner_set_host_comm(r, c, 3));
+		ASSERT_EQ(0, nd_runner_set_host_comm(r, c, 2 * k)) TH_LOG("%s",
+									   nd_runner_error(r));
+		ASSERT_EQ(0, nd_runner_place(r, 1, &pl));
+		EXPECT_EQ(2 * k + 1, pl.rank);
+	}
+	for (k = 0; k < 2; k++)
+		ASSERT_EQ(0, pthread_create(&th[k], NULL, half_main, &h[k]));
+	for (k = 0; k < 2; k++) {
+		pthread_join(th[k], NULL);
+		EXPECT_EQ(0, h[k].ret) TH_LOG("%s", nd_runner_error(h[k].r));
+		nd_runner_close(h[k].r);
+	}
+	for (e = 0; e < CN; e++)
+		ref[e] = cc_ref_reduce(&twice, VN_CC_SUM, NR, e) + 1.0f;
+	for (i = 0; i < NR; i++) {
+		EXPECT_EQ(0, memcmp(ref, y[i], sizeof(ref))) TH_LOG("rank %u", i);
+		free(x[i]);
+		free(y[i]);
+	}
+	nd_host_comm_free(c);
+	free(img);
+}
+
 /* Ranks that disagree: every rank fails, the message names the cause. */
 TEST(run_ranks_fail_and_recover)
 {
