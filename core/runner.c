@@ -56,6 +56,30 @@ static int may_start(struct vn_core *c, struct vn_exec *ex, u32 sid, u32 flags, 
 }
 
 /*
+ * The entry at pc of stream sid ended at the stream's time: its semaphores signalled and
+ * its event handed to the observer. c->lock held in and out. False: a signal outside its
+ * time table ended the execution with a fault.
+ */
+static bool entry_end(struct vn_core *c, struct vn_exec *ex, struct vn_event *ev, u32 sid,
+		      u32 pc, u32 flags, u32 wsem, u32 wval, u64 mask, u64 start)
+{
+	u64 end = c->ss[sid].t_ps;
+	struct vn_fault f;
+
+	if (mask && !vn_signal_sems(c, ex, mask, end, &f)) {
+		vn_set_fault(c, VN_REASON_FAULT_SEM, sid, pc, &f);
+		return false;
+	}
+	if (unlikely(c->ex_hook)) {
+		vn_lock_drop(c->lock);
+		vn_emit(c, ex, ev, sid, pc, flags & VNEF_IF_WAIT ? wsem : VN_NO_IDX, wval, mask,
+			start, end);
+		vn_lock_take(c->lock);
+	}
+	return true;
+}
+
+/*
  * Runs engine e's instructions from its pc for as long as they may start: returns when
  * one waits for a value not yet reached (the stream BLOCKED) or the stream ended, then
  * maybe with the execution to complete. c->lock held in and out, dropped around the work.
@@ -108,17 +132,9 @@ static struct vn_exec *run_engine(struct vn_core *c, struct vn_exec *ex, u32 e)
 				r->transpose_flops += ev.flops;
 		}
 		vn_lock_take(c->lock);
-		if (in->signal_mask && !vn_signal_sems(c, ex, in->signal_mask, r->t_ps, &f)) {
-			vn_set_fault(c, VN_REASON_FAULT_SEM, e, pc, &f);
+		if (!entry_end(c, ex, &ev, e, pc, in->flags, in->wait_sem, in->wait_value,
+			       in->signal_mask, start))
 			break;
-		}
-		if (unlikely(c->ex_hook)) {
-			vn_lock_drop(c->lock);
-			vn_emit(c, ex, &ev, e, pc,
-				in->flags & VNEF_IF_WAIT ? in->wait_sem : VN_NO_IDX,
-				in->wait_value, in->signal_mask, start, r->t_ps);
-			vn_lock_take(c->lock);
-		}
 	}
 	return vn_stream_done(c, e);
 }
@@ -169,17 +185,9 @@ static struct vn_exec *run_queue(struct vn_core *c, struct vn_exec *ex, u32 sid)
 		r->hbm_write += ev.hbm_write;
 		r->entries++;
 		vn_lock_take(c->lock);
-		if (d->signal_mask && !vn_signal_sems(c, ex, d->signal_mask, r->t_ps, &f)) {
-			vn_set_fault(c, VN_REASON_FAULT_SEM, sid, pc, &f);
+		if (!entry_end(c, ex, &ev, sid, pc, d->flags, d->wait_sem, d->wait_value,
+			       d->signal_mask, start))
 			break;
-		}
-		if (unlikely(c->ex_hook)) {
-			vn_lock_drop(c->lock);
-			vn_emit(c, ex, &ev, sid, pc,
-				d->flags & VNEF_IF_WAIT ? d->wait_sem : VN_NO_IDX,
-				d->wait_value, d->signal_mask, start, r->t_ps);
-			vn_lock_take(c->lock);
-		}
 	}
 	return vn_stream_done(c, sid);
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-/* The examples' shared runner: device or host backend, options, PRNG, checks. */
+/*
+ * What the examples share: options, running a built program through libvnprog's runner
+ * (vnrun.h) on a device or the host backend, alone or as ranks, a PRNG and checks.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,22 +14,9 @@
 
 #include "common.h"
 
-#define EX_MAX_BUFS 32
-
+/* A runner with its program: one core, or ranks (ex_group). */
 struct ex_ctx {
-	int host;
-	unsigned int core;
-	char where[64];
-	void *image;
-	size_t size;
-	struct nd_host *h;
-	struct nd_device *dev;
-	struct nd_program *prog;
-	struct {
-		const char *name;
-		struct nd_mem *mem;
-	} mem[EX_MAX_BUFS];
-	unsigned int nmem;
+	struct nd_runner *r;
 };
 
 const char ex_common_help[] =
@@ -145,298 +134,185 @@ int ex_one_or_both(const char *opt, const char *v, const char *a, const char *b,
 	return 2;
 }
 
-int ex_open(const struct ex_opts *o, struct nd_builder *b, struct ex_ctx **cp)
+/* Finish the builder, write --write-vnef, open the runner (ranks if nranks) and load. */
+static int ctx_open(const struct ex_opts *o, unsigned int nranks, unsigned int cpd,
+		    struct nd_builder *b, struct ex_ctx **cp)
 {
-	struct nd_load_error le;
 	struct nd_error err = { 0 };
 	struct ex_ctx *c;
+	size_t size;
+	void *image;
 	int ret;
 
 	*cp = NULL;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	c->host = o->host;
-	c->core = o->core;
-	ret = nd_builder_finish(b, &c->image, &c->size);
+	ret = nd_builder_finish(b, &image, &size);
 	if (ret) {
 		fprintf(stderr, "%s: build: %s\n", ex_name, nd_builder_error(b));
-		goto fail;
+		return ret;
 	}
 	if (o->write_vnef) {
 		char msg[PATH_MAX * 2 + 256];
 
-		ret = nd_out_write(o->write_vnef, c->image, c->size, o->force ? ND_OUT_FORCE : 0,
-				   msg, sizeof(msg));
+		ret = nd_out_write(o->write_vnef, image, size, o->force ? ND_OUT_FORCE : 0, msg,
+				   sizeof(msg));
 		if (ret) {
 			fprintf(stderr, "%s: --write-vnef %s\n", ex_name, msg);
-			goto fail;
+			free(image);
+			return ret;
 		}
 		if (!o->quiet)
-			printf("wrote %s (%zu bytes)\n", o->write_vnef, c->size);
+			printf("wrote %s (%zu bytes)\n", o->write_vnef, size);
 	}
-	if (c->host) {
-		ret = nd_host_open(NULL, &c->h, &err);
-		if (ret) {
-			fprintf(stderr, "%s: host backend: %s\n", ex_name, err.msg);
-			goto fail;
-		}
-		snprintf(c->where, sizeof(c->where), "the host backend");
-	} else {
-		ret = nd_open(o->device, &c->dev, &err);
-		if (ret) {
-			fprintf(stderr, "%s: %s (or run with --host)\n", ex_name, err.msg);
-			goto fail;
-		}
-		ret = nd_program_load(c->dev, c->image, c->size, &c->prog, &le);
-		if (ret) {
-			fprintf(stderr, "%s: load: %s\n", ex_name, nd_device_error(c->dev));
-			goto fail;
-		}
-		snprintf(c->where, sizeof(c->where), "/dev/vneuron%u core %u", o->device,
-			 o->core);
+	c = calloc(1, sizeof(*c));
+	ret = -ENOMEM;
+	if (!c)
+		goto out;
+	/* ranks count cores from core 0 of the device */
+	ret = o->host ? nd_runner_open_host(NULL, &c->r, &err) :
+			nd_runner_open_device(o->device, nranks ? 0 : o->core, &c->r, &err);
+	if (ret) {
+		fprintf(stderr, "%s: %s%s%s\n", ex_name, o->host ? "host backend: " : "", err.msg,
+			o->host ? "" : " (or run with --host)");
+		goto out;
 	}
-	*cp = c;
-	return 0;
-fail:
-	ex_close(c);
+	if (nranks) {
+		ret = nd_runner_set_ranks(c->r, &(struct nd_runner_ranks){
+					  .count = nranks, .cores_per_device = cpd });
+		if (ret) {
+			fprintf(stderr, "%s: %u ranks: %s\n", ex_name, nranks,
+				nd_runner_error(c->r));
+			goto out;
+		}
+	}
+	ret = nd_runner_load_image(c->r, image, size, NULL, NULL);
+	if (ret)
+		fprintf(stderr, "%s: load: %s\n", ex_name, nd_runner_error(c->r));
+out:
+	free(image);
+	if (ret)
+		ex_close(c);
+	else
+		*cp = c;
 	return ret;
 }
 
-static struct nd_mem *dev_mem(struct ex_ctx *c, const struct ex_buf *x)
+int ex_open(const struct ex_opts *o, struct nd_builder *b, struct ex_ctx **cp)
+{
+	return ctx_open(o, 0, 0, b, cp);
+}
+
+/* Bind rank's buffers (the runner reads inputs from and writes outputs into them). */
+static int bind(struct ex_ctx *c, unsigned int rank, const struct ex_buf *bufs, unsigned int n)
 {
 	unsigned int i;
+	int ret;
 
-	for (i = 0; i < c->nmem; i++)
-		if (!strcmp(c->mem[i].name, x->name) && nd_mem_size(c->mem[i].mem) >= x->size)
-			return c->mem[i].mem;
-	if (c->nmem == EX_MAX_BUFS)
-		return NULL;
-	if (nd_mem_alloc(c->dev, x->size, &c->mem[c->nmem].mem))
-		return NULL;
-	c->mem[c->nmem].name = x->name;
-	return c->mem[c->nmem++].mem;
+	for (i = 0; i < n; i++) {
+		ret = nd_runner_bind(c->r, rank, bufs[i].name, bufs[i].data, bufs[i].size);
+		if (ret) {
+			fprintf(stderr, "%s: run: %s\n", ex_name, nd_runner_error(c->r));
+			return ret;
+		}
+	}
+	return 0;
 }
 
 int ex_run(struct ex_ctx *c, const struct ex_buf *bufs, unsigned int n, uint64_t *model_ps)
 {
-	struct nd_host_tensor ht[EX_MAX_BUFS] = { 0 };
-	struct nd_bind bind[EX_MAX_BUFS] = { 0 };
-	struct nd_run_result res = { 0 };
-	unsigned int i;
-	int ret;
+	struct nd_runner_exec x;
+	int ret = bind(c, 0, bufs, n);
 
-	if (n > EX_MAX_BUFS)
-		return -E2BIG;
-	if (c->host) {
-		for (i = 0; i < n; i++)
-			ht[i] = (struct nd_host_tensor){ bufs[i].name, bufs[i].data, bufs[i].size };
-		ret = nd_host_run(c->h, c->image, c->size, ht, n, 0, &res);
-		if (ret) {
-			fprintf(stderr, "%s: run: %s\n", ex_name, nd_host_error(c->h));
-			return ret;
-		}
-	} else {
-		for (i = 0; i < n; i++) {
-			bind[i].name = bufs[i].name;
-			bind[i].mem = dev_mem(c, &bufs[i]);
-			if (!bind[i].mem) {
-				fprintf(stderr, "%s: alloc %s: %s\n", ex_name, bufs[i].name,
-					nd_device_error(c->dev));
-				return -ENOMEM;
-			}
-			if (!bufs[i].out) {
-				ret = nd_mem_write(bind[i].mem, 0, bufs[i].data, bufs[i].size);
-				if (ret)
-					goto dev_err;
-			}
-		}
-		ret = nd_run(c->prog, c->core, bind, n, 0, &res);
-		if (ret)
-			goto dev_err;
-		for (i = 0; i < n; i++) {
-			if (!bufs[i].out)
-				continue;
-			ret = nd_mem_read(bind[i].mem, 0, bufs[i].data, bufs[i].size);
-			if (ret)
-				goto dev_err;
-		}
+	if (ret)
+		return ret;
+	ret = nd_runner_run(c->r, 1, 0, &x);
+	if (ret) {
+		fprintf(stderr, "%s: run: %s\n", ex_name, nd_runner_error(c->r));
+		return ret;
 	}
 	if (model_ps)
-		*model_ps = res.model_ps;
+		*model_ps = x.res.model_ps;
 	return 0;
-dev_err:
-	fprintf(stderr, "%s: run: %s\n", ex_name, nd_device_error(c->dev));
-	return ret;
 }
 
 void ex_close(struct ex_ctx *c)
 {
 	if (!c)
 		return;
-	if (c->prog)
-		nd_program_unload(c->prog);
-	nd_close(c->dev);
-	nd_host_close(c->h);
-	free(c->image);
+	nd_runner_close(c->r);
 	free(c);
 }
 
 const char *ex_where(const struct ex_ctx *c)
 {
-	return c->where;
+	return nd_runner_where(c->r);
 }
 
-/* ---- groups of ranks ---- */
-
-#define EX_MAX_RANKS 64
+/* ---- groups of ranks: one runner with ranks ---- */
 
 struct ex_group {
-	unsigned int n;
-	struct ex_ctx *rank[EX_MAX_RANKS];
-	struct nd_comm *comm[EX_MAX_RANKS];
-	/* the current run */
-	struct ex_buf *const *bufs;
-	unsigned int nbufs;
-	uint64_t ps[EX_MAX_RANKS];
-	int ret[EX_MAX_RANKS];
+	struct ex_ctx *c;
 };
 
 int ex_group_open(const struct ex_opts *o, unsigned int nranks, unsigned int cores_per_device,
 		  struct nd_builder *b, struct ex_group **gp)
 {
-	uint32_t device[EX_MAX_RANKS];
-	struct nd_host_comm *hc = NULL;
 	struct ex_group *g;
-	nd_comm_id id;
-	unsigned int r;
 	int ret;
 
 	*gp = NULL;
-	if (!nranks || nranks > EX_MAX_RANKS || !cores_per_device)
+	if (!nranks || nranks > ND_RUNNER_MAX_RANKS || !cores_per_device)
 		return -EINVAL;
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
-	g->n = nranks;
-	for (r = 0; r < nranks; r++)
-		device[r] = r / cores_per_device;
-	if (o->host) {
-		ret = nd_host_comm_new(nranks, device, &hc);
-		if (ret) {
-			fprintf(stderr, "%s: host communicator: %s\n", ex_name, strerror(-ret));
-			goto fail;
-		}
+	ret = ctx_open(o, nranks, cores_per_device, b, &g->c);
+	if (ret) {
+		free(g);
+		return ret;
 	}
-	for (r = 0; r < nranks; r++) {
-		struct ex_opts ro = *o;
-		struct ex_ctx *c;
-
-		ro.device = o->device + device[r];
-		ro.core = r % cores_per_device;
-		if (r)
-			ro.write_vnef = NULL;
-		ret = ex_open(&ro, b, &g->rank[r]);
-		if (ret)
-			goto fail;
-		c = g->rank[r];
-		if (o->host) {
-			ret = nd_host_set_comm(c->h, hc, r);
-			if (ret) {
-				fprintf(stderr, "%s: rank %u: %s\n", ex_name, r,
-					nd_host_error(c->h));
-				goto fail;
-			}
-			snprintf(c->where, sizeof(c->where), "the host backend");
-			continue;
-		}
-		if (!r && (ret = nd_comm_create(c->dev, nranks, &id))) {
-			fprintf(stderr, "%s: communicator of %u ranks: %s\n", ex_name, nranks,
-				nd_device_error(c->dev));
-			goto fail;
-		}
-		ret = nd_comm_join(c->dev, &id, r, ro.core, &g->comm[r]);
-		if (ret) {
-			fprintf(stderr, "%s: rank %u: %s: %s\n", ex_name, r, c->where,
-				nd_device_error(c->dev));
-			goto fail;
-		}
-	}
-	nd_host_comm_free(hc);
 	*gp = g;
 	return 0;
-fail:
-	nd_host_comm_free(hc);
-	ex_group_close(g);
-	return ret ? ret : -EINVAL;
-}
-
-struct ex_rank_arg {
-	struct ex_group *g;
-	unsigned int r;
-};
-
-static void *ex_rank_main(void *arg)
-{
-	struct ex_rank_arg *a = arg;
-	struct ex_group *g = a->g;
-	char range[32];
-
-	/* each rank's thread marks its executions (application ranges are per thread) */
-	snprintf(range, sizeof(range), "rank %u", a->r);
-	nd_range_push(range);
-	g->ret[a->r] = ex_run(g->rank[a->r], g->bufs[a->r], g->nbufs, &g->ps[a->r]);
-	nd_range_pop();
-	return NULL;
 }
 
 int ex_group_run(struct ex_group *g, struct ex_buf *const *bufs, unsigned int n,
 		 uint64_t *model_ps)
 {
-	struct ex_rank_arg arg[EX_MAX_RANKS];
-	pthread_t th[EX_MAX_RANKS];
-	unsigned int r, started;
+	struct nd_runner_exec x[ND_RUNNER_MAX_RANKS];
+	unsigned int r, nr = nd_runner_ranks(g->c->r);
+	struct nd_runner_place pl;
+	char what[256];
 	uint64_t ps = 0;
-	int ret = 0;
 
-	g->bufs = bufs;
-	g->nbufs = n;
-	for (started = 0; started < g->n; started++) {
-		arg[started] = (struct ex_rank_arg){ g, started };
-		g->ps[started] = 0;
-		if (pthread_create(&th[started], NULL, ex_rank_main, &arg[started]))
-			break;
+	for (r = 0; r < nr; r++)
+		if (bind(g->c, r, bufs[r], n))
+			return -1;
+	if (!nd_runner_run(g->c->r, 1, 0, x)) {
+		for (r = 0; r < nr; r++)
+			ps = x[r].res.model_ps > ps ? x[r].res.model_ps : ps;
+		if (model_ps)
+			*model_ps = ps;
+		return 0;
 	}
-	for (r = 0; r < started; r++)
-		pthread_join(th[r], NULL);
-	if (started < g->n) {
-		fprintf(stderr, "%s: cannot start %u threads\n", ex_name, g->n);
-		return -1;
+	fprintf(stderr, "%s: run: %s\n", ex_name, nd_runner_error(g->c->r));
+	for (r = 0; r < nr; r++) {
+		if (!x[r].err || nd_runner_place(g->c->r, r, &pl))
+			continue;
+		nd_runner_describe(g->c->r, r, &x[r], what, sizeof(what));
+		if (nd_runner_is_host(g->c->r))
+			fprintf(stderr, "%s: rank %u (the host backend) failed: %s\n", ex_name, r,
+				what);
+		else
+			fprintf(stderr, "%s: rank %u (/dev/vneuron%u core %u) failed: %s\n",
+				ex_name, r, pl.device, pl.core, what);
 	}
-	for (r = 0; r < g->n; r++) {
-		if (g->ret[r]) {
-			fprintf(stderr, "%s: rank %u (%s) failed\n", ex_name, r, g->rank[r]->where);
-			ret = -1;
-		}
-		if (g->ps[r] > ps)
-			ps = g->ps[r];
-	}
-	if (model_ps)
-		*model_ps = ps;
-	return ret;
+	return -1;
 }
 
 void ex_group_close(struct ex_group *g)
 {
-	unsigned int r;
-
 	if (!g)
 		return;
-	for (r = 0; r < g->n; r++)
-		nd_comm_destroy(g->comm[r]);
-	/* rank 0's device registered the communicator: close it last */
-	for (r = g->n; r-- > 0;)
-		ex_close(g->rank[r]);
+	ex_close(g->c);
 	free(g);
 }
 

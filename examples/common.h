@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "vnprog.h"
+#include "vnrun.h"
 
 struct ex_opts {
 	int host;			/* run on the host backend, not the device */
@@ -22,7 +22,10 @@ struct ex_opts {
 	int quiet;
 };
 
-/* A host buffer bound to a program tensor by name; out: read back after the run. */
+/*
+ * A host buffer bound to a program tensor by name (nd_runner_bind()): the runner reads
+ * inputs from it and writes outputs into it; out says which, for the reader.
+ */
 struct ex_buf {
 	const char *name;
 	void *data;
@@ -54,19 +57,22 @@ int ex_one_or_both(const char *opt, const char *v, const char *a, const char *b,
 		   int *has_b);
 extern const char ex_common_help[];
 
-/* Finish the builder, write --write-vnef, open the device or host core and load. */
+/*
+ * Finish the builder, write --write-vnef, open a runner (vnrun.h) on the device's core or
+ * the host backend and load the program into it.
+ */
 int ex_open(const struct ex_opts *o, struct nd_builder *b, struct ex_ctx **cp);
-/* Bind, run once, read outputs back. Modeled time of the run in *model_ps if not NULL. */
+/* Bind the buffers, run once. Modeled time of the run in *model_ps if not NULL. */
 int ex_run(struct ex_ctx *c, const struct ex_buf *bufs, unsigned int n, uint64_t *model_ps);
 void ex_close(struct ex_ctx *c);
 const char *ex_where(const struct ex_ctx *c);	/* "/dev/vneuron0 core 0" or "host" */
 
 /*
- * A group of ranks running one program together (SPMD, for collectives): rank r on
- * core r % cores_per_device of /dev/vneuron(D + r / cores_per_device), joined into one
- * communicator (nd_comm_create(), nd_comm_join()), or with --host a host core each,
- * bound to a host communicator whose devices are laid out the same way. --write-vnef
- * is written once.
+ * A group of ranks running one program together (SPMD, for collectives): one runner
+ * with ranks (nd_runner_set_ranks()), rank r on core r % cores_per_device of
+ * /dev/vneuron(D + r / cores_per_device), joined into one communicator, or with --host
+ * a host core each, on a host communicator whose devices are laid out the same way.
+ * --write-vnef is written once.
  */
 struct ex_group;
 

@@ -395,24 +395,50 @@ int nd_runner_load_image(struct nd_runner *r, const void *image, size_t size,
 
 const void *nd_runner_image(struct nd_runner *r, size_t *sizep)
 {
+	const void *image = NULL;
+
 	if (sizep)
-		*sizep = r ? r->size : 0;
-	return r ? r->image : NULL;
+		*sizep = 0;
+	if (!r)
+		return NULL;
+	pthread_mutex_lock(&r->lock);
+	image = r->image;
+	if (sizep)
+		*sizep = r->size;
+	pthread_mutex_unlock(&r->lock);
+	return image;
 }
 
 int nd_runner_tensor_count(struct nd_runner *r)
 {
-	if (!r || !r->vp)
+	int n;
+
+	if (!r)
 		return -ENOENT;
-	return (int)r->vp->tensor_count;
+	pthread_mutex_lock(&r->lock);
+	n = r->vp ? (int)r->vp->tensor_count : -ENOENT;
+	pthread_mutex_unlock(&r->lock);
+	return n;
 }
 
 int nd_runner_tensor(struct nd_runner *r, unsigned int i, struct nd_runner_tensor *t)
 {
+	int ret;
+
+	if (!r)
+		return -ENOENT;
+	pthread_mutex_lock(&r->lock);
+	ret = rn_tensor_info(r, i, t);
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+int rn_tensor_info(struct nd_runner *r, unsigned int i, struct nd_runner_tensor *t)
+{
 	const struct vnef_tensor *vt;
 	unsigned int d;
 
-	if (!r || !r->vp)
+	if (!r->vp)
 		return -ENOENT;
 	if (i >= r->vp->tensor_count || !t)
 		return -EINVAL;
@@ -549,14 +575,12 @@ static int round_all(struct nd_runner *r)
 	return 0;
 }
 
-const char *nd_runner_describe(struct nd_runner *r, unsigned int rank,
-			       const struct nd_runner_exec *x, char *buf, size_t len)
+static const char *describe(struct nd_runner *r, unsigned int rank,
+			    const struct nd_runner_exec *x, char *buf, size_t len)
 {
 	struct rn_rank *k;
 
-	if (!buf || !len)
-		return buf;
-	if (!r || !x || rank >= r->nranks) {
+	if (!x || rank >= r->nranks) {
 		snprintf(buf, len, "no such execution");
 		return buf;
 	}
@@ -571,6 +595,21 @@ const char *nd_runner_describe(struct nd_runner *r, unsigned int rank,
 		snprintf(buf, len, "ok");
 	else
 		nd_run_describe(&x->res, buf, len);
+	return buf;
+}
+
+const char *nd_runner_describe(struct nd_runner *r, unsigned int rank,
+			       const struct nd_runner_exec *x, char *buf, size_t len)
+{
+	if (!buf || !len)
+		return buf;
+	if (!r) {
+		snprintf(buf, len, "no such execution");
+		return buf;
+	}
+	pthread_mutex_lock(&r->lock);
+	describe(r, rank, x, buf, len);
+	pthread_mutex_unlock(&r->lock);
 	return buf;
 }
 
@@ -609,7 +648,7 @@ static int say_failure(struct nd_runner *r, unsigned int idx, unsigned int exec)
 		snprintf(who, sizeof(who), "rank %u: ", idx);
 	if (k->fail)
 		return rn_err(r, k->fail, "%sexecution %u: %s", who, exec, k->msg);
-	nd_runner_describe(r, idx, &k->last, what, sizeof(what));
+	describe(r, idx, &k->last, what, sizeof(what));
 	return rn_err(r, k->last.err, "%sexecution %u: %s", who, exec, what);
 }
 

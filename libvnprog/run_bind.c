@@ -126,7 +126,7 @@ int nd_runner_find(struct nd_runner *r, const char *name, struct nd_runner_tenso
 	else if (i < 0)
 		rn_err(r, ENOENT, "no program loaded");
 	else if (t)
-		nd_runner_tensor(r, (unsigned int)i, t);
+		rn_tensor_info(r, (unsigned int)i, t);
 	pthread_mutex_unlock(&r->lock);
 	return i;
 }
@@ -366,12 +366,13 @@ int nd_runner_bind_file(struct nd_runner *r, unsigned int rank, const char *name
 	if (!r)
 		return -EINVAL;
 	pthread_mutex_lock(&r->lock);
-	ret = i = find(r, name, 0);
+	ret = i = find(r, name, !!(flags & ND_BIND_INPUT));
 	if (i < 0 || (ret = ranks_of(r, rank, &lo, &hi)))
 		goto out;
 	input = rn_tensor(r, (uint32_t)i)->kind == VNEF_TENSOR_INPUT;
 	ret = -EINVAL;
-	if (!path || !*path || (flags & ~(ND_BIND_FORCE | ND_BIND_ANY_SHAPE | ND_BIND_RAW)) ||
+	if (!path || !*path ||
+	    (flags & ~(ND_BIND_FORCE | ND_BIND_ANY_SHAPE | ND_BIND_RAW | ND_BIND_INPUT)) ||
 	    (!input && rn_tensor(r, (uint32_t)i)->kind != VNEF_TENSOR_OUTPUT)) {
 		rn_err(r, EINVAL, "%s '%s': a file binds an input or an output (flags ND_BIND_*)",
 		       kind_name(rn_tensor(r, (uint32_t)i)->kind), name);

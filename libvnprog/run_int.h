@@ -120,6 +120,8 @@ static inline const char *rn_tensor_name(const struct nd_runner *r, uint32_t i)
 	return vn_program_str(r->vp, r->vp->tensors[i].name_off);
 }
 
+/* nd_runner_tensor() with r->lock held. */
+int rn_tensor_info(struct nd_runner *r, unsigned int i, struct nd_runner_tensor *t);
 /* "[250, 512]" */
 const char *rn_shape(char *buf, size_t len, const uint64_t *shape, unsigned int rank);
 /* The runner's file of /dev/vneuron<index> (*di: in r->dev), opened if it has none yet. */

@@ -251,7 +251,7 @@ int nd_runner_set_ranks(struct nd_runner *r, const struct nd_runner_ranks *rk)
 	}
 	free(r->rk);
 	r->rk = nk;
-	r->nranks = rk->count;
+	__atomic_store_n(&r->nranks, rk->count, __ATOMIC_RELEASE);
 	r->ranks_set = 1;
 	r->rank_flags = rk->flags;
 	if (!r->host)
@@ -265,24 +265,49 @@ out:
 
 unsigned int nd_runner_ranks(const struct nd_runner *r)
 {
-	return r ? r->nranks : 0;
+	/* set once, before a program: the count a caller sees never changes after */
+	return r ? __atomic_load_n(&r->nranks, __ATOMIC_ACQUIRE) : 0;
 }
 
 int nd_runner_place(struct nd_runner *r, unsigned int rank, struct nd_runner_place *pl)
 {
-	if (!r || !pl || rank >= r->nranks)
-		return -EINVAL;
-	*pl = (struct nd_runner_place){ .device = r->rk[rank].device, .core = r->rk[rank].core,
-					.rank = r->rk[rank].grank };
-	return 0;
+	int ret = -EINVAL;
+
+	if (!r || !pl)
+		return ret;
+	pthread_mutex_lock(&r->lock);
+	if (rank < r->nranks) {
+		*pl = (struct nd_runner_place){ .device = r->rk[rank].device,
+						.core = r->rk[rank].core,
+						.rank = r->rk[rank].grank };
+		ret = 0;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return ret;
 }
 
 struct nd_host *nd_runner_host(struct nd_runner *r, unsigned int rank)
 {
-	return r && rank < r->nranks ? r->rk[rank].h : NULL;
+	struct nd_host *h = NULL;
+
+	if (!r)
+		return NULL;
+	pthread_mutex_lock(&r->lock);
+	if (rank < r->nranks)
+		h = r->rk[rank].h;
+	pthread_mutex_unlock(&r->lock);
+	return h;
 }
 
 struct nd_device *nd_runner_device(struct nd_runner *r, unsigned int rank)
 {
-	return r && !r->host && rank < r->nranks ? r->dev[r->rk[rank].dev].dev : NULL;
+	struct nd_device *dev = NULL;
+
+	if (!r)
+		return NULL;
+	pthread_mutex_lock(&r->lock);
+	if (!r->host && rank < r->nranks)
+		dev = r->dev[r->rk[rank].dev].dev;
+	pthread_mutex_unlock(&r->lock);
+	return dev;
 }

@@ -309,6 +309,8 @@ int nd_runner_find(struct nd_runner *r, const char *name, struct nd_runner_tenso
 #define ND_BIND_ANY_SHAPE	2u	/* an input file of another shape, the same element count */
 #define ND_BIND_RAW		4u	/* an input file without the .npy magic: raw bytes, exactly
 					 * the tensor's size */
+#define ND_BIND_INPUT		8u	/* the tensor must be an input: else -ENOENT, "exp.vnef
+					 * has no input 'y'; its inputs: a b" */
 
 /**
  * nd_runner_bind() - bind a tensor to the caller's buffer

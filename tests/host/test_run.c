@@ -20,36 +20,16 @@
 #include "vnrun.h"
 #include "vn_model.h"
 #include "cc_ref.h"
+#include "../run_programs.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #pragma GCC diagnostic ignored "-Wmisleading-indentation"
 #include "kselftest_harness.h"
 
-#define ROWS	250
-#define COLS	512
+#define ROWS	RP_ROWS
+#define COLS	RP_COLS
 #define N	(ROWS * COLS)
-
-static void *finish(struct nd_builder *b, size_t *size)
-{
-	void *img = NULL;
-
-	if (nd_builder_finish(b, &img, size))
-		fprintf(stderr, "# finish: %s\n", nd_builder_error(b));
-	nd_builder_free(b);
-	return img;
-}
-
-/* The NKI profiler example: out = exp(in), [250 x 512] fp32. */
-static void *exp_image(size_t *size)
-{
-	struct nd_builder *b;
-
-	if (nd_builder_new("exp", &b))
-		return NULL;
-	nd_kernel_exp(b, ROWS, COLS, 1);
-	return finish(b, size);
-}
 
 /* C [256 x 512] = A [256 x 256] . B [256 x 512], bf16 in, fp32 out. */
 static void *matmul_image(size_t *size)
@@ -59,56 +39,7 @@ static void *matmul_image(size_t *size)
 	if (nd_builder_new("mm", &b))
 		return NULL;
 	nd_kernel_matmul(b, 256, 256, 512, ND_BF16, ND_FP32);
-	return finish(b, size);
-}
-
-/*
- * A program that runs for seconds on the host: count activations over a [128 x 512]
- * tile, y = the tile. Its executions are long enough for a cancel to land inside one.
- */
-static void *long_image(unsigned int count, size_t *size)
-{
-	static const uint64_t shape[] = { 128, 512 };
-	struct nd_builder *b;
-	struct nd_tensor *x, *y;
-	struct nd_tile *t;
-	unsigned int i;
-
-	if (nd_builder_new("long", &b))
-		return NULL;
-	x = nd_input(b, "x", ND_FP32, 2, shape);
-	y = nd_output(b, "y", ND_FP32, 2, shape);
-	t = nd_sbuf(b, "t", ND_FP32, 128, 512);
-	nd_load(b, 0, nd_whole(t), nd_hbm_rows(x, 0, 0));
-	for (i = 0; i < count; i++)
-		nd_activate(b, nd_whole(t), nd_whole(t), ND_ACT_TANH, 1.0f, 0.0f);
-	nd_store(b, 1, nd_hbm_rows(y, 0, 0), nd_whole(t));
-	return finish(b, size);
-}
-
-/* y = (sum over ranks of x * 2) + 1, [128 x 64] fp32, an all_reduce on HBM. */
-static void *allreduce_image(size_t *size)
-{
-	static const uint64_t shape[] = { 128, 64 };
-	struct nd_builder *b;
-	struct nd_tensor *tx, *ts, *ty;
-	struct nd_tile *t, *u;
-
-	if (nd_builder_new("allreduce", &b))
-		return NULL;
-	tx = nd_input(b, "x", ND_FP32, 2, shape);
-	ts = nd_scratch(b, "s", ND_FP32, 2, shape);
-	ty = nd_output(b, "y", ND_FP32, 2, shape);
-	t = nd_sbuf(b, "t", ND_FP32, 128, 64);
-	u = nd_sbuf(b, "u", ND_FP32, 128, 64);
-	nd_load(b, 0, nd_whole(t), nd_hbm_rows(tx, 0, 0));
-	nd_tensor_scalar(b, ND_VECTOR, nd_whole(t), nd_whole(t), ND_MUL, 2.0f, 0);
-	nd_store(b, 1, nd_hbm_rows(ts, 0, 0), nd_whole(t));
-	nd_all_reduce(b, ts, ts, 128 * 64, ND_ADD);
-	nd_load(b, 2, nd_whole(u), nd_hbm_rows(ts, 0, 0));
-	nd_tensor_scalar(b, ND_GPSIMD, nd_whole(u), nd_whole(u), ND_ADD, 1.0f, 0);
-	nd_store(b, 3, nd_hbm_rows(ty, 0, 0), nd_whole(u));
-	return finish(b, size);
+	return rp_finish(b, size);
 }
 
 static void fill(float *x, size_t n)
@@ -143,7 +74,7 @@ FIXTURE_SETUP(run)
 
 	snprintf(self->dir, sizeof(self->dir), "/tmp/vn_test_run.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
-	self->img = exp_image(&self->size);
+	self->img = rp_exp(&self->size);
 	ASSERT_NE(NULL, self->img);
 	ASSERT_EQ(0, nd_runner_open_host(NULL, &self->r, &err)) TH_LOG("%s", err.msg);
 	EXPECT_EQ(1, nd_runner_is_host(self->r));
@@ -497,7 +428,7 @@ TEST(run_consts)
 	nd_load(b, 0, nd_whole(t), nd_hbm_rows(tk, 0, 0));
 	nd_store(b, 1, nd_hbm_rows(ts, 0, 0), nd_whole(t));
 	nd_store(b, 2, nd_hbm_rows(ty, 0, 0), nd_whole(t));
-	img = finish(b, &size);
+	img = rp_finish(b, &size);
 	ASSERT_NE(NULL, img);
 	ASSERT_EQ(0, nd_runner_open_host(&vn_model_trn1, &r, &err));
 	ASSERT_EQ(0, nd_runner_load_image(r, img, size, NULL, NULL));
@@ -513,7 +444,7 @@ TEST(run_consts)
 }
 
 #define NR	4
-#define CN	(128 * 64)
+#define CN	RP_CN
 
 /* 4 ranks on 2 modeled devices over a host communicator, against the C reference. */
 TEST(run_ranks)
@@ -527,7 +458,7 @@ TEST(run_ranks)
 	struct nd_error err;
 	char dir[] = "/tmp/vn_test_ranks.XXXXXX", p[128], cmd[160];
 	size_t size;
-	void *img = allreduce_image(&size);
+	void *img = rp_allreduce(&size);
 	unsigned int i;
 	size_t e;
 
@@ -606,6 +537,82 @@ TEST(run_ranks)
 	EXPECT_EQ(0, system(cmd));
 }
 
+/* Two runners of two ranks each on one communicator of four (the caller's), as nodes. */
+struct half {
+	struct nd_runner *r;
+	int ret;
+};
+
+static void *half_main(void *arg)
+{
+	struct half *h = arg;
+
+	h->ret = nd_runner_run(h->r, 1, 0, NULL);
+	return NULL;
+}
+
+TEST(run_ranks_caller_comm)
+{
+	float *x[NR], *y[NR], ref[CN];
+	const struct cc_ref_in twice = { (const float *const *)x, 2.0f };
+	static const uint32_t devices[NR] = { 0, 0, 1, 1 };
+	struct nd_runner_place pl;
+	struct nd_host_comm *c;
+	struct nd_error err;
+	struct half h[2];
+	pthread_t th[2];
+	size_t size, e;
+	void *img = rp_allreduce(&size);
+	unsigned int i, k;
+
+	ASSERT_NE(NULL, img);
+	ASSERT_EQ(0, nd_host_comm_new(NR, devices, &c));
+	for (i = 0; i < NR; i++) {
+		x[i] = malloc(CN * sizeof(float));
+		y[i] = calloc(CN, sizeof(float));
+		cc_fill(x[i], CN, i + 7);
+	}
+	for (k = 0; k < 2; k++) {
+		struct nd_runner *r;
+
+		ASSERT_EQ(0, nd_runner_open_host(NULL, &r, &err));
+		h[k].r = r;
+		ASSERT_EQ(0, nd_runner_set_ranks(r, &(struct nd_runner_ranks){
+			.count = 2, .flags = ND_RANKS_NO_COMM }));
+		ASSERT_EQ(0, nd_runner_load_image(r, img, size, NULL, NULL));
+		for (i = 0; i < 2; i++) {
+			ASSERT_EQ(0, nd_runner_bind(r, i, "x", x[2 * k + i], CN * sizeof(float)));
+			ASSERT_EQ(0, nd_runner_bind(r, i, "y", y[2 * k + i], CN * sizeof(float)));
+		}
+		if (!k) {
+			/* no communicator yet: the core refuses a program with collectives */
+			EXPECT_EQ(-ENOTCONN, nd_runner_run(r, 1, 0, NULL));
+			EXPECT_TRUE(says(r, "the program has collectives"));
+		}
+		EXPECT_EQ(-EINVAL, nd_runner_set_host_comm(r, c, 3));
+		ASSERT_EQ(0, nd_runner_set_host_comm(r, c, 2 * k)) TH_LOG("%s",
+									   nd_runner_error(r));
+		ASSERT_EQ(0, nd_runner_place(r, 1, &pl));
+		EXPECT_EQ(2 * k + 1, pl.rank);
+	}
+	for (k = 0; k < 2; k++)
+		ASSERT_EQ(0, pthread_create(&th[k], NULL, half_main, &h[k]));
+	for (k = 0; k < 2; k++) {
+		pthread_join(th[k], NULL);
+		EXPECT_EQ(0, h[k].ret) TH_LOG("%s", nd_runner_error(h[k].r));
+		nd_runner_close(h[k].r);
+	}
+	for (e = 0; e < CN; e++)
+		ref[e] = cc_ref_reduce(&twice, VN_CC_SUM, NR, e) + 1.0f;
+	for (i = 0; i < NR; i++) {
+		EXPECT_EQ(0, memcmp(ref, y[i], sizeof(ref))) TH_LOG("rank %u", i);
+		free(x[i]);
+		free(y[i]);
+	}
+	nd_host_comm_free(c);
+	free(img);
+}
+
 /* Ranks that disagree: every rank fails, the message names the cause. */
 TEST(run_ranks_fail_and_recover)
 {
@@ -615,7 +622,7 @@ TEST(run_ranks_fail_and_recover)
 	struct nd_error err;
 	char what[256];
 	size_t size;
-	void *img = allreduce_image(&size);
+	void *img = rp_allreduce(&size);
 
 	ASSERT_NE(NULL, img);
 	ASSERT_EQ(0, nd_runner_open_host(NULL, &r, &err));
@@ -642,20 +649,6 @@ TEST(run_ranks_fail_and_recover)
 	free(img);
 }
 
-struct canceller {
-	struct nd_runner *r;
-	unsigned int ms;
-};
-
-static void *cancel_later(void *arg)
-{
-	struct canceller *c = arg;
-
-	usleep(c->ms * 1000);
-	nd_runner_cancel(c->r);
-	return NULL;
-}
-
 /* Of n executions, the one cancelled (ABORTED by the cancel), the others not run. */
 static int cancelled_at(const struct nd_runner_exec *x, unsigned int n, unsigned int ranks)
 {
@@ -680,7 +673,7 @@ TEST(run_cancel)
 	struct nd_error err;
 	pthread_t th;
 	size_t size;
-	void *img = long_image(20000, &size);
+	void *img = rp_long(20000, &size);
 	int at;
 
 	ASSERT_NE(NULL, img);
@@ -700,7 +693,7 @@ TEST(run_cancel)
 	EXPECT_EQ(0, ex[at + 1].done);
 	/* a short program on the same handle now runs */
 	free(img);
-	img = long_image(2, &size);
+	img = rp_long(2, &size);
 	ASSERT_EQ(0, nd_runner_load_image(r, img, size, NULL, NULL));
 	ASSERT_EQ(0, nd_runner_bind_zeros(r, 0, "x"));
 	EXPECT_EQ(0, nd_runner_run(r, 3, 0, ex)) TH_LOG("%s", nd_runner_error(r));
@@ -726,7 +719,7 @@ TEST(run_cancel_ranks)
 	struct nd_error err;
 	pthread_t th;
 	size_t size, e;
-	void *img = allreduce_image(&size);
+	void *img = rp_allreduce(&size);
 	unsigned int i;
 
 	ASSERT_NE(NULL, img);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * vneuron-run: run a .vnef program once (or N times) on /dev/vneuronN or on the host
- * backend, inputs from .npy files or zeros, outputs summarised and saved as .npy.
+ * backend, inputs from .npy files or zeros, outputs summarised and saved as .npy: the
+ * command line of libvnprog's runner (vnrun.h), which does all of it.
  */
 #include <errno.h>
 #include <math.h>
@@ -10,9 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "vnprog.h"
-#include "vn_program.h"
+#include "vnrun.h"
 
 static void usage(FILE *f)
 {
@@ -68,14 +69,6 @@ static void usage(FILE *f)
 "    vneuron-run exp.vnef in in.npy --save-output out/\n", f);
 }
 
-struct binding {
-	const struct vnef_tensor *t;
-	const char *name;
-	const char *file;
-	void *data;
-	struct nd_mem *mem;
-};
-
 static double now(void)
 {
 	struct timespec ts;
@@ -84,17 +77,7 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static uint64_t elems(const struct vnef_tensor *t)
-{
-	uint64_t n = 1;
-	unsigned int i;
-
-	for (i = 0; i < t->rank; i++)
-		n *= t->shape[i];
-	return n;
-}
-
-static void shape_str(const struct vnef_tensor *t, char *buf, size_t size)
+static void shape_str(const struct nd_runner_tensor *t, char *buf, size_t size)
 {
 	size_t n = 0;
 	unsigned int i;
@@ -105,67 +88,66 @@ static void shape_str(const struct vnef_tensor *t, char *buf, size_t size)
 				      (unsigned long long)t->shape[i]);
 }
 
-static float elem(const struct binding *b, uint64_t i)
+/* The input and output lines of the summary. */
+static int summary(struct nd_runner *r, const char *const *pairs, unsigned int npairs)
 {
-	if (b->t->dtype == VNEF_DT_BF16)
-		return nd_bf16_to_fp32(((const uint16_t *)b->data)[i]);
-	return ((const float *)b->data)[i];
-}
+	struct nd_runner_tensor t;
+	unsigned int i, j;
+	int n = nd_runner_tensor_count(r);
 
-static int fill_input(struct binding *b)
-{
-	struct nd_error err = { 0 };
-	struct nd_npy npy;
-	const float *src;
-	void *file;
-	uint64_t i, n = elems(b->t);
+	for (i = 0; n > 0 && i < (unsigned int)n; i++) {
+		const char *file = "zeros", *dt;
+		double mn = INFINITY, mx = -INFINITY, sum = 0;
+		uint64_t k;
+		void *data;
+		char sh[96];
 
-	if (nd_npy_load(b->file, &npy, &file, &err)) {
-		fprintf(stderr, "vneuron-run: %s\n", err.msg);
-		return -1;
-	}
-	if (npy.count != n) {
-		fprintf(stderr, "vneuron-run: %s: %llu elements, input '%s' has %llu\n", b->file,
-			(unsigned long long)npy.count, b->name, (unsigned long long)n);
-		free(file);
-		return -1;
-	}
-	src = (const float *)((const char *)file + npy.data_off);
-	for (i = 0; i < n; i++) {
-		float v;
+		if (nd_runner_tensor(r, i, &t))
+			return -1;
+		dt = t.dtype == VNEF_DT_BF16 ? "bf16" : "fp32";
+		shape_str(&t, sh, sizeof(sh));
+		if (t.kind == VNEF_TENSOR_INPUT) {
+			for (j = 0; j < npairs; j += 2)
+				if (!strcmp(pairs[j], t.name))
+					file = pairs[j + 1];
+			printf("  in  %-12s [%s] %s: %s\n", t.name, sh, dt, file);
+			continue;
+		}
+		if (t.kind != VNEF_TENSOR_OUTPUT)
+			continue;
+		/* the runner's buffer: on a device its memory, mapped */
+		if (nd_runner_data(r, 0, t.name, &data, NULL))
+			return -1;
+		for (k = 0; k < t.elements; k++) {
+			double v = t.dtype == VNEF_DT_BF16 ?
+				   nd_bf16_to_fp32(((const uint16_t *)data)[k]) :
+				   ((const float *)data)[k];
 
-		memcpy(&v, src + i, 4);
-		if (b->t->dtype == VNEF_DT_BF16)
-			((uint16_t *)b->data)[i] = nd_fp32_to_bf16(v);
-		else
-			((float *)b->data)[i] = v;
+			mn = v < mn ? v : mn;
+			mx = v > mx ? v : mx;
+			sum += v;
+		}
+		printf("  out %-12s [%s] %s: min %g max %g mean %g\n", t.name, sh, dt, mn, mx,
+		       t.elements ? sum / (double)t.elements : 0.0);
 	}
-	free(file);
 	return 0;
 }
 
-static int save_output(const char *dir, const struct binding *b)
+/* Every output to DIR/NAME.npy, the path checked now. 0, or the exit status. */
+static int bind_outputs(struct nd_runner *r, const char *dir, int force)
 {
-	struct nd_error err = { 0 };
-	uint64_t i, n = elems(b->t), shape[VNEF_MAX_RANK];
+	struct nd_runner_tensor t;
 	char path[4096];
-	float *f;
-	int ret;
+	int i, n = nd_runner_tensor_count(r);
 
-	for (i = 0; i < b->t->rank; i++)
-		shape[i] = b->t->shape[i];
-
-	f = malloc(n * 4 + 4);
-	if (!f)
-		return -1;
-	for (i = 0; i < n; i++)
-		f[i] = elem(b, i);
-	snprintf(path, sizeof(path), "%s/%s.npy", dir, b->name);
-	ret = nd_npy_save(path, shape, b->t->rank, f, &err);
-	free(f);
-	if (ret) {
-		fprintf(stderr, "vneuron-run: %s\n", err.msg);
-		return -1;
+	for (i = 0; i < n; i++) {
+		if (nd_runner_tensor(r, (unsigned int)i, &t) || t.kind != VNEF_TENSOR_OUTPUT)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.npy", dir, t.name);
+		if (nd_runner_bind_file(r, 0, t.name, path, force ? ND_BIND_FORCE : 0)) {
+			fprintf(stderr, "vneuron-run: %s\n", nd_runner_error(r));
+			return 2;
+		}
 	}
 	return 0;
 }
@@ -173,18 +155,11 @@ static int save_output(const char *dir, const struct binding *b)
 int main(int argc, char **argv)
 {
 	const char *prog = NULL, *save = NULL, *pairs[2 * 64];
-	unsigned int npairs = 0, dev_index = 0, core = 0, nexec = 1, nb = 0, i, j, e;
-	int host = 0, quiet = 0, force = 0, ret = 1;
-	struct binding b[VNEF_MAX_TENSORS];
-	struct nd_run_result res = { 0 };
+	unsigned int npairs = 0, dev_index = 0, core = 0, nexec = 1, i, j;
+	int host = 0, quiet = 0, force = 0, ret = 1, made = 0;
+	struct nd_runner_exec x = { 0 };
 	struct nd_error err = { 0 };
-	struct vn_prog_error pe = { 0 };
-	struct vn_program *vp = NULL;
-	struct nd_device *dev = NULL;
-	struct nd_program *p = NULL;
-	struct nd_host *h = NULL;
-	size_t size;
-	void *img = NULL;
+	struct nd_runner *r = NULL;
 	double t0, t1;
 
 	for (i = 1; i < (unsigned int)argc; i++) {
@@ -233,19 +208,19 @@ int main(int argc, char **argv)
 		}
 		if (num) {
 			char *end;
-			unsigned long x = v ? strtoul(v, &end, 10) : 0;
+			unsigned long n = v ? strtoul(v, &end, 10) : 0;
 
-			if (!v || !*v || *end || x > 1000000) {
+			if (!v || !*v || *end || n > 1000000) {
 				fprintf(stderr, "vneuron-run: %s expects a number, got '%s'\n", a,
 					v ? v : "");
 				return 2;
 			}
-			if (num == &nexec && !x) {
+			if (num == &nexec && !n) {
 				fprintf(stderr, "vneuron-run: %s 0: run at least once (1..1000000)\n",
 					a);
 				return 2;
 			}
-			*num = (unsigned int)x;
+			*num = (unsigned int)n;
 			i++;
 		}
 	}
@@ -253,179 +228,66 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vneuron-run: no program given (see --help)\n");
 		return 2;
 	}
-	memset(b, 0, sizeof(b));
-	if (nd_vnef_read(prog, &img, &size, &err)) {
-		fprintf(stderr, "vneuron-run: %s\n", err.msg);
+	if (host ? nd_runner_open_host(NULL, &r, &err) :
+		   nd_runner_open_device(dev_index, core, &r, &err)) {
+		if (err.code == -ERANGE) {
+			fprintf(stderr, "vneuron-run: --%s\n", err.msg);
+			return 2;
+		}
+		fprintf(stderr, "vneuron-run: %s%s%s\n", host ? "host backend: " : "", err.msg,
+			host ? "" : " (or use --host)");
 		return 1;
 	}
-	if (vn_program_load(img, size, &vp, &pe)) {
-		fprintf(stderr, "vneuron-run: %s: refused by the validator: %s check: %s\n", prog,
-			vn_check_name(pe.check), pe.msg ? pe.msg : "");
-		goto out;
-	}
-	for (i = 0; i < vp->tensor_count; i++) {
-		const struct vnef_tensor *t = &vp->tensors[i];
-
-		if (t->kind != VNEF_TENSOR_INPUT && t->kind != VNEF_TENSOR_OUTPUT)
-			continue;
-		b[nb].t = t;
-		b[nb].name = vn_program_str(vp, t->name_off);
-		b[nb].data = calloc(1, t->size ? t->size : 1);
-		if (!b[nb++].data)
-			goto out;
-	}
+	if (nd_runner_load_file(r, prog, NULL))
+		goto runner_err;
+	/* inputs named by NAME FILE pairs (the shape may differ), the others zeros */
 	for (j = 0; j < npairs; j += 2) {
-		for (i = 0; i < nb; i++)
-			if (!strcmp(b[i].name, pairs[j]))
-				break;
-		if (i == nb || b[i].t->kind != VNEF_TENSOR_INPUT) {
-			fprintf(stderr, "vneuron-run: %s has no input '%s'; its inputs:", prog,
-				pairs[j]);
-			for (i = 0; i < nb; i++)
-				if (b[i].t->kind == VNEF_TENSOR_INPUT)
-					fprintf(stderr, " %s", b[i].name);
-			fprintf(stderr, "\n");
-			goto out;
+		ret = nd_runner_bind_file(r, 0, pairs[j], pairs[j + 1],
+					  ND_BIND_INPUT | ND_BIND_ANY_SHAPE);
+		if (ret) {
+			ret = ret == -EEXIST ? 2 : 1;
+			goto say;
 		}
-		if (b[i].file) {
-			fprintf(stderr, "vneuron-run: input '%s' is bound twice (%s, then %s)\n",
-				pairs[j], b[i].file, pairs[j + 1]);
-			ret = 2;
-			goto out;
-		}
-		b[i].file = pairs[j + 1];
-		if (fill_input(&b[i]))
-			goto out;
 	}
+	ret = 1;
+	if (nd_runner_bind_zeros(r, 0, NULL))
+		goto runner_err;
 	/* every output file is checked before anything runs */
-	for (i = 0; save && i < nb; i++) {
-		const char *in[1 + 64];
-		char path[4096], msg[8400];
-
-		if (b[i].t->kind != VNEF_TENSOR_OUTPUT)
-			continue;
-		in[0] = prog;
-		for (j = 1; j < npairs; j += 2)
-			in[1 + j / 2] = pairs[j];
-		snprintf(path, sizeof(path), "%s/%s.npy", save, b[i].name);
-		if (nd_out_check(path, in, 1 + npairs / 2, force ? ND_OUT_FORCE : 0, msg,
-				 sizeof(msg))) {
-			fprintf(stderr, "vneuron-run: %s\n", msg);
-			ret = 2;
-			goto out;
-		}
-	}
-	if (host) {
-		if (nd_host_open(NULL, &h, &err)) {
-			fprintf(stderr, "vneuron-run: host backend: %s\n", err.msg);
-			goto out;
-		}
-	} else {
-		struct nd_load_error le;
-
-		struct vneuron_info info;
-
-		if (nd_open(dev_index, &dev, &err)) {
-			fprintf(stderr, "vneuron-run: %s (or use --host)\n", err.msg);
-			goto out;
-		}
-		if (!nd_info(dev, &info) && core >= info.core_count) {
-			fprintf(stderr, "vneuron-run: --core %u: /dev/vneuron%u has %u cores\n",
-				core, dev_index, info.core_count);
-			ret = 2;
-			goto out;
-		}
-		for (i = 0; i < nb; i++) {
-			if (nd_mem_alloc(dev, b[i].t->size, &b[i].mem) ||
-			    (b[i].t->kind == VNEF_TENSOR_INPUT &&
-			     nd_mem_write(b[i].mem, 0, b[i].data, b[i].t->size)))
-				goto dev_err;
-		}
-		if (nd_program_load(dev, img, size, &p, &le))
-			goto dev_err;
-	}
-	t0 = now();
-	for (e = 0; e < nexec; e++) {
-		if (host) {
-			struct nd_host_tensor ht[VNEF_MAX_TENSORS];
-
-			for (i = 0; i < nb; i++)
-				ht[i] = (struct nd_host_tensor){ b[i].name, b[i].data, b[i].t->size };
-			if (nd_host_run(h, img, size, ht, nb, 0, &res)) {
-				fprintf(stderr, "vneuron-run: execution %u: %s\n", e + 1,
-					nd_host_error(h));
-				goto out;
-			}
-		} else {
-			struct nd_bind bind[VNEF_MAX_TENSORS];
-
-			for (i = 0; i < nb; i++)
-				bind[i] = (struct nd_bind){ b[i].name, b[i].mem };
-			if (nd_run(p, core, bind, nb, 0, &res))
-				goto dev_err;
-		}
-	}
-	t1 = now();
-	if (!host)
-		for (i = 0; i < nb; i++)
-			if (b[i].t->kind == VNEF_TENSOR_OUTPUT &&
-			    nd_mem_read(b[i].mem, 0, b[i].data, b[i].t->size))
-				goto dev_err;
-	if (!quiet) {
-		printf("%s on %s", prog, host ? "the host backend" : "");
-		if (!host)
-			printf("/dev/vneuron%u core %u", dev_index, core);
-		printf(": %u execution%s OK, modeled %.3f us each, host %.3f ms each\n", nexec,
-		       nexec == 1 ? "" : "s", (double)res.model_ps * 1e-6,
-		       (t1 - t0) * 1e3 / nexec);
-		for (i = 0; i < nb; i++) {
-			uint64_t k, n = elems(b[i].t);
-			double mn = INFINITY, mx = -INFINITY, sum = 0;
-			char sh[96];
-
-			shape_str(b[i].t, sh, sizeof(sh));
-			if (b[i].t->kind == VNEF_TENSOR_INPUT) {
-				printf("  in  %-12s [%s] %s: %s\n", b[i].name, sh,
-				       b[i].t->dtype == VNEF_DT_BF16 ? "bf16" : "fp32",
-				       b[i].file ? b[i].file : "zeros");
-				continue;
-			}
-			for (k = 0; k < n; k++) {
-				double v = elem(&b[i], k);
-
-				mn = v < mn ? v : mn;
-				mx = v > mx ? v : mx;
-				sum += v;
-			}
-			printf("  out %-12s [%s] %s: min %g max %g mean %g\n", b[i].name, sh,
-			       b[i].t->dtype == VNEF_DT_BF16 ? "bf16" : "fp32", mn, mx,
-			       n ? sum / (double)n : 0.0);
-		}
-	}
 	if (save) {
-		if (mkdir(save, 0777) && errno != EEXIST) {
+		ret = bind_outputs(r, save, force);
+		if (ret)
+			goto out;
+		ret = 1;
+		made = !mkdir(save, 0777);
+		if (!made && errno != EEXIST) {
 			fprintf(stderr, "vneuron-run: %s: %s\n", save, strerror(errno));
 			goto out;
 		}
-		for (i = 0; i < nb; i++)
-			if (b[i].t->kind == VNEF_TENSOR_OUTPUT && save_output(save, &b[i]))
-				goto out;
-		if (!quiet)
+	}
+	t0 = now();
+	if (nd_runner_run(r, nexec, 0, NULL))
+		goto runner_err;
+	t1 = now();
+	nd_runner_result(r, 0, &x);
+	if (!quiet) {
+		printf("%s on %s: %u execution%s OK, modeled %.3f us each, host %.3f ms each\n",
+		       prog, nd_runner_where(r), nexec, nexec == 1 ? "" : "s",
+		       (double)x.res.model_ps * 1e-6, (t1 - t0) * 1e3 / nexec);
+		if (summary(r, pairs, npairs))
+			goto runner_err;
+		if (save)
 			printf("outputs saved in %s/\n", save);
 	}
 	ret = 0;
 	goto out;
-dev_err:
-	fprintf(stderr, "vneuron-run: %s\n", nd_device_error(dev));
+runner_err:
+	ret = 1;
+say:
+	fprintf(stderr, "vneuron-run: %s\n", nd_runner_error(r));
 out:
-	if (p)
-		nd_program_unload(p);
-	nd_close(dev);
-	nd_host_close(h);
-	for (i = 0; i < nb; i++)
-		free(b[i].data);
-	if (vp)
-		vn_program_put(vp);
-	free(img);
+	nd_runner_close(r);
+	/* a failed run leaves no folder it made */
+	if (ret && made)
+		rmdir(save);
 	return ret;
 }
