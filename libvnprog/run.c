@@ -495,6 +495,8 @@ static void exec_device(struct nd_runner *r, struct rn_rank *k, struct nd_runner
 		if (ret != -ETIMEDOUT && ret != -EINTR) {
 			k->fail = ret;
 			nd_device_error_copy(d->dev, k->msg, sizeof(k->msg));
+			__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+			dev_flush(d->dev);	/* nothing of ours may run on unwaited */
 			return;
 		}
 	}

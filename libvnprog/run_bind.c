@@ -555,7 +555,7 @@ int nd_runner_data(struct nd_runner *r, unsigned int rank, const char *name, voi
 	if (b->kind == RN_OUT_FILE || b->kind == RN_OWN)
 		goto out;
 	/* a buffer that held another binding's bytes starts again from zeros */
-	if (b->kind != RN_NONE && (r->host || b->used))
+	if (b->kind != RN_NONE)
 		memset(*datap, 0, (size_t)rn_tensor(r, i)->size);
 	unbind(b);
 	b->kind = RN_OWN;
