@@ -16,6 +16,8 @@
 #include "file.h"
 #include "main.h"
 #include "mem.h"
+#include "netq.h"
+#include "netq_ring.h"
 #include "program.h"
 #include "trace.h"
 #include "uring.h"

@@ -17,10 +17,11 @@
  *      inside core calls
  *   vnk_device.hbm_lock (mutex: HBM budget, peak and device addresses) nests inside
  *      mmap_lock only.
- *   vnk_comm_lock (mutex: the module's registry of communicators and their joined
- *      ranks) is taken under vnk_file.comm_lock and nests nothing.
+ *   vnk_comm_lock (mutex: the module's registry of communicators, their joined ranks
+ *      and network queues, kmod/comm.c, kmod/netq.c) is taken under
+ *      vnk_file.comm_lock and nests only vn_comm's lock.
  *   vnk_netq_ring.lock (mutex: a network queue ring's posting, doorbell and teardown,
- *      kmod/comm.c) nests vnk_comm_lock and vn_comm's lock; the teardown takes it under
+ *      kmod/netq_ring.c) nests vnk_comm_lock and vn_comm's lock; the teardown takes it under
  *      vnk_file.comm_lock, waits for the ring's work there and drops the ring's stage
  *      (hbm_lock). A ring's vma close breaks its communicator (vn_comm's lock) under
  *      mmap_lock. vnk_file.netq_lock (spinlock: the file's rings, for poll and mmap)
@@ -93,7 +94,7 @@ struct vnk_trace_file;
  * @nr_comms: live communicator handles (VNK_MAX_COMM_HANDLES)
  * @comm_cores: bit i: core i is bound as a rank by one of @comms
  * @netq_lock: protects @netq_rings (poll and mmap look rings up under it)
- * @netq_rings: the network queue rings of its registrations (kmod/comm.c)
+ * @netq_rings: the network queue rings of its registrations (kmod/netq_ring.c)
  * @netq_wq: requests posted to those rings (poll)
  */
 struct vnk_file {
