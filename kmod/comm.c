@@ -19,9 +19,10 @@
  * of use only while all its ranks are there, and this ends their waits at once instead
  * of at a time limit.
  *
- * Bounds: VNK_MAX_COMM_HANDLES handles per file, VNK_MAX_COMMS communicators in the
- * module (counted from creation to the last reference), every allocation charged to the
- * caller's memory cgroup.
+ * Bounds: VNK_MAX_COMM_HANDLES handles per file; communicators are a shared resource
+ * (kmod/share.c: a total, a share per user and a privileged reserve, counted from
+ * creation to the last reference, charged to the creator's user); every allocation
+ * charged to the caller's memory cgroup.
  *
  * Ranks on other nodes (COMM_NODES) and the registration's network queue are
  * kmod/netq.c's, its mapped ring kmod/netq_ring.c's; a registration that goes takes its
@@ -48,6 +49,7 @@
 #include "file.h"
 #include "main.h"
 #include "netq.h"
+#include "share.h"
 #include "vn_comm.h"
 #include "vn_exec.h"
 #include "vneuron_program.h"
@@ -73,6 +75,7 @@ static void vnk_comm_free(struct kref *ref)
 	struct vnk_comm *c = container_of(ref, struct vnk_comm, ref);
 
 	vn_comm_put(c->cm);
+	vnk_share_uncharge(c->user, VNEURON_SHARE_COMMS);
 	kfree_sensitive(c);
 	atomic64_dec(&vnk_counters.comms);
 }
@@ -147,6 +150,7 @@ int vnk_comm_create_ioctl(struct vnk_file *vf, void *data)
 		.inter = vn_cc_inter_device,
 	};
 	struct vnk_comm_handle *h = NULL;
+	struct vnk_user *user;
 	struct vnk_comm *c = NULL;
 	u32 handle;
 	int ret;
@@ -161,16 +165,18 @@ int vnk_comm_create_ioctl(struct vnk_file *vf, void *data)
 		ret = -ENOSPC;
 		goto out;
 	}
-	if (atomic64_inc_return(&vnk_counters.comms) > VNK_MAX_COMMS) {
-		atomic64_dec(&vnk_counters.comms);
-		ret = -EAGAIN;
+	user = vnk_share_charge(VNEURON_SHARE_COMMS, vf->filp, NULL);
+	if (IS_ERR(user)) {
+		ret = PTR_ERR(user);
 		goto out;
 	}
+	atomic64_inc(&vnk_counters.comms);
 	ret = -ENOMEM;
 	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 	if (!c || !h)
 		goto fail;
+	c->user = user;
 	ret = vn_comm_create(&p, &c->cm);
 	if (ret)
 		goto fail;
@@ -201,6 +207,7 @@ fail:
 		vn_comm_put(c->cm);
 	kfree_sensitive(c);
 	kfree(h);
+	vnk_share_uncharge(user, VNEURON_SHARE_COMMS);
 	atomic64_dec(&vnk_counters.comms);
 out:
 	mutex_unlock(&vf->comm_lock);

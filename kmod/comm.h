@@ -20,12 +20,10 @@
 struct vn_comm;
 struct vn_core;
 struct vnk_file;
+struct vnk_user;
 
 /* Communicator handles one open file may hold: registrations and ranks together. */
 #define VNK_MAX_COMM_HANDLES	64
-/* Communicators the module holds at once, registered or kept alive by their ranks. */
-#define VNK_MAX_COMMS		256
-
 /**
  * struct vnk_comm - a communicator as the module knows it
  * @ref: its registration holds one while registered, each rank's handle one
@@ -36,6 +34,7 @@ struct vnk_file;
  *	bound, so a rank that left cannot be taken again
  * @nq: its network queue, if COMM_NODES gave it remote ranks (kmod/netq.c)
  * @cm: the device core's communicator, one reference
+ * @user: the user charged for it (kmod/share.c): its creator
  * @id: the secret id
  */
 struct vnk_comm {
@@ -46,6 +45,7 @@ struct vnk_comm {
 	u64 joined;
 	struct vnk_netq nq;
 	struct vn_comm *cm;
+	struct vnk_user *user;
 	u8 id[VNEURON_COMM_ID_BYTES];
 };
 
@@ -87,8 +87,8 @@ void vnk_comm_put(struct vnk_comm *c);
  * @vf: the calling file
  * @data: struct vneuron_comm_create
  *
- * Return: 0, -EINVAL, -ENOSPC (the file's handles), -EAGAIN (the module's
- * communicators), -ENOMEM, -EINTR.
+ * Return: 0, -EINVAL, -ENOSPC (the file's handles), -EDQUOT (the caller's user's
+ * share), -EAGAIN (the module's communicators, or all but the reserve), -ENOMEM, -EINTR.
  */
 int vnk_comm_create_ioctl(struct vnk_file *vf, void *data);
 

@@ -26,6 +26,9 @@
  *      (hbm_lock). A ring's vma close breaks its communicator (vn_comm's lock) under
  *      mmap_lock. vnk_file.netq_lock (spinlock: the file's rings, for poll and mmap)
  *      is innermost.
+ *   vnk_share_lock (spinlock: each user's charges of the shared resources,
+ *      kmod/share.c) is innermost: charges are taken under vnk_dev_core.lock and
+ *      vnk_file.comm_lock, given back from completions, releases and vma closes.
  *   vnk_file.mems, .progs, .execs xa_locks (spinlocks: handle tables),
  *      vnk_file.done_lock (spinlock: completions for poll and the live list for flush)
  *      and vnk_trace_file.lock are innermost and nest nothing: lookups take a reference
@@ -65,6 +68,8 @@ struct vnk_trace_file;
  *	session one, so a completion arriving after close still finds its file, and
  *	limits stay charged until the memory they count is freed
  * @vdev: the device
+ * @filp: its struct file, for capability checks of its opener (kmod/share.c): valid
+ *	during every call made through it, which holds the file
  * @writable: opened with FMODE_WRITE
  * @mems: handle -> struct vnk_mem
  * @next_handle: xa_alloc_cyclic() cursor of @mems
@@ -100,6 +105,7 @@ struct vnk_trace_file;
 struct vnk_file {
 	struct kref ref;
 	struct vnk_device *vdev;
+	struct file *filp;
 	bool writable;
 	struct xarray mems;
 	u32 next_handle;

@@ -13,6 +13,9 @@
 
 #include "vneuron.h"
 
+/* Devices the module makes, at most (the devices module parameter). */
+#define VNK_MAX_DEVICES		16
+
 /**
  * struct vnk_mod_counters - module-wide allocation counters
  * @mem_objects: live device buffers, those kept only by a mapping or execution included
@@ -21,6 +24,7 @@
  * @programs: loaded programs
  * @execs: executions submitted and not yet freed
  * @comms: communicators, from COMM_CREATE to their last reference (kmod/comm.c)
+ * @users: users holding a charge of a shared resource (kmod/share.c)
  *
  * Shown in debugfs (vneuron/counters); tests expect each to drain to 0 once nothing is
  * open or mapped.
@@ -32,6 +36,7 @@ struct vnk_mod_counters {
 	atomic64_t programs;
 	atomic64_t execs;
 	atomic64_t comms;
+	atomic64_t users;
 };
 
 extern struct vnk_mod_counters vnk_counters;

@@ -34,6 +34,7 @@
 #include "mem.h"
 #include "netq.h"
 #include "netq_ring.h"
+#include "share.h"
 #include "vn_comm.h"
 
 /*
@@ -66,6 +67,7 @@ struct vnk_netq_ring {
 	struct vnk_netq_rq rq;		/* the work's, under @lock */
 	struct vneuron_netq_req req;	/* the work's, under @lock */
 	struct vneuron_netq_cpl cpl;	/* the doorbell's copy of a completion, under @lock */
+	struct vnk_user *user;		/* charged for it (kmod/share.c) */
 	/* The posted remote ranks' arguments, read by the communicator until it completes. */
 	struct vn_cc_args ra[VN_COMM_MAX_RANKS];
 };
@@ -87,6 +89,7 @@ static void vnk_netq_ring_free(struct kref *ref)
 
 	vfree(ring->mem);
 	vn_comm_put(ring->cm);
+	vnk_share_uncharge(ring->user, VNEURON_SHARE_NETQ_RINGS);
 	mutex_destroy(&ring->lock);
 	kfree(ring);
 }
@@ -278,6 +281,14 @@ int vnk_netq_ring_setup_ioctl(struct vnk_file *vf, void *data)
 	c = h ? h->comm : NULL;
 	ret = !h ? -ENOENT : h->rank != VNEURON_COMM_NONE ? -EINVAL : 0;
 	if (!ret) {
+		/* Rings are a shared resource: the caller's user's share. */
+		ring->user = vnk_share_charge(VNEURON_SHARE_NETQ_RINGS, vf->filp, NULL);
+		if (IS_ERR(ring->user)) {
+			ret = PTR_ERR(ring->user);
+			ring->user = NULL;
+		}
+	}
+	if (!ret) {
 		mutex_lock(&vnk_comm_lock);
 		if (!c->nq.on)
 			ret = -EINVAL;
@@ -307,6 +318,8 @@ int vnk_netq_ring_setup_ioctl(struct vnk_file *vf, void *data)
 	arg->cpl_offset = VNK_NETQ_REQ_OFFSET + arg->entries * sizeof(struct vneuron_netq_req);
 	return 0;
 err_ring:
+	if (ring->user)
+		vnk_share_uncharge(ring->user, VNEURON_SHARE_NETQ_RINGS);
 	vfree(ring->mem);
 	mutex_destroy(&ring->lock);
 	kfree(ring);

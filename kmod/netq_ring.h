@@ -20,7 +20,8 @@ struct vnk_netq_ring;
  * @data: struct vneuron_netq_ring_setup
  *
  * Return: 0, -EINVAL, -ENOENT, -EBUSY (a ring already, or a NETQ_WAIT request out),
- * -ENOMEM, -EINTR.
+ * -EDQUOT (the caller's user's share of rings), -EAGAIN (the module's rings, or all but
+ * the reserve), -ENOMEM, -EINTR.
  */
 int vnk_netq_ring_setup_ioctl(struct vnk_file *vf, void *data);
 
