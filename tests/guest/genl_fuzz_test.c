@@ -388,7 +388,21 @@ static long long gf_subscribers(void)
 	return info.shares[VNEURON_SHARE_SUBSCRIBERS].used;
 }
 
-TEST(genl_fuzz)
+FIXTURE(gf)
+{
+	int unused;
+};
+
+FIXTURE_SETUP(gf)
+{
+	self->unused = 0;
+}
+
+FIXTURE_TEARDOWN(gf)
+{
+}
+
+TEST_F_TIMEOUT(gf, processes, GF_TIMEOUT)
 {
 	uint64_t seconds = gf_env("VN_GENL_FUZZ_SECONDS", 30);
 	uint64_t procs = gf_env("VN_GENL_FUZZ_PROCS", 6);
