@@ -98,6 +98,22 @@ static u32 vnk_ev_head, vnk_ev_count;
 static u64 vnk_ev_produced, vnk_ev_qdropped;
 static bool vnk_ev_on;			/* someone subscribes: queue events */
 
+/*
+ * Events about one user the queue holds at most: one user's flood of executions cannot
+ * crowd every other user's events, root's monitoring included, out of the queue (its own
+ * are dropped, counted as every drop is). A slot per user with events queued, under
+ * vnk_ev_lock; events about no process are not limited.
+ */
+#define VNK_EV_USER_SHARE	(VNEURON_GENL_EVENT_QUEUE / 4)
+#define VNK_EV_USERS		64
+#define VNK_EV_NOBODY		((uid_t)-1)	/* events about no process: not counted */
+#define VNK_EV_UNKNOWN		((uid_t)-2)	/* about an owner no longer known */
+
+static struct {
+	uid_t uid;
+	u32 queued;
+} vnk_ev_users[VNK_EV_USERS];
+
 /* The subscribers; vnk_sub_lock also serialises sending. */
 static DEFINE_MUTEX(vnk_sub_lock);
 static LIST_HEAD(vnk_subs);
@@ -105,6 +121,43 @@ static unsigned int vnk_nr_subs;
 
 static void vnk_ev_work_fn(struct work_struct *w);
 static DECLARE_WORK(vnk_ev_work, vnk_ev_work_fn);
+
+/* Whose share of the queue an event takes. */
+static uid_t vnk_ev_user(const struct vnk_event *ev)
+{
+	if (ev->unknown_task)
+		return VNK_EV_UNKNOWN;
+	return ev->about_task ? from_kuid(&init_user_ns, ev->uid) : VNK_EV_NOBODY;
+}
+
+/*
+ * Under vnk_ev_lock: one more queued event about @uid (@add 1), or one less (-1).
+ * false if it may not be queued: its user holds its share, or too many users do.
+ */
+static bool vnk_ev_account(uid_t uid, int add)
+{
+	int i, free = -1;
+
+	lockdep_assert_held(&vnk_ev_lock);
+	if (uid == VNK_EV_NOBODY)
+		return true;
+	for (i = 0; i < VNK_EV_USERS; i++) {
+		if (vnk_ev_users[i].queued && vnk_ev_users[i].uid == uid)
+			break;
+		if (!vnk_ev_users[i].queued && free < 0)
+			free = i;
+	}
+	if (i == VNK_EV_USERS) {
+		if (add < 0 || free < 0)
+			return false;
+		i = free;
+		vnk_ev_users[i].uid = uid;
+	}
+	if (add > 0 && vnk_ev_users[i].queued >= VNK_EV_USER_SHARE)
+		return false;
+	vnk_ev_users[i].queued += add;
+	return true;
+}
 
 static void vnk_event_post(struct vnk_event *ev)
 {
@@ -114,7 +167,8 @@ static void vnk_event_post(struct vnk_event *ev)
 	spin_lock_irqsave(&vnk_ev_lock, flags);
 	vnk_ev_produced++;
 	if (vnk_ev_on) {
-		if (vnk_ev_count == VNEURON_GENL_EVENT_QUEUE) {
+		if (vnk_ev_count == VNEURON_GENL_EVENT_QUEUE ||
+		    !vnk_ev_account(vnk_ev_user(ev), 1)) {
 			vnk_ev_qdropped++;
 		} else {
 			/* Only now: in an emulated guest a clock read costs microseconds. */
@@ -265,6 +319,7 @@ static void vnk_sub_remove(struct vnk_subscriber *sub)
 	vnk_ev_on = false;
 	vnk_ev_head = 0;
 	vnk_ev_count = 0;
+	memset(vnk_ev_users, 0, sizeof(vnk_ev_users));
 	spin_unlock_irq(&vnk_ev_lock);
 }
 
@@ -338,6 +393,7 @@ static void vnk_ev_work_fn(struct work_struct *w)
 		ev = vnk_ev_queue[vnk_ev_head];
 		vnk_ev_head = (vnk_ev_head + 1) % VNEURON_GENL_EVENT_QUEUE;
 		vnk_ev_count--;
+		vnk_ev_account(vnk_ev_user(&ev), -1);
 		spin_unlock_irq(&vnk_ev_lock);
 		list_for_each_entry_safe(sub, tmp, &vnk_subs, node)
 			if (vnk_sub_may_see(sub, &ev))
