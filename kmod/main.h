@@ -3,8 +3,8 @@
  * vneuron.ko module-wide state (kmod/main.c): the per-file limits the module parameters
  * set and the allocation counters debugfs shows. The objects are one per file of kmod/:
  * device, dev_core (a device's cores and their executors), file (an open file and the
- * ioctl table), mem, program, exec, trace, uring, comm, netq, netq_ring, genl, sysfs;
- * os.c is the device core's OS layer. The lock order is in file.h.
+ * ioctl table), mem, program, exec, trace, uring, comm, netq, netq_ring, genl, share,
+ * sysfs; os.c is the device core's OS layer. The lock order is in file.h.
  */
 #ifndef VNK_MAIN_H
 #define VNK_MAIN_H

@@ -13,7 +13,8 @@
  *   - no worker dies but of a SIGKILL we sent;
  *   - once every worker is gone, no subscription and no user's charge is left.
  * The guest bench fails the run on any kernel warning (KASAN and the others on the debug
- * kernel). VN_GENL_FUZZ_SECONDS (30), VN_GENL_FUZZ_PROCS (6), VN_GENL_FUZZ_SEED.
+ * kernel). Two processes, root's and a user's, run executions meanwhile: events for the
+ * subscribers. VN_GENL_FUZZ_SECONDS (30), VN_GENL_FUZZ_PROCS (6), VN_GENL_FUZZ_SEED.
  */
 #include <errno.h>
 #include <linux/genetlink.h>
@@ -24,6 +25,7 @@
 #include <stdbool.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <netlink/genl/ctrl.h>
@@ -31,6 +33,8 @@
 
 #include "kmod_test.h"
 #include "vneuron_genl.h"
+#include "vn_program.h"
+#include "../host/vnef_build.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wsign-compare"
@@ -42,6 +46,7 @@
 #define GF_TIMEOUT	600
 #define GF_UID1		65534
 #define GF_UID2		4301
+#define GF_GID		53280		/* the node's group while the traffic runs */
 
 struct gf_shared {
 	int stop;
@@ -79,6 +84,23 @@ static uint32_t gf_below(struct gf_rng *r, uint32_t n)
 static bool gf_one_in(struct gf_rng *r, uint32_t n)
 {
 	return gf_below(r, n) == 0;
+}
+
+/* One VectorE MEMSET of a small SBUF tile: the cheapest execution there is. */
+static uint8_t *gf_tiny_image(uint64_t *size)
+{
+	struct vnef_instr *in;
+	float v = 1.0f;
+	struct vb b;
+	uint8_t *img;
+
+	vb_init(&b);
+	in = vb_op(&b, VNEURON_ENGINE_VECTOR, VNEF_OP_MEMSET);
+	in->dst = vb_ap2(VNEF_MEM_SBUF, VNEF_DT_FP32, 0, 1, 0, 16);
+	memcpy(&in->imm[0], &v, 4);
+	img = vb_finish(&b, size);
+	vb_free(&b);
+	return img;
 }
 
 static uint64_t gf_env(const char *name, uint64_t def)
@@ -360,6 +382,44 @@ static int gf_worker(uint64_t seed, uid_t uid)
 	return 0;
 }
 
+/*
+ * Events for the subscribers: a process of uid running small executions on a core, then
+ * releasing it, until told to stop.
+ */
+static void gf_traffic(uid_t uid, unsigned int core)
+{
+	/* One VectorE MEMSET of one element, through the program builder's smallest image. */
+	static const uint32_t none[1];
+	struct vneuron_program_load pl;
+	struct vneuron_wait w;
+	gid_t g = GF_GID;
+	uint8_t *img;
+	uint64_t size, id;
+	int fd;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (uid && (setgroups(1, &g) || setgid(uid) || setuid(uid)))
+		_exit(3);
+	img = gf_tiny_image(&size);
+	while (img && !__atomic_load_n(&gsh->stop, __ATOMIC_ACQUIRE)) {
+		int i;
+
+		fd = open(VN_DEV, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		pl = (struct vneuron_program_load){ .image_ptr = (uintptr_t)img,
+						    .image_size = size };
+		if (!vn_ioctl(fd, VNEURON_IOCTL_PROGRAM_LOAD, &pl))
+			for (i = 0; i < 5; i++)
+				if (!vn_exec_on(fd, pl.handle, core, none, 0, 0, &id))
+					vn_wait_for(fd, id, VNEURON_WAIT_FOREVER, &w);
+		close(fd);
+		/* A trickle: the emulated CPUs are the fuzzers' too. */
+		usleep(200000);
+	}
+	_exit(0);
+}
+
 static bool gf_killed(pid_t p)
 {
 	uint64_t i, n = __atomic_load_n(&gsh->nkilled, __ATOMIC_ACQUIRE);
@@ -394,16 +454,24 @@ static long long gf_subscribers(void)
 
 FIXTURE(gf)
 {
-	int unused;
+	struct stat node;
+	bool have;
 };
 
+/* The node's group lets the unprivileged traffic in (mode 0660, as the module makes). */
 FIXTURE_SETUP(gf)
 {
-	self->unused = 0;
+	self->have = !stat(VN_DEV, &self->node);
+	ASSERT_TRUE(self->have);
+	ASSERT_EQ(0, chown(VN_DEV, 0, GF_GID));
+	ASSERT_EQ(0, chmod(VN_DEV, 0660));
 }
 
 FIXTURE_TEARDOWN(gf)
 {
+	if (self->have && (chown(VN_DEV, self->node.st_uid, self->node.st_gid) ||
+			   chmod(VN_DEV, self->node.st_mode & 07777)))
+		TH_LOG("could not restore %s", VN_DEV);
 }
 
 TEST_F_TIMEOUT(gf, processes, GF_TIMEOUT)
@@ -441,6 +509,13 @@ TEST_F_TIMEOUT(gf, processes, GF_TIMEOUT)
 	ASSERT_NE(MAP_FAILED, gsh);
 	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
 
+	/* Executions of root and of a user: events for the subscribers to filter. */
+	for (i = 0; i < 2; i++) {
+		p = fork();
+		ASSERT_LE(0, p);
+		if (!p)
+			gf_traffic(i ? GF_UID1 : 0, (unsigned int)i);
+	}
 	end = gf_now() + seconds * 1000000000ull;
 	while (gf_now() < end) {
 		for (i = 0; i < procs; i++) {
