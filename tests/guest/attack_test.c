@@ -31,6 +31,7 @@
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 
+#include "comm_util.h"
 #include "party.h"
 #include "vneuron_genl.h"
 
@@ -51,76 +52,6 @@
 #define CANARY_FILL	0xc3
 
 /* ---- helpers ---- */
-
-static void *shared(size_t n)
-{
-	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	memset(p, 0, n);
-	return p;
-}
-
-static int open_dev(int n)
-{
-	char path[32];
-
-	snprintf(path, sizeof(path), "/dev/vneuron%d", n);
-	return open(path, O_RDWR | O_CLOEXEC);
-}
-
-static bool have_device(int n)
-{
-	char path[32];
-
-	snprintf(path, sizeof(path), "/dev/vneuron%d", n);
-	return access(path, F_OK) == 0;
-}
-
-static int comm_create(int fd, uint32_t nranks, uint8_t *id, uint32_t *handle)
-{
-	struct vneuron_comm_create a = { .nranks = nranks };
-	int ret = vn_ioctl(fd, VNEURON_IOCTL_COMM_CREATE, &a);
-
-	if (id)
-		memcpy(id, a.id, ID_BYTES);
-	if (handle)
-		*handle = a.handle;
-	return ret;
-}
-
-static int comm_join(int fd, const uint8_t *id, uint32_t rank, uint32_t core, uint32_t *handle)
-{
-	struct vneuron_comm_join j = { .rank = rank, .core = core };
-	int ret;
-
-	memcpy(j.id, id, ID_BYTES);
-	ret = vn_ioctl(fd, VNEURON_IOCTL_COMM_JOIN, &j);
-	if (handle)
-		*handle = j.handle;
-	return ret;
-}
-
-static int comm_nodes(int fd, uint32_t handle, const uint32_t *nodes, const uint32_t *devs,
-		      uint32_t nranks)
-{
-	struct vneuron_comm_nodes a = {
-		.handle = handle, .node = 0, .nodes = (uintptr_t)nodes,
-		.devices = (uintptr_t)devs, .nranks = nranks,
-	};
-
-	return vn_ioctl(fd, VNEURON_IOCTL_COMM_NODES, &a);
-}
-
-static int wait_exit(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
 
 static bool all_bytes(const void *p, size_t n, uint8_t v)
 {
@@ -221,7 +152,7 @@ static void rank_child(const uint8_t *id, uid_t uid, int dev, uint32_t rank, uin
 	if (!in || !out || !can)
 		_exit(1);
 	STEP(1, uid ? party_drop(uid) : 0);
-	fd = open_dev(dev);
+	fd = open_dev(dev, O_RDWR);
 	STEP(2, fd < 0 ? -errno : 0);
 	STEP(3, cc_spec_image(s, &img, &size) ? -EINVAL : 0);
 	STEP(4, comm_join(fd, id, rank, core, NULL));
@@ -275,7 +206,7 @@ static int run_pair(const struct cc_spec *a, int dev_a, const struct cc_spec *v,
 		    struct rank_res *res)
 {
 	uint8_t *id = shared(ID_BYTES);
-	int fd = open_dev(0), ret;
+	int fd = open_dev(0, O_RDWR), ret;
 	pid_t pa, pv;
 
 	if (!id || fd < 0)
@@ -531,7 +462,7 @@ static int netq_setup(int pfd, int rfd, uint32_t nranks, uint32_t *reg)
 	int ret = comm_create(pfd, nranks, id, reg);
 
 	if (!ret)
-		ret = comm_nodes(pfd, *reg, nranks == 2 ? two_nodes : three_nodes, zero_devs,
+		ret = comm_nodes(pfd, *reg, 0, nranks == 2 ? two_nodes : three_nodes, zero_devs,
 				 nranks);
 	return ret ? ret : comm_join(rfd, id, 0, 0, NULL);
 }
@@ -570,6 +501,22 @@ static int doorbell(int fd, uint32_t reg)
 	struct vneuron_netq_doorbell d = { .handle = reg };
 
 	return vn_ioctl(fd, VNEURON_IOCTL_NETQ_DOORBELL, &d);
+}
+
+/*
+ * A registration of pfd whose rank 0 is core 0 of rfd and rank 1 remote, a stage for
+ * both ranks' inputs and a ring of 4 entries over it, mapped: 0 or the first -errno.
+ */
+static int ring_rig(int pfd, int rfd, uint32_t *reg, int *stage, struct ring *q)
+{
+	int ret = netq_setup(pfd, rfd, 2, reg);
+
+	if (ret)
+		return ret;
+	*stage = vn_alloc(pfd, 2 * COUNT * 4, NULL);
+	if (*stage < 0)
+		return *stage;
+	return ring_open(q, pfd, *reg, *stage, 2 * COUNT * 4);
 }
 
 /* The next request of the ring (poll()ed for up to ms), consumed; -ETIMEDOUT. */
@@ -660,7 +607,7 @@ TEST_F_TIMEOUT(atk, netq_stage_past_the_stage, 300)
 
 	/* The ring's stage. */
 	ASSERT_EQ(0, comm_create(pfd, 2, NULL, &reg2));
-	ASSERT_EQ(0, comm_nodes(pfd, reg2, two_nodes, zero_devs, 2));
+	ASSERT_EQ(0, comm_nodes(pfd, reg2, 0, two_nodes, zero_devs, 2));
 	rs = (struct vneuron_netq_ring_setup){ .handle = reg2, .entries = 2, .stage = stage,
 					       .stage_offset = sz, .stage_size = 1 };
 	EXPECT_EQ(-EINVAL, vn_ioctl(pfd, VNEURON_IOCTL_NETQ_RING_SETUP, &rs));
@@ -721,10 +668,7 @@ TEST_F_TIMEOUT(atk, netq_unmap_during_doorbells, 300)
 
 	ASSERT_LE(0, pfd);
 	ASSERT_LE(0, rfd);
-	ASSERT_EQ(0, netq_setup(pfd, rfd, 2, &b.reg));
-	stage = vn_alloc(pfd, 2 * COUNT * 4, NULL);
-	ASSERT_LT(0, stage);
-	ASSERT_EQ(0, ring_open(&q, pfd, b.reg, stage, 2 * COUNT * 4));
+	ASSERT_EQ(0, ring_rig(pfd, rfd, &b.reg, &stage, &q));
 	ASSERT_EQ(0, lrank_submit(&l, rfd, 60 * SEC));
 	ASSERT_EQ(0, ring_next(&q, 30000, &rq));
 	b.fd = pfd;
@@ -825,10 +769,7 @@ TEST_F_TIMEOUT(atk, netq_two_proxies, 300)
 	ASSERT_NE(NULL, res);
 	ASSERT_LE(0, pfd);
 	ASSERT_LE(0, rfd);
-	ASSERT_EQ(0, netq_setup(pfd, rfd, 2, &reg));
-	stage = vn_alloc(pfd, 2 * COUNT * 4, NULL);
-	ASSERT_LT(0, stage);
-	ASSERT_EQ(0, ring_open(&q, pfd, reg, stage, 2 * COUNT * 4));
+	ASSERT_EQ(0, ring_rig(pfd, rfd, &reg, &stage, &q));
 	again = (struct vneuron_netq_ring_setup){ .handle = reg, .entries = 2, .stage = stage,
 						  .stage_size = 16 };
 	EXPECT_EQ(-EBUSY, vn_ioctl(pfd, VNEURON_IOCTL_NETQ_RING_SETUP, &again));
@@ -897,10 +838,7 @@ TEST_F_TIMEOUT(atk, netq_gone_under_work_item, 600)
 
 		ASSERT_LE(0, pfd);
 		ASSERT_LE(0, rfd);
-		ASSERT_EQ(0, netq_setup(pfd, rfd, 2, &d.handle));
-		stage = vn_alloc(pfd, 2 * COUNT * 4, NULL);
-		ASSERT_LT(0, stage);
-		ASSERT_EQ(0, ring_open(&q, pfd, d.handle, stage, 2 * COUNT * 4));
+		ASSERT_EQ(0, ring_rig(pfd, rfd, &d.handle, &stage, &q));
 		ASSERT_EQ(0, lrank_submit(&l, rfd, 30 * SEC));
 		usleep(round * 3000);
 		if (round & 1)
@@ -935,7 +873,7 @@ TEST_F_TIMEOUT(atk, netq_rank_closed_while_held, 300)
 	ASSERT_LE(0, pfd);
 	ASSERT_NE(NULL, id);
 	ASSERT_EQ(0, comm_create(pfd, 2, id, &reg));
-	ASSERT_EQ(0, comm_nodes(pfd, reg, two_nodes, zero_devs, 2));
+	ASSERT_EQ(0, comm_nodes(pfd, reg, 0, two_nodes, zero_devs, 2));
 	stage = vn_alloc(pfd, 2 * COUNT * 4, NULL);
 	ASSERT_LT(0, stage);
 	ASSERT_EQ(0, pipe(tell));

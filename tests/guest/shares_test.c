@@ -94,6 +94,22 @@ static struct party *party_new(FIXTURE_DATA(sh) *self, uid_t uid, int pre_files,
 	return p;
 }
 
+/*
+ * The cast of most tests: users A (with two files), B and C, and root, each with a file
+ * of /dev/vneuron0 open (A's second is slot 1). false if one did not start.
+ */
+static bool cast(FIXTURE_DATA(sh) *self, struct party **a, struct party **b, struct party **c,
+		 struct party **root)
+{
+	*a = party_new(self, UID_A, 0, 0);
+	*b = party_new(self, UID_B, 0, 0);
+	*c = party_new(self, UID_C, 0, 0);
+	*root = party_new(self, 0, 0, 0);
+	return *a && *b && *c && *root && party_call(*a, P_OPEN, 0, 0) == 0 &&
+	       party_call(*a, P_OPEN, 0, 0) == 1 && party_call(*b, P_OPEN, 0, 0) == 0 &&
+	       party_call(*c, P_OPEN, 0, 0) == 0 && party_call(*root, P_OPEN, 0, 0) == 0;
+}
+
 /* A party's exit: it releases everything (its slot stays, ended). */
 static void party_gone(FIXTURE_DATA(sh) *self, struct party *p)
 {
@@ -190,25 +206,16 @@ TEST_F(sh, comms)
 	ASSERT_EQ(0, param_set("comms_total", 8));
 	ASSERT_EQ(0, param_set("comms_per_user", 3));
 	ASSERT_EQ(0, param_set("comms_reserved", 2));
-	a = party_new(self, UID_A, 0, 0);
-	b = party_new(self, UID_B, 0, 0);
-	c = party_new(self, UID_C, 0, 0);
-	root = party_new(self, 0, 0, 0);
-	ASSERT_TRUE(a && b && c && root);
-	ASSERT_EQ(0, party_call(a, P_OPEN, 0, 0));
-	ASSERT_EQ(1, party_call(a, P_OPEN, 0, 0));
+	ASSERT_TRUE(cast(self, &a, &b, &c, &root));
 	for (i = 0; i < 3; i++)
 		ASSERT_LT(0, party_call(a, P_COMM_CREATE, i & 1, 0));
 	EXPECT_EQ(-EDQUOT, party_call(a, P_COMM_CREATE, 0, 0));
 	EXPECT_EQ(-EDQUOT, party_call(a, P_COMM_CREATE, 1, 0)) TH_LOG("a second file escaped");
 	EXPECT_EQ(3, party_call(a, P_USED, 0, VNEURON_SHARE_COMMS));
 
-	ASSERT_EQ(0, party_call(b, P_OPEN, 0, 0));
 	for (i = 0; i < 3; i++)
 		EXPECT_LT(0, party_call(b, P_COMM_CREATE, 0, 0)) TH_LOG("B refused at %d", i);
-	ASSERT_EQ(0, party_call(c, P_OPEN, 0, 0));
 	EXPECT_EQ(-EAGAIN, party_call(c, P_COMM_CREATE, 0, 0)) TH_LOG("the reserve was taken");
-	ASSERT_EQ(0, party_call(root, P_OPEN, 0, 0));
 	EXPECT_LT(0, party_call(root, P_COMM_CREATE, 0, 0));
 	EXPECT_LT(0, party_call(root, P_COMM_CREATE, 0, 0));
 	EXPECT_EQ(-EAGAIN, party_call(root, P_COMM_CREATE, 0, 0)) TH_LOG("past the total");
@@ -299,16 +306,7 @@ TEST_F(sh, traces)
 	if (self->info.core_count < 2)
 		SKIP(return, "needs two cores");
 	ASSERT_EQ(0, param_set("traces_per_user", 1));
-	a = party_new(self, UID_A, 0, 0);
-	b = party_new(self, UID_B, 0, 0);
-	c = party_new(self, UID_C, 0, 0);
-	root = party_new(self, 0, 0, 0);
-	ASSERT_TRUE(a && b && c && root);
-	ASSERT_EQ(0, party_call(a, P_OPEN, 0, 0));
-	ASSERT_EQ(1, party_call(a, P_OPEN, 0, 0));
-	ASSERT_EQ(0, party_call(b, P_OPEN, 0, 0));
-	ASSERT_EQ(0, party_call(c, P_OPEN, 0, 0));
-	ASSERT_EQ(0, party_call(root, P_OPEN, 0, 0));
+	ASSERT_TRUE(cast(self, &a, &b, &c, &root));
 
 	EXPECT_EQ(0, party_call(a, P_TRACE_START, 0, 0));
 	EXPECT_EQ(-EDQUOT, party_call(a, P_TRACE_START, 1, 1)) TH_LOG("a second file escaped");
@@ -342,16 +340,7 @@ TEST_F(sh, netq_rings)
 	ASSERT_EQ(0, param_set("netq_rings_total", 3));
 	ASSERT_EQ(0, param_set("netq_rings_per_user", 1));
 	ASSERT_EQ(0, param_set("netq_rings_reserved", 1));
-	a = party_new(self, UID_A, 0, 0);
-	b = party_new(self, UID_B, 0, 0);
-	c = party_new(self, UID_C, 0, 0);
-	root = party_new(self, 0, 0, 0);
-	ASSERT_TRUE(a && b && c && root);
-	ASSERT_EQ(0, party_call(a, P_OPEN, 0, 0));
-	ASSERT_EQ(1, party_call(a, P_OPEN, 0, 0));
-	ASSERT_EQ(0, party_call(b, P_OPEN, 0, 0));
-	ASSERT_EQ(0, party_call(c, P_OPEN, 0, 0));
-	ASSERT_EQ(0, party_call(root, P_OPEN, 0, 0));
+	ASSERT_TRUE(cast(self, &a, &b, &c, &root));
 	EXPECT_EQ(0, party_call(a, P_RING, 0, 0));
 	EXPECT_EQ(-EDQUOT, party_call(a, P_RING, 1, 0));
 	EXPECT_EQ(0, party_call(b, P_RING, 0, 0));
@@ -451,16 +440,7 @@ TEST_F(sh, hbm)
 	struct party *a, *b, *c, *root;
 
 	ASSERT_EQ(0, param_set("hbm_per_user_pct", 2));
-	a = party_new(self, UID_A, 0, 0);
-	b = party_new(self, UID_B, 0, 0);
-	c = party_new(self, UID_C, 0, 0);
-	root = party_new(self, 0, 0, 0);
-	ASSERT_TRUE(a && b && c && root);
-	ASSERT_EQ(0, party_call(a, P_OPEN, 0, 0));
-	ASSERT_EQ(1, party_call(a, P_OPEN, 0, 0));
-	ASSERT_EQ(0, party_call(b, P_OPEN, 0, 0));
-	ASSERT_EQ(0, party_call(c, P_OPEN, 0, 0));
-	ASSERT_EQ(0, party_call(root, P_OPEN, 0, 0));
+	ASSERT_TRUE(cast(self, &a, &b, &c, &root));
 	EXPECT_LT(0, party_call(a, P_ALLOC, 0, four));
 	EXPECT_EQ(-EDQUOT, party_call(a, P_ALLOC, 0, 4096));
 	EXPECT_EQ(-EDQUOT, party_call(a, P_ALLOC, 1, 4096)) TH_LOG("a second file escaped");
