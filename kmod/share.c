@@ -257,11 +257,12 @@ static bool vnk_share_capable(int cap, struct file *filp, const struct sk_buff *
 {
 	const struct sock *sk = skb ? NETLINK_CB(skb).sk : NULL;
 
+	/* The caller first: most callers are not privileged, and this asks without a record. */
+	if (!ns_capable_noaudit(&init_user_ns, cap))
+		return false;
 	if (skb)
 		filp = sk && sk->sk_socket ? sk->sk_socket->file : NULL;
-	if ((skb || filp) && (!filp || !file_ns_capable(filp, &init_user_ns, cap)))
-		return false;
-	return ns_capable_noaudit(&init_user_ns, cap);
+	return !(skb || filp) || (filp && file_ns_capable(filp, &init_user_ns, cap));
 }
 
 bool vnk_share_privileged(unsigned int kind, struct file *filp, const struct sk_buff *skb)
