@@ -284,9 +284,13 @@ static struct vnk_user *vnk_user_find(kuid_t uid)
 	return NULL;
 }
 
+/* vnk_share_check()'s answer when it must know whether the caller is privileged. */
+#define VNK_ASK_PRIV		LONG_MAX
+
 /*
- * Under vnk_share_lock: may a caller of user @u (NULL: holds nothing), privileged or
- * not, take @n more of @slot? The number of them that go into the reserve, or -EDQUOT
+ * Under vnk_share_lock: may a caller of user @u (NULL: holds nothing), privileged (@priv
+ * 1), not (0) or not known yet (-1: VNK_ASK_PRIV when it matters), take @n more of
+ * @slot? The number of them that go into the reserve, or -EDQUOT
  * (its user's limit), -EAGAIN (the total, or all but the reserve: the caller maps it).
  *
  * A privileged caller takes the reserve first, so what it holds leaves the rest to
@@ -294,7 +298,7 @@ static struct vnk_user *vnk_user_find(kuid_t uid)
  * user's limit, and everyone but the privileged together at most the total less the
  * reserve.
  */
-static long vnk_share_check(unsigned int slot, const struct vnk_user *u, u64 n, bool priv)
+static long vnk_share_check(unsigned int slot, const struct vnk_user *u, u64 n, int priv)
 {
 	struct vnk_share_limit l = vnk_slot_limit(slot);
 	const struct vnk_held *p = &vnk_pool[slot];
@@ -303,16 +307,19 @@ static long vnk_share_check(unsigned int slot, const struct vnk_user *u, u64 n, 
 	/* A session per core: the core's own slot (-EBUSY) bounds them, not a total. */
 	if (slot == VNEURON_SHARE_TRACES)
 		total = U64_MAX;
-	if (priv) {
+	/* Not known yet: needed only for a reserve to take first, or past the limits. */
+	if (priv < 0 && reserved)
+		return VNK_ASK_PRIV;
+	if (priv > 0) {
 		if (p->used + n > total)
 			return -EAGAIN;
 		return min_t(u64, n, reserved - min_t(u64, reserved, p->reserve));
 	}
 	/* Its own limit first: the refusal says what the caller itself can change. */
 	if ((u ? u->h[slot].used : 0) + n > l.per_user)
-		return -EDQUOT;
+		return priv < 0 ? VNK_ASK_PRIV : -EDQUOT;
 	if (p->used + n > total || p->used - p->reserve + n > total - reserved)
-		return -EAGAIN;
+		return priv < 0 ? VNK_ASK_PRIV : -EAGAIN;
 	return 0;
 }
 
@@ -320,15 +327,21 @@ static long vnk_share_check(unsigned int slot, const struct vnk_user *u, u64 n, 
 static struct vnk_user *vnk_share_take(unsigned int kind, unsigned int slot, u64 n,
 				       struct file *filp, const struct sk_buff *skb)
 {
-	bool priv = vnk_share_privileged(kind, filp, skb);
 	kuid_t uid = vnk_share_uid();
 	struct vnk_user *u, *fresh = NULL;
+	int priv = -1;
 	long res;
 
 	for (;;) {
 		spin_lock(&vnk_share_lock);
 		u = vnk_user_find(uid);
 		res = vnk_share_check(slot, u, n, priv);
+		if (res == VNK_ASK_PRIV) {
+			/* The capability checks may sleep; the counts are checked again after. */
+			spin_unlock(&vnk_share_lock);
+			priv = vnk_share_privileged(kind, filp, skb);
+			continue;
+		}
 		if (res >= 0 && !u && !fresh) {
 			spin_unlock(&vnk_share_lock);
 			fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
