@@ -3,20 +3,72 @@
  * Communicators (kmod/comm.c): COMM_CREATE, COMM_JOIN, COMM_INFO, COMM_DESTROY, the
  * module-wide registry of communicators by id, and what a file's release does to its
  * communicator handles. The rendezvous and the data movement are the device core's
- * (core/vn_comm.h).
+ * (core/vn_comm.h); a registration's network queue is kmod/netq.c's, its mapped ring
+ * kmod/netq_ring.c's.
  */
 #ifndef VNK_COMM_H
 #define VNK_COMM_H
 
-#include <linux/poll.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
 
-struct vm_area_struct;
+#include "netq.h"
+#include "vneuron.h"
+
+struct vn_comm;
+struct vn_core;
 struct vnk_file;
+struct vnk_user;
 
 /* Communicator handles one open file may hold: registrations and ranks together. */
 #define VNK_MAX_COMM_HANDLES	64
-/* Communicators the module holds at once, registered or kept alive by their ranks. */
-#define VNK_MAX_COMMS		256
+/**
+ * struct vnk_comm - a communicator as the module knows it
+ * @ref: its registration holds one while registered, each rank's handle one
+ * @node: in the registry while registered
+ * @registered: findable by @id (under vnk_comm_lock)
+ * @nranks: its ranks
+ * @joined: bit r: rank r joined (under vnk_comm_lock); never cleared once a rank was
+ *	bound, so a rank that left cannot be taken again
+ * @nq: its network queue, if COMM_NODES gave it remote ranks (kmod/netq.c)
+ * @cm: the device core's communicator, one reference
+ * @user: the user charged for it (kmod/share.c): its creator
+ * @id: the secret id
+ */
+struct vnk_comm {
+	struct kref ref;
+	struct list_head node;
+	bool registered;
+	u32 nranks;
+	u64 joined;
+	struct vnk_netq nq;
+	struct vn_comm *cm;
+	struct vnk_user *user;
+	u8 id[VNEURON_COMM_ID_BYTES];
+};
+
+/**
+ * struct vnk_comm_handle - one handle of a file's table (vnk_file.comms)
+ * @comm: the communicator, one reference
+ * @rank: the rank bound, or VNEURON_COMM_NONE for the creator's registration
+ * @core: the core bound as @rank
+ * @ec: that core's executor: valid while the file owns the core, i.e. until its release
+ */
+struct vnk_comm_handle {
+	struct vnk_comm *comm;
+	u32 rank;
+	u32 core;
+	struct vn_core *ec;
+};
+
+/*
+ * The registry of communicators, and what it guards: their @registered, @joined and
+ * network queue state (struct vnk_netq). Taken under vnk_file.comm_lock; nests only
+ * vn_comm's lock; no reference is dropped under it.
+ */
+extern struct mutex vnk_comm_lock;
 
 /**
  * vnk_comm_file_init() - initialise the communicator state of a new file
@@ -25,12 +77,18 @@ struct vnk_file;
 void vnk_comm_file_init(struct vnk_file *vf);
 
 /**
+ * vnk_comm_put() - drop a reference on a communicator
+ * @c: the communicator; the last reference frees it
+ */
+void vnk_comm_put(struct vnk_comm *c);
+
+/**
  * vnk_comm_create_ioctl() - VNEURON_IOCTL_COMM_CREATE
  * @vf: the calling file
  * @data: struct vneuron_comm_create
  *
- * Return: 0, -EINVAL, -ENOSPC (the file's handles), -EAGAIN (the module's
- * communicators), -ENOMEM, -EINTR.
+ * Return: 0, -EINVAL, -ENOSPC (the file's handles), -EDQUOT (the caller's user's
+ * share), -EAGAIN (the module's communicators, or all but the reserve), -ENOMEM, -EINTR.
  */
 int vnk_comm_create_ioctl(struct vnk_file *vf, void *data);
 
@@ -82,97 +140,12 @@ void vnk_comm_create_undo(struct vnk_file *vf, void *data);
 void vnk_comm_join_undo(struct vnk_file *vf, void *data);
 
 /**
- * vnk_comm_nodes_ioctl() - VNEURON_IOCTL_COMM_NODES: declare the ranks of other nodes
- * @vf: the calling file
- * @data: struct vneuron_comm_nodes
- *
- * Return: 0, -EINVAL, -ENOENT, -EBUSY (a rank joined, or set already), -EFAULT,
- * -ENOMEM, -EINTR.
- */
-int vnk_comm_nodes_ioctl(struct vnk_file *vf, void *data);
-
-/**
- * vnk_netq_wait_ioctl() - VNEURON_IOCTL_NETQ_WAIT: the network queue's next request
- * @vf: the calling file
- * @data: struct vneuron_netq_wait
- *
- * Return: 0, -EINVAL, -ENOENT, -EBUSY (a request is out), -ETIMEDOUT, -EPIPE (the
- * communicator is broken), -EFAULT, -ENOMEM, -EINTR.
- */
-int vnk_netq_wait_ioctl(struct vnk_file *vf, void *data);
-
-/**
- * vnk_netq_wait_undo() - NETQ_WAIT's request id never reached the caller: it is
- *	given again by the next NETQ_WAIT
- * @vf: the calling file
- * @data: struct vneuron_netq_wait as vnk_netq_wait_ioctl() filled it
- */
-void vnk_netq_wait_undo(struct vnk_file *vf, void *data);
-
-/**
- * vnk_netq_complete_ioctl() - VNEURON_IOCTL_NETQ_COMPLETE: post the remote ranks, or
- *	break the communicator
- * @vf: the calling file
- * @data: struct vneuron_netq_complete
- *
- * Return: 0, -EINVAL, -ENOENT (no such request pending), -EPIPE (broken meanwhile),
- * -EFAULT, -ENOMEM, -EINTR.
- */
-int vnk_netq_complete_ioctl(struct vnk_file *vf, void *data);
-
-/**
- * vnk_netq_ring_setup_ioctl() - VNEURON_IOCTL_NETQ_RING_SETUP: serve a network queue
- *	through a mapped ring
- * @vf: the calling file
- * @data: struct vneuron_netq_ring_setup
- *
- * Return: 0, -EINVAL, -ENOENT, -EBUSY (a ring already, or a NETQ_WAIT request out),
- * -ENOMEM, -EINTR.
- */
-int vnk_netq_ring_setup_ioctl(struct vnk_file *vf, void *data);
-
-/**
- * vnk_netq_ring_setup_undo() - the ring's offset never reached the caller: it goes
- * @vf: the calling file
- * @data: struct vneuron_netq_ring_setup as vnk_netq_ring_setup_ioctl() filled it
- */
-void vnk_netq_ring_setup_undo(struct vnk_file *vf, void *data);
-
-/**
- * vnk_netq_doorbell_ioctl() - VNEURON_IOCTL_NETQ_DOORBELL: consume a ring's completions
- * @vf: the calling file
- * @data: struct vneuron_netq_doorbell
- *
- * Return: 0, -EINVAL (a bad completion or argument), -ENOENT, -EBUSY, -EPIPE, -ENOMEM,
- * -EINTR.
- */
-int vnk_netq_doorbell_ioctl(struct vnk_file *vf, void *data);
-
-/**
- * vnk_netq_mmap() - map a network queue ring of @vf (at VNEURON_MMAP_NETQ_BASE and up)
- * @vf: the file
- * @vma: the new mapping: from the ring's start, at most its length, shared
- *
- * Return: 0, -EINVAL, -EACCES (PROT_EXEC).
- */
-int vnk_netq_mmap(struct vnk_file *vf, struct vm_area_struct *vma);
-
-/**
- * vnk_netq_poll() - EPOLLIN while a ring of @vf has requests its proxy has not read
- * @vf: the file
- * @filp: its struct file
- * @wait: the poll table
- *
- * Return: the mask.
- */
-__poll_t vnk_netq_poll(struct vnk_file *vf, struct file *filp, poll_table *wait);
-
-/**
  * vnk_comm_release_all() - @vf is released: every handle of it is destroyed
  * @vf: the file; no ioctl of it runs; it still owns its cores
  *
  * Its ranks leave (their communicators break for the other ranks) and its
- * registrations end (a network queue's registration breaks its communicator). Waits for nobody.
+ * registrations end (a network queue's registration breaks its communicator). Waits for
+ * nobody.
  */
 void vnk_comm_release_all(struct vnk_file *vf);
 

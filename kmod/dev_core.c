@@ -22,6 +22,7 @@
 #include "device.h"
 #include "file.h"
 #include "genl.h"
+#include "share.h"
 #include "trace.h"
 #include "vn_exec.h"
 #include "vneuron_genl.h"
@@ -44,8 +45,10 @@ void vnk_cores_init(struct vnk_device *vdev)
 {
 	unsigned int i;
 
-	for (i = 0; i < vdev->core_count; i++)
+	for (i = 0; i < vdev->core_count; i++) {
 		mutex_init(&vdev->cores[i].lock);
+		seqcount_mutex_init(&vdev->cores[i].ev_seq, &vdev->cores[i].lock);
+	}
 }
 
 void vnk_cores_stop(struct vnk_device *vdev)
@@ -116,15 +119,18 @@ struct vnk_executor *vnk_executor_get(struct vnk_dev_core *core)
 static void vnk_publish_owner(struct vnk_dev_core *core)
 {
 	lockdep_assert_held(&core->lock);
+	write_seqcount_begin(&core->ev_seq);
 	WRITE_ONCE(core->ev_pid, pid_nr(core->owner_pid));
 	WRITE_ONCE(core->ev_uid, from_kuid(&init_user_ns, core->owner_uid));
 	WRITE_ONCE(core->ev_claim, core->claim);
+	write_seqcount_end(&core->ev_seq);
 }
 
 struct vn_core *vnk_dev_core_claim(struct vnk_file *vf, struct vnk_dev_core *core)
 {
 	struct vn_core *ec;
 	struct vnk_executor *exr;
+	struct vnk_user *user;
 
 	if (mutex_lock_killable(&core->lock))
 		return ERR_PTR(-EINTR);
@@ -136,12 +142,20 @@ struct vn_core *vnk_dev_core_claim(struct vnk_file *vf, struct vnk_dev_core *cor
 		ec = ERR_PTR(-EBUSY);
 		goto out;
 	}
+	/* The cores of every device are shared: the claimer's user's share. */
+	user = vnk_share_charge(VNEURON_SHARE_CORES, vf->filp, NULL);
+	if (IS_ERR(user)) {
+		ec = ERR_CAST(user);
+		goto out;
+	}
 	exr = vnk_executor_get(core);
 	if (!exr) {
+		vnk_share_uncharge(user, VNEURON_SHARE_CORES);
 		ec = ERR_PTR(-ENOMEM);
 		goto out;
 	}
 	core->owner = vf;
+	core->user = user;
 	core->claim = atomic64_inc_return(&vnk_next_claim);
 	core->owner_pid = get_pid(task_tgid(current));
 	core->owner_uid = current_uid();
@@ -173,6 +187,8 @@ void vnk_dev_core_release_all(struct vnk_file *vf)
 		vnk_event_core(core, VNEURON_EVENT_CORE_RELEASE, pid_nr(core->owner_pid),
 			       core->owner_uid);
 		core->owner = NULL;
+		vnk_share_uncharge(core->user, VNEURON_SHARE_CORES);
+		core->user = NULL;
 		core->claim = 0;
 		put_pid(core->owner_pid);
 		core->owner_pid = NULL;

@@ -8,6 +8,7 @@
 
 #include <linux/kref.h>
 #include <linux/mutex.h>
+#include <linux/seqlock.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
@@ -24,6 +25,7 @@ struct vnk_dev_core;
 struct vnk_device;
 struct vnk_file;
 struct vnk_trace_session;
+struct vnk_user;
 
 /**
  * struct vnk_executor - a core's executor and who uses it
@@ -52,6 +54,9 @@ struct vnk_executor {
  * @claim: the owner's claim id (never reused), or 0
  * @owner_pid: the claimer's thread group (sysfs owner_pid), or NULL
  * @owner_uid: the claimer's real uid
+ * @user: the user charged for the claim (kmod/share.c)
+ * @ev_seq: orders the publication of @ev_claim, @ev_pid and @ev_uid (written under
+ *	@lock), so the monitor reads the three of one claim
  * @ev_claim: @claim, published for the executor's monitor (kmod/genl.c), which runs
  *	under the executor's lock and cannot take @lock
  * @ev_pid: the claimer's pid in the initial namespace, published with @ev_claim
@@ -71,6 +76,8 @@ struct vnk_dev_core {
 	u64 claim;
 	struct pid *owner_pid;
 	kuid_t owner_uid;
+	struct vnk_user *user;
+	seqcount_mutex_t ev_seq;
 	u64 ev_claim;
 	pid_t ev_pid;
 	uid_t ev_uid;
@@ -117,8 +124,9 @@ void vnk_cores_stop(struct vnk_device *vdev);
  * core's on-chip state before the new owner's first execution). Valid while @vf owns
  * the core, i.e. until @vf is released.
  *
- * Return: the executor, or ERR_PTR(-EBUSY) if another file owns the core, -ENOMEM,
- * -EINTR (killed waiting for the core's lock).
+ * Return: the executor, or ERR_PTR(-EBUSY) if another file owns the core, -EDQUOT (the
+ * caller's user holds its share of cores), -EAGAIN (the free cores are the privileged
+ * reserve), -ENOMEM, -EINTR (killed waiting for the core's lock).
  */
 struct vn_core *vnk_dev_core_claim(struct vnk_file *vf, struct vnk_dev_core *core);
 

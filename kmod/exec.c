@@ -34,6 +34,7 @@
 #include "main.h"
 #include "mem.h"
 #include "program.h"
+#include "share.h"
 #include "vn_exec.h"
 #include "vn_program.h"
 
@@ -73,6 +74,7 @@ struct vnk_exec {
 	struct vnk_file *vf;		/* holds a file reference */
 	struct vn_exec *ex;		/* holds the submitter's reference */
 	struct pid *tgid;		/* the submitting process */
+	struct vnk_user *user;		/* charged for it (kmod/share.c): the submitter's */
 	struct list_head live;		/* in vf->live until completed, under done_lock */
 	u64 bytes;			/* charged to vf->exec_bytes */
 	u32 core;
@@ -159,6 +161,7 @@ static void vnk_exec_free(struct kref *ref)
 		vnk_mem_put(kx->mems[i]);
 	vn_exec_put(kx->ex);
 	put_pid(kx->tgid);
+	vnk_share_uncharge(kx->user, VNEURON_SHARE_EXECS);
 	atomic64_sub(kx->bytes, &vf->exec_bytes);
 	atomic_dec(&vf->nr_execs);
 	atomic64_dec(&vnk_counters.execs);
@@ -269,6 +272,7 @@ static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
 	struct vnk_device *vdev = vf->vdev;
 	struct vn_core *ec;
 	struct vn_program *p;
+	struct vnk_user *user;
 	struct vnk_exec *kx;
 	u32 *handles = NULL;
 	u32 count = arg->mem_count;
@@ -289,14 +293,23 @@ static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
 		vn_program_put(p);
 		return -EAGAIN;
 	}
+	/* Executions are a shared resource too: the submitter's user's share. */
+	user = vnk_share_charge(VNEURON_SHARE_EXECS, vf->filp, NULL);
+	if (IS_ERR(user)) {
+		atomic_dec(&vf->nr_execs);
+		vn_program_put(p);
+		return PTR_ERR(user);
+	}
 	atomic64_inc(&vnk_counters.execs);
 	kx = vnk_exec_alloc(vf, count);
 	if (!kx) {
+		vnk_share_uncharge(user, VNEURON_SHARE_EXECS);
 		atomic_dec(&vf->nr_execs);
 		atomic64_dec(&vnk_counters.execs);
 		vn_program_put(p);
 		return -ENOMEM;
 	}
+	kx->user = user;
 	kref_init(&kx->ref);		/* the exec table's (or this call's, until then) */
 	kref_get(&vf->ref);
 	kx->vf = vf;

@@ -16,8 +16,8 @@ struct vnk_file;
  * @vf: the calling file
  * @data: struct vneuron_exec
  *
- * Return: 0, -EINVAL, -ENOENT, -EBUSY, -EAGAIN, -ENOSPC, -ENOMEM, -E2BIG, -EFAULT,
- * -EINTR.
+ * Return: 0, -EINVAL, -ENOENT, -EBUSY, -EAGAIN, -EDQUOT (the user's share of
+ * executions or cores), -ENOSPC, -ENOMEM, -E2BIG, -EFAULT, -EINTR.
  */
 int vnk_exec_ioctl(struct vnk_file *vf, void *data);
 

@@ -16,7 +16,10 @@
 #include "file.h"
 #include "main.h"
 #include "mem.h"
+#include "netq.h"
+#include "netq_ring.h"
 #include "program.h"
+#include "share.h"
 #include "trace.h"
 #include "uring.h"
 #include "vneuron_trace.h"
@@ -31,6 +34,7 @@ static int vnk_open(struct inode *inode, struct file *filp)
 		return -ENOMEM;
 	kref_init(&vf->ref);
 	vf->vdev = vdev;
+	vf->filp = filp;
 	vf->writable = filp->f_mode & FMODE_WRITE;
 	INIT_LIST_HEAD(&vf->live);
 	xa_init_flags(&vf->mems, XA_FLAGS_ALLOC1);
@@ -90,6 +94,7 @@ static int vnk_release(struct inode *inode, struct file *filp)
 	vnk_trace_release_all(vf);
 	vnk_mem_release_all(vf);
 	vnk_dev_core_release_all(vf);
+	vf->filp = NULL;
 	vnk_file_put(vf);
 	return 0;
 }
@@ -106,7 +111,7 @@ static int vnk_get_info_ioctl(struct vnk_file *vf, void *data)
 	info->caps = VNEURON_CAP_MEM | VNEURON_CAP_EXEC | VNEURON_CAP_BF16 |
 		     VNEURON_CAP_TRACE | VNEURON_CAP_FAULT | VNEURON_CAP_LIMITS |
 		     VNEURON_CAP_OWNERSHIP | VNEURON_CAP_COLLECTIVES |
-		     VNEURON_CAP_NETQ | VNEURON_CAP_NETQ_RING;
+		     VNEURON_CAP_NETQ | VNEURON_CAP_NETQ_RING | VNEURON_CAP_SHARES;
 	if (IS_ENABLED(CONFIG_IO_URING))
 		info->caps |= VNEURON_CAP_URING_CMD;
 	info->device_index = vdev->index;
@@ -120,6 +125,7 @@ static int vnk_get_info_ioctl(struct vnk_file *vf, void *data)
 	info->max_alloc = info->hbm_bytes;
 	info->model = *vdev->model;
 	info->limits = vnk_limits;
+	vnk_share_report(info->shares, vdev->index, true);
 	return 0;
 }
 

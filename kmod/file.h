@@ -17,14 +17,18 @@
  *      inside core calls
  *   vnk_device.hbm_lock (mutex: HBM budget, peak and device addresses) nests inside
  *      mmap_lock only.
- *   vnk_comm_lock (mutex: the module's registry of communicators and their joined
- *      ranks) is taken under vnk_file.comm_lock and nests nothing.
+ *   vnk_comm_lock (mutex: the module's registry of communicators, their joined ranks
+ *      and network queues, kmod/comm.c, kmod/netq.c) is taken under
+ *      vnk_file.comm_lock and nests only vn_comm's lock.
  *   vnk_netq_ring.lock (mutex: a network queue ring's posting, doorbell and teardown,
- *      kmod/comm.c) nests vnk_comm_lock and vn_comm's lock; the teardown takes it under
+ *      kmod/netq_ring.c) nests vnk_comm_lock and vn_comm's lock; the teardown takes it under
  *      vnk_file.comm_lock, waits for the ring's work there and drops the ring's stage
  *      (hbm_lock). A ring's vma close breaks its communicator (vn_comm's lock) under
  *      mmap_lock. vnk_file.netq_lock (spinlock: the file's rings, for poll and mmap)
  *      is innermost.
+ *   vnk_share_lock (spinlock: each user's charges of the shared resources,
+ *      kmod/share.c) is innermost: charges are taken under vnk_dev_core.lock and
+ *      vnk_file.comm_lock, given back from completions, releases and vma closes.
  *   vnk_file.mems, .progs, .execs xa_locks (spinlocks: handle tables),
  *      vnk_file.done_lock (spinlock: completions for poll and the live list for flush)
  *      and vnk_trace_file.lock are innermost and nest nothing: lookups take a reference
@@ -64,6 +68,8 @@ struct vnk_trace_file;
  *	session one, so a completion arriving after close still finds its file, and
  *	limits stay charged until the memory they count is freed
  * @vdev: the device
+ * @filp: its struct file, for capability checks of its opener (kmod/share.c): valid
+ *	during every call made through it, which holds the file
  * @writable: opened with FMODE_WRITE
  * @mems: handle -> struct vnk_mem
  * @next_handle: xa_alloc_cyclic() cursor of @mems
@@ -93,12 +99,13 @@ struct vnk_trace_file;
  * @nr_comms: live communicator handles (VNK_MAX_COMM_HANDLES)
  * @comm_cores: bit i: core i is bound as a rank by one of @comms
  * @netq_lock: protects @netq_rings (poll and mmap look rings up under it)
- * @netq_rings: the network queue rings of its registrations (kmod/comm.c)
+ * @netq_rings: the network queue rings of its registrations (kmod/netq_ring.c)
  * @netq_wq: requests posted to those rings (poll)
  */
 struct vnk_file {
 	struct kref ref;
 	struct vnk_device *vdev;
+	struct file *filp;
 	bool writable;
 	struct xarray mems;
 	u32 next_handle;

@@ -32,6 +32,7 @@
 #include "dev_core.h"
 #include "device.h"
 #include "genl.h"
+#include "share.h"
 #include "vn_exec.h"
 #include "vn_stats.h"
 #include "vneuron_genl.h"
@@ -41,6 +42,7 @@ struct vnk_event {
 	u32 type;
 	bool on_core;			/* @device and @core say which */
 	bool about_task;		/* @pid and @uid say whose */
+	bool unknown_task;		/* about a process no longer known: privileged only */
 	bool exec;			/* @seq and (at the end) the status fields */
 	u32 device;
 	u32 core;
@@ -63,8 +65,12 @@ struct vnk_event {
  * struct vnk_subscriber - a socket receiving events
  * @node: in vnk_subs
  * @portid: its netlink port id
+ * @user: the user charged for the subscription (kmod/share.c)
  * @uid: the real uid of whoever opened the socket
- * @privileged: it had CAP_PERFMON or CAP_SYS_ADMIN when it subscribed: sees every event
+ * @uid_ok: the subscriber's real uid was @uid too: it sees the events about @uid's
+ *	processes (a socket handed to another user sees none of them)
+ * @privileged: it had CAP_PERFMON or CAP_SYS_ADMIN when it subscribed, and so had the
+ *	socket's opener: sees every event
  * @dropped: events it missed since its last message
  * @qdropped_seen: the queue's drop count at its last message
  * @period_start: jiffies at the start of its current sending period
@@ -73,7 +79,9 @@ struct vnk_event {
 struct vnk_subscriber {
 	struct list_head node;
 	u32 portid;
+	struct vnk_user *user;
 	kuid_t uid;
+	bool uid_ok;
 	bool privileged;
 	u64 dropped;
 	u64 qdropped_seen;
@@ -90,6 +98,22 @@ static u32 vnk_ev_head, vnk_ev_count;
 static u64 vnk_ev_produced, vnk_ev_qdropped;
 static bool vnk_ev_on;			/* someone subscribes: queue events */
 
+/*
+ * Events about one user the queue holds at most: one user's flood of executions cannot
+ * crowd every other user's events, root's monitoring included, out of the queue (its own
+ * are dropped, counted as every drop is). A slot per user with events queued, under
+ * vnk_ev_lock; events about no process are not limited.
+ */
+#define VNK_EV_USER_SHARE	(VNEURON_GENL_EVENT_QUEUE / 4)
+#define VNK_EV_USERS		64
+#define VNK_EV_NOBODY		((uid_t)-1)	/* events about no process: not counted */
+#define VNK_EV_UNKNOWN		((uid_t)-2)	/* about an owner no longer known */
+
+static struct {
+	uid_t uid;
+	u32 queued;
+} vnk_ev_users[VNK_EV_USERS];
+
 /* The subscribers; vnk_sub_lock also serialises sending. */
 static DEFINE_MUTEX(vnk_sub_lock);
 static LIST_HEAD(vnk_subs);
@@ -97,6 +121,43 @@ static unsigned int vnk_nr_subs;
 
 static void vnk_ev_work_fn(struct work_struct *w);
 static DECLARE_WORK(vnk_ev_work, vnk_ev_work_fn);
+
+/* Whose share of the queue an event takes. */
+static uid_t vnk_ev_user(const struct vnk_event *ev)
+{
+	if (ev->unknown_task)
+		return VNK_EV_UNKNOWN;
+	return ev->about_task ? from_kuid(&init_user_ns, ev->uid) : VNK_EV_NOBODY;
+}
+
+/*
+ * Under vnk_ev_lock: one more queued event about @uid (@add 1), or one less (-1).
+ * false if it may not be queued: its user holds its share, or too many users do.
+ */
+static bool vnk_ev_account(uid_t uid, int add)
+{
+	int i, free = -1;
+
+	lockdep_assert_held(&vnk_ev_lock);
+	if (uid == VNK_EV_NOBODY)
+		return true;
+	for (i = 0; i < VNK_EV_USERS; i++) {
+		if (vnk_ev_users[i].queued && vnk_ev_users[i].uid == uid)
+			break;
+		if (!vnk_ev_users[i].queued && free < 0)
+			free = i;
+	}
+	if (i == VNK_EV_USERS) {
+		if (add < 0 || free < 0)
+			return false;
+		i = free;
+		vnk_ev_users[i].uid = uid;
+	}
+	if (add > 0 && vnk_ev_users[i].queued >= VNK_EV_USER_SHARE)
+		return false;
+	vnk_ev_users[i].queued += add;
+	return true;
+}
 
 static void vnk_event_post(struct vnk_event *ev)
 {
@@ -106,7 +167,8 @@ static void vnk_event_post(struct vnk_event *ev)
 	spin_lock_irqsave(&vnk_ev_lock, flags);
 	vnk_ev_produced++;
 	if (vnk_ev_on) {
-		if (vnk_ev_count == VNEURON_GENL_EVENT_QUEUE) {
+		if (vnk_ev_count == VNEURON_GENL_EVENT_QUEUE ||
+		    !vnk_ev_account(vnk_ev_user(ev), 1)) {
 			vnk_ev_qdropped++;
 		} else {
 			/* Only now: in an emulated guest a clock read costs microseconds. */
@@ -130,11 +192,27 @@ void vnk_event_exec(void *arg, const struct vn_exec_status *st, bool end)
 		.device = core->vdev->index, .core = core->index, .seq = st->seq,
 	};
 
-	/* The owner's identity as published at its claim (vnk_dev_core_claim()). */
-	if (st->owner && st->owner == READ_ONCE(core->ev_claim)) {
-		ev.about_task = true;
+	u64 claim;
+	unsigned int seq;
+
+	/* The owner's identity as published at its claim (vnk_dev_core_claim()), whole. */
+	do {
+		seq = read_seqcount_begin(&core->ev_seq);
+		claim = READ_ONCE(core->ev_claim);
 		ev.pid = READ_ONCE(core->ev_pid);
 		ev.uid = KUIDT_INIT(READ_ONCE(core->ev_uid));
+	} while (read_seqcount_retry(&core->ev_seq, seq));
+	/*
+	 * An execution of an owner that has released the core since (cancelled at its
+	 * close, ending after): its owner is no longer known here, so it is nobody's to
+	 * see but a privileged monitor's, never an event about no process (everyone's).
+	 */
+	if (st->owner == claim) {
+		ev.about_task = true;
+	} else {
+		ev.unknown_task = true;
+		ev.pid = 0;
+		ev.uid = GLOBAL_ROOT_UID;
 	}
 	if (end) {
 		ev.status = st->result;
@@ -233,6 +311,7 @@ static void vnk_sub_remove(struct vnk_subscriber *sub)
 {
 	lockdep_assert_held(&vnk_sub_lock);
 	list_del(&sub->node);
+	vnk_share_uncharge(sub->user, VNEURON_SHARE_SUBSCRIBERS);
 	kfree(sub);
 	if (--vnk_nr_subs)
 		return;
@@ -240,6 +319,7 @@ static void vnk_sub_remove(struct vnk_subscriber *sub)
 	vnk_ev_on = false;
 	vnk_ev_head = 0;
 	vnk_ev_count = 0;
+	memset(vnk_ev_users, 0, sizeof(vnk_ev_users));
 	spin_unlock_irq(&vnk_ev_lock);
 }
 
@@ -289,7 +369,11 @@ static void vnk_sub_send(struct vnk_subscriber *sub, const struct vnk_event *ev,
 
 static bool vnk_sub_may_see(const struct vnk_subscriber *sub, const struct vnk_event *ev)
 {
-	return sub->privileged || !ev->about_task || uid_eq(sub->uid, ev->uid);
+	if (sub->privileged)
+		return true;
+	if (ev->unknown_task)
+		return false;
+	return !ev->about_task || (sub->uid_ok && uid_eq(sub->uid, ev->uid));
 }
 
 static void vnk_ev_work_fn(struct work_struct *w)
@@ -309,6 +393,7 @@ static void vnk_ev_work_fn(struct work_struct *w)
 		ev = vnk_ev_queue[vnk_ev_head];
 		vnk_ev_head = (vnk_ev_head + 1) % VNEURON_GENL_EVENT_QUEUE;
 		vnk_ev_count--;
+		vnk_ev_account(vnk_ev_user(&ev), -1);
 		spin_unlock_irq(&vnk_ev_lock);
 		list_for_each_entry_safe(sub, tmp, &vnk_subs, node)
 			if (vnk_sub_may_see(sub, &ev))
@@ -350,9 +435,16 @@ static bool vnk_requester_privileged(const struct sk_buff *skb)
 	return netlink_capable(skb, CAP_PERFMON) || netlink_capable(skb, CAP_SYS_ADMIN);
 }
 
+/*
+ * Anyone may subscribe (docs/telemetry.md, "Who may subscribe"): what a subscriber
+ * receives is filtered by who it is, and the subscriptions are a shared resource, each
+ * user's share limited and a reserve kept for privileged monitors (kmod/share.c).
+ */
 static int vnk_genl_subscribe(struct sk_buff *skb, struct genl_info *info)
 {
 	struct vnk_subscriber *sub;
+	struct vnk_user *user;
+	kuid_t opener;
 
 	mutex_lock(&vnk_sub_lock);
 	list_for_each_entry(sub, &vnk_subs, node) {
@@ -361,18 +453,29 @@ static int vnk_genl_subscribe(struct sk_buff *skb, struct genl_info *info)
 			return -EALREADY;
 		}
 	}
-	if (vnk_nr_subs >= VNEURON_GENL_MAX_SUBSCRIBERS) {
+	user = vnk_share_charge(VNEURON_SHARE_SUBSCRIBERS, NULL, skb);
+	if (IS_ERR(user)) {
 		mutex_unlock(&vnk_sub_lock);
+		if (PTR_ERR(user) == -EDQUOT) {
+			NL_SET_ERR_MSG(info->extack, "this user holds its share of subscriptions");
+			return -EDQUOT;
+		}
+		if (PTR_ERR(user) == -ENOMEM)
+			return -ENOMEM;
 		NL_SET_ERR_MSG(info->extack, "too many subscribers");
 		return -EBUSY;
 	}
 	sub = kzalloc(sizeof(*sub), GFP_KERNEL_ACCOUNT);
 	if (!sub) {
+		vnk_share_uncharge(user, VNEURON_SHARE_SUBSCRIBERS);
 		mutex_unlock(&vnk_sub_lock);
 		return -ENOMEM;
 	}
+	opener = vnk_requester_cred(skb)->uid;
 	sub->portid = info->snd_portid;
-	sub->uid = vnk_requester_cred(skb)->uid;
+	sub->user = user;
+	sub->uid = opener;
+	sub->uid_ok = uid_eq(opener, current_uid());
 	sub->privileged = vnk_requester_privileged(skb);
 	sub->period_start = jiffies;
 	spin_lock_irq(&vnk_ev_lock);
@@ -417,6 +520,31 @@ static long vnk_requested_device(struct nlattr **attrs, struct netlink_ext_ack *
 	return dev;
 }
 
+/* The shared resources' limits and use (uapi 7): VNEURON_A_SHARES. */
+static int vnk_shares_fill(struct sk_buff *skb, unsigned int dev)
+{
+	struct vneuron_share sh[VNEURON_SHARE_COUNT];
+	struct nlattr *all, *one;
+	u32 k;
+
+	vnk_share_report(sh, dev, false);
+	all = nla_nest_start(skb, VNEURON_A_SHARES);
+	if (!all)
+		return -EMSGSIZE;
+	for (k = 0; k < VNEURON_SHARE_COUNT; k++) {
+		one = nla_nest_start(skb, k + 1);
+		if (!one || nla_put_u32(skb, VNEURON_A_SHARE_TOTAL, sh[k].total) ||
+		    nla_put_u32(skb, VNEURON_A_SHARE_PER_USER, sh[k].per_user) ||
+		    nla_put_u32(skb, VNEURON_A_SHARE_RESERVED, sh[k].reserved) ||
+		    nla_put_u32(skb, VNEURON_A_SHARE_USED, sh[k].used) ||
+		    nla_put_u32(skb, VNEURON_A_SHARE_RESERVED_USED, sh[k].reserved_used))
+			return -EMSGSIZE;
+		nla_nest_end(skb, one);
+	}
+	nla_nest_end(skb, all);
+	return 0;
+}
+
 static int vnk_device_fill(struct sk_buff *skb, struct netlink_callback *cb,
 			   struct vnk_device *vdev)
 {
@@ -445,7 +573,8 @@ static int vnk_device_fill(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u32(skb, VNEURON_A_UAPI_VERSION, VNEURON_UAPI_VERSION) ||
 	    nla_put_string(skb, VNEURON_A_MODULE_VERSION, VNEURON_VERSION) ||
 	    vnk_put_u64(skb, VNEURON_A_EVENTS_PRODUCED, produced) ||
-	    vnk_put_u64(skb, VNEURON_A_EVENTS_DROPPED, qdropped)) {
+	    vnk_put_u64(skb, VNEURON_A_EVENTS_DROPPED, qdropped) ||
+	    vnk_shares_fill(skb, vdev->index)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -479,7 +608,9 @@ static int vnk_owner_visibility(const struct sk_buff *req, const struct vnk_dev_
 		return -1;
 	if (vnk_requester_privileged(req))
 		return 1;
-	return uid_eq(vnk_requester_cred(req)->uid, core->owner_uid);
+	/* Both the socket's opener and the reader (a dump goes on in recvmsg()'s caller). */
+	return uid_eq(vnk_requester_cred(req)->uid, core->owner_uid) &&
+	       uid_eq(current_uid(), core->owner_uid);
 }
 
 static int vnk_core_stats_fill(struct sk_buff *skb, const struct vn_core_stats *st)

@@ -9,10 +9,9 @@
 #include "device.h"
 #include "genl.h"
 #include "main.h"
+#include "share.h"
 #include "sysfs.h"
 #include "vn_program.h"
-
-#define VNK_MAX_DEVICES		16
 
 static unsigned int devices = 1;
 module_param(devices, uint, 0444);
@@ -96,6 +95,8 @@ static int __init vneuron_init(void)
 		.max_exec_bytes = (u64)max_exec_mb << 20,
 		.max_trace_bytes = (u64)max_trace_mb << 20,
 	};
+
+	vnk_shares_init(devices * cores, cores, hbm_mb);
 
 	ret = vnk_workqueue_init();
 	if (ret)

@@ -3,8 +3,8 @@
  * vneuron.ko module-wide state (kmod/main.c): the per-file limits the module parameters
  * set and the allocation counters debugfs shows. The objects are one per file of kmod/:
  * device, dev_core (a device's cores and their executors), file (an open file and the
- * ioctl table), mem, program, exec, trace, uring, sysfs; os.c is the device core's OS
- * layer. The lock order is in file.h.
+ * ioctl table), mem, program, exec, trace, uring, comm, netq, netq_ring, genl, share,
+ * sysfs; os.c is the device core's OS layer. The lock order is in file.h.
  */
 #ifndef VNK_MAIN_H
 #define VNK_MAIN_H
@@ -12,6 +12,9 @@
 #include <linux/atomic.h>
 
 #include "vneuron.h"
+
+/* Devices the module makes, at most (the devices module parameter). */
+#define VNK_MAX_DEVICES		16
 
 /**
  * struct vnk_mod_counters - module-wide allocation counters
@@ -21,6 +24,7 @@
  * @programs: loaded programs
  * @execs: executions submitted and not yet freed
  * @comms: communicators, from COMM_CREATE to their last reference (kmod/comm.c)
+ * @users: users holding a charge of a shared resource (kmod/share.c)
  *
  * Shown in debugfs (vneuron/counters); tests expect each to drain to 0 once nothing is
  * open or mapped.
@@ -32,6 +36,7 @@ struct vnk_mod_counters {
 	atomic64_t programs;
 	atomic64_t execs;
 	atomic64_t comms;
+	atomic64_t users;
 };
 
 extern struct vnk_mod_counters vnk_counters;

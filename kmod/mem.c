@@ -12,6 +12,7 @@
 #include "file.h"
 #include "main.h"
 #include "mem.h"
+#include "share.h"
 
 /*
  * A buffer's mmap offset is its handle << VNK_MMAP_HANDLE_SHIFT: the low bits address
@@ -34,6 +35,7 @@ static void vnk_mem_destroy(struct kref *ref)
 	mutex_lock(&vdev->hbm_lock);
 	vn_hbm_release(&vdev->hbm, &m->ext);
 	mutex_unlock(&vdev->hbm_lock);
+	vnk_share_uncharge_hbm(m->user, vdev->index, m->size);
 	atomic64_dec(&vnk_counters.mem_objects);
 	atomic64_sub(m->ext.size, &vnk_counters.mem_bytes);
 	kfree(m);
@@ -80,6 +82,13 @@ int vnk_mem_alloc_ioctl(struct vnk_file *vf, void *data)
 	kref_init(&m->ref);
 	m->vdev = vdev;
 	m->size = arg->size;
+	/* The device's HBM is shared by its users: the caller's user's share. */
+	m->user = vnk_share_charge_hbm(vdev->index, arg->size, vf->filp);
+	if (IS_ERR(m->user)) {
+		ret = PTR_ERR(m->user);
+		kfree(m);
+		goto err_count;
+	}
 
 	mutex_lock(&vdev->hbm_lock);
 	ret = vn_hbm_reserve(&vdev->hbm, &m->ext, arg->size);
@@ -119,6 +128,7 @@ err_release:
 	vn_hbm_release(&vdev->hbm, &m->ext);
 	mutex_unlock(&vdev->hbm_lock);
 err_free:
+	vnk_share_uncharge_hbm(m->user, vdev->index, m->size);
 	kfree(m);
 err_count:
 	atomic_dec(&vf->nr_mems);

@@ -14,6 +14,7 @@
 struct vm_area_struct;
 struct vnk_device;
 struct vnk_file;
+struct vnk_user;
 
 /**
  * struct vnk_mem - a device buffer: zeroed host pages mapped into the kernel
@@ -24,6 +25,7 @@ struct vnk_file;
  * @size: bytes, as asked
  * @handle: its handle in its file's table
  * @ext: device address and charged size
+ * @user: the user charged for its pages (kmod/share.c): its allocator's
  */
 struct vnk_mem {
 	struct kref ref;
@@ -32,6 +34,7 @@ struct vnk_mem {
 	u64 size;
 	u32 handle;
 	struct vn_hbm_extent ext;
+	struct vnk_user *user;
 };
 
 /**
@@ -39,7 +42,8 @@ struct vnk_mem {
  * @vf: the calling file
  * @data: struct vneuron_mem_alloc
  *
- * Return: 0, -EINVAL, -ENOMEM, -ENOSPC.
+ * Return: 0, -EINVAL, -ENOMEM (the budget, or all of it but the privileged reserve),
+ * -EDQUOT (the caller's user's share of the device's HBM), -ENOSPC.
  */
 int vnk_mem_alloc_ioctl(struct vnk_file *vf, void *data);
 

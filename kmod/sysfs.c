@@ -258,6 +258,7 @@ static int vnk_debugfs_counters_show(struct seq_file *s, void *unused)
 	seq_printf(s, "programs %lld\n", atomic64_read(&vnk_counters.programs));
 	seq_printf(s, "execs %lld\n", atomic64_read(&vnk_counters.execs));
 	seq_printf(s, "comms %lld\n", atomic64_read(&vnk_counters.comms));
+	seq_printf(s, "users %lld\n", atomic64_read(&vnk_counters.users));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(vnk_debugfs_counters);

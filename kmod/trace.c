@@ -14,6 +14,12 @@
  * EXEC_START, and at the end ERROR (a device fault) and EXEC_END records and publishes
  * every ring.
  *
+ * A core's session is a shared resource (kmod/share.c: a share per user), and the slot
+ * cannot be held against those with the best claim to it: a privileged tracer takes it
+ * from an unprivileged session, and the core's owner (or whoever may see the owner)
+ * takes it from a session that cannot see the owner's executions, so useless to its
+ * tracer; the displaced session ends as if stopped, and its TRACE_STOP says -ECANCELED.
+ *
  * Stopping never waits inside the kernel for someone else's work: the hooks are removed
  * for future executions at once; a traced execution still running keeps them to its end,
  * when the executor calls vnk_session_gone() (vn_core_unhook()). TRACE_STOP waits for
@@ -49,6 +55,7 @@
 #include "file.h"
 #include "genl.h"
 #include "main.h"
+#include "share.h"
 #include "trace.h"
 #include "vn_exec.h"
 #include "vn_trace.h"
@@ -72,7 +79,9 @@ struct vnk_trace_session {
 	struct vnk_file *vf;		/* holds a reference: its trace_bytes charge */
 	struct vnk_executor *exr;	/* the traced executor, until gone */
 	const struct cred *cred;	/* the tracer's, for owners that claim later */
+	struct vnk_user *user;		/* charged while it holds its core (kmod/share.c) */
 	bool privileged;		/* CAP_PERFMON or CAP_SYS_ADMIN at TRACE_START */
+	bool displaced;			/* taken over by another tracer (under core->lock) */
 	pid_t tracer;			/* its process, init namespace (telemetry) */
 	u64 visible;			/* the claim id whose executions it may see, or 0 */
 	u32 core;
@@ -204,7 +213,8 @@ static struct vnk_trace_session *vnk_session_new(struct vnk_file *vf, u32 core,
 	s->vf = vf;
 	s->bytes = bytes;		/* charged by the caller */
 	s->cred = get_current_cred();
-	s->privileged = perfmon_capable();
+	/* The caller's and the file opener's: a descriptor handed over gives nothing. */
+	s->privileged = vnk_share_privileged(VNEURON_SHARE_TRACES, vf->filp, NULL);
 	s->tracer = task_tgid_nr(current);
 	s->core = core;
 	s->size = arg->ring_size;
@@ -270,15 +280,18 @@ static bool vnk_cred_may_see(const struct cred *tracer, const struct cred *targe
 	return mm && get_dumpable(mm) == SUID_DUMP_USER;
 }
 
-/* May the calling process (a tracer) see the executions of the core's current owner? */
-static bool vnk_may_see_owner(struct vnk_dev_core *core)
+/*
+ * May the calling process, through @vf, see the executions of the core's current owner?
+ * Its own file's, a dumpable process of its own user's, everyone's when privileged.
+ */
+static bool vnk_may_see_owner(struct vnk_file *vf, struct vnk_dev_core *core)
 {
 	struct task_struct *task;
 	const struct cred *tcred;
 	struct mm_struct *mm;
 	bool ok;
 
-	if (perfmon_capable())
+	if (core->owner == vf || vnk_share_privileged(VNEURON_SHARE_TRACES, vf->filp, NULL))
 		return true;
 	task = get_pid_task(core->owner_pid, PIDTYPE_TGID);
 	if (!task)
@@ -317,14 +330,52 @@ static u64 vnk_trace_bytes(u64 ring_size)
 	return VNK_TRACE_NR * ring_size;
 }
 
+/*
+ * Under core->lock: may TRACE_START through @vf take the core's tracing from session
+ * @old? A privileged tracer from an unprivileged one; the owner's side (who may see the
+ * owner) from a session that cannot see the owner.
+ */
+static bool vnk_trace_may_take(struct vnk_file *vf, struct vnk_dev_core *core,
+			       const struct vnk_trace_session *old)
+{
+	if (old->vf == vf || old->privileged)
+		return false;
+	if (vnk_share_privileged(VNEURON_SHARE_TRACES, vf->filp, NULL))
+		return true;
+	return core->owner && READ_ONCE(old->visible) != core->claim &&
+	       vnk_may_see_owner(vf, core);
+}
+
+/*
+ * Under core->lock: session @s no longer takes the core's new executions and gives back
+ * its charge. Returns false if it had stopped already. The caller then has the executor
+ * let go of its hooks (vn_core_unhook()), with the lock dropped.
+ */
+static bool vnk_session_unslot(struct vnk_trace_session *s, struct vnk_dev_core *core,
+			       bool displaced)
+{
+	lockdep_assert_held(&core->lock);
+	if (s->stopping)
+		return false;
+	s->displaced = displaced;
+	/* Pairs with TRACE_STOP's acquire: @displaced is seen with @stopping. */
+	smp_store_release(&s->stopping, true);
+	if (core->tsession == s)
+		core->tsession = NULL;
+	vnk_share_uncharge(s->user, VNEURON_SHARE_TRACES);
+	s->user = NULL;
+	return true;
+}
+
 int vnk_trace_start_ioctl(struct vnk_file *vf, void *data)
 {
 	struct vneuron_trace_start *arg = data;
 	struct vnk_device *vdev = vf->vdev;
-	struct vnk_trace_session *s, *old;
+	struct vnk_trace_session *s, *old, *gone = NULL;
 	struct vnk_dev_core *core;
 	struct vnk_trace_file *tf;
 	struct vnk_executor *exr;
+	struct vnk_user *user;
 	u32 c = arg->core;
 	u64 bytes;
 	int ret;
@@ -358,19 +409,30 @@ int vnk_trace_start_ioctl(struct vnk_file *vf, void *data)
 		ret = -EINTR;
 		goto err;
 	}
-	if (core->tsession) {
+	if (core->tsession && !vnk_trace_may_take(vf, core, core->tsession)) {
 		ret = -EBUSY;
 		goto err_unlock;
 	}
-	if (core->owner && core->owner != vf && !vnk_may_see_owner(core)) {
+	if (core->owner && !vnk_may_see_owner(vf, core)) {
 		ret = -EPERM;
+		goto err_unlock;
+	}
+	user = vnk_share_charge(VNEURON_SHARE_TRACES, vf->filp, NULL);
+	if (IS_ERR(user)) {
+		ret = PTR_ERR(user);
 		goto err_unlock;
 	}
 	exr = vnk_executor_get(core);
 	if (!exr) {
+		vnk_share_uncharge(user, VNEURON_SHARE_TRACES);
 		ret = -ENOMEM;
 		goto err_unlock;
 	}
+	/* Every check passed: only now is a session taken over. */
+	gone = core->tsession;
+	if (gone && !vnk_session_unslot(gone, core, true))
+		gone = NULL;
+	s->user = user;
 	s->exr = exr;
 	s->visible = core->owner ? core->claim : 0;
 	core->tsession = s;
@@ -382,6 +444,9 @@ int vnk_trace_start_ioctl(struct vnk_file *vf, void *data)
 	kref_get(&s->ref);		/* the hooks', dropped when gone */
 	/* The hooks are taken at each execution's start: a running one stays untraced. */
 	vn_core_set_hooks(exr->ec, vnk_trace_hook, vnk_trace_edge, s);
+	/* The displaced session's hooks stay with an execution that took them, to its end. */
+	if (gone)
+		vn_core_unhook(gone->exr->ec, gone, vnk_session_gone);
 	vnk_event_trace(core, VNEURON_EVENT_TRACE_START, s->tracer, s->cred->uid, 0);
 	/*
 	 * What the caller is told, read while the lock keeps s: once it is dropped, another
@@ -416,13 +481,10 @@ static void vnk_session_detach(struct vnk_trace_session *s, struct vnk_dev_core 
 	struct vnk_executor *exr;
 
 	mutex_lock(&core->lock);
-	if (s->stopping) {
+	if (!vnk_session_unslot(s, core, false)) {
 		mutex_unlock(&core->lock);
 		return;
 	}
-	s->stopping = true;
-	if (core->tsession == s)
-		core->tsession = NULL;
 	exr = s->exr;
 	mutex_unlock(&core->lock);
 	/* The session's own executor reference keeps exr alive until gone. */
@@ -466,8 +528,15 @@ int vnk_trace_stop_ioctl(struct vnk_file *vf, void *data)
 	s = vnk_session_of(vf, arg->core);
 	if (!s)
 		return -ENOENT;		/* this file is not tracing that core */
-	if (READ_ONCE(s->stopping)) {
+	/* Pairs with vnk_session_unslot()'s release. */
+	if (smp_load_acquire(&s->stopping)) {
 		ret = -ENOENT;
+		if (!READ_ONCE(s->displaced))
+			goto out;
+		/* Taken over: the rings are final once its last execution ends. */
+		ret = -ECANCELED;
+		if (wait_event_killable(vf->trace_wq, READ_ONCE(s->stopped)))
+			ret = -EINTR;
 		goto out;
 	}
 	vnk_session_detach(s, &vf->vdev->cores[arg->core]);

@@ -601,6 +601,14 @@ struct nd_tel_device {
 	uint64_t events_produced;	/* since load, module-wide */
 	uint64_t events_dropped;	/* of those, dropped before they were queued */
 	uint64_t attrs;			/* bit a: attribute a (enum vneuron_genl_attr) was sent */
+	/*
+	 * The resources every user shares (uapi 7, VNEURON_A_SHARES), by enum
+	 * vneuron_share_kind: total, per_user, reserved, used, reserved_used (user_used is 0
+	 * here: GET_INFO has the caller's); nr_shares of them were sent (0 from an older
+	 * module).
+	 */
+	struct vneuron_share shares[VNEURON_SHARE_COUNT];
+	uint32_t nr_shares;
 };
 
 /* One core's snapshot (VNEURON_CMD_GET_CORE); every counter counts since module load. */
@@ -701,9 +709,10 @@ int nd_telemetry_devices(struct nd_telemetry *t, int device, struct nd_tel_devic
 int nd_telemetry_cores(struct nd_telemetry *t, int device, struct nd_tel_core **cores);
 
 /*
- * Receive events from now on (-EALREADY if subscribed, -EBUSY past the module's
- * subscriber limit) / stop (-ENOENT if not subscribed). Events that arrive meanwhile
- * are kept for nd_telemetry_next_event().
+ * Receive events from now on (-EALREADY if subscribed, -EDQUOT past the caller's user's
+ * share of subscriptions, -EBUSY past the module's subscriber limit or what its
+ * privileged reserve leaves) / stop (-ENOENT if not subscribed). Events that arrive
+ * meanwhile are kept for nd_telemetry_next_event().
  */
 int nd_telemetry_subscribe(struct nd_telemetry *t);
 int nd_telemetry_unsubscribe(struct nd_telemetry *t);

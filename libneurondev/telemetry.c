@@ -103,6 +103,16 @@ static struct nla_policy policy[VNEURON_A_MAX + 1] = {
 	[VNEURON_A_ERRNO] = { .type = NLA_U32 },
 	[VNEURON_A_MESSAGE] = { .type = NLA_STRING },
 	[VNEURON_A_DROPPED] = { .type = NLA_U64 },
+	[VNEURON_A_SHARES] = { .type = NLA_NESTED },
+};
+
+/* A share's nest (VNEURON_A_SHARES): its four counts. */
+static struct nla_policy share_policy[VNEURON_A_MAX + 1] = {
+	[VNEURON_A_SHARE_TOTAL] = { .type = NLA_U32 },
+	[VNEURON_A_SHARE_PER_USER] = { .type = NLA_U32 },
+	[VNEURON_A_SHARE_RESERVED] = { .type = NLA_U32 },
+	[VNEURON_A_SHARE_USED] = { .type = NLA_U32 },
+	[VNEURON_A_SHARE_RESERVED_USED] = { .type = NLA_U32 },
 };
 
 static const char *const cmd_names[__VNEURON_CMD_MAX] = {
@@ -179,7 +189,11 @@ static int kernel_fail(struct nd_telemetry *t, int kerr, const char *kmsg, const
 		return tel_err(t, kerr, "vneuron telemetry: SUBSCRIBE: already subscribed");
 	if (kerr == -EBUSY)
 		return tel_err(t, kerr, "vneuron telemetry: %s: too many subscribers (the module "
-			       "allows %d)", what, VNEURON_GENL_MAX_SUBSCRIBERS);
+			       "allows %d, some kept for privileged monitors)", what,
+			       VNEURON_GENL_MAX_SUBSCRIBERS);
+	if (kerr == -EDQUOT)
+		return tel_err(t, kerr, "vneuron telemetry: %s: this user holds its share of "
+			       "subscriptions (module parameter subscribers_per_user)", what);
 	return tel_err(t, kerr, "vneuron telemetry: %s: %s%s%s", what, nd_strerror(kerr),
 		       kmsg[0] ? " (kernel: " : "", kmsg[0] ? kmsg : "");
 }
@@ -315,6 +329,31 @@ static uint64_t u64_of(struct nlattr **tb, int a)
 	return tb[a] ? nla_get_u64(tb[a]) : 0;
 }
 
+/* VNEURON_A_SHARES: a nest per kind, of type kind + 1; kinds newer than ours skipped. */
+static int parse_shares(struct xchg *x, struct nlattr *all, struct nd_tel_device *d)
+{
+	struct nlattr *tb[VNEURON_A_MAX + 1], *a;
+	int rem, k;
+
+	if (!all)
+		return 0;
+	nla_for_each_nested(a, all, rem) {
+		k = nla_type(a) - 1;
+		if (k < 0 || k >= VNEURON_SHARE_COUNT)
+			continue;
+		if (nla_parse_nested(tb, VNEURON_A_MAX, a, share_policy) < 0)
+			return bad_reply(x, "%s", "a share did not parse"), -1;
+		d->shares[k].total = u32_or(tb, VNEURON_A_SHARE_TOTAL, 0);
+		d->shares[k].per_user = u32_or(tb, VNEURON_A_SHARE_PER_USER, 0);
+		d->shares[k].reserved = u32_or(tb, VNEURON_A_SHARE_RESERVED, 0);
+		d->shares[k].used = u32_or(tb, VNEURON_A_SHARE_USED, 0);
+		d->shares[k].reserved_used = u32_or(tb, VNEURON_A_SHARE_RESERVED_USED, 0);
+		if ((uint32_t)k + 1 > d->nr_shares)
+			d->nr_shares = (uint32_t)k + 1;
+	}
+	return 0;
+}
+
 static int parse_device(struct xchg *x, struct nlattr **tb, void *out)
 {
 	struct nd_tel_device *d = out;
@@ -333,7 +372,7 @@ static int parse_device(struct xchg *x, struct nlattr **tb, void *out)
 			    sizeof(d->module_version));
 	d->events_produced = u64_of(tb, VNEURON_A_EVENTS_PRODUCED);
 	d->events_dropped = u64_of(tb, VNEURON_A_EVENTS_DROPPED);
-	return 0;
+	return parse_shares(x, tb[VNEURON_A_SHARES], d);
 }
 
 static int parse_core(struct xchg *x, struct nlattr **tb, void *out)

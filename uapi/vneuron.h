@@ -33,8 +33,11 @@ extern "C" {
  * NETQ_WAIT, NETQ_COMPLETE.
  * 6: the network queue as a mapped ring (VNEURON_CAP_NETQ_RING): NETQ_RING_SETUP,
  * NETQ_DOORBELL, VNEURON_MMAP_NETQ_BASE; NETQ_WAIT and NETQ_COMPLETE stay.
+ * 7: per-user limits and a privileged reserve on every resource the module's users
+ * share (VNEURON_CAP_SHARES): vneuron_info.shares; -EDQUOT past a user's limit; a trace
+ * session may be taken over (TRACE_STOP then gives -ECANCELED).
  */
-#define VNEURON_UAPI_VERSION		6
+#define VNEURON_UAPI_VERSION		7
 
 /* Capability bits in vneuron_info.caps. */
 #define VNEURON_CAP_MEM			_BITULL(0)	/* MEM_* ioctls and mmap */
@@ -48,6 +51,7 @@ extern "C" {
 #define VNEURON_CAP_COLLECTIVES		_BITULL(8)	/* COMM_* ioctls, the CC stream */
 #define VNEURON_CAP_NETQ		_BITULL(9)	/* COMM_NODES, NETQ_* */
 #define VNEURON_CAP_NETQ_RING		_BITULL(10)	/* NETQ_RING_SETUP, NETQ_DOORBELL */
+#define VNEURON_CAP_SHARES		_BITULL(11)	/* vneuron_info.shares, per-user limits */
 
 /**
  * enum vneuron_engine - the compute engines of a core
@@ -140,6 +144,62 @@ struct vneuron_limits {
 };
 
 /**
+ * enum vneuron_share_kind - the resources every user of the module shares
+ * @VNEURON_SHARE_COMMS: communicators, from COMM_CREATE to their last reference
+ * @VNEURON_SHARE_SUBSCRIBERS: telemetry subscriptions (VNEURON_CMD_SUBSCRIBE)
+ * @VNEURON_SHARE_TRACES: trace sessions taking a core's executions (TRACE_START until
+ *	TRACE_STOP, close, or a takeover)
+ * @VNEURON_SHARE_NETQ_RINGS: network queue rings (NETQ_RING_SETUP until the
+ *	registration goes and the last mapping of the ring with it)
+ * @VNEURON_SHARE_EXECS: executions submitted and not yet ended and reaped (EXEC and
+ *	io_uring)
+ * @VNEURON_SHARE_CORES: cores claimed, on every device of the module
+ * @VNEURON_SHARE_HBM: this device's HBM budget, in 4 KiB pages (buffers from MEM_ALLOC
+ *	until their last reference), per device: the only kind not module-wide
+ * @VNEURON_SHARE_COUNT: entries of &vneuron_info.shares
+ *
+ * The index of each in &vneuron_info.shares, and in the telemetry's
+ * VNEURON_A_SHARES nest (plus one). New kinds are appended with a new uapi version.
+ */
+enum vneuron_share_kind {
+	VNEURON_SHARE_COMMS = 0,
+	VNEURON_SHARE_SUBSCRIBERS = 1,
+	VNEURON_SHARE_TRACES = 2,
+	VNEURON_SHARE_NETQ_RINGS = 3,
+	VNEURON_SHARE_EXECS = 4,
+	VNEURON_SHARE_CORES = 5,
+	VNEURON_SHARE_HBM = 6,
+	VNEURON_SHARE_COUNT = 7,
+};
+
+/**
+ * struct vneuron_share - one shared resource: its limits and its use now
+ * @total: the most the module holds at once, for every user together
+ * @per_user: the most one user holds at once; one more gives -EDQUOT, unless the
+ *	caller is privileged
+ * @reserved: of @total, the part only privileged callers may take: others are refused
+ *	(the resource's "module is full" error: -EAGAIN, -EBUSY for subscriptions, -ENOMEM
+ *	for HBM) once they hold @total - @reserved
+ * @used: held now, by every user
+ * @user_used: held now by the caller's user (GET_INFO; the user as docs/uapi.md's
+ *	security model defines it)
+ * @reserved_used: of @used, held in the reserve (privileged callers take it first)
+ *
+ * Privileged: CAP_SYS_ADMIN, or for telemetry subscriptions and trace sessions
+ * CAP_PERFMON, both in the caller and in whoever opened the file or socket it uses.
+ * Unprivileged callers together hold at most @total - @reserved: @used -
+ * @reserved_used.
+ */
+struct vneuron_share {
+	__u32 total;
+	__u32 per_user;
+	__u32 reserved;
+	__u32 used;
+	__u32 user_used;
+	__u32 reserved_used;
+};
+
+/**
  * struct vneuron_info - argument of %VNEURON_IOCTL_GET_INFO
  * @uapi_version: out: %VNEURON_UAPI_VERSION of the module
  * @flags: in: must be 0
@@ -154,6 +214,8 @@ struct vneuron_limits {
  * @model: out: the device model's figures
  * @limits: out: the per-file limits (uapi 2, %VNEURON_CAP_LIMITS); a version-1
  *	caller's struct ends just before it
+ * @shares: out: the resources every user shares, by enum vneuron_share_kind (uapi 7,
+ *	%VNEURON_CAP_SHARES); an older caller's struct ends just before it
  *
  * The device, its limits and the model: the one call a read-only file may make.
  */
@@ -170,6 +232,7 @@ struct vneuron_info {
 	__u64 max_alloc;
 	struct vneuron_model model;
 	struct vneuron_limits limits;
+	struct vneuron_share shares[VNEURON_SHARE_COUNT];
 };
 
 /**

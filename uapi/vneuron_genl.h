@@ -21,7 +21,10 @@
 #define VNEURON_GENL_NAME		"vneuron"
 #define VNEURON_GENL_VERSION		1
 
-/* Subscribers at once (VNEURON_CMD_SUBSCRIBE gives -EBUSY beyond). */
+/*
+ * Subscribers at once (VNEURON_CMD_SUBSCRIBE gives -EBUSY beyond); a user's share and the
+ * privileged reserve are module parameters (VNEURON_A_SHARES).
+ */
 #define VNEURON_GENL_MAX_SUBSCRIBERS	32
 
 /**
@@ -31,13 +34,15 @@
  *	-ENODEV if none): one message each, with @VNEURON_A_DEVICE,
  *	@VNEURON_A_NR_CORES, @VNEURON_A_HBM_SIZE, @VNEURON_A_HBM_USED, @VNEURON_A_HBM_PEAK,
  *	@VNEURON_A_UAPI_VERSION, @VNEURON_A_MODULE_VERSION, @VNEURON_A_EVENTS_PRODUCED,
- *	@VNEURON_A_EVENTS_DROPPED
+ *	@VNEURON_A_EVENTS_DROPPED and (uapi 7) @VNEURON_A_SHARES
  * @VNEURON_CMD_GET_CORE: dump every core of every device (or of the device
  *	@VNEURON_A_DEVICE names): one consistent snapshot per core, with the core's
  *	attributes (see enum vneuron_genl_attr)
  * @VNEURON_CMD_SUBSCRIBE: the sending socket receives events (@VNEURON_CMD_EVENT
  *	messages) from now on until it unsubscribes or closes; -EALREADY if it does,
- *	-EBUSY past %VNEURON_GENL_MAX_SUBSCRIBERS
+ *	-EDQUOT past the sender's user's share of subscriptions, -EBUSY past
+ *	%VNEURON_GENL_MAX_SUBSCRIBERS (or past what the privileged reserve leaves, for an
+ *	unprivileged sender)
  * @VNEURON_CMD_UNSUBSCRIBE: stop receiving events; -ENOENT if not subscribed
  * @VNEURON_CMD_EVENT: kernel to subscriber only: one event (enum vneuron_genl_event)
  * @__VNEURON_CMD_MAX: one past the last
@@ -151,6 +156,16 @@ enum vneuron_genl_event {
  * @VNEURON_A_MESSAGE: string, what failed
  * @VNEURON_A_DROPPED: u64, events this subscriber missed since its previous message
  * @VNEURON_A_PAD: padding for 64-bit attributes
+ * @VNEURON_A_SHARES: nested (device dump, uapi 7): the resources every user of the
+ *	module shares, one nest each of type enum vneuron_share_kind + 1, holding
+ *	@VNEURON_A_SHARE_TOTAL, @VNEURON_A_SHARE_PER_USER, @VNEURON_A_SHARE_RESERVED,
+ *	@VNEURON_A_SHARE_USED and @VNEURON_A_SHARE_RESERVED_USED (struct vneuron_share of
+ *	uapi/vneuron.h)
+ * @VNEURON_A_SHARE_TOTAL: u32, in a share's nest: the most held at once by everyone
+ * @VNEURON_A_SHARE_PER_USER: u32, in a share's nest: the most one user holds
+ * @VNEURON_A_SHARE_RESERVED: u32, in a share's nest: kept for privileged callers
+ * @VNEURON_A_SHARE_USED: u32, in a share's nest: held now by everyone
+ * @VNEURON_A_SHARE_RESERVED_USED: u32, in a share's nest: of those, held in the reserve
  * @__VNEURON_A_MAX: one past the last
  */
 enum vneuron_genl_attr {
@@ -198,6 +213,12 @@ enum vneuron_genl_attr {
 	VNEURON_A_MESSAGE,
 	VNEURON_A_DROPPED,
 	VNEURON_A_PAD,
+	VNEURON_A_SHARES,
+	VNEURON_A_SHARE_TOTAL,
+	VNEURON_A_SHARE_PER_USER,
+	VNEURON_A_SHARE_RESERVED,
+	VNEURON_A_SHARE_USED,
+	VNEURON_A_SHARE_RESERVED_USED,
 	__VNEURON_A_MAX,
 };
 

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "comm_util.h"
 #include "kmod_test.h"
 #include "neurondev.h"
 #include "vnprog.h"
@@ -33,75 +34,6 @@
 #define ID_BYTES	VNEURON_COMM_ID_BYTES
 #define NONE		VNEURON_COMM_NONE
 #define MAX_RANKS	8		/* ranks these tests run at most */
-
-/* ---- the ioctls ---- */
-
-static int comm_create(int fd, uint32_t nranks, uint8_t *id, uint32_t *handle)
-{
-	struct vneuron_comm_create a = { .nranks = nranks };
-	int ret = vn_ioctl(fd, VNEURON_IOCTL_COMM_CREATE, &a);
-
-	if (id)
-		memcpy(id, a.id, ID_BYTES);
-	if (handle)
-		*handle = a.handle;
-	return ret;
-}
-
-static int comm_join(int fd, const uint8_t *id, uint32_t rank, uint32_t core, uint32_t *handle)
-{
-	struct vneuron_comm_join j = { .rank = rank, .core = core };
-	int ret;
-
-	memcpy(j.id, id, ID_BYTES);
-	ret = vn_ioctl(fd, VNEURON_IOCTL_COMM_JOIN, &j);
-	if (handle)
-		*handle = j.handle;
-	return ret;
-}
-
-static int comm_info(int fd, uint32_t handle, struct vneuron_comm_info *out)
-{
-	struct vneuron_comm_info a = { .handle = handle };
-	int ret = vn_ioctl(fd, VNEURON_IOCTL_COMM_INFO, &a);
-
-	if (out)
-		*out = a;
-	return ret;
-}
-
-static int comm_destroy(int fd, uint32_t handle)
-{
-	struct vneuron_comm_destroy d = { .handle = handle };
-
-	return vn_ioctl(fd, VNEURON_IOCTL_COMM_DESTROY, &d);
-}
-
-static int open_dev(unsigned int n, int flags)
-{
-	char path[32];
-
-	snprintf(path, sizeof(path), "/dev/vneuron%u", n);
-	return open(path, flags | O_CLOEXEC);
-}
-
-static bool have_device(unsigned int n)
-{
-	char path[32];
-
-	snprintf(path, sizeof(path), "/dev/vneuron%u", n);
-	return access(path, F_OK) == 0;
-}
-
-static void *shared(size_t n)
-{
-	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	memset(p, 0, n);
-	return p;
-}
 
 /* ---- collective programs and their C reference ---- */
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * A bounded, seeded fuzzer of /dev/vneuronN from several processes at once, about half
- * of them unprivileged (uid 65534 with the device node's group): random sequences of
+ * of them unprivileged, as two different users at once (uids 65534 and FZ_UID2, with
+ * the device node's group: their shares of the module's resources meet): random
+ * sequences of
  * every ioctl of uapi/vneuron.h and uapi/vneuron_trace.h with valid and boundary
  * arguments, valid programs and ones mutated by tests/fuzz/vnef_mutator.h, other struct
  * sizes and bad pointers, read-only and several opens, mmap/munmap of buffers and trace
@@ -45,6 +47,7 @@
 #include "kselftest_harness.h"
 
 #define FZ_UID		65534		/* nobody */
+#define FZ_UID2		4300		/* a second unprivileged user */
 #define FZ_GID		53279		/* the device nodes' group while the test runs */
 #define FZ_MAX_PROCS	16
 #define FZ_FILES	4		/* open files per process */
@@ -272,6 +275,8 @@ static bool fz_documented(int err)
 	case EFAULT: case EINVAL: case ENOENT: case EBADF: case EBUSY: case EPERM:
 	case ENOSPC: case EAGAIN: case ENOMEM: case E2BIG: case ETIMEDOUT: case EINTR:
 	case ENOTTY: case EACCES: case ENOTCONN: case EEXIST: case EPIPE:
+	case EDQUOT:		/* a user's share of a shared resource */
+	case ECANCELED:		/* TRACE_STOP of a session taken over */
 		return true;
 	default:
 		return false;
@@ -1405,8 +1410,8 @@ static void fz_step(struct fz_worker *w)
 		op_fork(w);
 }
 
-/* A worker: its own identity, then random operations until told to stop or done. */
-static int fz_worker_main(uint64_t seed, bool priv)
+/* A worker: its own identity (uid 0: root), then random operations until told to stop. */
+static int fz_worker_main(uint64_t seed, uid_t uid)
 {
 	static struct fz_worker wk;
 	struct fz_worker *w = &wk;
@@ -1421,8 +1426,8 @@ static int fz_worker_main(uint64_t seed, bool priv)
 	w->want = -1;
 	for (i = 0; i < FZ_FILES; i++)
 		w->f[i].fd = -1;
-	if (!priv) {
-		if (setgroups(1, &g) || setgid(FZ_UID) || setuid(FZ_UID) || getuid() != FZ_UID)
+	if (uid) {
+		if (setgroups(1, &g) || setgid(uid) || setuid(uid) || getuid() != uid)
 			return 3;
 		/* a dumpable one may be traced by the others of its uid */
 		prctl(PR_SET_DUMPABLE, fz_one_in(w, 2) ? 1 : 0);
@@ -1566,7 +1571,7 @@ static void fz_load_corpus(void)
 static bool fz_drained(void)
 {
 	static const char *const names[] = {
-		"mem_objects", "mem_bytes", "open_files", "programs", "execs",
+		"mem_objects", "mem_bytes", "open_files", "programs", "execs", "comms", "users",
 	};
 	unsigned int i;
 
@@ -1632,12 +1637,12 @@ static bool fz_reaped(pid_t p, int st, pid_t *pid, uint64_t procs)
 	return false;
 }
 
-static pid_t fz_spawn(uint64_t seed, bool priv)
+static pid_t fz_spawn(uint64_t seed, uid_t uid)
 {
 	pid_t pid = fork();
 
 	if (!pid)
-		_exit(fz_worker_main(seed, priv));
+		_exit(fz_worker_main(seed, uid));
 	return pid;
 }
 
@@ -1743,8 +1748,9 @@ TEST_F_TIMEOUT(fz, processes, FZ_TIMEOUT)
 		for (i = 0; i < procs; i++) {
 			if (pid[i] > 0)
 				continue;
-			/* even slots root, odd ones unprivileged */
-			pid[i] = fz_spawn(fz_mix(seed, spawned++), !(i & 1));
+			/* even slots root, odd ones unprivileged: nobody and FZ_UID2 in turn */
+			pid[i] = fz_spawn(fz_mix(seed, spawned++),
+					  !(i & 1) ? 0 : i & 2 ? FZ_UID2 : FZ_UID);
 			ASSERT_LT(0, pid[i]);
 		}
 		iter++;
@@ -1843,6 +1849,7 @@ TEST_F_TIMEOUT(fz, processes, FZ_TIMEOUT)
 	EXPECT_EQ(0, vn_counter("open_files"));
 	EXPECT_EQ(0, vn_counter("programs"));
 	EXPECT_EQ(0, vn_counter("execs"));
+	EXPECT_EQ(0, vn_counter("users")) TH_LOG("a user's charges outlived everything");
 	for (d = 0; d < fz_ndev; d++) {
 		for (c = 0; c < fz_cores[d]; c++) {
 			long long owner = -1;

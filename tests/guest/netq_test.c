@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <sys/wait.h>
 
+#include "comm_util.h"
 #include "kmod_test.h"
 #include "neurondev.h"
 #include "vnprog.h"
@@ -40,46 +41,6 @@
 #define MS		1000000ull
 #define ID_BYTES	VNEURON_COMM_ID_BYTES
 #define COUNT		1000		/* elements of the all-reduce */
-
-static int comm_create(int fd, uint32_t nranks, uint8_t *id, uint32_t *handle)
-{
-	struct vneuron_comm_create a = { .nranks = nranks };
-	int ret = vn_ioctl(fd, VNEURON_IOCTL_COMM_CREATE, &a);
-
-	memcpy(id, a.id, ID_BYTES);
-	*handle = a.handle;
-	return ret;
-}
-
-static int comm_join(int fd, const uint8_t *id, uint32_t rank, uint32_t core, uint32_t *handle)
-{
-	struct vneuron_comm_join j = { .rank = rank, .core = core };
-	int ret;
-
-	memcpy(j.id, id, ID_BYTES);
-	ret = vn_ioctl(fd, VNEURON_IOCTL_COMM_JOIN, &j);
-	if (handle)
-		*handle = j.handle;
-	return ret;
-}
-
-static int comm_nodes(int fd, uint32_t handle, uint32_t node, const uint32_t *nodes,
-		      const uint32_t *devs, uint32_t nranks)
-{
-	struct vneuron_comm_nodes a = {
-		.handle = handle, .node = node, .nodes = (uintptr_t)nodes,
-		.devices = (uintptr_t)devs, .nranks = nranks,
-	};
-
-	return vn_ioctl(fd, VNEURON_IOCTL_COMM_NODES, &a);
-}
-
-static int comm_info(int fd, uint32_t handle, struct vneuron_comm_info *out)
-{
-	out->handle = handle;
-	out->flags = 0;
-	return vn_ioctl(fd, VNEURON_IOCTL_COMM_INFO, out);
-}
 
 static const uint32_t two_nodes[2] = { 0, 1 }, two_devs[2] = { 0, 0 };
 

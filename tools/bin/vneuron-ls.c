@@ -31,8 +31,11 @@ static void usage(FILE *f)
 "    to run on it; /sys/class/vneuron/vneuronN/coreM/owner_pid) and the counters of\n"
 "    /sys/class/vneuron/vneuronN/coreM/stats (executions ok, failed and timed out,\n"
 "    device faults, busy time, bytes moved, flops); then what one open file may hold\n"
-"    (the per-file limits), the module (version, srcversion and parameters from\n"
-"    /sys/module/vneuron) and the uapi versions of the module and of this tool.\n"
+"    (the per-file limits), the resources every user of the module shares (each\n"
+"    one's total, what one user may hold, what is kept for privileged callers, what\n"
+"    is held now and what your user holds: docs/uapi.md, \"Security model\"), the\n"
+"    module (version, srcversion and parameters from /sys/module/vneuron) and the\n"
+"    uapi versions of the module and of this tool.\n"
 "    --model adds the device model's figures (engines, clocks, SBUF, PSUM, DMA, HBM\n"
 "    bandwidth, peak FLOP/s). Opening a device read-only is enough: the tool changes\n"
 "    nothing.\n"
@@ -104,7 +107,8 @@ static long owner_of(unsigned int dev, unsigned int core)
 static void caps_str(uint64_t caps, char *buf, size_t size)
 {
 	static const char *const names[] = {
-		"mem", "exec", "trace", "uring_cmd", "bf16", "fault", "limits", "ownership"
+		"mem", "exec", "trace", "uring_cmd", "bf16", "fault", "limits", "ownership",
+		"collectives", "netq", "netq_ring", "shares"
 	};
 	size_t i, n = 0;
 
@@ -114,6 +118,27 @@ static void caps_str(uint64_t caps, char *buf, size_t size)
 			n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s",
 					      n ? "," : "", names[i]);
 }
+
+/* enum vneuron_share_kind's names, in JSON and in the listing. */
+static const char *const share_names[VNEURON_SHARE_COUNT] = {
+	[VNEURON_SHARE_COMMS] = "comms",
+	[VNEURON_SHARE_SUBSCRIBERS] = "subscribers",
+	[VNEURON_SHARE_TRACES] = "traces",
+	[VNEURON_SHARE_NETQ_RINGS] = "netq_rings",
+	[VNEURON_SHARE_EXECS] = "execs",
+	[VNEURON_SHARE_CORES] = "cores",
+	[VNEURON_SHARE_HBM] = "hbm_pages",
+};
+
+static const char *const share_what[VNEURON_SHARE_COUNT] = {
+	[VNEURON_SHARE_COMMS] = "communicators",
+	[VNEURON_SHARE_SUBSCRIBERS] = "telemetry subscriptions",
+	[VNEURON_SHARE_TRACES] = "trace sessions",
+	[VNEURON_SHARE_NETQ_RINGS] = "network queue rings",
+	[VNEURON_SHARE_EXECS] = "executions",
+	[VNEURON_SHARE_CORES] = "cores",
+	[VNEURON_SHARE_HBM] = "HBM pages (this device)",
+};
 
 static double mib(uint64_t b)
 {
@@ -125,10 +150,14 @@ int main(int argc, char **argv)
 	struct vneuron_info info[MAX_DEVICES];
 	unsigned int idx[MAX_DEVICES], n = 0, d, c, s, first = 0, last = MAX_DEVICES - 1;
 	int json = 0, model = 0, i, only = 0;
-	char caps[64], srcv[64] = "", modver[32] = "", param[64];
+	char caps[128], srcv[64] = "", modver[32] = "", param[64];
 	static const char *const params[] = {
 		"devices", "cores", "hbm_mb", "max_programs", "max_program_mb", "max_execs",
-		"max_exec_mb", "max_trace_mb",
+		"max_exec_mb", "max_trace_mb", "comms_total", "comms_per_user",
+		"comms_reserved", "subscribers_per_user", "subscribers_reserved",
+		"traces_per_user", "netq_rings_total", "netq_rings_per_user",
+		"netq_rings_reserved", "execs_total", "execs_per_user", "execs_reserved",
+		"cores_per_user", "cores_reserved", "hbm_per_user_pct", "hbm_reserved_pct",
 	};
 	const unsigned int nparams = sizeof(params) / sizeof(params[0]);
 
@@ -214,6 +243,20 @@ int main(int argc, char **argv)
 				       (unsigned long long)x->limits.max_program_bytes,
 				       (unsigned long long)x->limits.max_exec_bytes,
 				       (unsigned long long)x->limits.max_trace_bytes);
+			if (x->caps & VNEURON_CAP_SHARES) {
+				printf("], \"shares\": {");
+				for (s = 0; s < VNEURON_SHARE_COUNT; s++) {
+					const struct vneuron_share *h = &x->shares[s];
+
+					printf("%s\"%s\": {\"total\": %u, \"per_user\": %u, "
+					       "\"reserved\": %u, \"used\": %u, "
+					       "\"reserved_used\": %u, \"user_used\": %u}",
+					       s ? ", " : "", share_names[s], h->total,
+					       h->per_user, h->reserved, h->used,
+					       h->reserved_used, h->user_used);
+				}
+				printf("}, \"core_stats\": [");
+			}
 			for (c = 0; c < x->core_count; c++) {
 				printf("%s{\"core\": %u, \"owner_pid\": %ld", c ? ", " : "", c,
 				       owner_of(idx[d], c));
@@ -270,6 +313,16 @@ int main(int argc, char **argv)
 			       "(%.0f MiB of scratch), %.0f MiB of trace rings\n", l->max_programs,
 			       mib(l->max_program_bytes), l->max_execs, mib(l->max_exec_bytes),
 			       mib(l->max_trace_bytes));
+		}
+		if (info[d].caps & VNEURON_CAP_SHARES) {
+			printf("  shared by every user:    held / total   one user   reserved"
+			       "   yours\n");
+			for (s = 0; s < VNEURON_SHARE_COUNT; s++) {
+				const struct vneuron_share *h = &info[d].shares[s];
+
+				printf("  %-23s %7u / %-7u %8u %10u %7u\n", share_what[s], h->used,
+				       h->total, h->per_user, h->reserved, h->user_used);
+			}
 		}
 		if (model) {
 			const struct vneuron_model *m = &info[d].model;
