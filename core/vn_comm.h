@@ -125,6 +125,7 @@ int vn_comm_set_remote(struct vn_comm *cm, u32 rank);
 struct vn_comm_state {
 	bool broken;		/* a rank failed or left: every later collective ends -EPIPE */
 	u64 collectives;	/* completed, counted once per group */
+	u64 parts_helped;	/* parts of their data moved by waiting members, not the last */
 	u64 missing;		/* at the first -ETIMEDOUT: ranks that had not arrived */
 	u32 failed_rank;	/* the rank whose failure broke it, or ~0 */
 	int failure;		/* that rank's error (-ETIMEDOUT, -EPIPE, -EINVAL, -EINTR) */

@@ -358,6 +358,56 @@ TEST(gather_scatter_all_to_all_permute)
 	vn_comm_destroy(cm);
 }
 
+/*
+ * Collectives of several MiB move in parts that the waiting ranks take (core/comm.c):
+ * the results stay the rank-order loop's, bit for bit, ranges uneven, in place too.
+ */
+TEST(large_collectives_move_in_parts_exactly)
+{
+	const u64 c = 1000003;		/* 4 MB of fp32: 15 uneven ranges */
+	struct vn_comm_state st = { 0 };
+	struct cc_ref_in ref = { 0 };
+	struct vn_comm *cm = comm_2x2();
+	struct rank_run r[N];
+	void *in[N], *out[N];
+	u32 k, pass;
+	u64 i;
+
+	ASSERT_NE(NULL, cm);
+	/* at least one of each; more all-reduces until a waiting rank took a part */
+	for (pass = 0; pass < 2 || (pass < 12 && !st.parts_helped); pass++) {
+		u32 op = pass == 1 ? VN_CC_REDUCE_SCATTER : VN_CC_ALL_REDUCE;
+		u64 n_in = op == VN_CC_REDUCE_SCATTER ? N * c : c;
+
+		setup(r, cm, op, VNEF_DT_FP32, c, in, out, n_in * 4, c * 4);
+		for (k = 0; k < N; k++)
+			for (i = 0; i < n_in; i++)
+				((float *)in[k])[i] = cc_val(k, i);
+		if (op == VN_CC_ALL_REDUCE)
+			r[1].a.out = in[1];	/* in place */
+		run_ranks(r, N, NULL);
+		vn_comm_state(cm, &st);
+		for (k = 0; k < N; k++) {
+			const float *o = op != VN_CC_ALL_REDUCE || k != 1 ? out[k] : in[1];
+
+			ASSERT_EQ(0, r[k].ret);
+			for (i = 0; i < c; i++) {
+				float want = cc_ref(&ref, op, VN_CC_SUM, N, k, 0, c, i);
+
+				if (memcmp(&want, o + i, 4)) {
+					EXPECT_EQ(want, o[i]) TH_LOG("op %u rank %u [%llu]", op, k,
+								     (unsigned long long)i);
+					break;
+				}
+			}
+		}
+		release(in, out);
+	}
+	/* the last arrival did not move it all alone */
+	EXPECT_LT(0ull, st.parts_helped);
+	vn_comm_destroy(cm);
+}
+
 TEST(disagreeing_or_overlapping_arguments_fail_every_rank)
 {
 	struct vn_comm *cm = comm_2x2();
