@@ -286,6 +286,39 @@ TEST(reduce_keeps_the_scalar_bits)
 	free(hout);
 }
 
+/* A reduction of over 1 MiB streams its stores (core/comm_fp.c): the same bits, any alignment. */
+TEST(large_reduce_streams_the_same_bits)
+{
+	const u64 count = 300007;
+	float *in[N], *out = malloc((count + 1) * 4);
+	const void *src[N];
+	void *dst[1] = { out + 1 };	/* not 16-byte aligned */
+	struct cc_ref_in ref = { 0 };
+	u64 i;
+	u32 k;
+
+	ASSERT_NE(NULL, out);
+	for (k = 0; k < N; k++) {
+		in[k] = malloc(count * 4);
+		ASSERT_NE(NULL, in[k]);
+		for (i = 0; i < count; i++)
+			in[k][i] = cc_val(k, i);
+		src[k] = in[k];
+	}
+	vn_cc_reduce(VN_CC_SUM, VNEF_DT_FP32, dst, 1, src, N, 0, count);
+	for (i = 0; i < count; i++) {
+		float want = cc_ref_reduce(&ref, VN_CC_SUM, N, i);
+
+		if (memcmp(&want, out + 1 + i, 4)) {
+			EXPECT_EQ(want, out[1 + i]) TH_LOG("[%llu]", (unsigned long long)i);
+			break;
+		}
+	}
+	for (k = 0; k < N; k++)
+		free(in[k]);
+	free(out);
+}
+
 TEST(gather_scatter_all_to_all_permute)
 {
 	const u64 c = 300;
