@@ -71,6 +71,7 @@ struct vn_comm {
 	struct vn_cond *cond;
 	bool broken;
 	bool held;			/* a proxy reads the local inputs: nobody leaves */
+	bool delivered;			/* the proxy writes the local outputs (no move) */
 	void (*notify)(void *arg);	/* every local rank arrived (a proxy's ring) */
 	void *notify_arg;
 	u32 failed_rank;
@@ -81,6 +82,7 @@ struct vn_comm {
 	bool here[VN_COMM_MAX_RANKS];	/* arrived, its group not complete */
 	const struct vn_cc_args *args[VN_COMM_MAX_RANKS];
 	u64 arrive_ps[VN_COMM_MAX_RANKS];
+	u64 deadline_ns[VN_COMM_MAX_RANKS];	/* of a waiting local rank, 0: none */
 	struct vn_cc_outcome outcome[VN_COMM_MAX_RANKS];
 	struct vn_cc_slot slot[VN_COMM_MAX_RANKS];	/* at most one group per rank in flight */
 };
@@ -505,7 +507,9 @@ static void complete(struct vn_comm *cm, struct vn_cc_slot *sl, const u32 *m, u3
 		sl->moving = true;
 		sl->mem = m;
 		sl->g = g;
-		sl->parts = move_parts(cm, m, g);
+		/* a proxy wrote the local outputs itself (vn_comm_proxy_deliver()) */
+		sl->parts = cm->delivered ? 0 : move_parts(cm, m, g);
+		cm->delivered = false;
 		sl->next = 0;
 		sl->done = 0;
 		/* the members waiting take parts too */
@@ -641,6 +645,7 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 	if (rank >= cm->n || !a)
 		return -EINVAL;
 	vn_lock_take(cm->lock);
+	cm->deadline_ns[rank] = deadline_ns;
 	ret = arrive(cm, rank, a, arrive_ps, m, &g, &done, &sl);
 	if (ret)
 		goto out;
@@ -820,10 +825,52 @@ void vn_comm_set_proxy_notify(struct vn_comm *cm, void (*fn)(void *arg), void *a
 	vn_lock_drop(cm->lock);
 }
 
+int vn_comm_proxy_deliver(struct vn_comm *cm, u64 *deadline_ns)
+{
+	const struct vn_cc_args *a, *b;
+	u64 bytes = 0;
+	u32 r, j;
+	int ret = 0;
+
+	*deadline_ns = 0;
+	vn_lock_take(cm->lock);
+	if (cm->broken || !locals_here(cm)) {
+		ret = -EPIPE;
+		goto out;
+	}
+	for (r = 0; r < cm->n && !ret; r++) {
+		if (is_remote(cm, r))
+			continue;
+		a = cm->args[r];
+		bytes = vn_cc_out_bytes(a->op, cm->n, a->dtype, a->count);
+		if (a->op != VN_CC_ALL_REDUCE || a->group_size || !a->in || !a->out || !bytes)
+			ret = -EINVAL;
+		/* as args_ok(): an out on nobody's data but its own rank's in */
+		for (j = 0; j < cm->n && !ret; j++) {
+			b = cm->args[j];
+			if (is_remote(cm, j) || j == r)
+				continue;
+			if (overlap(a->out, bytes, b->in, bytes) ||
+			    overlap(a->out, bytes, b->out, bytes))
+				ret = -EINVAL;
+		}
+		if (cm->deadline_ns[r] && (!*deadline_ns || cm->deadline_ns[r] < *deadline_ns))
+			*deadline_ns = cm->deadline_ns[r];
+	}
+	if (!ret) {
+		cm->held = true;
+		cm->delivered = true;
+	}
+out:
+	vn_lock_drop(cm->lock);
+	return ret;
+}
+
 void vn_comm_proxy_release(struct vn_comm *cm)
 {
 	vn_lock_take(cm->lock);
 	cm->held = false;
+	cm->delivered = false;
 	vn_cond_broadcast(cm->cond);
 	vn_lock_drop(cm->lock);
 }
