@@ -164,6 +164,15 @@ static inline float *vn_ap_contig(const struct vn_fp_ctx *x, const struct vnef_a
 }
 
 /*
+ * Whether n outputs at d may be computed in place from n inputs at s (elementwise, in
+ * visit order) with the results of gathering the inputs first: s is d, or apart from it.
+ */
+static inline bool vn_in_place_ok(const float *d, const float *s, u32 n)
+{
+	return s == d || s + n <= d || d + n <= s;
+}
+
+/*
  * Elements j0..j0+n of partition p (visit order) to buf[0..n) (store false: a gather) or
  * from it (store true: a scatter). Inlined with a constant store, so each caller gets
  * its own loops.
