@@ -142,11 +142,22 @@ static void load_stationary(struct vn_fp_ctx *x, const struct vnef_ap *a)
 	x->stat_fp32 = a->dtype == VNEF_DT_FP32;
 	groups = (x->stat_m + VN_MM_SB - 1) / VN_MM_SB;
 	for (k = 0; k < x->stat_k; k++) {
-		vn_gather(x, a, k, 0, x->stat_m, seg);
+		const float *src = vn_ap_contig(x, a, k, 0, x->stat_m);
+
+		if (!src) {
+			vn_gather(x, a, k, 0, x->stat_m, seg);
+			src = seg;
+		}
 		for (g = 0; g < groups; g++) {
+			u32 *dst = st + g * VN_MM_GROUP + k * VN_MM_SB;
+
 			n = min_t(u32, VN_MM_SB, x->stat_m - g * VN_MM_SB);
-			memcpy(st + g * VN_MM_GROUP + k * VN_MM_SB, seg + g * VN_MM_SB, n * 4);
-			memset(st + g * VN_MM_GROUP + k * VN_MM_SB + n, 0, (VN_MM_SB - n) * 4);
+			if (n == VN_MM_SB) {
+				memcpy(dst, src + g * VN_MM_SB, VN_MM_SB * 4);
+				continue;
+			}
+			memcpy(dst, src + g * VN_MM_SB, n * 4);
+			memset(dst + n, 0, (VN_MM_SB - n) * 4);
 		}
 	}
 	x->stat_exact = exact_path(x);
@@ -270,19 +281,38 @@ static void mm_blocks(struct vn_fp_ctx *x, const struct vn_mm_kset *ks,
 	}
 }
 
-/* out[m][p] = in[p][m] for p < np, m < nf (both VN_MM_LD apart), in cache-sized tiles. */
+/* out[m][p] = in[p][m] for p, m < 4: rows VN_MM_LD apart, four lanes at a time. */
+static void transpose4(const float *in, float *out)
+{
+	vn_v4 r0 = v4_load(in), r1 = v4_load(in + VN_MM_LD);
+	vn_v4 r2 = v4_load(in + 2 * VN_MM_LD), r3 = v4_load(in + 3 * VN_MM_LD);
+	vn_v4i lo = { 0, 4, 1, 5 }, hi = { 2, 6, 3, 7 }, l2 = { 0, 1, 4, 5 }, h2 = { 2, 3, 6, 7 };
+	vn_v4 t0 = __builtin_shuffle(r0, r1, lo), t1 = __builtin_shuffle(r0, r1, hi);
+	vn_v4 t2 = __builtin_shuffle(r2, r3, lo), t3 = __builtin_shuffle(r2, r3, hi);
+
+	v4_store(out, __builtin_shuffle(t0, t2, l2));
+	v4_store(out + VN_MM_LD, __builtin_shuffle(t0, t2, h2));
+	v4_store(out + 2 * VN_MM_LD, __builtin_shuffle(t1, t3, l2));
+	v4_store(out + 3 * VN_MM_LD, __builtin_shuffle(t1, t3, h2));
+}
+
+/*
+ * out[m][p] = in[p][m] for p < np, m < nf (both VN_MM_LD apart), in cache-sized tiles
+ * of 4 x 4 blocks (exact: moves only).
+ */
 static void transpose(const float *in, float *out, u32 np, u32 nf)
 {
-	u32 p0, m0, p, m;
-	float *o;
+	u32 p0, m0, p, m, p4 = np / 4 * 4, m4 = nf / 4 * 4;
 
-	for (p0 = 0; p0 < np; p0 += 16)
-		for (m0 = 0; m0 < nf; m0 += 16)
-			for (m = m0; m < min(nf, m0 + 16); m++) {
-				o = out + (size_t)m * VN_MM_LD;
-				for (p = p0; p < min(np, p0 + 16); p++)
-					o[p] = in[(size_t)p * VN_MM_LD + m];
-			}
+	for (p0 = 0; p0 < p4; p0 += 16)
+		for (m0 = 0; m0 < m4; m0 += 16)
+			for (m = m0; m < min(m4, m0 + 16); m += 4)
+				for (p = p0; p < min(p4, p0 + 16); p += 4)
+					transpose4(in + (size_t)p * VN_MM_LD + m,
+						   out + (size_t)m * VN_MM_LD + p);
+	for (m = 0; m < nf; m++)
+		for (p = m < m4 ? p4 : 0; p < np; p++)
+			out[(size_t)m * VN_MM_LD + p] = in[(size_t)p * VN_MM_LD + m];
 }
 
 /* Columns per MULTIPLY_MOVING step: as many whole VN_MM_STEP_COLS as the budget allows. */

@@ -114,6 +114,7 @@ static int paths(struct path *p)
 FIXTURE(te) {
 	uint8_t *sbuf, *psum;
 	struct vn_fp_ctx x;
+	float psum_want[128 * 128];
 };
 
 FIXTURE_SETUP(te)
@@ -280,6 +281,51 @@ TEST_F(te, every_path_exact_operands)
 			/* one value out of range: multiply and add */
 			check(_metadata, self, &p[i], &shapes[s], D_SPOILT, muladd[p[i].simd]);
 		}
+}
+
+/* TRANSPOSE (4 x 4 blocks and edges) is the plain transpose, added to PSUM if asked. */
+TEST_F(te, transpose_blocks_and_edges)
+{
+	static const uint32_t shape[][2] = { { 128, 128 }, { 13, 19 }, { 16, 10 }, { 1, 7 } };
+	struct vn_fp_cursor cur = { 0 };
+	struct vnef_instr in = { .opcode = VNEF_OP_TRANSPOSE };
+	uint32_t s, p, f, acc, bad = 0;
+
+	for (s = 0; s < 4; s++)
+		for (acc = 0; acc < 2; acc++) {
+			uint32_t np = shape[s][0], nf = shape[s][1];
+
+			for (p = 0; p < np; p++)
+				for (f = 0; f < nf; f++)
+					put(self->sbuf, VNEF_DT_FP32, p, 0, f, f32_any());
+			for (f = 0; f < nf; f++)
+				for (p = 0; p < np; p++)
+					memcpy(self->psum + (size_t)f * PS_PB + 4 * p,
+					       (uint32_t[]){ f32_any() }, 4);
+			in.src0 = ap(VNEF_MEM_SBUF, VNEF_DT_FP32, (uint16_t)np, 0, nf, 1);
+			in.dst = ap(VNEF_MEM_PSUM, VNEF_DT_FP32, (uint16_t)nf, 0, np, 1);
+			in.flags = acc ? VNEF_IF_ACCUMULATE : 0;
+			for (f = 0; f < nf; f++)
+				for (p = 0; p < np; p++) {
+					float v, old;
+
+					memcpy(&v, self->sbuf + (size_t)p * SB_PB + 4 * f, 4);
+					memcpy(&old, self->psum + (size_t)f * PS_PB + 4 * p, 4);
+					self->psum_want[f * 128 + p] = acc ? v + old : v;
+				}
+			memset(&cur, 0, sizeof(cur));
+			ASSERT_TRUE(vn_fp_tensor_step(&self->x, &in, &cur));
+			for (f = 0; f < nf; f++)
+				for (p = 0; p < np; p++) {
+					uint32_t g, w = bits(self->psum_want[f * 128 + p]);
+
+					memcpy(&g, self->psum + (size_t)f * PS_PB + 4 * p, 4);
+					if (g != w && !(f32(w) != f32(w) && f32(g) != f32(g)) && !bad++)
+						TH_LOG("%ux%u acc %u [%u][%u]: got %#x want %#x", np,
+						       nf, acc, f, p, g, w);
+				}
+		}
+	EXPECT_EQ(0u, bad);
 }
 
 /*
