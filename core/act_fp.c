@@ -199,22 +199,21 @@ bool vn_fp_act_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 				return false;
 			n = min(min(f - c->j0, (u32)VN_FP_SEG), budget);
 			budget -= n;
-			/* contiguous fp32, the destination or apart: computed in place */
+			/* contiguous fp32, the destination or apart: computed where they are */
 			o = vn_ap_contig(x, d, c->p, c->j0, n);
 			v = o ? vn_ap_contig(x, &in->src0, c->p, c->j0, n) : NULL;
 			if (!v || !vn_in_place_ok(o, v, n)) {
 				o = NULL;
+				v = s;
 				vn_gather(x, &in->src0, c->p, c->j0, n, s);
-			} else if (o != v) {
-				memcpy(o, v, n * 4);
 			}
 			t = o ? o : s;
 			if (x->simd >= VN_SIMD_AVX2)
-				i = act_vec_avx2(in->op, t, n, scale, bias);
+				i = act_vec_avx2(in->op, t, v, n, scale, bias);
 			else
-				i = act_vec_sse2(in->op, t, n, scale, bias);
+				i = act_vec_sse2(in->op, t, v, n, scale, bias);
 			for (; i < n; i++)
-				t[i] = act(in->op, t[i] * scale + bias);
+				t[i] = act(in->op, v[i] * scale + bias);
 			if (!o)
 				vn_scatter(x, d, c->p, c->j0, n, s);
 		}

@@ -172,6 +172,38 @@ TEST_F(fp, direct_paths_give_the_gathered_bits)
 	EXPECT_EQ(0u, bad);
 }
 
+/* The vector identity and square (core/vn_act_vec_fp.h) are the scalar x * scale + bias. */
+TEST_F(fp, identity_and_square_are_the_scalar_ones)
+{
+	uint32_t v0[P * F], v1[P * F], a[P * F], i, sq;
+	struct vnef_instr in = { .opcode = VNEF_OP_ACTIVATE };
+	unsigned int bad = 0;
+
+	for (i = 0; i < P * F; i++) {
+		v0[i] = val();
+		v1[i] = 0;
+	}
+	in.imm[0] = 0xbf000000;	/* -0.5 */
+	in.imm[1] = 0x3e800000;	/* 0.25 */
+	for (sq = 0; sq < 2; sq++) {
+		in.op = sq ? VNEF_ACT_SQUARE : VNEF_ACT_IDENTITY;
+		run(self, in, 1, v0, v1, F, false, a);
+		for (i = 0; i < P * F; i++) {
+			volatile float x, y;
+			uint32_t w;
+
+			memcpy((float *)&x, &v0[i], 4);
+			x = x * -0.5f;
+			x = x + 0.25f;
+			y = sq ? x * x : x;
+			memcpy(&w, (const float *)&y, 4);
+			if (w != a[i] && !(y != y && ((a[i] & 0x7fffffff) > 0x7f800000)) && !bad++)
+				TH_LOG("op %u [%u] of %#x: %#x, want %#x", in.op, i, v0[i], a[i], w);
+		}
+	}
+	EXPECT_EQ(0u, bad);
+}
+
 /* dst one element past src0: gathered semantics (all inputs read first), not a smear. */
 TEST_F(fp, overlapping_destination_is_gathered)
 {
