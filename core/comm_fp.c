@@ -35,7 +35,7 @@ static void reduce_into(u32 reduce, float *acc, const float *v, u32 k)
 }
 
 /* Reductions at least this big write around the cache (store_stream()). */
-#define VN_CC_STREAM_BYTES	(1u << 20)
+#define VN_CC_STREAM_BYTES	0x100000u	/* 1 MiB */
 
 /*
  * dst[0..k) = src[0..k), the aligned part with non-temporal stores: results of large
@@ -50,7 +50,7 @@ static void store_stream(float *dst, const float *src, u32 k)
 	for (; i < k && ((unsigned long)(dst + i) & 15); i++)
 		dst[i] = src[i];
 	for (; i + 4 <= k; i += 4)
-		__builtin_ia32_movntps(dst + i, v4_load(src + i));
+		__asm__("movntps %1, %0" : "=m"(*(vn_v4 *)(dst + i)) : "x"(v4_load(src + i)));
 #endif
 	for (; i < k; i++)
 		dst[i] = src[i];
@@ -112,7 +112,7 @@ void vn_cc_reduce(u32 reduce, u32 dtype, void *const *out, u32 nout, const void 
 #ifdef __x86_64__
 		/* the streamed stores are seen before anything that follows */
 		if (stream)
-			__builtin_ia32_sfence();
+			__asm__ volatile("sfence" : : : "memory");
 #endif
 		vn_fpu_end();
 		vn_cond_resched();

@@ -132,8 +132,9 @@ VN_AVX512 bool vn_mm_pairs_bf16_avx512(const u16 *h0, const u16 *h1, u32 *dst, u
 		p |= half_row(h1 + c, &bad);
 		memcpy(dst + c, &p, sizeof(p));
 	}
+	memcpy(t0, &bad, sizeof(bad));
 	for (c = 0; c < 16; c++)
-		if (bad[c])
+		if (t0[c])
 			return false;
 	return true;
 }
@@ -177,25 +178,32 @@ static float dp_bf16(u16 h)
 
 VN_AVX512_BF16 bool vn_mm_dp_selftest(void)
 {
-	vn_v16u a = { 0 }, b = { 0 }, acc = { 0 };
+	u32 la[16] = { 0 }, lb[16] = { 0 }, lacc[16] = { 0 }, l;
+	vn_v16u a, b, acc;
 	union vn_f32 want;
-	u32 l;
 
 	for (l = 0; l < VN_DP_CASES; l++) {
-		a[l] = (u32)dp_case[l][0] << 16 | dp_case[l][1];
-		b[l] = (u32)dp_case[l][2] << 16 | dp_case[l][3];
-		acc[l] = dp_acc[l];
+		la[l] = (u32)dp_case[l][0] << 16 | dp_case[l][1];
+		lb[l] = (u32)dp_case[l][2] << 16 | dp_case[l][3];
+		lacc[l] = dp_acc[l];
 	}
+	memcpy(&a, la, sizeof(a));
+	memcpy(&b, lb, sizeof(b));
+	memcpy(&acc, lacc, sizeof(acc));
 	__asm__("vdpbf16ps %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b));
+	memcpy(lacc, &acc, sizeof(lacc));
 	for (l = 0; l < VN_DP_CASES; l++) {
-		volatile float p, s = vn_u32_f32(dp_acc[l]);	/* each rounding on its own */
+		float p, s = vn_u32_f32(dp_acc[l]);
 
+		/* each product and sum rounded on its own: no FMA */
 		p = dp_bf16(dp_case[l][0]) * dp_bf16(dp_case[l][2]);
+		__asm__("" : "+x"(p));
 		s = s + p;
 		p = dp_bf16(dp_case[l][1]) * dp_bf16(dp_case[l][3]);
+		__asm__("" : "+x"(p), "+x"(s));
 		s = s + p;
 		want.f = s;
-		if (acc[l] != want.u)
+		if (lacc[l] != want.u)
 			return false;
 	}
 	return true;

@@ -35,10 +35,10 @@
 #define VN_SIMD_AVX512	2
 
 /* vn_fp_ctx.features: what else the CPU has (vn_cpu_vector()), and a check's outcome */
-#define VN_FP_FMA		(1u << 0)	/* FMA, with AVX2 or AVX-512 */
-#define VN_FP_BF16		(1u << 1)	/* AVX512_BF16 (VDPBF16PS) */
-#define VN_FP_DP_TESTED		(1u << 2)	/* vn_mm_dp_selftest() ran ... */
-#define VN_FP_DP_OK		(1u << 3)	/* ... and VDPBF16PS gives the rule's bits */
+#define VN_FP_FMA		0x1u	/* FMA, with AVX2 or AVX-512 */
+#define VN_FP_BF16		0x2u	/* AVX512_BF16 (VDPBF16PS) */
+#define VN_FP_DP_TESTED		0x4u	/* vn_mm_dp_selftest() ran ... */
+#define VN_FP_DP_OK		0x8u	/* ... and VDPBF16PS gives the rule's bits */
 
 /*
  * TensorE's packed operands (core/vn_mm_fp.h): the stationary in groups of VN_MM_SB

@@ -35,6 +35,7 @@ static VN_MM_ATTR void VN_MM_NAME(const void *stv, const void *mvv, u32 k_n, flo
 {
 	const u32 *st = stv, *mv = mvv;
 	VN_MM_VEC acc[VN_MM_MB][VN_MM_NV], b[VN_MM_NV], zero = { 0 };
+	VN_MM_VECI zi = { 0 };
 	u32 i, j, k;
 
 #pragma GCC unroll 16
@@ -52,7 +53,7 @@ static VN_MM_ATTR void VN_MM_NAME(const void *stv, const void *mvv, u32 k_n, flo
 #pragma GCC unroll 16
 		for (i = 0; i < VN_MM_MB; i++) {
 			/* an integer broadcast: exact for every bit pattern */
-			VN_MM_VEC ai = (VN_MM_VEC)((VN_MM_VECI){ 0 } + a[i]);
+			VN_MM_VEC ai = (VN_MM_VEC)(zi + a[i]);
 
 #pragma GCC unroll 4
 			for (j = 0; j < VN_MM_NV; j++) {

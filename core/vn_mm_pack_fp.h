@@ -12,13 +12,15 @@
 
 static inline bool vn_pk_one(u32 u)
 {
-	return !(u & 0xffff) && (!(u & 0x7fffffff) || ((u >> 23 & 0xff) - VN_PK_EMIN) <= VN_PK_ESPAN);
+	u32 e = (u >> 23 & 0xff) - VN_PK_EMIN;
+
+	return !(u & 0xffff) && (!(u & 0x7fffffff) || e <= VN_PK_ESPAN);
 }
 
 VN_PK_ATTR bool VN_PK_NAME(const u32 *v, u32 n)
 {
 	VN_PK_VEC bad = { 0 }, x, e, mag;
-	u32 i, l;
+	u32 i, l, lanes[VN_PK_W];
 
 	for (i = 0; i + VN_PK_W <= n; i += VN_PK_W) {
 		memcpy(&x, v + i, sizeof(x));
@@ -27,8 +29,9 @@ VN_PK_ATTR bool VN_PK_NAME(const u32 *v, u32 n)
 		/* a lane is bad if its low half is set, or it is not zero and out of range */
 		bad |= (x & 0xffff) | ((VN_PK_VEC)(e > VN_PK_ESPAN) & mag);
 	}
+	memcpy(lanes, &bad, sizeof(lanes));
 	for (l = 0; l < VN_PK_W; l++)
-		if (bad[l])
+		if (lanes[l])
 			return false;
 	for (; i < n; i++)
 		if (!vn_pk_one(v[i]))

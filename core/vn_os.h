@@ -113,8 +113,8 @@ void vn_fpu_end(void);
 #define VN_CPU_AVX2	1u
 #define VN_CPU_AVX512	2u	/* AVX-512F */
 #define VN_CPU_LEVEL	0xffu
-#define VN_CPU_FMA	(1u << 8)	/* with AVX2 or AVX-512 */
-#define VN_CPU_BF16	(1u << 9)	/* AVX512_BF16, with AVX-512 */
+#define VN_CPU_FMA	0x100u		/* with AVX2 or AVX-512 */
+#define VN_CPU_BF16	0x200u		/* AVX512_BF16, with AVX-512 */
 u32 vn_cpu_vector(void);
 
 /*

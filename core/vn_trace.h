@@ -151,14 +151,6 @@ static inline u64 vn_trace_w7(u16 sem_wait, u16 sem_signal, u16 dma_queue, u16 d
 	return sem_wait | (u64)sem_signal << 16 | (u64)dma_queue << 32 | (u64)dma_desc << 48;
 }
 
-_Static_assert(sizeof(struct vneuron_trace_record) == 64 &&
-	       __builtin_offsetof(struct vneuron_trace_record, model_start_ps) == 8 &&
-	       __builtin_offsetof(struct vneuron_trace_record, exec_seq) == 32 &&
-	       __builtin_offsetof(struct vneuron_trace_record, flops) == 40 &&
-	       __builtin_offsetof(struct vneuron_trace_record, bytes) == 48 &&
-	       __builtin_offsetof(struct vneuron_trace_record, sem_wait) == 56,
-	       "the trace record's words");
-
 /*
  * Writes one record given as its words (w0: vn_trace_w0(), w4 and w6: vn_trace_w32(),
  * w7: vn_trace_w7(); start, end, host and w5 the 64-bit fields). Every byte of the
