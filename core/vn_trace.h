@@ -21,6 +21,7 @@
 
 #define VN_TRACE_DEFAULT_BATCH	64	/* records per position update */
 #define VN_TRACE_MAX_BATCH	4096
+#define VN_TRACE_PREFETCH	4096	/* bytes ahead vn_trace_put() prefetches */
 
 struct vn_trace_params {
 	u32 mode;		/* VNEURON_TRACE_MODE_* */
@@ -167,6 +168,8 @@ static inline bool vn_trace_put(struct vn_trace_ring *r, u64 w0, u64 start, u64 
 		head = r->head;
 	}
 	w = (u64 *)(r->data + (head & r->mask));
+	/* the line a batch ahead, for writing: its transfer overlaps this batch's */
+	__builtin_prefetch(r->data + ((head + VN_TRACE_PREFETCH) & r->mask), 1);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	w[0] = w0;
 	w[1] = start;
