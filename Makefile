@@ -180,16 +180,18 @@ $(B)/rel/bench/%: tools/bench/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS) -lopenblas
+# The tools' dependency files go to build/rel/deps/bin/, not beside the tools in build/bin/.
+BIN_DEP = -MF $(B)/rel/deps/bin/$(@F).d
 $(B)/bin/%: tools/bin/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) $(B)/rel/deps/bin
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
+	$(Q)$(CC) $(CFLAGS_REL) $(BIN_DEP) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 # vneuron-top draws with ncurses (libncurses-dev).
 $(B)/bin/vneuron-top: LIBS += $(shell pkg-config --libs ncurses 2>/dev/null || echo -lncurses)
 $(B)/bin/example-%: examples/%.c $(EXAMPLE_SHARED) $(wildcard examples/*.h) $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) $(B)/rel/deps/bin
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS_REL) $(filter %.c %.a,$^) -o $@ $(LIBS)
+	$(Q)$(CC) $(CFLAGS_REL) $(BIN_DEP) $(filter %.c %.a,$^) -o $@ $(LIBS)
 $(B)/bin/vneuron-profile: $(patsubst %.c,$(B)/rel/%.o,$(PROF_CMD_SRCS)) $(B)/rel/libvnprof.a \
 			  $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
