@@ -21,9 +21,10 @@
  * remote rank at once, once all peers' inputs are in, so that a local time limit names
  * every remote rank there); the lc_*()
  * functions are the one place the two differ, the
- * MPI exchange is the same code. Host cost of the transport: each process receives (n - nlocal) inputs
- * and the core reduces all n on one thread, against MPI_Allreduce's reduce-scatter +
- * all-gather; the price of the rank-order rule (tools/bench/mpi_allreduce.c measures it).
+ * MPI exchange is the same code. An all-reduce of host nodes goes as a reduce-scatter +
+ * all-gather instead (rsag.c: each node reduces its slice in rank order), moving what
+ * MPI_Allreduce moves; other collectives, and nodes on the module, send every input to
+ * every node (tools/bench/mpi_allreduce.c measures the all-reduce against MPI's).
  */
 #include <errno.h>
 #include <limits.h>
