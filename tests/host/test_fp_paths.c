@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "vn_internal.h"
+#include "vn_ap_fp.h"
 #include "vn_os.h"
 #include "vneuron_program.h"
 
@@ -232,6 +233,45 @@ TEST_F(fp, overlapping_destination_is_gathered)
 		for (j = 0; j < F; j++)
 			ASSERT_EQ((float)j + 1, row[j + 1]);
 	}
+}
+
+/*
+ * The vector bf16 rounding (vn_bf16_narrow()) is vn_f32_to_bf16(): every high half with
+ * the low halves that round differently (ties, below, above), NaNs and infinities among
+ * them, and random values.
+ */
+TEST(bf16_narrowing_is_the_scalar_rounding)
+{
+	static const uint16_t low[] = { 0x0000, 0x7fff, 0x8000, 0x8001, 0xffff, 0x0001 };
+	float v[6 * 4];
+	uint16_t h[6 * 4];
+	uint32_t hi, k, u, bad = 0;
+
+	for (hi = 0; hi < 0x10000; hi += 4) {
+		for (k = 0; k < 6 * 4; k++) {
+			u = (hi + k % 4) << 16 | low[k / 4];
+			memcpy(&v[k], &u, 4);
+		}
+		vn_bf16_narrow(v, h, 6 * 4);
+		for (k = 0; k < 6 * 4; k++)
+			if (h[k] != vn_f32_to_bf16(v[k]) && !bad++)
+				TH_LOG("%#x: %#x, want %#x", (hi + k % 4) << 16 | low[k / 4], h[k],
+				       vn_f32_to_bf16(v[k]));
+	}
+	for (k = 0; k < 100000; k++) {
+		float w[8];
+		uint16_t g[8];
+		uint32_t j;
+
+		for (j = 0; j < 8; j++) {
+			u = val() ^ (uint32_t)(rng >> 40);
+			memcpy(&w[j], &u, 4);
+		}
+		vn_bf16_narrow(w, g, 8);
+		for (j = 0; j < 8; j++)
+			bad += g[j] != vn_f32_to_bf16(w[j]);
+	}
+	EXPECT_EQ(0u, bad);
 }
 
 TEST_HARNESS_MAIN
