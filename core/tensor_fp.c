@@ -168,6 +168,16 @@ static void load_stationary(struct vn_fp_ctx *x, const struct vnef_ap *a)
 			   x->stat_k, VN_MM_SB);
 }
 
+/* bf16 elements j0..j0+n of partition p when they lie side by side: their address. */
+static const u16 *bf16_row(const struct vn_fp_ctx *x, const struct vnef_ap *a, u32 p, u32 j0,
+			   u32 n)
+{
+	if (a->dtype != VNEF_DT_BF16 || a->stride[0] != 1 || j0 % a->count[0] + n > a->count[0])
+		return NULL;
+	return (const u16 *)vn_ap_part(x, a, p) + (u64)(j0 / a->count[0]) * a->stride[1] +
+	       j0 % a->count[0];
+}
+
 /*
  * Moving columns [j0, j1) (j0 a multiple of 32) into their panels, rows k < K; columns
  * of the last panel past j1 zero.
@@ -178,8 +188,11 @@ static void gather_panels(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, 
 	const float *src;
 
 	for (k = 0; k < x->stat_k; k++) {
-		src = vn_ap_contig(x, a, k, j0, j1 - j0);
-		if (!src) {
+		/* bf16 rows widened straight into the panels, fp32 ones copied */
+		const u16 *h = bf16_row(x, a, k, j0, j1 - j0);
+
+		src = h ? NULL : vn_ap_contig(x, a, k, j0, j1 - j0);
+		if (!h && !src) {
 			vn_gather(x, a, k, j0, j1 - j0, x->seg[0]);
 			src = x->seg[0];
 		}
@@ -187,12 +200,14 @@ static void gather_panels(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, 
 			u32 *p = mv + (j / VN_MM_PW) * VN_MM_PANEL + k * VN_MM_PW;
 
 			n = min_t(u32, VN_MM_PW, j1 - j);
-			if (n == VN_MM_PW) {
+			if (h)
+				vn_bf16_widen(h + (j - j0), (float *)p, n);
+			else if (n == VN_MM_PW)
 				memcpy(p, src + (j - j0), VN_MM_PW * 4);
-				continue;
-			}
-			memcpy(p, src + (j - j0), n * 4);
-			memset(p + n, 0, (VN_MM_PW - n) * 4);
+			else
+				memcpy(p, src + (j - j0), n * 4);
+			if (n < VN_MM_PW)
+				memset(p + n, 0, (VN_MM_PW - n) * 4);
 		}
 	}
 }
@@ -332,16 +347,6 @@ static u32 mm_step_cols(const struct vn_fp_ctx *x)
 	u32 cols = VN_MM_STEP_MACS / per_col / VN_MM_STEP_COLS * VN_MM_STEP_COLS;
 
 	return max_t(u32, cols, VN_MM_STEP_COLS);
-}
-
-/* bf16 elements j0..j0+n of partition p when they lie side by side: their address. */
-static const u16 *bf16_row(const struct vn_fp_ctx *x, const struct vnef_ap *a, u32 p, u32 j0,
-			   u32 n)
-{
-	if (a->dtype != VNEF_DT_BF16 || a->stride[0] != 1 || j0 % a->count[0] + n > a->count[0])
-		return NULL;
-	return (const u16 *)vn_ap_part(x, a, p) + (u64)(j0 / a->count[0]) * a->stride[1] +
-	       j0 % a->count[0];
 }
 
 /*
