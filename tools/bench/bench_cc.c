@@ -21,6 +21,7 @@
 
 #include "vn_comm.h"
 #include "vneuron_program.h"
+#include "bench_median.h"
 
 #define RANKS	4
 #define RUNS	5
@@ -38,19 +39,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v)
-{
-	qsort(v, RUNS, sizeof(*v), dcmp);
-	return v[RUNS / 2];
 }
 
 static void *rank_main(void *p)
@@ -140,10 +128,10 @@ int main(void)
 				return 1;
 			}
 		}
-	printf("BENCH cc_allreduce_64mib_4r_ms=%.1f ms\n", median(ar) * 1e3);
-	printf("BENCH cc_memcpy_64mib_ms=%.1f ms\n", median(cp) * 1e3);
-	printf("BENCH cc_allreduce_vs_memcpy=%.2f ratio\n", median(ar) / median(cp));
-	printf("BENCH cc_allgather_16mib_4r_ms=%.1f ms\n", median(ag) * 1e3);
+	printf("BENCH cc_allreduce_64mib_4r_ms=%.1f ms\n", median(ar, RUNS) * 1e3);
+	printf("BENCH cc_memcpy_64mib_ms=%.1f ms\n", median(cp, RUNS) * 1e3);
+	printf("BENCH cc_allreduce_vs_memcpy=%.2f ratio\n", median(ar, RUNS) / median(cp, RUNS));
+	printf("BENCH cc_allgather_16mib_4r_ms=%.1f ms\n", median(ag, RUNS) * 1e3);
 	for (k = 0; k < RANKS; k++) {
 		free(in[k]);
 		free(out[k]);

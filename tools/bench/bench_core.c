@@ -32,6 +32,7 @@
 #include "vn_os.h"
 #include "../../tests/host/vnef_build.h"
 #include "bench_blas.h"
+#include "bench_median.h"
 
 #define RUNS	5
 #define MM_EXECS	10
@@ -191,19 +192,6 @@ static void blas_run(void *ctx)
 
 	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, g->n, g->n, g->n, 1.0f, g->a, g->n,
 		    g->b, g->n, 0.0f, g->c, g->n);
-}
-
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), dcmp);
-	return v[n / 2];
 }
 
 /*

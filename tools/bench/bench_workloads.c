@@ -50,6 +50,7 @@
 #include "vn_exec.h"
 #include "vn_program.h"
 #include "bench_blas.h"
+#include "bench_median.h"
 
 #define RUNS	7
 
@@ -59,19 +60,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), dcmp);
-	return v[n / 2];
 }
 
 static uint64_t rng = 88172645463325252ull;

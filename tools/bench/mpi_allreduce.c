@@ -20,25 +20,13 @@
 #include "vnmpi.h"
 #include "vn_comm.h"
 #include "vneuron_program.h"
+#include "bench_median.h"
 
 #define RUNS	5
 
 static float val(u32 rank, u64 i)
 {
 	return (float)(i % 1000) * 0.5f + (float)rank * 0.25f;
-}
-
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v)
-{
-	qsort(v, RUNS, sizeof(*v), dcmp);
-	return v[RUNS / 2];
 }
 
 /* What went wrong on this rank, and why cm broke if it did (cm may be NULL), on stderr: 1. */
@@ -116,10 +104,10 @@ int main(int argc, char **argv)
 		bad = fail(me, NULL, "nd_mpi_comm_free", ret);
 	MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
 	if (!me && !any) {
-		printf("BENCH mpi_allreduce_64mib_%dr_ms=%.1f ms\n", np, median(ours) * 1e3);
-		printf("BENCH mpi_allreduce_64mib_%dr_mpi_ms=%.1f ms\n", np, median(mpi) * 1e3);
+		printf("BENCH mpi_allreduce_64mib_%dr_ms=%.1f ms\n", np, median(ours, RUNS) * 1e3);
+		printf("BENCH mpi_allreduce_64mib_%dr_mpi_ms=%.1f ms\n", np, median(mpi, RUNS) * 1e3);
 		printf("BENCH mpi_allreduce_64mib_%dr_vs_mpi=%.2f ratio\n", np,
-		       median(mpi) / median(ours));
+		       median(mpi, RUNS) / median(ours, RUNS));
 	}
 	if (!me && any)
 		fprintf(stderr, "mpi_allreduce: the all-reduce failed or was not exact\n");
