@@ -188,6 +188,7 @@ bool vn_fp_act_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 {
 	const struct vnef_ap *d = &in->dst;
 	float scale = vn_u32_f32(in->imm[0]), bias = vn_u32_f32(in->imm[1]), *s = x->seg[0];
+	float *o, *v, *t;
 	u32 f = vn_ap_free(d), budget = VN_FP_CHUNK, n, i;
 
 	for (; c->p < d->partitions; c->p++, c->j0 = 0) {
@@ -198,14 +199,23 @@ bool vn_fp_act_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 				return false;
 			n = min(min(f - c->j0, (u32)VN_FP_SEG), budget);
 			budget -= n;
-			vn_gather(x, &in->src0, c->p, c->j0, n, s);
+			/* contiguous fp32, the destination or apart: computed where they are */
+			o = vn_ap_contig(x, d, c->p, c->j0, n);
+			v = o ? vn_ap_contig(x, &in->src0, c->p, c->j0, n) : NULL;
+			if (!v || !vn_in_place_ok(o, v, n)) {
+				o = NULL;
+				v = s;
+				vn_gather(x, &in->src0, c->p, c->j0, n, s);
+			}
+			t = o ? o : s;
 			if (x->simd >= VN_SIMD_AVX2)
-				i = act_vec_avx2(in->op, s, n, scale, bias);
+				i = act_vec_avx2(in->op, t, v, n, scale, bias);
 			else
-				i = act_vec_sse2(in->op, s, n, scale, bias);
+				i = act_vec_sse2(in->op, t, v, n, scale, bias);
 			for (; i < n; i++)
-				s[i] = act(in->op, s[i] * scale + bias);
-			vn_scatter(x, d, c->p, c->j0, n, s);
+				t[i] = act(in->op, v[i] * scale + bias);
+			if (!o)
+				vn_scatter(x, d, c->p, c->j0, n, s);
 		}
 	}
 	return true;

@@ -48,6 +48,9 @@ struct vn_cc_slot {
 	u32 arrived;
 	u64 latest_ps;
 	u32 last;
+	/* while moving: the work, in parts the waiting members take (move_part()) */
+	const u32 *mem;			/* the members, on the completing rank's stack */
+	u32 g, parts, next, done;
 };
 
 /* What a member's collective gave, kept per rank: slots are reused at once. */
@@ -68,15 +71,18 @@ struct vn_comm {
 	struct vn_cond *cond;
 	bool broken;
 	bool held;			/* a proxy reads the local inputs: nobody leaves */
+	bool delivered;			/* the proxy writes the local outputs (no move) */
 	void (*notify)(void *arg);	/* every local rank arrived (a proxy's ring) */
 	void *notify_arg;
 	u32 failed_rank;
 	int failure;
 	u64 fail_missing;
 	u64 collectives;
+	u64 parts_helped;		/* parts of moves a waiting member took */
 	bool here[VN_COMM_MAX_RANKS];	/* arrived, its group not complete */
 	const struct vn_cc_args *args[VN_COMM_MAX_RANKS];
 	u64 arrive_ps[VN_COMM_MAX_RANKS];
+	u64 deadline_ns[VN_COMM_MAX_RANKS];	/* of a waiting local rank, 0: none */
 	struct vn_cc_outcome outcome[VN_COMM_MAX_RANKS];
 	struct vn_cc_slot slot[VN_COMM_MAX_RANKS];	/* at most one group per rank in flight */
 };
@@ -183,6 +189,7 @@ void vn_comm_state(struct vn_comm *cm, struct vn_comm_state *st)
 	vn_lock_take(cm->lock);
 	st->broken = cm->broken;
 	st->collectives = cm->collectives;
+	st->parts_helped = cm->parts_helped;
 	st->missing = cm->fail_missing;
 	st->failed_rank = cm->failed_rank;
 	st->failure = cm->failure;
@@ -365,68 +372,130 @@ static bool args_ok(const struct vn_comm *cm, const u32 *m, u32 g)
 	return true;
 }
 
-/* The last arrival moves the data of every member. */
-static void move(struct vn_comm *cm, const u32 *m, u32 g)
+/*
+ * The data of a collective moves in parts that the members waiting for it take, the
+ * last to arrive first (help()): ranges of elements (all-reduce, reduce-scatter), one
+ * member's chunks (all-gather, all-to-all) or one copy (permute). Every output element
+ * is computed by one part as the whole would compute it (the ranks' values in rank
+ * order), so the results are the same bits however the parts are shared.
+ */
+#define VN_CC_PART_MIN	(256u << 10)	/* bytes: smaller collectives move in one part */
+
+/* Element ranges per reduction: about four parts per member, none below the minimum. */
+static u32 reduce_ranges(u64 count, u32 esize, u32 g)
+{
+	u64 r = count * esize / VN_CC_PART_MIN;
+
+	return (u32)max_t(u64, 1, min_t(u64, r, 4 * g));
+}
+
+static u32 move_parts(const struct vn_comm *cm, const u32 *m, u32 g)
 {
 	const struct vn_cc_args *a0 = cm->args[m[0]];
-	u64 chunk = a0->count * dtype_bytes(a0->dtype);
-	const void *in[VN_COMM_MAX_RANKS];
-	void *out[VN_COMM_MAX_RANKS], *outs[VN_COMM_MAX_RANKS];
-	u32 r, j, nout = 0;
+	u32 esize = dtype_bytes(a0->dtype);
 
-	/* A remote rank's out may be NULL: its own node writes it. */
-	for (r = 0; r < g; r++) {
-		in[r] = cm->args[m[r]]->in;
-		out[r] = cm->args[m[r]]->out;
-		if (out[r])
-			outs[nout++] = out[r];
-	}
 	switch (a0->op) {
 	case VN_CC_ALL_REDUCE:
-		if (nout)
-			vn_cc_reduce(a0->reduce, a0->dtype, outs, nout, in, g, 0, a0->count);
+		return reduce_ranges(a0->count, esize, g);
+	case VN_CC_REDUCE_SCATTER:
+		return g * reduce_ranges(a0->count, esize, g);
+	default:
+		return g;
+	}
+}
+
+/* Elements [lo, hi) of range i of n over count. */
+static void range_of(u64 count, u32 n, u32 i, u64 *lo, u64 *hi)
+{
+	*lo = count / n * i + min_t(u64, i, count % n);
+	*hi = *lo + count / n + (i < count % n);
+}
+
+/* Elements [lo, hi) of every member's reduction into the outs given (not NULL). */
+static void reduce_range(const struct vn_comm *cm, const u32 *m, u32 g, void *const *out,
+			 u32 nout, u64 in_first, u64 lo, u64 hi)
+{
+	const struct vn_cc_args *a0 = cm->args[m[0]];
+	u32 esize = dtype_bytes(a0->dtype), r, o;
+	const void *in[VN_COMM_MAX_RANKS];
+	void *outs[VN_COMM_MAX_RANKS];
+
+	for (r = 0; r < g; r++)
+		in[r] = cm->args[m[r]]->in;
+	for (o = 0; o < nout; o++)
+		outs[o] = (u8 *)out[o] + lo * esize;
+	if (nout)
+		vn_cc_reduce(a0->reduce, a0->dtype, outs, nout, in, g, in_first + lo, hi - lo);
+}
+
+/* Moves part i of move_parts(). */
+static void move_part(const struct vn_comm *cm, const u32 *m, u32 g, u32 i)
+{
+	const struct vn_cc_args *a0 = cm->args[m[0]];
+	u64 chunk = a0->count * dtype_bytes(a0->dtype), lo, hi;
+	const struct vn_cc_args *ar = cm->args[m[i % g]];
+	void *outs[VN_COMM_MAX_RANKS];
+	u32 r, j, nout = 0, n;
+
+	switch (a0->op) {
+	case VN_CC_ALL_REDUCE:
+		/* A remote rank's out may be NULL: its own node writes it. */
+		for (r = 0; r < g; r++)
+			if (cm->args[m[r]]->out)
+				outs[nout++] = cm->args[m[r]]->out;
+		range_of(a0->count, move_parts(cm, m, g), i, &lo, &hi);
+		reduce_range(cm, m, g, outs, nout, 0, lo, hi);
 		break;
 	case VN_CC_REDUCE_SCATTER:
-		for (j = 0; j < g; j++)
-			if (out[j])
-				vn_cc_reduce(a0->reduce, a0->dtype, &out[j], 1, in, g,
-					     (u64)j * a0->count, a0->count);
+		/* range i / g of member j's chunk */
+		n = move_parts(cm, m, g) / g;
+		j = i / n;
+		outs[0] = cm->args[m[j]]->out;
+		range_of(a0->count, n, i % n, &lo, &hi);
+		reduce_range(cm, m, g, outs, outs[0] ? 1 : 0, (u64)j * a0->count, lo, hi);
 		break;
 	case VN_CC_ALL_GATHER:
-		for (r = 0; r < g; r++) {
-			if (!out[r])
-				continue;
-			for (j = 0; j < g; j++)
-				memcpy((u8 *)out[r] + j * chunk, in[j], chunk);
-			vn_cond_resched();
-		}
+		for (j = 0; ar->out && j < g; j++)
+			memcpy((u8 *)ar->out + j * chunk, cm->args[m[j]]->in, chunk);
 		break;
 	case VN_CC_ALL_TO_ALL:
-		for (r = 0; r < g; r++) {
-			if (!out[r])
-				continue;
-			for (j = 0; j < g; j++)
-				memcpy((u8 *)out[r] + j * chunk, (const u8 *)in[j] + r * chunk,
-				       chunk);
-			vn_cond_resched();
-		}
+		for (j = 0; ar->out && j < g; j++)
+			memcpy((u8 *)ar->out + j * chunk,
+			       (const u8 *)cm->args[m[j]]->in + i * chunk, chunk);
 		break;
 	case VN_CC_PERMUTE:
-		for (r = 0; r < g; r++) {
-			if (!out[(r + a0->shift) % g])
-				continue;
-			memcpy(out[(r + a0->shift) % g], in[r], chunk);
-			vn_cond_resched();
-		}
+		/* member i's in to member i + shift */
+		if (cm->args[m[(i + a0->shift) % g]]->out)
+			memcpy(cm->args[m[(i + a0->shift) % g]]->out, ar->in, chunk);
 		break;
+	}
+	vn_cond_resched();
+}
+
+/*
+ * Under the lock: takes parts of sl's move until none is left, the lock dropped while
+ * each moves; the last part done wakes the members.
+ */
+static void help(struct vn_comm *cm, struct vn_cc_slot *sl, bool waiter)
+{
+	u32 part;
+
+	while (sl->next < sl->parts) {
+		part = sl->next++;
+		vn_lock_drop(cm->lock);
+		move_part(cm, sl->mem, sl->g, part);
+		vn_lock_take(cm->lock);
+		cm->parts_helped += waiter;
+		if (++sl->done == sl->parts)
+			vn_cond_broadcast(cm->cond);
 	}
 }
 
 /*
  * Called with the lock held by the last member to arrive; drops it while the data moves
  * (gigabytes take seconds: COMM_INFO and the others' wake-ups must not wait on the lock
- * meanwhile). The members' waits hold on while the slot is moving, so no buffer is let
- * go under the copy.
+ * meanwhile), the waiting members moving parts of it too (help()). The members' waits
+ * hold on while the slot is moving, so no buffer is let go under the copy.
  */
 static void complete(struct vn_comm *cm, struct vn_cc_slot *sl, const u32 *m, u32 g)
 {
@@ -436,9 +505,18 @@ static void complete(struct vn_comm *cm, struct vn_cc_slot *sl, const u32 *m, u3
 
 	if (args_ok(cm, m, g)) {
 		sl->moving = true;
-		vn_lock_drop(cm->lock);
-		move(cm, m, g);
-		vn_lock_take(cm->lock);
+		sl->mem = m;
+		sl->g = g;
+		/* a proxy wrote the local outputs itself (vn_comm_proxy_deliver()) */
+		sl->parts = cm->delivered ? 0 : move_parts(cm, m, g);
+		cm->delivered = false;
+		sl->next = 0;
+		sl->done = 0;
+		/* the members waiting take parts too */
+		vn_cond_broadcast(cm->cond);
+		help(cm, sl, false);
+		while (sl->done < sl->parts)
+			vn_cond_wait_worker(cm->cond, cm->lock, vn_time_ns() + 1000000);
 		sl->moving = false;
 		o.result = 0;
 		o.done_ps = sl->latest_ps + group_cost_ps(cm, m, g, a0->op, a0->dtype,
@@ -567,6 +645,7 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 	if (rank >= cm->n || !a)
 		return -EINVAL;
 	vn_lock_take(cm->lock);
+	cm->deadline_ns[rank] = deadline_ns;
 	ret = arrive(cm, rank, a, arrive_ps, m, &g, &done, &sl);
 	if (ret)
 		goto out;
@@ -577,6 +656,10 @@ int vn_comm_collective(struct vn_comm *cm, u32 rank, const struct vn_cc_args *a,
 			 * Its slot stays until here[rank] clears; a moving one is waited out, and
 			 * so is a proxy reading its input (vn_comm_proxy_hold()).
 			 */
+			if (sl->moving && sl->next < sl->parts) {
+				help(cm, sl, true);
+				continue;
+			}
 			if (sl->moving || cm->held) {
 				vn_cond_wait_worker(cm->cond, cm->lock, vn_time_ns() + 1000000);
 				continue;
@@ -742,10 +825,52 @@ void vn_comm_set_proxy_notify(struct vn_comm *cm, void (*fn)(void *arg), void *a
 	vn_lock_drop(cm->lock);
 }
 
+int vn_comm_proxy_deliver(struct vn_comm *cm, u64 *deadline_ns)
+{
+	const struct vn_cc_args *a, *b;
+	u64 bytes = 0;
+	u32 r, j;
+	int ret = 0;
+
+	*deadline_ns = 0;
+	vn_lock_take(cm->lock);
+	if (cm->broken || !locals_here(cm)) {
+		ret = -EPIPE;
+		goto out;
+	}
+	for (r = 0; r < cm->n && !ret; r++) {
+		if (is_remote(cm, r))
+			continue;
+		a = cm->args[r];
+		bytes = vn_cc_out_bytes(a->op, cm->n, a->dtype, a->count);
+		if (a->op != VN_CC_ALL_REDUCE || a->group_size || !a->in || !a->out || !bytes)
+			ret = -EINVAL;
+		/* as args_ok(): an out on nobody's data but its own rank's in */
+		for (j = 0; j < cm->n && !ret; j++) {
+			b = cm->args[j];
+			if (is_remote(cm, j) || j == r)
+				continue;
+			if (overlap(a->out, bytes, b->in, bytes) ||
+			    overlap(a->out, bytes, b->out, bytes))
+				ret = -EINVAL;
+		}
+		if (cm->deadline_ns[r] && (!*deadline_ns || cm->deadline_ns[r] < *deadline_ns))
+			*deadline_ns = cm->deadline_ns[r];
+	}
+	if (!ret) {
+		cm->held = true;
+		cm->delivered = true;
+	}
+out:
+	vn_lock_drop(cm->lock);
+	return ret;
+}
+
 void vn_comm_proxy_release(struct vn_comm *cm)
 {
 	vn_lock_take(cm->lock);
 	cm->held = false;
+	cm->delivered = false;
 	vn_cond_broadcast(cm->cond);
 	vn_lock_drop(cm->lock);
 }

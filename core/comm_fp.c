@@ -34,8 +34,31 @@ static void reduce_into(u32 reduce, float *acc, const float *v, u32 k)
 		acc[i] += v[i];
 }
 
+/* Reductions at least this big write around the cache (store_stream()). */
+#define VN_CC_STREAM_BYTES	0x100000u	/* 1 MiB */
+
+/*
+ * dst[0..k) = src[0..k), the aligned part with non-temporal stores: results of large
+ * reductions go to memory without first reading their lines (half the traffic of each
+ * write); vn_cc_reduce() fences them before it returns.
+ */
+static void store_stream(float *dst, const float *src, u32 k)
+{
+	u32 i = 0;
+
+#ifdef __x86_64__
+	for (; i < k && ((unsigned long)(dst + i) & 15); i++)
+		dst[i] = src[i];
+	for (; i + 4 <= k; i += 4)
+		__asm__("movntps %1, %0" : "=m"(*(vn_v4 *)(dst + i)) : "x"(v4_load(src + i)));
+#endif
+	for (; i < k; i++)
+		dst[i] = src[i];
+}
+
 static void reduce_chunk(u32 reduce, u32 dtype, void *const *out, u32 nout,
-			 const void *const *in, u32 n, u64 in_first, u64 first, u32 len)
+			 const void *const *in, u32 n, u64 in_first, u64 first, u32 len,
+			 bool stream)
 {
 	float acc[VN_CC_BLOCK], wide[VN_CC_BLOCK];
 	const float *v;
@@ -61,6 +84,10 @@ static void reduce_chunk(u32 reduce, u32 dtype, void *const *out, u32 nout,
 		}
 		e = first + done;
 		for (o = 0; o < nout; o++) {
+			if (dtype != VNEF_DT_BF16 && stream) {
+				store_stream((float *)out[o] + e, acc, k);
+				continue;
+			}
 			if (dtype != VNEF_DT_BF16) {
 				memcpy((float *)out[o] + e, acc, k * sizeof(float));
 				continue;
@@ -74,13 +101,19 @@ static void reduce_chunk(u32 reduce, u32 dtype, void *const *out, u32 nout,
 void vn_cc_reduce(u32 reduce, u32 dtype, void *const *out, u32 nout, const void *const *in,
 		  u32 n, u64 in_first, u64 count)
 {
+	bool stream = count * 4 >= VN_CC_STREAM_BYTES;
 	u64 first;
 	u32 len;
 
 	for (first = 0; first < count; first += len) {
 		len = (u32)min_t(u64, count - first, VN_CC_FP_CHUNK);
 		vn_fpu_begin();
-		reduce_chunk(reduce, dtype, out, nout, in, n, in_first, first, len);
+		reduce_chunk(reduce, dtype, out, nout, in, n, in_first, first, len, stream);
+#ifdef __x86_64__
+		/* the streamed stores are seen before anything that follows */
+		if (stream)
+			__asm__ volatile("sfence" : : : "memory");
+#endif
 		vn_fpu_end();
 		vn_cond_resched();
 	}

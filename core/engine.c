@@ -10,13 +10,13 @@
 
 int vn_engine_ctx_init(struct vn_fp_ctx *x, u8 *sbuf, u8 *psum)
 {
-	u32 i;
+	u32 i, cpu;
 
 	memset(x, 0, sizeof(*x));
 	x->sbuf = sbuf;
 	x->psum = psum;
-	x->stat = vn_vzalloc(sizeof(u32) * VNEF_MM_MAX_K * VNEF_MM_MAX_M);
-	x->mov = vn_vzalloc(sizeof(u32) * VNEF_MM_MAX_K * VN_MM_LD);
+	x->stat = vn_vzalloc(sizeof(u32) * VN_MM_STAT_WORDS);
+	x->mov = vn_vzalloc(sizeof(u32) * VN_MM_MOV_WORDS);
 	x->out = vn_vzalloc(sizeof(u32) * VNEF_PARTITIONS * VN_MM_LD);
 	for (i = 0; i < ARRAY_SIZE(x->seg); i++)
 		x->seg[i] = vn_vzalloc(sizeof(u32) * VN_FP_SEG);
@@ -24,7 +24,12 @@ int vn_engine_ctx_init(struct vn_fp_ctx *x, u8 *sbuf, u8 *psum)
 		vn_engine_ctx_free(x);
 		return -ENOMEM;
 	}
-	switch (vn_cpu_vector()) {
+	cpu = vn_cpu_vector();
+	if (cpu & VN_CPU_FMA)
+		x->features |= VN_FP_FMA;
+	if (cpu & VN_CPU_BF16)
+		x->features |= VN_FP_BF16;
+	switch (cpu & VN_CPU_LEVEL) {
 	case VN_CPU_AVX512:
 		x->simd = VN_SIMD_AVX512;
 		break;
@@ -42,14 +47,15 @@ void vn_engine_ctx_scrub(struct vn_fp_ctx *x)
 {
 	u32 i;
 
-	memset(x->stat, 0, sizeof(u32) * VNEF_MM_MAX_K * VNEF_MM_MAX_M);
-	memset(x->mov, 0, sizeof(u32) * VNEF_MM_MAX_K * VN_MM_LD);
+	memset(x->stat, 0, sizeof(u32) * VN_MM_STAT_WORDS);
+	memset(x->mov, 0, sizeof(u32) * VN_MM_MOV_WORDS);
 	memset(x->out, 0, sizeof(u32) * VNEF_PARTITIONS * VN_MM_LD);
 	for (i = 0; i < ARRAY_SIZE(x->seg); i++)
 		memset(x->seg[i], 0, sizeof(u32) * VN_FP_SEG);
 	x->stat_k = 0;
 	x->stat_m = 0;
 	x->stat_fp32 = 0;
+	x->stat_exact = 0;
 }
 
 void vn_engine_ctx_free(struct vn_fp_ctx *x)

@@ -419,11 +419,15 @@ void vn_fpu_begin(void)
 u32 vn_cpu_vector(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
+	u32 fma;
+
 	__builtin_cpu_init();
+	fma = __builtin_cpu_supports("fma") ? VN_CPU_FMA : 0;
 	if (__builtin_cpu_supports("avx512f"))
-		return VN_CPU_AVX512;
+		return VN_CPU_AVX512 | fma |
+		       (__builtin_cpu_supports("avx512bf16") ? VN_CPU_BF16 : 0);
 	if (__builtin_cpu_supports("avx2"))
-		return VN_CPU_AVX2;
+		return VN_CPU_AVX2 | fma;
 #endif
 	return VN_CPU_SSE2;
 }

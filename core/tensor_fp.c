@@ -3,91 +3,245 @@
  * TensorE numerics: the stationary array, MultiplyMoving and transposes, in fp32
  * (bf16 inputs are widened; PSUM accumulates in fp32).
  *
- * out[m][n] = sum_k stat[k][m] * mov[k][n] runs as register-blocked micro-kernels
- * (k innermost, core/vn_mm_kernel_fp.h): 4x8 with SSE2, 4x16 with AVX2, 8x32 (8x16 for
- * a narrow tail) with AVX-512, chosen at run time by CPU feature (x->simd), in the module
- * too. Each output is the scalar loop's result bit for bit, whichever kernel ran.
+ * out[m][n] = sum_k stat[k][m] * mov[k][n], each output alone as the scalar loop does it
+ * (acc = 0, then acc = acc + round(stat * mov) for k in order, then acc + old with
+ * VNEF_IF_ACCUMULATE), runs as register-blocked micro-kernels over packed operands
+ * (core/vn_mm_fp.h): the stationary array packed at LOAD_STATIONARY, the moving operand
+ * in panels of 32 columns, outputs stored straight into PSUM where the destination rows
+ * are contiguous. The kernel set is chosen at run time, in the module too: SSE2, AVX2 or
+ * AVX-512 multiply-then-add for any operands; where every product is exact (bf16 values,
+ * vn_mm_exact()), one FMA per product or, with AVX512_BF16, VDPBF16PS on pairs, which
+ * give the same bits faster. Every path gives every output bit for bit the same.
  */
 #include "vn_ap_fp.h"
+#include "vn_mm_fp.h"
+#include "vn_os.h"
 
-#define VN_MM_NAME	mm_4x8_sse2
+#define VN_MM_NAME	mm_sse2_4x8
 #define VN_MM_MB	4
 #define VN_MM_NV	2
 #define VN_MM_W		4
 #define VN_MM_ATTR
+#define VN_MM_OP	VN_MM_MULADD
 #include "vn_mm_kernel_fp.h"
 
-#define VN_MM_NAME	mm_4x16_avx2
-#define VN_MM_MB	4
-#define VN_MM_NV	2
-#define VN_MM_W		8
-#define VN_MM_ATTR	__attribute__((target("avx2")))
-#include "vn_mm_kernel_fp.h"
+const struct vn_mm_kset vn_mm_sse2 = { mm_sse2_4x8, NULL, 4, 8, false, "sse2" };
 
-#define VN_MM_NAME	mm_8x32_avx512
-#define VN_MM_MB	8
-#define VN_MM_NV	2
-#define VN_MM_W		16
-#define VN_MM_ATTR	__attribute__((target("avx512f")))
-#include "vn_mm_kernel_fp.h"
+#define VN_PK_NAME	vn_mm_exact_sse2
+#define VN_PK_W		4
+#define VN_PK_ATTR
+#include "vn_mm_pack_fp.h"
 
-#define VN_MM_NAME	mm_8x16_avx512
-#define VN_MM_MB	8
-#define VN_MM_NV	1
-#define VN_MM_W		16
-#define VN_MM_ATTR	__attribute__((target("avx512f")))
-#include "vn_mm_kernel_fp.h"
+/* The pair areas follow the fp32 ones (vn_engine_fp.h). */
+static u32 *stat_words(const struct vn_fp_ctx *x, bool pairs)
+{
+	return (u32 *)x->stat + (pairs ? VN_MM_GROUPS * VN_MM_GROUP : 0);
+}
 
-typedef void (*vn_mm_block)(const float *st, const float *mv, float *out, u32 k_n, u32 m0,
-			    u32 n0);
+static u32 *mov_words(const struct vn_fp_ctx *x, bool pairs)
+{
+	return (u32 *)x->mov + (pairs ? VN_MM_PANELS * VN_MM_PANEL : 0);
+}
+
+static bool exact(const struct vn_fp_ctx *x, const u32 *v, u32 n)
+{
+	if (x->simd == VN_SIMD_AVX512)
+		return vn_mm_exact_avx512(v, n);
+	if (x->simd == VN_SIMD_AVX2)
+		return vn_mm_exact_avx2(v, n);
+	return vn_mm_exact_sse2(v, n);
+}
+
+/* The fastest of 5 timings of 8 calls of a kernel on one block of zeros, in ns. */
+static u64 time_kernel(struct vn_fp_ctx *x, vn_mm_kern kern, u32 k_n)
+{
+	u64 best = ~0ull, t;
+	u32 r, i;
+
+	/* x->out is scratch: operands and output of zeros, no slow denormal paths */
+	memset(x->out, 0, (VN_MM_GROUP + VN_MM_PANEL + 8 * VN_MM_PW) * 4);
+	for (r = 0; r < 5; r++) {
+		t = vn_time_ns();
+		for (i = 0; i < 8; i++)
+			kern(x->out, x->out + VN_MM_GROUP, k_n,
+			     x->out + VN_MM_GROUP + VN_MM_PANEL, VN_MM_PW, 0);
+		t = vn_time_ns() - t;
+		best = min(best, t);
+	}
+	return best;
+}
 
 /*
- * out[m][n] for m < m_n and n in [n0, n1), in whole blocks: a block that passes m_n or
- * n1 also computes outputs from the stale rest of stat and mov, which nobody stores
- * (store_out() takes rows < m_n, columns < n1). Every block stays inside the buffers:
- * 128 rows and VN_MM_LD columns are multiples of every block's size, and n0 is a
- * multiple of VN_MM_STEP_COLS. Outputs do not depend on each other, so this is the
- * same, bit for bit, as computing only the wanted ones.
+ * VDPBF16PS where the CPU has it, gives the rule's bits and beats one FMA per product
+ * (checked at first use). Intel's Sapphire Rapids runs it at a quarter of the FMA's rate,
+ * half as many products; AMD's Zen 4 and 5 at the FMA's, twice as many.
  */
-static void mm(const struct vn_fp_ctx *x, u32 k_n, u32 m_n, u32 n0, u32 n1)
+static bool dp_usable(struct vn_fp_ctx *x)
 {
-	vn_mm_block blk = mm_4x8_sse2, tail = NULL;
-	u32 mb = 4, nb = 8, m, n;
-
-	if (x->simd == VN_SIMD_AVX512) {
-		blk = mm_8x32_avx512;
-		tail = mm_8x16_avx512;
-		mb = 8;
-		nb = 32;
-	} else if (x->simd == VN_SIMD_AVX2) {
-		blk = mm_4x16_avx2;
-		nb = 16;
+	if (x->simd != VN_SIMD_AVX512 || !(x->features & VN_FP_BF16))
+		return false;
+	if (!(x->features & VN_FP_DP_TESTED)) {
+		x->features |= VN_FP_DP_TESTED;
+		if (vn_mm_dp_selftest() && (!(x->features & VN_FP_FMA) ||
+					    time_kernel(x, vn_mm_avx512_dp.blk, 64) <
+					    time_kernel(x, vn_mm_avx512_fma.blk, 128)))
+			x->features |= VN_FP_DP_OK;
 	}
-	for (m = 0; m < m_n; m += mb) {
-		for (n = n0; n + nb <= n1; n += nb)
-			blk(x->stat, x->mov, x->out, k_n, m, n);
-		if (n >= n1)
-			continue;
-		if (tail && n1 - n <= nb / 2)
-			tail(x->stat, x->mov, x->out, k_n, m, n);
-		else
-			blk(x->stat, x->mov, x->out, k_n, m, n);
+	return x->features & VN_FP_DP_OK;
+}
+
+/* Whether exact products may take a faster path than multiply-then-add here. */
+static bool exact_path(struct vn_fp_ctx *x)
+{
+	return (x->simd >= VN_SIMD_AVX2 && (x->features & VN_FP_FMA)) || dp_usable(x);
+}
+
+static const struct vn_mm_kset *kernels(struct vn_fp_ctx *x, bool exact_products)
+{
+	if (x->simd == VN_SIMD_AVX512) {
+		if (exact_products && dp_usable(x))
+			return &vn_mm_avx512_dp;
+		if (exact_products && (x->features & VN_FP_FMA))
+			return &vn_mm_avx512_fma;
+		return &vn_mm_avx512;
+	}
+	if (x->simd == VN_SIMD_AVX2)
+		return exact_products && (x->features & VN_FP_FMA) ? &vn_mm_avx2_fma : &vn_mm_avx2;
+	return &vn_mm_sse2;
+}
+
+/* dst[r][c] = the pair of src rows 2r, 2r + 1 (zero past rows), four lanes at a time. */
+static void pairs_sse2(const u32 *src, u32 *dst, u32 rows, u32 w)
+{
+	u32 __attribute__((vector_size(16))) hi, lo;
+	u32 r, c;
+
+	for (r = 0; r < rows; r += 2)
+		for (c = 0; c < w; c += 4) {
+			memcpy(&hi, src + (size_t)r * w + c, sizeof(hi));
+			lo = (__typeof__(lo)){ 0 };
+			if (r + 1 < rows)
+				memcpy(&lo, src + (size_t)(r + 1) * w + c, sizeof(lo));
+			hi = (hi & 0xffff0000u) | lo >> 16;
+			memcpy(dst + (size_t)(r / 2) * w + c, &hi, sizeof(hi));
+		}
+}
+
+/*
+ * LOAD_STATIONARY: rows k < K of groups of 8 outputs, the last group's missing outputs
+ * zero (so the exactness check sees only real values and zeros); pairs too when they may
+ * be used.
+ */
+static void load_stationary(struct vn_fp_ctx *x, const struct vnef_ap *a)
+{
+	u32 groups, g, k, n, *st = stat_words(x, false);
+	float *seg = x->seg[0];
+
+	x->stat_k = a->partitions;
+	x->stat_m = vn_ap_free(a);
+	x->stat_fp32 = a->dtype == VNEF_DT_FP32;
+	groups = (x->stat_m + VN_MM_SB - 1) / VN_MM_SB;
+	for (k = 0; k < x->stat_k; k++) {
+		const float *src = vn_ap_contig(x, a, k, 0, x->stat_m);
+
+		if (!src) {
+			vn_gather(x, a, k, 0, x->stat_m, seg);
+			src = seg;
+		}
+		for (g = 0; g < groups; g++) {
+			u32 *dst = st + g * VN_MM_GROUP + k * VN_MM_SB;
+
+			n = min_t(u32, VN_MM_SB, x->stat_m - g * VN_MM_SB);
+			if (n == VN_MM_SB) {
+				memcpy(dst, src + g * VN_MM_SB, VN_MM_SB * 4);
+				continue;
+			}
+			memcpy(dst, src + g * VN_MM_SB, n * 4);
+			memset(dst + n, 0, (VN_MM_SB - n) * 4);
+		}
+	}
+	x->stat_exact = exact_path(x);
+	for (g = 0; x->stat_exact && g < groups; g++)
+		x->stat_exact = exact(x, st + g * VN_MM_GROUP, x->stat_k * VN_MM_SB);
+	for (g = 0; x->stat_exact && dp_usable(x) && g < groups; g++)
+		pairs_sse2(st + g * VN_MM_GROUP, stat_words(x, true) + g * VN_MM_PAIR_GROUP,
+			   x->stat_k, VN_MM_SB);
+}
+
+/* bf16 elements j0..j0+n of partition p when they lie side by side: their address. */
+static const u16 *bf16_row(const struct vn_fp_ctx *x, const struct vnef_ap *a, u32 p, u32 j0,
+			   u32 n)
+{
+	if (a->dtype != VNEF_DT_BF16 || a->stride[0] != 1 || j0 % a->count[0] + n > a->count[0])
+		return NULL;
+	return (const u16 *)vn_ap_part(x, a, p) + (u64)(j0 / a->count[0]) * a->stride[1] +
+	       j0 % a->count[0];
+}
+
+/*
+ * Moving columns [j0, j1) (j0 a multiple of 32) into their panels, rows k < K; columns
+ * of the last panel past j1 zero.
+ */
+static void gather_panels(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1)
+{
+	u32 k, j, n, *mv = mov_words(x, false);
+	const float *src;
+
+	for (k = 0; k < x->stat_k; k++) {
+		/* bf16 rows widened straight into the panels, fp32 ones copied */
+		const u16 *h = bf16_row(x, a, k, j0, j1 - j0);
+
+		src = h ? NULL : vn_ap_contig(x, a, k, j0, j1 - j0);
+		if (!h && !src) {
+			vn_gather(x, a, k, j0, j1 - j0, x->seg[0]);
+			src = x->seg[0];
+		}
+		for (j = j0; j < j1; j += VN_MM_PW) {
+			u32 *p = mv + (j / VN_MM_PW) * VN_MM_PANEL + k * VN_MM_PW;
+
+			n = min_t(u32, VN_MM_PW, j1 - j);
+			if (h)
+				vn_bf16_widen(h + (j - j0), (float *)p, n);
+			else if (n == VN_MM_PW)
+				memcpy(p, src + (j - j0), VN_MM_PW * 4);
+			else
+				memcpy(p, src + (j - j0), n * 4);
+			if (n < VN_MM_PW)
+				memset(p + n, 0, (VN_MM_PW - n) * 4);
+		}
 	}
 }
 
-/* Write rows [0, rows) of x->out, columns [c0, c1), to a PSUM operand, adding if asked. */
-static void store_out(struct vn_fp_ctx *x, const struct vnef_ap *d, u32 rows, u32 c0, u32 c1,
-		      bool accumulate)
+/* Whether the panels of columns [j0, j1) hold exact values only. */
+static bool panels_exact(struct vn_fp_ctx *x, u32 j0, u32 j1)
+{
+	u32 j;
+
+	for (j = j0; j < j1; j += VN_MM_PW)
+		if (!exact(x, mov_words(x, false) + (j / VN_MM_PW) * VN_MM_PANEL,
+			   x->stat_k * VN_MM_PW))
+			return false;
+	return true;
+}
+
+/*
+ * Rows [m0, m1) of x->out, columns [c0, c1), to a PSUM operand, adding new + old if
+ * asked.
+ */
+static void store_out(struct vn_fp_ctx *x, const struct vnef_ap *d, u32 m0, u32 m1, u32 c0,
+		      u32 c1, bool accumulate)
 {
 	u32 m, n, w = c1 - c0;
 
-	for (m = 0; m < rows; m++) {
+	for (m = m0; m < m1; m++) {
 		float *row = x->out + (size_t)m * VN_MM_LD + c0;
 		float *f = accumulate ? vn_ap_contig(x, d, m, c0, w) : NULL;
 
 		if (f) {
 			/* in place: the same new + old of each element */
-			for (n = 0; n < w; n++)
+			for (n = 0; n + 4 <= w; n += 4)
+				v4_store(f + n, v4_add(v4_load(row + n), v4_load(f + n)));
+			for (; n < w; n++)
 				f[n] = row[n] + f[n];
 			continue;
 		}
@@ -100,19 +254,90 @@ static void store_out(struct vn_fp_ctx *x, const struct vnef_ap *d, u32 rows, u3
 	}
 }
 
-/* out[m][p] = in[p][m] for p < np, m < nf (both VN_MM_LD apart), in cache-sized tiles. */
+/*
+ * Outputs m < M, columns [c0, c1) in whole blocks: a block inside both is stored
+ * straight into the destination when its rows are contiguous fp32; one that passes M or
+ * c1 (it also computes outputs from the stale or zero rest of the operands, which nobody
+ * stores) goes through x->out. Outputs do not depend on each other, so this is the same,
+ * bit for bit, as computing only the wanted ones.
+ */
+static void mm_blocks(struct vn_fp_ctx *x, const struct vn_mm_kset *ks,
+		      const struct vnef_instr *in, u32 c0, u32 c1)
+{
+	const struct vnef_ap *d = &in->dst;
+	bool acc = in->flags & VNEF_IF_ACCUMULATE;
+	float *d0 = vn_ap_contig(x, d, 0, c0, c1 - c0);
+	u32 ldd = (d->mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES) / 4;
+	const u32 *stb = stat_words(x, ks->pairs), *mvb = mov_words(x, ks->pairs);
+	u32 gs = ks->pairs ? VN_MM_PAIR_GROUP : VN_MM_GROUP;
+	u32 ps = ks->pairs ? VN_MM_PAIR_PANEL : VN_MM_PANEL;
+	u32 kk = ks->pairs ? (x->stat_k + 1) / 2 : x->stat_k;
+	u32 m, n, w;
+	vn_mm_kern kern;
+
+	for (m = 0; m < x->stat_m; m += ks->mb) {
+		for (n = c0; n < c1; n += w) {
+			const u32 *st = stb + (m / VN_MM_SB) * gs + m % VN_MM_SB;
+			const u32 *mv = mvb + (n / VN_MM_PW) * ps + n % VN_MM_PW;
+
+			kern = ks->blk;
+			w = ks->nb;
+			if (ks->tail && c1 - n <= w / 2) {
+				kern = ks->tail;
+				w /= 2;
+			}
+			if (d0 && m + ks->mb <= x->stat_m && n + w <= c1) {
+				kern(st, mv, kk, d0 + (size_t)m * ldd + (n - c0), ldd, acc);
+				continue;
+			}
+			kern(st, mv, kk, x->out + (size_t)m * VN_MM_LD + n, VN_MM_LD, 0);
+			store_out(x, d, m, min(m + ks->mb, x->stat_m), n, min(n + w, c1), acc);
+		}
+	}
+}
+
+/* out[m][p] = in[p][m] for p, m < 4: rows VN_MM_LD apart, four lanes at a time. */
+static void transpose4(const float *in, float *out)
+{
+	vn_v4 r0 = v4_load(in), r1 = v4_load(in + VN_MM_LD);
+	vn_v4 r2 = v4_load(in + 2 * VN_MM_LD), r3 = v4_load(in + 3 * VN_MM_LD);
+	static const s32 m[4][4] = { { 0, 4, 1, 5 }, { 2, 6, 3, 7 }, { 0, 1, 4, 5 },
+				     { 2, 3, 6, 7 } };
+	vn_v4i lo, hi, l2, h2;
+	vn_v4 t0, t1, t2, t3;
+
+	memcpy(&lo, m[0], sizeof(lo));
+	memcpy(&hi, m[1], sizeof(hi));
+	memcpy(&l2, m[2], sizeof(l2));
+	memcpy(&h2, m[3], sizeof(h2));
+	t0 = __builtin_shuffle(r0, r1, lo);
+	t1 = __builtin_shuffle(r0, r1, hi);
+	t2 = __builtin_shuffle(r2, r3, lo);
+	t3 = __builtin_shuffle(r2, r3, hi);
+
+	v4_store(out, __builtin_shuffle(t0, t2, l2));
+	v4_store(out + VN_MM_LD, __builtin_shuffle(t0, t2, h2));
+	v4_store(out + 2 * VN_MM_LD, __builtin_shuffle(t1, t3, l2));
+	v4_store(out + 3 * VN_MM_LD, __builtin_shuffle(t1, t3, h2));
+}
+
+/*
+ * out[m][p] = in[p][m] for p < np, m < nf (both VN_MM_LD apart), in cache-sized tiles
+ * of 4 x 4 blocks (exact: moves only).
+ */
 static void transpose(const float *in, float *out, u32 np, u32 nf)
 {
-	u32 p0, m0, p, m;
-	float *o;
+	u32 p0, m0, p, m, p4 = np / 4 * 4, m4 = nf / 4 * 4;
 
-	for (p0 = 0; p0 < np; p0 += 16)
-		for (m0 = 0; m0 < nf; m0 += 16)
-			for (m = m0; m < min(nf, m0 + 16); m++) {
-				o = out + (size_t)m * VN_MM_LD;
-				for (p = p0; p < min(np, p0 + 16); p++)
-					o[p] = in[(size_t)p * VN_MM_LD + m];
-			}
+	for (p0 = 0; p0 < p4; p0 += 16)
+		for (m0 = 0; m0 < m4; m0 += 16)
+			for (m = m0; m < min(m4, m0 + 16); m += 4)
+				for (p = p0; p < min(p4, p0 + 16); p += 4)
+					transpose4(in + (size_t)p * VN_MM_LD + m,
+						   out + (size_t)m * VN_MM_LD + p);
+	for (m = 0; m < nf; m++)
+		for (p = m < m4 ? p4 : 0; p < np; p++)
+			out[(size_t)m * VN_MM_LD + p] = in[(size_t)p * VN_MM_LD + m];
 }
 
 /* Columns per MULTIPLY_MOVING step: as many whole VN_MM_STEP_COLS as the budget allows. */
@@ -124,50 +349,94 @@ static u32 mm_step_cols(const struct vn_fp_ctx *x)
 	return max_t(u32, cols, VN_MM_STEP_COLS);
 }
 
+/*
+ * bf16 moving columns [j0, j1) straight into pair panels (no fp32 pass): whether every
+ * value is exact; if not, the panels are of no use.
+ */
+static bool gather_pairs(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1)
+{
+	u32 kp, j, *pp = mov_words(x, true);
+	const u16 *h0, *h1;
+
+	for (kp = 0; kp < (x->stat_k + 1) / 2; kp++) {
+		h0 = bf16_row(x, a, 2 * kp, j0, j1 - j0);
+		h1 = 2 * kp + 1 < x->stat_k ? bf16_row(x, a, 2 * kp + 1, j0, j1 - j0) : NULL;
+		for (j = j0; j < j1; j += VN_MM_PW)
+			if (!vn_mm_pairs_bf16_avx512(h0 + (j - j0), h1 ? h1 + (j - j0) : NULL,
+						     pp + (j / VN_MM_PW) * VN_MM_PAIR_PANEL +
+						     kp * VN_MM_PW, min_t(u32, VN_MM_PW, j1 - j)))
+				return false;
+	}
+	return true;
+}
+
+/* How the moving operand's panels hold it (cursor p of a MULTIPLY_MOVING). */
+enum { VN_MV_ANY, VN_MV_EXACT, VN_MV_PAIRS };
+
+/* Columns [j0, j1) of the moving operand into panels: VN_MV_*. */
+static u32 gather_moving(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1)
+{
+	if (x->stat_exact && dp_usable(x) && bf16_row(x, a, 0, j0, j1 - j0) &&
+	    gather_pairs(x, a, j0, j1))
+		return VN_MV_PAIRS;
+	gather_panels(x, a, j0, j1);
+	return x->stat_exact && panels_exact(x, j0, j1) ? VN_MV_EXACT : VN_MV_ANY;
+}
+
+/*
+ * One step of a MULTIPLY_MOVING: columns [c0, c1). A moving operand in another memory
+ * than the output is gathered whole in the first step (the steps' stores cannot reach
+ * it); else each step gathers its own columns.
+ */
+static bool multiply_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
+			  struct vn_fp_cursor *cur)
+{
+	const struct vnef_ap *a = &in->src0;
+	u32 f = vn_ap_free(a), c0 = cur->j0, c1 = min(f, c0 + mm_step_cols(x)), j;
+	bool whole = a->mem != in->dst.mem;
+	const struct vn_mm_kset *ks;
+
+	if (!whole || !c0)
+		cur->p = gather_moving(x, a, c0, whole ? f : c1);
+	ks = kernels(x, cur->p != VN_MV_ANY);
+	/* exact fp32 panels, to be multiplied as pairs */
+	for (j = c0; ks->pairs && cur->p == VN_MV_EXACT && j < c1; j += VN_MM_PW)
+		vn_mm_pairs_avx512(mov_words(x, false) + (j / VN_MM_PW) * VN_MM_PANEL,
+				   mov_words(x, true) + (j / VN_MM_PW) * VN_MM_PAIR_PANEL,
+				   x->stat_k, VN_MM_PW);
+	mm_blocks(x, ks, in, c0, c1);
+	x->mm_ran = ks->name;
+	cur->j0 = c1;
+	return c1 >= f;
+}
+
 bool vn_fp_tensor_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 		       struct vn_fp_cursor *cur)
 {
 	const struct vnef_ap *a = &in->src0;
-	u32 k, p, f, c0, c1;
+	u32 p, f;
 
 	switch (in->opcode) {
 	case VNEF_OP_LOAD_STATIONARY:
 		/* 128 x 128 elements at most: one step */
-		x->stat_k = a->partitions;
-		x->stat_m = vn_ap_free(a);
-		x->stat_fp32 = a->dtype == VNEF_DT_FP32;
-		for (k = 0; k < x->stat_k; k++)
-			vn_gather(x, a, k, 0, x->stat_m, x->stat + k * VNEF_MM_MAX_M);
+		load_stationary(x, a);
 		return true;
 	case VNEF_OP_MULTIPLY_MOVING:
-		f = vn_ap_free(a);
-		c0 = cur->j0;
-		c1 = min(f, c0 + mm_step_cols(x));
-		if (a->mem != in->dst.mem) {
-			/*
-			 * The steps' stores cannot reach the moving operand: all of it in
-			 * the first step, in long rows (a plain copy, no arithmetic).
-			 */
-			for (k = 0; !c0 && k < x->stat_k; k++)
-				vn_gather(x, a, k, 0, f, x->mov + (size_t)k * VN_MM_LD);
-		} else {
-			for (k = 0; k < x->stat_k; k++)
-				vn_gather(x, a, k, c0, c1 - c0,
-					  x->mov + (size_t)k * VN_MM_LD + c0);
-		}
-		mm(x, x->stat_k, x->stat_m, c0, c1);
-		store_out(x, &in->dst, x->stat_m, c0, c1, in->flags & VNEF_IF_ACCUMULATE);
-		cur->j0 = c1;
-		return c1 >= f;
+		return multiply_step(x, in, cur);
 	case VNEF_OP_TRANSPOSE:
 		/* 128 x 128 elements at most: one step. Exact: each output is one input x 1. */
 		f = vn_ap_free(a);
 		for (p = 0; p < a->partitions; p++)
 			vn_gather(x, a, p, 0, f, x->mov + (size_t)p * VN_MM_LD);
 		transpose(x->mov, x->out, a->partitions, f);
-		store_out(x, &in->dst, f, 0, a->partitions, in->flags & VNEF_IF_ACCUMULATE);
+		store_out(x, &in->dst, 0, f, 0, a->partitions, in->flags & VNEF_IF_ACCUMULATE);
 		return true;
 	default:
 		return true;
 	}
+}
+
+const char *vn_fp_mm_kernels(struct vn_fp_ctx *x, bool exact_products)
+{
+	return kernels(x, exact_products)->name;
 }

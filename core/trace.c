@@ -92,12 +92,12 @@ static void vn_trace_reserve_batch(struct vn_trace_ring *r)
 	r->stop = r->resv;
 }
 
-static void vn_trace_drop(struct vn_trace_ring *r, const struct vneuron_trace_record *rec)
+static void vn_trace_drop(struct vn_trace_ring *r, const u64 *span)
 {
 	if (!r->pending_lost)
-		r->lost_start_ps = rec ? rec->model_start_ps : 0;
-	if (rec)
-		r->lost_end_ps = rec->model_end_ps;
+		r->lost_start_ps = span ? span[0] : 0;
+	if (span)
+		r->lost_end_ps = span[1];
 	r->pending_lost++;
 	r->dropped++;
 	WRITE_ONCE(r->ctrl->dropped, r->dropped);
@@ -120,7 +120,7 @@ static void vn_trace_put_lost(struct vn_trace_ring *r)
 	r->pending_lost = 0;
 }
 
-bool vn_trace_slow(struct vn_trace_ring *r, const struct vneuron_trace_record *rec)
+bool vn_trace_slow_span(struct vn_trace_ring *r, const u64 *span)
 {
 	u64 need, tail;
 
@@ -147,13 +147,20 @@ bool vn_trace_slow(struct vn_trace_ring *r, const struct vneuron_trace_record *r
 			r->room_end = (tail & ~(VN_TRACE_REC - 1)) + r->size;
 	}
 	if (r->room_end - r->head < need) {
-		vn_trace_drop(r, rec);
+		vn_trace_drop(r, span);
 		return false;
 	}
 	if (r->pending_lost)
 		vn_trace_put_lost(r);
 	r->stop = min(r->room_end, r->pub + r->batch_bytes);
 	return true;
+}
+
+bool vn_trace_slow_put(struct vn_trace_ring *r, u64 start, u64 end)
+{
+	u64 span[2] = { start, end };
+
+	return vn_trace_slow_span(r, span);
 }
 
 void vn_trace_flush(struct vn_trace_ring *r)

@@ -12,65 +12,41 @@ static u32 vn_sat32(u64 v)
 	return v > 0xffffffffull ? 0xffffffffu : (u32)v;
 }
 
-/* A CC record (uapi/vneuron_trace.h says what each field holds for it). */
-static void cc_record(struct vneuron_trace_record *rec, const struct vn_event *ev)
-{
-	rec->flops = 0;
-	rec->count = ev->cc_latest_ps;
-	rec->elements = ev->cc_members;
-	rec->dma_queue = (u16)ev->cc_rank;
-	rec->dma_desc = (u16)ev->cc_last;
-}
-
+/*
+ * One record per event, written as its words (vn_trace_put(): the hot path, no record
+ * on the stack). A CC record's fields are uapi/vneuron_trace.h's: count the latest
+ * arrival, elements the members, dma_queue the rank, dma_desc the last to arrive.
+ */
 void vn_trace_event(struct vn_trace_ring *r, const struct vn_event *ev)
 {
 	bool cc = ev->stream == VNEF_STREAM_CC;
 	bool dma = ev->stream >= VNEF_ENGINES && !cc;
 	u8 engine = cc ? VNEURON_TRACE_ENGINE_CC : dma ? VNEURON_TRACE_ENGINE_DMA : ev->stream;
-	struct vneuron_trace_record rec;
-	u64 sig = ev->signal_mask;
+	u8 kind = cc ? VNEURON_TRACE_CC : dma ? VNEURON_TRACE_DMA : VNEURON_TRACE_INSN;
+	bool waits = ev->wait_sem != VN_EVT_NO_WAIT;
+	u16 queue = dma ? (u16)ev->dma_queue : cc ? (u16)ev->cc_rank : 0;
+	u16 desc = dma ? (u16)ev->dma_desc : cc ? (u16)ev->cc_last : 0;
+	u16 first = VNEURON_TRACE_NO_SEM;
+	u64 sig = ev->signal_mask, w4 = vn_trace_w32((u32)ev->exec_seq, cc ? ev->cc_members :
+						     vn_sat32(ev->elements));
 
-	vn_trace_rec_init(&rec, cc ? VNEURON_TRACE_CC : dma ? VNEURON_TRACE_DMA :
-			  VNEURON_TRACE_INSN, engine);
-	rec.opcode = dma ? 0 : (u16)ev->opcode;
-	rec.pc = ev->pc;
-	rec.model_start_ps = ev->start_ps;
-	rec.model_end_ps = ev->end_ps;
-	rec.host_ns = ev->host_ns;
-	rec.exec_seq = (u32)ev->exec_seq;
-	rec.elements = vn_sat32(ev->elements);
-	rec.flops = ev->flops;
-	rec.bytes = vn_sat32(ev->bytes);
-	if (ev->wait_sem != VN_EVT_NO_WAIT) {
-		rec.sem_wait = (u16)ev->wait_sem;
-		rec.sem_value = ev->wait_value;
-	}
 	if (sig) {
-		rec.sem_signal = (u16)__builtin_ctzll(sig);
+		first = (u16)__builtin_ctzll(sig);
 		sig &= sig - 1;
 	}
-	if (dma) {
-		rec.dma_queue = (u16)ev->dma_queue;
-		rec.dma_desc = (u16)ev->dma_desc;
-	}
-	if (cc)
-		cc_record(&rec, ev);
-	vn_trace_write(r, &rec);
+	vn_trace_put(r, vn_trace_w0(kind, engine, dma ? 0 : (u16)ev->opcode, ev->pc),
+		     ev->start_ps, ev->end_ps, ev->host_ns, w4,
+		     cc ? ev->cc_latest_ps : ev->flops,
+		     vn_trace_w32(vn_sat32(ev->bytes), waits ? ev->wait_value : 0),
+		     vn_trace_w7(waits ? (u16)ev->wait_sem : VNEURON_TRACE_NO_SEM, first, queue,
+				 desc));
 
 	/* A record names one signalled semaphore; each further one gets a SEM record. */
-	while (sig) {
-		vn_trace_rec_init(&rec, VNEURON_TRACE_SEM, engine);
-		rec.pc = ev->pc;
-		rec.model_start_ps = ev->end_ps;
-		rec.model_end_ps = ev->end_ps;
-		rec.host_ns = ev->host_ns;
-		rec.exec_seq = (u32)ev->exec_seq;
-		rec.sem_signal = (u16)__builtin_ctzll(sig);
-		if (dma)
-			rec.dma_queue = (u16)ev->dma_queue;
-		sig &= sig - 1;
-		vn_trace_write(r, &rec);
-	}
+	for (; sig; sig &= sig - 1)
+		vn_trace_put(r, vn_trace_w0(VNEURON_TRACE_SEM, engine, 0, ev->pc), ev->end_ps,
+			     ev->end_ps, ev->host_ns, vn_trace_w32((u32)ev->exec_seq, 0), 0, 0,
+			     vn_trace_w7(VNEURON_TRACE_NO_SEM, (u16)__builtin_ctzll(sig),
+					 dma ? queue : 0, 0));
 }
 
 /* ERROR: where a device fault stopped the execution (uapi/vneuron_trace.h). */

@@ -2,7 +2,9 @@
 /*
  * VectorE and GpSimdE numerics: elementwise arithmetic, tensor-scalar, free-axis and
  * partition-axis reductions, copy/cast, memset and iota. Work goes segment by segment
- * (gather to fp32, compute, scatter) so in-place operands are fine and any stride works.
+ * (gather to fp32, compute, scatter) so in-place operands are fine and any stride works;
+ * contiguous fp32 operands that are the destination or apart from it are computed where
+ * they are, with the same operations (no copies).
  */
 #include "vn_ap_fp.h"
 
@@ -68,6 +70,26 @@ static void alu_vec(u32 op, float *__restrict a, const float *__restrict b, u32 
 			a[i] /= b[i];
 		break;
 	}
+}
+
+/*
+ * d[i] = a[i] <op> b[i] on contiguous operands, in place: the same operations as
+ * alu_vec() on a gathered copy of a (the few last elements through one).
+ */
+static void alu_vec3(u32 op, float *d, const float *a, const float *b, u32 n)
+{
+	float ta[4], tb[4];
+	u32 i = 0;
+
+	if (op <= VNEF_ALU_DIV)
+		for (; i + 4 <= n; i += 4)
+			v4_store(d + i, v4_op(op, v4_load(a + i), v4_load(b + i)));
+	if (i == n)
+		return;
+	memcpy(ta, a + i, (n - i) * 4);
+	memcpy(tb, b + i, (n - i) * 4);
+	alu_vec(op, ta, tb, n - i);
+	memcpy(d + i, ta, (n - i) * 4);
 }
 
 /* a[i] = a[i] <op> s, or s <op> a[i] when reversed */
@@ -139,6 +161,53 @@ static inline u32 f_bits(float f)
 	return v.u;
 }
 
+/*
+ * Elements [j0, j0 + n) of partition p computed where they are, when every operand
+ * there is contiguous fp32 and each source is the destination or apart from it: no
+ * gather and scatter. False if not (nothing done).
+ */
+static bool elementwise_direct(struct vn_fp_ctx *x, const struct vnef_instr *in, u32 p, u32 j0,
+			       u32 n, float s, bool rev)
+{
+	float *d = vn_ap_contig(x, &in->dst, p, j0, n), *a = NULL, *b = NULL;
+	u32 i;
+
+	if (!d)
+		return false;
+	if (in->opcode == VNEF_OP_COPY || in->opcode == VNEF_OP_TENSOR_TENSOR ||
+	    in->opcode == VNEF_OP_TENSOR_SCALAR) {
+		a = vn_ap_contig(x, &in->src0, p, j0, n);
+		if (!a)
+			return false;
+	}
+	if (in->opcode == VNEF_OP_TENSOR_TENSOR) {
+		b = vn_ap_contig(x, &in->src1, p, j0, n);
+		if (!b || !vn_in_place_ok(d, b, n))
+			return false;
+	}
+	if (a && !vn_in_place_ok(d, a, n))
+		return false;
+	switch (in->opcode) {
+	case VNEF_OP_MEMSET:
+		for (i = 0; i < n; i++)
+			d[i] = s;
+		return true;
+	case VNEF_OP_COPY:
+		memmove(d, a, n * 4);
+		return true;
+	case VNEF_OP_TENSOR_TENSOR:
+		alu_vec3(in->op, d, a, b, n);
+		return true;
+	case VNEF_OP_TENSOR_SCALAR:
+		if (d != a)
+			memcpy(d, a, n * 4);
+		alu_scalar(in->op, d, s, n, rev);
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Up to about VN_FP_CHUNK elements from the cursor on; true when finished. */
 static bool elementwise(struct vn_fp_ctx *x, const struct vnef_instr *in,
 			struct vn_fp_cursor *c)
@@ -157,6 +226,8 @@ static bool elementwise(struct vn_fp_ctx *x, const struct vnef_instr *in,
 				return false;
 			n = min(min(f - c->j0, (u32)VN_FP_SEG), budget);
 			budget -= n;
+			if (elementwise_direct(x, in, c->p, c->j0, n, s, rev))
+				continue;
 			switch (in->opcode) {
 			case VNEF_OP_MEMSET:
 				for (i = 0; i < n; i++)
@@ -192,6 +263,7 @@ static bool reduce_free(struct vn_fp_ctx *x, const struct vnef_instr *in,
 {
 	const struct vnef_ap *a = &in->src0;
 	u32 f = vn_ap_free(a), budget = VN_FP_CHUNK, n;
+	const float *v;
 	float acc;
 
 	for (; c->p < a->partitions; c->p++, c->j0 = 0) {
@@ -203,10 +275,14 @@ static bool reduce_free(struct vn_fp_ctx *x, const struct vnef_instr *in,
 			}
 			n = min(min(f - c->j0, (u32)VN_FP_SEG), budget);
 			budget -= n;
-			vn_gather(x, a, c->p, c->j0, n, x->seg[0]);
+			v = vn_ap_contig(x, a, c->p, c->j0, n);
+			if (!v) {
+				vn_gather(x, a, c->p, c->j0, n, x->seg[0]);
+				v = x->seg[0];
+			}
 			if (!c->j0)
-				acc = in->op == VNEF_ALU_ADD ? 0 : x->seg[0][0];
-			acc = reduce(in->op, acc, x->seg[0], n);
+				acc = in->op == VNEF_ALU_ADD ? 0 : v[0];
+			acc = reduce(in->op, acc, v, n);
 		}
 		vn_scatter(x, &in->dst, c->p, 0, 1, &acc);
 	}
@@ -225,8 +301,13 @@ static bool reduce_partitions(struct vn_fp_ctx *x, const struct vnef_instr *in,
 	n = min(min(f - c->j0, (u32)VN_FP_SEG), max(1u, (u32)(VN_FP_CHUNK / a->partitions)));
 	vn_gather(x, a, 0, c->j0, n, x->seg[0]);
 	for (p = 1; p < a->partitions; p++) {
-		vn_gather(x, a, p, c->j0, n, x->seg[1]);
-		alu_vec(in->op, x->seg[0], x->seg[1], n);
+		const float *v = vn_ap_contig(x, a, p, c->j0, n);
+
+		if (!v) {
+			vn_gather(x, a, p, c->j0, n, x->seg[1]);
+			v = x->seg[1];
+		}
+		alu_vec(in->op, x->seg[0], v, n);
 	}
 	vn_scatter(x, &in->dst, 0, c->j0, n, x->seg[0]);
 	c->j0 += n;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * ScalarE's loop s[i] = act(fn, s[i] * scale + bias) for the functions that have a
- * vector form here, VN_ACT_W lanes at a time; instantiated by core/act_fp.c with
+ * ScalarE's loop d[i] = act(fn, s[i] * scale + bias) for the functions that have a
+ * vector form here (d may be s), VN_ACT_W lanes at a time; instantiated by core/act_fp.c with
  * VN_ACT_NAME and VN_ACT_ATTR (target flags without FMA, so nothing is contracted).
  * Each lane does the scalar code's operations in its order (vn_expf(): the same range
  * reduction, polynomial and two power-of-two factors), so every result is the same
@@ -12,22 +12,29 @@
 #define vi	s32 __attribute__((vector_size(VN_ACT_W * 4)))
 #define vu	u32 __attribute__((vector_size(VN_ACT_W * 4)))
 
-static VN_ACT_ATTR u32 VN_ACT_NAME(u32 fn, float *s, u32 n, float scale, float bias)
+static VN_ACT_ATTR u32 VN_ACT_NAME(u32 fn, float *d, const float *s, u32 n, float scale,
+				   float bias)
 {
 	const vf zero = { 0 };
 	vf x, xc, kf, r, p, y;
 	vi in, k, kh, pos, big, nan;
 	u32 i;
 
-	if (fn != VNEF_ACT_EXP && fn != VNEF_ACT_RELU)
+	if (fn != VNEF_ACT_EXP && fn != VNEF_ACT_RELU && fn != VNEF_ACT_IDENTITY &&
+	    fn != VNEF_ACT_SQUARE)
 		return 0;
 	for (i = 0; i + VN_ACT_W <= n; i += VN_ACT_W) {
 		memcpy(&x, s + i, sizeof(x));
 		x = x * scale + bias;
+		if (fn == VNEF_ACT_IDENTITY || fn == VNEF_ACT_SQUARE) {
+			y = fn == VNEF_ACT_SQUARE ? x * x : x;
+			memcpy(d + i, &y, sizeof(y));
+			continue;
+		}
 		if (fn == VNEF_ACT_RELU) {
 			/* x > 0 ? x : 0 (NaN and -0 give +0) */
 			y = (vf)((vi)x & (vi)(x > zero));
-			memcpy(s + i, &y, sizeof(y));
+			memcpy(d + i, &y, sizeof(y));
 			continue;
 		}
 		nan = x != x;
@@ -45,7 +52,7 @@ static VN_ACT_ATTR u32 VN_ACT_NAME(u32 fn, float *s, u32 n, float scale, float b
 		y = p * (vf)(((vu)kh + 127) << 23) * (vf)(((vu)(k - kh) + 127) << 23);
 		/* NaN: itself; above the range: +inf; below: +0 */
 		y = (vf)(((vi)y & in) | ((vi)x & nan) | ((vi)(zero + f_bits(0x7f800000u)) & big));
-		memcpy(s + i, &y, sizeof(y));
+		memcpy(d + i, &y, sizeof(y));
 	}
 	return i;
 }

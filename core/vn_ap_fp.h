@@ -46,6 +46,26 @@ static inline void vn_bf16_widen(const u16 *h, float *v, u32 n)
 		v[r] = vn_bf16_to_f32(h[r]);
 }
 
+/* h[0..n) = v[0..n) rounded to bf16 as vn_f32_to_bf16(), four at a time. */
+static inline void vn_bf16_narrow(const float *v, u16 *h, u32 n)
+{
+	u32 __attribute__((vector_size(16))) u, r, nan;
+	u16 __attribute__((vector_size(8))) o;
+	u32 i;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		memcpy(&u, v + i, sizeof(u));
+		r = (u + 0x7fffu + ((u >> 16) & 1)) >> 16;
+		/* NaN: its high half, made quiet */
+		nan = (__typeof__(nan))((u & 0x7fffffffu) > 0x7f800000u);
+		r = (r & ~nan) | (((u >> 16) | 0x40) & nan);
+		o = __builtin_convertvector(r, __typeof__(o));
+		memcpy(h + i, &o, sizeof(o));
+	}
+	for (; i < n; i++)
+		h[i] = vn_f32_to_bf16(v[i]);
+}
+
 /*
  * Four lanes at a time with SSE2 (the module's FPU flags, and every x86-64), for
  * VectorE and the collectives: each lane is the scalar operation on the same operands,
@@ -164,6 +184,15 @@ static inline float *vn_ap_contig(const struct vn_fp_ctx *x, const struct vnef_a
 }
 
 /*
+ * Whether n outputs at d may be computed in place from n inputs at s (elementwise, in
+ * visit order) with the results of gathering the inputs first: s is d, or apart from it.
+ */
+static inline bool vn_in_place_ok(const float *d, const float *s, u32 n)
+{
+	return s == d || s + n <= d || d + n <= s;
+}
+
+/*
  * Elements j0..j0+n of partition p (visit order) to buf[0..n) (store false: a gather) or
  * from it (store true: a scatter). Inlined with a constant store, so each caller gets
  * its own loops.
@@ -207,6 +236,10 @@ static inline void vn_ap_move(const struct vn_fp_ctx *x, const struct vnef_ap *a
 
 			if (st == 1 && !store) {
 				vn_bf16_widen(h, v, run);
+				continue;
+			}
+			if (st == 1) {
+				vn_bf16_narrow(v, h, run);
 				continue;
 			}
 			if (store)

@@ -125,6 +125,7 @@ int vn_comm_set_remote(struct vn_comm *cm, u32 rank);
 struct vn_comm_state {
 	bool broken;		/* a rank failed or left: every later collective ends -EPIPE */
 	u64 collectives;	/* completed, counted once per group */
+	u64 parts_helped;	/* parts of their data moved by waiting members, not the last */
 	u64 missing;		/* at the first -ETIMEDOUT: ranks that had not arrived */
 	u32 failed_rank;	/* the rank whose failure broke it, or ~0 */
 	int failure;		/* that rank's error (-ETIMEDOUT, -EPIPE, -EINVAL, -EINTR) */
@@ -192,6 +193,21 @@ int vn_comm_proxy_wait(struct vn_comm *cm, u64 deadline_ns, const int *abort,
 int vn_comm_proxy_hold(struct vn_comm *cm, u64 deadline_ns, const int *abort,
 		       struct vn_cc_pending *p);
 void vn_comm_proxy_release(struct vn_comm *cm);
+
+/*
+ * For a proxy that computes the all-reduce of a collective of every rank itself (a
+ * reduce-scatter and all-gather across nodes, libvnmpi): holds the local ranks again at
+ * the collective they wait at (taken with vn_comm_proxy_hold() and released since, so
+ * that their time limits could end them while other nodes had not come), and marks
+ * their outputs delivered: the proxy writes them, and the collective completes when its
+ * remote ranks are posted (vn_comm_arrive()) without moving any data. The earliest of
+ * the local ranks' time limits into *deadline_ns (0: none): the proxy gives up by then,
+ * as they would have (vn_comm_break_missing()). Release with vn_comm_proxy_release().
+ * 0; -EPIPE if the communicator broke or a local rank is no longer at the collective;
+ * -EINVAL (nothing held) if it is not an all-reduce of every rank whose local outputs
+ * are given and do not overlap another local rank's input or output.
+ */
+int vn_comm_proxy_deliver(struct vn_comm *cm, u64 *deadline_ns);
 /*
  * fn(arg) is called, under the communicator's lock (it must not sleep or call back),
  * each time the last rank of this node arrives at a collective, and at once if they

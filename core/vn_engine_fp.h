@@ -15,6 +15,7 @@
 #ifdef __CHECKER__
 /* sparse knows neither GCC's vector types nor this: a cast, so the rest is checked */
 #define __builtin_convertvector(x, type)	((type)(x))
+#define __builtin_shuffle(a, b, m)		(a)
 #endif
 
 #define VN_FP_SEG	2048		/* elements per gathered segment */
@@ -33,17 +34,43 @@
 #define VN_SIMD_AVX2	1
 #define VN_SIMD_AVX512	2
 
+/* vn_fp_ctx.features: what else the CPU has (vn_cpu_vector()), and a check's outcome */
+#define VN_FP_FMA		0x1u	/* FMA, with AVX2 or AVX-512 */
+#define VN_FP_BF16		0x2u	/* AVX512_BF16 (VDPBF16PS) */
+#define VN_FP_DP_TESTED		0x4u	/* vn_mm_dp_selftest() ran ... */
+#define VN_FP_DP_OK		0x8u	/* ... and VDPBF16PS gives the rule's bits */
+
+/*
+ * TensorE's packed operands (core/vn_mm_fp.h): the stationary in groups of VN_MM_SB
+ * outputs, the moving operand in panels of VN_MM_PW columns, each fp32 and as bf16 pairs
+ * (half the rows). A group or panel is 64 bytes longer than its rows, so that the rows of
+ * successive ones fall in other cache sets (4 KiB apart they would all share a few).
+ */
+#define VN_MM_SB		8
+#define VN_MM_PW		32
+#define VN_MM_GROUP		(VNEF_MM_MAX_K * VN_MM_SB + 16)
+#define VN_MM_PAIR_GROUP	(VNEF_MM_MAX_K / 2 * VN_MM_SB + 16)
+#define VN_MM_PANEL		(VNEF_MM_MAX_K * VN_MM_PW + 16)
+#define VN_MM_PAIR_PANEL	(VNEF_MM_MAX_K / 2 * VN_MM_PW + 16)
+#define VN_MM_GROUPS		(VNEF_MM_MAX_M / VN_MM_SB)
+#define VN_MM_PANELS		(VN_MM_LD / VN_MM_PW)
+#define VN_MM_STAT_WORDS	(VN_MM_GROUPS * (VN_MM_GROUP + VN_MM_PAIR_GROUP))
+#define VN_MM_MOV_WORDS		(VN_MM_PANELS * (VN_MM_PANEL + VN_MM_PAIR_PANEL))
+
 /* Per-engine state and buffers, allocated with the core (no allocation while running). */
 struct vn_fp_ctx {
 	u8 *sbuf;
 	u8 *psum;
-	float *stat;		/* [128][128]: stationary, k-major */
-	float *mov;		/* [128][VN_MM_LD] */
+	float *stat;		/* VN_MM_STAT_WORDS: the stationary, packed */
+	float *mov;		/* VN_MM_MOV_WORDS: moving panels; [128][VN_MM_LD] for TRANSPOSE */
 	float *out;		/* [128][VN_MM_LD] */
 	float *seg[3];		/* [VN_FP_SEG] each */
 	u32 stat_k, stat_m;
 	u32 stat_fp32;		/* stationary loaded from fp32: quarter rate */
+	u32 stat_exact;		/* its products are exact (vn_mm_exact()) */
 	u32 simd;		/* VN_SIMD_*: the widest vectors the kernels may use */
+	u32 features;		/* VN_FP_* */
+	const char *mm_ran;	/* the kernels of the last MULTIPLY_MOVING step */
 };
 
 /* Where a multi-step instruction continues; zeroed before its first step. */
@@ -62,5 +89,7 @@ bool vn_fp_vector_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 		       struct vn_fp_cursor *cur);
 bool vn_fp_act_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 		    struct vn_fp_cursor *cur);
+/* The name of the TensorE kernels x uses for any operands, or for exact products. */
+const char *vn_fp_mm_kernels(struct vn_fp_ctx *x, bool exact_products);
 
 #endif /* VN_ENGINE_FP_H */

@@ -105,12 +105,16 @@ void vn_fpu_begin(void);
 void vn_fpu_end(void);
 
 /*
- * The widest vector unit the FPU sections may use: the CPU has it and the OS saves its
- * registers (XSAVE state) across them. The numerics choose their kernels by it.
+ * The widest vector unit the FPU sections may use (VN_CPU_LEVEL bits): the CPU has it
+ * and the OS saves its registers (XSAVE state) across them; or'ed with the extensions
+ * of that unit the CPU has. The numerics choose their kernels by it.
  */
 #define VN_CPU_SSE2	0u
 #define VN_CPU_AVX2	1u
 #define VN_CPU_AVX512	2u	/* AVX-512F */
+#define VN_CPU_LEVEL	0xffu
+#define VN_CPU_FMA	0x100u		/* with AVX2 or AVX-512 */
+#define VN_CPU_BF16	0x200u		/* AVX512_BF16, with AVX-512 */
 u32 vn_cpu_vector(void);
 
 /*

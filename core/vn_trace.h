@@ -21,6 +21,7 @@
 
 #define VN_TRACE_DEFAULT_BATCH	64	/* records per position update */
 #define VN_TRACE_MAX_BATCH	4096
+#define VN_TRACE_PREFETCH	4096	/* bytes ahead vn_trace_put() prefetches */
 
 struct vn_trace_params {
 	u32 mode;		/* VNEURON_TRACE_MODE_* */
@@ -67,8 +68,27 @@ int vn_trace_ring_init(struct vn_trace_ring *r, struct vneuron_trace_consumer *c
 		       struct vneuron_trace_ctrl *ctrl, void *data, u64 data_size,
 		       const struct vn_trace_params *p, void (*wake)(void *arg), void *wake_arg);
 
-/* The slow path of vn_trace_write(); rec may be NULL. False: no room, record dropped. */
-bool vn_trace_slow(struct vn_trace_ring *r, const struct vneuron_trace_record *rec);
+/*
+ * The slow path of vn_trace_write() and vn_trace_put(): span says the record's modeled
+ * start and end (for a LOST record's span if it is dropped), or NULL. False: no room,
+ * the record dropped and counted.
+ */
+bool vn_trace_slow_span(struct vn_trace_ring *r, const u64 *span);
+
+/* vn_trace_put()'s slow path, out of line: the span by value keeps the fast path in registers. */
+bool vn_trace_slow_put(struct vn_trace_ring *r, u64 start, u64 end);
+
+/* The same for a record given whole; rec may be NULL. */
+static inline bool vn_trace_slow(struct vn_trace_ring *r, const struct vneuron_trace_record *rec)
+{
+	u64 span[2];
+
+	if (!rec)
+		return vn_trace_slow_span(r, NULL);
+	span[0] = rec->model_start_ps;
+	span[1] = rec->model_end_ps;
+	return vn_trace_slow_span(r, span);
+}
 
 /*
  * Publishes everything written (end of an instruction batch or an execution) and wakes
@@ -106,6 +126,82 @@ static inline bool vn_trace_write(struct vn_trace_ring *r,
 		return false;
 	memcpy(r->data + (r->head & r->mask), rec, sizeof(*rec));
 	r->head += sizeof(*rec);
+	return true;
+}
+
+/*
+ * A record as the eight 64-bit words of its uapi layout (vneuron_trace.h), built in
+ * registers and stored straight into the ring: no copy of a record assembled on the
+ * stack, whose field-by-field stores a wide copy would then wait for (a store-forwarding
+ * stall of some 15 cycles a load on x86). The words are the record's bytes on a
+ * little-endian CPU; elsewhere vn_trace_put() lays the fields out one by one.
+ */
+static inline u64 vn_trace_w0(u8 kind, u8 engine, u16 opcode, u32 pc)
+{
+	return kind | (u64)engine << 8 | (u64)opcode << 16 | (u64)pc << 32;
+}
+
+/* Two u32 fields side by side: exec_seq/elements, bytes/sem_value. */
+static inline u64 vn_trace_w32(u32 lo, u32 hi)
+{
+	return lo | (u64)hi << 32;
+}
+
+static inline u64 vn_trace_w7(u16 sem_wait, u16 sem_signal, u16 dma_queue, u16 dma_desc)
+{
+	return sem_wait | (u64)sem_signal << 16 | (u64)dma_queue << 32 | (u64)dma_desc << 48;
+}
+
+/*
+ * Writes one record given as its words (w0: vn_trace_w0(), w4 and w6: vn_trace_w32(),
+ * w7: vn_trace_w7(); start, end, host and w5 the 64-bit fields). Every byte of the
+ * record is written. Returns false if it was dropped, as vn_trace_write().
+ */
+static inline bool vn_trace_put(struct vn_trace_ring *r, u64 w0, u64 start, u64 end, u64 host,
+				u64 w4, u64 w5, u64 w6, u64 w7)
+{
+	u64 head = r->head, *__restrict w;	/* the ring, not r: head stays in a register */
+
+	if (unlikely(head >= r->stop)) {
+		if (!vn_trace_slow_put(r, start, end))
+			return false;
+		head = r->head;
+	}
+	w = (u64 *)(r->data + (head & r->mask));
+	/* the line a batch ahead, for writing: its transfer overlaps this batch's */
+	__builtin_prefetch(r->data + ((head + VN_TRACE_PREFETCH) & r->mask), 1);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	w[0] = w0;
+	w[1] = start;
+	w[2] = end;
+	w[3] = host;
+	w[4] = w4;
+	w[5] = w5;
+	w[6] = w6;
+	w[7] = w7;
+#else
+	{
+		struct vneuron_trace_record *rec = (struct vneuron_trace_record *)w;
+
+		rec->kind = (u8)w0;
+		rec->engine = (u8)(w0 >> 8);
+		rec->opcode = (u16)(w0 >> 16);
+		rec->pc = (u32)(w0 >> 32);
+		rec->model_start_ps = start;
+		rec->model_end_ps = end;
+		rec->host_ns = host;
+		rec->exec_seq = (u32)w4;
+		rec->elements = (u32)(w4 >> 32);
+		rec->flops = w5;
+		rec->bytes = (u32)w6;
+		rec->sem_value = (u32)(w6 >> 32);
+		rec->sem_wait = (u16)w7;
+		rec->sem_signal = (u16)(w7 >> 16);
+		rec->dma_queue = (u16)(w7 >> 32);
+		rec->dma_desc = (u16)(w7 >> 48);
+	}
+#endif
+	r->head = head + sizeof(struct vneuron_trace_record);
 	return true;
 }
 

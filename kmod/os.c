@@ -262,13 +262,16 @@ void vn_fpu_end(void)
 u32 vn_cpu_vector(void)
 {
 #ifdef CONFIG_X86
+	u32 fma = boot_cpu_has(X86_FEATURE_FMA) ? VN_CPU_FMA : 0;
+
 	if (boot_cpu_has(X86_FEATURE_AVX512F) &&
 	    cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM | XFEATURE_MASK_AVX512,
 			      NULL))
-		return VN_CPU_AVX512;
+		return VN_CPU_AVX512 | fma |
+		       (boot_cpu_has(X86_FEATURE_AVX512_BF16) ? VN_CPU_BF16 : 0);
 	if (boot_cpu_has(X86_FEATURE_AVX2) &&
 	    cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL))
-		return VN_CPU_AVX2;
+		return VN_CPU_AVX2 | fma;
 #endif
 	return VN_CPU_SSE2;
 }

@@ -21,9 +21,10 @@
  * remote rank at once, once all peers' inputs are in, so that a local time limit names
  * every remote rank there); the lc_*()
  * functions are the one place the two differ, the
- * MPI exchange is the same code. Host cost of the transport: each process receives (n - nlocal) inputs
- * and the core reduces all n on one thread, against MPI_Allreduce's reduce-scatter +
- * all-gather; the price of the rank-order rule (tools/bench/mpi_allreduce.c measures it).
+ * MPI exchange is the same code. An all-reduce of host nodes goes as a reduce-scatter +
+ * all-gather instead (rsag.c: each node reduces its slice in rank order), moving what
+ * MPI_Allreduce moves; other collectives, and nodes on the module, send every input to
+ * every node (tools/bench/mpi_allreduce.c measures the all-reduce against MPI's).
  */
 #include <errno.h>
 #include <limits.h>
@@ -33,65 +34,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "neurondev.h"
-#include "vnmpi.h"
-#include "vn_comm.h"
+#include "mpi_int.h"
 #include "vn_os.h"
 #include "vneuron_program.h"
-
-/* Header words before the arrivals. */
-enum { H_OK, H_OP, H_REDUCE, H_DTYPE, H_GSIZE, H_GSTRIDE, H_SHIFT, H_COUNT, H_WORDS };
-/* A break message: the rank that failed, its error (negated), the ranks it found missing. */
-enum { B_RANK, B_ERR, B_MISSING, B_WORDS };
-enum { TAG_HDR = 1, TAG_DATA, TAG_BREAK };
-/* A peer's requests of one collective. */
-enum { R_HDR_IN, R_DATA_IN, R_HDR_OUT, R_DATA_OUT, R_PER_PEER };
-
-/* Between collectives the proxy looks at the other nodes' break messages this often. */
-#define IDLE_POLL_NS	1000000ull
-/* How long the proxy's last act, taking back its requests, may take. */
-#define CLEANUP_NS	1000000000ull
-/* How long nd_mpi_comm_free() waits for the proxy before abandoning it. */
-#define FREE_WAIT_S	10
-/* Stopped with a collective done here, how long its sends may still take (< FREE_WAIT_S). */
-#define SENDS_AFTER_STOP_NS	5000000000ull
-
-struct nd_mpi_comm {
-	MPI_Comm mc;			/* a duplicate of the caller's, errors returned */
-	int nproc, me;
-	unsigned int nlocal, first, n;
-	struct nd_host_comm *hc;
-	struct vn_comm *cm;		/* the host communicator's core, or NULL */
-	struct nd_device *dev;		/* the device whose queue is served, or NULL */
-	nd_comm_id id;
-	struct nd_mem *dstage;		/* the device's stage, mapped at stage */
-	struct nd_netq_ring *ring;	/* the device's queue as a ring, or NULL: ioctls */
-	uint64_t nq_req;		/* the device request out */
-	unsigned int peers_in;		/* peers whose inputs came, this collective */
-	uint64_t arr[VN_COMM_MAX_RANKS];	/* the device request's arrivals */
-	struct vn_cc_args la[VN_COMM_MAX_RANKS];	/* the device's local ranks' */
-	pthread_t proxy;
-	int stop;			/* atomic: the proxy ends */
-	int err;			/* the proxy's error, read after it ended */
-	int told;			/* the other nodes were sent a break message */
-	int abandoned;			/* requests left to MPI: their buffers are kept */
-	int held;			/* the host's local ranks held while staged */
-	uint64_t collectives;		/* atomic */
-	uint64_t *hdr;			/* nproc x (H_WORDS + nlocal) */
-	unsigned char *stage;		/* n inputs in rank order */
-	size_t stage_cap;
-	unsigned char **drain;		/* per peer: the inputs of a peer that disagreed */
-	MPI_Datatype *qtype;		/* per peer: one of its ranks' inputs, this collective */
-	/* nproc x R_PER_PEER, then the break receive, then nproc break sends */
-	MPI_Request *req;
-	uint64_t brk_in[B_WORDS], brk_out[B_WORDS];
-	struct vn_cc_args ra[VN_COMM_MAX_RANKS];
-};
-
-static size_t hwords(const struct nd_mpi_comm *c)
-{
-	return H_WORDS + c->nlocal;
-}
 
 static MPI_Request *brk_recv(struct nd_mpi_comm *c)
 {
@@ -110,7 +55,7 @@ static size_t nreq(const struct nd_mpi_comm *c)
 
 /* ---- the local side: a host communicator or a device's network queue ---- */
 
-static void lc_break(struct nd_mpi_comm *c, u32 rank, int err, u64 missing)
+void vnmpi_lc_break(struct nd_mpi_comm *c, u32 rank, int err, u64 missing)
 {
 	if (c->ring)
 		nd_netq_ring_fail(c->ring, -err, rank, err == -ETIMEDOUT ? missing : 0);
@@ -330,12 +275,12 @@ static int heard_break(struct nd_mpi_comm *c)
 	/* This node's own ranks were the late ones: for them, a peer gave up. */
 	if (err == -ETIMEDOUT && (missing >> c->first) & ((1ull << c->nlocal) - 1))
 		err = -EPIPE;
-	lc_break(c, (u32)rank, err, missing);
+	vnmpi_lc_break(c, (u32)rank, err, missing);
 	return -EPIPE;
 }
 
 /* The communicator broke here (a local rank's timeout or failure): the others are told. */
-static int broke_here(struct nd_mpi_comm *c)
+int vnmpi_broke_here(struct nd_mpi_comm *c)
 {
 	struct vn_comm_state st;
 
@@ -347,11 +292,11 @@ static int broke_here(struct nd_mpi_comm *c)
 }
 
 /* An MPI call about peer q (-1: unknown) failed: it is named, the others told. -EIO. */
-static int mpi_failed(struct nd_mpi_comm *c, int q)
+int vnmpi_mpi_failed(struct nd_mpi_comm *c, int q)
 {
 	u32 rank = q >= 0 ? (u32)q * c->nlocal : (c->first ? 0 : c->nlocal);
 
-	lc_break(c, rank, -EIO, 0);
+	vnmpi_lc_break(c, rank, -EIO, 0);
 	tell(c, rank, -EPIPE, 0);
 	return -EIO;
 }
@@ -367,7 +312,7 @@ static int header_in(struct nd_mpi_comm *c, int q, size_t inb)
 	if (qb) {
 		if (MPI_Type_contiguous((int)qb, MPI_BYTE, &c->qtype[q]) != MPI_SUCCESS ||
 		    MPI_Type_commit(&c->qtype[q]) != MPI_SUCCESS)
-			return mpi_failed(c, q);
+			return vnmpi_mpi_failed(c, q);
 		if (same_collective(h, mine)) {
 			into = c->stage + (size_t)q * c->nlocal * inb;
 		} else {
@@ -380,11 +325,11 @@ static int header_in(struct nd_mpi_comm *c, int q, size_t inb)
 		}
 		if (MPI_Irecv(into, (int)c->nlocal, c->qtype[q], q, TAG_DATA, c->mc,
 			      &r[R_DATA_IN]) != MPI_SUCCESS)
-			return mpi_failed(c, q);
+			return vnmpi_mpi_failed(c, q);
 	}
 	if (inb && MPI_Isend(c->stage + (size_t)c->first * inb, (int)c->nlocal,
 			     c->qtype[c->me], q, TAG_DATA, c->mc, &r[R_DATA_OUT]) != MPI_SUCCESS)
-		return mpi_failed(c, q);
+		return vnmpi_mpi_failed(c, q);
 	return 0;
 }
 
@@ -393,15 +338,14 @@ static int dev_posted(struct nd_mpi_comm *c, int ret)
 {
 	/* Broken meanwhile (a local rank's time limit): the other nodes are told. */
 	if (ret == -EPIPE)
-		broke_here(c);
+		vnmpi_broke_here(c);
 	return ret == -EPIPE || !ret ? ret : -EIO;
 }
 
 /* A peer's inputs came: its ranks arrive (the last arrival completes the collective). */
-static int data_in(struct nd_mpi_comm *c, int q, size_t inb)
+int vnmpi_data_in(struct nd_mpi_comm *c, int q, size_t inb)
 {
 	const uint64_t *h = c->hdr + (size_t)q * hwords(c);
-	struct vn_cc_result res;
 	unsigned int i, r;
 	int ret;
 
@@ -423,7 +367,17 @@ static int data_in(struct nd_mpi_comm *c, int q, size_t inb)
 				nd_netq_complete(c->dev, &c->id, c->nq_req, c->dstage, c->arr);
 		return dev_posted(c, ret);
 	}
-	for (i = 0; i < c->nlocal; i++) {
+	return vnmpi_post(c, q, inb, 0, c->nlocal);
+}
+
+int vnmpi_post(struct nd_mpi_comm *c, int q, size_t inb, unsigned int from, unsigned int to)
+{
+	const uint64_t *h = c->hdr + (size_t)q * hwords(c);
+	struct vn_cc_result res;
+	unsigned int i, r;
+	int ret;
+
+	for (i = from; i < to; i++) {
 		r = (unsigned int)q * c->nlocal + i;
 		c->ra[r] = (struct vn_cc_args){
 			.op = (u32)h[H_OP], .reduce = (u32)h[H_REDUCE], .dtype = (u32)h[H_DTYPE],
@@ -448,7 +402,7 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 	const struct vn_cc_args *a0 = p->args[c->first];
 	size_t hw = hwords(c), inb, k, nr = (size_t)c->nproc * R_PER_PEER;
 	uint64_t *mine = c->hdr + (size_t)c->me * hw;
-	int q, flag, active, receiving, stopped, ret = 0, bad = -1;
+	int q, flag, active, receiving, stopped, same, ret = 0, bad = -1;
 	unsigned int i, idle = 0;
 	u64 sends_until = 0;
 	MPI_Status st;
@@ -461,9 +415,13 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 	mine[H_GSTRIDE] = a0->group_stride;
 	mine[H_SHIFT] = a0->shift;
 	mine[H_COUNT] = a0->count;
+	/* host nodes reduce-scatter an all-reduce; a node of another kind disagrees */
+	mine[H_ALGO] = !c->dev;
 	for (i = 0; i < c->nlocal; i++)
 		mine[H_WORDS + i] = p->arrive_ps[c->first + i];
 	inb = rank_bytes(c, mine);
+	memset(&c->rs, 0, sizeof(c->rs));
+	c->rs.on = vnmpi_rsag_wanted(c, mine, inb);
 	if (inb && (size_t)c->n * inb > c->stage_cap && !c->dev) {
 		free(c->stage);
 		c->stage = malloc((size_t)c->n * inb);
@@ -473,13 +431,16 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 			return -ENOMEM;
 		}
 	}
-	/* A device's queue copied them there already. */
-	for (i = 0; inb && !c->dev && i < c->nlocal; i++)
+	/*
+	 * A device's queue copied them there already; a reduce-scatter reads them where
+	 * they are (rsag.c), once every node came.
+	 */
+	for (i = 0; inb && !c->dev && !c->rs.on && i < c->nlocal; i++)
 		memcpy(c->stage + (size_t)(c->first + i) * inb, p->args[c->first + i]->in, inb);
 	lc_unhold(c);
 	if (inb && (MPI_Type_contiguous((int)inb, MPI_BYTE, &c->qtype[c->me]) != MPI_SUCCESS ||
 		    MPI_Type_commit(&c->qtype[c->me]) != MPI_SUCCESS)) {
-		ret = mpi_failed(c, -1);
+		ret = vnmpi_mpi_failed(c, -1);
 		goto out;
 	}
 	for (q = 0; q < c->nproc; q++) {
@@ -489,7 +450,7 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 			      &c->req[(size_t)q * R_PER_PEER + R_HDR_IN]) != MPI_SUCCESS ||
 		    MPI_Isend(mine, (int)hw, MPI_UINT64_T, q, TAG_HDR, c->mc,
 			      &c->req[(size_t)q * R_PER_PEER + R_HDR_OUT]) != MPI_SUCCESS) {
-			ret = mpi_failed(c, q);
+			ret = vnmpi_mpi_failed(c, q);
 			goto out;
 		}
 	}
@@ -501,36 +462,47 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 				continue;
 			q = (int)(k / R_PER_PEER);
 			if (MPI_Test(&c->req[k], &flag, &st) != MPI_SUCCESS) {
-				ret = mpi_failed(c, q);
+				ret = vnmpi_mpi_failed(c, q);
 				break;
 			}
 			if (!flag) {
 				active = 1;
-				if (k % R_PER_PEER == R_HDR_IN || k % R_PER_PEER == R_DATA_IN)
+				if (k % R_PER_PEER == R_HDR_IN || k % R_PER_PEER == R_DATA_IN ||
+				    k % R_PER_PEER == R_AG_IN)
 					receiving = 1;
 				continue;
 			}
 			idle = 0;
+			same = same_collective(c->hdr + (size_t)q * hw, mine);
 			if (k % R_PER_PEER == R_HDR_IN) {
-				if (!same_collective(c->hdr + (size_t)q * hw, mine) && bad < 0)
+				if (!same && bad < 0)
 					bad = q;
-				ret = header_in(c, q, inb);
+				/* a reduce-scatter's slices go once every header is in */
+				if (c->rs.on && same)
+					ret = vnmpi_rsag_header(c, q, inb);
+				else
+					ret = header_in(c, q, inb);
+				active = 1;
+			} else if (c->rs.on && same) {
+				ret = vnmpi_rsag_done(c, q, (int)(k % R_PER_PEER), inb);
 				active = 1;
 			} else if (k % R_PER_PEER == R_DATA_IN) {
-				ret = data_in(c, q, inb);
+				ret = vnmpi_data_in(c, q, inb);
 			}
 		}
+		if (!ret && c->rs.on)
+			ret = vnmpi_rsag_step(c, p, inb, &active);
 		if (ret)
 			break;
 		if (MPI_Test(brk_recv(c), &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-			ret = mpi_failed(c, -1);
+			ret = vnmpi_mpi_failed(c, -1);
 			break;
 		}
 		if (flag) {
 			ret = heard_break(c);
 			break;
 		}
-		ret = broke_here(c);
+		ret = vnmpi_broke_here(c);
 		if (ret || !active)
 			break;
 		/*
@@ -542,21 +514,25 @@ static int proxy_one(struct nd_mpi_comm *c, const struct vn_cc_pending *p)
 		if (stopped && !receiving && !sends_until)
 			sends_until = vn_time_ns() + SENDS_AFTER_STOP_NS;
 		if (stopped && (receiving || vn_time_ns() >= sends_until)) {
-			lc_break(c, c->first, -EPIPE, 0);
-			ret = broke_here(c);
+			vnmpi_lc_break(c, c->first, -EPIPE, 0);
+			ret = vnmpi_broke_here(c);
 			break;
 		}
 		pause_a_little(&idle);
 	}
 	if (!ret && bad >= 0) {
 		/* Every node sees a header unlike its own: every one breaks. */
-		lc_break(c, (u32)bad * c->nlocal, -EINVAL, 0);
+		vnmpi_lc_break(c, (u32)bad * c->nlocal, -EINVAL, 0);
 		ret = -EINVAL;
 	}
+	/* the reduce-scatter's outputs are written: the remote ranks complete it */
+	if (!ret && c->rs.started)
+		ret = vnmpi_rsag_finish(c, inb);
 out:
 	for (q = 0; q < c->nproc; q++)
 		if (c->qtype[q] != MPI_DATATYPE_NULL)
 			MPI_Type_free(&c->qtype[q]);
+	vnmpi_rsag_free_types(c);
 	if (!ret)
 		__atomic_add_fetch(&c->collectives, 1, __ATOMIC_RELAXED);
 	return ret;
@@ -579,7 +555,8 @@ static void take_back(struct nd_mpi_comm *c)
 		if (c->req[k] != MPI_REQUEST_NULL &&
 		    (k == (size_t)c->nproc * R_PER_PEER ||
 		     (k < (size_t)c->nproc * R_PER_PEER &&
-		      (k % R_PER_PEER == R_HDR_IN || k % R_PER_PEER == R_DATA_IN))))
+		      (k % R_PER_PEER == R_HDR_IN || k % R_PER_PEER == R_DATA_IN ||
+		       k % R_PER_PEER == R_AG_IN))))
 			MPI_Cancel(&c->req[k]);
 	}
 	do {
@@ -615,7 +592,7 @@ static void *proxy_main(void *arg)
 			/* Between collectives: another node may have broken it. */
 			ret = 0;
 			if (MPI_Test(brk_recv(c), &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-				ret = mpi_failed(c, -1);
+				ret = vnmpi_mpi_failed(c, -1);
 			else if (flag)
 				ret = heard_break(c);
 			if (ret)
@@ -628,7 +605,7 @@ static void *proxy_main(void *arg)
 		}
 		if (ret == -EPIPE) {
 			/* A local rank failed or timed out before this node's ranks all came. */
-			broke_here(c);
+			vnmpi_broke_here(c);
 			ret = -EPIPE;
 			break;
 		}
@@ -638,7 +615,7 @@ static void *proxy_main(void *arg)
 		 */
 		if (!ret) {
 			if (MPI_Test(brk_recv(c), &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-				ret = mpi_failed(c, -1);
+				ret = vnmpi_mpi_failed(c, -1);
 			else if (flag)
 				ret = heard_break(c);
 		}
@@ -650,7 +627,7 @@ static void *proxy_main(void *arg)
 	}
 	if (ret) {
 		/* The local ranks' waits end (-EPIPE); the first remote rank is named. */
-		lc_break(c, c->first ? 0 : c->nlocal, ret, 0);
+		vnmpi_lc_break(c, c->first ? 0 : c->nlocal, ret, 0);
 		c->err = ret;
 	}
 	take_back(c);
@@ -684,6 +661,7 @@ static void release(struct nd_mpi_comm *c)
 	free(c->hdr);
 	free(c->stage);
 	free(c->qtype);
+	free(c->stype);
 	free(c->req);
 	free(c);
 }
@@ -731,14 +709,17 @@ static int comm_setup(MPI_Comm mc, unsigned int nlocal, const uint32_t *device,
 	c->hdr = calloc((size_t)c->nproc, hwords(c) * sizeof(*c->hdr));
 	c->drain = calloc((size_t)c->nproc, sizeof(*c->drain));
 	c->qtype = malloc((size_t)c->nproc * sizeof(*c->qtype));
+	c->stype = malloc((size_t)c->nproc * sizeof(*c->stype));
 	c->req = malloc(nreq(c) * sizeof(*c->req));
 	*dev_all = calloc(c->n, sizeof(**dev_all));
-	if (!c->hdr || !c->drain || !c->qtype || !c->req || !*dev_all)
+	if (!c->hdr || !c->drain || !c->qtype || !c->stype || !c->req || !*dev_all)
 		goto fail;
 	for (r = 0; r < nreq(c); r++)
 		c->req[r] = MPI_REQUEST_NULL;
-	for (r = 0; r < (unsigned int)c->nproc; r++)
+	for (r = 0; r < (unsigned int)c->nproc; r++) {
 		c->qtype[r] = MPI_DATATYPE_NULL;
+		c->stype[r] = MPI_DATATYPE_NULL;
+	}
 	/* Every process holds every rank's device, so the cost is the same everywhere. */
 	for (r = 0; r < nlocal; r++)
 		(*dev_all)[c->first + r] = device ? device[r] : 0;
@@ -910,7 +891,7 @@ int nd_mpi_comm_free(struct nd_mpi_comm *c)
 			 * Stuck inside MPI (a library that cannot recover from a dead
 			 * peer): the proxy and c are abandoned, c's local ranks broken.
 			 */
-			lc_break(c, c->first, -ETIMEDOUT, 0);
+			vnmpi_lc_break(c, c->first, -ETIMEDOUT, 0);
 			pthread_detach(c->proxy);
 			return -ETIMEDOUT;
 		}

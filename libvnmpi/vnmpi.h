@@ -11,7 +11,10 @@
  * process (nonblocking point to point: bytes only, no arithmetic in MPI), and posts each
  * remote node's ranks as its inputs come. The local core then reduces every rank's data
  * in rank order, as on one machine, so results are bit-identical to a C loop over ranks
- * 0..n-1 and the modeled completion is the same on every process.
+ * 0..n-1 and the modeled completion is the same on every process. An all-reduce of host
+ * nodes goes as MPI's does instead, a reduce-scatter + all-gather of slices, each node
+ * reducing its slice over every rank in rank order (rsag.c): the same bits, 2 (n - 1) / n
+ * of the bytes.
  *
  * Failures, as on one machine (core/vn_comm.h), and the proxy never blocks in MPI: it
  * tests its requests (MPI_ERRORS_RETURN on its own duplicate of the communicator) and

@@ -286,6 +286,39 @@ TEST(reduce_keeps_the_scalar_bits)
 	free(hout);
 }
 
+/* A reduction of over 1 MiB streams its stores (core/comm_fp.c): the same bits, any alignment. */
+TEST(large_reduce_streams_the_same_bits)
+{
+	const u64 count = 300007;
+	float *in[N], *out = malloc((count + 1) * 4);
+	const void *src[N];
+	void *dst[1] = { out + 1 };	/* not 16-byte aligned */
+	struct cc_ref_in ref = { 0 };
+	u64 i;
+	u32 k;
+
+	ASSERT_NE(NULL, out);
+	for (k = 0; k < N; k++) {
+		in[k] = malloc(count * 4);
+		ASSERT_NE(NULL, in[k]);
+		for (i = 0; i < count; i++)
+			in[k][i] = cc_val(k, i);
+		src[k] = in[k];
+	}
+	vn_cc_reduce(VN_CC_SUM, VNEF_DT_FP32, dst, 1, src, N, 0, count);
+	for (i = 0; i < count; i++) {
+		float want = cc_ref_reduce(&ref, VN_CC_SUM, N, i);
+
+		if (memcmp(&want, out + 1 + i, 4)) {
+			EXPECT_EQ(want, out[1 + i]) TH_LOG("[%llu]", (unsigned long long)i);
+			break;
+		}
+	}
+	for (k = 0; k < N; k++)
+		free(in[k]);
+	free(out);
+}
+
 TEST(gather_scatter_all_to_all_permute)
 {
 	const u64 c = 300;
@@ -355,6 +388,56 @@ TEST(gather_scatter_all_to_all_permute)
 		EXPECT_EQ(0, memcmp(out[(k + 1) % N], in[k], c * 4));
 	}
 	release(in, out);
+	vn_comm_destroy(cm);
+}
+
+/*
+ * Collectives of several MiB move in parts that the waiting ranks take (core/comm.c):
+ * the results stay the rank-order loop's, bit for bit, ranges uneven, in place too.
+ */
+TEST(large_collectives_move_in_parts_exactly)
+{
+	const u64 c = 1000003;		/* 4 MB of fp32: 15 uneven ranges */
+	struct vn_comm_state st = { 0 };
+	struct cc_ref_in ref = { 0 };
+	struct vn_comm *cm = comm_2x2();
+	struct rank_run r[N];
+	void *in[N], *out[N];
+	u32 k, pass;
+	u64 i;
+
+	ASSERT_NE(NULL, cm);
+	/* at least one of each; more all-reduces until a waiting rank took a part */
+	for (pass = 0; pass < 2 || (pass < 12 && !st.parts_helped); pass++) {
+		u32 op = pass == 1 ? VN_CC_REDUCE_SCATTER : VN_CC_ALL_REDUCE;
+		u64 n_in = op == VN_CC_REDUCE_SCATTER ? N * c : c;
+
+		setup(r, cm, op, VNEF_DT_FP32, c, in, out, n_in * 4, c * 4);
+		for (k = 0; k < N; k++)
+			for (i = 0; i < n_in; i++)
+				((float *)in[k])[i] = cc_val(k, i);
+		if (op == VN_CC_ALL_REDUCE)
+			r[1].a.out = in[1];	/* in place */
+		run_ranks(r, N, NULL);
+		vn_comm_state(cm, &st);
+		for (k = 0; k < N; k++) {
+			const float *o = op != VN_CC_ALL_REDUCE || k != 1 ? out[k] : in[1];
+
+			ASSERT_EQ(0, r[k].ret);
+			for (i = 0; i < c; i++) {
+				float want = cc_ref(&ref, op, VN_CC_SUM, N, k, 0, c, i);
+
+				if (memcmp(&want, o + i, 4)) {
+					EXPECT_EQ(want, o[i]) TH_LOG("op %u rank %u [%llu]", op, k,
+								     (unsigned long long)i);
+					break;
+				}
+			}
+		}
+		release(in, out);
+	}
+	/* the last arrival did not move it all alone */
+	EXPECT_LT(0ull, st.parts_helped);
 	vn_comm_destroy(cm);
 }
 

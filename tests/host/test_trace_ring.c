@@ -265,6 +265,150 @@ TEST(publishes_per_batch_and_on_flush)
 	tring_free(&t);
 }
 
+/*
+ * vn_trace_put()'s words are the record's fields, each where the uapi puts it, and a
+ * put dropped on a full ring is counted and reported with its modeled span.
+ */
+TEST(put_writes_the_fields_in_place)
+{
+	const struct vneuron_trace_record *recs;
+	struct vneuron_trace_record want;
+	struct tring t;
+	int i;
+
+	AEQ(0, tring_setup(&t, 4096, VNEURON_TRACE_MODE_STOP, 4, 0));
+	memset(&want, 0, sizeof(want));
+	want.kind = VNEURON_TRACE_DMA;
+	want.engine = 0xfe;
+	want.opcode = 0x1234;
+	want.pc = 0xdeadbeef;
+	want.model_start_ps = 0x0102030405060708ull;
+	want.model_end_ps = 0x1112131415161718ull;
+	want.host_ns = 0x2122232425262728ull;
+	want.exec_seq = 0x31323334;
+	want.elements = 0x41424344;
+	want.flops = 0x5152535455565758ull;
+	want.bytes = 0x61626364;
+	want.sem_value = 0x71727374;
+	want.sem_wait = 0x8182;
+	want.sem_signal = 0x9192;
+	want.dma_queue = 0xa1a2;
+	want.dma_desc = 0xb1b2;
+	for (i = 0; i < 66; i++)
+		EQ(i < 64, vn_trace_put(&t.prod, vn_trace_w0(want.kind, want.engine, want.opcode,
+							     want.pc),
+					  want.model_start_ps, want.model_end_ps + i, want.host_ns,
+					  vn_trace_w32(want.exec_seq, want.elements), want.flops,
+					  vn_trace_w32(want.bytes, want.sem_value),
+					  vn_trace_w7(want.sem_wait, want.sem_signal, want.dma_queue,
+						      want.dma_desc)));
+	vn_trace_flush(&t.prod);
+	AEQ(64, nd_ring_peek(&t.cons_r, &recs, 100));
+	EXPECT_EQ(0, memcmp(&want, &recs[0], sizeof(want)));
+	EQ(0, nd_ring_release(&t.cons_r, 64));
+	ASSERT_TRUE(vn_trace_put(&t.prod, 0, 1, 2, 3, 4, 5, 6, 7));
+	vn_trace_flush(&t.prod);
+	AEQ(2, nd_ring_peek(&t.cons_r, &recs, 100));
+	/* the two dropped: their span from the first's start to the last's end */
+	EQ(VNEURON_TRACE_LOST, recs[0].kind);
+	EQ(2, recs[0].count);
+	EQ(want.model_start_ps, recs[0].model_start_ps);
+	EQ(want.model_end_ps + 65, recs[0].model_end_ps);
+	tring_free(&t);
+}
+
+/* The records of an event as core/trace_event.c wrote them field by field (its spec). */
+static int spec_records(const struct vn_event *ev, struct vneuron_trace_record *out)
+{
+	bool cc = ev->stream == VNEF_STREAM_CC;
+	bool dma = ev->stream >= VNEF_ENGINES && !cc;
+	uint8_t engine = cc ? VNEURON_TRACE_ENGINE_CC : dma ? VNEURON_TRACE_ENGINE_DMA :
+			      ev->stream;
+	struct vneuron_trace_record *rec = out;
+	uint64_t sig = ev->signal_mask;
+	int n = 1;
+
+	vn_trace_rec_init(rec, cc ? VNEURON_TRACE_CC : dma ? VNEURON_TRACE_DMA :
+			  VNEURON_TRACE_INSN, engine);
+	rec->opcode = dma ? 0 : (uint16_t)ev->opcode;
+	rec->pc = ev->pc;
+	rec->model_start_ps = ev->start_ps;
+	rec->model_end_ps = ev->end_ps;
+	rec->host_ns = ev->host_ns;
+	rec->exec_seq = (uint32_t)ev->exec_seq;
+	rec->elements = ev->elements > 0xffffffffull ? 0xffffffffu : (uint32_t)ev->elements;
+	rec->flops = ev->flops;
+	rec->bytes = ev->bytes > 0xffffffffull ? 0xffffffffu : (uint32_t)ev->bytes;
+	if (ev->wait_sem != VN_EVT_NO_WAIT) {
+		rec->sem_wait = (uint16_t)ev->wait_sem;
+		rec->sem_value = ev->wait_value;
+	}
+	if (sig) {
+		rec->sem_signal = (uint16_t)__builtin_ctzll(sig);
+		sig &= sig - 1;
+	}
+	if (dma) {
+		rec->dma_queue = (uint16_t)ev->dma_queue;
+		rec->dma_desc = (uint16_t)ev->dma_desc;
+	}
+	if (cc) {
+		rec->count = ev->cc_latest_ps;
+		rec->elements = ev->cc_members;
+		rec->dma_queue = (uint16_t)ev->cc_rank;
+		rec->dma_desc = (uint16_t)ev->cc_last;
+	}
+	for (; sig; sig &= sig - 1) {
+		rec = &out[n++];
+		vn_trace_rec_init(rec, VNEURON_TRACE_SEM, engine);
+		rec->pc = ev->pc;
+		rec->model_start_ps = ev->end_ps;
+		rec->model_end_ps = ev->end_ps;
+		rec->host_ns = ev->host_ns;
+		rec->exec_seq = (uint32_t)ev->exec_seq;
+		rec->sem_signal = (uint16_t)__builtin_ctzll(sig);
+		if (dma)
+			rec->dma_queue = (uint16_t)ev->dma_queue;
+	}
+	return n;
+}
+
+/* vn_trace_event() writes every field of its records as the uapi says, byte for byte. */
+TEST(event_records_carry_every_field)
+{
+	struct vneuron_trace_record want[8];
+	const struct vneuron_trace_record *recs;
+	struct vn_event ev = {
+		.exec_seq = 0x123456789ull, .opcode = VNEF_OP_MULTIPLY_MOVING, .pc = 77,
+		.start_ps = 1000, .end_ps = 5000, .host_ns = 99, .elements = 1ull << 33,
+		.bytes = 4096, .flops = 1ull << 40, .wait_sem = 5, .wait_value = 3,
+		.signal_mask = (1ull << 2) | (1ull << 9) | (1ull << 63), .dma_queue = ~0u,
+		.dma_desc = ~0u, .cc_rank = 3, .cc_members = 4, .cc_last = 1,
+		.cc_latest_ps = 4500,
+	};
+	static const uint32_t streams[] = { 0, 2, VNEF_ENGINES + 5, VNEF_STREAM_CC };
+	struct tring t;
+	unsigned int i;
+	int n;
+
+	AEQ(0, tring_setup(&t, 8192, VNEURON_TRACE_MODE_STOP, 4, 0));
+	for (i = 0; i < 4; i++) {
+		ev.stream = streams[i];
+		ev.dma_queue = ev.stream >= VNEF_ENGINES ? 5 : ~0u;
+		ev.dma_desc = ev.stream >= VNEF_ENGINES ? 11 : ~0u;
+		ev.wait_sem = i == 1 ? VN_EVT_NO_WAIT : 5;
+		ev.signal_mask = i == 2 ? 0 : ev.signal_mask;
+		n = spec_records(&ev, want);
+		vn_trace_event(&t.prod, &ev);
+		vn_trace_flush(&t.prod);
+		AEQ(n, nd_ring_peek(&t.cons_r, &recs, 100));
+		EXPECT_EQ(0, memcmp(want, recs, n * sizeof(want[0]))) TH_LOG("stream %u",
+									     ev.stream);
+		nd_ring_release(&t.cons_r, n);
+		ev.signal_mask = (1ull << 2) | (1ull << 9) | (1ull << 63);
+	}
+	tring_free(&t);
+}
+
 TEST(reserve_commit)
 {
 	const struct vneuron_trace_record *recs;

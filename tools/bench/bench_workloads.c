@@ -2,12 +2,20 @@
 /*
  * Whole workloads on the host backend (nd_host_run: validation and execution on the
  * host build of the device core, as `vneuron-run --host` does), side by side with the
- * same computation in plain C over single-thread OpenBLAS, in the same process:
+ * same computation in plain C over single-thread OpenBLAS, each OpenBLAS kernel in a
+ * child process of its own environment (tools/bench/bench_blas.h), and for the MLP step
+ * NumPy (tools/bench/mlp_numpy.py) on the best kernel, all alternating batches:
  *
- *   BENCH wl_NAME_host_us=X us        host backend, wall time per execution
- *   BENCH wl_NAME_blas_us=Y us        the same math in C + cblas_sgemm (one thread)
- *   BENCH wl_NAME_vs_blas=R ratio     X / Y (the issue's goal: <= 2 for the MLP step,
- *                                     <= 1.5 for attention and matmul)
+ *   BENCH wl_NAME_host_us=X us            host backend, wall time per execution
+ *   BENCH wl_NAME_best_blas_us=Y us       the same math in C + cblas_sgemm, OpenBLAS's
+ *                                         best kernel on this CPU (one thread)
+ *   BENCH wl_NAME_vs_best_blas=R ratio    X / Y (issue 30: <= 1.2 for attention and
+ *                                         the matmuls)
+ *   BENCH wl_NAME_override_blas_us=Y us   the same with the environment's (or Haswell's)
+ *   BENCH wl_NAME_vs_override_blas=R      OPENBLAS_CORETYPE: the earlier issues' figures
+ *   BENCH wl_mlp_step_numpy_us=Y us       NumPy's step on the best kernel
+ *   BENCH wl_mlp_step_vs_numpy=R ratio    X / Y (issue 30: <= 1.5)
+ *   BENCH wl_exp_c_us, wl_exp_vs_c        exp: an expf() loop in this process
  *   BENCH host_empty_run_us=X us      an empty program through nd_host_run
  *   BENCH host_empty_exec_us=X us     an empty program, loaded once, submit + wait
  *   BENCH host_2core_scaling=R x      matmul1024_fp32 executions per second on two host
@@ -29,7 +37,6 @@
  * written by the example binaries (--write-vnef), so this bench runs what they run.
  * Each figure is the median of RUNS timed batches; baseline and candidate alternate.
  */
-#include <cblas.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -42,6 +49,8 @@
 #include "vnprog.h"
 #include "vn_exec.h"
 #include "vn_program.h"
+#include "bench_blas.h"
+#include "bench_median.h"
 
 #define RUNS	7
 
@@ -51,19 +60,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), dcmp);
-	return v[n / 2];
 }
 
 static uint64_t rng = 88172645463325252ull;
@@ -145,7 +141,8 @@ static double host_batch(struct wl *w, void *arg)
 	return (now() - t) / w->execs;
 }
 
-static double blas_batch(struct wl *w, void *arg)
+/* In this process: the exp workload's C loop (no BLAS). */
+static double c_batch(struct wl *w, void *arg)
 {
 	double t = now();
 	int i;
@@ -153,6 +150,20 @@ static double blas_batch(struct wl *w, void *arg)
 	for (i = 0; i < w->execs; i++)
 		w->blas(w);
 	return (now() - t) / w->execs;
+}
+
+/* The baselines' children (bench_blas.h): best kernel, override, NumPy. */
+enum { B_BEST, B_OVERRIDE, B_NUMPY, BASELINES };
+static struct blas_child base[BASELINES];
+static const char *const base_name[BASELINES] = { "best_blas", "override_blas", "numpy" };
+
+static double child_batch(struct wl *w, void *arg)
+{
+	double t = blas_child_batch(arg, w->execs);
+
+	if (t < 0)
+		die("a baseline child failed");
+	return t;
 }
 
 /* The program loaded, every tensor in device memory with the host side's data. */
@@ -205,44 +216,66 @@ static double dev_batch(struct wl *w, void *arg)
 }
 
 /*
- * Sides a and b of a comparison, alternating: each warmed up once, then `runs` timed
- * batches of each in turn; *ma and *mb the medians.
+ * The n sides of a comparison, alternating: each warmed up once, then `runs` timed
+ * batches of each in turn; med[i] the medians.
  */
-static void alternate(struct wl *w, batch_fn a, void *a_arg, batch_fn b, void *b_arg,
-		      double *ma, double *mb)
+static void alternate(struct wl *w, int n, const batch_fn *f, void *const *arg, double *med)
 {
-	double ta[RUNS], tb[RUNS];
-	int r;
+	double t[BASELINES + 1][RUNS];
+	int r, i;
 
-	a(w, a_arg);
-	b(w, b_arg);
-	for (r = 0; r < runs; r++) {
-		ta[r] = a(w, a_arg);
-		tb[r] = b(w, b_arg);
-	}
-	*ma = median(ta, runs);
-	*mb = median(tb, runs);
+	for (i = 0; i < n; i++)
+		f[i](w, arg[i]);
+	for (r = 0; r < runs; r++)
+		for (i = 0; i < n; i++)
+			t[i][r] = f[i](w, arg[i]);
+	for (i = 0; i < n; i++)
+		med[i] = median(t[i], runs);
 }
 
-/* The host backend against OpenBLAS or, with --device, the module against the host. */
+/*
+ * The host backend against the baselines that have the workload or, with --device, the
+ * module against the host backend.
+ */
 static void measure(struct nd_host *h, struct wl *w)
 {
+	batch_fn f[BASELINES + 1] = { host_batch };
+	void *arg[BASELINES + 1] = { h };
+	int idx[BASELINES + 1], n = 1, i;
+	double med[BASELINES + 1];
 	struct dev_side s;
-	double mh, mb, md;
 
 	if (dev) {
 		w->execs = 1;	/* emulated: an MLP step takes a second, a matmul1024 half a minute */
 		dev_setup(w, &s);
-		alternate(w, dev_batch, &s, host_batch, h, &md, &mh);
+		f[1] = dev_batch;
+		arg[1] = &s;
+		alternate(w, 2, f, arg, med);
 		dev_teardown(w, &s);
-		printf("BENCH wl_%s_guest_module_us=%.1f us\n", w->name, md * 1e6);
-		printf("BENCH wl_%s_guest_host_us=%.1f us\n", w->name, mh * 1e6);
-		printf("BENCH wl_%s_module_vs_host=%.2f ratio\n", w->name, md / mh);
-	} else {
-		alternate(w, host_batch, h, blas_batch, NULL, &mh, &mb);
-		printf("BENCH wl_%s_host_us=%.1f us\n", w->name, mh * 1e6);
-		printf("BENCH wl_%s_blas_us=%.1f us\n", w->name, mb * 1e6);
-		printf("BENCH wl_%s_vs_blas=%.2f ratio\n", w->name, mh / mb);
+		printf("BENCH wl_%s_guest_module_us=%.1f us\n", w->name, med[1] * 1e6);
+		printf("BENCH wl_%s_guest_host_us=%.1f us\n", w->name, med[0] * 1e6);
+		printf("BENCH wl_%s_module_vs_host=%.2f ratio\n", w->name, med[1] / med[0]);
+		fflush(stdout);
+		return;
+	}
+	if (!strcmp(w->name, "exp")) {
+		f[n] = c_batch;
+		idx[n++] = -1;
+	}
+	for (i = 0; i < BASELINES; i++) {
+		if (!base[i].pid || blas_child_select(&base[i], w->name))
+			continue;
+		f[n] = child_batch;
+		arg[n] = &base[i];
+		idx[n++] = i;
+	}
+	alternate(w, n, f, arg, med);
+	printf("BENCH wl_%s_host_us=%.1f us\n", w->name, med[0] * 1e6);
+	for (i = 1; i < n; i++) {
+		const char *b = idx[i] < 0 ? "c" : base_name[idx[i]];
+
+		printf("BENCH wl_%s_%s_us=%.1f us\n", w->name, b, med[i] * 1e6);
+		printf("BENCH wl_%s_vs_%s=%.2f ratio\n", w->name, b, med[0] / med[i]);
 	}
 	fflush(stdout);
 }
@@ -539,17 +572,119 @@ static void scaling(struct nd_host *h, struct wl *w)
 	nd_host_close(a[1].h);
 }
 
-int main(int argc, char **argv)
+/* ---- the baselines' children ---- */
+
+static struct wl child_wl;
+
+static void *blas_setup(const char *name)
 {
 	static struct mlp mlp;
 	static struct att att;
-	static struct mm mm32, mm16;
+	static struct mm mm;
+	uint16_t *h;
+	float **v;
+	size_t i, n;
+
+	child_wl = (struct wl){ .name = name };
+	if (!strcmp(name, "mlp_step")) {
+		float **p[] = { &mlp.x, &mlp.y, &mlp.w1, &mlp.b1, &mlp.w2, &mlp.b2 };
+		const size_t sz[] = { MB * MD, MB * MC, MD * MH, MH, MH * MC, MC };
+
+		for (i = 0; i < 6; i++) {
+			v = p[i];
+			*v = malloc(sizeof(float) * sz[i]);
+			for (n = 0; *v && n < sz[i]; n++)
+				(*v)[n] = frand();
+		}
+		child_wl.blas = mlp_blas;
+		child_wl.ctx = &mlp;
+	} else if (!strcmp(name, "attention")) {
+		float **p[] = { &att.q, &att.k, &att.v };
+
+		for (i = 0; i < 3; i++) {
+			v = p[i];
+			*v = malloc(sizeof(float) * AS * AD);
+			for (n = 0; *v && n < AS * AD; n++)
+				(*v)[n] = frand();
+		}
+		child_wl.blas = att_blas;
+		child_wl.ctx = &att;
+	} else if (!strncmp(name, "matmul1024_", 11)) {
+		mm.bf16 = !strcmp(name, "matmul1024_bf16");
+		mm.a = malloc(sizeof(float) * MM * MM);
+		mm.b = malloc(sizeof(float) * MM * MM);
+		mm.af = malloc(sizeof(float) * MM * MM);
+		mm.bf = malloc(sizeof(float) * MM * MM);
+		mm.c = malloc(sizeof(float) * MM * MM);
+		if (!mm.a || !mm.b || !mm.af || !mm.bf || !mm.c)
+			return NULL;
+		for (n = 0; n < MM * MM; n++) {
+			h = mm.bf16 ? (uint16_t *)mm.a : NULL;
+			if (h) {
+				h[n] = nd_fp32_to_bf16(frand());
+				((uint16_t *)mm.b)[n] = nd_fp32_to_bf16(frand());
+			} else {
+				((float *)mm.a)[n] = frand();
+				((float *)mm.b)[n] = frand();
+			}
+		}
+		child_wl.blas = mm_blas;
+		child_wl.ctx = &mm;
+	} else {
+		return NULL;
+	}
+	return &child_wl;
+}
+
+static void blas_run(void *ctx)
+{
+	struct wl *w = ctx;
+
+	w->blas(w);
+}
+
+/* The best kernel's child, the override's, NumPy's on the best kernel. */
+static void start_baselines(void)
+{
+	char *self[] = { "/proc/self/exe", BLAS_CHILD_ARG, NULL };
+	char *py[] = { "/usr/bin/python3", "tools/bench/mlp_numpy.py", NULL };
+	const char *core, *over;
+	char why[512];
+	int i;
+
+	blas_pick(&core, &over, why, sizeof(why));
+	if (blas_child_start(&base[B_BEST], self, core) ||
+	    blas_child_start(&base[B_OVERRIDE], self, over))
+		die("cannot start the OpenBLAS baselines");
+	if (blas_child_start(&base[B_NUMPY], py, core)) {
+		fprintf(stderr, "bench_workloads: no NumPy baseline (/usr/bin/python3 with numpy)\n");
+		blas_child_stop(&base[B_NUMPY]);
+	}
+	printf("# openblas best: %s%s (%s); %s\n", base[B_BEST].core,
+	       core ? ", forced" : ", its own choice", why,
+	       base[B_BEST].ok ? "checked" : "WRONG RESULTS");
+	printf("# openblas override: %s (OPENBLAS_CORETYPE=%s); %s\n", base[B_OVERRIDE].core,
+	       over, base[B_OVERRIDE].ok ? "checked" : "WRONG RESULTS");
+	if (base[B_NUMPY].pid)
+		printf("# numpy: on %s, one thread\n", base[B_NUMPY].core);
+	for (i = 0; i < B_NUMPY; i++)
+		if (!base[i].ok)
+			die("an OpenBLAS kernel computed wrong results (above)");
+}
+
+int main(int argc, char **argv)
+{
 	const char *only;
 	struct nd_builder *b;
 	struct nd_host *h;
 	struct nd_error err;
 	struct wl w;
+	int i;
 
+	if (argc > 1 && !strcmp(argv[1], BLAS_CHILD_ARG))
+		return blas_child_main(0);
+	if (argc > 1 && !strcmp(argv[1], BLAS_PROBE_ARG))
+		return blas_child_main(1);
 	if (argc > 1 && !strcmp(argv[1], "--device")) {
 		if (nd_open(0, &dev, &err))
 			die(err.msg);
@@ -558,9 +693,9 @@ int main(int argc, char **argv)
 		argv++;
 	}
 	only = argc > 1 ? argv[1] : NULL;
-	openblas_set_num_threads(1);
-	printf("# openblas: %s, %d thread(s); host backend on the trn1 model\n",
-	       openblas_get_corename(), openblas_get_num_threads());
+	if (!dev)
+		start_baselines();
+	printf("# host backend on the trn1 model\n");
 	if (nd_host_open(NULL, &h, &err))
 		die(err.msg);
 
@@ -568,57 +703,35 @@ int main(int argc, char **argv)
 		empty(h);
 
 	if (!only || !strcmp(only, "mlp_step")) {
-		w = (struct wl){ .name = "mlp_step", .execs = 20, .blas = mlp_blas, .ctx = &mlp };
-		if (!from_example(&w, "build/bin/example-mlp-train", "--steps 2")) {
-			mlp.x = find(&w, "x")->data;
-			mlp.y = find(&w, "y")->data;
-			mlp.w1 = find(&w, "w1")->data;
-			mlp.b1 = find(&w, "b1")->data;
-			mlp.w2 = find(&w, "w2")->data;
-			mlp.b2 = find(&w, "b2")->data;
+		w = (struct wl){ .name = "mlp_step", .execs = 20 };
+		if (!from_example(&w, "build/bin/example-mlp-train", "--steps 2"))
 			measure(h, &w);
-		}
 	}
 
 	if (!only || !strcmp(only, "attention")) {
-		w = (struct wl){ .name = "attention", .execs = 10, .blas = att_blas, .ctx = &att };
-		if (!from_example(&w, "build/bin/example-attention", "")) {
-			att.q = find(&w, "q")->data;
-			att.k = find(&w, "k")->data;
-			att.v = find(&w, "v")->data;
+		w = (struct wl){ .name = "attention", .execs = 10 };
+		if (!from_example(&w, "build/bin/example-attention", ""))
 			measure(h, &w);
-		}
 	}
 
 	if (!only || !strcmp(only, "matmul")) {
-		struct mm *mms[2] = { &mm32, &mm16 };
 		int d;
 
 		for (d = 0; d < 2; d++) {
-			struct mm *m = mms[d];
-
 			w = (struct wl){ .name = d ? "matmul1024_bf16" : "matmul1024_fp32",
-					 .execs = 3, .blas = mm_blas, .ctx = m };
+					 .execs = 3 };
 			if (nd_builder_new(w.name, &b) ||
 			    nd_kernel_matmul(b, MM, MM, MM, d ? ND_BF16 : ND_FP32, ND_FP32))
 				die("matmul kernel");
 			from_builder(&w, b);
-			m->bf16 = d;
-			m->a = find(&w, "A")->data;
-			m->b = find(&w, "B")->data;
-			m->af = malloc(sizeof(float) * MM * MM);
-			m->bf = malloc(sizeof(float) * MM * MM);
-			m->c = malloc(sizeof(float) * MM * MM);
-			if (!m->af || !m->bf || !m->c)
-				die("out of memory");
 			if (d) {
 				/* sane bf16 inputs: the high halves of small floats */
-				uint16_t *a = m->a, *bb = m->b;
-				size_t i;
+				uint16_t *a = find(&w, "A")->data, *bb = find(&w, "B")->data;
+				size_t n;
 
-				for (i = 0; i < MM * MM; i++) {
-					a[i] = nd_fp32_to_bf16(frand());
-					bb[i] = nd_fp32_to_bf16(frand());
+				for (n = 0; n < MM * MM; n++) {
+					a[n] = nd_fp32_to_bf16(frand());
+					bb[n] = nd_fp32_to_bf16(frand());
 				}
 			}
 			measure(h, &w);
@@ -641,5 +754,7 @@ int main(int argc, char **argv)
 	nd_host_close(h);
 	if (dev)
 		nd_close(dev);
+	for (i = 0; i < BASELINES; i++)
+		blas_child_stop(&base[i]);
 	return 0;
 }
