@@ -7,6 +7,7 @@
  */
 #include "vn_internal.h"
 #include "vn_isa.h"
+#include "vn_model.h"
 
 int vn_engine_ctx_init(struct vn_fp_ctx *x, u8 *sbuf, u8 *psum)
 {
@@ -252,14 +253,58 @@ static u64 ap_bytes(const struct vnef_ap *a)
 	return a->mem ? ap_elems(a) * vn_dtype_size(a->dtype) : 0;
 }
 
+/*
+ * Elements a lane takes per cycle: 1, or the generation's performance mode for opcodes
+ * the ISA table marks, when every operand has a dtype the mode takes (AWS's NKI guides:
+ * VectorE copies and tensor-scalar operations 4x on contiguous SBUF operands, 2x with
+ * one in PSUM or strided; tensor-tensor 2x with both sources in SBUF; trn3's ScalarE
+ * copies 2x).
+ */
+static u32 lane_rate(const struct vn_core *c, u32 engine, const struct vnef_instr *in,
+		     const struct vn_opcode_info *info)
+{
+	const struct vnef_ap *ops[3] = { &in->dst, &in->src0, &in->src1 };
+	const struct vneuron_model_gen *g;
+	bool sbuf = true, contig = true;
+	u32 i, rate;
+
+	if (info->perf == VN_PERF_NONE || engine == VNEURON_ENGINE_GPSIMD ||
+	    engine == VNEURON_ENGINE_TENSOR)
+		return 1;
+	g = vn_model_gen(&c->m);
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		if (!ops[i]->mem)
+			continue;
+		if (ops[i]->dtype >= 32 || !(g->perf_dtypes & (1u << ops[i]->dtype)))
+			return 1;
+		/* the destination of a tensor-tensor may be anywhere: its sources count */
+		if (ops[i]->mem != VNEF_MEM_SBUF && (info->perf != VN_PERF_TT || i))
+			sbuf = false;
+		if (ops[i]->stride[0] != 1 && ops[i]->count[0] > 1)
+			contig = false;
+	}
+	if (info->perf == VN_PERF_TT)
+		rate = engine == VNEURON_ENGINE_VECTOR && sbuf ? g->vector_tt_rate : 1;
+	else if (engine == VNEURON_ENGINE_VECTOR)
+		rate = g->vector_copy_rate >> (!sbuf + !contig);
+	else
+		rate = sbuf ? g->scalar_copy_rate : 1;
+	return max_t(u32, rate, 1);
+}
+
+/* TensorE cycles a column (or row) takes: the generation's fp32 passes, else 1. */
+static u32 tensor_passes(const struct vn_core *c, bool fp32)
+{
+	return fp32 ? max_t(u32, vn_model_gen(&c->m)->tensor_fp32_passes, 1) : 1;
+}
+
 u64 vn_engine_cost(const struct vn_core *c, u32 engine, const struct vnef_instr *in,
 		   struct vn_event *ev)
 {
 	const struct vn_opcode_info *info = vn_opcode_info(in->opcode);
 	const struct vneuron_model *m = &c->m;
 	const struct vnef_ap *a = &in->src0, *d = &in->dst;
-	u32 slow = a->dtype == VNEF_DT_FP32 ? 4 : 1;	/* TensorE: fp32 at a quarter rate */
-	u64 f, p, cyc, lanes, k = a->partitions, n = (u64)a->count[0] * a->count[1];
+	u64 f, p, cyc, lanes, rate, k = a->partitions, n = (u64)a->count[0] * a->count[1];
 
 	ev->flags = 0;
 	ev->hbm_read = 0;
@@ -270,19 +315,21 @@ u64 vn_engine_cost(const struct vn_core *c, u32 engine, const struct vnef_instr 
 	switch (info ? info->cost : VN_COST_NONE) {
 	case VN_COST_STATIONARY:
 		ev->elements = ap_elems(a);
-		return cycles_ps(max_t(u64, n, 64) * slow, m->tensor_khz);
+		return cycles_ps(max_t(u64, n, 64) * tensor_passes(c, a->dtype == VNEF_DT_FP32),
+				 m->tensor_khz);
 	case VN_COST_MOVING:
-		if (c->fp[engine].stat_fp32)
-			slow = 4;
 		ev->elements = ap_elems(d);
 		ev->flops = 2 * k * c->fp[engine].stat_m * n;
-		return cycles_ps(max_t(u64, n, 64) * slow, m->tensor_khz);
+		return cycles_ps(max_t(u64, n, 64) *
+				 tensor_passes(c, a->dtype == VNEF_DT_FP32 || c->fp[engine].stat_fp32),
+				 m->tensor_khz);
 	case VN_COST_TRANSPOSE:
 		/* the input as stationary, an identity [P x P] moving */
 		ev->elements = ap_elems(d);
 		ev->flops = 2 * k * n * k;
 		ev->flags = VN_EVT_F_TRANSPOSE;
-		return cycles_ps(max_t(u64, k, 64) * slow, m->tensor_khz);
+		return cycles_ps(max_t(u64, k, 64) * tensor_passes(c, a->dtype == VNEF_DT_FP32),
+				 m->tensor_khz);
 	case VN_COST_REDUCE:
 		/* the widest free axis the engine walks, per partition: the source's */
 		f = n;
@@ -303,6 +350,7 @@ u64 vn_engine_cost(const struct vn_core *c, u32 engine, const struct vnef_instr 
 		cyc = VN_STATIC_CYCLES + (p * f * info->inputs + lanes - 1) / lanes;
 		return cycles_ps(cyc, m->gpsimd_khz);
 	}
-	cyc = VN_STATIC_CYCLES + f * info->inputs;
+	rate = lane_rate(c, engine, in, info);
+	cyc = VN_STATIC_CYCLES + (f * info->inputs + rate - 1) / rate;
 	return cycles_ps(cyc, engine == VNEURON_ENGINE_SCALAR ? m->scalar_khz : m->vector_khz);
 }

@@ -21,6 +21,9 @@
 #define VN_DTYPES_V2		(VN_DT(VNEF_DT_FP32) | VN_DT(VNEF_DT_BF16) | \
 				 VN_DT(VNEF_DT_FP8_E4M3) | VN_DT(VNEF_DT_FP8_E5M2))
 
+#define VN_DTYPES_FP8_V4	(VN_DT(VNEF_DT_FP8_E4M3) | VN_DT(VNEF_DT_FP8_E5M2) | \
+				 VN_DT(VNEF_DT_FP8_E4M3FN))
+
 #define VN_TRN1_KHZ	2800000ULL
 #define VN_TRN23_KHZ	2400000ULL
 
@@ -114,6 +117,7 @@ static const struct vneuron_model_gen vn_gens[] = {
 		.dtypes = VN_DTYPES_V2,
 		.tensor_fp32_passes = 4,
 		.tensor_fp8_rows = 1,
+		.perf_dtypes = 0,
 		.vector_copy_rate = 1,
 		.vector_tt_rate = 1,
 		.scalar_copy_rate = 1,
@@ -135,6 +139,7 @@ static const struct vneuron_model_gen vn_gens[] = {
 		.dtypes = VN_DTYPES_V2,
 		.tensor_fp32_passes = 4,
 		.tensor_fp8_rows = 2,
+		.perf_dtypes = VN_DT(VNEF_DT_BF16),
 		.vector_copy_rate = 4,
 		.vector_tt_rate = 2,
 		.scalar_copy_rate = 1,
@@ -156,6 +161,7 @@ static const struct vneuron_model_gen vn_gens[] = {
 		.dtypes = VN_DTYPES_V2 | VN_DT(VNEF_DT_FP8_E4M3FN),
 		.tensor_fp32_passes = 4,
 		.tensor_fp8_rows = 2,
+		.perf_dtypes = VN_DT(VNEF_DT_BF16) | VN_DTYPES_FP8_V4,
 		.vector_copy_rate = 4,
 		.vector_tt_rate = 2,
 		.scalar_copy_rate = 2,

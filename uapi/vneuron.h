@@ -134,16 +134,18 @@ struct vneuron_model {
  *	of the bf16 rate)
  * @tensor_fp8_rows: contraction rows a TensorE processing element takes per cycle with
  *	fp8 inputs in double-row mode: 1 (trn1: fp8 runs at the bf16 rate), 2
+ * @perf_dtypes: the dtypes (bits as @dtypes) the engines' performance modes take:
+ *	none (trn1), bf16 (trn2), bf16 and fp8 (trn3)
  * @vector_copy_rate: VectorE elements per lane per cycle for COPY and TENSOR_SCALAR
- *	when every operand is 16-bit or narrower, in SBUF and contiguous (its performance
- *	mode): 1 (trn1), 4; half that (at least 1) when an operand is in PSUM or strided
+ *	when every operand has a dtype of @perf_dtypes and is in SBUF and contiguous (its
+ *	performance mode): 1 (trn1), 4; halved (at least 1) for an operand in PSUM, and
+ *	again for a strided one
  * @vector_tt_rate: the same for TENSOR_TENSOR with both sources in SBUF: 1, 2
- * @scalar_copy_rate: ScalarE elements per lane per cycle for COPY of 16-bit or
- *	narrower SBUF operands: 1, 1, 2 (trn3)
+ * @scalar_copy_rate: ScalarE elements per lane per cycle for COPY of SBUF operands of
+ *	@perf_dtypes: 1, 1, 2 (trn3)
  * @cc_cores: collective cores per device: 6, 20, 16
  * @cc_intra_latency_ns: a collective hop between two cores of one device
  * @cc_inter_latency_ns: a collective hop between two devices
- * @pad: 0
  * @cc_intra_bw: bytes/s of a collective hop between two cores of one device
  * @cc_inter_bw: bytes/s of a collective hop between two devices
  * @link_bw: NeuronLink bytes/s of one device
@@ -164,13 +166,13 @@ struct vneuron_model_gen {
 	__u32 dtypes;
 	__u32 tensor_fp32_passes;
 	__u32 tensor_fp8_rows;
+	__u32 perf_dtypes;
 	__u32 vector_copy_rate;
 	__u32 vector_tt_rate;
 	__u32 scalar_copy_rate;
 	__u32 cc_cores;
 	__u32 cc_intra_latency_ns;
 	__u32 cc_inter_latency_ns;
-	__u32 pad;
 	__u64 cc_intra_bw;
 	__u64 cc_inter_bw;
 	__u64 link_bw;
