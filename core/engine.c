@@ -90,18 +90,15 @@ static u64 ap_walk_free(const struct vnef_ap *a)
 	return n <= VNEF_MAX_FREE ? n : 0;
 }
 
-/* Inside SBUF or PSUM: partitions exist, every element within the partition. */
-static bool ap_inside(const struct vnef_ap *a, struct vn_fault *f)
+/* Inside the core's SBUF or PSUM: partitions exist, every element within the partition. */
+static bool ap_inside(const struct vn_core *c, const struct vnef_ap *a, struct vn_fault *f)
 {
 	u64 pbytes, es, i0, i1, last, end;
 
-	if (a->mem == VNEF_MEM_SBUF)
-		pbytes = VNEF_SBUF_PART_BYTES;
-	else if (a->mem == VNEF_MEM_PSUM)
-		pbytes = VNEF_PSUM_PART_BYTES;
-	else
+	if (a->mem != VNEF_MEM_SBUF && a->mem != VNEF_MEM_PSUM)
 		return ap_fault(a, f, 0, 0);
-	es = a->dtype == VNEF_DT_FP32 ? 4 : a->dtype == VNEF_DT_BF16 ? 2 : 0;
+	pbytes = vn_core_part_bytes(&c->m, a->mem);
+	es = vn_dtype_size(a->dtype);
 	if (!es || a->offset % es || !ap_walk_free(a) || !a->partitions)
 		return ap_fault(a, f, a->offset, 0);
 	if (a->start_partition + (u32)a->partitions > VNEF_PARTITIONS) {
@@ -120,9 +117,10 @@ static bool ap_inside(const struct vnef_ap *a, struct vn_fault *f)
 }
 
 /* Inside, and covering partitions [0, p) and free elements [0, n) as the walk uses. */
-static bool ap_covers(const struct vnef_ap *a, u64 p, u64 n, struct vn_fault *f)
+static bool ap_covers(const struct vn_core *c, const struct vnef_ap *a, u64 p, u64 n,
+		      struct vn_fault *f)
 {
-	if (!ap_inside(a, f))
+	if (!ap_inside(c, a, f))
 		return false;
 	if (a->partitions < p || ap_walk_free(a) < n) {
 		ap_fault(a, f, a->offset, 0);
@@ -143,7 +141,8 @@ static bool state_fault(struct vn_fault *f)
  * source the table says the instruction uses covering [P x F], a scalar or bias column
  * [P x 1]. A new elementwise opcode is checked here without a case of its own.
  */
-static bool elementwise_check(const struct vnef_instr *in, struct vn_fault *f)
+static bool elementwise_check(const struct vn_core *c, const struct vnef_instr *in,
+			      struct vn_fault *f)
 {
 	const struct vn_opcode_info *info = vn_opcode_info(in->opcode);
 	u32 uses, imms, column = VNEF_IF_SCALAR_COLUMN | VNEF_IF_BIAS_COLUMN;
@@ -152,14 +151,14 @@ static bool elementwise_check(const struct vnef_instr *in, struct vn_fault *f)
 	if (!info || info->cost != VN_COST_ELEMENTWISE)
 		return state_fault(f);
 	vn_opcode_uses(info, in->flags, &uses, &imms);
-	if (!ap_inside(&in->dst, f))
+	if (!ap_inside(c, &in->dst, f))
 		return false;
 	p = in->dst.partitions;
 	n = ap_walk_free(&in->dst);
-	if ((uses & VN_USE_SRC0) && !ap_covers(&in->src0, p, n, f))
+	if ((uses & VN_USE_SRC0) && !ap_covers(c, &in->src0, p, n, f))
 		return false;
 	if (uses & VN_USE_SRC1)
-		return ap_covers(&in->src1, p, in->flags & column ? 1 : n, f);
+		return ap_covers(c, &in->src1, p, in->flags & column ? 1 : n, f);
 	return true;
 }
 
@@ -175,33 +174,33 @@ bool vn_engine_check(const struct vn_core *c, u32 engine, const struct vnef_inst
 		return true;
 	case VNEF_OP_LOAD_STATIONARY:
 		/* rows k < partitions of the [128][128] stationary buffer, m < free */
-		return ap_inside(a, f) && (ap_walk_free(a) <= VNEF_MM_MAX_M || state_fault(f));
+		return ap_inside(c, a, f) && (ap_walk_free(a) <= VNEF_MM_MAX_M || state_fault(f));
 	case VNEF_OP_MULTIPLY_MOVING:
 		/* k < stat_k from src0, columns < free(src0) <= VN_MM_LD; rows m < stat_m */
 		if (!x->stat_k || x->stat_k > VNEF_MM_MAX_K || x->stat_m > VNEF_MM_MAX_M)
 			return state_fault(f);
-		if (!ap_covers(a, x->stat_k, 1, f))
+		if (!ap_covers(c, a, x->stat_k, 1, f))
 			return false;
 		n = ap_walk_free(a);
 		if (n > VN_MM_LD)
 			return state_fault(f);
-		return ap_covers(d, x->stat_m, n, f);
+		return ap_covers(c, d, x->stat_m, n, f);
 	case VNEF_OP_TRANSPOSE:
 		/* out rows m < free(src0) <= 128, columns p < partitions(src0) <= 128 */
-		if (!ap_inside(a, f))
+		if (!ap_inside(c, a, f))
 			return false;
 		n = ap_walk_free(a);
 		if (n > VNEF_MM_MAX_M)
 			return state_fault(f);
-		return ap_covers(d, n, a->partitions, f);
+		return ap_covers(c, d, n, a->partitions, f);
 	case VNEF_OP_REDUCE:
 		/* every partition of src0 to element 0 of the same partition of dst */
-		return ap_inside(a, f) && ap_covers(d, a->partitions, 1, f);
+		return ap_inside(c, a, f) && ap_covers(c, d, a->partitions, 1, f);
 	case VNEF_OP_PARTITION_REDUCE:
 		/* all partitions of src0 to partition 0 of dst, element by element */
-		return ap_inside(a, f) && ap_covers(d, 1, ap_walk_free(a), f);
+		return ap_inside(c, a, f) && ap_covers(c, d, 1, ap_walk_free(a), f);
 	default:
-		return elementwise_check(in, f);
+		return elementwise_check(c, in, f);
 	}
 }
 

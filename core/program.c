@@ -10,6 +10,7 @@
 #include "vn_isa.h"
 #include "vn_program.h"
 #include "vn_comm.h"
+#include "vn_model.h"
 #include "vneuron.h"
 
 #define NO_IDX	(~0u)
@@ -71,6 +72,7 @@ static const char * const check_names[VNEF_CHK_NR] = {
 	[VNEF_CHK_DEBUG] = "debug",
 	[VNEF_CHK_DEADLOCK] = "deadlock",
 	[VNEF_CHK_CC] = "collective",
+	[VNEF_CHK_MODEL] = "model",
 };
 
 const char *vn_check_name(u32 check)
@@ -110,9 +112,39 @@ int vn_program_tensor(const struct vn_program *p, const char *name)
 	return -ENOENT;
 }
 
+/* The format's bound: the largest partition of any model (vn_program_fits(): the model's). */
 static u32 part_bytes(u32 mem)
 {
-	return mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES;
+	return mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES_MAX;
+}
+
+/* ---- what the program needs of a model ---- */
+
+static void need_part(struct vctx *c, u32 mem, u64 end, u64 parts_end)
+{
+	struct vn_prog_need *n = &c->p->need;
+
+	if (mem < VNEF_MEM_HBM && end > n->part_end[mem]) {
+		n->part_end[mem] = end;
+		n->part_sec[mem] = c->sec;
+		n->part_idx[mem] = c->idx;
+	}
+	if (parts_end > n->partitions) {
+		n->partitions = (u32)min_t(u64, parts_end, ~0u);
+		n->partitions_sec = c->sec;
+		n->partitions_idx = c->idx;
+	}
+}
+
+static void need_dtype(struct vctx *c, u32 dt)
+{
+	struct vn_prog_need *n = &c->p->need;
+
+	if (dt < VNEF_DT_COUNT && !(n->dtypes & (1u << dt))) {
+		n->dtypes |= 1u << dt;
+		n->dtype_sec[dt] = c->sec;
+		n->dtype_idx[dt] = c->idx;
+	}
 }
 
 /* ---- header and sections ---- */
@@ -325,8 +357,9 @@ static int check_tensors(struct vctx *c)
 				return fail(c, VNEF_CHK_TENSOR_NAME, "duplicate tensor name");
 		if (t->kind < VNEF_TENSOR_INPUT || t->kind > VNEF_TENSOR_CONST)
 			return fail(c, VNEF_CHK_TENSOR, "bad tensor kind");
-		if (t->dtype != VNEF_DT_FP32 && t->dtype != VNEF_DT_BF16)
+		if (!vn_dtype_size(t->dtype))
 			return fail(c, VNEF_CHK_TENSOR, "bad tensor dtype");
+		need_dtype(c, t->dtype);
 		if (!t->rank || t->rank > VNEF_MAX_RANK)
 			return fail(c, VNEF_CHK_TENSOR, "bad tensor rank");
 		sz = vn_dtype_size(t->dtype);
@@ -349,6 +382,11 @@ static int check_tensors(struct vctx *c)
 		}
 		if (t->kind == VNEF_TENSOR_SCRATCH)
 			p->scratch_bytes += t->size;
+		if (t->size > p->need.tensor_bytes) {
+			p->need.tensor_bytes = t->size;
+			p->need.tensor_sec = c->sec;
+			p->need.tensor_idx = i;
+		}
 	}
 	c->idx = NO_IDX;
 	return 0;
@@ -384,7 +422,7 @@ static int check_ap(struct vctx *c, const struct vnef_ap *a)
 
 	if (a->mem != VNEF_MEM_SBUF && a->mem != VNEF_MEM_PSUM)
 		return fail(c, VNEF_CHK_OPERAND, "operand memory must be SBUF or PSUM");
-	if (a->dtype != VNEF_DT_FP32 && a->dtype != VNEF_DT_BF16)
+	if (!vn_dtype_size(a->dtype))
 		return fail(c, VNEF_CHK_OPERAND, "bad operand dtype");
 	if (a->pad)
 		return fail(c, VNEF_CHK_RESERVED, "operand pad");
@@ -397,8 +435,13 @@ static int check_ap(struct vctx *c, const struct vnef_ap *a)
 	es = vn_dtype_size(a->dtype);
 	if (a->offset % es)
 		return fail(c, VNEF_CHK_OPERAND, "operand offset not dtype aligned");
-	if ((!ap_end(a, &end) || end > part_bytes(a->mem)) && !skip_check(VN_TEST_SKIP_AP_RANGE))
-		return fail(c, VNEF_CHK_OPERAND, "operand beyond the partition");
+	if (!ap_end(a, &end) || end > part_bytes(a->mem)) {
+		if (!skip_check(VN_TEST_SKIP_AP_RANGE))
+			return fail(c, VNEF_CHK_OPERAND, "operand beyond the partition");
+		end = 0;
+	}
+	need_part(c, a->mem, end, (u64)a->start_partition + a->partitions);
+	need_dtype(c, a->dtype);
 	return 0;
 }
 
@@ -595,10 +638,15 @@ static int check_ep(struct vctx *c, const struct vnef_dma_ep *e, const struct vn
 	    last_part >= VNEF_PARTITIONS) {
 		if (!skip_check(VN_TEST_SKIP_DMA_RANGE))
 			return fail(c, VNEF_CHK_DMA, "DMA beyond the last partition");
+		last_part = 0;
 	}
 	/* Byte offsets never wrap into the next partition, so no chunk crosses one. */
-	if (end > part_bytes(e->mem) && !skip_check(VN_TEST_SKIP_DMA_RANGE))
-		return fail(c, VNEF_CHK_DMA, "DMA beyond the partition");
+	if (end > part_bytes(e->mem)) {
+		if (!skip_check(VN_TEST_SKIP_DMA_RANGE))
+			return fail(c, VNEF_CHK_DMA, "DMA beyond the partition");
+		end = 0;
+	}
+	need_part(c, e->mem, end, last_part + 1);
 	return 0;
 }
 
@@ -881,7 +929,8 @@ static int validate(struct vctx *c)
 	return r;
 }
 
-static int load(void *copy, u64 size, struct vn_program **out, struct vn_prog_error *err)
+static int load(const struct vneuron_model *m, void *copy, u64 size, struct vn_program **out,
+		struct vn_prog_error *err)
 {
 	struct vctx c = { .err = err, .sec = NO_IDX, .idx = NO_IDX };
 	struct vn_program *p;
@@ -898,7 +947,7 @@ static int load(void *copy, u64 size, struct vn_program **out, struct vn_prog_er
 	c.img = p->image;
 	c.size = size;
 	c.p = p;
-	r = validate(&c);
+	r = validate(&c) ?: vn_program_fits(p, m ? m : &vn_model_trn1, err);
 	if (r) {
 		vn_program_put(p);
 		return r;
@@ -927,8 +976,8 @@ static int check_size(u64 size, struct vn_prog_error *err)
 	return 0;
 }
 
-int vn_program_load(const void *image, u64 size, struct vn_program **out,
-		    struct vn_prog_error *err)
+int vn_program_load_for(const struct vneuron_model *m, const void *image, u64 size,
+			struct vn_program **out, struct vn_prog_error *err)
 {
 	void *copy;
 	int r;
@@ -941,11 +990,11 @@ int vn_program_load(const void *image, u64 size, struct vn_program **out,
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, image, size);
-	return load(copy, size, out, err);
+	return load(m, copy, size, out, err);
 }
 
-int vn_program_adopt(void *image, u64 size, struct vn_program **out,
-		     struct vn_prog_error *err)
+int vn_program_adopt_for(const struct vneuron_model *m, void *image, u64 size,
+			 struct vn_program **out, struct vn_prog_error *err)
 {
 	int r;
 
@@ -955,18 +1004,90 @@ int vn_program_adopt(void *image, u64 size, struct vn_program **out,
 		vn_vfree(image);
 		return r;
 	}
-	return load(image, size, out, err);
+	return load(m, image, size, out, err);
 }
 
-int vn_program_check(const void *image, u64 size, struct vn_prog_error *err)
+int vn_program_check_for(const struct vneuron_model *m, const void *image, u64 size,
+			 struct vn_prog_error *err)
 {
 	struct vn_program *p;
 	int r;
 
-	r = vn_program_load(image, size, &p, err);
+	r = vn_program_load_for(m, image, size, &p, err);
 	if (!r)
 		vn_program_put(p);
 	return r;
+}
+
+int vn_program_load(const void *image, u64 size, struct vn_program **out,
+		    struct vn_prog_error *err)
+{
+	return vn_program_load_for(NULL, image, size, out, err);
+}
+
+int vn_program_adopt(void *image, u64 size, struct vn_program **out,
+		     struct vn_prog_error *err)
+{
+	return vn_program_adopt_for(NULL, image, size, out, err);
+}
+
+int vn_program_check(const void *image, u64 size, struct vn_prog_error *err)
+{
+	return vn_program_check_for(NULL, image, size, err);
+}
+
+/* ---- the model check ---- */
+
+static int misfit(struct vn_prog_error *err, u32 sec, u32 idx)
+{
+	if (err) {
+		err->check = VNEF_CHK_MODEL;
+		err->section = sec;
+		err->index = idx;
+		err->msg = err->text;
+	}
+	return -EINVAL;
+}
+
+int vn_program_fits(const struct vn_program *p, const struct vneuron_model *m,
+		    struct vn_prog_error *err)
+{
+	const struct vn_prog_need *n = &p->need;
+	char *t = err ? err->text : NULL;
+	size_t tn = err ? sizeof(err->text) : 0;
+	u32 mem, dt;
+
+	for (mem = VNEF_MEM_SBUF; mem <= VNEF_MEM_PSUM; mem++) {
+		if (n->part_end[mem] <= vn_model_part_bytes(m, mem))
+			continue;
+		if (t)
+			vn_snprintf(t, tn, "needs %llu %s bytes a partition, %.16s has %u",
+				    (unsigned long long)n->part_end[mem], vn_mem_name(mem),
+				    m->name, vn_model_part_bytes(m, mem));
+		return misfit(err, n->part_sec[mem], n->part_idx[mem]);
+	}
+	if (n->partitions > m->partitions) {
+		if (t)
+			vn_snprintf(t, tn, "needs %u partitions, %.16s has %u", n->partitions,
+				    m->name, m->partitions);
+		return misfit(err, n->partitions_sec, n->partitions_idx);
+	}
+	for (dt = 0; dt < VNEF_DT_COUNT; dt++) {
+		if (!(n->dtypes & (1u << dt)) || vn_model_has_dtype(m, dt))
+			continue;
+		if (t)
+			vn_snprintf(t, tn, "uses %s, a dtype %.16s lacks", vn_dtype_name(dt),
+				    m->name);
+		return misfit(err, n->dtype_sec[dt], n->dtype_idx[dt]);
+	}
+	if (n->tensor_bytes > m->hbm_modeled_bytes) {
+		if (t)
+			vn_snprintf(t, tn, "tensor of %llu bytes, %.16s has %llu of HBM",
+				    (unsigned long long)n->tensor_bytes, m->name,
+				    (unsigned long long)m->hbm_modeled_bytes);
+		return misfit(err, n->tensor_sec, n->tensor_idx);
+	}
+	return 0;
 }
 
 void vn_program_get(struct vn_program *p)

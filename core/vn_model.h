@@ -10,6 +10,7 @@
 
 #include "vn_platform.h"
 #include "vneuron.h"
+#include "vneuron_program.h"
 
 extern const struct vneuron_model vn_model_trn1;
 extern const struct vneuron_model vn_model_trn2;
@@ -29,5 +30,18 @@ const struct vneuron_model_gen *vn_model_gen(const struct vneuron_model *m);
 bool vn_model_has_dtype(const struct vneuron_model *m, u32 dtype);
 /* Bytes of one partition of @mem (VNEF_MEM_SBUF, VNEF_MEM_PSUM) on @m; 0 for others. */
 u32 vn_model_part_bytes(const struct vneuron_model *m, u32 mem);
+/*
+ * The bytes of a partition of @mem a core of @m may touch: @m's, but no more SBUF than
+ * a core allocates a partition (core/exec.c: VNEF_SBUF_PART_BYTES, trn1's, until the
+ * allocation follows the model). The executor's own checks use it.
+ */
+static inline u32 vn_core_part_bytes(const struct vneuron_model *m, u32 mem)
+{
+	u32 b = vn_model_part_bytes(m, mem);
+
+	if (mem == VNEF_MEM_SBUF && b > VNEF_SBUF_PART_BYTES)
+		return VNEF_SBUF_PART_BYTES;
+	return mem == VNEF_MEM_PSUM && b > VNEF_PSUM_PART_BYTES ? VNEF_PSUM_PART_BYTES : b;
+}
 
 #endif /* VN_MODEL_H */

@@ -602,7 +602,7 @@ static const struct err_case err_cases[] = {
 	{ HDR ".engine vector\ncopy " AP ", 12\n", 4, "12", 1,
 	  "expected the source (an access pattern" },
 	{ HDR ".engine vector\ncopy sbuf.fp16[0:128]@0x0[64], " AP "\n", 4, "fp16", 0,
-	  "unknown dtype 'fp16' (fp32 or bf16)" },
+	  "unknown dtype 'fp16' (fp32, bf16, fp8_e4m3, fp8_e5m2 or fp8_e4m3fn)" },
 	{ ".tensor t input int8 [4]\n", 1, "int8", 0, "unknown dtype 'int8'" },
 	{ HDR ".engine vector\ncopy sbuf.fp32[0:129]@0x0[64], " AP "\n", 4, "0:129", 0,
 	  "partition range [0:129] is out of range" },

@@ -3,14 +3,19 @@
  * The fp8 conversions (core/vn_fp8.h) against a NumPy reference (tests/host/fp8_ref.py,
  * run with Debian's /usr/bin/python3): every one of the 256 codes of each format decoded,
  * and encoded back; midpoints between neighbouring values (ties to even) and the fp32
- * values either side of them; saturation, infinities, NaNs, zeros and tiny values.
+ * values either side of them; saturation, infinities, NaNs, zeros and tiny values. Then
+ * the engines: COPY into and out of fp8 on VectorE, ScalarE and GpSimdE, contiguous and
+ * strided, gives the conversion's bits; a TensorE matmul of fp8 inputs accumulates in
+ * fp32.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core_util.h"
 #include "vn_fp8.h"
 #include "vn_isa.h"
+#include "vn_model.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
@@ -108,6 +113,169 @@ TEST(documented_figures)
 	EXPECT_EQ(1u, vn_dtype_bytes(VNEF_DT_FP8_E4M3));
 	EXPECT_STREQ("fp8_e4m3fn", vn_dtype_name(VNEF_DT_FP8_E4M3FN));
 	EXPECT_EQ(VNEF_DT_FP8_E5M2, vn_dtype_by_name("fp8_e5m2"));
+}
+
+static u32 f32_bits(float f)
+{
+	u32 u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+/* Values that exercise every case: ordinary, ties, beyond the largest, tiny, specials. */
+static float probe(u32 j)
+{
+	static const float special[] = { 0.0f, -0.0f, 1.0625f, 240.0f, 250.0f, 448.0f, 1e6f,
+					 -1e6f, 1e-3f, 1e-7f, 57344.0f, 61440.0f };
+
+	if (j < ARRAY_SIZE(special))
+		return special[j];
+	if (j == ARRAY_SIZE(special))
+		return INFINITY;
+	if (j == ARRAY_SIZE(special) + 1)
+		return -NAN;
+	return gen(7, 0, j) * 37.0f;
+}
+
+/* One COPY on @engine from @src to @dst operand; expect the run OK. */
+static int copy_once(struct vn_core *c, const struct vneuron_model *m, u32 engine,
+		     struct vnef_ap src, struct vnef_ap dst)
+{
+	struct vn_prog_error err;
+	struct vn_exec_status st;
+	struct vn_program *p;
+	struct vnef_instr *in;
+	uint64_t size;
+	uint8_t *img;
+	struct vb b;
+	int r;
+
+	vb_init(&b);
+	in = vb_op(&b, engine, VNEF_OP_COPY);
+	in->src0 = src;
+	in->dst = dst;
+	img = vb_finish(&b, &size);
+	vb_free(&b);
+	r = vn_program_load_for(m, img, size, &p, &err);
+	free(img);
+	if (r) {
+		fprintf(stderr, "load: %s\n", err.msg);
+		return r;
+	}
+	r = run_prog(c, p, NULL, 0, &st);
+	vn_program_put(p);
+	return r ?: st.result == VN_RES_OK ? 0 : -EIO;
+}
+
+TEST(engines_convert_to_and_from_fp8)
+{
+	static const u32 engines[] = { VNEURON_ENGINE_VECTOR, VNEURON_ENGINE_SCALAR,
+				       VNEURON_ENGINE_GPSIMD };
+	static const u32 dts[] = { VNEF_DT_FP8_E4M3, VNEF_DT_FP8_E5M2, VNEF_DT_FP8_E4M3FN };
+	const u32 n = 300, parts = 3;
+	struct vn_core *c;
+	u32 e, d, stride, p, j, bad = 0;
+
+	ASSERT_EQ(0, vn_core_create(&vn_model_trn3, "fp8", &c));
+	for (e = 0; e < ARRAY_SIZE(engines); e++)
+		for (d = 0; d < ARRAY_SIZE(dts); d++)
+			for (stride = 1; stride <= 2; stride++) {
+				const struct vn_fp8_format *f = vn_fp8_format(dts[d]);
+
+				for (p = 0; p < parts; p++)
+					for (j = 0; j < n; j++)
+						chip_put(c, VNEF_MEM_SBUF, VNEF_DT_FP32, p, 0, j,
+							 probe(j) * (float)(p + 1));
+				/* fp32 at 0 -> fp8 at 8192 (every other byte when strided) */
+				ASSERT_EQ(0, copy_once(c, &vn_model_trn3, engines[e],
+						       vb_ap2(VNEF_MEM_SBUF, VNEF_DT_FP32, 0, parts,
+							      0, n),
+						       vb_ap(VNEF_MEM_SBUF, dts[d], 0, parts, 8192,
+							     n, stride, 1, 0)));
+				/* and back to fp32 at 16384 */
+				ASSERT_EQ(0, copy_once(c, &vn_model_trn3, engines[e],
+						       vb_ap(VNEF_MEM_SBUF, dts[d], 0, parts, 8192,
+							     n, stride, 1, 0),
+						       vb_ap2(VNEF_MEM_SBUF, VNEF_DT_FP32, 0, parts,
+							      16384, n)));
+				for (p = 0; p < parts; p++)
+					for (j = 0; j < n; j++) {
+						u32 x = f32_bits(probe(j) * (float)(p + 1));
+						u8 want = vn_f32_bits_to_fp8(f, x);
+						u8 got = chip_addr(c, VNEF_MEM_SBUF, p, 8192)[j * stride];
+						u32 back = f32_bits(chip_get(c, VNEF_MEM_SBUF,
+									     VNEF_DT_FP32, p,
+									     16384, j));
+
+						if ((got != want ||
+						     back != vn_fp8_to_f32_bits(f, want)) && bad++ < 5)
+							TH_LOG("%s %s stride %u p %u j %u: %08x -> "
+							       "0x%02x (want 0x%02x) -> %08x",
+							       vn_engine_name(engines[e]),
+							       vn_dtype_name(dts[d]), stride, p, j, x,
+							       got, want, back);
+					}
+			}
+	EXPECT_EQ(0u, bad);
+	vn_core_destroy(c);
+}
+
+/* [K x M] stationary and [K x N] moving in fp8: products exact, sums in fp32. */
+TEST(tensor_matmul_of_fp8_inputs)
+{
+	const u32 k = 64, mm = 32, n = 96;
+	const struct vn_fp8_format *f = vn_fp8_format(VNEF_DT_FP8_E4M3);
+	struct vn_prog_error err;
+	struct vn_exec_status st;
+	struct vn_program *p;
+	struct vnef_instr *in;
+	struct vn_core *c;
+	uint64_t size;
+	uint8_t *img;
+	u32 i, j, q, bad = 0;
+	struct vb b;
+
+	ASSERT_EQ(0, vn_core_create(&vn_model_trn2, "fp8mm", &c));
+	for (q = 0; q < k; q++) {
+		for (j = 0; j < mm; j++)
+			chip_addr(c, VNEF_MEM_SBUF, q, 0)[j] =
+				vn_f32_bits_to_fp8(f, f32_bits(gen(1, q, j) * 8));
+		for (j = 0; j < n; j++)
+			chip_addr(c, VNEF_MEM_SBUF, q, 1024)[j] =
+				vn_f32_bits_to_fp8(f, f32_bits(gen(2, q, j) * 8));
+	}
+	vb_init(&b);
+	in = vb_op(&b, VNEURON_ENGINE_TENSOR, VNEF_OP_LOAD_STATIONARY);
+	in->src0 = vb_ap2(VNEF_MEM_SBUF, VNEF_DT_FP8_E4M3, 0, k, 0, mm);
+	in = vb_op(&b, VNEURON_ENGINE_TENSOR, VNEF_OP_MULTIPLY_MOVING);
+	in->src0 = vb_ap2(VNEF_MEM_SBUF, VNEF_DT_FP8_E4M3, 0, k, 1024, n);
+	in->dst = vb_ap2(VNEF_MEM_PSUM, VNEF_DT_FP32, 0, mm, 0, n);
+	img = vb_finish(&b, &size);
+	vb_free(&b);
+	ASSERT_EQ(0, vn_program_load_for(&vn_model_trn2, img, size, &p, &err)) TH_LOG("%s", err.msg);
+	free(img);
+	ASSERT_EQ(0, run_prog(c, p, NULL, 0, &st));
+	vn_program_put(p);
+	ASSERT_EQ((u32)VN_RES_OK, st.result);
+	for (i = 0; i < mm; i++)
+		for (j = 0; j < n; j++) {
+			double want = 0;
+			float got = chip_get(c, VNEF_MEM_PSUM, VNEF_DT_FP32, i, 0, j), a, v;
+			u32 ab, vb2;
+
+			for (q = 0; q < k; q++) {
+				ab = vn_fp8_to_f32_bits(f, chip_addr(c, VNEF_MEM_SBUF, q, 0)[i]);
+				vb2 = vn_fp8_to_f32_bits(f, chip_addr(c, VNEF_MEM_SBUF, q, 1024)[j]);
+				memcpy(&a, &ab, 4);
+				memcpy(&v, &vb2, 4);
+				want += (double)a * v;
+			}
+			if (!near(got, (float)want, 1e-5f, 1e-3f) && bad++ < 5)
+				TH_LOG("out[%u][%u] = %g, want %g", i, j, got, want);
+		}
+	EXPECT_EQ(0u, bad);
+	vn_core_destroy(c);
 }
 
 TEST_HARNESS_MAIN

@@ -2,14 +2,16 @@
 /*
  * The device models: docs/isa.md's "Device models" table read and compared, cell by
  * cell, with core/model.c's, so the documented figures (each with its source) are the
- * ones the cost model uses; and the table's own consistency (peaks from clocks, device
- * figures shared by the cores).
+ * ones the cost model uses; the table's own consistency (peaks from clocks, device
+ * figures shared by the cores); and modeled times computed by hand from the documented
+ * figures for a matmul, a DMA, an activation and the performance modes on each model.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core_util.h"
 #include "vn_model.h"
 #include "vn_isa.h"
 
@@ -241,6 +243,118 @@ TEST(table_is_consistent)
 	/* an unknown name (a profile from elsewhere) reads as trn1's generation */
 	EXPECT_STREQ("NeuronCore-v2", vn_model_gen(NULL)->generation);
 	EXPECT_EQ(NULL, vn_model_at(3));
+}
+
+/*
+ * Modeled times by hand. Each program is one stream's work, so the execution's duration
+ * is that work's cost: cycles * 10^9 / kHz picoseconds, each instruction rounded down.
+ */
+enum timed { T_MATMUL, T_MATMUL_FP32, T_DMA, T_ACT, T_COPY_BF16, T_COPY_PSUM, T_TT_BF16,
+	     T_COPY_FP8, T_COUNT };
+
+static const char *const timed_name[T_COUNT] = {
+	"bf16 matmul 128x128x512", "fp32 matmul", "DMA 128 x 2 KiB", "exp [128 x 512]",
+	"VectorE bf16 copy", "VectorE bf16 copy from PSUM", "VectorE bf16 add",
+	"VectorE fp8 copy",
+};
+
+static const uint64_t want_ps[3][T_COUNT] = {
+	/*
+	 * trn1: LS 128 + MM 512 cycles at 2.8 GHz: 45714 + 182857; fp32: x4 each;
+	 * DMA: 64 ns + 262144 B / (27 GiB/s = 28991 B/us); exp: 64 + 512 cycles at 1.4 GHz;
+	 * copy: 64 + 512 at 1.12 GHz (no performance mode), add 64 + 2 x 512
+	 */
+	{ 228571, 182857 + 731428, 64000 + 9042254, 411428, 514285, 514285, 971428, 514285 },
+	/*
+	 * trn2: 53333 + 213333 at 2.4 GHz; DMA at 3.5 TB/s / 128 = 27343 B/us; exp 576
+	 * cycles at 1.2 GHz; VectorE at 0.96 GHz: bf16 copy 64 + 512 / 4, from PSUM
+	 * 64 + 512 / 2, add 64 + 1024 / 2; fp8 is not in trn2's performance mode: 576
+	 */
+	{ 266666, 213333 + 853333, 64000 + 9587243, 480000, 200000, 333333, 600000, 600000 },
+	/* trn3: as trn2, DMA at 4.9 TB/s / 128 = 38281 B/us, VectorE 1.2 GHz, fp8 4x */
+	{ 266666, 213333 + 853333, 64000 + 6847887, 480000, 160000, 266666, 480000, 160000 },
+};
+
+static void timed_program(struct vb *b, enum timed t)
+{
+	struct vnef_instr *in;
+	uint32_t dt = t == T_MATMUL_FP32 ? VNEF_DT_FP32 : VNEF_DT_BF16;
+
+	vb_init(b);
+	b->name_off = vb_str(b, timed_name[t]);
+	switch (t) {
+	case T_MATMUL:
+	case T_MATMUL_FP32:
+		in = vb_op(b, VNEURON_ENGINE_TENSOR, VNEF_OP_LOAD_STATIONARY);
+		in->src0 = vb_ap2(VNEF_MEM_SBUF, dt, 0, 128, 0, 128);
+		in = vb_op(b, VNEURON_ENGINE_TENSOR, VNEF_OP_MULTIPLY_MOVING);
+		in->src0 = vb_ap2(VNEF_MEM_SBUF, dt, 0, 128, 4096, 512);
+		in->dst = vb_ap2(VNEF_MEM_PSUM, VNEF_DT_FP32, 0, 128, 0, 512);
+		break;
+	case T_DMA:
+		vb_tensor(b, "x", VNEF_TENSOR_INPUT, VNEF_DT_FP32, 128, 512, NULL);
+		vb_load(b, 0, 0, 0, 2048, 128, 2048, VNEF_MEM_SBUF, 0, 0);
+		break;
+	case T_ACT:
+		in = vb_op(b, VNEURON_ENGINE_SCALAR, VNEF_OP_ACTIVATE);
+		in->op = VNEF_ACT_EXP;
+		in->imm[0] = 0x3f800000u;	/* scale 1 */
+		in->src0 = vb_ap2(VNEF_MEM_SBUF, VNEF_DT_FP32, 0, 128, 0, 512);
+		in->dst = vb_ap2(VNEF_MEM_SBUF, VNEF_DT_FP32, 0, 128, 4096, 512);
+		break;
+	case T_COPY_BF16:
+	case T_COPY_PSUM:
+	case T_COPY_FP8:
+		dt = t == T_COPY_FP8 ? VNEF_DT_FP8_E5M2 : VNEF_DT_BF16;
+		in = vb_op(b, VNEURON_ENGINE_VECTOR, VNEF_OP_COPY);
+		in->src0 = vb_ap2(t == T_COPY_PSUM ? VNEF_MEM_PSUM : VNEF_MEM_SBUF, dt, 0, 128, 0,
+				  512);
+		in->dst = vb_ap2(VNEF_MEM_SBUF, dt, 0, 128, 4096, 512);
+		break;
+	case T_TT_BF16:
+		in = vb_op(b, VNEURON_ENGINE_VECTOR, VNEF_OP_TENSOR_TENSOR);
+		in->op = VNEF_ALU_ADD;
+		in->src0 = vb_ap2(VNEF_MEM_SBUF, dt, 0, 128, 0, 512);
+		in->src1 = vb_ap2(VNEF_MEM_SBUF, dt, 0, 128, 2048, 512);
+		in->dst = vb_ap2(VNEF_MEM_SBUF, dt, 0, 128, 4096, 512);
+		break;
+	default:
+		break;
+	}
+}
+
+TEST(modeled_times_by_hand)
+{
+	static float x[128 * 512];
+	struct vn_bind bind = { x, sizeof(x) };
+	struct vn_prog_error err;
+	struct vn_exec_status st;
+	struct vn_program *p;
+	struct vn_core *c;
+	uint64_t size;
+	uint8_t *img;
+	uint32_t i, t;
+	struct vb b;
+
+	for (i = 0; i < vn_model_count(); i++) {
+		const struct vneuron_model *m = vn_model_at(i);
+
+		ASSERT_EQ(0, vn_core_create(m, m->name, &c));
+		for (t = 0; t < T_COUNT; t++) {
+			timed_program(&b, t);
+			img = vb_finish(&b, &size);
+			vb_free(&b);
+			ASSERT_EQ(0, vn_program_load_for(m, img, size, &p, &err))
+				TH_LOG("%s on %s: %s", timed_name[t], m->name, err.msg);
+			free(img);
+			ASSERT_EQ(0, run_prog(c, p, &bind, t == T_DMA, &st));
+			vn_program_put(p);
+			EXPECT_EQ((uint32_t)VN_RES_OK, st.result);
+			EXPECT_EQ(want_ps[i][t], st.model_ps)
+				TH_LOG("%s on %s", timed_name[t], m->name);
+		}
+		vn_core_destroy(c);
+	}
 }
 
 TEST_HARNESS_MAIN
