@@ -304,6 +304,7 @@ u64 vn_engine_cost(const struct vn_core *c, u32 engine, const struct vnef_instr 
 	const struct vneuron_model *m = &c->m;
 	const struct vnef_ap *a = &in->src0, *d = &in->dst;
 	u64 f, p, cyc, lanes, rate, k = a->partitions, n = (u64)a->count[0] * a->count[1];
+	bool fp32;
 
 	ev->flags = 0;
 	ev->hbm_read = 0;
@@ -319,9 +320,8 @@ u64 vn_engine_cost(const struct vn_core *c, u32 engine, const struct vnef_instr 
 	case VN_COST_MOVING:
 		ev->elements = ap_elems(d);
 		ev->flops = 2 * k * c->fp[engine].stat_m * n;
-		return cycles_ps(max_t(u64, n, 64) *
-				 tensor_passes(c, a->dtype == VNEF_DT_FP32 || c->fp[engine].stat_fp32),
-				 m->tensor_khz);
+		fp32 = a->dtype == VNEF_DT_FP32 || c->fp[engine].stat_fp32;
+		return cycles_ps(max_t(u64, n, 64) * tensor_passes(c, fp32), m->tensor_khz);
 	case VN_COST_TRANSPOSE:
 		/* the input as stationary, an identity [P x P] moving */
 		ev->elements = ap_elems(d);

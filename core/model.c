@@ -109,8 +109,11 @@ const struct vneuron_model vn_model_trn3 = {
  * a device half the device's DMA bandwidth, between two devices half its NeuronLink
  * bandwidth (a ring step sends on one link and receives on another); 1 and 2 us a hop.
  */
-static const struct vneuron_model_gen vn_gens[] = {
-	{
+static const struct vn_model_entry {
+	const struct vneuron_model *m;
+	struct vneuron_model_gen g;
+} vn_models[] = {
+	{ &vn_model_trn1, {
 		.generation = "NeuronCore-v2",
 		.cores_per_device = 2,
 		.lnc = 1,
@@ -131,8 +134,8 @@ static const struct vneuron_model_gen vn_gens[] = {
 		.hbm_device_bw = 820 * VN_GB,
 		.dma_device_bw = 1000 * VN_GB,
 		.peak_flops_fp8 = VN_PEAK(VN_TRN1_KHZ, 2, 1),
-	},
-	{
+	} },
+	{ &vn_model_trn2, {
 		.generation = "NeuronCore-v3",
 		.cores_per_device = 8,
 		.lnc = 2,
@@ -153,8 +156,8 @@ static const struct vneuron_model_gen vn_gens[] = {
 		.hbm_device_bw = 2900 * VN_GB,
 		.dma_device_bw = 3500 * VN_GB,
 		.peak_flops_fp8 = VN_PEAK(VN_TRN23_KHZ, 4, 1),
-	},
-	{
+	} },
+	{ &vn_model_trn3, {
 		.generation = "NeuronCore-v4",
 		.cores_per_device = 8,
 		.lnc = 2,
@@ -175,16 +178,8 @@ static const struct vneuron_model_gen vn_gens[] = {
 		.hbm_device_bw = 4900 * VN_GB,
 		.dma_device_bw = 4900 * VN_GB,
 		.peak_flops_fp8 = VN_PEAK(VN_TRN23_KHZ, 4, 1),
-	},
+	} },
 };
-
-static const struct vneuron_model *const vn_models[] = {
-	&vn_model_trn1,
-	&vn_model_trn2,
-	&vn_model_trn3,
-};
-
-_Static_assert(ARRAY_SIZE(vn_models) == ARRAY_SIZE(vn_gens), "one generation per model");
 
 u32 vn_model_count(void)
 {
@@ -193,7 +188,7 @@ u32 vn_model_count(void)
 
 const struct vneuron_model *vn_model_at(u32 i)
 {
-	return i < ARRAY_SIZE(vn_models) ? vn_models[i] : NULL;
+	return i < ARRAY_SIZE(vn_models) ? vn_models[i].m : NULL;
 }
 
 static int model_index(const char *name)
@@ -203,7 +198,7 @@ static int model_index(const char *name)
 	if (!name)
 		return -1;
 	for (i = 0; i < ARRAY_SIZE(vn_models); i++)
-		if (!strncmp(vn_models[i]->name, name, sizeof(vn_models[i]->name)))
+		if (!strncmp(vn_models[i].m->name, name, sizeof(vn_models[i].m->name)))
 			return (int)i;
 	return -1;
 }
@@ -212,14 +207,14 @@ const struct vneuron_model *vn_model_find(const char *name)
 {
 	int i = model_index(name);
 
-	return i < 0 ? NULL : vn_models[i];
+	return i < 0 ? NULL : vn_models[i].m;
 }
 
 const struct vneuron_model_gen *vn_model_gen(const struct vneuron_model *m)
 {
 	int i = m ? model_index(m->name) : 0;
 
-	return &vn_gens[i < 0 ? 0 : i];
+	return &vn_models[i < 0 ? 0 : i].g;
 }
 
 bool vn_model_has_dtype(const struct vneuron_model *m, u32 dtype)

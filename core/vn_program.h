@@ -107,7 +107,6 @@ extern u32 vn_test_skip_checks;
 void vn_program_get(struct vn_program *p);
 void vn_program_put(struct vn_program *p);
 
-
 const char *vn_program_str(const struct vn_program *p, u32 off);
 /* Tensor index by name, or -ENOENT. */
 int vn_program_tensor(const struct vn_program *p, const char *name);
