@@ -142,12 +142,9 @@ static float probe(u32 j)
 static int copy_once(struct vn_core *c, const struct vneuron_model *m, u32 engine,
 		     struct vnef_ap src, struct vnef_ap dst)
 {
-	struct vn_prog_error err;
 	struct vn_exec_status st;
 	struct vn_program *p;
 	struct vnef_instr *in;
-	uint64_t size;
-	uint8_t *img;
 	struct vb b;
 	int r;
 
@@ -155,14 +152,9 @@ static int copy_once(struct vn_core *c, const struct vneuron_model *m, u32 engin
 	in = vb_op(&b, engine, VNEF_OP_COPY);
 	in->src0 = src;
 	in->dst = dst;
-	img = vb_finish(&b, &size);
-	vb_free(&b);
-	r = vn_program_load_for(m, img, size, &p, &err);
-	free(img);
-	if (r) {
-		fprintf(stderr, "load: %s\n", err.msg);
+	r = load_vb_for(m, &b, &p);
+	if (r)
 		return r;
-	}
 	r = run_prog(c, p, NULL, 0, &st);
 	vn_program_put(p);
 	return r ?: st.result == VN_RES_OK ? 0 : -EIO;
@@ -226,13 +218,10 @@ TEST(tensor_matmul_of_fp8_inputs)
 {
 	const u32 k = 64, mm = 32, n = 96;
 	const struct vn_fp8_format *f = vn_fp8_format(VNEF_DT_FP8_E4M3);
-	struct vn_prog_error err;
 	struct vn_exec_status st;
 	struct vn_program *p;
 	struct vnef_instr *in;
 	struct vn_core *c;
-	uint64_t size;
-	uint8_t *img;
 	u32 i, j, q, bad = 0;
 	struct vb b;
 
@@ -251,10 +240,7 @@ TEST(tensor_matmul_of_fp8_inputs)
 	in = vb_op(&b, VNEURON_ENGINE_TENSOR, VNEF_OP_MULTIPLY_MOVING);
 	in->src0 = vb_ap2(VNEF_MEM_SBUF, VNEF_DT_FP8_E4M3, 0, k, 1024, n);
 	in->dst = vb_ap2(VNEF_MEM_PSUM, VNEF_DT_FP32, 0, mm, 0, n);
-	img = vb_finish(&b, &size);
-	vb_free(&b);
-	ASSERT_EQ(0, vn_program_load_for(&vn_model_trn2, img, size, &p, &err)) TH_LOG("%s", err.msg);
-	free(img);
+	ASSERT_EQ(0, load_vb_for(&vn_model_trn2, &b, &p));
 	ASSERT_EQ(0, run_prog(c, p, NULL, 0, &st));
 	vn_program_put(p);
 	ASSERT_EQ((u32)VN_RES_OK, st.result);

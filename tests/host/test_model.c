@@ -327,12 +327,9 @@ TEST(modeled_times_by_hand)
 {
 	static float x[128 * 512];
 	struct vn_bind bind = { x, sizeof(x) };
-	struct vn_prog_error err;
 	struct vn_exec_status st;
 	struct vn_program *p;
 	struct vn_core *c;
-	uint64_t size;
-	uint8_t *img;
 	uint32_t i, t;
 	struct vb b;
 
@@ -342,11 +339,8 @@ TEST(modeled_times_by_hand)
 		ASSERT_EQ(0, vn_core_create(m, m->name, &c));
 		for (t = 0; t < T_COUNT; t++) {
 			timed_program(&b, t);
-			img = vb_finish(&b, &size);
-			vb_free(&b);
-			ASSERT_EQ(0, vn_program_load_for(m, img, size, &p, &err))
-				TH_LOG("%s on %s: %s", timed_name[t], m->name, err.msg);
-			free(img);
+			ASSERT_EQ(0, load_vb_for(m, &b, &p))
+				TH_LOG("%s on %s", timed_name[t], m->name);
 			ASSERT_EQ(0, run_prog(c, p, &bind, t == T_DMA, &st));
 			vn_program_put(p);
 			EXPECT_EQ((uint32_t)VN_RES_OK, st.result);
