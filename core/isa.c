@@ -405,3 +405,37 @@ int vn_tensor_kind_by_name(const char *s)
 {
 	return index_of(vn_tensor_kinds, ARRAY_SIZE(vn_tensor_kinds), s);
 }
+
+/* The validator's checks (enum vnef_check), for its error reports. */
+static const char * const check_names[VNEF_CHK_NR] = {
+	[VNEF_CHK_OK] = "ok",
+	[VNEF_CHK_SIZE] = "size",
+	[VNEF_CHK_MAGIC] = "magic",
+	[VNEF_CHK_VERSION] = "version",
+	[VNEF_CHK_HEADER] = "header",
+	[VNEF_CHK_SECTION] = "section",
+	[VNEF_CHK_SECTION_DUP] = "section-dup",
+	[VNEF_CHK_SECTION_MISSING] = "section-missing",
+	[VNEF_CHK_STRTAB] = "strtab",
+	[VNEF_CHK_STRING] = "string",
+	[VNEF_CHK_TENSOR] = "tensor",
+	[VNEF_CHK_TENSOR_NAME] = "tensor-name",
+	[VNEF_CHK_LIMIT] = "limit",
+	[VNEF_CHK_OPCODE] = "opcode",
+	[VNEF_CHK_FLAGS] = "flags",
+	[VNEF_CHK_RESERVED] = "reserved",
+	[VNEF_CHK_SEM] = "semaphore",
+	[VNEF_CHK_OPERAND] = "operand",
+	[VNEF_CHK_SHAPE] = "shape",
+	[VNEF_CHK_ALU] = "alu",
+	[VNEF_CHK_DMA] = "dma",
+	[VNEF_CHK_DEBUG] = "debug",
+	[VNEF_CHK_DEADLOCK] = "deadlock",
+	[VNEF_CHK_CC] = "collective",
+	[VNEF_CHK_MODEL] = "model",
+};
+
+const char *vn_check_name(u32 check)
+{
+	return check < VNEF_CHK_NR ? check_names[check] : "unknown";
+}

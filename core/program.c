@@ -47,39 +47,6 @@ static int fail(struct vctx *c, u32 check, const char *msg)
 	return -EINVAL;
 }
 
-static const char * const check_names[VNEF_CHK_NR] = {
-	[VNEF_CHK_OK] = "ok",
-	[VNEF_CHK_SIZE] = "size",
-	[VNEF_CHK_MAGIC] = "magic",
-	[VNEF_CHK_VERSION] = "version",
-	[VNEF_CHK_HEADER] = "header",
-	[VNEF_CHK_SECTION] = "section",
-	[VNEF_CHK_SECTION_DUP] = "section-dup",
-	[VNEF_CHK_SECTION_MISSING] = "section-missing",
-	[VNEF_CHK_STRTAB] = "strtab",
-	[VNEF_CHK_STRING] = "string",
-	[VNEF_CHK_TENSOR] = "tensor",
-	[VNEF_CHK_TENSOR_NAME] = "tensor-name",
-	[VNEF_CHK_LIMIT] = "limit",
-	[VNEF_CHK_OPCODE] = "opcode",
-	[VNEF_CHK_FLAGS] = "flags",
-	[VNEF_CHK_RESERVED] = "reserved",
-	[VNEF_CHK_SEM] = "semaphore",
-	[VNEF_CHK_OPERAND] = "operand",
-	[VNEF_CHK_SHAPE] = "shape",
-	[VNEF_CHK_ALU] = "alu",
-	[VNEF_CHK_DMA] = "dma",
-	[VNEF_CHK_DEBUG] = "debug",
-	[VNEF_CHK_DEADLOCK] = "deadlock",
-	[VNEF_CHK_CC] = "collective",
-	[VNEF_CHK_MODEL] = "model",
-};
-
-const char *vn_check_name(u32 check)
-{
-	return check < VNEF_CHK_NR ? check_names[check] : "unknown";
-}
-
 static bool all_zero(const void *p, size_t n)
 {
 	const u8 *b = p;
@@ -116,35 +83,6 @@ int vn_program_tensor(const struct vn_program *p, const char *name)
 static u32 part_bytes(u32 mem)
 {
 	return mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES_MAX;
-}
-
-/* ---- what the program needs of a model ---- */
-
-static void need_part(struct vctx *c, u32 mem, u64 end, u64 parts_end)
-{
-	struct vn_prog_need *n = &c->p->need;
-
-	if (mem < VNEF_MEM_HBM && end > n->part_end[mem]) {
-		n->part_end[mem] = end;
-		n->part_sec[mem] = c->sec;
-		n->part_idx[mem] = c->idx;
-	}
-	if (parts_end > n->partitions) {
-		n->partitions = (u32)min_t(u64, parts_end, ~0u);
-		n->partitions_sec = c->sec;
-		n->partitions_idx = c->idx;
-	}
-}
-
-static void need_dtype(struct vctx *c, u32 dt)
-{
-	struct vn_prog_need *n = &c->p->need;
-
-	if (dt < VNEF_DT_COUNT && !(n->dtypes & (1u << dt))) {
-		n->dtypes |= 1u << dt;
-		n->dtype_sec[dt] = c->sec;
-		n->dtype_idx[dt] = c->idx;
-	}
 }
 
 /* ---- header and sections ---- */
@@ -359,7 +297,7 @@ static int check_tensors(struct vctx *c)
 			return fail(c, VNEF_CHK_TENSOR, "bad tensor kind");
 		if (!vn_dtype_size(t->dtype))
 			return fail(c, VNEF_CHK_TENSOR, "bad tensor dtype");
-		need_dtype(c, t->dtype);
+		vn_prog_need_dtype(p, c->sec, c->idx, t->dtype);
 		if (!t->rank || t->rank > VNEF_MAX_RANK)
 			return fail(c, VNEF_CHK_TENSOR, "bad tensor rank");
 		sz = vn_dtype_size(t->dtype);
@@ -440,8 +378,9 @@ static int check_ap(struct vctx *c, const struct vnef_ap *a)
 			return fail(c, VNEF_CHK_OPERAND, "operand beyond the partition");
 		end = 0;
 	}
-	need_part(c, a->mem, end, (u64)a->start_partition + a->partitions);
-	need_dtype(c, a->dtype);
+	vn_prog_need_part(c->p, c->sec, c->idx, a->mem, end,
+			  (u64)a->start_partition + a->partitions);
+	vn_prog_need_dtype(c->p, c->sec, c->idx, a->dtype);
 	return 0;
 }
 
@@ -646,7 +585,7 @@ static int check_ep(struct vctx *c, const struct vnef_dma_ep *e, const struct vn
 			return fail(c, VNEF_CHK_DMA, "DMA beyond the partition");
 		end = 0;
 	}
-	need_part(c, e->mem, end, last_part + 1);
+	vn_prog_need_part(c->p, c->sec, c->idx, e->mem, end, last_part + 1);
 	return 0;
 }
 
@@ -929,8 +868,9 @@ static int validate(struct vctx *c)
 	return r;
 }
 
-static int load(const struct vneuron_model *m, void *copy, u64 size, struct vn_program **out,
-		struct vn_prog_error *err)
+/* Validate; then, unless any_model, check it fits m (NULL: trn1). */
+static int load(const struct vneuron_model *m, bool any_model, void *copy, u64 size,
+		struct vn_program **out, struct vn_prog_error *err)
 {
 	struct vctx c = { .err = err, .sec = NO_IDX, .idx = NO_IDX };
 	struct vn_program *p;
@@ -947,7 +887,9 @@ static int load(const struct vneuron_model *m, void *copy, u64 size, struct vn_p
 	c.img = p->image;
 	c.size = size;
 	c.p = p;
-	r = validate(&c) ?: vn_program_fits(p, m ? m : &vn_model_trn1, err);
+	r = validate(&c);
+	if (!r && !any_model)
+		r = vn_program_fits(p, m ? m : &vn_model_trn1, err);
 	if (r) {
 		vn_program_put(p);
 		return r;
@@ -976,8 +918,8 @@ static int check_size(u64 size, struct vn_prog_error *err)
 	return 0;
 }
 
-int vn_program_load_for(const struct vneuron_model *m, const void *image, u64 size,
-			struct vn_program **out, struct vn_prog_error *err)
+static int load_copy(const struct vneuron_model *m, bool any_model, const void *image,
+		     u64 size, struct vn_program **out, struct vn_prog_error *err)
 {
 	void *copy;
 	int r;
@@ -990,8 +932,21 @@ int vn_program_load_for(const struct vneuron_model *m, const void *image, u64 si
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, image, size);
-	return load(m, copy, size, out, err);
+	return load(m, any_model, copy, size, out, err);
 }
+
+int vn_program_load_for(const struct vneuron_model *m, const void *image, u64 size,
+			struct vn_program **out, struct vn_prog_error *err)
+{
+	return load_copy(m, false, image, size, out, err);
+}
+
+int vn_program_load_any(const void *image, u64 size, struct vn_program **out,
+			struct vn_prog_error *err)
+{
+	return load_copy(NULL, true, image, size, out, err);
+}
+
 
 int vn_program_adopt_for(const struct vneuron_model *m, void *image, u64 size,
 			 struct vn_program **out, struct vn_prog_error *err)
@@ -1004,7 +959,7 @@ int vn_program_adopt_for(const struct vneuron_model *m, void *image, u64 size,
 		vn_vfree(image);
 		return r;
 	}
-	return load(m, image, size, out, err);
+	return load(m, false, image, size, out, err);
 }
 
 int vn_program_check_for(const struct vneuron_model *m, const void *image, u64 size,
@@ -1017,77 +972,6 @@ int vn_program_check_for(const struct vneuron_model *m, const void *image, u64 s
 	if (!r)
 		vn_program_put(p);
 	return r;
-}
-
-int vn_program_load(const void *image, u64 size, struct vn_program **out,
-		    struct vn_prog_error *err)
-{
-	return vn_program_load_for(NULL, image, size, out, err);
-}
-
-int vn_program_adopt(void *image, u64 size, struct vn_program **out,
-		     struct vn_prog_error *err)
-{
-	return vn_program_adopt_for(NULL, image, size, out, err);
-}
-
-int vn_program_check(const void *image, u64 size, struct vn_prog_error *err)
-{
-	return vn_program_check_for(NULL, image, size, err);
-}
-
-/* ---- the model check ---- */
-
-static int misfit(struct vn_prog_error *err, u32 sec, u32 idx)
-{
-	if (err) {
-		err->check = VNEF_CHK_MODEL;
-		err->section = sec;
-		err->index = idx;
-		err->msg = err->text;
-	}
-	return -EINVAL;
-}
-
-int vn_program_fits(const struct vn_program *p, const struct vneuron_model *m,
-		    struct vn_prog_error *err)
-{
-	const struct vn_prog_need *n = &p->need;
-	char *t = err ? err->text : NULL;
-	size_t tn = err ? sizeof(err->text) : 0;
-	u32 mem, dt;
-
-	for (mem = VNEF_MEM_SBUF; mem <= VNEF_MEM_PSUM; mem++) {
-		if (n->part_end[mem] <= vn_model_part_bytes(m, mem))
-			continue;
-		if (t)
-			vn_snprintf(t, tn, "needs %llu %s bytes a partition, %.16s has %u",
-				    (unsigned long long)n->part_end[mem], vn_mem_name(mem),
-				    m->name, vn_model_part_bytes(m, mem));
-		return misfit(err, n->part_sec[mem], n->part_idx[mem]);
-	}
-	if (n->partitions > m->partitions) {
-		if (t)
-			vn_snprintf(t, tn, "needs %u partitions, %.16s has %u", n->partitions,
-				    m->name, m->partitions);
-		return misfit(err, n->partitions_sec, n->partitions_idx);
-	}
-	for (dt = 0; dt < VNEF_DT_COUNT; dt++) {
-		if (!(n->dtypes & (1u << dt)) || vn_model_has_dtype(m, dt))
-			continue;
-		if (t)
-			vn_snprintf(t, tn, "uses %s, a dtype %.16s lacks", vn_dtype_name(dt),
-				    m->name);
-		return misfit(err, n->dtype_sec[dt], n->dtype_idx[dt]);
-	}
-	if (n->tensor_bytes > m->hbm_modeled_bytes) {
-		if (t)
-			vn_snprintf(t, tn, "tensor of %llu bytes, %.16s has %llu of HBM",
-				    (unsigned long long)n->tensor_bytes, m->name,
-				    (unsigned long long)m->hbm_modeled_bytes);
-		return misfit(err, n->tensor_sec, n->tensor_idx);
-	}
-	return 0;
 }
 
 void vn_program_get(struct vn_program *p)

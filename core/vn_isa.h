@@ -167,6 +167,9 @@ bool vn_cc_reduce_valid(u32 alu);
 #define VN_CC_ENGINE_NAME	"CC-core"
 #define VN_CC_ENGINE_MNEMONIC	"cc"
 
+/* The name of an enum vnef_check: "ok", "operand", "model"; "unknown" for none. */
+const char *vn_check_name(u32 check);
+
 /* Lookups by name (the assembler, tools): the value, or -1 if none has that name. */
 int vn_opcode_by_mnemonic(const char *s);
 int vn_alu_by_name(const char *s);

@@ -84,6 +84,14 @@ int vn_program_adopt_for(const struct vneuron_model *m, void *image, u64 size,
 /* Only the validation for @m, without keeping a copy (the fuzzer and tools). */
 int vn_program_check_for(const struct vneuron_model *m, const void *image, u64 size,
 			 struct vn_prog_error *err);
+/*
+ * Only the validation of the format, for any model (listings, the disassembler): use
+ * vn_program_fits() or vn_program_smallest_model() before running it.
+ */
+int vn_program_load_any(const void *image, u64 size, struct vn_program **out,
+			struct vn_prog_error *err);
+/* The first model, in the table's order (trn1 first), that a valid program fits; or NULL. */
+const struct vneuron_model *vn_program_smallest_model(const struct vn_program *p);
 /* The trn1 forms: the default model. */
 int vn_program_load(const void *image, u64 size, struct vn_program **out,
 		    struct vn_prog_error *err);
@@ -98,6 +106,11 @@ int vn_program_check(const void *image, u64 size, struct vn_prog_error *err);
 int vn_program_fits(const struct vn_program *p, const struct vneuron_model *m,
 		    struct vn_prog_error *err);
 
+/* Validation records a need: on-chip range and partitions, a dtype (core/program_fit.c). */
+void vn_prog_need_part(struct vn_program *p, u32 sec, u32 idx, u32 mem, u64 end,
+		       u64 parts_end);
+void vn_prog_need_dtype(struct vn_program *p, u32 sec, u32 idx, u32 dt);
+
 #ifdef VNEURON_TEST_HOOKS
 /* Test builds: validator range checks to skip (VN_TEST_SKIP_*), to reach the executor's. */
 extern u32 vn_test_skip_checks;
@@ -110,7 +123,6 @@ void vn_program_put(struct vn_program *p);
 const char *vn_program_str(const struct vn_program *p, u32 off);
 /* Tensor index by name, or -ENOENT. */
 int vn_program_tensor(const struct vn_program *p, const char *name);
-const char *vn_check_name(u32 check);
 
 /* Bytes of an element (core/vn_isa.h's dtype table); 0 for a dtype that is none. */
 static inline u32 vn_dtype_size(u32 dt)
