@@ -947,7 +947,6 @@ int vn_program_load_any(const void *image, u64 size, struct vn_program **out,
 	return load_copy(NULL, true, image, size, out, err);
 }
 
-
 int vn_program_adopt_for(const struct vneuron_model *m, void *image, u64 size,
 			 struct vn_program **out, struct vn_prog_error *err)
 {

@@ -106,7 +106,6 @@ int vn_program_fits(const struct vn_program *p, const struct vneuron_model *m,
 	return 0;
 }
 
-
 const struct vneuron_model *vn_program_smallest_model(const struct vn_program *p)
 {
 	u32 i;
