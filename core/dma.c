@@ -5,6 +5,7 @@
  * the runner in core/exec.c runs each queue's descriptors as their waits allow.
  */
 #include "vn_internal.h"
+#include "vn_model.h"
 
 #define VN_DMA_YIELD_BYTES	0x100000u	/* scheduling point and stop check */
 #define VN_DMA_MIN_CHUNK	64		/* a chunk costs at least one burst */
@@ -46,11 +47,11 @@ static bool dma_side(struct vn_core *c, struct vn_exec *ex, const struct vnef_dm
 		return true;
 	case VNEF_MEM_SBUF:
 		s->base = c->sbuf;
-		s->pbytes = VNEF_SBUF_PART_BYTES;
+		s->pbytes = vn_core_part_bytes(&c->m, e->mem);
 		return true;
 	case VNEF_MEM_PSUM:
 		s->base = c->psum;
-		s->pbytes = VNEF_PSUM_PART_BYTES;
+		s->pbytes = vn_core_part_bytes(&c->m, e->mem);
 		return true;
 	}
 	*f = (struct vn_fault){ .mem = e->mem == VNEF_MEM_HBM ? VNEF_MEM_HBM : VNEF_MEM_NONE,

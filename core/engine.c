@@ -7,6 +7,7 @@
  */
 #include "vn_internal.h"
 #include "vn_isa.h"
+#include "vn_model.h"
 
 int vn_engine_ctx_init(struct vn_fp_ctx *x, u8 *sbuf, u8 *psum)
 {
@@ -95,18 +96,15 @@ static u64 ap_walk_free(const struct vnef_ap *a)
 	return n <= VNEF_MAX_FREE ? n : 0;
 }
 
-/* Inside SBUF or PSUM: partitions exist, every element within the partition. */
-static bool ap_inside(const struct vnef_ap *a, struct vn_fault *f)
+/* Inside the core's SBUF or PSUM: partitions exist, every element within the partition. */
+static bool ap_inside(const struct vn_core *c, const struct vnef_ap *a, struct vn_fault *f)
 {
 	u64 pbytes, es, i0, i1, last, end;
 
-	if (a->mem == VNEF_MEM_SBUF)
-		pbytes = VNEF_SBUF_PART_BYTES;
-	else if (a->mem == VNEF_MEM_PSUM)
-		pbytes = VNEF_PSUM_PART_BYTES;
-	else
+	if (a->mem != VNEF_MEM_SBUF && a->mem != VNEF_MEM_PSUM)
 		return ap_fault(a, f, 0, 0);
-	es = a->dtype == VNEF_DT_FP32 ? 4 : a->dtype == VNEF_DT_BF16 ? 2 : 0;
+	pbytes = vn_core_part_bytes(&c->m, a->mem);
+	es = vn_dtype_size(a->dtype);
 	if (!es || a->offset % es || !ap_walk_free(a) || !a->partitions)
 		return ap_fault(a, f, a->offset, 0);
 	if (a->start_partition + (u32)a->partitions > VNEF_PARTITIONS) {
@@ -125,9 +123,10 @@ static bool ap_inside(const struct vnef_ap *a, struct vn_fault *f)
 }
 
 /* Inside, and covering partitions [0, p) and free elements [0, n) as the walk uses. */
-static bool ap_covers(const struct vnef_ap *a, u64 p, u64 n, struct vn_fault *f)
+static bool ap_covers(const struct vn_core *c, const struct vnef_ap *a, u64 p, u64 n,
+		      struct vn_fault *f)
 {
-	if (!ap_inside(a, f))
+	if (!ap_inside(c, a, f))
 		return false;
 	if (a->partitions < p || ap_walk_free(a) < n) {
 		ap_fault(a, f, a->offset, 0);
@@ -148,7 +147,8 @@ static bool state_fault(struct vn_fault *f)
  * source the table says the instruction uses covering [P x F], a scalar or bias column
  * [P x 1]. A new elementwise opcode is checked here without a case of its own.
  */
-static bool elementwise_check(const struct vnef_instr *in, struct vn_fault *f)
+static bool elementwise_check(const struct vn_core *c, const struct vnef_instr *in,
+			      struct vn_fault *f)
 {
 	const struct vn_opcode_info *info = vn_opcode_info(in->opcode);
 	u32 uses, imms, column = VNEF_IF_SCALAR_COLUMN | VNEF_IF_BIAS_COLUMN;
@@ -157,14 +157,14 @@ static bool elementwise_check(const struct vnef_instr *in, struct vn_fault *f)
 	if (!info || info->cost != VN_COST_ELEMENTWISE)
 		return state_fault(f);
 	vn_opcode_uses(info, in->flags, &uses, &imms);
-	if (!ap_inside(&in->dst, f))
+	if (!ap_inside(c, &in->dst, f))
 		return false;
 	p = in->dst.partitions;
 	n = ap_walk_free(&in->dst);
-	if ((uses & VN_USE_SRC0) && !ap_covers(&in->src0, p, n, f))
+	if ((uses & VN_USE_SRC0) && !ap_covers(c, &in->src0, p, n, f))
 		return false;
 	if (uses & VN_USE_SRC1)
-		return ap_covers(&in->src1, p, in->flags & column ? 1 : n, f);
+		return ap_covers(c, &in->src1, p, in->flags & column ? 1 : n, f);
 	return true;
 }
 
@@ -180,33 +180,33 @@ bool vn_engine_check(const struct vn_core *c, u32 engine, const struct vnef_inst
 		return true;
 	case VNEF_OP_LOAD_STATIONARY:
 		/* rows k < partitions of the [128][128] stationary buffer, m < free */
-		return ap_inside(a, f) && (ap_walk_free(a) <= VNEF_MM_MAX_M || state_fault(f));
+		return ap_inside(c, a, f) && (ap_walk_free(a) <= VNEF_MM_MAX_M || state_fault(f));
 	case VNEF_OP_MULTIPLY_MOVING:
 		/* k < stat_k from src0, columns < free(src0) <= VN_MM_LD; rows m < stat_m */
 		if (!x->stat_k || x->stat_k > VNEF_MM_MAX_K || x->stat_m > VNEF_MM_MAX_M)
 			return state_fault(f);
-		if (!ap_covers(a, x->stat_k, 1, f))
+		if (!ap_covers(c, a, x->stat_k, 1, f))
 			return false;
 		n = ap_walk_free(a);
 		if (n > VN_MM_LD)
 			return state_fault(f);
-		return ap_covers(d, x->stat_m, n, f);
+		return ap_covers(c, d, x->stat_m, n, f);
 	case VNEF_OP_TRANSPOSE:
 		/* out rows m < free(src0) <= 128, columns p < partitions(src0) <= 128 */
-		if (!ap_inside(a, f))
+		if (!ap_inside(c, a, f))
 			return false;
 		n = ap_walk_free(a);
 		if (n > VNEF_MM_MAX_M)
 			return state_fault(f);
-		return ap_covers(d, n, a->partitions, f);
+		return ap_covers(c, d, n, a->partitions, f);
 	case VNEF_OP_REDUCE:
 		/* every partition of src0 to element 0 of the same partition of dst */
-		return ap_inside(a, f) && ap_covers(d, a->partitions, 1, f);
+		return ap_inside(c, a, f) && ap_covers(c, d, a->partitions, 1, f);
 	case VNEF_OP_PARTITION_REDUCE:
 		/* all partitions of src0 to partition 0 of dst, element by element */
-		return ap_inside(a, f) && ap_covers(d, 1, ap_walk_free(a), f);
+		return ap_inside(c, a, f) && ap_covers(c, d, 1, ap_walk_free(a), f);
 	default:
-		return elementwise_check(in, f);
+		return elementwise_check(c, in, f);
 	}
 }
 
@@ -258,14 +258,59 @@ static u64 ap_bytes(const struct vnef_ap *a)
 	return a->mem ? ap_elems(a) * vn_dtype_size(a->dtype) : 0;
 }
 
+/*
+ * Elements a lane takes per cycle: 1, or the generation's performance mode for opcodes
+ * the ISA table marks, when every operand has a dtype the mode takes (AWS's NKI guides:
+ * VectorE copies and tensor-scalar operations 4x on contiguous SBUF operands, 2x with
+ * one in PSUM or strided; tensor-tensor 2x with both sources in SBUF; trn3's ScalarE
+ * copies 2x).
+ */
+static u32 lane_rate(const struct vn_core *c, u32 engine, const struct vnef_instr *in,
+		     const struct vn_opcode_info *info)
+{
+	const struct vnef_ap *ops[3] = { &in->dst, &in->src0, &in->src1 };
+	const struct vneuron_model_gen *g;
+	bool sbuf = true, contig = true;
+	u32 i, rate;
+
+	if (info->perf == VN_PERF_NONE || engine == VNEURON_ENGINE_GPSIMD ||
+	    engine == VNEURON_ENGINE_TENSOR)
+		return 1;
+	g = vn_model_gen(&c->m);
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		if (!ops[i]->mem)
+			continue;
+		if (ops[i]->dtype >= 32 || !(g->perf_dtypes & (1u << ops[i]->dtype)))
+			return 1;
+		/* the destination of a tensor-tensor may be anywhere: its sources count */
+		if (ops[i]->mem != VNEF_MEM_SBUF && (info->perf != VN_PERF_TT || i))
+			sbuf = false;
+		if (ops[i]->stride[0] != 1 && ops[i]->count[0] > 1)
+			contig = false;
+	}
+	if (info->perf == VN_PERF_TT)
+		rate = engine == VNEURON_ENGINE_VECTOR && sbuf ? g->vector_tt_rate : 1;
+	else if (engine == VNEURON_ENGINE_VECTOR)
+		rate = g->vector_copy_rate >> (!sbuf + !contig);
+	else
+		rate = sbuf ? g->scalar_copy_rate : 1;
+	return max_t(u32, rate, 1);
+}
+
+/* TensorE cycles a column (or row) takes: the generation's fp32 passes, else 1. */
+static u32 tensor_passes(const struct vn_core *c, bool fp32)
+{
+	return fp32 ? max_t(u32, vn_model_gen(&c->m)->tensor_fp32_passes, 1) : 1;
+}
+
 u64 vn_engine_cost(const struct vn_core *c, u32 engine, const struct vnef_instr *in,
 		   struct vn_event *ev)
 {
 	const struct vn_opcode_info *info = vn_opcode_info(in->opcode);
 	const struct vneuron_model *m = &c->m;
 	const struct vnef_ap *a = &in->src0, *d = &in->dst;
-	u32 slow = a->dtype == VNEF_DT_FP32 ? 4 : 1;	/* TensorE: fp32 at a quarter rate */
-	u64 f, p, cyc, lanes, k = a->partitions, n = (u64)a->count[0] * a->count[1];
+	u64 f, p, cyc, lanes, rate, k = a->partitions, n = (u64)a->count[0] * a->count[1];
+	bool fp32;
 
 	ev->flags = 0;
 	ev->hbm_read = 0;
@@ -276,19 +321,20 @@ u64 vn_engine_cost(const struct vn_core *c, u32 engine, const struct vnef_instr 
 	switch (info ? info->cost : VN_COST_NONE) {
 	case VN_COST_STATIONARY:
 		ev->elements = ap_elems(a);
-		return cycles_ps(max_t(u64, n, 64) * slow, m->tensor_khz);
+		return cycles_ps(max_t(u64, n, 64) * tensor_passes(c, a->dtype == VNEF_DT_FP32),
+				 m->tensor_khz);
 	case VN_COST_MOVING:
-		if (c->fp[engine].stat_fp32)
-			slow = 4;
 		ev->elements = ap_elems(d);
 		ev->flops = 2 * k * c->fp[engine].stat_m * n;
-		return cycles_ps(max_t(u64, n, 64) * slow, m->tensor_khz);
+		fp32 = a->dtype == VNEF_DT_FP32 || c->fp[engine].stat_fp32;
+		return cycles_ps(max_t(u64, n, 64) * tensor_passes(c, fp32), m->tensor_khz);
 	case VN_COST_TRANSPOSE:
 		/* the input as stationary, an identity [P x P] moving */
 		ev->elements = ap_elems(d);
 		ev->flops = 2 * k * n * k;
 		ev->flags = VN_EVT_F_TRANSPOSE;
-		return cycles_ps(max_t(u64, k, 64) * slow, m->tensor_khz);
+		return cycles_ps(max_t(u64, k, 64) * tensor_passes(c, a->dtype == VNEF_DT_FP32),
+				 m->tensor_khz);
 	case VN_COST_REDUCE:
 		/* the widest free axis the engine walks, per partition: the source's */
 		f = n;
@@ -309,6 +355,7 @@ u64 vn_engine_cost(const struct vn_core *c, u32 engine, const struct vnef_instr 
 		cyc = VN_STATIC_CYCLES + (p * f * info->inputs + lanes - 1) / lanes;
 		return cycles_ps(cyc, m->gpsimd_khz);
 	}
-	cyc = VN_STATIC_CYCLES + f * info->inputs;
+	rate = lane_rate(c, engine, in, info);
+	cyc = VN_STATIC_CYCLES + (f * info->inputs + rate - 1) / rate;
 	return cycles_ps(cyc, engine == VNEURON_ENGINE_SCALAR ? m->scalar_khz : m->vector_khz);
 }

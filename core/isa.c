@@ -34,14 +34,14 @@ static const struct vn_opcode_info vn_opcodes[VNEF_OP_COUNT] = {
 	[VNEF_OP_TENSOR_TENSOR] = {
 		.mnemonic = "tensor_tensor", .name = "TENSOR_TENSOR",
 		.engines = VN_ENG_V | VN_ENG_G, .op_kind = VN_OPK_ALU,
-		.cost = VN_COST_ELEMENTWISE, .inputs = 2,
+		.cost = VN_COST_ELEMENTWISE, .inputs = 2, .perf = VN_PERF_TT,
 		.args = { A(OP), DST, AN(SRC0, "a first source"), AN(SRC1, "a second source") },
 	},
 	[VNEF_OP_TENSOR_SCALAR] = {
 		.mnemonic = "tensor_scalar", .name = "TENSOR_SCALAR",
 		.engines = VN_ENG_V | VN_ENG_G,
 		.flags = VNEF_IF_SCALAR_COLUMN | VNEF_IF_REVERSE, .op_kind = VN_OPK_ALU,
-		.cost = VN_COST_ELEMENTWISE, .inputs = 1,
+		.cost = VN_COST_ELEMENTWISE, .inputs = 1, .perf = VN_PERF_COPY,
 		.args = { A(OP), DST, SRC,
 			  AS(0, VNEF_IF_SCALAR_COLUMN, "a scalar (a number or a [P x 1] column)") },
 	},
@@ -52,7 +52,7 @@ static const struct vn_opcode_info vn_opcodes[VNEF_OP_COUNT] = {
 	},
 	[VNEF_OP_COPY] = {
 		.mnemonic = "copy", .name = "COPY", .engines = VN_ENG_V | VN_ENG_S | VN_ENG_G,
-		.cost = VN_COST_ELEMENTWISE, .inputs = 1,
+		.cost = VN_COST_ELEMENTWISE, .inputs = 1, .perf = VN_PERF_COPY,
 		.args = { DST, SRC },
 	},
 	[VNEF_OP_ACTIVATE] = {
@@ -161,9 +161,12 @@ bool vn_cc_reduce_valid(u32 alu)
 static const struct {
 	const char *name;
 	u32 bytes;
-} vn_dtypes[] = {
+} vn_dtypes[VNEF_DT_COUNT] = {
 	[VNEF_DT_FP32] = { "fp32", 4 },
 	[VNEF_DT_BF16] = { "bf16", 2 },
+	[VNEF_DT_FP8_E4M3] = { "fp8_e4m3", 1 },
+	[VNEF_DT_FP8_E5M2] = { "fp8_e5m2", 1 },
+	[VNEF_DT_FP8_E4M3FN] = { "fp8_e4m3fn", 1 },
 };
 
 static const struct {
@@ -238,6 +241,11 @@ const char *vn_dtype_name(u32 dtype)
 u32 vn_dtype_bytes(u32 dtype)
 {
 	return dtype < ARRAY_SIZE(vn_dtypes) ? vn_dtypes[dtype].bytes : 0;
+}
+
+bool vn_dtype_is_fp8(u32 dtype)
+{
+	return vn_dtype_bytes(dtype) == 1;
 }
 
 const char *vn_mem_name(u32 mem)
@@ -396,4 +404,38 @@ int vn_engine_by_mnemonic(const char *s)
 int vn_tensor_kind_by_name(const char *s)
 {
 	return index_of(vn_tensor_kinds, ARRAY_SIZE(vn_tensor_kinds), s);
+}
+
+/* The validator's checks (enum vnef_check), for its error reports. */
+static const char * const check_names[VNEF_CHK_NR] = {
+	[VNEF_CHK_OK] = "ok",
+	[VNEF_CHK_SIZE] = "size",
+	[VNEF_CHK_MAGIC] = "magic",
+	[VNEF_CHK_VERSION] = "version",
+	[VNEF_CHK_HEADER] = "header",
+	[VNEF_CHK_SECTION] = "section",
+	[VNEF_CHK_SECTION_DUP] = "section-dup",
+	[VNEF_CHK_SECTION_MISSING] = "section-missing",
+	[VNEF_CHK_STRTAB] = "strtab",
+	[VNEF_CHK_STRING] = "string",
+	[VNEF_CHK_TENSOR] = "tensor",
+	[VNEF_CHK_TENSOR_NAME] = "tensor-name",
+	[VNEF_CHK_LIMIT] = "limit",
+	[VNEF_CHK_OPCODE] = "opcode",
+	[VNEF_CHK_FLAGS] = "flags",
+	[VNEF_CHK_RESERVED] = "reserved",
+	[VNEF_CHK_SEM] = "semaphore",
+	[VNEF_CHK_OPERAND] = "operand",
+	[VNEF_CHK_SHAPE] = "shape",
+	[VNEF_CHK_ALU] = "alu",
+	[VNEF_CHK_DMA] = "dma",
+	[VNEF_CHK_DEBUG] = "debug",
+	[VNEF_CHK_DEADLOCK] = "deadlock",
+	[VNEF_CHK_CC] = "collective",
+	[VNEF_CHK_MODEL] = "model",
+};
+
+const char *vn_check_name(u32 check)
+{
+	return check < VNEF_CHK_NR ? check_names[check] : "unknown";
 }

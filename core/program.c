@@ -10,6 +10,7 @@
 #include "vn_isa.h"
 #include "vn_program.h"
 #include "vn_comm.h"
+#include "vn_model.h"
 #include "vneuron.h"
 
 #define NO_IDX	(~0u)
@@ -46,38 +47,6 @@ static int fail(struct vctx *c, u32 check, const char *msg)
 	return -EINVAL;
 }
 
-static const char * const check_names[VNEF_CHK_NR] = {
-	[VNEF_CHK_OK] = "ok",
-	[VNEF_CHK_SIZE] = "size",
-	[VNEF_CHK_MAGIC] = "magic",
-	[VNEF_CHK_VERSION] = "version",
-	[VNEF_CHK_HEADER] = "header",
-	[VNEF_CHK_SECTION] = "section",
-	[VNEF_CHK_SECTION_DUP] = "section-dup",
-	[VNEF_CHK_SECTION_MISSING] = "section-missing",
-	[VNEF_CHK_STRTAB] = "strtab",
-	[VNEF_CHK_STRING] = "string",
-	[VNEF_CHK_TENSOR] = "tensor",
-	[VNEF_CHK_TENSOR_NAME] = "tensor-name",
-	[VNEF_CHK_LIMIT] = "limit",
-	[VNEF_CHK_OPCODE] = "opcode",
-	[VNEF_CHK_FLAGS] = "flags",
-	[VNEF_CHK_RESERVED] = "reserved",
-	[VNEF_CHK_SEM] = "semaphore",
-	[VNEF_CHK_OPERAND] = "operand",
-	[VNEF_CHK_SHAPE] = "shape",
-	[VNEF_CHK_ALU] = "alu",
-	[VNEF_CHK_DMA] = "dma",
-	[VNEF_CHK_DEBUG] = "debug",
-	[VNEF_CHK_DEADLOCK] = "deadlock",
-	[VNEF_CHK_CC] = "collective",
-};
-
-const char *vn_check_name(u32 check)
-{
-	return check < VNEF_CHK_NR ? check_names[check] : "unknown";
-}
-
 static bool all_zero(const void *p, size_t n)
 {
 	const u8 *b = p;
@@ -110,9 +79,10 @@ int vn_program_tensor(const struct vn_program *p, const char *name)
 	return -ENOENT;
 }
 
+/* The format's bound: the largest partition of any model (vn_program_fits(): the model's). */
 static u32 part_bytes(u32 mem)
 {
-	return mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES;
+	return mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES_MAX;
 }
 
 /* ---- header and sections ---- */
@@ -325,8 +295,9 @@ static int check_tensors(struct vctx *c)
 				return fail(c, VNEF_CHK_TENSOR_NAME, "duplicate tensor name");
 		if (t->kind < VNEF_TENSOR_INPUT || t->kind > VNEF_TENSOR_CONST)
 			return fail(c, VNEF_CHK_TENSOR, "bad tensor kind");
-		if (t->dtype != VNEF_DT_FP32 && t->dtype != VNEF_DT_BF16)
+		if (!vn_dtype_size(t->dtype))
 			return fail(c, VNEF_CHK_TENSOR, "bad tensor dtype");
+		vn_prog_need_dtype(p, c->sec, c->idx, t->dtype);
 		if (!t->rank || t->rank > VNEF_MAX_RANK)
 			return fail(c, VNEF_CHK_TENSOR, "bad tensor rank");
 		sz = vn_dtype_size(t->dtype);
@@ -349,6 +320,11 @@ static int check_tensors(struct vctx *c)
 		}
 		if (t->kind == VNEF_TENSOR_SCRATCH)
 			p->scratch_bytes += t->size;
+		if (t->size > p->need.tensor_bytes) {
+			p->need.tensor_bytes = t->size;
+			p->need.tensor_sec = c->sec;
+			p->need.tensor_idx = i;
+		}
 	}
 	c->idx = NO_IDX;
 	return 0;
@@ -384,7 +360,7 @@ static int check_ap(struct vctx *c, const struct vnef_ap *a)
 
 	if (a->mem != VNEF_MEM_SBUF && a->mem != VNEF_MEM_PSUM)
 		return fail(c, VNEF_CHK_OPERAND, "operand memory must be SBUF or PSUM");
-	if (a->dtype != VNEF_DT_FP32 && a->dtype != VNEF_DT_BF16)
+	if (!vn_dtype_size(a->dtype))
 		return fail(c, VNEF_CHK_OPERAND, "bad operand dtype");
 	if (a->pad)
 		return fail(c, VNEF_CHK_RESERVED, "operand pad");
@@ -397,8 +373,14 @@ static int check_ap(struct vctx *c, const struct vnef_ap *a)
 	es = vn_dtype_size(a->dtype);
 	if (a->offset % es)
 		return fail(c, VNEF_CHK_OPERAND, "operand offset not dtype aligned");
-	if ((!ap_end(a, &end) || end > part_bytes(a->mem)) && !skip_check(VN_TEST_SKIP_AP_RANGE))
-		return fail(c, VNEF_CHK_OPERAND, "operand beyond the partition");
+	if (!ap_end(a, &end) || end > part_bytes(a->mem)) {
+		if (!skip_check(VN_TEST_SKIP_AP_RANGE))
+			return fail(c, VNEF_CHK_OPERAND, "operand beyond the partition");
+		end = 0;
+	}
+	vn_prog_need_part(c->p, c->sec, c->idx, a->mem, end,
+			  (u64)a->start_partition + a->partitions);
+	vn_prog_need_dtype(c->p, c->sec, c->idx, a->dtype);
 	return 0;
 }
 
@@ -595,10 +577,15 @@ static int check_ep(struct vctx *c, const struct vnef_dma_ep *e, const struct vn
 	    last_part >= VNEF_PARTITIONS) {
 		if (!skip_check(VN_TEST_SKIP_DMA_RANGE))
 			return fail(c, VNEF_CHK_DMA, "DMA beyond the last partition");
+		last_part = 0;
 	}
 	/* Byte offsets never wrap into the next partition, so no chunk crosses one. */
-	if (end > part_bytes(e->mem) && !skip_check(VN_TEST_SKIP_DMA_RANGE))
-		return fail(c, VNEF_CHK_DMA, "DMA beyond the partition");
+	if (end > part_bytes(e->mem)) {
+		if (!skip_check(VN_TEST_SKIP_DMA_RANGE))
+			return fail(c, VNEF_CHK_DMA, "DMA beyond the partition");
+		end = 0;
+	}
+	vn_prog_need_part(c->p, c->sec, c->idx, e->mem, end, last_part + 1);
 	return 0;
 }
 
@@ -881,7 +868,9 @@ static int validate(struct vctx *c)
 	return r;
 }
 
-static int load(void *copy, u64 size, struct vn_program **out, struct vn_prog_error *err)
+/* Validate; then, unless any_model, check it fits m (NULL: trn1). */
+static int load(const struct vneuron_model *m, bool any_model, void *copy, u64 size,
+		struct vn_program **out, struct vn_prog_error *err)
 {
 	struct vctx c = { .err = err, .sec = NO_IDX, .idx = NO_IDX };
 	struct vn_program *p;
@@ -899,6 +888,8 @@ static int load(void *copy, u64 size, struct vn_program **out, struct vn_prog_er
 	c.size = size;
 	c.p = p;
 	r = validate(&c);
+	if (!r && !any_model)
+		r = vn_program_fits(p, m ? m : &vn_model_trn1, err);
 	if (r) {
 		vn_program_put(p);
 		return r;
@@ -927,8 +918,8 @@ static int check_size(u64 size, struct vn_prog_error *err)
 	return 0;
 }
 
-int vn_program_load(const void *image, u64 size, struct vn_program **out,
-		    struct vn_prog_error *err)
+static int load_copy(const struct vneuron_model *m, bool any_model, const void *image,
+		     u64 size, struct vn_program **out, struct vn_prog_error *err)
 {
 	void *copy;
 	int r;
@@ -941,11 +932,23 @@ int vn_program_load(const void *image, u64 size, struct vn_program **out,
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, image, size);
-	return load(copy, size, out, err);
+	return load(m, any_model, copy, size, out, err);
 }
 
-int vn_program_adopt(void *image, u64 size, struct vn_program **out,
-		     struct vn_prog_error *err)
+int vn_program_load_for(const struct vneuron_model *m, const void *image, u64 size,
+			struct vn_program **out, struct vn_prog_error *err)
+{
+	return load_copy(m, false, image, size, out, err);
+}
+
+int vn_program_load_any(const void *image, u64 size, struct vn_program **out,
+			struct vn_prog_error *err)
+{
+	return load_copy(NULL, true, image, size, out, err);
+}
+
+int vn_program_adopt_for(const struct vneuron_model *m, void *image, u64 size,
+			 struct vn_program **out, struct vn_prog_error *err)
 {
 	int r;
 
@@ -955,15 +958,16 @@ int vn_program_adopt(void *image, u64 size, struct vn_program **out,
 		vn_vfree(image);
 		return r;
 	}
-	return load(image, size, out, err);
+	return load(m, false, image, size, out, err);
 }
 
-int vn_program_check(const void *image, u64 size, struct vn_prog_error *err)
+int vn_program_check_for(const struct vneuron_model *m, const void *image, u64 size,
+			 struct vn_prog_error *err)
 {
 	struct vn_program *p;
 	int r;
 
-	r = vn_program_load(image, size, &p, err);
+	r = vn_program_load_for(m, image, size, &p, err);
 	if (!r)
 		vn_program_put(p);
 	return r;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * Gathering access-pattern operands into fp32 segments and scattering them back, with
- * bf16 conversion. Included only by *_fp.c files.
+ * bf16 and fp8 conversion (core/vn_fp8.h). Included only by *_fp.c files.
  */
 #ifndef VN_AP_FP_H
 #define VN_AP_FP_H
 
 #include "vn_engine_fp.h"
+#include "vn_fp8.h"
 
 union vn_f32 {
 	float f;
@@ -231,7 +232,7 @@ static inline void vn_ap_move(const struct vn_fp_ctx *x, const struct vnef_ap *a
 			else
 				for (r = 0; r < run; r++)
 					v[r] = f[r * st];
-		} else {
+		} else if (a->dtype == VNEF_DT_BF16) {
 			u16 *h = (u16 *)base + e;
 
 			if (st == 1 && !store) {
@@ -248,6 +249,21 @@ static inline void vn_ap_move(const struct vn_fp_ctx *x, const struct vnef_ap *a
 			else
 				for (r = 0; r < run; r++)
 					v[r] = vn_bf16_to_f32(h[r * st]);
+		} else {
+			/* fp8 (the validator and vn_engine_check() admit no other dtype) */
+			const struct vn_fp8_format *f8 = vn_fp8_format(a->dtype);
+			u8 *q = base + e;
+			union vn_f32 u;
+
+			if (store) {
+				for (r = 0; r < run; r++) {
+					u.f = v[r];
+					q[r * st] = vn_f32_bits_to_fp8(f8, u.u);
+				}
+			} else {
+				for (r = 0; r < run; r++)
+					v[r] = vn_u32_f32(vn_fp8_to_f32_bits(f8, q[r * st]));
+			}
 		}
 	}
 }

@@ -66,6 +66,16 @@ enum vn_arg_kind {
 	VN_ARG_SCALAR,		/* imm[i] as a float, or src1 with the column flag */
 };
 
+/*
+ * The generations' performance modes on 16-bit and narrower operands (docs/isa.md,
+ * "Modeled clock"): which rate of struct vneuron_model_gen an opcode may run at.
+ */
+enum vn_perf_class {
+	VN_PERF_NONE = 0,	/* one element per lane per cycle */
+	VN_PERF_COPY,		/* VectorE vector_copy_rate, ScalarE scalar_copy_rate */
+	VN_PERF_TT,		/* VectorE vector_tt_rate (two sources) */
+};
+
 struct vn_isa_arg {
 	u8 kind;		/* enum vn_arg_kind */
 	u8 imm;			/* F32, S32, SCALAR: the imm[] word */
@@ -83,6 +93,7 @@ struct vn_opcode_info {
 	u8 op_kind;		/* enum vn_op_kind */
 	u8 cost;		/* enum vn_cost_class */
 	u8 inputs;		/* operands read per element (elementwise cost) */
+	u8 perf;		/* enum vn_perf_class */
 	struct vn_isa_arg args[VN_ISA_MAX_ARGS];
 };
 
@@ -106,6 +117,8 @@ const char *vn_tensor_kind_name(u32 kind);	/* "input" */
 
 /* Bytes of an element; 0 for a dtype that is none. */
 u32 vn_dtype_bytes(u32 dtype);
+/* Whether a dtype is one of the fp8 formats (core/vn_fp8.h converts them). */
+bool vn_dtype_is_fp8(u32 dtype);
 
 /* Whether the op field value is valid for an op kind (REDUCE: ADD, MAX, MIN). */
 bool vn_op_valid(u32 op_kind, u32 op);
@@ -153,6 +166,9 @@ bool vn_cc_reduce_valid(u32 alu);
 /* A stream id's display name: "TensorE" .. "GpSimdE", "DMA q3" is the caller's, "CC-core". */
 #define VN_CC_ENGINE_NAME	"CC-core"
 #define VN_CC_ENGINE_MNEMONIC	"cc"
+
+/* The name of an enum vnef_check: "ok", "operand", "model"; "unknown" for none. */
+const char *vn_check_name(u32 check);
 
 /* Lookups by name (the assembler, tools): the value, or -1 if none has that name. */
 int vn_opcode_by_mnemonic(const char *s);

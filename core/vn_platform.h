@@ -15,6 +15,7 @@
 #include <linux/overflow.h>
 #include <linux/minmax.h>
 #include <linux/lockdep_types.h>
+#include <linux/kernel.h>
 
 /* A lock class: one per vn_lock_create() call site (core/vn_os.h). */
 struct vn_lock_class {
@@ -40,6 +41,9 @@ static inline bool vn_last_of(u64 base, u64 n, u64 step, u64 *v)
 	return n && !check_mul_overflow(n - 1, step, &span) &&
 	       !check_add_overflow(base, span, v);
 }
+
+/* A formatted message into a fixed buffer (the loader's error text). */
+#define vn_snprintf(buf, n, ...)	snprintf(buf, n, __VA_ARGS__)
 
 /* Release/acquire for the trace rings, the same on both sides of the mmap. */
 #define vn_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "asm_int.h"
+#include "vn_model.h"
 #include "vn_program.h"
 
 const struct asm_flag asm_flags[2] = {
@@ -309,6 +310,7 @@ static int dis_text(const struct vn_program *p, bool with_strtab, struct out *o)
 	uint32_t i, s, k, cur_file = ~0u, cur_line = ~0u, cur_scope = 0;
 	bool file_mode = false;
 	const struct vnef_debug **dbg;
+	const struct vneuron_model *model;
 
 	names = calloc(p->tensor_count + 1, sizeof(*names));
 	dbg = calloc(VNEF_STREAMS, sizeof(*dbg));
@@ -338,6 +340,10 @@ static int dis_text(const struct vn_program *p, bool with_strtab, struct out *o)
 	put(o, ".program ");
 	put_str(o, vn_program_str(p, h->name_off));
 	put(o, "\n");
+	/* The image does not name its model: the smallest it fits, if that is not trn1. */
+	model = vn_program_smallest_model(p);
+	if (model && model != &vn_model_trn1)
+		put(o, ".model \"%s\"\n", model->name);
 	if (with_strtab && p->strtab_size > 1) {
 		uint32_t off = 1, n = 0;
 
@@ -490,7 +496,7 @@ int nd_dis(const void *image, size_t size, unsigned int flags, FILE *out, int *e
 		*exact = 0;
 	if (!image || !out)
 		return nd_seterr(err, EINVAL, "nd_dis: no image or no output");
-	ret = vn_program_load(image, size, &p, &pe);
+	ret = vn_program_load_any(image, size, &p, &pe);
 	if (ret)
 		return nd_seterr(err, ret, "not a valid program: %s check: %s (section %d, entry %d)",
 				 vn_check_name(pe.check), pe.msg ? pe.msg : "", (int)pe.section,

@@ -87,6 +87,7 @@ struct as {
 	bool strtab_given;
 	char *prog_name;
 	bool prog_name_given;
+	const struct vneuron_model *model;	/* .model: what the image is checked for */
 	struct vec tensors;		/* struct src_tensor */
 	struct vec labels;		/* struct label */
 	uint8_t *cdata;

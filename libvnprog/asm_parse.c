@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "asm_int.h"
+#include "vn_model.h"
 #include "vn_program.h"
 
 /* The names a lookup gives the values below 32, as a list: "fp32 or bf16". */
@@ -586,6 +587,20 @@ static bool directive(struct as *a)
 		} while (asm_accept_punct(a, ','));
 		return asm_end_of_stmt(a);
 	}
+	if (!strcmp(name, "model")) {
+		if (a->model) {
+			asm_diag(a, line, col, "duplicate .model directive");
+			return false;
+		}
+		if (!string_arg(a, "a model name in quotes (\"trn1\", \"trn2\" or \"trn3\")"))
+			return false;
+		a->model = vn_model_find(a->sbuf);
+		if (!a->model) {
+			asm_diag(a, line, col, "unknown model '%s' (trn1, trn2 or trn3)", a->sbuf);
+			return false;
+		}
+		return asm_end_of_stmt(a);
+	}
 	if (!strcmp(name, "tensor"))
 		return do_tensor(a);
 	if (!strcmp(name, "engine")) {
@@ -643,8 +658,8 @@ static bool directive(struct as *a)
 		a->loc_set = true;
 		return asm_end_of_stmt(a);
 	}
-	asm_diag(a, line, col, "unknown directive '.%s' (.program, .strtab, .tensor, .engine, .queue, "
-		 ".scope, .file, .loc)", name);
+	asm_diag(a, line, col, "unknown directive '.%s' (.program, .model, .strtab, .tensor, "
+		 ".engine, .queue, .scope, .file, .loc)", name);
 	return false;
 }
 
@@ -906,7 +921,7 @@ int nd_asm(const char *text, size_t len, const char *filename, unsigned int flag
 	}
 	if (!(flags & ND_ASM_NO_VALIDATE)) {
 		struct vn_prog_error pe;
-		int v = vn_program_check(*imagep, *sizep, &pe);
+		int v = vn_program_check_for(a.model, *imagep, *sizep, &pe);
 
 		if (v) {
 			if (v == -EINVAL)

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "vnprog_int.h"
+#include "vn_model.h"
 
 int nd_berr(struct nd_builder *b, int code, const char *fmt, ...)
 {
@@ -166,6 +167,57 @@ int nd_builder_new(const char *program_name, struct nd_builder **bp)
 	return 0;
 }
 
+const struct vneuron_model *nd_builder_model(const struct nd_builder *b)
+{
+	return b && b->model ? b->model : &vn_model_trn1;
+}
+
+int nd_builder_set_model(struct nd_builder *b, const char *model)
+{
+	const struct vneuron_model *m = vn_model_find(model);
+
+	if (!b)
+		return -EINVAL;
+	if (!m)
+		return nd_berr(b, EINVAL, "unknown model '%s' (trn1, trn2 or trn3)",
+			       model ? model : "(null)");
+	if (b->ntensors || b->ntiles)
+		return nd_berr(b, EBUSY, "the model (%s) is set before the first tensor or tile",
+			       m->name);
+	b->model = m;
+	return 0;
+}
+
+/* The dtypes of the builder's model, as a list: "fp32, bf16, fp8_e4m3, fp8_e5m2". */
+static const char *model_dtypes(const struct nd_builder *b, char *buf, size_t n)
+{
+	size_t len = 0;
+	uint32_t d;
+
+	buf[0] = 0;
+	for (d = 0; d < VNEF_DT_COUNT; d++)
+		if (vn_model_has_dtype(nd_builder_model(b), d) && len < n)
+			len += snprintf(buf + len, n - len, "%s%s", len ? ", " : "",
+					vn_dtype_name(d));
+	return buf;
+}
+
+/* Whether the builder's model has dt; else the error, naming the model and its dtypes. */
+static bool dtype_ok(struct nd_builder *b, const char *what, const char *name, int dt)
+{
+	char list[96];
+
+	if (!vn_dtype_bytes(dt)) {
+		nd_berr(b, EINVAL, "%s '%s': unknown dtype %d", what, name, dt);
+		return false;
+	}
+	if (vn_model_has_dtype(nd_builder_model(b), dt))
+		return true;
+	nd_berr(b, EINVAL, "%s '%s': %s is not a dtype of %s (it has %s)", what, name,
+		vn_dtype_name(dt), nd_builder_model(b)->name, model_dtypes(b, list, sizeof(list)));
+	return false;
+}
+
 void nd_builder_free(struct nd_builder *b)
 {
 	uint32_t i;
@@ -230,10 +282,8 @@ static struct nd_tensor *tensor_new(struct nd_builder *b, const char *name, uint
 			return NULL;
 		}
 	}
-	if (!vn_dtype_bytes(dt)) {
-		nd_berr(b, EINVAL, "tensor '%s': unknown dtype %d", name, (int)dt);
+	if (!dtype_ok(b, "tensor", name, dt))
 		return NULL;
-	}
 	if (rank < 1 || rank > VNEF_MAX_RANK || !shape) {
 		nd_berr(b, EINVAL, "tensor '%s': rank %u, must be 1..%d", name, rank,
 			VNEF_MAX_RANK);
@@ -247,9 +297,11 @@ static struct nd_tensor *tensor_new(struct nd_builder *b, const char *name, uint
 		}
 	}
 	if (__builtin_mul_overflow(numel, (uint64_t)vn_dtype_bytes(dt), &size) ||
-	    size > VNEF_MAX_TENSOR_BYTES) {
-		nd_berr(b, E2BIG, "tensor '%s' is larger than the %llu bytes of HBM", name,
-			(unsigned long long)VNEF_MAX_TENSOR_BYTES);
+	    size > VNEF_MAX_TENSOR_BYTES || size > nd_builder_model(b)->hbm_modeled_bytes) {
+		nd_berr(b, E2BIG, "tensor '%s' is larger than the %llu bytes of HBM a core of %s",
+			name, (unsigned long long)min_t(uint64_t, VNEF_MAX_TENSOR_BYTES,
+							nd_builder_model(b)->hbm_modeled_bytes),
+			nd_builder_model(b)->name);
 		return NULL;
 	}
 	if (b->ntensors >= VNEF_MAX_TENSORS) {
@@ -365,9 +417,11 @@ struct nd_hbm nd_hbm_cols(struct nd_tensor *t, uint64_t row, uint64_t col)
 /* ---------------------------------------------------------------------------- */
 /* Tiles and the SBUF/PSUM allocator                                            */
 
-static uint32_t mem_bytes(uint32_t mem)
+/* A partition of SBUF or PSUM on the builder's model. */
+static uint32_t mem_bytes(const struct nd_builder *b, uint32_t mem)
 {
-	return mem == ND_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES;
+	return vn_model_part_bytes(nd_builder_model(b),
+				   mem == ND_PSUM ? VNEF_MEM_PSUM : VNEF_MEM_SBUF);
 }
 
 /*
@@ -377,7 +431,7 @@ static uint32_t mem_bytes(uint32_t mem)
 static int place(struct nd_builder *b, uint32_t mem, uint32_t bytes, uint32_t *offp)
 {
 	struct nd_region *r = b->alloc[mem];
-	uint32_t n = b->nalloc[mem], i, pos = 0, end = mem_bytes(mem), cand;
+	uint32_t n = b->nalloc[mem], i, pos = 0, end = mem_bytes(b, mem), cand;
 	const uint32_t bank = VNEF_PSUM_BANK_BYTES;
 
 	for (i = 0; i <= n; i++) {
@@ -415,7 +469,7 @@ uint32_t nd_onchip_free_bytes(const struct nd_builder *b, enum nd_memory mem)
 		return 0;
 	for (i = 0; i < b->nalloc[mem]; i++)
 		used += b->alloc[mem][i].size;
-	return mem_bytes(mem) - used;
+	return mem_bytes(b, mem) - used;
 }
 
 static uint32_t largest_gap(const struct nd_builder *b, uint32_t mem)
@@ -423,7 +477,7 @@ static uint32_t largest_gap(const struct nd_builder *b, uint32_t mem)
 	uint32_t i, pos = 0, best = 0, n = b->nalloc[mem];
 
 	for (i = 0; i <= n; i++) {
-		uint32_t e = i < n ? b->alloc[mem][i].off : mem_bytes(mem);
+		uint32_t e = i < n ? b->alloc[mem][i].off : mem_bytes(b, mem);
 
 		if (e - pos > best)
 			best = e - pos;
@@ -451,21 +505,19 @@ struct nd_tile *nd_tile(struct nd_builder *b, enum nd_memory mem, const char *na
 		nd_berr(b, EINVAL, "tile '%s': memory %d is neither SBUF nor PSUM", name, mem);
 		return NULL;
 	}
-	if (!vn_dtype_bytes(dt)) {
-		nd_berr(b, EINVAL, "tile '%s': unknown dtype %d", name, (int)dt);
+	if (!dtype_ok(b, "tile", name, dt))
 		return NULL;
-	}
 	if (partitions < 1 || partitions > VNEF_PARTITIONS) {
 		nd_berr(b, EINVAL, "tile '%s': %u partitions; a tile has 1..%d", name, partitions,
 			VNEF_PARTITIONS);
 		return NULL;
 	}
 	bytes = (uint64_t)free_elems * vn_dtype_bytes(dt);
-	if (!free_elems || bytes > mem_bytes(mem)) {
+	if (!free_elems || bytes > mem_bytes(b, mem)) {
 		nd_berr(b, free_elems ? E2BIG : EINVAL,
-			"tile '%s': %u elements (%llu bytes) a partition; %s has %u bytes a "
+			"tile '%s': %u elements (%llu bytes) a partition; %s of %s has %u bytes a "
 			"partition", name, free_elems, (unsigned long long)bytes, vn_mem_name(mem),
-			mem_bytes(mem));
+			nd_builder_model(b)->name, mem_bytes(b, mem));
 		return NULL;
 	}
 	bytes = (bytes + 63) & ~63ull;
@@ -480,8 +532,9 @@ struct nd_tile *nd_tile(struct nd_builder *b, enum nd_memory mem, const char *na
 		if (ret == -ENOMEM)
 			goto nomem;
 		nd_berr(b, ENOSPC, "out of %s: tile '%s' needs %llu bytes a partition, the "
-			"largest free range is %u of %u bytes", vn_mem_name(mem), name,
-			(unsigned long long)bytes, largest_gap(b, mem), mem_bytes(mem));
+			"largest free range is %u of %s's %u bytes", vn_mem_name(mem), name,
+			(unsigned long long)bytes, largest_gap(b, mem), nd_builder_model(b)->name,
+			mem_bytes(b, mem));
 		return NULL;
 	}
 	t->b = b;

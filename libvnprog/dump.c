@@ -129,7 +129,7 @@ int nd_vnef_dump(const void *image, size_t size, FILE *o, struct nd_error *err)
 
 	if (!image || !o)
 		return nd_seterr(err, EINVAL, "nd_vnef_dump: no image or no stream");
-	ret = vn_program_load(image, size, &p, &pe);
+	ret = vn_program_load_any(image, size, &p, &pe);
 	if (ret)
 		return nd_seterr(err, ret, "invalid image: %s check: %s (section %d, entry %d)",
 				 vn_check_name(pe.check), pe.msg, (int)pe.section,

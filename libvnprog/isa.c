@@ -464,6 +464,15 @@ static int stationary(struct nd_builder *b, const char *op, struct nd_tv st,
 	return 0;
 }
 
+/*
+ * The operand dtypes a matmul takes together: the same, or two fp8 formats (TensorE
+ * multiplies an E4M3 matrix by an E5M2 one: AWS's Trainium2 NKI guide).
+ */
+static bool mm_dtypes_match(uint32_t a, uint32_t b)
+{
+	return a == b || (vn_dtype_is_fp8(a) && vn_dtype_is_fp8(b));
+}
+
 /* Emit it; MULTIPLY_MOVING's checks then know the stationary's shape and dtype. */
 static int load_stationary(struct nd_builder *b, struct nd_entry *e, struct nd_access *acc,
 			   struct nd_tv st, const char *op, const char *file, int line)
@@ -515,7 +524,7 @@ static int multiply_moving(struct nd_builder *b, struct nd_tv dst, struct nd_tv 
 		ret = tensor_dst(b, op, dst, &e.u.in.dst);
 	if (ret)
 		return ret;
-	if (mv.tile->dtype != b->stat_dtype)
+	if (!mm_dtypes_match(mv.tile->dtype, b->stat_dtype))
 		return nd_berr(b, EINVAL, "%s: moving is %s but the stationary is %s", op,
 			       vn_dtype_name(mv.tile->dtype), vn_dtype_name(b->stat_dtype));
 	if (mv.np != b->stat_k)
@@ -560,7 +569,7 @@ int nd_matmul_at(struct nd_builder *b, struct nd_tv dst, struct nd_tv st, struct
 	if (mv.np != st.np)
 		return nd_berr(b, EINVAL, "%s: shape mismatch: stationary has K=%u partitions, "
 			       "moving K=%u", op, st.np, mv.np);
-	if (mv.tile->dtype != st.tile->dtype)
+	if (!mm_dtypes_match(mv.tile->dtype, st.tile->dtype))
 		return nd_berr(b, EINVAL, "%s: stationary and moving dtypes differ", op);
 	if (mv.nf > VNEF_MM_MAX_N)
 		return nd_berr(b, EINVAL, "%s: moving has N=%u columns; at most %d", op, mv.nf,

@@ -54,6 +54,9 @@ struct nd_tile;
 enum nd_dtype {
 	ND_FP32 = 1,		/* VNEF_DT_FP32 */
 	ND_BF16 = 2,		/* VNEF_DT_BF16 */
+	ND_FP8_E4M3 = 3,	/* VNEF_DT_FP8_E4M3: AWS's cFP8 E4M3 (largest 240) */
+	ND_FP8_E5M2 = 4,	/* VNEF_DT_FP8_E5M2 */
+	ND_FP8_E4M3FN = 5,	/* VNEF_DT_FP8_E4M3FN: OCP's E4M3 (largest 448), trn3 only */
 };
 
 enum nd_engine {
@@ -126,6 +129,15 @@ struct nd_dma_xfer {
 
 int nd_builder_new(const char *program_name, struct nd_builder **bp);
 void nd_builder_free(struct nd_builder *b);
+/*
+ * The device model the program is built for: "trn1" (the default), "trn2" or "trn3"
+ * (docs/isa.md, "Device models"). Its SBUF and PSUM are what tiles are placed in, its
+ * dtypes and HBM per core what tensors and tiles may have. Set it before the first
+ * tensor or tile: -EBUSY after, -EINVAL for a name that is no model.
+ */
+int nd_builder_set_model(struct nd_builder *b, const char *model);
+/* The builder's model (trn1's unless set). */
+const struct vneuron_model *nd_builder_model(const struct nd_builder *b);
 /* The message of the last failed call ("" if none). */
 const char *nd_builder_error(const struct nd_builder *b);
 /* The first error of this builder (0 if none); finishing fails with it. */

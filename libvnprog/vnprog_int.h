@@ -216,6 +216,8 @@ struct nd_builder {
 	/* TensorE: the stationary operand loaded last (shape checks of MultiplyMoving). */
 	int stat_valid;
 	uint32_t stat_k, stat_m, stat_dtype;
+
+	const struct vneuron_model *model;	/* NULL: trn1 */
 };
 
 int nd_berr(struct nd_builder *b, int code, const char *fmt, ...) ND_PRINTF(3, 4);

@@ -73,18 +73,19 @@ enum vneuron_engine {
 
 /**
  * struct vneuron_model - the device model's figures
- * @name: NUL-padded model name, "trn1"
+ * @name: NUL-padded model name: "trn1", "trn2" or "trn3"
  * @tensor_rows: TensorE rows, 128
  * @tensor_cols: TensorE columns, 128
- * @tensor_khz: TensorE clock, 2800000
+ * @tensor_khz: TensorE clock (trn1 2800000, trn2 and trn3 2400000)
  * @vector_lanes: VectorE lanes, 128
- * @vector_khz: VectorE clock, 1120000
+ * @vector_khz: VectorE clock (trn1 1120000, trn2 960000, trn3 1200000)
  * @scalar_lanes: ScalarE lanes, 128
- * @scalar_khz: ScalarE clock, 1400000
+ * @scalar_khz: ScalarE clock (trn1 1400000, trn2 and trn3 1200000)
  * @gpsimd_cores: GpSimdE cores, 8
- * @gpsimd_khz: GpSimdE clock, 1400000
+ * @gpsimd_khz: GpSimdE clock (trn1 1400000, trn2 and trn3 1200000)
  * @partitions: SBUF and PSUM partitions, 128
- * @sbuf_partition_bytes: SBUF bytes per partition, 192 KiB
+ * @sbuf_partition_bytes: SBUF bytes per partition (trn1 192 KiB, trn2 224 KiB, trn3
+ *	256 KiB)
  * @psum_partition_bytes: PSUM bytes per partition, 16 KiB
  * @psum_bank_bytes: PSUM bank size, 2 KiB
  * @dma_engines: DMA engines per core, 16
@@ -97,7 +98,10 @@ enum vneuron_engine {
  * @peak_flops_fp32: TensorE peak per core, fp32
  *
  * The one table the driver, the library and the profiler share (docs/uapi.md, "The
- * device model"). Frequencies in kHz, bandwidths in bytes/s, peaks in FLOP/s.
+ * device model"; docs/isa.md, "Device models", has every figure's source). Frequencies
+ * in kHz, bandwidths in bytes/s, peaks in FLOP/s. Its layout is frozen (struct
+ * vneuron_info holds it before other members): what differs between generations beyond
+ * these figures is in struct vneuron_model_gen.
  */
 struct vneuron_model {
 	char name[16];
@@ -122,6 +126,64 @@ struct vneuron_model {
 	__u64 hbm_modeled_bytes;
 	__u64 peak_flops_bf16;
 	__u64 peak_flops_fp32;
+};
+
+/**
+ * struct vneuron_model_gen - what else differs between device generations
+ * @generation: NUL-padded NeuronCore version: "NeuronCore-v2", "-v3", "-v4"
+ * @cores_per_device: physical cores of one device (a chip): 2, 8, 8
+ * @lnc: physical cores a logical core joins by default: 1 (trn1), 2
+ * @dtypes: bit d set for each enum vnef_dtype d (uapi/vneuron_program.h) the model has
+ * @tensor_fp32_passes: TensorE cycles per column with an fp32 operand: 4 (a quarter
+ *	of the bf16 rate)
+ * @tensor_fp8_rows: contraction rows a TensorE processing element takes per cycle with
+ *	fp8 inputs in double-row mode: 1 (trn1: fp8 runs at the bf16 rate), 2
+ * @perf_dtypes: the dtypes (bits as @dtypes) the engines' performance modes take:
+ *	none (trn1), bf16 (trn2), bf16 and fp8 (trn3)
+ * @vector_copy_rate: VectorE elements per lane per cycle for COPY and TENSOR_SCALAR
+ *	when every operand has a dtype of @perf_dtypes and is in SBUF and contiguous (its
+ *	performance mode): 1 (trn1), 4; halved (at least 1) for an operand in PSUM, and
+ *	again for a strided one
+ * @vector_tt_rate: the same for TENSOR_TENSOR with both sources in SBUF: 1, 2
+ * @scalar_copy_rate: ScalarE elements per lane per cycle for COPY of SBUF operands of
+ *	@perf_dtypes: 1, 1, 2 (trn3)
+ * @cc_cores: collective cores per device: 6, 20, 16
+ * @cc_intra_latency_ns: a collective hop between two cores of one device
+ * @cc_inter_latency_ns: a collective hop between two devices
+ * @cc_intra_bw: bytes/s of a collective hop between two cores of one device
+ * @cc_inter_bw: bytes/s of a collective hop between two devices
+ * @link_bw: NeuronLink bytes/s of one device
+ * @hbm_device_bytes: HBM of one device: 32, 96, 144 GiB
+ * @hbm_device_bw: HBM bytes/s of one device (struct vneuron_model.hbm_bw is its share
+ *	per core)
+ * @dma_device_bw: DMA bytes/s of one device
+ * @peak_flops_fp8: TensorE peak per core with fp8 inputs (double-row mode where the
+ *	model has it)
+ *
+ * The figures of struct vneuron_model's model that the first generation did not need
+ * (docs/isa.md, "Device models", gives each one's source). Bandwidths in bytes/s.
+ */
+struct vneuron_model_gen {
+	char generation[16];
+	__u32 cores_per_device;
+	__u32 lnc;
+	__u32 dtypes;
+	__u32 tensor_fp32_passes;
+	__u32 tensor_fp8_rows;
+	__u32 perf_dtypes;
+	__u32 vector_copy_rate;
+	__u32 vector_tt_rate;
+	__u32 scalar_copy_rate;
+	__u32 cc_cores;
+	__u32 cc_intra_latency_ns;
+	__u32 cc_inter_latency_ns;
+	__u64 cc_intra_bw;
+	__u64 cc_inter_bw;
+	__u64 link_bw;
+	__u64 hbm_device_bytes;
+	__u64 hbm_device_bw;
+	__u64 dma_device_bw;
+	__u64 peak_flops_fp8;
 };
 
 /**

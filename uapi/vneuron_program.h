@@ -60,9 +60,14 @@ extern "C" {
 #define VNEF_CC_MAX_RANKS	64		/* ranks of a communicator */
 #define VNEF_CC_MAX_BYTES	_BITULL(31)	/* a rank's input or output of a collective */
 
-/* The on-chip memories (also in struct vneuron_model). */
+/*
+ * The on-chip memories. A model's own sizes are in struct vneuron_model: a program must
+ * fit the model it runs on. VNEF_SBUF_PART_BYTES is trn1's SBUF partition, the default;
+ * no model has more than VNEF_SBUF_PART_BYTES_MAX.
+ */
 #define VNEF_PARTITIONS		128
 #define VNEF_SBUF_PART_BYTES	(192u << 10)
+#define VNEF_SBUF_PART_BYTES_MAX	(256u << 10)
 #define VNEF_PSUM_PART_BYTES	(16u << 10)
 #define VNEF_PSUM_BANK_BYTES	(2u << 10)
 
@@ -137,10 +142,26 @@ struct vnef_section {
  * enum vnef_dtype - element types
  * @VNEF_DT_FP32: IEEE binary32
  * @VNEF_DT_BF16: bfloat16, stored round-to-nearest-even; computed in fp32
+ * @VNEF_DT_FP8_E4M3: AWS's cFP8 E4M3 (NKI float8_e4m3): sign, 4 exponent bits (bias 7),
+ *	3 mantissa bits, IEEE-like: exponent 15 is infinity (mantissa 0) or NaN, the
+ *	largest finite value 240
+ * @VNEF_DT_FP8_E5M2: cFP8 E5M2 (NKI float8_e5m2, OCP's and IEEE-like): 5 exponent bits
+ *	(bias 15), 2 mantissa bits, infinities, NaNs, the largest finite value 57344
+ * @VNEF_DT_FP8_E4M3FN: OCP's E4M3 (NKI float8_e4m3fn, trn3 only): bias 7, no infinity,
+ *	NaN only S.1111.111, the largest finite value 448
+ * @VNEF_DT_COUNT: one past the last dtype
+ *
+ * Stored values are converted to the dtype by rounding to nearest even; fp8 saturates
+ * a finite value beyond its largest to that value (docs/isa.md, "Data types"). Which
+ * dtypes a model has: struct vneuron_model_gen.dtypes.
  */
 enum vnef_dtype {
 	VNEF_DT_FP32 = 1,
 	VNEF_DT_BF16 = 2,
+	VNEF_DT_FP8_E4M3 = 3,
+	VNEF_DT_FP8_E5M2 = 4,
+	VNEF_DT_FP8_E4M3FN = 5,
+	VNEF_DT_COUNT = 6,
 };
 
 /**
@@ -541,6 +562,8 @@ struct vnef_debug {
  * @VNEF_CHK_DEBUG: debug entry
  * @VNEF_CHK_DEADLOCK: a wait that can never be satisfied
  * @VNEF_CHK_CC: a collective instruction: op, dtype, group, tensors or ranges
+ * @VNEF_CHK_MODEL: a valid program that does not fit the device's model: an on-chip
+ *	range beyond the model's partition, a dtype or a tensor size the model lacks
  * @VNEF_CHK_NR: number of checks
  *
  * Append only.
@@ -570,6 +593,7 @@ enum vnef_check {
 	VNEF_CHK_DEBUG,
 	VNEF_CHK_DEADLOCK,
 	VNEF_CHK_CC,
+	VNEF_CHK_MODEL,
 	VNEF_CHK_NR,
 };
 

@@ -565,8 +565,18 @@ TEST_F(load, bad_operand)
 	struct vnef_instr *in = section(self->img, VNEF_SEC_INSTR, ND_SCALAR, NULL);
 
 	ASSERT_NE(NULL, in);
-	in[0].dst.offset = VNEF_SBUF_PART_BYTES;	/* past the partition */
+	in[0].dst.offset = VNEF_SBUF_PART_BYTES_MAX;	/* past any model's partition */
 	refused(_metadata, self->fd, self->img, self->size, VNEF_CHK_OPERAND);
+}
+
+/* Past trn1's partition, inside a larger model's: the module's model (trn1) refuses it. */
+TEST_F(load, operand_beyond_the_model)
+{
+	struct vnef_instr *in = section(self->img, VNEF_SEC_INSTR, ND_SCALAR, NULL);
+
+	ASSERT_NE(NULL, in);
+	in[0].dst.offset = VNEF_SBUF_PART_BYTES;
+	refused(_metadata, self->fd, self->img, self->size, VNEF_CHK_MODEL);
 }
 
 TEST_F(load, bad_dma)

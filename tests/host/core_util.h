@@ -142,13 +142,13 @@ static inline int run_vb(struct vn_core *c, struct vb *b, struct vn_exec_status 
 	return r;
 }
 
-/* Load b's image (b is freed); 0 or the loader's error. */
-static inline int load_vb(struct vb *b, struct vn_program **p)
+/* Load b's image for the model m (NULL: trn1; b is freed); 0 or the loader's error. */
+static inline int load_vb_for(const struct vneuron_model *m, struct vb *b, struct vn_program **p)
 {
 	struct vn_prog_error err;
 	uint64_t size;
 	uint8_t *img = vb_finish(b, &size);
-	int r = vn_program_load(img, size, p, &err);
+	int r = vn_program_load_for(m, img, size, p, &err);
 
 	if (r)
 		fprintf(stderr, "load: %d check %s sec %u idx %u: %s\n", r,
@@ -156,6 +156,11 @@ static inline int load_vb(struct vb *b, struct vn_program **p)
 	free(img);
 	vb_free(b);
 	return r;
+}
+
+static inline int load_vb(struct vb *b, struct vn_program **p)
+{
+	return load_vb_for(NULL, b, p);
 }
 
 /* Submit a loaded program, wait for its end; 0 and its status, or the submit error. */

@@ -21,6 +21,7 @@
 #include "vnprog.h"
 #include "vn_isa.h"
 #include "vn_program.h"
+#include "vn_model.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wsign-compare"
@@ -602,7 +603,7 @@ static const struct err_case err_cases[] = {
 	{ HDR ".engine vector\ncopy " AP ", 12\n", 4, "12", 1,
 	  "expected the source (an access pattern" },
 	{ HDR ".engine vector\ncopy sbuf.fp16[0:128]@0x0[64], " AP "\n", 4, "fp16", 0,
-	  "unknown dtype 'fp16' (fp32 or bf16)" },
+	  "unknown dtype 'fp16' (fp32, bf16, fp8_e4m3, fp8_e5m2 or fp8_e4m3fn)" },
 	{ ".tensor t input int8 [4]\n", 1, "int8", 0, "unknown dtype 'int8'" },
 	{ HDR ".engine vector\ncopy sbuf.fp32[0:129]@0x0[64], " AP "\n", 4, "0:129", 0,
 	  "partition range [0:129] is out of range" },
@@ -1157,6 +1158,39 @@ TEST(as_and_dis_never_lose_a_file)
 	EXPECT_EQ(0, sh("%s --help | grep -q -- --force-overwrite", ds));
 	EXPECT_EQ(0, sh("%s --help | grep -q -- --force-overwrite", as));
 	EXPECT_EQ(0, sh("rm -rf %s", dir));
+}
+
+/* .model: the image is checked for that model; the disassembly names the smallest it fits. */
+TEST(model_directive)
+{
+	static const char big[] = ".program \"big\"\n.model \"trn2\"\n.engine vector\n"
+				  "copy sbuf.fp32[0:128]@0x32000[64], sbuf.fp32[0:128]@0x0[64]\n";
+	struct nd_asm_diag d;
+	size_t size;
+	void *img;
+	char *text;
+
+	/* 0x32000 + 256 bytes: past trn1's 192 KiB partition, inside trn2's 224 */
+	ASSERT_EQ(0, as(big, "big.vasm", &img, &size, &d)) TH_LOG("%u:%u: %s", d.line, d.col, d.msg);
+	EXPECT_EQ(-EINVAL, vn_program_check(img, size, NULL));
+	EXPECT_EQ(0, vn_program_check_for(vn_model_find("trn2"), img, size, NULL));
+	text = dis(img, size, NULL);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, ".model \"trn2\"\n")) TH_LOG("%s", text);
+	free(text);
+	round_trip(_metadata, img, size);
+	free(img);
+
+	/* without it the trn1 check refuses, at the instruction, naming trn1's figure */
+	EXPECT_EQ(-EINVAL, as(big + strlen(".program \"big\"\n.model \"trn2\"\n"), "t.vasm",
+			      &img, &size, &d));
+	EXPECT_EQ(2u, d.line);
+	EXPECT_NE(NULL, strstr(d.msg, "needs 205056 SBUF bytes a partition, trn1 has 196608"))
+		TH_LOG("%s", d.msg);
+	EXPECT_EQ(-EINVAL, as(".model \"trn9\"\n", "t.vasm", &img, &size, &d));
+	EXPECT_NE(NULL, strstr(d.msg, "unknown model 'trn9' (trn1, trn2 or trn3)")) TH_LOG("%s", d.msg);
+	EXPECT_EQ(-EINVAL, as(".model \"trn2\"\n.model \"trn3\"\n", "t.vasm", &img, &size, &d));
+	EXPECT_NE(NULL, strstr(d.msg, "duplicate .model")) TH_LOG("%s", d.msg);
 }
 
 TEST_HARNESS_MAIN

@@ -691,10 +691,10 @@ TEST_F(err, tile_zero_partitions)
 
 TEST_F(err, tile_larger_than_partition)
 {
-	EXPECT_NULL_ERR(-E2BIG, "SBUF has 196608 bytes",
+	EXPECT_NULL_ERR(-E2BIG, "SBUF of trn1 has 196608 bytes",
 			nd_sbuf(self->b, "t", ND_FP32, 128, 49153));
-	EXPECT_NULL_ERR(-E2BIG, "PSUM has 16384 bytes", nd_psum(self->b, "t", ND_FP32, 128,
-								 4097));
+	EXPECT_NULL_ERR(-E2BIG, "PSUM of trn1 has 16384 bytes",
+			nd_psum(self->b, "t", ND_FP32, 128, 4097));
 }
 
 TEST_F(err, tile_bad_memory)
@@ -1148,6 +1148,84 @@ TEST(bf16_conversion)
 	EXPECT_EQ(0x3f82, nd_fp32_to_bf16(1.0f + 3.0f / 256));
 	EXPECT_EQ(0x7fc0, nd_fp32_to_bf16(__builtin_nanf("")) & 0x7fc0);
 	EXPECT_EQ(0xff80, nd_fp32_to_bf16(-__builtin_inff()));
+}
+
+/* A builder for a model places tiles in its SBUF and takes its dtypes; errors name it. */
+TEST(builder_model)
+{
+	struct nd_builder *b;
+	struct vn_prog_error pe;
+	struct nd_tile *t;
+	size_t size;
+	void *img;
+
+	ASSERT_EQ(0, nd_builder_new("m", &b));
+	EXPECT_STREQ("trn1", nd_builder_model(b)->name);
+	EXPECT_EQ(-EINVAL, nd_builder_set_model(b, "trn9"));
+	EXPECT_NE(NULL, strstr(nd_builder_error(b), "unknown model 'trn9' (trn1, trn2 or trn3)"));
+	nd_builder_free(b);
+
+	/* 224 KiB a partition: trn2's SBUF, not trn1's */
+	ASSERT_EQ(0, nd_builder_new("m", &b));
+	ASSERT_EQ(0, nd_builder_set_model(b, "trn2"));
+	t = nd_sbuf(b, "big", ND_FP32, 128, 57344);
+	ASSERT_NE(NULL, t) TH_LOG("%s", nd_builder_error(b));
+	EXPECT_EQ(-EBUSY, nd_builder_set_model(b, "trn3"));
+	EXPECT_NE(NULL, strstr(nd_builder_error(b), "before the first tensor or tile"));
+	EXPECT_EQ(NULL, nd_sbuf(b, "e4m3fn", ND_FP8_E4M3FN, 128, 64));
+	EXPECT_NE(NULL, strstr(nd_builder_error(b), "fp8_e4m3fn is not a dtype of trn2 (it has "
+				"fp32, bf16, fp8_e4m3, fp8_e5m2)")) TH_LOG("%s", nd_builder_error(b));
+	nd_builder_free(b);
+
+	ASSERT_EQ(0, nd_builder_new("m", &b));
+	ASSERT_EQ(0, nd_builder_set_model(b, "trn2"));
+	t = nd_sbuf(b, "big", ND_FP32, 128, 57344);
+	ASSERT_EQ(0, nd_memset(b, ND_VECTOR, nd_part(t, 0, 128, 57000, 344), 1.0f));
+	ASSERT_EQ(0, nd_builder_finish(b, &img, &size)) TH_LOG("%s", nd_builder_error(b));
+	EXPECT_EQ(0, vn_program_check_for(nd_builder_model(b), img, size, &pe)) TH_LOG("%s", pe.msg);
+	EXPECT_EQ(-EINVAL, vn_program_check(img, size, &pe));
+	EXPECT_STREQ("needs 229376 SBUF bytes a partition, trn1 has 196608", pe.msg);
+	free(img);
+	nd_builder_free(b);
+
+	/* the same tile on trn1, a 13 GiB tensor on trn2, fp8 tiles on trn3 */
+	ASSERT_EQ(0, nd_builder_new("m", &b));
+	EXPECT_EQ(NULL, nd_sbuf(b, "big", ND_FP32, 128, 57344));
+	EXPECT_NE(NULL, strstr(nd_builder_error(b), "SBUF of trn1 has 196608 bytes"));
+	nd_builder_free(b);
+	ASSERT_EQ(0, nd_builder_new("m", &b));
+	ASSERT_EQ(0, nd_builder_set_model(b, "trn2"));
+	EXPECT_EQ(NULL, nd_input(b, "x", ND_FP32, 2, (uint64_t[]){ 13ull << 25, 8 }));
+	EXPECT_NE(NULL, strstr(nd_builder_error(b), "12884901888 bytes of HBM a core of trn2"))
+		TH_LOG("%s", nd_builder_error(b));
+	nd_builder_free(b);
+	ASSERT_EQ(0, nd_builder_new("m", &b));
+	ASSERT_EQ(0, nd_builder_set_model(b, "trn3"));
+	EXPECT_NE(NULL, nd_sbuf(b, "a", ND_FP8_E4M3FN, 128, 64));
+	EXPECT_NE(NULL, nd_input(b, "x", ND_FP8_E5M2, 1, (uint64_t[]){ 64 }));
+	EXPECT_EQ(0, nd_builder_status(b)) TH_LOG("%s", nd_builder_error(b));
+	nd_builder_free(b);
+}
+
+/* fp8 tiles feed TensorE, E4M3 with E5M2 too; the result is fp32 in PSUM. */
+TEST(fp8_matmul_builds)
+{
+	struct nd_builder *b;
+	struct vn_program *p;
+	struct nd_tile *s, *m, *o;
+	size_t size;
+	void *img;
+
+	ASSERT_EQ(0, nd_builder_new("fp8mm", &b));
+	s = nd_sbuf(b, "s", ND_FP8_E4M3, 128, 128);
+	m = nd_sbuf(b, "m", ND_FP8_E5M2, 128, 512);
+	o = nd_psum(b, "o", ND_FP32, 128, 512);
+	ASSERT_EQ(0, nd_matmul(b, nd_whole(o), nd_whole(s), nd_whole(m), 0))
+		TH_LOG("%s", nd_builder_error(b));
+	ASSERT_EQ(0, finish_and_load(b, &p, &img, &size));
+	vn_program_put(p);
+	free(img);
+	nd_builder_free(b);
 }
 
 TEST_HARNESS_MAIN

@@ -4,6 +4,7 @@
  * exactly it and checks the reported check code (uapi enum vnef_check).
  */
 #include "core_util.h"
+#include "vn_model.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
@@ -319,7 +320,10 @@ BADB(operand_partitions_zero, VNEF_CHK_OPERAND, V0.src0.partitions = 0)
 BADB(operand_partitions_beyond, VNEF_CHK_OPERAND, V0.src0.start_partition = 125)
 BADB(operand_count_zero, VNEF_CHK_OPERAND, V0.src0.count[1] = 0)
 BADB(operand_misaligned, VNEF_CHK_OPERAND, V0.src0.offset = 2)
-BADB(operand_beyond_partition, VNEF_CHK_OPERAND, V0.src0.offset = VNEF_SBUF_PART_BYTES - 28)
+/* beyond trn1's partition (the default model), inside the largest model's */
+BADB(operand_beyond_partition, VNEF_CHK_MODEL, V0.src0.offset = VNEF_SBUF_PART_BYTES - 28)
+BADB(operand_beyond_any_partition, VNEF_CHK_OPERAND,
+     V0.src0.offset = VNEF_SBUF_PART_BYTES_MAX - 28)
 BADB(operand_stride_beyond, VNEF_CHK_OPERAND,
      V0.src0.count[1] = 2; V0.src0.stride[1] = 1u << 30; V0.src0.count[0] = 4)
 BADB(operand_huge_strides, VNEF_CHK_OPERAND,
@@ -388,9 +392,11 @@ BADB(dma_mem_none, VNEF_CHK_DMA, Q0.dst.mem = VNEF_MEM_NONE)
 BADB(dma_chip_tensor, VNEF_CHK_RESERVED, Q0.dst.tensor = 1)
 BADB(dma_last_partition, VNEF_CHK_DMA, Q0.dst.partition = 125)
 BADB(dma_part_stride, VNEF_CHK_DMA, Q0.dst.part_stride[0] = 43)
-BADB(dma_partition_bytes, VNEF_CHK_DMA, Q0.dst.offset = VNEF_SBUF_PART_BYTES - 16)
+BADB(dma_partition_bytes, VNEF_CHK_MODEL, Q0.dst.offset = VNEF_SBUF_PART_BYTES - 16)
+BADB(dma_beyond_any_partition, VNEF_CHK_DMA, Q0.dst.offset = VNEF_SBUF_PART_BYTES_MAX - 16)
 BADB(dma_psum_bytes, VNEF_CHK_DMA, Q0.dst.mem = PS; Q0.dst.offset = VNEF_PSUM_PART_BYTES - 16)
-BADB(dma_stride_bytes, VNEF_CHK_DMA, Q0.dst.stride[0] = 65536)
+BADB(dma_stride_bytes, VNEF_CHK_MODEL, Q0.dst.stride[0] = 65536)
+BADB(dma_stride_beyond_any, VNEF_CHK_DMA, Q0.dst.stride[0] = 131072)
 
 /* debug table */
 BADB(debug_pad, VNEF_CHK_RESERVED, b.dbg[1].pad = 1)
@@ -706,8 +712,10 @@ TEST(dma_byte_boundary)
 				ASSERT_TRUE(byte_end(&good[i]) == limit) TH_LOG("row %u", i);
 				base(&b);
 				set_bytes(&b, side, m, &bad[i]);
-				EXPECT_REFUSED(&b, VNEF_CHK_DMA, side < 2 ? S_Q0 : S_Q1, 0,
-					       "%s %s bad row %u", side_name[side], mem_name[m], i);
+				/* an SBUF range past trn1's partition may fit a larger model */
+				EXPECT_REFUSED(&b, !hbm && m == SB ? VNEF_CHK_MODEL : VNEF_CHK_DMA,
+					       side < 2 ? S_Q0 : S_Q1, 0, "%s %s bad row %u",
+					       side_name[side], mem_name[m], i);
 				base(&b);
 				set_bytes(&b, side, m, &good[i]);
 				EXPECT_ACCEPTED(&b, c, "%s %s good row %u", side_name[side],
@@ -858,12 +866,17 @@ TEST(operand_sum_wrap_is_refused)
 
 		ASSERT_TRUE(end > pb || r->start + r->parts > VNEF_PARTITIONS) TH_LOG("%s", r->what);
 		ASSERT_LE((uint64_t)r->c0 * r->c1, VNEF_MAX_FREE) TH_LOG("%s", r->what);
+		/* past trn1's SBUF partition but inside a larger model's: a model misfit */
+		bool model = r->mem == SB && end <= VNEF_SBUF_PART_BYTES_MAX &&
+			     r->start + r->parts <= VNEF_PARTITIONS;
+
 		for (o = 0; o < 3; o++) {
 			struct vb b;
 
 			base(&b);
 			set_ap(o == 0 ? &V0.dst : o == 1 ? &V0.src0 : &V0.src1, r);
-			EXPECT_REFUSED(&b, VNEF_CHK_OPERAND, S_V, 0, "%s: %s", opn[o], r->what);
+			EXPECT_REFUSED(&b, model ? VNEF_CHK_MODEL : VNEF_CHK_OPERAND, S_V, 0,
+				       "%s: %s", opn[o], r->what);
 		}
 	}
 }
@@ -955,6 +968,108 @@ TEST(every_byte_flip_is_safe)
 		}
 	EXPECT_EQ(0, load(img, size, &err));
 	free(img);
+}
+
+/* A program is checked for a model: what fits trn2 or trn3 may not fit trn1. */
+static uint8_t *changed_base(void (*change)(struct vb *), uint64_t *size)
+{
+	uint8_t *img;
+	struct vb b;
+
+	base(&b);
+	change(&b);
+	img = vb_finish(&b, size);
+	vb_free(&b);
+	return img;
+}
+
+static void sbuf_200k(struct vb *bp)
+{
+	bp->in[VE][0].src0.offset = 200 << 10;
+}
+
+static void fp8_e4m3fn_operand(struct vb *bp)
+{
+	bp->in[SE][0].dst.dtype = VNEF_DT_FP8_E4M3FN;
+}
+
+static void tensor_13g(struct vb *bp)
+{
+	bp->ten[0].shape[0] = 13ull << 25;		/* [13 * 2^25 x 8] fp32: 13 GiB */
+	bp->ten[0].size = bp->ten[0].shape[0] * 8 * 4;
+}
+
+TEST(program_fits_its_model)
+{
+	struct vn_prog_error err;
+	struct vn_program *p;
+	uint64_t size;
+	uint8_t *img;
+
+	/* V[0]'s source at 200 KiB: beyond trn1's 192 KiB partition, inside trn2's 224 */
+	img = changed_base(sbuf_200k, &size);
+	EXPECT_EQ(0, vn_program_check_for(&vn_model_trn2, img, size, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(0, vn_program_check_for(&vn_model_trn3, img, size, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(-EINVAL, vn_program_check_for(&vn_model_trn1, img, size, &err));
+	EXPECT_EQ((uint32_t)VNEF_CHK_MODEL, err.check);
+	EXPECT_EQ((uint32_t)S_V, err.section);
+	EXPECT_EQ(0u, err.index);
+	EXPECT_STREQ("needs 204832 SBUF bytes a partition, trn1 has 196608", err.msg);
+	/* the trn1 forms: the default model */
+	EXPECT_EQ(-EINVAL, vn_program_check(img, size, &err));
+	EXPECT_STREQ("model", vn_check_name(err.check));
+	/* a program loaded for trn3 is checked again for another model */
+	ASSERT_EQ(0, vn_program_load_for(&vn_model_trn3, img, size, &p, &err));
+	EXPECT_EQ(0, vn_program_fits(p, &vn_model_trn2, NULL));
+	EXPECT_EQ(-EINVAL, vn_program_fits(p, &vn_model_trn1, NULL));
+	EXPECT_EQ(204832u, p->need.part_end[VNEF_MEM_SBUF]);
+	vn_program_put(p);
+	free(img);
+
+	/* an fp8_e4m3fn destination: only trn3 has OCP's E4M3 */
+	img = changed_base(fp8_e4m3fn_operand, &size);
+	EXPECT_EQ(0, vn_program_check_for(&vn_model_trn3, img, size, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(-EINVAL, vn_program_check_for(&vn_model_trn2, img, size, &err));
+	EXPECT_EQ((uint32_t)VNEF_CHK_MODEL, err.check);
+	EXPECT_EQ((uint32_t)S_S, err.section);
+	EXPECT_EQ(0u, err.index);
+	EXPECT_STREQ("uses fp8_e4m3fn, a dtype trn2 lacks", err.msg);
+	EXPECT_EQ(-EINVAL, vn_program_check_for(&vn_model_trn1, img, size, &err));
+	EXPECT_STREQ("uses fp8_e4m3fn, a dtype trn1 lacks", err.msg);
+	free(img);
+
+	/* a 13 GiB tensor: trn2 has 12 GiB of HBM a core, trn1 16, trn3 18 */
+	img = changed_base(tensor_13g, &size);
+	EXPECT_EQ(0, vn_program_check_for(&vn_model_trn1, img, size, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(0, vn_program_check_for(&vn_model_trn3, img, size, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(-EINVAL, vn_program_check_for(&vn_model_trn2, img, size, &err));
+	EXPECT_EQ((uint32_t)VNEF_CHK_MODEL, err.check);
+	EXPECT_EQ((uint32_t)S_TEN, err.section);
+	EXPECT_EQ(0u, err.index);
+	EXPECT_STREQ("tensor of 13958643712 bytes, trn2 has 12884901888 of HBM", err.msg);
+	free(img);
+}
+
+/* fp8 tensors and operands are valid wherever the model has the dtype. */
+TEST(fp8_dtypes_are_valid)
+{
+	static const uint32_t dts[] = { VNEF_DT_FP8_E4M3, VNEF_DT_FP8_E5M2 };
+	struct vn_prog_error err;
+	uint64_t size;
+	uint8_t *img;
+	uint32_t i;
+	struct vb b;
+
+	for (i = 0; i < ARRAY_SIZE(dts); i++) {
+		base(&b);
+		vb_tensor(&b, "q", VNEF_TENSOR_OUTPUT, dts[i], 4, 8, NULL);
+		b.in[VE][1].dst.dtype = (uint16_t)dts[i];
+		b.in[VE][1].dst.offset = 1;		/* a byte: any offset is aligned */
+		img = vb_finish(&b, &size);
+		vb_free(&b);
+		EXPECT_EQ(0, vn_program_check(img, size, &err)) TH_LOG("%s", err.msg);
+		free(img);
+	}
 }
 
 TEST_HARNESS_MAIN

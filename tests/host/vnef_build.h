@@ -60,7 +60,7 @@ static inline uint32_t vb_tensor(struct vb *b, const char *name, uint32_t kind, 
 				 uint64_t d0, uint64_t d1, const void *cdata)
 {
 	struct vnef_tensor *t = &b->ten[b->nten];
-	uint64_t esz = dt == VNEF_DT_BF16 ? 2 : 4;
+	uint64_t esz = dt == VNEF_DT_FP32 ? 4 : dt == VNEF_DT_BF16 ? 2 : 1;	/* fp8: 1 */
 
 	memset(t, 0, sizeof(*t));
 	t->name_off = vb_str(b, name);
