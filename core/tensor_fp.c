@@ -90,10 +90,30 @@ static bool dp_usable(struct vn_fp_ctx *x)
 	return x->features & VN_FP_DP_OK;
 }
 
+/*
+ * One FMA per product where the CPU has it and it is faster than a multiply and an add
+ * (timed at first use): so it is on every CPU we know, but an emulator (QEMU's TCG, the
+ * test guest) runs each FMA lane through software, many times slower than the pair.
+ */
+static bool fma_usable(struct vn_fp_ctx *x)
+{
+	if (x->simd < VN_SIMD_AVX2 || !(x->features & VN_FP_FMA))
+		return false;
+	if (!(x->features & VN_FP_FMA_TESTED)) {
+		bool wide = x->simd == VN_SIMD_AVX512;
+
+		x->features |= VN_FP_FMA_TESTED;
+		if (time_kernel(x, (wide ? &vn_mm_avx512_fma : &vn_mm_avx2_fma)->blk, 128) <
+		    time_kernel(x, (wide ? &vn_mm_avx512 : &vn_mm_avx2)->blk, 128))
+			x->features |= VN_FP_FMA_OK;
+	}
+	return x->features & VN_FP_FMA_OK;
+}
+
 /* Whether exact products may take a faster path than multiply-then-add here. */
 static bool exact_path(struct vn_fp_ctx *x)
 {
-	return (x->simd >= VN_SIMD_AVX2 && (x->features & VN_FP_FMA)) || dp_usable(x);
+	return fma_usable(x) || dp_usable(x);
 }
 
 static const struct vn_mm_kset *kernels(struct vn_fp_ctx *x, bool exact_products)
@@ -101,12 +121,12 @@ static const struct vn_mm_kset *kernels(struct vn_fp_ctx *x, bool exact_products
 	if (x->simd == VN_SIMD_AVX512) {
 		if (exact_products && dp_usable(x))
 			return &vn_mm_avx512_dp;
-		if (exact_products && (x->features & VN_FP_FMA))
+		if (exact_products && fma_usable(x))
 			return &vn_mm_avx512_fma;
 		return &vn_mm_avx512;
 	}
 	if (x->simd == VN_SIMD_AVX2)
-		return exact_products && (x->features & VN_FP_FMA) ? &vn_mm_avx2_fma : &vn_mm_avx2;
+		return exact_products && fma_usable(x) ? &vn_mm_avx2_fma : &vn_mm_avx2;
 	return &vn_mm_sse2;
 }
 

@@ -39,6 +39,8 @@
 #define VN_FP_BF16		0x2u	/* AVX512_BF16 (VDPBF16PS) */
 #define VN_FP_DP_TESTED		0x4u	/* vn_mm_dp_selftest() ran ... */
 #define VN_FP_DP_OK		0x8u	/* ... and VDPBF16PS gives the rule's bits */
+#define VN_FP_FMA_TESTED	0x10u	/* the FMA kernel was timed against multiply-add ... */
+#define VN_FP_FMA_OK		0x20u	/* ... and is faster (not so under QEMU's TCG) */
 
 /*
  * TensorE's packed operands (core/vn_mm_fp.h): the stationary in groups of VN_MM_SB

@@ -98,12 +98,14 @@ static int paths(struct path *p)
 	if (lvl >= VN_CPU_AVX2) {
 		p[n++] = (struct path){ "avx2", VN_SIMD_AVX2, 0 };
 		if (cpu & VN_CPU_FMA)
-			p[n++] = (struct path){ "avx2-fma", VN_SIMD_AVX2, VN_FP_FMA };
+			p[n++] = (struct path){ "avx2-fma", VN_SIMD_AVX2, VN_FP_FMA |
+						VN_FP_FMA_TESTED | VN_FP_FMA_OK };
 	}
 	if (lvl >= VN_CPU_AVX512) {
 		p[n++] = (struct path){ "avx512", VN_SIMD_AVX512, 0 };
 		if (cpu & VN_CPU_FMA)
-			p[n++] = (struct path){ "avx512-fma", VN_SIMD_AVX512, VN_FP_FMA };
+			p[n++] = (struct path){ "avx512-fma", VN_SIMD_AVX512, VN_FP_FMA |
+						VN_FP_FMA_TESTED | VN_FP_FMA_OK };
 		if ((cpu & VN_CPU_BF16) && vn_mm_dp_selftest())
 			p[n++] = (struct path){ "avx512-bf16", VN_SIMD_AVX512,
 						VN_FP_BF16 | VN_FP_DP_TESTED | VN_FP_DP_OK };
