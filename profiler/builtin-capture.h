@@ -3,7 +3,7 @@
  * `vneuron-profile capture` (docs/profiler.md, "capture"), one file per part: its options
  * and the dispatch (builtin-capture.c), the program form (builtin-capture-program.c), the
  * program form with collectives workers (builtin-capture-workers.c), the application form
- * (builtin-capture-app.c), and running a program with its inputs
+ * (builtin-capture-app.c), and the program read and the workers' run with its inputs
  * (builtin-capture-run.c). The tracing is libvnprofile's capture (vnprofile.h).
  */
 #ifndef VNP_BUILTIN_CAPTURE_H
@@ -100,8 +100,9 @@ void cap_progress(const struct vnprofile_capture *c, unsigned int i, unsigned in
 int cap_stopped_by_signal(void);
 
 /*
- * builtin-capture-run.c: a program run with its inputs, on a device file or a host
- * handle. (libvnprog's program runner, when it comes, does this for every tool.)
+ * builtin-capture-run.c: the program through the kernel's loader (both forms: its
+ * identity and capture's message), and the workers form's run with its inputs, on
+ * device files or host handles. The program form runs on libvnprog's runner (vnrun.h).
  */
 struct vn_program;
 

@@ -405,6 +405,61 @@ TEST_F(run, every_error_says_what)
 }
 
 /* A constant cannot be bound; scratch may be (read back on a device). */
+/* What nd_runner_set_each() saw: the executions in order, when to stop. */
+struct each_log {
+	unsigned int calls, last, stop_at, ranks;
+	int ok;
+};
+
+static int each_fn(void *arg, unsigned int exec, const struct nd_runner_exec *x,
+		   unsigned int ranks)
+{
+	struct each_log *l = arg;
+
+	l->calls++;
+	l->ok &= exec == l->last + 1 && x[0].done && !x[0].err;
+	l->last = exec;
+	l->ranks = ranks;
+	return exec == l->stop_at;
+}
+
+/*
+ * The function between executions (a tracer's): called after each one in order with its
+ * entries, and a nonzero return stops the runs there with 0; ND_BIND_LITERAL reads a
+ * file called "{rank}" as it is.
+ */
+TEST_F(run, each_execution_and_literal_paths)
+{
+	static const uint64_t shape[] = { ROWS, COLS };
+	static float in[N];
+	struct each_log l = { .ok = 1, .stop_at = 3 };
+	struct nd_runner_exec ex[5];
+	char p[256];
+
+	fill(in, N);
+	ASSERT_EQ(0, nd_runner_load_image(self->r, self->img, self->size, NULL, NULL));
+	npy(_metadata, p, sizeof(p), self->dir, "in.{rank}.npy", shape, 2, in);
+	EXPECT_EQ(-ENOENT, nd_runner_bind_file(self->r, 0, "in", p, 0));
+	EXPECT_TRUE(says(self->r, "in.0.npy"));
+	ASSERT_EQ(0, nd_runner_bind_file(self->r, 0, "in", p, ND_BIND_LITERAL))
+		TH_LOG("%s", nd_runner_error(self->r));
+	nd_runner_set_each(self->r, each_fn, &l);
+	EXPECT_EQ(0, nd_runner_run(self->r, 5, 0, NULL)) TH_LOG("%s", nd_runner_error(self->r));
+	EXPECT_EQ(3u, l.calls);
+	EXPECT_EQ(1u, l.ranks);
+	EXPECT_TRUE(l.ok);
+	/* with the caller's entries too, and every execution when it never stops */
+	l = (struct each_log){ .ok = 1 };
+	EXPECT_EQ(0, nd_runner_run(self->r, 5, 0, ex));
+	EXPECT_EQ(5u, l.calls);
+	EXPECT_TRUE(l.ok);
+	EXPECT_EQ(1, ex[4].done);
+	nd_runner_set_each(self->r, NULL, NULL);
+	l.calls = 0;
+	EXPECT_EQ(0, nd_runner_run(self->r, 2, 0, NULL));
+	EXPECT_EQ(0u, l.calls);
+}
+
 TEST(run_consts)
 {
 	static const uint64_t shape[] = { 128, 4 };
