@@ -610,6 +610,9 @@ static const char *describe(struct nd_runner *r, unsigned int rank,
 	return buf;
 }
 
+/* The runner whose each function runs on this thread (its lock held): it may describe. */
+static __thread const struct nd_runner *rn_in_each;
+
 const char *nd_runner_describe(struct nd_runner *r, unsigned int rank,
 			       const struct nd_runner_exec *x, char *buf, size_t len)
 {
@@ -617,6 +620,10 @@ const char *nd_runner_describe(struct nd_runner *r, unsigned int rank,
 		return buf;
 	if (!r) {
 		snprintf(buf, len, "no such execution");
+		return buf;
+	}
+	if (rn_in_each == r) {
+		describe(r, rank, x, buf, len);
 		return buf;
 	}
 	pthread_mutex_lock(&r->lock);
@@ -719,9 +726,14 @@ int nd_runner_run(struct nd_runner *r, unsigned int n, unsigned int flags,
 			ret = say_failure(r, (unsigned int)f, i + 1);
 		if (intr || (f >= 0 && r->rk[f].fail))
 			break;
-		if (r->each && r->each(r->each_arg, i + 1, own ? own : &x[i * r->nranks],
-				       r->nranks))
-			break;
+		if (r->each) {
+			rn_in_each = r;
+			f = r->each(r->each_arg, i + 1, own ? own : &x[i * r->nranks], r->nranks);
+			rn_in_each = NULL;
+			if (f)
+				break;
+			f = first_failure(r);
+		}
 		if (f >= 0 && !(flags & ND_RUN_KEEP_GOING))
 			break;
 	}

@@ -158,6 +158,12 @@ struct nd_runner_ranks {
 	const uint32_t *device;			/* explicit: N of /dev/vneuronN, or NULL */
 	const uint32_t *core;
 	unsigned int flags;			/* ND_RANKS_* */
+	/*
+	 * With ND_RANKS_NO_COMM: rank r is rank first + r of the communicator the caller
+	 * gives later, for {rank} in the files bound before it (give it the same first);
+	 * else 0.
+	 */
+	unsigned int first;
 };
 
 /*
@@ -435,7 +441,7 @@ int nd_runner_run(struct nd_runner *r, unsigned int n, unsigned int flags,
  * Called by nd_runner_run() after each execution that every rank ran (OK or not):
  * exec counts from 1 within the run, x holds each rank's entry (x[rank], ranks
  * entries). Runs on the calling thread with the handle's lock held: it must not call
- * the runner. Return 0 to go on, nonzero to stop the runs there (nd_runner_run() then
+ * the runner but nd_runner_describe() (for this runner). Return 0 to go on, nonzero to stop the runs there (nd_runner_run() then
  * returns as if they had all been asked: 0 if every execution ended OK).
  */
 typedef int (*nd_runner_each_fn)(void *arg, unsigned int exec, const struct nd_runner_exec *x,
