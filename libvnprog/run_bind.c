@@ -582,6 +582,36 @@ int nd_runner_unbind(struct nd_runner *r, unsigned int rank, const char *name)
 	return ret < 0 ? ret : 0;
 }
 
+int nd_runner_input(struct nd_runner *r, unsigned int rank, const char *name,
+		    const void **datap, uint64_t *sizep)
+{
+	const struct rn_bind *b;
+	int i, ret;
+
+	if (!r || !datap)
+		return -EINVAL;
+	pthread_mutex_lock(&r->lock);
+	ret = i = find(r, name, 1);
+	if (i < 0)
+		goto out;
+	ret = rank == ND_RUNNER_ALL || rank >= r->nranks ?
+	      rn_err(r, EINVAL, "rank %u: the runner has %u", rank, r->nranks) : 0;
+	if (ret)
+		goto out;
+	b = &r->rk[rank].b[i];
+	*datap = b->kind == RN_USER ? b->user : b->blob ? b->blob->data : NULL;
+	if (!*datap) {
+		ret = rn_err(r, ENOENT, "input '%s' is not bound to bytes (a buffer, a file, "
+			     "zeros)", name);
+		goto out;
+	}
+	if (sizep)
+		*sizep = rn_tensor(r, (uint32_t)i)->size;
+out:
+	pthread_mutex_unlock(&r->lock);
+	return ret < 0 ? ret : 0;
+}
+
 /* Host: this run's tensor list of rank k. */
 static int prepare_host(struct nd_runner *r, struct rn_rank *k)
 {

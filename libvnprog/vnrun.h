@@ -393,6 +393,23 @@ int nd_runner_bind_zeros(struct nd_runner *r, unsigned int rank, const char *nam
 int nd_runner_data(struct nd_runner *r, unsigned int rank, const char *name, void **datap,
 		   uint64_t *sizep);
 
+/**
+ * nd_runner_input() - the bytes an input of a rank is bound to, to read
+ * @r: the runner
+ * @rank: the rank (not %ND_RUNNER_ALL)
+ * @name: the input
+ * @datap: its bytes in the tensor's dtype: the caller's buffer, or the runner's copy of
+ *	a file or its zeros; valid until the input is bound again or the program unloaded
+ * @sizep: their size (may be NULL): the tensor's
+ *
+ * A tool reads its input files with one runner before it opens a device, then binds
+ * another runner's inputs to these bytes (`vneuron-profile capture`).
+ *
+ * Return: 0, -ENOENT (no such input, or not bound to bytes), -EINVAL (the rank).
+ */
+int nd_runner_input(struct nd_runner *r, unsigned int rank, const char *name,
+		    const void **datap, uint64_t *sizep);
+
 /* Forget a tensor's binding (an input then has none). 0 or -ENOENT. */
 int nd_runner_unbind(struct nd_runner *r, unsigned int rank, const char *name);
 

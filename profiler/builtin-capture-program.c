@@ -24,6 +24,7 @@ static void run_free(struct run *r)
 	/* the trace session before the host core it traces */
 	vnprofile_capture_close(r->cr.cap);
 	nd_runner_close(r->cr.r);
+	nd_runner_close(r->cr.reader);
 	cap_prog_free(r->prog);
 }
 
@@ -66,7 +67,7 @@ static int open_host(struct run *r, const struct cap_opts *o, int *status)
 		cap_err("%s", e.msg);
 		return ret;
 	}
-	ret = cap_load(r->cr.r, r->prog, o, 0, ND_BIND_LITERAL, status);
+	ret = cap_load(r->cr.r, r->prog, o, 0, ND_BIND_LITERAL, NULL, status);
 	if (ret)
 		return ret;
 	t.host = nd_runner_host(r->cr.r, 0);
@@ -83,7 +84,10 @@ static int open_device(struct run *r, const struct cap_opts *o, int *status)
 	size_t size;
 	int ret;
 
-	/* the capture first: it says which core a device lacks, as --core */
+	/* the inputs before the device; the capture next: it says a core a device lacks */
+	ret = cap_read_inputs(r->prog, o, 1, 0, ND_BIND_LITERAL, &r->cr.reader, status);
+	if (ret)
+		return ret;
 	image = cap_prog_image(r->prog, &size);
 	ret = cap_open(o, &t, 1, 0, image, size, &r->cr.cap);
 	if (ret) {
@@ -96,7 +100,7 @@ static int open_device(struct run *r, const struct cap_opts *o, int *status)
 		cap_err("%s", e.msg);
 		return ret;
 	}
-	return cap_load(r->cr.r, r->prog, o, 0, ND_BIND_LITERAL, status);
+	return cap_load(r->cr.r, r->prog, o, 0, 0, r->cr.reader, status);
 }
 
 int cap_program(struct cap_opts *o)

@@ -85,8 +85,27 @@ void cap_runner_err(struct nd_runner *r)
 	cap_err("%s", msg);
 }
 
+/* r's inputs bound to reader's bytes (cap_read_inputs()), the others zeros. */
+static int bind_read(struct nd_runner *r, struct nd_runner *reader, const struct cap_opts *o)
+{
+	unsigned int i, k, n = nd_runner_ranks(r);
+	const void *data;
+	uint64_t size;
+	int ret = 0;
+
+	for (i = 0; i < o->nr_inputs && !ret; i++)
+		for (k = 0; k < n && !ret; k++)
+			ret = nd_runner_input(reader, k, o->inputs[i].name, &data, &size) ?:
+			      nd_runner_bind(r, k, o->inputs[i].name, (void *)data, size);
+	if (!ret)
+		ret = nd_runner_bind_zeros(r, ND_RUNNER_ALL, NULL);
+	if (ret)
+		cap_err("%s", nd_runner_error(ret == -ENOENT ? reader : r));
+	return ret;
+}
+
 int cap_load(struct nd_runner *r, const struct vn_program *p, const struct cap_opts *o,
-	     unsigned int rank, unsigned int flags, int *status)
+	     unsigned int rank, unsigned int flags, struct nd_runner *reader, int *status)
 {
 	const void *image;
 	unsigned int i, k;
@@ -99,6 +118,10 @@ int cap_load(struct nd_runner *r, const struct vn_program *p, const struct cap_o
 		cap_err("%s", nd_runner_error(r));
 		*status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
 		return ret;
+	}
+	if (reader) {
+		*status = VNP_EXIT_SYSTEM;
+		return bind_read(r, reader, o);
 	}
 	for (i = 0; i < o->nr_inputs; i++) {
 		const char *msg;
@@ -127,6 +150,29 @@ int cap_load(struct nd_runner *r, const struct vn_program *p, const struct cap_o
 		*status = VNP_EXIT_SYSTEM;
 	}
 	return ret;
+}
+
+int cap_read_inputs(const struct vn_program *p, const struct cap_opts *o, unsigned int ranks,
+		    unsigned int first, unsigned int flags, struct nd_runner **reader,
+		    int *status)
+{
+	struct nd_runner_ranks rk = { .count = ranks, .flags = ND_RANKS_NO_COMM,
+				      .first = first };
+	struct nd_error e;
+	int ret;
+
+	*status = VNP_EXIT_SYSTEM;
+	ret = nd_runner_open_host(NULL, reader, &e);
+	if (ret) {
+		cap_err("%s", e.msg);
+		return ret;
+	}
+	ret = ranks > 1 || first ? nd_runner_set_ranks(*reader, &rk) : 0;
+	if (ret) {
+		cap_err("%s", nd_runner_error(*reader));
+		return ret;
+	}
+	return cap_load(*reader, p, o, ranks > 1 ? ND_RUNNER_ALL : 0, flags, NULL, status);
 }
 
 /* "execution 1 ended FAULT: access outside SBUF (reason 7) at DMA q3 desc 2" */

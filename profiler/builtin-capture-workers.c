@@ -174,6 +174,13 @@ static int workers_open(struct wrun *wr, struct cap_opts *o, int *status)
 	size_t size;
 	int ret;
 
+	/* a device's workers: their inputs read before the devices are touched */
+	if (!o->host) {
+		ret = cap_read_inputs(wr->prog, o, o->workers, o->nodes ? o->rank_base : 0, 0,
+				      &wr->cr.reader, status);
+		if (ret)
+			return ret;
+	}
 	*status = VNP_EXIT_SYSTEM;
 	ret = o->host ? nd_runner_open_host(NULL, &wr->cr.r, &e) :
 			nd_runner_open_device(o->device, 0, &wr->cr.r, &e);
@@ -195,7 +202,7 @@ static int workers_open(struct wrun *wr, struct cap_opts *o, int *status)
 		return ret;
 	}
 	/* the inputs before the nodes meet ({rank}: each worker's global rank) */
-	ret = cap_load(wr->cr.r, wr->prog, o, ND_RUNNER_ALL, 0, status);
+	ret = cap_load(wr->cr.r, wr->prog, o, ND_RUNNER_ALL, 0, wr->cr.reader, status);
 	if (ret)
 		return ret;
 	*status = VNP_EXIT_SYSTEM;
@@ -238,6 +245,7 @@ out:
 	/* the trace sessions before the host cores they trace, the runner before MPI */
 	vnprofile_capture_close(wr->cr.cap);
 	nd_runner_close(wr->cr.r);
+	nd_runner_close(wr->cr.reader);
 	if (nodes_comm_end(wr) && status == VNP_EXIT_OK)
 		status = VNP_EXIT_SYSTEM;
 	cap_prog_free(wr->prog);

@@ -113,17 +113,27 @@ int cap_check_inputs(const struct vn_program *p, const struct cap_opts *o);
 /*
  * The program loaded on the runner (what the kernel refuses is bad input), every NAME
  * FILE pair's file bound to its input for rank (the first pair of a name; a .npy of the
- * tensor's element count or raw bytes of its size; ND_BIND_* flags more), the other
- * inputs zeros. 0, or -errno (said) with *status the exit status.
+ * tensor's element count or raw bytes of its size; ND_BIND_* flags more) or, with a
+ * reader (cap_read_inputs()), to the bytes it read; the other inputs zeros. 0, or
+ * -errno (said) with *status the exit status.
  */
 int cap_load(struct nd_runner *r, const struct vn_program *p, const struct cap_opts *o,
-	     unsigned int rank, unsigned int flags, int *status);
+	     unsigned int rank, unsigned int flags, struct nd_runner *reader, int *status);
+/*
+ * A device run's inputs, read before the device is touched: *reader, a host runner of
+ * ranks ranks numbered from first that is never run, with the program loaded and the
+ * files bound as cap_load() binds them. 0, or -errno (said) with *status.
+ */
+int cap_read_inputs(const struct vn_program *p, const struct cap_opts *o, unsigned int ranks,
+		    unsigned int first, unsigned int flags, struct nd_runner **reader,
+		    int *status);
 /* The runner's message, its ranks called workers as capture calls them. */
 void cap_runner_err(struct nd_runner *r);
 
 /* A capture's executions on the runner. */
 struct cap_run {
 	struct nd_runner *r;
+	struct nd_runner *reader;	/* a device run's inputs (cap_read_inputs()) */
 	struct vnprofile_capture *cap;
 	const struct cap_opts *o;
 	int tty, stopped, err;
