@@ -438,6 +438,8 @@ TEST_F(run, each_execution_and_literal_paths)
 	static float in[N];
 	struct each_log l = { .ok = 1, .stop_at = 3, .r = self->r };
 	struct nd_runner_exec ex[5];
+	const void *bytes;
+	uint64_t size;
 	char p[256];
 
 	fill(in, N);
@@ -447,6 +449,12 @@ TEST_F(run, each_execution_and_literal_paths)
 	EXPECT_TRUE(says(self->r, "in.0.npy"));
 	ASSERT_EQ(0, nd_runner_bind_file(self->r, 0, "in", p, ND_BIND_LITERAL))
 		TH_LOG("%s", nd_runner_error(self->r));
+	/* the bytes read, for another runner to bind (capture's device runs) */
+	EXPECT_EQ(0, nd_runner_input(self->r, 0, "in", &bytes, &size));
+	EXPECT_EQ(sizeof(in), size);
+	EXPECT_EQ(0, memcmp(bytes, in, sizeof(in)));
+	EXPECT_EQ(-ENOENT, nd_runner_input(self->r, 0, "out", &bytes, &size));
+	EXPECT_EQ(-EINVAL, nd_runner_input(self->r, ND_RUNNER_ALL, "in", &bytes, &size));
 	nd_runner_set_each(self->r, each_fn, &l);
 	EXPECT_EQ(0, nd_runner_run(self->r, 5, 0, NULL)) TH_LOG("%s", nd_runner_error(self->r));
 	EXPECT_EQ(3u, l.calls);
