@@ -145,7 +145,7 @@ static int nodes_comm_new(struct wrun *wr, const struct cap_opts *o)
 }
 
 /*
- * The communicator across nodes ends (before MPI does, after the runner left it): 0, or
+ * The communicator across nodes ends (before MPI does): 0, or
  * the proxy's error (said: a broken communicator, arguments that differ between nodes,
  * MPI failing).
  */
@@ -242,12 +242,16 @@ int cap_workers(struct cap_opts *o)
 	if (wr->cr.failed && o->ignore_errors)
 		cap_err("%u of %u executions failed", wr->cr.failed, o->num_exec * wr->n);
 out:
-	/* the trace sessions before the host cores they trace, the runner before MPI */
+	/*
+	 * The nodes' communicator first (MPI's proxy uses the runner's first device file
+	 * until it ends; the ranks hold their own references), then the trace sessions
+	 * before the host cores they trace.
+	 */
+	if (nodes_comm_end(wr) && status == VNP_EXIT_OK)
+		status = VNP_EXIT_SYSTEM;
 	vnprofile_capture_close(wr->cr.cap);
 	nd_runner_close(wr->cr.r);
 	nd_runner_close(wr->cr.reader);
-	if (nodes_comm_end(wr) && status == VNP_EXIT_OK)
-		status = VNP_EXIT_SYSTEM;
 	cap_prog_free(wr->prog);
 	free(wr);
 	return status;
