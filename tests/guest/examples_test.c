@@ -81,7 +81,7 @@ TEST_F_TIMEOUT(dev, exp_naive_and_pipelined, 600)
 
 TEST_F_TIMEOUT(dev, matmul_512_and_1024, 600)
 {
-	ASSERT_EQ(0, run(BIN "example-matmul --size 512")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run(BIN "example-matmul --size 512 --time-limit 600")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "matmul_512_bf16  on /dev/vneuron0 core 0: ok"));
 	EXPECT_NE(NULL, strstr(out, "matmul_512_fp32  on /dev/vneuron0 core 0: ok"));
 	/*
@@ -98,13 +98,13 @@ TEST_F_TIMEOUT(dev, matmul_512_and_1024, 600)
 
 TEST_F_TIMEOUT(dev, attention, 600)
 {
-	ASSERT_EQ(0, run(BIN "example-attention")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run(BIN "example-attention --time-limit 600")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "on /dev/vneuron0 core 0: ok"));
 }
 
 TEST_F_TIMEOUT(dev, mlp_train_learns, 600)
 {
-	ASSERT_EQ(0, run(BIN "example-mlp-train --steps 20")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run(BIN "example-mlp-train --steps 20 --time-limit 600")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "mlp-train: ok, loss 2.28")) TH_LOG("%s", out);
 }
 
