@@ -89,6 +89,16 @@ void nd_runner_set_limit(struct nd_runner *r, uint64_t limit_ns)
 	pthread_mutex_unlock(&r->lock);
 }
 
+void nd_runner_set_each(struct nd_runner *r, nd_runner_each_fn fn, void *arg)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->each = fn;
+	r->each_arg = arg;
+	pthread_mutex_unlock(&r->lock);
+}
+
 void nd_runner_cancel(struct nd_runner *r)
 {
 	if (r)
@@ -600,6 +610,9 @@ static const char *describe(struct nd_runner *r, unsigned int rank,
 	return buf;
 }
 
+/* The runner whose each function runs on this thread (its lock held): it may describe. */
+static __thread const struct nd_runner *rn_in_each;
+
 const char *nd_runner_describe(struct nd_runner *r, unsigned int rank,
 			       const struct nd_runner_exec *x, char *buf, size_t len)
 {
@@ -607,6 +620,10 @@ const char *nd_runner_describe(struct nd_runner *r, unsigned int rank,
 		return buf;
 	if (!r) {
 		snprintf(buf, len, "no such execution");
+		return buf;
+	}
+	if (rn_in_each == r) {
+		describe(r, rank, x, buf, len);
 		return buf;
 	}
 	pthread_mutex_lock(&r->lock);
@@ -657,6 +674,7 @@ static int say_failure(struct nd_runner *r, unsigned int idx, unsigned int exec)
 int nd_runner_run(struct nd_runner *r, unsigned int n, unsigned int flags,
 		  struct nd_runner_exec *x)
 {
+	struct nd_runner_exec *own = NULL;
 	unsigned int i, j;
 	int ret = 0, f, intr = 0;
 
@@ -678,6 +696,14 @@ int nd_runner_run(struct nd_runner *r, unsigned int n, unsigned int flags,
 		ret = rn_bind_prepare(r);
 	if (ret)
 		goto out;
+	if (r->each && !x) {
+		/* the function's view of each execution */
+		own = calloc(r->nranks, sizeof(*own));
+		if (!own) {
+			ret = rn_err(r, ENOMEM, "out of memory");
+			goto out;
+		}
+	}
 	for (i = 0; i < n; i++) {
 		__atomic_store_n(&r->stop, 0, __ATOMIC_RELEASE);
 		if (__atomic_load_n(&r->cancel, __ATOMIC_ACQUIRE)) {
@@ -690,13 +716,25 @@ int nd_runner_run(struct nd_runner *r, unsigned int n, unsigned int flags,
 		for (j = 0; j < r->nranks; j++) {
 			if (x)
 				x[i * r->nranks + j] = r->rk[j].last;
+			if (own)
+				own[j] = r->rk[j].last;
 			if (r->rk[j].last.err == -EINTR)
 				intr = 1;
 		}
 		f = first_failure(r);
 		if (f >= 0 && !ret)
 			ret = say_failure(r, (unsigned int)f, i + 1);
-		if (intr || (f >= 0 && (r->rk[f].fail || !(flags & ND_RUN_KEEP_GOING))))
+		if (intr || (f >= 0 && r->rk[f].fail))
+			break;
+		if (r->each) {
+			rn_in_each = r;
+			f = r->each(r->each_arg, i + 1, own ? own : &x[i * r->nranks], r->nranks);
+			rn_in_each = NULL;
+			if (f)
+				break;
+			f = first_failure(r);
+		}
+		if (f >= 0 && !(flags & ND_RUN_KEEP_GOING))
 			break;
 	}
 	if (intr)
@@ -707,6 +745,7 @@ out:
 	/* the run consumes a cancel, whether it came in time or not */
 	__atomic_store_n(&r->cancel, 0, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&r->lock);
+	free(own);
 	return ret;
 }
 

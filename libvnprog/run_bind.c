@@ -212,10 +212,10 @@ out:
 }
 
 /* path with {rank} replaced by rank, into buf. */
-static int rank_path(struct nd_runner *r, const char *path, unsigned int rank, char *buf,
-		     size_t len)
+static int rank_path(struct nd_runner *r, const char *path, unsigned int rank,
+		     unsigned int flags, char *buf, size_t len)
 {
-	const char *tag = strstr(path, RANK_TAG);
+	const char *tag = flags & ND_BIND_LITERAL ? NULL : strstr(path, RANK_TAG);
 	int n;
 
 	if (!tag)
@@ -372,19 +372,20 @@ int nd_runner_bind_file(struct nd_runner *r, unsigned int rank, const char *name
 	input = rn_tensor(r, (uint32_t)i)->kind == VNEF_TENSOR_INPUT;
 	ret = -EINVAL;
 	if (!path || !*path ||
-	    (flags & ~(ND_BIND_FORCE | ND_BIND_ANY_SHAPE | ND_BIND_RAW | ND_BIND_INPUT)) ||
+	    (flags & ~(ND_BIND_FORCE | ND_BIND_ANY_SHAPE | ND_BIND_RAW | ND_BIND_INPUT |
+		       ND_BIND_LITERAL)) ||
 	    (!input && rn_tensor(r, (uint32_t)i)->kind != VNEF_TENSOR_OUTPUT)) {
 		rn_err(r, EINVAL, "%s '%s': a file binds an input or an output (flags ND_BIND_*)",
 		       kind_name(rn_tensor(r, (uint32_t)i)->kind), name);
 		goto out;
 	}
-	if (!input && hi - lo > 1 && !strstr(path, RANK_TAG)) {
+	if (!input && hi - lo > 1 && (!strstr(path, RANK_TAG) || (flags & ND_BIND_LITERAL))) {
 		rn_err(r, EINVAL, "output '%s': %u ranks cannot write one file (put %s in %s)",
 		       name, hi - lo, RANK_TAG, path);
 		goto out;
 	}
 	for (k = lo; k < hi; k++) {
-		ret = rank_path(r, path, r->rk[k].grank, p, sizeof(p)) ?:
+		ret = rank_path(r, path, r->rk[k].grank, flags, p, sizeof(p)) ?:
 		      check_rebind(r, &r->rk[k].b[i], (uint32_t)i, p);
 		if (ret)
 			goto out;
@@ -393,7 +394,7 @@ int nd_runner_bind_file(struct nd_runner *r, unsigned int rank, const char *name
 		struct rn_bind *b = &r->rk[k].b[i];
 		char *dup;
 
-		ret = rank_path(r, path, r->rk[k].grank, p, sizeof(p));
+		ret = rank_path(r, path, r->rk[k].grank, flags, p, sizeof(p));
 		if (!ret && !input)
 			ret = check_output(r, (uint32_t)i, p, flags);
 		if (ret)
@@ -406,7 +407,7 @@ int nd_runner_bind_file(struct nd_runner *r, unsigned int rank, const char *name
 			ret = read_input(r, (uint32_t)i, p, flags, &blob);
 			if (ret)
 				goto out;
-			if (!strstr(path, RANK_TAG))
+			if (!strstr(path, RANK_TAG) || (flags & ND_BIND_LITERAL))
 				shared = blob;
 		}
 		dup = strdup(p);
@@ -577,6 +578,36 @@ int nd_runner_unbind(struct nd_runner *r, unsigned int rank, const char *name)
 	if (i >= 0 && !(ret = ranks_of(r, rank, &lo, &hi)))
 		for (k = lo; k < hi; k++)
 			unbind(&r->rk[k].b[i]);
+	pthread_mutex_unlock(&r->lock);
+	return ret < 0 ? ret : 0;
+}
+
+int nd_runner_input(struct nd_runner *r, unsigned int rank, const char *name,
+		    const void **datap, uint64_t *sizep)
+{
+	const struct rn_bind *b;
+	int i, ret;
+
+	if (!r || !datap)
+		return -EINVAL;
+	pthread_mutex_lock(&r->lock);
+	ret = i = find(r, name, 1);
+	if (i < 0)
+		goto out;
+	ret = rank == ND_RUNNER_ALL || rank >= r->nranks ?
+	      rn_err(r, EINVAL, "rank %u: the runner has %u", rank, r->nranks) : 0;
+	if (ret)
+		goto out;
+	b = &r->rk[rank].b[i];
+	*datap = b->kind == RN_USER ? b->user : b->blob ? b->blob->data : NULL;
+	if (!*datap) {
+		ret = rn_err(r, ENOENT, "input '%s' is not bound to bytes (a buffer, a file, "
+			     "zeros)", name);
+		goto out;
+	}
+	if (sizep)
+		*sizep = rn_tensor(r, (uint32_t)i)->size;
+out:
 	pthread_mutex_unlock(&r->lock);
 	return ret < 0 ? ret : 0;
 }

@@ -86,6 +86,8 @@ struct nd_runner {
 	int has_model;
 	struct vneuron_model model;
 	uint64_t limit_ns;
+	nd_runner_each_fn each;		/* nd_runner_set_each() */
+	void *each_arg;
 	char where[64];
 	/* device files */
 	unsigned int ndev;

@@ -5,6 +5,7 @@
  * broke) or the caller's.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,9 +215,12 @@ int nd_runner_set_ranks(struct nd_runner *r, const struct nd_runner_ranks *rk)
 		goto out;
 	}
 	if (!rk || !rk->count || rk->count > ND_RUNNER_MAX_RANKS || !rk->device != !rk->core ||
-	    (rk->flags & ~(ND_RANKS_NO_COMM | ND_RANKS_KEEP_BROKEN))) {
+	    (rk->flags & ~(ND_RANKS_NO_COMM | ND_RANKS_KEEP_BROKEN)) ||
+	    (rk->first && !(rk->flags & ND_RANKS_NO_COMM)) ||
+	    rk->first > UINT_MAX - rk->count) {
 		ret = rn_err(r, EINVAL, "ranks: 1..%d, explicit devices and cores both or "
-			     "neither, flags ND_RANKS_*", ND_RUNNER_MAX_RANKS);
+			     "neither, flags ND_RANKS_*, a first rank only with ND_RANKS_NO_COMM",
+			     ND_RUNNER_MAX_RANKS);
 		goto out;
 	}
 	nk = calloc(rk->count, sizeof(*nk));
@@ -247,8 +251,9 @@ int nd_runner_set_ranks(struct nd_runner *r, const struct nd_runner_ranks *rk)
 	for (i = 0; i < rk->count; i++) {
 		nk[i].r = r;
 		nk[i].idx = i;
-		nk[i].grank = i;
+		nk[i].grank = rk->first + i;
 	}
+	r->first = rk->first;
 	free(r->rk);
 	r->rk = nk;
 	__atomic_store_n(&r->nranks, rk->count, __ATOMIC_RELEASE);

@@ -158,6 +158,12 @@ struct nd_runner_ranks {
 	const uint32_t *device;			/* explicit: N of /dev/vneuronN, or NULL */
 	const uint32_t *core;
 	unsigned int flags;			/* ND_RANKS_* */
+	/*
+	 * With ND_RANKS_NO_COMM: rank r is rank first + r of the communicator the caller
+	 * gives later, for {rank} in the files bound before it (give it the same first);
+	 * else 0.
+	 */
+	unsigned int first;
 };
 
 /*
@@ -311,6 +317,8 @@ int nd_runner_find(struct nd_runner *r, const char *name, struct nd_runner_tenso
 					 * the tensor's size */
 #define ND_BIND_INPUT		8u	/* the tensor must be an input: else -ENOENT, "exp.vnef
 					 * has no input 'y'; its inputs: a b" */
+#define ND_BIND_LITERAL		16u	/* the path as it is: "{rank}" not replaced (one
+					 * rank's file; a tool's single-core form) */
 
 /**
  * nd_runner_bind() - bind a tensor to the caller's buffer
@@ -385,6 +393,23 @@ int nd_runner_bind_zeros(struct nd_runner *r, unsigned int rank, const char *nam
 int nd_runner_data(struct nd_runner *r, unsigned int rank, const char *name, void **datap,
 		   uint64_t *sizep);
 
+/**
+ * nd_runner_input() - the bytes an input of a rank is bound to, to read
+ * @r: the runner
+ * @rank: the rank (not %ND_RUNNER_ALL)
+ * @name: the input
+ * @datap: its bytes in the tensor's dtype: the caller's buffer, or the runner's copy of
+ *	a file or its zeros; valid until the input is bound again or the program unloaded
+ * @sizep: their size (may be NULL): the tensor's
+ *
+ * A tool reads its input files with one runner before it opens a device, then binds
+ * another runner's inputs to these bytes (`vneuron-profile capture`).
+ *
+ * Return: 0, -ENOENT (no such input, or not bound to bytes), -EINVAL (the rank).
+ */
+int nd_runner_input(struct nd_runner *r, unsigned int rank, const char *name,
+		    const void **datap, uint64_t *sizep);
+
 /* Forget a tensor's binding (an input then has none). 0 or -ENOENT. */
 int nd_runner_unbind(struct nd_runner *r, unsigned int rank, const char *name);
 
@@ -428,6 +453,28 @@ struct nd_runner_exec {
  */
 int nd_runner_run(struct nd_runner *r, unsigned int n, unsigned int flags,
 		  struct nd_runner_exec *x);
+
+/*
+ * Called by nd_runner_run() after each execution that every rank ran (OK or not):
+ * exec counts from 1 within the run, x holds each rank's entry (x[rank], ranks
+ * entries). Runs on the calling thread with the handle's lock held: it must not call
+ * the runner but nd_runner_describe() (for this runner). Return 0 to go on, nonzero to stop the runs there (nd_runner_run() then
+ * returns as if they had all been asked: 0 if every execution ended OK).
+ */
+typedef int (*nd_runner_each_fn)(void *arg, unsigned int exec, const struct nd_runner_exec *x,
+				 unsigned int ranks);
+
+/**
+ * nd_runner_set_each() - a function called between executions from now on
+ * @r: the runner
+ * @fn: the function (NULL: none)
+ * @arg: its first argument
+ *
+ * What a tracer needs between executions: start or stop its tracing before the next
+ * one, show progress, report each failure as it happens, stop on a signal
+ * (`vneuron-profile capture`).
+ */
+void nd_runner_set_each(struct nd_runner *r, nd_runner_each_fn fn, void *arg);
 
 /* The last execution of a rank (zeros before any). 0 or -EINVAL. */
 int nd_runner_result(struct nd_runner *r, unsigned int rank, struct nd_runner_exec *x);

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * capture's program run: the program read and validated by the kernel's own loader
- * (core/program.c), its input files (.npy or raw, {rank} per worker), its tensors bound
- * to device buffers or host buffers, and a host execution. libvnprog's program runner,
- * when it lands, does this for every tool and this file goes (issue 27).
+ * capture's program run, both forms, on libvnprog's runner (vnrun.h): the program read
+ * and validated by the kernel's own loader (core/program.c: its identity in the profile,
+ * capture's message), its input files bound to the runner (.npy or raw, {rank} per
+ * worker), and the executions with what capture does between them.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "builtin-capture.h"
 #include "vn_program.h"
+#include "vnrun.h"
 
 int cap_prog_open(const char *path, struct vn_program **p)
 {
@@ -50,269 +51,242 @@ void cap_prog_free(struct vn_program *p)
 		vn_program_put(p);
 }
 
-/*
- * Reads an input file into a tensor's bytes: a .npy of float32 (converted for a bf16
- * tensor) or raw bytes of exactly the tensor's size. 0 or -errno (said).
- */
-static int read_input(const struct vnef_tensor *t, struct cap_input *in)
+int cap_check_inputs(const struct vn_program *p, const struct cap_opts *o)
 {
-	uint64_t numel = 1, i;
-	struct nd_error e;
-	struct nd_npy npy;
-	uint8_t *file, *buf;
-	void *raw = NULL;
-	size_t len;
-	int ret;
-
-	for (i = 0; i < t->rank && i < VNEF_MAX_RANK; i++)
-		numel *= t->shape[i];
-	ret = nd_read_file(in->path, VNEF_MAX_TENSOR_BYTES * 2 + 4096, &raw, &len);
-	if (ret) {
-		cap_err("input '%s': %s: %s", in->name, in->path, strerror(-ret));
-		return ret;
-	}
-	file = raw;
-	if (len < 6 || memcmp(file, "\x93NUMPY", 6)) {
-		if (len != t->size) {
-			cap_err("input '%s': %s is %zu bytes of raw data, the tensor %llu "
-				    "bytes (or give a .npy file)", in->name, in->path, len,
-				    (unsigned long long)t->size);
-			free(file);
-			return -EINVAL;
-		}
-		in->data = file;
-		return 0;
-	}
-	ret = nd_npy_parse(file, len, &npy, &e);
-	if (ret) {
-		cap_err("input '%s': %s: %s", in->name, in->path, e.msg);
-		free(file);
-		return ret;
-	}
-	if (npy.count != numel) {
-		cap_err("input '%s': %s holds %llu elements, the tensor %llu", in->name,
-			    in->path, (unsigned long long)npy.count, (unsigned long long)numel);
-		free(file);
-		return -EINVAL;
-	}
-	buf = malloc(t->size);
-	if (!buf) {
-		free(file);
-		return -ENOMEM;
-	}
-	for (i = 0; i < numel; i++) {
-		float f;
-
-		memcpy(&f, file + npy.data_off + 4 * i, 4);
-		if (t->dtype == VNEF_DT_FP32) {
-			memcpy(buf + 4 * i, &f, 4);
-		} else {
-			uint16_t h = nd_fp32_to_bf16(f);
-
-			memcpy(buf + 2 * i, &h, 2);
-		}
-	}
-	free(file);
-	in->data = buf;
-	return 0;
-}
-
-/* A FILE with {rank}: each worker's own file, the tag replaced by its rank. */
-static int read_rank_inputs(const struct vnef_tensor *t, struct cap_input *in,
-			    unsigned int workers, unsigned int base)
-{
-	const char *tag = strstr(in->path, RANK_TAG);
-	struct cap_input one = { .name = in->name };
-	char path[PATH_MAX];
-	unsigned int r;
-	int ret;
-
-	for (r = 0; r < workers; r++) {
-		snprintf(path, sizeof(path), "%.*s%u%s", (int)(tag - in->path), in->path,
-			 base + r, tag + strlen(RANK_TAG));
-		one.path = path;
-		one.data = NULL;
-		ret = read_input(t, &one);
-		if (ret)
-			return ret;
-		in->rank_data[r] = one.data;
-	}
-	return 0;
-}
-
-/* Index of the tensor called name, or -ENOENT. */
-static int tensor_index(const struct vn_program *p, const char *name)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->tensor_count; i++)
-		if (!strcmp(vn_program_str(p, p->tensors[i].name_off), name))
-			return (int)i;
-	return -ENOENT;
-}
-
-int cap_read_inputs(const struct vn_program *p, struct cap_opts *o)
-{
-	unsigned int i, k;
-	int j, ret;
+	unsigned int i;
+	int j;
 
 	for (i = 0; i < o->nr_inputs; i++) {
-		j = tensor_index(p, o->inputs[i].name);
+		j = vn_program_tensor(p, o->inputs[i].name);
 		if (j < 0 || p->tensors[j].kind != VNEF_TENSOR_INPUT) {
 			cap_err("%s has no input tensor '%s'", o->program, o->inputs[i].name);
 			return -ENOENT;
 		}
 	}
+	return 0;
+}
+
+void cap_runner_err(struct nd_runner *r)
+{
+	const char *msg = nd_runner_error(r), *rest;
+	unsigned int n;
+	int len = 0;
+
+	/* "4 ranks need 2 more cores ...", "rank 1 on /dev/vneuron0 core 1: ..." */
+	if (sscanf(msg, "%u ranks need %n", &n, &len) == 1 && len) {
+		cap_err("%u workers need %s", n, msg + len);
+		return;
+	}
+	rest = !strncmp(msg, "rank ", 5) ? msg + 5 : NULL;
+	if (rest && sscanf(rest, "%u on %n", &n, &len) == 1 && len) {
+		cap_err("worker %s", rest);
+		return;
+	}
+	cap_err("%s", msg);
+}
+
+/* r's inputs bound to reader's bytes (cap_read_inputs()), the others zeros. */
+static int bind_read(struct nd_runner *r, struct nd_runner *reader, const struct cap_opts *o)
+{
+	unsigned int i, k, n = nd_runner_ranks(r);
+	const void *data;
+	uint64_t size;
+	int ret = 0;
+
+	for (i = 0; i < o->nr_inputs && !ret; i++)
+		for (k = 0; k < n && !ret; k++)
+			ret = nd_runner_input(reader, k, o->inputs[i].name, &data, &size) ?:
+			      nd_runner_bind(r, k, o->inputs[i].name, (void *)data, size);
+	if (!ret)
+		ret = nd_runner_bind_zeros(r, ND_RUNNER_ALL, NULL);
+	if (ret)
+		cap_err("%s", nd_runner_error(ret == -ENOENT ? reader : r));
+	return ret;
+}
+
+int cap_load(struct nd_runner *r, const struct vn_program *p, const struct cap_opts *o,
+	     unsigned int rank, unsigned int flags, struct nd_runner *reader, int *status)
+{
+	const void *image;
+	unsigned int i, k;
+	size_t size;
+	int ret;
+
+	image = cap_prog_image(p, &size);
+	ret = nd_runner_load_image(r, image, size, o->program, NULL);
+	if (ret) {
+		cap_err("%s", nd_runner_error(r));
+		*status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+		return ret;
+	}
+	if (reader) {
+		*status = VNP_EXIT_SYSTEM;
+		return bind_read(r, reader, o);
+	}
 	for (i = 0; i < o->nr_inputs; i++) {
+		const char *msg;
+
 		for (k = 0; k < i; k++)
 			if (!strcmp(o->inputs[k].name, o->inputs[i].name))
 				break;
 		if (k < i)
 			continue;
-		j = tensor_index(p, o->inputs[i].name);
-		if (o->workers && strstr(o->inputs[i].path, RANK_TAG)) {
-			ret = read_rank_inputs(&p->tensors[j], &o->inputs[i], o->workers,
-					       o->rank_base);
-			if (ret)
-				return ret;
+		ret = nd_runner_bind_file(r, rank, o->inputs[i].name, o->inputs[i].path,
+					  ND_BIND_INPUT | ND_BIND_ANY_SHAPE | ND_BIND_RAW | flags);
+		if (!ret)
 			continue;
-		}
-		ret = read_input(&p->tensors[j], &o->inputs[i]);
+		/* "input 'x': x.npy: No such file or directory", as capture has said it */
+		msg = nd_runner_error(r);
+		if (strstr(msg, "input '"))
+			cap_err("%s", msg);
+		else
+			cap_err("input '%s': %s", o->inputs[i].name, msg);
+		*status = ret == -ENOMEM ? VNP_EXIT_SYSTEM : VNP_EXIT_INPUT;
+		return ret;
+	}
+	ret = nd_runner_bind_zeros(r, rank, NULL);
+	if (ret) {
+		cap_err("%s", nd_runner_error(r));
+		*status = VNP_EXIT_SYSTEM;
+	}
+	return ret;
+}
+
+int cap_read_inputs(const struct vn_program *p, const struct cap_opts *o, unsigned int ranks,
+		    unsigned int first, unsigned int flags, struct nd_runner **reader,
+		    int *status)
+{
+	struct nd_runner_ranks rk = { .count = ranks, .flags = ND_RANKS_NO_COMM,
+				      .first = first };
+	struct nd_error e;
+	int ret;
+
+	*status = VNP_EXIT_SYSTEM;
+	ret = nd_runner_open_host(NULL, reader, &e);
+	if (ret) {
+		cap_err("%s", e.msg);
+		return ret;
+	}
+	ret = ranks > 1 || first ? nd_runner_set_ranks(*reader, &rk) : 0;
+	if (ret) {
+		cap_err("%s", nd_runner_error(*reader));
+		return ret;
+	}
+	return cap_load(*reader, p, o, ranks > 1 ? ND_RUNNER_ALL : 0, flags, NULL, status);
+}
+
+/* "execution 1 ended FAULT: access outside SBUF (reason 7) at DMA q3 desc 2" */
+static void exec_failed(const struct nd_run_result *res, unsigned int i,
+			const struct cap_opts *o)
+{
+	char where[48] = "", sn[32];
+
+	if (res->stream < VNEF_STREAMS)
+		snprintf(where, sizeof(where), " at %s %s %u",
+			 vnprofile_stream_name(res->stream, sn, sizeof(sn)),
+			 res->stream < VNEF_ENGINES ? "pc" : "desc", res->pc);
+	/* FAULT: the profile's ERROR record says which access (view shows it) */
+	cap_err("execution %u ended %s%s%s (reason %u)%s%s", i,
+		vnprofile_exec_status_name(res->result),
+		*vnprofile_exec_reason_name(res->reason) ? ": " : "",
+		vnprofile_exec_reason_name(res->reason), res->reason, where,
+		o->ignore_errors ? "; going on (--ignore-exec-errors)" : "");
+}
+
+/* "worker 2: execution 1 ended ABORTED: collective 0 (ALL_REDUCE) ... rank 1 left" */
+static void worker_failed(struct cap_run *cr, unsigned int w, unsigned int i,
+			  const struct nd_runner_exec *x)
+{
+	const struct cap_opts *o = cr->o;
+	char what[256];
+
+	if (o->host)
+		/* no module to ask: the status and reason */
+		snprintf(what, sizeof(what), "%s (reason %u)",
+			 vnprofile_exec_reason_name(x->res.reason), x->res.reason);
+	else
+		nd_runner_describe(cr->r, w, x, what, sizeof(what));
+	cap_err("worker %u: execution %u ended %s: %s%s", w, i,
+		vnprofile_exec_status_name(x->res.result), what,
+		o->ignore_errors ? "; going on (--ignore-exec-errors)" : "");
+}
+
+/*
+ * After execution i (nd_runner_set_each()): the --profile-nth-exec tracing stopped
+ * after it and started before the next, each failure said (the runs stop unless
+ * --ignore-exec-errors), the progress, a signal. Nonzero stops the runs.
+ */
+static int cap_each(void *arg, unsigned int i, const struct nd_runner_exec *x,
+		    unsigned int ranks)
+{
+	struct cap_run *cr = arg;
+	const struct cap_opts *o = cr->o;
+	unsigned int w, bad = 0;
+
+	cr->seen = i;
+	if (o->nth == i) {
+		cr->err = vnprofile_capture_stop(cr->cap);
+		if (cr->err)
+			return 1;
+	}
+	for (w = 0; w < ranks; w++) {
+		if (x[w].res.result == VNEURON_EXEC_OK)
+			continue;
+		if (cr->tty && cr->last && !bad)
+			fputc('\n', stderr);
+		if (o->workers)
+			worker_failed(cr, w, i, &x[w]);
+		else
+			exec_failed(&x[w].res, i, o);
+		bad++;
+	}
+	cr->failed += bad;
+	if (bad && !o->ignore_errors)
+		return cr->stopped = 1;
+	if (cr->tty)
+		cap_progress(cr->cap, i, o->num_exec, cr->t0, &cr->last, 0);
+	if (vnp_signalled())
+		return cr->stopped = 1;
+	if (o->nth == i + 1) {
+		cr->err = vnprofile_capture_start(cr->cap);
+		if (cr->err)
+			return 1;
+	}
+	return 0;
+}
+
+int cap_run_execs(struct cap_run *cr, const struct cap_opts *o)
+{
+	int ret;
+
+	cr->o = o;
+	cr->tty = isatty(2) && !o->quiet;
+	if (o->nth <= 1) {
+		ret = vnprofile_capture_start(cr->cap);
 		if (ret)
 			return ret;
 	}
-	return 0;
-}
+	nd_runner_set_each(cr->r, cap_each, cr);
+	cr->t0 = cap_now_ns();
+	ret = nd_runner_run(cr->r, o->num_exec, ND_RUN_KEEP_GOING, NULL);
+	if (cr->err)
+		return cr->err;
+	/* a failed execution was said by cap_each(); one that could not run is said here */
+	if (ret && !cr->stopped && cr->seen < o->num_exec) {
+		const char *msg = nd_runner_error(cr->r), *words = strstr(msg, ": ");
 
-void cap_free_inputs(struct cap_opts *o)
-{
-	unsigned int i, r;
-
-	for (i = 0; i < o->nr_inputs; i++) {
-		free(o->inputs[i].data);
-		o->inputs[i].data = NULL;
-		for (r = 0; r < CAP_MAX_CORES; r++) {
-			free(o->inputs[i].rank_data[r]);
-			o->inputs[i].rank_data[r] = NULL;
-		}
-	}
-}
-
-/* The bytes input tensor name gets (a worker's own for a FILE with {rank}), or NULL. */
-static const void *input_data(const struct cap_opts *o, const char *name, unsigned int rank)
-{
-	unsigned int i;
-
-	for (i = 0; i < o->nr_inputs; i++) {
-		const void *data = o->inputs[i].data ?:
-				   (rank < CAP_MAX_CORES ? o->inputs[i].rank_data[rank] : NULL);
-
-		if (data && !strcmp(name, o->inputs[i].name))
-			return data;
-	}
-	return NULL;
-}
-
-/* Scratch tensors come from the core, constants from the image; memory starts zeroed. */
-int cap_bind_tensors(struct nd_device *dev, const struct vn_program *p,
-		     const struct cap_opts *o, unsigned int rank, unsigned int *nb,
-		     struct nd_bind **binds, struct nd_mem ***mems)
-{
-	const void *data;
-	uint32_t j;
-	int ret;
-
-	*binds = calloc(p->tensor_count + 1, sizeof(**binds));
-	*mems = calloc(p->tensor_count + 1, sizeof(**mems));
-	if (!*binds || !*mems)
-		return -ENOMEM;
-	for (j = 0; j < p->tensor_count; j++) {
-		const struct vnef_tensor *t = &p->tensors[j];
-		const char *name = vn_program_str(p, t->name_off);
-		struct nd_mem **m = &(*mems)[*nb];
-
-		if (t->kind != VNEF_TENSOR_INPUT && t->kind != VNEF_TENSOR_OUTPUT)
-			continue;
-		ret = nd_mem_alloc(dev, t->size, m);
-		if (ret) {
-			cap_err("tensor '%s' (%llu bytes): %s", name,
-				    (unsigned long long)t->size, nd_device_error(dev));
+		if (o->workers) {
+			cap_runner_err(cr->r);
 			return ret;
 		}
-		(*binds)[*nb].name = name;
-		(*binds)[(*nb)++].mem = *m;
-		data = input_data(o, name, rank);
-		ret = data ? nd_mem_write(*m, 0, data, t->size) : 0;
-		if (ret) {
-			cap_err("input '%s': %s", name, nd_device_error(dev));
-			return ret;
-		}
-	}
-	return 0;
-}
-
-int cap_host_tensors(const struct vn_program *p, const struct cap_opts *o, unsigned int rank,
-		     unsigned int *n, struct nd_host_tensor **tp)
-{
-	const void *data;
-	uint32_t j;
-
-	*tp = calloc(p->tensor_count + 1, sizeof(**tp));
-	if (!*tp)
-		goto nomem;
-	for (j = 0; j < p->tensor_count; j++) {
-		const struct vnef_tensor *t = &p->tensors[j];
-		struct nd_host_tensor *ht = &(*tp)[*n];
-
-		if (t->kind != VNEF_TENSOR_INPUT && t->kind != VNEF_TENSOR_OUTPUT)
-			continue;
-		ht->name = vn_program_str(p, t->name_off);
-		ht->size = t->size;
-		ht->data = t->size <= SIZE_MAX ? calloc(1, (size_t)t->size ?: 1) : NULL;
-		if (!ht->data)
-			goto nomem;
-		++*n;
-		data = input_data(o, ht->name, rank);
-		if (data)
-			memcpy(ht->data, data, (size_t)t->size);
-	}
-	return 0;
-nomem:
-	cap_err("out of memory for the program's tensors");
-	return -ENOMEM;
-}
-
-void cap_host_tensors_free(struct nd_host_tensor *t, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; t && i < n; i++)
-		free(t[i].data);
-	free(t);
-}
-
-int cap_host_exec(struct nd_host *h, const struct vn_program *p,
-		  const struct nd_host_tensor *t, unsigned int n, struct nd_run_result *res)
-{
-	const void *image;
-	size_t size;
-	int ret;
-
-	image = cap_prog_image(p, &size);
-	ret = nd_host_run(h, image, size, t, n, 0, res);
-	if (ret && res->result == VNEURON_EXEC_OK) {
-		cap_err("%s", nd_host_error(h));
+		/* on the host, capture has always said the backend's words alone */
+		if (o->host && !strncmp(msg, "execution ", 10) && words)
+			msg = words + 2;
+		cap_err("%s", msg);
 		return ret;
 	}
+	if (cr->tty)
+		cap_progress(cr->cap, cr->stopped ? cr->seen : o->num_exec, o->num_exec, cr->t0,
+			     &cr->last, 1);
 	return 0;
-}
-
-void cap_unbind_tensors(unsigned int nb, struct nd_bind *binds, struct nd_mem **mems)
-{
-	unsigned int j;
-
-	for (j = 0; mems && j < nb; j++)
-		nd_mem_free(mems[j]);
-	free(mems);
-	free(binds);
 }

@@ -3,7 +3,7 @@
  * `vneuron-profile capture` (docs/profiler.md, "capture"), one file per part: its options
  * and the dispatch (builtin-capture.c), the program form (builtin-capture-program.c), the
  * program form with collectives workers (builtin-capture-workers.c), the application form
- * (builtin-capture-app.c), and running a program with its inputs
+ * (builtin-capture-app.c), and the program read and the workers' run with its inputs
  * (builtin-capture-run.c). The tracing is libvnprofile's capture (vnprofile.h).
  */
 #ifndef VNP_BUILTIN_CAPTURE_H
@@ -27,11 +27,9 @@
 /* -s with workers on several nodes: each node's profile, the tag replaced by its number */
 #define NODE_TAG	"{node}"
 
+/* A NAME FILE pair: the file (with workers, {rank}: each worker's) of an input. */
 struct cap_input {
 	const char *name, *path;
-	void *data;			/* the tensor's bytes, read from path */
-	/* path with {rank}: each worker's bytes (data is then NULL) */
-	void *rank_data[CAP_MAX_CORES];
 };
 
 /* --node ID/COUNT, --clock-offset NS[+-ERR]: the profile's node section. */
@@ -100,38 +98,55 @@ void cap_progress(const struct vnprofile_capture *c, unsigned int i, unsigned in
 int cap_stopped_by_signal(void);
 
 /*
- * builtin-capture-run.c: a program run with its inputs, on a device file or a host
- * handle. (libvnprog's program runner, when it comes, does this for every tool.)
+ * builtin-capture-run.c: the program through the kernel's loader (its identity in the
+ * profile, capture's message), and its run on libvnprog's runner (vnrun.h), both forms.
  */
 struct vn_program;
+struct nd_runner;
 
 /* The program, validated by the kernel's own loader. 0 or -errno (said). */
 int cap_prog_open(const char *path, struct vn_program **p);
 const void *cap_prog_image(const struct vn_program *p, size_t *size);
 void cap_prog_free(struct vn_program *p);
+/* Every NAME FILE pair names an input tensor of the program: 0 or -ENOENT (said). */
+int cap_check_inputs(const struct vn_program *p, const struct cap_opts *o);
 /*
- * Every NAME FILE pair names an input tensor of the program; the first pair of a name
- * gives its bytes (with workers, {rank} files each worker's). 0 or -errno (said).
+ * The program loaded on the runner (what the kernel refuses is bad input), every NAME
+ * FILE pair's file bound to its input for rank (the first pair of a name; a .npy of the
+ * tensor's element count or raw bytes of its size; ND_BIND_* flags more) or, with a
+ * reader (cap_read_inputs()), to the bytes it read; the other inputs zeros. 0, or
+ * -errno (said) with *status the exit status.
  */
-int cap_read_inputs(const struct vn_program *p, struct cap_opts *o);
-void cap_free_inputs(struct cap_opts *o);
+int cap_load(struct nd_runner *r, const struct vn_program *p, const struct cap_opts *o,
+	     unsigned int rank, unsigned int flags, struct nd_runner *reader, int *status);
 /*
- * A device buffer for every input and output tensor, filled from the inputs (rank's
- * own for a FILE with {rank}); the others stay zero. 0 or -errno (said).
+ * A device run's inputs, read before the device is touched: *reader, a host runner of
+ * ranks ranks numbered from first that is never run, with the program loaded and the
+ * files bound as cap_load() binds them. 0, or -errno (said) with *status.
  */
-int cap_bind_tensors(struct nd_device *dev, const struct vn_program *p,
-		     const struct cap_opts *o, unsigned int rank, unsigned int *nb,
-		     struct nd_bind **binds, struct nd_mem ***mems);
-void cap_unbind_tensors(unsigned int nb, struct nd_bind *binds, struct nd_mem **mems);
-/* --host: a zeroed host buffer for each, filled the same way. 0 or -ENOMEM (said). */
-int cap_host_tensors(const struct vn_program *p, const struct cap_opts *o, unsigned int rank,
-		     unsigned int *n, struct nd_host_tensor **tp);
-void cap_host_tensors_free(struct nd_host_tensor *t, unsigned int n);
+int cap_read_inputs(const struct vn_program *p, const struct cap_opts *o, unsigned int ranks,
+		    unsigned int first, unsigned int flags, struct nd_runner **reader,
+		    int *status);
+/* The runner's message, its ranks called workers as capture calls them. */
+void cap_runner_err(struct nd_runner *r);
+
+/* A capture's executions on the runner. */
+struct cap_run {
+	struct nd_runner *r;
+	struct nd_runner *reader;	/* a device run's inputs (cap_read_inputs()) */
+	struct vnprofile_capture *cap;
+	const struct cap_opts *o;
+	int tty, stopped, err;
+	unsigned int seen, failed;	/* executions seen; the ranks' that did not end OK */
+	uint64_t t0, last;
+};
+
 /*
- * --host: one execution on host core h. 0 with *res (an execution that failed is a
- * result), or -errno for one that could not run (said).
+ * Runs the program --num-exec times on every rank at once, tracing all executions or
+ * the --profile-nth-exec one; a failed execution stops the runs unless
+ * --ignore-exec-errors. 0 or -errno (said); cr->failed counts the executions that did
+ * not end OK.
  */
-int cap_host_exec(struct nd_host *h, const struct vn_program *p,
-		  const struct nd_host_tensor *t, unsigned int n, struct nd_run_result *res);
+int cap_run_execs(struct cap_run *cr, const struct cap_opts *o);
 
 #endif /* VNP_BUILTIN_CAPTURE_H */

@@ -405,6 +405,74 @@ TEST_F(run, every_error_says_what)
 }
 
 /* A constant cannot be bound; scratch may be (read back on a device). */
+/* What nd_runner_set_each() saw: the executions in order, when to stop. */
+struct each_log {
+	unsigned int calls, last, stop_at, ranks;
+	int ok;
+	struct nd_runner *r;
+	char what[64];
+};
+
+static int each_fn(void *arg, unsigned int exec, const struct nd_runner_exec *x,
+		   unsigned int ranks)
+{
+	struct each_log *l = arg;
+
+	l->calls++;
+	l->ok &= exec == l->last + 1 && x[0].done && !x[0].err;
+	l->last = exec;
+	l->ranks = ranks;
+	/* the one call the function may make: no deadlock on the handle's lock */
+	nd_runner_describe(l->r, 0, &x[0], l->what, sizeof(l->what));
+	return exec == l->stop_at;
+}
+
+/*
+ * The function between executions (a tracer's): called after each one in order with its
+ * entries, and a nonzero return stops the runs there with 0; ND_BIND_LITERAL reads a
+ * file called "{rank}" as it is.
+ */
+TEST_F(run, each_execution_and_literal_paths)
+{
+	static const uint64_t shape[] = { ROWS, COLS };
+	static float in[N];
+	struct each_log l = { .ok = 1, .stop_at = 3, .r = self->r };
+	struct nd_runner_exec ex[5];
+	const void *bytes;
+	uint64_t size;
+	char p[256];
+
+	fill(in, N);
+	ASSERT_EQ(0, nd_runner_load_image(self->r, self->img, self->size, NULL, NULL));
+	npy(_metadata, p, sizeof(p), self->dir, "in.{rank}.npy", shape, 2, in);
+	EXPECT_EQ(-ENOENT, nd_runner_bind_file(self->r, 0, "in", p, 0));
+	EXPECT_TRUE(says(self->r, "in.0.npy"));
+	ASSERT_EQ(0, nd_runner_bind_file(self->r, 0, "in", p, ND_BIND_LITERAL))
+		TH_LOG("%s", nd_runner_error(self->r));
+	/* the bytes read, for another runner to bind (capture's device runs) */
+	EXPECT_EQ(0, nd_runner_input(self->r, 0, "in", &bytes, &size));
+	EXPECT_EQ(sizeof(in), size);
+	EXPECT_EQ(0, memcmp(bytes, in, sizeof(in)));
+	EXPECT_EQ(-ENOENT, nd_runner_input(self->r, 0, "out", &bytes, &size));
+	EXPECT_EQ(-EINVAL, nd_runner_input(self->r, ND_RUNNER_ALL, "in", &bytes, &size));
+	nd_runner_set_each(self->r, each_fn, &l);
+	EXPECT_EQ(0, nd_runner_run(self->r, 5, 0, NULL)) TH_LOG("%s", nd_runner_error(self->r));
+	EXPECT_EQ(3u, l.calls);
+	EXPECT_EQ(1u, l.ranks);
+	EXPECT_TRUE(l.ok);
+	EXPECT_STREQ("ok", l.what);
+	/* with the caller's entries too, and every execution when it never stops */
+	l = (struct each_log){ .ok = 1, .r = self->r };
+	EXPECT_EQ(0, nd_runner_run(self->r, 5, 0, ex));
+	EXPECT_EQ(5u, l.calls);
+	EXPECT_TRUE(l.ok);
+	EXPECT_EQ(1, ex[4].done);
+	nd_runner_set_each(self->r, NULL, NULL);
+	l.calls = 0;
+	EXPECT_EQ(0, nd_runner_run(self->r, 2, 0, NULL));
+	EXPECT_EQ(0u, l.calls);
+}
+
 TEST(run_consts)
 {
 	static const uint64_t shape[] = { 128, 4 };
@@ -614,6 +682,73 @@ TEST(run_ranks_caller_comm)
 }
 
 /* Ranks that disagree: every rank fails, the message names the cause. */
+/*
+ * nd_runner_ranks.first numbers the ranks before the caller's communicator comes:
+ * {rank} in a file bound then is the global rank; only with ND_RANKS_NO_COMM. And the
+ * each function may describe an execution (capture's words for a failed worker).
+ */
+static int each_describe(void *arg, unsigned int exec, const struct nd_runner_exec *x,
+			 unsigned int ranks)
+{
+	char *what = arg;
+
+	(void)exec;
+	nd_runner_describe(*(struct nd_runner **)(what + 256), ranks - 1, &x[ranks - 1], what,
+			   256);
+	return 0;
+}
+
+TEST(run_ranks_first)
+{
+	static const uint64_t shape[] = { CN };
+	float x[CN], y[CN];
+	struct nd_runner_place pl;
+	struct nd_runner *r;
+	struct nd_error err;
+	char dir[64], p[128], q[128];
+	char what[256 + sizeof(r)];
+	size_t size;
+	void *img = rp_allreduce(&size);
+	unsigned int i;
+
+	ASSERT_NE(NULL, img);
+	snprintf(dir, sizeof(dir), "/tmp/vn_test_run_first.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, nd_runner_open_host(NULL, &r, &err));
+	EXPECT_EQ(-EINVAL, nd_runner_set_ranks(r, &(struct nd_runner_ranks){ .count = 2,
+									    .first = 2 }));
+	EXPECT_TRUE(says(r, "a first rank only with ND_RANKS_NO_COMM"));
+	ASSERT_EQ(0, nd_runner_set_ranks(r, &(struct nd_runner_ranks){
+		.count = 2, .flags = ND_RANKS_NO_COMM, .first = 2 }));
+	ASSERT_EQ(0, nd_runner_place(r, 1, &pl));
+	EXPECT_EQ(3u, pl.rank);
+	ASSERT_EQ(0, nd_runner_load_image(r, img, size, NULL, NULL));
+	cc_fill(x, CN, 5);
+	for (i = 2; i < 4; i++) {
+		struct nd_error e = { 0 };
+
+		snprintf(p, sizeof(p), "%s/x.%u.npy", dir, i);
+		EXPECT_EQ(0, nd_npy_save(p, shape, 1, x, &e)) TH_LOG("%s", e.msg);
+	}
+	snprintf(q, sizeof(q), "%s/x.{rank}.npy", dir);
+	/* ranks 2 and 3 read x.2.npy and x.3.npy: no x.0.npy needed */
+	EXPECT_EQ(0, nd_runner_bind_file(r, ND_RUNNER_ALL, "x", q, ND_BIND_ANY_SHAPE))
+		TH_LOG("%s", nd_runner_error(r));
+	EXPECT_EQ(0, nd_runner_bind(r, 0, "y", y, sizeof(y)));
+	/* no communicator: the core refuses to run it */
+	memcpy(what + 256, &r, sizeof(r));
+	what[0] = '\0';
+	nd_runner_set_each(r, each_describe, what);
+	EXPECT_EQ(-ENOTCONN, nd_runner_run(r, 1, 0, NULL));
+	EXPECT_TRUE(says(r, "the program has collectives"));
+	/* it could not run: no execution to describe, the function not called */
+	EXPECT_STREQ("", what);
+	nd_runner_close(r);
+	snprintf(p, sizeof(p), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(p));
+	free(img);
+}
+
 TEST(run_ranks_fail_and_recover)
 {
 	float x[CN], y[CN];
