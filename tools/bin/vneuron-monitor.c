@@ -189,6 +189,8 @@ static void print_device(const struct nd_tel_device *d, double when)
 	       (unsigned long long)d->hbm_size, (unsigned long long)d->hbm_used,
 	       (unsigned long long)d->hbm_peak, d->uapi_version);
 	json_str(stdout, d->module_version);
+	printf(", \"model\": ");
+	json_str(stdout, d->model);
 	printf(", \"events_produced\": %llu, \"events_dropped\": %llu}\n",
 	       (unsigned long long)d->events_produced, (unsigned long long)d->events_dropped);
 }
