@@ -23,8 +23,22 @@ static char *model = "trn1";
 module_param(model, charp, 0444);
 MODULE_PARM_DESC(model, "Device model: trn1 (NeuronCore-v2, default), trn2 (-v3) or trn3 (-v4)");
 
+/* cores: 0 is refused when given, so whether it was given is kept apart. */
 static unsigned int cores;
-module_param(cores, uint, 0444);
+static bool cores_given;
+
+static int vnk_cores_set(const char *val, const struct kernel_param *kp)
+{
+	cores_given = true;
+	return param_set_uint(val, kp);
+}
+
+static const struct kernel_param_ops vnk_cores_ops = {
+	.set = vnk_cores_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(cores, &vnk_cores_ops, &cores, 0444);
 MODULE_PARM_DESC(cores, "NeuronCores per device (1..8, default the model's: trn1 2, trn2 and trn3 8)");
 
 static unsigned int hbm_mb = 256;
@@ -97,7 +111,7 @@ static int __init vneuron_init(void)
 
 	if (!m)
 		return -EINVAL;
-	if (!cores)
+	if (!cores_given)
 		cores = min_t(u32, vn_model_gen(m)->cores_per_device, VNK_MAX_CORES);
 	ret = vnk_check_param("devices", devices, 1, VNK_MAX_DEVICES);
 	if (!ret)
