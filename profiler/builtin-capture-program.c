@@ -176,7 +176,7 @@ static int open_host(struct run *r, const struct cap_opts *o)
 	size_t size;
 	int ret;
 
-	ret = nd_host_open(NULL, &r->host, &e);
+	ret = nd_host_open(o->model, &r->host, &e);
 	if (ret) {
 		cap_err("%s", e.msg);
 		return ret;

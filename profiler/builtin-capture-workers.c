@@ -252,7 +252,7 @@ static int host_workers_open(struct wrun *wr, const struct cap_opts *o)
 
 	wr->n = o->workers;
 	for (r = 0; r < wr->n; r++) {
-		ret = nd_host_open(NULL, &wr->w[r].h, &e);
+		ret = nd_host_open(o->model, &wr->w[r].h, &e);
 		if (ret) {
 			cap_err("%s", e.msg);
 			return ret;
