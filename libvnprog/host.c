@@ -454,12 +454,17 @@ int nd_run_on_host(const void *image, size_t size, const struct nd_host_tensor *
 
 int nd_host_comm_new(unsigned int nranks, const uint32_t *device, struct nd_host_comm **cp)
 {
-	struct vn_comm_params prm = {
-		.nranks = nranks, .device = device,
-		.intra = vn_cc_intra_device, .inter = vn_cc_inter_device,
-	};
+	return nd_host_comm_new_model(NULL, nranks, device, cp);
+}
+
+int nd_host_comm_new_model(const struct vneuron_model *m, unsigned int nranks,
+			   const uint32_t *device, struct nd_host_comm **cp)
+{
+	struct vn_comm_params prm = { .nranks = nranks, .device = device };
 	struct nd_host_comm *c;
 	int ret;
+
+	vn_cc_links_of(m, &prm.intra, &prm.inter);
 
 	if (!cp)
 		return -EINVAL;

@@ -480,6 +480,9 @@ int nd_run_on_host(const void *image, size_t size, const struct nd_host_tensor *
 struct nd_host_comm;
 
 int nd_host_comm_new(unsigned int nranks, const uint32_t *device, struct nd_host_comm **cp);
+/* The same with the links of model m (NULL: trn1's): its collective figures. */
+int nd_host_comm_new_model(const struct vneuron_model *m, unsigned int nranks,
+			   const uint32_t *device, struct nd_host_comm **cp);
 void nd_host_comm_free(struct nd_host_comm *c);
 unsigned int nd_host_comm_size(const struct nd_host_comm *c);
 /* 1 once a rank failed: every later collective of this communicator fails. */

@@ -271,7 +271,7 @@ static int host_workers_open(struct wrun *wr, const struct cap_opts *o)
 		if (ret)
 			return ret;
 	} else {
-		ret = nd_host_comm_new(wr->n, dev, &wr->hcomm);
+		ret = nd_host_comm_new_model(o->model, wr->n, dev, &wr->hcomm);
 		if (ret) {
 			cap_err("a host communicator of %u ranks: %s", wr->n, strerror(-ret));
 			return ret;

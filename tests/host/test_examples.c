@@ -320,6 +320,45 @@ TEST_F(ex, vneuron_run_never_loses_a_file)
  * vneuron-cc-bench, small: every collective from 1 KiB to 16 KiB over 4 ranks, checked;
  * the table parses, each row has the bus factor of its collective, and bad usage is 2.
  */
+/* Average modeled busbw of vneuron-cc-bench's last line, or -1. */
+static double avg_busbw(const char *text)
+{
+	const char *p = strstr(text, "# Avg bus bandwidth: ");
+	double v = -1;
+
+	if (p && sscanf(p, "# Avg bus bandwidth: %lf", &v) != 1)
+		v = -1;
+	return v;
+}
+
+/*
+ * --model: the collectives run over that model's links (docs/isa.md): trn2's and trn3's
+ * faster hops give a higher modeled busbw than trn1's, the results are still exact.
+ */
+TEST_F(ex, cc_bench_per_model)
+{
+	double bw[3];
+	char cmd[160];
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(cmd, sizeof(cmd), BIN "vneuron-cc-bench -o all_reduce -b 1M -e 1M -i 1 "
+			 "-w 0 --check --model trn%u", i + 1);
+		ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s: %s", cmd, out);
+		EXPECT_NE(NULL, strstr(out, "# check: 1 of 1 results match")) TH_LOG("%s", out);
+		bw[i] = avg_busbw(out);
+		ASSERT_GT(bw[i], 0.0) TH_LOG("%s", out);
+	}
+	EXPECT_NE(NULL, strstr(out, "host backend (trn3), fp32")) TH_LOG("%s", out);
+	EXPECT_GT(bw[1], bw[0]);
+	EXPECT_GT(bw[2], bw[0]);
+	EXPECT_EQ(2, run(BIN "vneuron-cc-bench --model trn0", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "unknown model 'trn0' (the models are trn1, trn2, trn3)"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(2, run(BIN "vneuron-cc-bench --model trn2 --device 0", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "is for the host backend")) TH_LOG("%s", out);
+}
+
 TEST_F(ex, cc_bench_small_checked)
 {
 	static const char *const ops[] = {
