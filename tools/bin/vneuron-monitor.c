@@ -432,6 +432,10 @@ static int metrics(struct mon *m, struct buf *b)
 		free(devs);
 		return -1;
 	}
+	help(b, "vneuron_device_info", "gauge", "1, labelled with the device model.");
+	for (i = 0; i < nd; i++)
+		bprintf(b, "vneuron_device_info{device=\"%u\",model=\"%.16s\"} 1\n",
+			devs[i].device, devs[i].model);
 	help(b, "vneuron_device_cores", "gauge", "Cores of the device.");
 	for (i = 0; i < nd; i++)
 		bprintf(b, "vneuron_device_cores{device=\"%u\"} %u\n", devs[i].device,
