@@ -35,6 +35,9 @@ const char ex_common_help[] =
 "                        unless --force-overwrite; FILE is written whole or\n"
 "                        not at all (a temporary file renamed into place)\n"
 "    --force-overwrite   let --write-vnef replace an existing FILE\n"
+"    --time-limit S      end an execution that runs longer than S seconds of host\n"
+"                        time (default 30, the module's; 1..3600): for slow or\n"
+"                        emulated machines\n"
 "    -q, --quiet         print only the result line\n"
 "    -h, --help          this help\n";
 
@@ -84,6 +87,18 @@ static int common_arg(struct ex_opts *o, const char *a, const char *v)
 			ex_bad_value(a, "%s", v ? err.msg : "expects a model name (trn1, trn2, trn3)");
 			return -1;
 		}
+		return 2;
+	} else if (!strcmp(a, "--time-limit")) {
+		char *end;
+		unsigned long x;
+
+		errno = 0;
+		x = v ? strtoul(v, &end, 10) : 0;
+		if (!v || !*v || *end || errno || !x || x > 3600) {
+			ex_bad_value(a, "expects 1 to 3600 seconds, got '%s'", v ? v : "");
+			return -1;
+		}
+		o->time_limit_s = (unsigned int)x;
 		return 2;
 	} else if (!strcmp(a, "--write-vnef")) {
 		if (!v) {
@@ -208,6 +223,8 @@ static int ctx_open(const struct ex_opts *o, unsigned int nranks, unsigned int c
 			o->host ? "" : " (or run with --host)");
 		goto out;
 	}
+	if (o->time_limit_s)
+		nd_runner_set_limit(c->r, o->time_limit_s * 1000000000ull);
 	if (nranks) {
 		ret = nd_runner_set_ranks(c->r, &(struct nd_runner_ranks){
 					  .count = nranks, .cores_per_device = cpd });
