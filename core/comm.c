@@ -4,6 +4,7 @@
  * data movement by the last to arrive, and the modeled cost of the algorithms.
  */
 #include "vn_comm.h"
+#include "vn_model.h"
 #include "vn_os.h"
 #include "vneuron_program.h"
 
@@ -24,6 +25,17 @@ const struct vn_cc_link vn_cc_inter_device = {
 	.bytes_per_s = 192000000000ULL,
 	.latency_ps = 2000000ULL,		/* 2 us */
 };
+
+void vn_cc_links_of(const struct vneuron_model *m, struct vn_cc_link *intra,
+		    struct vn_cc_link *inter)
+{
+	const struct vneuron_model_gen *g = vn_model_gen(m);
+
+	*intra = (struct vn_cc_link){ .bytes_per_s = g->cc_intra_bw,
+				      .latency_ps = (u64)g->cc_intra_latency_ns * 1000 };
+	*inter = (struct vn_cc_link){ .bytes_per_s = g->cc_inter_bw,
+				      .latency_ps = (u64)g->cc_inter_latency_ns * 1000 };
+}
 
 /*
  * Between nodes: AWS publishes 800 Gbps of EFA for trn1.32xlarge, 100 GB/s for the node's

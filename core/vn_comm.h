@@ -96,6 +96,14 @@ extern const struct vn_cc_link vn_cc_intra_device;
 extern const struct vn_cc_link vn_cc_inter_device;
 extern const struct vn_cc_link vn_cc_inter_node;
 
+struct vneuron_model;
+/*
+ * The intra- and inter-device links of model @m (NULL: trn1's), from its struct
+ * vneuron_model_gen figures; trn1's are vn_cc_intra_device and vn_cc_inter_device.
+ */
+void vn_cc_links_of(const struct vneuron_model *m, struct vn_cc_link *intra,
+		    struct vn_cc_link *inter);
+
 /*
  * A communicator of p->nranks (1..VN_COMM_MAX_RANKS) ranks, with one reference.
  * -EINVAL, -ENOMEM.

@@ -175,7 +175,7 @@ int main(int argc, char **argv)
 		v[i] = ex_uniform(&seed, -1.0f, 1.0f);
 	}
 	reference(q, k, v, want);
-	if (nd_builder_new("attention", &b))
+	if (ex_builder_new(&opt, "attention", &b))
 		goto out;
 	if (build(b)) {
 		fprintf(stderr, "build: %s\n", nd_builder_error(b));

@@ -22,6 +22,11 @@ struct ex_ctx {
 const char ex_common_help[] =
 "    --host              run on the host backend (the device core built into\n"
 "                        libvncore) instead of /dev/vneuronD: no module needed\n"
+"    --model NAME        with --host, the device model: trn1 (NeuronCore-v2, the\n"
+"                        default), trn2 (-v3) or trn3 (-v4); the program is built\n"
+"                        for it and its figures give the modeled time\n"
+"                        (docs/isa.md, \"Device models\"). A device has the model\n"
+"                        its module was loaded with (insmod vneuron.ko model=NAME)\n"
 "    --device D          use /dev/vneuronD (default 0)\n"
 "    --core C            run on core C of the device (default 0)\n"
 "    --write-vnef FILE   also write the program to FILE, e.g. for\n"
@@ -75,6 +80,14 @@ static int common_arg(struct ex_opts *o, const char *a, const char *v)
 		o->quiet = 1;
 	} else if (!strcmp(a, "--device") || !strcmp(a, "--core")) {
 		return parse_uint(a, v, a[2] == 'd' ? &o->device : &o->core) ? -1 : 2;
+	} else if (!strcmp(a, "--model")) {
+		struct nd_error err = { 0 };
+
+		if (nd_model_lookup(v, &o->model, &err)) {
+			ex_bad_value(a, "%s", v ? err.msg : "expects a model name (trn1, trn2, trn3)");
+			return -1;
+		}
+		return 2;
 	} else if (!strcmp(a, "--time-limit")) {
 		char *end;
 		unsigned long x;
@@ -124,6 +137,11 @@ int ex_parse_args(struct ex_opts *o, const struct ex_cmdline *cl, int argc, char
 		}
 		i += n;
 	}
+	if (o->model && !o->host) {
+		fprintf(stderr, "%s: --model %.16s is for --host: a device has the model its "
+			"module was loaded with (vneuron-ls shows it)\n", ex_name, o->model->name);
+		return -1;
+	}
 	/* the output is checked before anything runs: an existing file is someone's work */
 	if (o->write_vnef && nd_out_check(o->write_vnef, NULL, 0, o->force ? ND_OUT_FORCE : 0,
 					  msg, sizeof(msg))) {
@@ -147,6 +165,21 @@ int ex_one_or_both(const char *opt, const char *v, const char *a, const char *b,
 		return -1;
 	}
 	return 2;
+}
+
+int ex_builder_new(const struct ex_opts *o, const char *name, struct nd_builder **bp)
+{
+	int ret = nd_builder_new(name, bp);
+
+	if (ret || !o->model)
+		return ret;
+	ret = nd_builder_set_model(*bp, o->model->name);
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", ex_name, nd_builder_error(*bp));
+		nd_builder_free(*bp);
+		*bp = NULL;
+	}
+	return ret;
 }
 
 /* Finish the builder, write --write-vnef, open the runner (ranks if nranks) and load. */
@@ -183,7 +216,7 @@ static int ctx_open(const struct ex_opts *o, unsigned int nranks, unsigned int c
 	if (!c)
 		goto out;
 	/* ranks count cores from core 0 of the device */
-	ret = o->host ? nd_runner_open_host(NULL, &c->r, &err) :
+	ret = o->host ? nd_runner_open_host(o->model, &c->r, &err) :
 			nd_runner_open_device(o->device, nranks ? 0 : o->core, &c->r, &err);
 	if (ret) {
 		fprintf(stderr, "%s: %s%s%s\n", ex_name, o->host ? "host backend: " : "", err.msg,

@@ -15,6 +15,7 @@
 
 struct ex_opts {
 	int host;			/* run on the host backend, not the device */
+	const struct vneuron_model *model;	/* --model: the host backend's (NULL: trn1) */
 	unsigned int device;		/* /dev/vneuronN */
 	unsigned int core;
 	const char *write_vnef;		/* write the program there too */
@@ -57,6 +58,12 @@ void ex_bad_value(const char *opt, const char *fmt, ...) __attribute__((format(p
 int ex_one_or_both(const char *opt, const char *v, const char *a, const char *b, int *has_a,
 		   int *has_b);
 extern const char ex_common_help[];
+
+/*
+ * A builder for the example's program (nd_builder_new()), for --model's model when
+ * given: its SBUF, PSUM and dtypes are what the program is placed in and checked against.
+ */
+int ex_builder_new(const struct ex_opts *o, const char *name, struct nd_builder **bp);
 
 /*
  * Finish the builder, write --write-vnef, open a runner (vnrun.h) on the device's core or

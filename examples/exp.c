@@ -59,7 +59,7 @@ static int run_variant(const struct ex_opts *o, int pipelined, const float *in, 
 	struct ex_ctx *c = NULL;
 	int ret;
 
-	ret = nd_builder_new(name, &b);
+	ret = ex_builder_new(o, name, &b);
 	if (ret)
 		return ret;
 	ret = nd_kernel_exp(b, ROWS, COLS, pipelined);

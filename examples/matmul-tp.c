@@ -209,7 +209,7 @@ static int one_core(const struct ex_opts *o, const struct tp_args *x, void *ad, 
 	int ret = -1;
 
 	one.write_vnef = NULL;
-	if (nd_builder_new("matmul_one_core", &b))
+	if (ex_builder_new(o, "matmul_one_core", &b))
 		return -1;
 	if (nd_kernel_matmul(b, x->n, x->n, x->n, x->dt, ND_FP32)) {
 		fprintf(stderr, "example-matmul-tp: %s\n", nd_builder_error(b));
@@ -348,7 +348,7 @@ int main(int argc, char **argv)
 		bufs[r][2] = (struct ex_buf){ "C", c[r], nn * 4, 1 };
 	}
 
-	if (nd_builder_new("matmul_tp", &b))
+	if (ex_builder_new(&o, "matmul_tp", &b))
 		goto out;
 	if (build_tp(b, &x)) {
 		fprintf(stderr, "example-matmul-tp: %s\n", nd_builder_error(b));

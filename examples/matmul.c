@@ -73,7 +73,7 @@ static int run_one(const struct ex_opts *o, uint32_t n, enum nd_dtype dt, const 
 		}
 	}
 	snprintf(name, sizeof(name), "matmul_%u_%s", n, tn);
-	if (nd_builder_new(name, &b))
+	if (ex_builder_new(o, name, &b))
 		goto out;
 	if (nd_kernel_matmul(b, n, n, n, dt, ND_FP32)) {
 		fprintf(stderr, "%s: %s\n", name, nd_builder_error(b));

@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 	dp[0] = one[0];
 
 	/* the data-parallel step on every worker, and one worker's on the global batch */
-	if (nd_builder_new("mlp_dp_step", &bw) || nd_builder_new("mlp_train_step", &b1))
+	if (ex_builder_new(&o, "mlp_dp_step", &bw) || ex_builder_new(&o, "mlp_train_step", &b1))
 		goto out;
 	if (mlp_build_step(bw, bl, w) || mlp_build_step(b1, GB, 1)) {
 		fprintf(stderr, "example-mlp-dp: build: %s%s\n", nd_builder_error(bw),

@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 		dev[0].w2[i] = ex_uniform(&seed, -1.0f, 1.0f) / sqrtf(H);
 	ref = dev[0];
 
-	if (nd_builder_new("mlp_train_step", &b))
+	if (ex_builder_new(&o, "mlp_train_step", &b))
 		goto out;
 	if (mlp_build_step(b, B, 1)) {
 		fprintf(stderr, "build: %s\n", nd_builder_error(b));

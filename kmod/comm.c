@@ -144,17 +144,15 @@ static int vnk_comm_destroy_handle(struct vnk_file *vf, u32 handle, bool killabl
 int vnk_comm_create_ioctl(struct vnk_file *vf, void *data)
 {
 	struct vneuron_comm_create *arg = data;
-	struct vn_comm_params p = {
-		.nranks = arg->nranks,
-		.intra = vn_cc_intra_device,
-		.inter = vn_cc_inter_device,
-	};
+	struct vn_comm_params p = { .nranks = arg->nranks };
 	struct vnk_comm_handle *h = NULL;
 	struct vnk_user *user;
 	struct vnk_comm *c = NULL;
 	u32 handle;
 	int ret;
 
+	/* the links of the device's model (module parameter model) */
+	vn_cc_links_of(vf->vdev->model, &p.intra, &p.inter);
 	memset(arg->id, 0, sizeof(arg->id));
 	arg->handle = 0;
 	if (arg->flags || arg->pad || !arg->nranks || arg->nranks > VN_COMM_MAX_RANKS)

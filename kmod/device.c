@@ -32,10 +32,9 @@ static void vnk_device_destroy(struct vnk_device *vdev)
 		cdev_del(&vdev->cdev);
 }
 
-static int vnk_device_init(struct vnk_device *vdev, unsigned int index, unsigned int cores,
-			   unsigned int hbm_mb)
+static int vnk_device_init(struct vnk_device *vdev, const struct vneuron_model *model,
+			   unsigned int index, unsigned int cores, unsigned int hbm_mb)
 {
-	const struct vneuron_model *model = &vn_model_trn1;
 	unsigned int i;
 	int ret;
 
@@ -90,7 +89,8 @@ static char *vnk_devnode(VNK_DEVNODE_CONST struct device *dev, umode_t *mode)
 	return NULL;
 }
 
-int vnk_devices_create(unsigned int devices, unsigned int cores, unsigned int hbm_mb)
+int vnk_devices_create(const struct vneuron_model *model, unsigned int devices,
+		       unsigned int cores, unsigned int hbm_mb)
 {
 	unsigned int i;
 	int ret;
@@ -110,7 +110,7 @@ int vnk_devices_create(unsigned int devices, unsigned int cores, unsigned int hb
 	vnk_class->devnode = vnk_devnode;
 	vnk_device_count = devices;
 	for (i = 0; i < devices; i++) {
-		ret = vnk_device_init(&vnk_devs[i], i, cores, hbm_mb);
+		ret = vnk_device_init(&vnk_devs[i], model, i, cores, hbm_mb);
 		if (ret) {
 			/* The failed one is partly set up: tear it down too. */
 			vnk_device_count = i + 1;

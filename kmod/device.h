@@ -45,13 +45,15 @@ extern unsigned int vnk_device_count;
 
 /**
  * vnk_devices_create() - make the devices, their nodes and sysfs directories
+ * @model: the device model of every device (the module parameter model)
  * @devices: how many
  * @cores: cores per device
  * @hbm_mb: HBM budget per device, in MiB
  *
  * Return: 0, or a negative errno with everything undone.
  */
-int vnk_devices_create(unsigned int devices, unsigned int cores, unsigned int hbm_mb);
+int vnk_devices_create(const struct vneuron_model *model, unsigned int devices,
+		       unsigned int cores, unsigned int hbm_mb);
 
 /**
  * vnk_devices_destroy() - remove every device

@@ -574,7 +574,8 @@ static int vnk_device_fill(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_string(skb, VNEURON_A_MODULE_VERSION, VNEURON_VERSION) ||
 	    vnk_put_u64(skb, VNEURON_A_EVENTS_PRODUCED, produced) ||
 	    vnk_put_u64(skb, VNEURON_A_EVENTS_DROPPED, qdropped) ||
-	    vnk_shares_fill(skb, vdev->index)) {
+	    vnk_shares_fill(skb, vdev->index) ||
+	    nla_put_string(skb, VNEURON_A_MODEL_NAME, vdev->model->name)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

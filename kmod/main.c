@@ -11,15 +11,35 @@
 #include "main.h"
 #include "share.h"
 #include "sysfs.h"
+#include "vn_model.h"
 #include "vn_program.h"
 
 static unsigned int devices = 1;
 module_param(devices, uint, 0444);
 MODULE_PARM_DESC(devices, "Number of devices /dev/vneuronN (1..16, default 1)");
 
-static unsigned int cores = 2;
-module_param(cores, uint, 0444);
-MODULE_PARM_DESC(cores, "NeuronCores per device (1..8, default 2)");
+/* The device model (core/model.c); cores per device default to its own. */
+static char *model = "trn1";
+module_param(model, charp, 0444);
+MODULE_PARM_DESC(model, "Device model: trn1 (NeuronCore-v2, default), trn2 (-v3) or trn3 (-v4)");
+
+/* cores: 0 is refused when given, so whether it was given is kept apart. */
+static unsigned int cores;
+static bool cores_given;
+
+static int vnk_cores_set(const char *val, const struct kernel_param *kp)
+{
+	cores_given = true;
+	return param_set_uint(val, kp);
+}
+
+static const struct kernel_param_ops vnk_cores_ops = {
+	.set = vnk_cores_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(cores, &vnk_cores_ops, &cores, 0444);
+MODULE_PARM_DESC(cores, "NeuronCores per device (1..8, default the model's: trn1 2, trn2 and trn3 8)");
 
 static unsigned int hbm_mb = 256;
 module_param(hbm_mb, uint, 0444);
@@ -67,10 +87,32 @@ static int vnk_check_param(const char *name, unsigned int val, unsigned int lo, 
 	return -EINVAL;
 }
 
+/* The model @model names, or NULL after a log line naming the valid ones. */
+static const struct vneuron_model *vnk_model_param(void)
+{
+	const struct vneuron_model *m = vn_model_find(model ? model : "");
+	char names[64] = "";
+	size_t n = 0;
+	u32 i;
+
+	if (m)
+		return m;
+	for (i = 0; i < vn_model_count(); i++)
+		n += scnprintf(names + n, sizeof(names) - n, "%s%.*s", i ? ", " : "",
+			       (int)sizeof(vn_model_at(i)->name), vn_model_at(i)->name);
+	pr_err("model=%s is not a device model (%s)\n", model ? model : "", names);
+	return NULL;
+}
+
 static int __init vneuron_init(void)
 {
+	const struct vneuron_model *m = vnk_model_param();
 	int ret;
 
+	if (!m)
+		return -EINVAL;
+	if (!cores_given)
+		cores = min_t(u32, vn_model_gen(m)->cores_per_device, VNK_MAX_CORES);
 	ret = vnk_check_param("devices", devices, 1, VNK_MAX_DEVICES);
 	if (!ret)
 		ret = vnk_check_param("cores", cores, 1, VNK_MAX_CORES);
@@ -102,7 +144,7 @@ static int __init vneuron_init(void)
 	if (ret)
 		return ret;
 	vnk_sysfs_init();
-	ret = vnk_devices_create(devices, cores, hbm_mb);
+	ret = vnk_devices_create(m, devices, cores, hbm_mb);
 	if (ret) {
 		vnk_workqueue_exit();
 		return ret;

@@ -609,6 +609,7 @@ struct nd_tel_device {
 	 */
 	struct vneuron_share shares[VNEURON_SHARE_COUNT];
 	uint32_t nr_shares;
+	char model[16];			/* device model, "trn1" from a module before it */
 };
 
 /* One core's snapshot (VNEURON_CMD_GET_CORE); every counter counts since module load. */

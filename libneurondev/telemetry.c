@@ -104,6 +104,7 @@ static struct nla_policy policy[VNEURON_A_MAX + 1] = {
 	[VNEURON_A_MESSAGE] = { .type = NLA_STRING },
 	[VNEURON_A_DROPPED] = { .type = NLA_U64 },
 	[VNEURON_A_SHARES] = { .type = NLA_NESTED },
+	[VNEURON_A_MODEL_NAME] = { .type = NLA_STRING },
 };
 
 /* A share's nest (VNEURON_A_SHARES): its four counts. */
@@ -372,6 +373,11 @@ static int parse_device(struct xchg *x, struct nlattr **tb, void *out)
 			    sizeof(d->module_version));
 	d->events_produced = u64_of(tb, VNEURON_A_EVENTS_PRODUCED);
 	d->events_dropped = u64_of(tb, VNEURON_A_EVENTS_DROPPED);
+	/* A module before VNEURON_A_MODEL_NAME had only trn1. */
+	if (tb[VNEURON_A_MODEL_NAME])
+		nla_strlcpy(d->model, tb[VNEURON_A_MODEL_NAME], sizeof(d->model));
+	else
+		snprintf(d->model, sizeof(d->model), "%s", "trn1");
 	return parse_shares(x, tb[VNEURON_A_SHARES], d);
 }
 

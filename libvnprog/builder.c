@@ -175,12 +175,15 @@ const struct vneuron_model *nd_builder_model(const struct nd_builder *b)
 int nd_builder_set_model(struct nd_builder *b, const char *model)
 {
 	const struct vneuron_model *m = vn_model_find(model);
+	char names[64];
 
 	if (!b)
 		return -EINVAL;
-	if (!m)
-		return nd_berr(b, EINVAL, "unknown model '%s' (trn1, trn2 or trn3)",
-			       model ? model : "(null)");
+	if (!m) {
+		nd_model_names(names, sizeof(names));
+		return nd_berr(b, EINVAL, "unknown model '%s' (the models are %s)",
+			       model ? model : "(null)", names);
+	}
 	if (b->ntensors || b->ntiles)
 		return nd_berr(b, EBUSY, "the model (%s) is set before the first tensor or tile",
 			       m->name);

@@ -16,6 +16,7 @@
 #include "vnprog_int.h"
 #include "vn_comm.h"
 #include "vn_exec.h"
+#include "vn_model.h"
 #include "vn_os.h"
 #include "vn_program.h"
 #include "vn_trace.h"
@@ -93,6 +94,33 @@ static int host_program(struct nd_host *h, const void *image, size_t size,
 const char *nd_host_error(const struct nd_host *h)
 {
 	return h ? h->err.msg : "no host handle";
+}
+
+void nd_model_names(char *buf, size_t size)
+{
+	size_t n = 0;
+	u32 i;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < vn_model_count() && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%.*s", i ? ", " : "",
+				      (int)sizeof(vn_model_at(i)->name), vn_model_at(i)->name);
+}
+
+int nd_model_lookup(const char *name, const struct vneuron_model **m, struct nd_error *err)
+{
+	const struct vneuron_model *f = name ? vn_model_find(name) : NULL;
+	char names[64];
+
+	if (m)
+		*m = f;
+	if (f)
+		return 0;
+	nd_model_names(names, sizeof(names));
+	return nd_seterr(err, EINVAL, "unknown model '%s' (the models are %s)",
+			 name ? name : "", names);
 }
 
 int nd_host_open(const struct vneuron_model *m, struct nd_host **hp, struct nd_error *err)
@@ -426,12 +454,17 @@ int nd_run_on_host(const void *image, size_t size, const struct nd_host_tensor *
 
 int nd_host_comm_new(unsigned int nranks, const uint32_t *device, struct nd_host_comm **cp)
 {
-	struct vn_comm_params prm = {
-		.nranks = nranks, .device = device,
-		.intra = vn_cc_intra_device, .inter = vn_cc_inter_device,
-	};
+	return nd_host_comm_new_model(NULL, nranks, device, cp);
+}
+
+int nd_host_comm_new_model(const struct vneuron_model *m, unsigned int nranks,
+			   const uint32_t *device, struct nd_host_comm **cp)
+{
+	struct vn_comm_params prm = { .nranks = nranks, .device = device };
 	struct nd_host_comm *c;
 	int ret;
+
+	vn_cc_links_of(m, &prm.intra, &prm.inter);
 
 	if (!cp)
 		return -EINVAL;

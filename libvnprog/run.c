@@ -177,7 +177,10 @@ static int rank0(struct nd_runner *r, unsigned int di, unsigned int core, struct
 		if (ret)
 			return ret;
 		nd_host_set_stop(k->h, rn_host_stop, r);
-		snprintf(r->where, sizeof(r->where), "the host backend");
+		/* a chosen model is named: "the host backend (trn2)" */
+		snprintf(r->where, sizeof(r->where), "the host backend%s%.16s%s",
+			 r->has_model ? " (" : "", r->has_model ? r->model.name : "",
+			 r->has_model ? ")" : "");
 		return 0;
 	}
 	if (core >= r->dev[di].cores)

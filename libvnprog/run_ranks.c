@@ -64,7 +64,8 @@ static int comm_make(struct nd_runner *r)
 	if (r->host) {
 		for (i = 0; i < r->nranks; i++)
 			device[i] = r->rk[i].device;
-		ret = nd_host_comm_new(r->nranks, device, &r->hcomm);
+		ret = nd_host_comm_new_model(r->has_model ? &r->model : NULL, r->nranks,
+					     device, &r->hcomm);
 		if (ret)
 			return rn_err(r, ret, "a host communicator of %u ranks: %s", r->nranks,
 				      nd_strerror(ret));

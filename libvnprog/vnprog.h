@@ -414,6 +414,16 @@ struct nd_event {
 	uint64_t cc_latest_ps;
 };
 
+/*
+ * The device model called name ("trn1", "trn2" or "trn3": docs/isa.md, "Device
+ * models"): 0 with *m set, or -EINVAL with *m NULL and err saying "unknown model 'x'
+ * (the models are trn1, trn2, trn3)". Every --model option and model= argument goes
+ * through it, so the host backend's model is chosen in one place.
+ */
+int nd_model_lookup(const char *name, const struct vneuron_model **m, struct nd_error *err);
+/* The models' names in table order, ", "-separated: "trn1, trn2, trn3". */
+void nd_model_names(char *buf, size_t size);
+
 /* m may be NULL for the trn1 defaults. */
 int nd_host_open(const struct vneuron_model *m, struct nd_host **hp, struct nd_error *err);
 void nd_host_close(struct nd_host *h);
@@ -470,6 +480,9 @@ int nd_run_on_host(const void *image, size_t size, const struct nd_host_tensor *
 struct nd_host_comm;
 
 int nd_host_comm_new(unsigned int nranks, const uint32_t *device, struct nd_host_comm **cp);
+/* The same with the links of model m (NULL: trn1's): its collective figures. */
+int nd_host_comm_new_model(const struct vneuron_model *m, unsigned int nranks,
+			   const uint32_t *device, struct nd_host_comm **cp);
 void nd_host_comm_free(struct nd_host_comm *c);
 unsigned int nd_host_comm_size(const struct nd_host_comm *c);
 /* 1 once a rank failed: every later collective of this communicator fails. */

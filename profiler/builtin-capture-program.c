@@ -62,7 +62,7 @@ static int open_host(struct run *r, const struct cap_opts *o, int *status)
 	int ret;
 
 	*status = VNP_EXIT_SYSTEM;
-	ret = nd_runner_open_host(NULL, &r->cr.r, &e);
+	ret = nd_runner_open_host(o->model, &r->cr.r, &e);
 	if (ret) {
 		cap_err("%s", e.msg);
 		return ret;

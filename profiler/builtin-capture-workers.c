@@ -182,7 +182,7 @@ static int workers_open(struct wrun *wr, struct cap_opts *o, int *status)
 			return ret;
 	}
 	*status = VNP_EXIT_SYSTEM;
-	ret = o->host ? nd_runner_open_host(NULL, &wr->cr.r, &e) :
+	ret = o->host ? nd_runner_open_host(o->model, &wr->cr.r, &e) :
 			nd_runner_open_device(o->device, 0, &wr->cr.r, &e);
 	if (ret) {
 		cap_err("%s", e.msg);

@@ -29,7 +29,8 @@ static const char capture_usage[] =
 "                             [--collectives-workers-per-node N]]\n"
 "                            [--node ID/COUNT [--clock-offset NS[+-ERR]]]\n"
 "                            [--force-overwrite]\n"
-"    vneuron-profile capture --host -n PROGRAM.vnef -s PROFILE.vntf [NAME FILE ...]\n"
+"    vneuron-profile capture --host [--model NAME] -n PROGRAM.vnef -s PROFILE.vntf\n"
+"                            [NAME FILE ...]\n"
 "                            [--num-exec N] [--profile-nth-exec K] [options]\n"
 "                            [--collectives-worker-count N]\n"
 "    mpirun -np NODES [-H HOST,...] vneuron-profile capture [--host] [--device D]\n"
@@ -147,6 +148,16 @@ static const char capture_usage[] =
 "                              if not given): view aligns host events with it\n"
 "    --force-overwrite         replace an existing PROFILE.vntf (default: refuse)\n"
 "    --host                    run on the host backend, without the module (above)\n"
+"    --model NAME              with --host, the device model of the host cores:\n"
+"                              trn1 (NeuronCore-v2, the default), trn2 (-v3) or\n"
+"                              trn3 (-v4). The program must fit it (SBUF, PSUM,\n"
+"                              dtypes: else refused naming the model and the\n"
+"                              limit), its figures give the modeled times, and\n"
+"                              the profile records it, so view's peaks, roofline\n"
+"                              and advice and diff's utilisations are that\n"
+"                              model's (docs/isa.md, \"Device models\"). A\n"
+"                              device's profile has the model of its module\n"
+"                              (insmod vneuron.ko model=NAME)\n"
 "    -q, --quiet               no progress, no summary line\n"
 "    -h, --help                this text\n"
 "\n"
@@ -270,7 +281,8 @@ int cap_open(const struct cap_opts *o, const struct vnprofile_target *targets,
 	char buf[8192];
 	struct vnprofile_capture_opts co = {
 		.sz = sizeof(co), .targets = targets, .ntargets = n, .device = o->device,
-		.trace = &o->trace, .program = image, .program_size = size, .inputs = in,
+		.trace = &o->trace, .model = o->model, .program = image, .program_size = size,
+		.inputs = in,
 		.ninputs = input_paths(o, in, buf, sizeof(buf), MAX_INPUTS * 2 + 2),
 		.flags = flags | (o->force ? VNPROFILE_CAPTURE_FORCE : 0) |
 			 (o->quiet ? VNPROFILE_CAPTURE_QUIET : 0) |
@@ -465,6 +477,7 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 		{ "collectives-workers-per-node", required_argument, NULL, 'P' },
 		{ "force-overwrite", no_argument, NULL, 'F' },
 		{ "host", no_argument, NULL, 'H' },
+		{ "model", required_argument, NULL, 'M' },
 		{ "node", required_argument, NULL, 'O' },
 		{ "clock-offset", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
@@ -563,6 +576,15 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 		case 'H':
 			o->host = 1;
 			break;
+		case 'M': {
+			struct nd_error e = { 0 };
+
+			if (nd_model_lookup(optarg, &o->model, &e)) {
+				cap_err("--model: %s", e.msg);
+				ret = -EINVAL;
+			}
+			break;
+		}
 		case 'O':
 			ret = node_opt(optarg, o);
 			break;
@@ -592,6 +614,11 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 	if (nodes && !o->per_node) {
 		cap_err("vneuron-profile-mpi captures one node of an MPI job: give "
 			    "--collectives-workers-per-node (vneuron-profile capture runs it)");
+		return -EINVAL;
+	}
+	if (o->model && !o->host) {
+		cap_err("--model %.16s is for --host: a device's profile records the model its "
+			"module was loaded with (insmod vneuron.ko model=NAME)", o->model->name);
 		return -EINVAL;
 	}
 	if (o->host && dashdash) {

@@ -48,6 +48,7 @@ struct cap_opts {
 	int have_node, have_offset;
 	struct cap_node node;
 	int ignore_errors, quiet, help, force, host;
+	const struct vneuron_model *model;	/* --model: the host cores' (NULL: trn1) */
 	struct nd_trace_opts trace;
 	unsigned int nr_inputs;
 	struct cap_input inputs[MAX_INPUTS];

@@ -3,7 +3,8 @@
 #   tools/demo.sh            build the programs, boot the guest once (tools/vmtest), run the
 #                            examples on /dev/vneuron0 and capture profiles there; on the
 #                            host, the data-parallel step across two simulated nodes (mpirun
-#                            -np 2, host backend); then turn the profiles into summaries,
+#                            -np 2, host backend), exp and matmul on trn1 and trn2 (host
+#                            backend) and their diff; then turn the profiles into summaries,
 #                            Perfetto traces and HTML in out/
 #   tools/demo.sh --guest D  the part that runs inside the guest, writing into D
 # The guest sees the host's files read-only; it writes into its share folder, which
@@ -118,6 +119,27 @@ else
 	echo "demo: the two-node capture failed; see $out/capture-mlp_dp_nodes.txt" >&2
 	grc=1
 fi
+
+# Moving between generations (issue 28): exp and the 512 bf16 matmul captured on trn1 and
+# trn2 with the host backend, and diff of the two: it says the models differ first and
+# compares their utilisations.
+step "host: exp and matmul on trn1 and trn2 (capture --host --model), diff trn1 -> trn2"
+"$bin/example-matmul" --host -q --dtype bf16 --write-vnef "$out/matmul_bf16.vnef" >/dev/null ||
+	{ echo "demo: building the matmul failed" >&2; grc=1; }
+for p in exp_pipelined matmul_bf16; do
+	for m in trn1 trn2; do
+		"$bin/vneuron-profile" capture --host --model $m --force-overwrite -q \
+			-n "$out/$p.vnef" -s "$out/${p}_$m.vntf" ||
+			{ echo "demo: capture --host --model $m of $p failed" >&2; grc=1; }
+	done
+	if "$bin/vneuron-profile" diff -n "$out/$p.vnef" "$out/${p}_trn1.vntf" \
+	   "$out/${p}_trn2.vntf" > "$out/${p}_trn1_trn2.diff.txt"; then
+		sed -n '2,3p' "$out/${p}_trn1_trn2.diff.txt" | sed "s/^ */  $p: /"
+	else
+		echo "demo: diff of $p trn1 -> trn2 failed" >&2
+		grc=1
+	fi
+done
 
 step "host: vneuron-profile view (summary-text, summary-json, perfetto, html)"
 html=1

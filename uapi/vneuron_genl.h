@@ -34,7 +34,7 @@
  *	-ENODEV if none): one message each, with @VNEURON_A_DEVICE,
  *	@VNEURON_A_NR_CORES, @VNEURON_A_HBM_SIZE, @VNEURON_A_HBM_USED, @VNEURON_A_HBM_PEAK,
  *	@VNEURON_A_UAPI_VERSION, @VNEURON_A_MODULE_VERSION, @VNEURON_A_EVENTS_PRODUCED,
- *	@VNEURON_A_EVENTS_DROPPED and (uapi 7) @VNEURON_A_SHARES
+ *	@VNEURON_A_EVENTS_DROPPED, (uapi 7) @VNEURON_A_SHARES and @VNEURON_A_MODEL_NAME
  * @VNEURON_CMD_GET_CORE: dump every core of every device (or of the device
  *	@VNEURON_A_DEVICE names): one consistent snapshot per core, with the core's
  *	attributes (see enum vneuron_genl_attr)
@@ -166,6 +166,9 @@ enum vneuron_genl_event {
  * @VNEURON_A_SHARE_RESERVED: u32, in a share's nest: kept for privileged callers
  * @VNEURON_A_SHARE_USED: u32, in a share's nest: held now by everyone
  * @VNEURON_A_SHARE_RESERVED_USED: u32, in a share's nest: of those, held in the reserve
+ * @VNEURON_A_MODEL_NAME: string (device dump): the device model, "trn1", "trn2" or
+ *	"trn3" (the module parameter model; GET_INFO's model.name); a module before it
+ *	had only trn1
  * @__VNEURON_A_MAX: one past the last
  */
 enum vneuron_genl_attr {
@@ -219,6 +222,7 @@ enum vneuron_genl_attr {
 	VNEURON_A_SHARE_RESERVED,
 	VNEURON_A_SHARE_USED,
 	VNEURON_A_SHARE_RESERVED_USED,
+	VNEURON_A_MODEL_NAME,
 	__VNEURON_A_MAX,
 };
 

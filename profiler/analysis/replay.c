@@ -250,9 +250,10 @@ int vnp_replay_image(const void *img, size_t size, const struct vneuron_model *m
 	if (ret)
 		return ret == -ENOMEM ? ret : -EIO;
 	if (p->streams[VNEF_STREAM_CC].count) {
-		struct vn_comm_params prm = { .intra = vn_cc_intra_device,
-					      .inter = vn_cc_inter_device };
+		struct vn_comm_params prm = { 0 };
 
+		/* the links of the profile's model, as its collectives ran on */
+		vn_cc_links_of(m, &prm.intra, &prm.inter);
 		prm.nranks = n = replay_ranks(p);
 		ret = n ? vn_comm_create(&prm, &cm) : -EIO;
 		if (ret)

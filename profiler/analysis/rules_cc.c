@@ -199,10 +199,18 @@ static unsigned int cc_steps(unsigned int op, unsigned int n)
  * The part of a collective's transfer that is link latency: each ring step pays at least
  * the lower of the model's two hop latencies (core/comm.c), whatever it moves.
  */
-static uint64_t cc_fixed(unsigned int op, unsigned int n, uint64_t xfer)
+static uint64_t cc_latency(const struct vneuron_model *m)
 {
-	uint64_t lat = vn_cc_intra_device.latency_ps < vn_cc_inter_device.latency_ps ?
-		       vn_cc_intra_device.latency_ps : vn_cc_inter_device.latency_ps;
+	struct vn_cc_link intra, inter;
+
+	vn_cc_links_of(m, &intra, &inter);
+	return intra.latency_ps < inter.latency_ps ? intra.latency_ps : inter.latency_ps;
+}
+
+static uint64_t cc_fixed(const struct vneuron_model *m, unsigned int op, unsigned int n,
+			 uint64_t xfer)
+{
+	uint64_t lat = cc_latency(m);
 	uint64_t fx = (uint64_t)cc_steps(op, n) * lat;
 
 	return fx < xfer ? fx : xfer;
@@ -227,7 +235,7 @@ static int rule_cc_small(struct vnp_rctx *c)
 	for (i = 0; i < m->ncoll; i++) {
 		const struct vnp_coll *x = &m->coll[i];
 
-		fixed[x->op] += cc_fixed(x->op, x->members, x->end - x->last_arrival);
+		fixed[x->op] += cc_fixed(&tl->model, x->op, x->members, x->end - x->last_arrival);
 		if (x->round + 1ull > rounds)
 			rounds = x->round + 1ull;
 	}
@@ -237,7 +245,8 @@ static int rule_cc_small(struct vnp_rctx *c)
 		if (!vnp_ev_is_cc(e) || vnp_cc_op(e) >= VNEF_CC_OP_COUNT)
 			continue;
 		cpx[vnp_cc_op(e)] += vnp_cc_xfer(e);
-		cpfix[vnp_cc_op(e)] += cc_fixed(vnp_cc_op(e), vnp_cc_members(e), vnp_cc_xfer(e));
+		cpfix[vnp_cc_op(e)] += cc_fixed(&tl->model, vnp_cc_op(e), vnp_cc_members(e),
+						vnp_cc_xfer(e));
 	}
 	for (op = 1; op < VNEF_CC_OP_COUNT; op++) {
 		const struct vnp_cc_op *o = &m->cc_op[op];
@@ -261,9 +270,7 @@ static int rule_cc_small(struct vnp_rctx *c)
 		    vnp_fmt_bytes((double)o->bytes / (double)o->count, b1, sizeof(b1)), k,
 		    vnp_fmt_time(o->time_ps, t1, sizeof(t1)),
 		    o->bus_bytes / ((double)o->time_ps * 1e-12) / 1e9,
-		    vnp_fmt_time(vn_cc_intra_device.latency_ps < vn_cc_inter_device.latency_ps ?
-				 vn_cc_intra_device.latency_ps : vn_cc_inter_device.latency_ps,
-				 t2, sizeof(t2)),
+		    vnp_fmt_time(cc_latency(&tl->model), t2, sizeof(t2)),
 		    vnp_fmt_time(fixed[op], t3, sizeof(t3)),
 		    vnp_fmt_time(cpfix[op], t4, sizeof(t4)), m->cc_nranks);
 		vnp_where(tl, pred_cc, &op, where, sizeof(where));

@@ -85,6 +85,50 @@ static const struct vnp_finding *rule_in(const struct vnp_view *v, unsigned int 
 	return NULL;
 }
 
+/* A unit's active share of the core-time, in percent. */
+static double pct_of(uint64_t active, const struct vnp_metrics *m)
+{
+	return m->core_ps ? 100.0 * (double)active / (double)m->core_ps : 0;
+}
+
+/*
+ * Profiles of different device models (issue 28): said before any figure, with the
+ * speed ratio and each model's utilisations (shares of that model's peaks and time), the
+ * figures that compare across generations: times alone are each model's own.
+ */
+static void models_differ(FILE *f, const struct vnp_view *a, const struct vnp_view *b)
+{
+	const struct vnp_metrics *ma = a->m, *mb = b->m;
+	const char *na = a->tl->model.name, *nb = b->tl->model.name;
+	double ta = (double)ma->total_ps / nexec(a), tb = (double)mb->total_ps / nexec(b);
+	unsigned int u;
+
+	fprintf(f, "  different device models: A ran on %.16s, B on %.16s: times are each "
+		"model's own; compare the utilisations\n", na, nb);
+	if (ta > 0 && tb > 0 && ta != tb)
+		fprintf(f, "  B is %.2fx %s on %.16s than A on %.16s; TensorE utilisation "
+			"%.1f%% -> %.1f%%, HBM bandwidth %.1f%% -> %.1f%%\n",
+			ta > tb ? ta / tb : tb / ta, ta > tb ? "faster" : "slower", nb, na,
+			100 * ma->hfu, 100 * mb->hfu, 100 * ma->mbu, 100 * mb->mbu);
+	else
+		fprintf(f, "  B takes as long on %.16s as A on %.16s; TensorE utilisation "
+			"%.1f%% -> %.1f%%, HBM bandwidth %.1f%% -> %.1f%%\n", nb, na,
+			100 * ma->hfu, 100 * mb->hfu, 100 * ma->mbu, 100 * mb->mbu);
+	fprintf(f, "  %-30s %11.16s %11.16s\n", "utilisation per model", na, nb);
+	fprintf(f, "  %-30s %10.1f%% %10.1f%%   of %.1f and %.1f TFLOP/s\n",
+		"TensorE (hfu)", 100 * ma->hfu, 100 * mb->hfu, ma->peak_flops * 1e-12,
+		mb->peak_flops * 1e-12);
+	fprintf(f, "  %-30s %10.1f%% %10.1f%%   of %.0f and %.0f GB/s\n", "HBM bandwidth (mbu)",
+		100 * ma->mbu, 100 * mb->mbu, ma->hbm_bw * 1e-9, mb->hbm_bw * 1e-9);
+	for (u = 0; u < VNEF_ENGINES; u++)
+		if (ma->unit[u].count || mb->unit[u].count)
+			fprintf(f, "  %-30s %10.1f%% %10.1f%%   active\n", vnp_engine_name(u),
+				pct_of(ma->unit[u].active_ps, ma),
+				pct_of(mb->unit[u].active_ps, mb));
+	fprintf(f, "  %-30s %10.1f%% %10.1f%%   active\n", "DMA (any queue)",
+		ma->dma_active_pct, mb->dma_active_pct);
+}
+
 int vnp_diff_text(FILE *f, const struct vnp_view *a, const char *a_path,
 		  const struct vnp_view *b, const char *b_path)
 {
@@ -97,8 +141,7 @@ int vnp_diff_text(FILE *f, const struct vnp_view *a, const char *a_path,
 		a->tl->prog->name ? a->tl->prog->name : "?", b_path,
 		b->tl->prog->name ? b->tl->prog->name : "?");
 	if (strncmp(a->tl->model.name, b->tl->model.name, sizeof(a->tl->model.name)))
-		fprintf(f, "  note: different device models: %s and %s\n", a->tl->model.name,
-			b->tl->model.name);
+		models_differ(f, a, b);
 	fprintf(f, "  %-30s %12s %12s %11s %8s\n", "per execution", "A", "B", "B - A", "change");
 	row(f, "total time", (double)ma->total_ps / na, (double)mb->total_ps / nb);
 	row(f, "critical path", (double)a->a->cp.len_ps / na, (double)b->a->cp.len_ps / nb);

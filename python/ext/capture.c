@@ -144,6 +144,8 @@ static PyObject *capture_start(PyObject *self, PyObject *unused)
 		t.device = d->index < 0 ? 0 : (uint32_t)d->index;
 		t.core = d->core;
 		t.host = d->host;
+		/* the host core's model, recorded in the profile (a device says its own) */
+		o.model = d->backend == VNPY_HOST ? d->model : NULL;
 		o.targets = &t;
 		o.ntargets = 1;
 	}

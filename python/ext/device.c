@@ -14,7 +14,7 @@
 #include "vn_model.h"
 
 static const char device_doc[] =
-"Device(index=None, *, host=None, core=0)\n"
+"Device(index=None, *, host=None, core=0, model=None)\n"
 "\n"
 "A core of a vneuron device, where programs are loaded (Device.load()) and run.\n"
 "\n"
@@ -31,6 +31,14 @@ static const char device_doc[] =
 "core selects the core of the device that runs this handle's programs (the host\n"
 "backend has one core, 0).\n"
 "\n"
+"model names the device model: \"trn1\" (NeuronCore-v2), \"trn2\" (-v3) or \"trn3\"\n"
+"(-v4); docs/isa.md, \"Device models\", gives their figures. The host backend runs\n"
+"on it (default trn1): its clocks, SBUF, DMA, HBM and collective figures give the\n"
+"modeled times, a program that does not fit it is refused naming the model and the\n"
+"limit, and a capture records it. A device has the model its module was loaded with\n"
+"(insmod vneuron.ko model=NAME): model= then checks it (DeviceError if it differs).\n"
+"Another name raises ValueError naming the valid ones.\n"
+"\n"
 "Attributes:\n"
 "  backend   \"device\" or \"host\"\n"
 "  index     N of /dev/vneuronN (None for the host backend)\n"
@@ -39,8 +47,8 @@ static const char device_doc[] =
 "  closed    whether close() was called\n"
 "  info      a dict: the device's figures (GET_INFO: cores, HBM size and use, caps,\n"
 "            limits, uapi version; the host backend's own)\n"
-"  model     a dict: the device model (engines' sizes and clocks, SBUF and PSUM\n"
-"            bytes a partition, DMA and HBM bandwidth, peak flops)\n"
+"  model     a dict: the device model (its name, engines' sizes and clocks, SBUF\n"
+"            and PSUM bytes a partition, DMA and HBM bandwidth, peak flops)\n"
 "\n"
 "A Device is a context manager: `with vneuron.Device() as dev:` closes it at the end.\n"
 "Closing unloads its programs (they raise vneuron.Error afterwards) once the runs in\n"
@@ -48,7 +56,7 @@ static const char device_doc[] =
 "single core take turns, the module orders a device's runs itself.\n"
 "\n"
 "Example:\n"
-"  dev = vneuron.Device(host=True)\n"
+"  dev = vneuron.Device(host=True, model=\"trn2\")\n"
 "  prog = dev.load(\"exp.vnef\")\n"
 "  res = prog.run({\"in\": x})\n";
 
@@ -75,9 +83,10 @@ static int env_backend(enum vnpy_backend *b)
 
 static int device_init(PyObject *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "index", "host", "core", NULL };
+	static char *kwlist[] = { "index", "host", "core", "model", NULL };
 	struct vnpy_device *d = (struct vnpy_device *)self;
 	PyObject *index = Py_None, *host = Py_None;
+	const char *model = NULL;
 	unsigned int core = 0;
 	struct nd_error err = { 0 };
 	enum vnpy_backend b;
@@ -88,8 +97,14 @@ static int device_init(PyObject *self, PyObject *args, PyObject *kw)
 		PyErr_SetString(PyExc_RuntimeError, "Device.__init__ called twice");
 		return -1;
 	}
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$OI", kwlist, &index, &host, &core))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$OIz", kwlist, &index, &host, &core,
+					 &model))
 		return -1;
+	d->model = NULL;
+	if (model && nd_model_lookup(model, &d->model, &err)) {
+		PyErr_Format(PyExc_ValueError, "model=%s", err.msg);
+		return -1;
+	}
 	if (index != Py_None) {
 		idx = PyLong_AsLong(index);
 		if (idx == -1 && PyErr_Occurred())
@@ -140,10 +155,18 @@ static int device_init(PyObject *self, PyObject *args, PyObject *kw)
 		ret = nd_info(d->nd, &info);
 		if (!ret && core >= info.core_count)
 			ret = -ERANGE;
+		if (!ret && d->model && strncmp(info.model.name, d->model->name,
+						sizeof(info.model.name)))
+			ret = -EMEDIUMTYPE;
 		if (ret) {
 			if (ret == -ERANGE)
 				vnpy_raise(vnpy_DeviceError, ret, "/dev/vneuron%ld has %u cores, no core %u",
 					   idx, info.core_count, core);
+			else if (ret == -EMEDIUMTYPE)
+				vnpy_raise(vnpy_DeviceError, EINVAL, "/dev/vneuron%ld is a %.16s, not "
+					   "the model=%.16s asked for (its module's model parameter; "
+					   "host=True runs any model)", idx, info.model.name,
+					   d->model->name);
 			else
 				vnpy_raise(vnpy_DeviceError, ret, "%s", nd_device_error(d->nd));
 			nd_close(d->nd);
@@ -327,7 +350,7 @@ static PyObject *device_get_model(PyObject *self, void *closure)
 	if (check_open(d))
 		return NULL;
 	if (d->backend == VNPY_HOST)
-		return model_dict(&vn_model_trn1);
+		return model_dict(d->model ? d->model : &vn_model_trn1);
 	if (device_info_raw(d, &info))
 		return NULL;
 	return model_dict(&info.model);
@@ -342,7 +365,7 @@ static PyObject *device_get_info(PyObject *self, void *closure)
 	if (check_open(d))
 		return NULL;
 	if (d->backend == VNPY_HOST) {
-		model = model_dict(&vn_model_trn1);
+		model = model_dict(d->model ? d->model : &vn_model_trn1);
 		if (!model)
 			return NULL;
 		return Py_BuildValue("{s:s,s:s,s:I,s:I,s:N}", "backend", "host",

@@ -85,7 +85,7 @@ static void sigint_release(void)
 int vnpy_run_open_host(struct vnpy_device *d, char *msg, size_t len)
 {
 	struct nd_error err = { 0 };
-	int ret = nd_runner_open_host(NULL, &d->runner, &err);
+	int ret = nd_runner_open_host(d->model, &d->runner, &err);
 
 	if (ret) {
 		snprintf(msg, len, "%s", err.msg);

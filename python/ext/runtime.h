@@ -35,6 +35,7 @@ struct vnpy_device {
 	struct nd_runner *runner;	/* VNPY_HOST: the runner of its one host core */
 	struct nd_host *host;		/* VNPY_HOST: that core, for captures */
 	struct vnpy_program *loaded;	/* VNPY_HOST: the program loaded in the runner */
+	const struct vneuron_model *model;	/* VNPY_HOST: its model (model=; trn1) */
 	int index;			/* N of /dev/vneuronN; -1 for the host */
 	unsigned int core;		/* the core programs run on */
 	int closed;

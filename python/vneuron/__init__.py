@@ -9,6 +9,11 @@ Devices and programs (the C extension vneuron._vneuron over libneurondev and lib
     res = prog.run({"in": x})                # NumPy in, NumPy out, the GIL released
     print(res.outputs["out"], res.model_ns)  # modeled time in ns
 
+The device model: vneuron.Device(host=True, model="trn2") runs the host backend as a
+Trainium2 core ("trn1", the default, "trn2" or "trn3": docs/isa.md, "Device models");
+its figures give the modeled times and a capture records it. A device has the model its
+module was loaded with (dev.model["name"]); model= on it checks that.
+
 Ranges for the profiler (`vneuron-profile capture -- python3 app.py`):
 
     with vneuron.range("step"):

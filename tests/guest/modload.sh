@@ -89,6 +89,22 @@ check "refuse max_program_mb=65537" refused max_program_mb 65537 1..65536
 check "refuse max_execs=0" refused max_execs 0 1..65536
 check "refuse max_exec_mb=0" refused max_exec_mb 0 1..65536
 check "refuse max_trace_mb=0" refused max_trace_mb 0 1..65536
+# An unknown model: refused, and the log names it and the valid ones.
+refused_model() {
+	local value=$1 before after msg
+	msg="vneuron: model=$value is not a device model (trn1, trn2, trn3)"
+	before=$(dmesg | grep -c -F "$msg")
+	if insmod "$ko" "model=$value" 2>/dev/null; then
+		rmmod vneuron
+		return 1
+	fi
+	loaded && return 1
+	after=$(dmesg | grep -c -F "$msg")
+	[ "$after" -gt "$before" ]
+}
+check "refuse model=trn9" refused_model trn9
+check "refuse model=TRN2 (names are lower case)" refused_model TRN2
+check "refuse model=trn1x" refused_model trn1x
 check "refuse devices=-1 (unparsable)" refused_unparsable devices -1
 check "refuse cores=abc (unparsable)" refused_unparsable cores abc
 
@@ -219,6 +235,28 @@ limits_params() {
 	return $r
 }
 check "limit parameters reach GET_INFO" limits_params
+
+# model=NAME [cores=N]: every device has the model and its default (or given) cores;
+# sysfs, GET_INFO (vneuron-ls) and the parameter say so, and a program runs.
+model_param() {
+	local name=$1 want=$2 extra=${3:-} r=0 c=/sys/class/vneuron/vneuron0
+	insmod "$ko" "model=$name" $extra || return 1
+	[ "$(cat $c/model_name)" = "$name" ] || r=1
+	[ "$(cat $c/core_count)" = "$want" ] || r=1
+	[ "$(cat /sys/module/vneuron/parameters/model)" = "$name" ] || r=1
+	[ "$(cat /sys/module/vneuron/parameters/cores)" = "$want" ] || r=1
+	"$top/build/bin/vneuron-ls" --json | grep -q "\"model\": \"$name\", \"cores\": $want," || r=1
+	"$top/build/bin/vneuron-ls" --json | grep -q "\"module\": {\"loaded\": true, .*\"model\": \"$name\"" || r=1
+	"$top/build/bin/vneuron-ls" | grep -q "| /dev/vneuron0  | *$want | .* | $name  |" || r=1
+	"$traffic" /dev/vneuron0 || r=1
+	drained || r=1
+	rmmod vneuron || r=1
+	return $r
+}
+check "model=trn1: 2 cores" model_param trn1 2
+check "model=trn2: 8 cores by default" model_param trn2 8
+check "model=trn3: 8 cores by default" model_param trn3 8
+check "model=trn2 cores=3: the given cores" model_param trn2 3 cores=3
 small_limits() {
 	local r=0
 	insmod "$ko" max_programs=2 max_execs=2 max_trace_mb=1 || return 1
@@ -231,7 +269,7 @@ check "small limits refuse the call that passes them" small_limits
 
 quiet() {
 	# Loads, refusals and traffic leave nothing in the log but the refusals.
-	! dmesg | grep -E 'vneuron' | grep -v -E 'out of range|invalid for parameter|taints kernel|module verification failed|Unknown parameter' | grep -q .
+	! dmesg | grep -E 'vneuron' | grep -v -E 'out of range|is not a device model|invalid for parameter|taints kernel|module verification failed|Unknown parameter' | grep -q .
 }
 check "no other vneuron messages in dmesg" quiet
 check "no kernel warnings" bash -c '! dmesg | grep -E -q "WARNING:|BUG:|Oops|general protection"'

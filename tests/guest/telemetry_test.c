@@ -313,6 +313,8 @@ TEST_F(tel, get_device)
 	EXPECT_EQ(info.hbm_used, d[0].hbm_used);
 	EXPECT_LE(d[0].hbm_used, d[0].hbm_peak);
 	EXPECT_EQ(info.uapi_version, d[0].uapi_version);
+	/* The model (VNEURON_A_MODEL_NAME) is GET_INFO's, whichever model= loaded it. */
+	EXPECT_STREQ(info.model.name, d[0].model);
 	f = fopen("/sys/module/vneuron/version", "r");
 	if (f) {
 		if (fscanf(f, "%63s", ver) != 1)

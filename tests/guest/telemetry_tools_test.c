@@ -562,6 +562,20 @@ TEST_F_TIMEOUT(tools, monitor_metrics, 300)
 	EXPECT_LE(0, metric(body, "vneuron_core_stream_busy_seconds_total{device=\"0\",core=\"0\","
 				  "stream=\"dma15\"}"));
 	EXPECT_LT(0, metric(body, "vneuron_device_hbm_size_bytes{device=\"0\"}"));
+	/* the device model, as sysfs model_name says */
+	{
+		char mname[32] = "", want[96];
+		FILE *mf = fopen(VN_SYSFS "/model_name", "r");
+
+		if (mf) {
+			if (fscanf(mf, "%31s", mname) != 1)
+				mname[0] = '\0';
+			fclose(mf);
+		}
+		snprintf(want, sizeof(want), "vneuron_device_info{device=\"0\",model=\"%s\"}",
+			 mname);
+		EXPECT_EQ(1, metric(body, want)) TH_LOG("%.2000s", body);
+	}
 	EXPECT_EQ(0, metric(body, "vneuron_core_owned{device=\"0\",core=\"0\"}"));
 	EXPECT_LE(0, metric(body, "vneuron_events_produced_total"));
 	/* every line a comment or `name{labels} value` with the prefix */

@@ -1162,7 +1162,7 @@ TEST(builder_model)
 	ASSERT_EQ(0, nd_builder_new("m", &b));
 	EXPECT_STREQ("trn1", nd_builder_model(b)->name);
 	EXPECT_EQ(-EINVAL, nd_builder_set_model(b, "trn9"));
-	EXPECT_NE(NULL, strstr(nd_builder_error(b), "unknown model 'trn9' (trn1, trn2 or trn3)"));
+	EXPECT_NE(NULL, strstr(nd_builder_error(b), "unknown model 'trn9' (the models are trn1, trn2, trn3)"));
 	nd_builder_free(b);
 
 	/* 224 KiB a partition: trn2's SBUF, not trn1's */

@@ -71,6 +71,68 @@ TEST_F(ex, exp_naive_and_pipelined)
 	EXPECT_NE(NULL, strstr(out, "faster pipelined"));
 }
 
+/* The modeled time of "NAME ... on the host backend (MODEL): ok, modeled T us" in out. */
+static double modeled_us(const char *text, const char *model)
+{
+	char key[64];
+	const char *p;
+	double us = -1;
+
+	snprintf(key, sizeof(key), "on the host backend (%s): ok, modeled ", model);
+	p = strstr(text, key);
+	if (p && sscanf(p + strlen(key), "%lf", &us) != 1)
+		us = -1;
+	return us;
+}
+
+/*
+ * --model: the example is built for and runs on each model, says which, and the model's
+ * figures give the time: trn3's faster engine clocks make exp faster than on trn1, trn2's
+ * slower VectorE and ScalarE clocks slower (docs/isa.md, "Device models").
+ */
+TEST_F(ex, exp_per_model)
+{
+	static const char *const models[] = { "trn1", "trn2", "trn3" };
+	double us[3];
+	char cmd[160];
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(cmd, sizeof(cmd), BIN "example-exp --host --model %s --variant pipelined",
+			 models[i]);
+		ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s: %s", cmd, out);
+		us[i] = modeled_us(out, models[i]);
+		ASSERT_GT(us[i], 0.0) TH_LOG("%s", out);
+	}
+	EXPECT_GT(us[1], us[0]);
+	EXPECT_LT(us[2], us[0]);
+	/* without --model: trn1's figures, the same modeled time */
+	ASSERT_EQ(0, run(BIN "example-exp --host --variant pipelined", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "on the host backend: ok")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run(BIN "example-matmul --host --model trn2", out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "matmul_512_bf16  on the host backend (trn2): ok"))
+		TH_LOG("%s", out);
+}
+
+TEST_F(ex, model_bad_usage)
+{
+	EXPECT_EQ(2, run(BIN "example-exp --host --model trn9", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--model: unknown model 'trn9' (the models are trn1, "
+			       "trn2, trn3)")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run(BIN "example-exp --host --model", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "expects a model name")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run(BIN "example-exp --model trn2", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--model trn2 is for --host")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run(BIN "vneuron-run x.vnef --host --model TRN2", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "unknown model 'TRN2' (the models are trn1, trn2, trn3)"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(2, run(BIN "vneuron-run x.vnef --model trn3", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--model trn3 is for --host")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run(BIN "vneuron-run --help", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--model NAME")) TH_LOG("%s", out);
+}
+
 TEST_F(ex, matmul_all_sizes)
 {
 	static const char *const sizes[] = { "512", "1024", "2048" };
@@ -137,6 +199,20 @@ TEST_F(ex, help_of_every_tool)
 		EXPECT_NE(NULL, strstr(out, "SYNOPSIS")) TH_LOG("%s", cmd);
 		EXPECT_NE(NULL, strstr(out, "EXIT STATUS")) TH_LOG("%s", cmd);
 	}
+}
+
+/* A program built for trn2 runs with vneuron-run on the model --model names. */
+TEST_F(ex, run_model)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), BIN "example-exp --host --model trn2 --variant naive -q "
+		 "--write-vnef %s/exp.vnef", self->dir);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef --host --model trn3", self->dir);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "exp.vnef on the host backend (trn3): 1 execution OK"))
+		TH_LOG("%s", out);
 }
 
 /* An example writes its program; vneuron-run runs it with an .npy input. */
@@ -248,6 +324,45 @@ TEST_F(ex, vneuron_run_never_loses_a_file)
  * vneuron-cc-bench, small: every collective from 1 KiB to 16 KiB over 4 ranks, checked;
  * the table parses, each row has the bus factor of its collective, and bad usage is 2.
  */
+/* Average modeled busbw of vneuron-cc-bench's last line, or -1. */
+static double avg_busbw(const char *text)
+{
+	const char *p = strstr(text, "# Avg bus bandwidth: ");
+	double v = -1;
+
+	if (p && sscanf(p, "# Avg bus bandwidth: %lf", &v) != 1)
+		v = -1;
+	return v;
+}
+
+/*
+ * --model: the collectives run over that model's links (docs/isa.md): trn2's and trn3's
+ * faster hops give a higher modeled busbw than trn1's, the results are still exact.
+ */
+TEST_F(ex, cc_bench_per_model)
+{
+	double bw[3];
+	char cmd[160];
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(cmd, sizeof(cmd), BIN "vneuron-cc-bench -o all_reduce -b 1M -e 1M -i 1 "
+			 "-w 0 --check --model trn%u", i + 1);
+		ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s: %s", cmd, out);
+		EXPECT_NE(NULL, strstr(out, "# check: 1 of 1 results match")) TH_LOG("%s", out);
+		bw[i] = avg_busbw(out);
+		ASSERT_GT(bw[i], 0.0) TH_LOG("%s", out);
+	}
+	EXPECT_NE(NULL, strstr(out, "host backend (trn3), fp32")) TH_LOG("%s", out);
+	EXPECT_GT(bw[1], bw[0]);
+	EXPECT_GT(bw[2], bw[0]);
+	EXPECT_EQ(2, run(BIN "vneuron-cc-bench --model trn0", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "unknown model 'trn0' (the models are trn1, trn2, trn3)"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(2, run(BIN "vneuron-cc-bench --model trn2 --device 0", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "is for the host backend")) TH_LOG("%s", out);
+}
+
 TEST_F(ex, cc_bench_small_checked)
 {
 	static const char *const ops[] = {

@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "core_util.h"
+#include "vn_comm.h"
 #include "vn_model.h"
 #include "vn_isa.h"
+#include "vnprog.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
@@ -349,6 +351,58 @@ TEST(modeled_times_by_hand)
 		}
 		vn_core_destroy(c);
 	}
+}
+
+/*
+ * The collective links come from the model's figures: trn1's are the links core/comm.c
+ * always had (a NULL model is trn1), and each model's are its cc_* figures.
+ */
+TEST(cc_links_per_model)
+{
+	struct vn_cc_link intra, inter;
+	u32 i;
+
+	vn_cc_links_of(NULL, &intra, &inter);
+	EXPECT_EQ(vn_cc_intra_device.bytes_per_s, intra.bytes_per_s);
+	EXPECT_EQ(vn_cc_intra_device.latency_ps, intra.latency_ps);
+	EXPECT_EQ(vn_cc_inter_device.bytes_per_s, inter.bytes_per_s);
+	EXPECT_EQ(vn_cc_inter_device.latency_ps, inter.latency_ps);
+	for (i = 0; i < vn_model_count(); i++) {
+		const struct vneuron_model_gen *g = vn_model_gen(vn_model_at(i));
+
+		vn_cc_links_of(vn_model_at(i), &intra, &inter);
+		EXPECT_EQ(g->cc_intra_bw, intra.bytes_per_s);
+		EXPECT_EQ((u64)g->cc_intra_latency_ns * 1000, intra.latency_ps);
+		EXPECT_EQ(g->cc_inter_bw, inter.bytes_per_s);
+		EXPECT_EQ((u64)g->cc_inter_latency_ns * 1000, inter.latency_ps);
+	}
+}
+
+/* nd_model_lookup(): every model by its name; anything else refused naming the valid. */
+TEST(model_lookup)
+{
+	static const char *const bad[] = { "", "trn", "trn4", "TRN1", "trn1 ", "trn10", NULL };
+	const struct vneuron_model *m = &vn_model_trn1;
+	struct nd_error err = { 0 };
+	char names[64];
+	u32 i;
+
+	nd_model_names(names, sizeof(names));
+	EXPECT_STREQ("trn1, trn2, trn3", names);
+	for (i = 0; i < vn_model_count(); i++) {
+		ASSERT_EQ(0, nd_model_lookup(vn_model_at(i)->name, &m, &err));
+		EXPECT_EQ(vn_model_at(i), m);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		EXPECT_EQ(-EINVAL, nd_model_lookup(bad[i], &m, &err));
+		EXPECT_EQ(NULL, m);
+		EXPECT_NE(NULL, strstr(err.msg, "(the models are trn1, trn2, trn3)"))
+			TH_LOG("%s", err.msg);
+	}
+	/* a small buffer is cut, never overrun */
+	nd_model_names(names, 7);
+	EXPECT_STREQ("trn1, ", names);
 }
 
 TEST_HARNESS_MAIN

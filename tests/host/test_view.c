@@ -1382,6 +1382,65 @@ TEST_F(view, host_capture_matches_the_model)
 }
 
 /*
+ * Issue 28: `capture --host --model NAME` runs on that model, the profile records it and
+ * view uses its peaks; diff of two models says so before any figure, with the speed
+ * ratio and each model's utilisations; a bad --model is refused naming the valid ones.
+ */
+TEST_F(view, host_capture_per_model)
+{
+	static const char *const models[] = { "trn1", "trn2", "trn3" };
+	char prof[3][160], want[96];
+	char *js = NULL, *p, *q;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(prof[i], sizeof(prof[i]), "%s/%s.vntf", self->dir, models[i]);
+		free(self->out);
+		ASSERT_EQ(0, profiler(&self->out, "capture --host --model %s -q -n %s -s %s",
+				      models[i], self->tiled_prog, prof[i])) TH_LOG("%s", self->out);
+		free(js);
+		ASSERT_EQ(0, profiler(&js, "view -n %s -s %s -f summary-json", self->tiled_prog,
+				      prof[i]));
+		snprintf(want, sizeof(want), "\"model\":\"%s\"", models[i]);
+		EXPECT_NE(NULL, strstr(js, want)) TH_LOG("%s", js);
+	}
+	/* trn3's TensorE peak (the last summary): 128 x 128 x 2 flops at 2.4 GHz */
+	EXPECT_NE(NULL, strstr(js, "\"peak_flops\":7.86432e+13")) TH_LOG("%s", js);
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s", self->tiled_prog, prof[1]));
+	EXPECT_NE(NULL, strstr(self->out, "model trn2: TensorE 78.6 TFLOP/s, HBM 362 GB/s"))
+		TH_LOG("%s", self->out);
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "diff -n %s %s %s", self->tiled_prog, prof[0],
+			      prof[1]));
+	p = strstr(self->out, "different device models: A ran on trn1, B on trn2");
+	q = strstr(self->out, "total time");
+	ASSERT_NE(NULL, p) TH_LOG("%s", self->out);
+	ASSERT_NE(NULL, q);
+	EXPECT_LT(p, q) TH_LOG("the models are said before any figure");
+	EXPECT_NE(NULL, strstr(self->out, "on trn2 than A on trn1; TensorE utilisation "))
+		TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "utilisation per model                 trn1"))
+		TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "of 91.8 and 78.6 TFLOP/s")) TH_LOG("%s", self->out);
+	/* the same model: no such note */
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "diff -n %s %s %s", self->tiled_prog, prof[1],
+			      prof[1]));
+	EXPECT_EQ(NULL, strstr(self->out, "different device models"));
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "capture --host --model trn9 -n %s -s %s/x.vntf",
+			      self->tiled_prog, self->dir));
+	EXPECT_NE(NULL, strstr(self->out, "--model: unknown model 'trn9' (the models are trn1, "
+			       "trn2, trn3)")) TH_LOG("%s", self->out);
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "capture --model trn2 -n %s -s %s/x.vntf",
+			      self->tiled_prog, self->dir));
+	EXPECT_NE(NULL, strstr(self->out, "--model trn2 is for --host")) TH_LOG("%s", self->out);
+	free(js);
+}
+
+/*
  * Issue 12: `capture --host --collectives-worker-count 4` runs the ranks as threads of
  * one host communicator: every worker's streams are in the profile with its rank, the
  * collectives meet (CC records on every rank), and a second capture gives the same

@@ -28,7 +28,8 @@ static void usage(FILE *f)
 "SYNOPSIS\n"
 "    vneuron-cc-bench [-b SIZE] [-e SIZE] [-f FACTOR] [-n RANKS]\n"
 "                     [--cores-per-device C] [-d fp32|bf16] [-o OPS] [-i ITERS]\n"
-"                     [-w WARMUP] [--check] [--host | --device D] [-q]\n"
+"                     [-w WARMUP] [--check] [--host [--model NAME] | --device D]\n"
+"                     [-q]\n"
 "\n"
 "DESCRIPTION\n"
 "    Builds, for every collective and size, a program of one collective on the\n"
@@ -85,6 +86,13 @@ static void usage(FILE *f)
 "                            bit for bit\n"
 "    --host                  run on the host backend (the default): the device\n"
 "                            core built into libvncore, no module needed\n"
+"    --model NAME            the host backend's device model: trn1\n"
+"                            (NeuronCore-v2, the default), trn2 (-v3) or trn3\n"
+"                            (-v4); its collective links (docs/isa.md, \"Device\n"
+"                            models\": bandwidth and latency of a hop within a\n"
+"                            device and between devices) give model_us. A\n"
+"                            device has the model its module was loaded with\n"
+"                            (insmod vneuron.ko model=NAME)\n"
 "    --device D              run on /dev/vneuronD and the devices after it\n"
 "    -q, --quiet             print only the tables\n"
 "    -h, --help              this help\n"
@@ -167,6 +175,7 @@ struct opts {
 	uint64_t minb, maxb, factor;
 	unsigned int nranks, cpd, iters, warmup;
 	int check, host, quiet;
+	const struct vneuron_model *model;	/* --model: the host's (NULL: trn1) */
 	unsigned int device;
 	enum nd_dtype dt;
 	int want[OP_N];
@@ -547,13 +556,13 @@ static int setup_host(struct bench *bn)
 
 	for (r = 0; r < bn->n; r++)
 		device[r] = r / bn->o->cpd;
-	ret = nd_host_comm_new(bn->n, device, &comm);
+	ret = nd_host_comm_new_model(bn->o->model, bn->n, device, &comm);
 	if (ret) {
 		fprintf(stderr, TOOL ": host communicator: %s\n", strerror(-ret));
 		return -1;
 	}
 	for (r = 0; r < bn->n; r++) {
-		ret = nd_host_open(NULL, &bn->rk[r].h, &err);
+		ret = nd_host_open(bn->o->model, &bn->rk[r].h, &err);
 		if (ret) {
 			fprintf(stderr, TOOL ": host backend: %s\n", err.msg);
 			break;
@@ -754,6 +763,13 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			r = parse_num(a, v, 1, 100000, &o->iters);
 		} else if (!strcmp(a, "-w") || !strcmp(a, "--warmup")) {
 			r = parse_num(a, v, 0, 100000, &o->warmup);
+		} else if (!strcmp(a, "--model")) {
+			struct nd_error err = { 0 };
+
+			r = nd_model_lookup(v, &o->model, &err);
+			if (r)
+				fprintf(stderr, TOOL ": --model: %s\n",
+					v ? err.msg : "needs a name (trn1, trn2, trn3)");
 		} else if (!strcmp(a, "--device")) {
 			r = parse_num(a, v, 0, 255, &o->device);
 			dev_set = 1;
@@ -782,6 +798,11 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		fprintf(stderr, TOOL ": --host and --device exclude each other\n");
 		return -1;
 	}
+	if (o->model && dev_set) {
+		fprintf(stderr, TOOL ": --model %.16s is for the host backend: a device has the "
+			"model its module was loaded with (vneuron-ls shows it)\n", o->model->name);
+		return -1;
+	}
 	o->host = !dev_set;
 	if (!o->minb) {
 		fprintf(stderr, TOOL ": -b: the smallest size must be at least 1 byte\n");
@@ -804,6 +825,7 @@ int main(int argc, char **argv)
 	struct bench bn = { 0 };
 	struct totals all = { 0 };
 	unsigned int r, ndev;
+	char where[48];
 	uint64_t bytes;
 	int op, ret = 1;
 
@@ -834,10 +856,12 @@ int main(int argc, char **argv)
 	if (o.host ? setup_host(&bn) : setup_device(&bn, o.maxb))
 		goto out;
 	ndev = (bn.n + o.cpd - 1) / o.cpd;
+	snprintf(where, sizeof(where), "%s%s%.16s%s", o.host ? "host backend" : "device",
+		 o.model ? " (" : "", o.model ? o.model->name : "", o.model ? ")" : "");
 	if (!o.quiet) {
 		printf("# %s: %u ranks (%u device%s x %u cores), %s, %s, %u iterations after %u "
 		       "warm-up%s\n", TOOL, bn.n, ndev, ndev == 1 ? "" : "s", o.cpd,
-		       o.host ? "host backend" : "device", o.dt == ND_BF16 ? "bf16" : "fp32",
+		       where, o.dt == ND_BF16 ? "bf16" : "fp32",
 		       o.iters, o.warmup, o.check ? ", checked" : "");
 		if (!o.host)
 			for (r = 0; r < bn.n; r++)

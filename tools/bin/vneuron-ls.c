@@ -26,7 +26,8 @@ static void usage(FILE *f)
 "DESCRIPTION\n"
 "    Opens every /dev/vneuronN (or only /dev/vneuronD), asks it for its information\n"
 "    (VNEURON_IOCTL_GET_INFO) and prints one table row per device: cores, HBM\n"
-"    backed and in use, the device model and its capabilities. Below it, per core,\n"
+"    backed and in use, the device model (trn1, trn2 or trn3: the module\n"
+"    parameter model) and its capabilities. Below it, per core,\n"
 "    the process that owns it (a core belongs to one open file at a time: the first\n"
 "    to run on it; /sys/class/vneuron/vneuronN/coreM/owner_pid) and the counters of\n"
 "    /sys/class/vneuron/vneuronN/coreM/stats (executions ok, failed and timed out,\n"
@@ -152,7 +153,7 @@ int main(int argc, char **argv)
 	int json = 0, model = 0, i, only = 0;
 	char caps[128], srcv[64] = "", modver[32] = "", param[64];
 	static const char *const params[] = {
-		"devices", "cores", "hbm_mb", "max_programs", "max_program_mb", "max_execs",
+		"model", "devices", "cores", "hbm_mb", "max_programs", "max_program_mb", "max_execs",
 		"max_exec_mb", "max_trace_mb", "comms_total", "comms_per_user",
 		"comms_reserved", "subscribers_per_user", "subscribers_reserved",
 		"traces_per_user", "netq_rings_total", "netq_rings_per_user",
@@ -216,8 +217,10 @@ int main(int argc, char **argv)
 
 			snprintf(path, sizeof(path), "/sys/module/vneuron/parameters/%s",
 				 params[s]);
+			/* model is the one string; its value is one of the model names */
 			if (!read_line(path, param, sizeof(param)))
-				printf(", \"%s\": %s", params[s], param);
+				printf(s ? ", \"%s\": %s" : ", \"%s\": \"%s\"", params[s],
+				       param);
 		}
 		printf("}, \"devices\": [");
 		for (d = 0; d < n; d++) {

@@ -189,6 +189,8 @@ static void print_device(const struct nd_tel_device *d, double when)
 	       (unsigned long long)d->hbm_size, (unsigned long long)d->hbm_used,
 	       (unsigned long long)d->hbm_peak, d->uapi_version);
 	json_str(stdout, d->module_version);
+	printf(", \"model\": ");
+	json_str(stdout, d->model);
 	printf(", \"events_produced\": %llu, \"events_dropped\": %llu}\n",
 	       (unsigned long long)d->events_produced, (unsigned long long)d->events_dropped);
 }
@@ -430,6 +432,10 @@ static int metrics(struct mon *m, struct buf *b)
 		free(devs);
 		return -1;
 	}
+	help(b, "vneuron_device_info", "gauge", "1, labelled with the device model.");
+	for (i = 0; i < nd; i++)
+		bprintf(b, "vneuron_device_info{device=\"%u\",model=\"%.16s\"} 1\n",
+			devs[i].device, devs[i].model);
 	help(b, "vneuron_device_cores", "gauge", "Cores of the device.");
 	for (i = 0; i < nd; i++)
 		bprintf(b, "vneuron_device_cores{device=\"%u\"} %u\n", devs[i].device,

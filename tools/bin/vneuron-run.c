@@ -23,7 +23,7 @@ static void usage(FILE *f)
 "\n"
 "SYNOPSIS\n"
 "    vneuron-run PROGRAM.vnef [NAME FILE ...] [--save-output DIR] [--num-exec N]\n"
-"                [--host] [--device D] [--core C] [-q]\n"
+"                [--host [--model NAME]] [--device D] [--core C] [-q]\n"
 "\n"
 "DESCRIPTION\n"
 "    Validates PROGRAM.vnef (the same checks the module makes), binds every input\n"
@@ -50,6 +50,14 @@ static void usage(FILE *f)
 "    --force-overwrite   replace existing DIR/NAME.npy files\n"
 "    -N, --num-exec N    run N times (default 1); outputs are from the last run\n"
 "    --host              run on the host backend: no module needed\n"
+"    --model NAME        the host backend's device model: trn1 (NeuronCore-v2,\n"
+"                        the default), trn2 (-v3) or trn3 (-v4); its engine\n"
+"                        clocks, SBUF, DMA and HBM figures give the modeled time,\n"
+"                        and a program that does not fit it (its SBUF, PSUM or\n"
+"                        dtypes) is refused naming the model and the limit\n"
+"                        (docs/isa.md, \"Device models\"). Only with --host: a\n"
+"                        device has the model its module was loaded with\n"
+"                        (insmod vneuron.ko model=NAME)\n"
 "    -d, --device D      /dev/vneuronD (default 0)\n"
 "    -c, --core C        core to run on (default 0)\n"
 "    -q, --quiet         print only errors\n"
@@ -154,7 +162,8 @@ static int bind_outputs(struct nd_runner *r, const char *dir, int force)
 
 int main(int argc, char **argv)
 {
-	const char *prog = NULL, *save = NULL, *pairs[2 * 64];
+	const char *prog = NULL, *save = NULL, *pairs[2 * 64], *model_name = NULL;
+	const struct vneuron_model *model = NULL;
 	unsigned int npairs = 0, dev_index = 0, core = 0, nexec = 1, i, j;
 	int host = 0, quiet = 0, force = 0, ret = 1, made = 0;
 	struct nd_runner_exec x = { 0 };
@@ -184,6 +193,18 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			save = v;
+			i++;
+		} else if (!strcmp(a, "--model")) {
+			if (!v) {
+				fprintf(stderr, "vneuron-run: --model needs a name (trn1, trn2, "
+					"trn3)\n");
+				return 2;
+			}
+			if (nd_model_lookup(v, &model, &err)) {
+				fprintf(stderr, "vneuron-run: --model: %s\n", err.msg);
+				return 2;
+			}
+			model_name = v;
 			i++;
 		} else if (!strcmp(a, "-N") || !strcmp(a, "--num-exec")) {
 			num = &nexec;
@@ -228,7 +249,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vneuron-run: no program given (see --help)\n");
 		return 2;
 	}
-	if (host ? nd_runner_open_host(NULL, &r, &err) :
+	if (model_name && !host) {
+		fprintf(stderr, "vneuron-run: --model %s is for --host: a device has the model "
+			"its module was loaded with (vneuron-ls shows it)\n", model_name);
+		return 2;
+	}
+	if (host ? nd_runner_open_host(model, &r, &err) :
 		   nd_runner_open_device(dev_index, core, &r, &err)) {
 		if (err.code == -ERANGE) {
 			fprintf(stderr, "vneuron-run: --%s\n", err.msg);

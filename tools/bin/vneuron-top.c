@@ -466,8 +466,8 @@ static void build_frame(struct top *tp, struct frame *f, int max_events)
 	for (d = 0; d < tp->ndevs; d++) {
 		const struct nd_tel_device *x = &tp->devs[d];
 
-		fr_add(f, "device %u: %u cores, HBM %.1f / %.0f MiB used (peak %.1f MiB), "
-		       "module %s, uapi %u", x->device, x->nr_cores, mib(x->hbm_used),
+		fr_add(f, "device %u: %.16s, %u cores, HBM %.1f / %.0f MiB used (peak %.1f MiB), "
+		       "module %s, uapi %u", x->device, x->model, x->nr_cores, mib(x->hbm_used),
 		       mib(x->hbm_size), mib(x->hbm_peak),
 		       x->module_version[0] ? x->module_version : "?", x->uapi_version);
 	}
