@@ -107,7 +107,8 @@ static void classify(struct vnp_classification *c, const struct cin *in)
 			 100 * mbu);
 		return;
 	}
-	if (mbu >= VNP_SATURATED_FRAC && mbu >= ue) {
+	/* a queue busy while HBM is near its peak waits for HBM: more queues would not help */
+	if (mbu >= VNP_SATURATED_FRAC && (mbu >= ue || uq > ue)) {
 		c->cls = VNP_CLASS_MEMORY;
 		c->unit = VNP_BOUND_HBM;
 		c->pct = 100 * mbu;
