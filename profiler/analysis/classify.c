@@ -210,7 +210,8 @@ void vnp_classify_whole(const struct vnp_timeline *tl, const struct vnp_metrics 
 			const struct vnp_critpath *cp, struct vnp_classification *c)
 {
 	unsigned int ncores = tl->ncores ? tl->ncores : 1, u;
-	struct cin in = { .T = m->core_ps };
+	/* no events (a salvaged profile cut before its first): no class from nothing */
+	struct cin in = { .T = m->event_count ? m->core_ps : 0 };
 
 	/* collectives count by their transfers on the critical path */
 	if (cp && m->ncoll) {
@@ -240,6 +241,11 @@ void vnp_classify_whole(const struct vnp_timeline *tl, const struct vnp_metrics 
 	in.bw = m->hbm_bw / ncores;
 	in.qbw = queue_bw(tl);
 	classify(c, &in);
+	if (tl->salvaged && !m->event_count) {
+		snprintf(c->label, sizeof(c->label), "none (partial profile: no events read)");
+		snprintf(c->why, sizeof(c->why), "the profile was salvaged and holds no "
+			 "instruction or DMA events: nothing to classify");
+	}
 }
 
 void vnp_classify_group(const struct vnp_timeline *tl, const struct vnp_metrics *m,
