@@ -33,8 +33,10 @@ static int run_open(struct run *r, const struct cap_opts *o)
 	struct nd_error e;
 	int ret = nd_open(o->device, &r->dev, &e);
 
-	if (ret)
+	if (ret) {
 		cap_err("%s", e.msg);
+		cap_host_hint(o, ret);
+	}
 	return ret;
 }
 
@@ -217,6 +219,7 @@ int cap_program(struct cap_opts *o)
 	image = cap_prog_image(r.prog, &size);
 	ret = cap_open(o, &t, 1, 0, image, size, &r.cap);
 	if (ret) {
+		cap_host_hint(o, ret);
 		status = ret == -ERANGE ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
 		goto out;
 	}

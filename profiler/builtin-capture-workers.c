@@ -512,8 +512,11 @@ int cap_workers(struct cap_opts *o)
 			goto out;
 		goto run;
 	}
-	if (open_device(wr, 0, o->device, 0))
+	ret = open_device(wr, 0, o->device, 0);
+	if (ret) {
+		cap_host_hint(o, ret);
 		goto out;
+	}
 	if (o->nodes && o->nodes->local) {
 		ret = node_device(wr, o);
 		if (ret) {

@@ -211,6 +211,18 @@ void cap_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void cap_host_hint(const struct cap_opts *o, int ret)
+{
+	if (o->host || (ret != -ENOENT && ret != -ENXIO && ret != -ENODEV))
+		return;
+	fprintf(stderr, "  without the module, capture on the host backend: vneuron-profile "
+		"capture --host -n %s -s %s", o->program ? o->program : "PROGRAM",
+		o->profile ? o->profile : "PROFILE");
+	if (o->workers)
+		fprintf(stderr, " --collectives-worker-count %u", o->workers);
+	fputs(" (and the other options as given)\n", stderr);
+}
+
 /* ---- options ---- */
 
 /*
