@@ -229,6 +229,20 @@ TEST_F(ex, no_module_first_ten_minutes)
 			       "--host -n ")) TH_LOG("%s", out);
 }
 
+/* Issue 29: the README's "No module here?" lines, run as written (in a folder of ours). */
+TEST_F(ex, readme_no_module_path)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "set -e; sed -n '/^<!-- no-module -->$/,/^```$/p' README.md | "
+		 "grep '^build/bin/' | sed 's#/tmp/#%s/#g' > %s/steps.sh; test -s %s/steps.sh; "
+		 "bash -e %s/steps.sh", self->dir, self->dir, self->dir, self->dir);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "faster pipelined")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "Advice (")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "1 execution OK")) TH_LOG("%s", out);
+}
+
 /*
  * Issue 12: vneuron-run --save-output checks every output file before it runs (never an
  * input, an existing one only with --force-overwrite); and the smaller things: -N 0 and
