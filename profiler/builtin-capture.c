@@ -591,6 +591,8 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 			else
 				cap_err("option '%s' is unknown or needs a value",
 					    argv[optind - 1]);
+			if (!optopt)
+				vnp_cli_did_you_mean(lo, argc, argv);
 			fputs("Try 'vneuron-profile capture --help'.\n", stderr);
 			return -EINVAL;
 		}

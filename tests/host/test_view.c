@@ -1040,6 +1040,20 @@ TEST_F(view, messages_name_the_mistake)
 {
 	char none[160], twice[400];
 
+	/* issue 29: a mistyped long option gets the one it resembles */
+	EXPECT_EQ(2, profiler(&self->out, "view --fromat text"));
+	EXPECT_NE(NULL, strstr(self->out, "did you mean '--output-format'?")) TH_LOG("%s", self->out);
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "view --salvge"));
+	EXPECT_NE(NULL, strstr(self->out, "did you mean '--salvage'?")) TH_LOG("%s", self->out);
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "view --zzzzzz"));
+	EXPECT_EQ(NULL, strstr(self->out, "did you mean")) TH_LOG("%s", self->out);
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "diff --fial-on 3 a b"));
+	EXPECT_NE(NULL, strstr(self->out, "did you mean '--fail-on'?")) TH_LOG("%s", self->out);
+	free(self->out);
+
 	snprintf(none, sizeof(none), "%s/nothere.vntf", self->dir);
 	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", self->naive_prog, none));
 	snprintf(twice, sizeof(twice), "%s: %s", none, none);
