@@ -101,4 +101,31 @@ TEST(hbm_near_peak_is_memory_bound)
 	free(t.s);
 }
 
+/* The scope table keeps a long scope path's start (its outer layers), cut on the right. */
+TEST(long_scope_cut_on_the_right)
+{
+	struct text t = { 0 };
+	struct vnp_view v;
+	struct kern *k;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	tx(&t, ".program \"long\"\n.tensor x input fp32 [128, 128]\n.queue 0\n"
+	   ".scope \"model_encoder/layer_block_7/load_tiles\"\n"
+	   "\tdma sbuf[0; 0, 1]@0x0, x@0x0[0, 512], 1 x 128 x 512\n");
+	k = kern_run(t.s, "long.vasm", 1, VNP_ANALYZE_NO_REPLAY);
+	ASSERT_NE(k, NULL);
+	v = (struct vnp_view){ .tl = &k->tl, .m = &k->m, .a = &k->a, .top = 5 };
+	f = open_memstream(&buf, &len);
+	ASSERT_NE(f, NULL);
+	EQ(vnp_summary_text(f, &v), 0);
+	fclose(f);
+	STR(buf, "  model_encoder/layer_block...  ");
+	EXPECT_EQ(strstr(buf, "  der/layer_block_7/load_tiles"), NULL);
+	free(buf);
+	kern_free(k);
+	free(t.s);
+}
+
 TEST_HARNESS_MAIN
