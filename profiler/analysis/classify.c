@@ -221,7 +221,7 @@ void vnp_classify_whole(const struct vnp_timeline *tl, const struct vnp_metrics 
 		in.comm_n = m->ncoll;
 		in.comm_what = "collectives";
 		in.comm_label = "of the critical path";
-		in.comm_of = "of the critical paths (all ranks)";
+		in.comm_of = "of the critical paths (summed over the ranks)";
 		cc_bw(m, &in.algbw, &in.busbw);
 	}
 	for (u = 0; u < VNEF_ENGINES; u++) {
@@ -260,7 +260,7 @@ void vnp_classify_group(const struct vnp_timeline *tl, const struct vnp_metrics 
 		in.comm_ps = g->unit_ps[VNP_UNIT_CC];
 		in.comm_T = in.T;
 		in.comm_of = "of its time";
-		in.comm_what = "collective calls (all ranks)";
+		in.comm_what = "collective calls (summed over the ranks)";
 		in.comm_label = "of its time";
 		in.comm_n = g->cc_count;
 		in.comm_wait_ps = g->cc_wait_ps;
