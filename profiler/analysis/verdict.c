@@ -105,8 +105,6 @@ static void fold_symptoms(struct vnp_rctx *c)
 		/* a root off the critical path (under VNP_CP_FRAC) costs it nothing */
 		if (g)
 			cat(g->evidence, sizeof(g->evidence), " Waits it causes: %s.", s->title);
-		if (g && s->share > g->share && g->saved_ps == 0)
-			g->share = s->share;
 		for (j = i; j + 1 < a->n; j++)
 			a->f[j] = a->f[j + 1];
 		a->n--;

@@ -85,7 +85,11 @@ int vnp_overall_text(FILE *f, const struct vnp_view *v)
 		snprintf(line, sizeof(line), "inf (no HBM traffic)");
 	else
 		snprintf(line, sizeof(line), "%.2f flop/B", m->ai);
-	fprintf(f, "  arithmetic intensity %s, ridge point %.1f flop/B\n", line, m->ridge);
+	fprintf(f, "  arithmetic intensity %s (all engines), ridge point %.1f flop/B\n", line,
+		m->ridge);
+	/* each engine's roof: a VectorE kernel is compared with VectorE's, not TensorE's */
+	fprintf(f, "  ridges, flop/B: TensorE %.1f, VectorE %.2f, ScalarE %.2f, GpSimdE %.2f\n",
+		m->eng_ridge[0], m->eng_ridge[1], m->eng_ridge[2], m->eng_ridge[3]);
 	fprintf(f, "  TensorE flops %llu (transposes %llu), other engines' flops %llu\n",
 		(unsigned long long)m->hw_flops, (unsigned long long)m->transpose_flops,
 		(unsigned long long)m->other_flops);
@@ -149,6 +153,17 @@ int vnp_overall_json(FILE *f, const struct vnp_view *v)
 	vnp_jnum(f, "mbu", m->mbu);
 	vnp_jnum(f, "arithmetic_intensity", m->ai);
 	vnp_jnum(f, "ridge_point", m->ridge);
+	fputs(",\"engine_peak_flops\":{", f);
+	for (u = 0; u < VNEF_ENGINES; u++) {
+		fprintf(f, "%s\"%s\":", u ? "," : "", vnp_engine_name(u));
+		vnp_jnum(f, NULL, m->eng_peak[u]);
+	}
+	fputs("},\"engine_ridge_points\":{", f);
+	for (u = 0; u < VNEF_ENGINES; u++) {
+		fprintf(f, "%s\"%s\":", u ? "," : "", vnp_engine_name(u));
+		vnp_jnum(f, NULL, m->eng_ridge[u]);
+	}
+	fputc('}', f);
 	fprintf(f, ",\"busy_ps\":%llu,\"compute_ps\":%llu,\"dma_compute_overlap_ps\":%llu,"
 		"\"tensor_idle_while_busy_ps\":%llu,\n\"class\":\"%s\"",
 		(unsigned long long)m->busy_ps, (unsigned long long)m->compute_ps,

@@ -29,6 +29,25 @@ static int dangling(const struct kern *k)
 	return 0;
 }
 
+/* k's summary-text, as a string to free. */
+static char *summary_of(const struct kern *k)
+{
+	struct vnp_view v = { .tl = &k->tl, .m = &k->m, .a = &k->a, .top = 5 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (vnp_summary_text(f, &v)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
 /*
  * The exp kernel's shape: a load of 64 KiB on q0, one exp on ScalarE, the store on q1,
  * each waiting for the one before. Each queue is busy under half the time (so no unit
@@ -101,26 +120,56 @@ TEST(hbm_near_peak_is_memory_bound)
 	free(t.s);
 }
 
+/*
+ * The roofline of a kernel without TensorE work (issue 29): the exp kernel's shape has
+ * only ScalarE flops (one a element, 128 x 128 of them) over 128 KiB of HBM traffic. Its
+ * arithmetic intensity counts them (it was 0 from TensorE's alone), and each engine has
+ * its roof from the model: VectorE 128 lanes at 1.12 GHz against HBM's 410 GB/s.
+ */
+TEST(roofline_counts_every_engine)
+{
+	struct text t = { 0 };
+	struct kern *k;
+	char *buf;
+
+	tx(&t, ".program \"act\"\n.tensor x input fp32 [128, 128]\n"
+	   ".tensor y output fp32 [128, 128]\n.queue 0\n"
+	   "\tdma sbuf[0; 0, 1]@0x0, x@0x0[0, 512], 1 x 128 x 512 signal s0\n.engine scalar\n"
+	   "\tactivate exp sbuf.fp32[0:128]@0x0[128], sbuf.fp32[0:128]@0x0[128], 1.0, 0.0 "
+	   "wait s0 >= 1 signal s1\n.queue 1\n"
+	   "\tdma y@0x0[0, 512], sbuf[0; 0, 1]@0x0, 1 x 128 x 512 wait s1 >= 1\n");
+	k = kern_run(t.s, "act.vasm", 1, VNP_ANALYZE_NO_REPLAY);
+	ASSERT_NE(k, NULL);
+	EQ(k->m.hw_flops, 0);
+	EQ(k->m.other_flops, 128 * 128);
+	EXPECT_GT(k->m.ai, 0.124);
+	EXPECT_LT(k->m.ai, 0.126);
+	EXPECT_GT(k->m.eng_ridge[VNEURON_ENGINE_VECTOR], 128 * 1.12e9 / 410e9 - 1e-6);
+	EXPECT_LT(k->m.eng_ridge[VNEURON_ENGINE_VECTOR], 128 * 1.12e9 / 410e9 + 1e-6);
+	EXPECT_GT(k->m.eng_ridge[VNEURON_ENGINE_SCALAR], k->m.eng_ridge[VNEURON_ENGINE_VECTOR]);
+	buf = summary_of(k);
+	ASSERT_NE(buf, NULL);
+	STR(buf, "arithmetic intensity 0.12 flop/B (all engines), ridge point 223.8 flop/B\n"
+	    "  ridges, flop/B: TensorE 223.8, VectorE 0.35, ScalarE 0.44, GpSimdE 0.44\n");
+	free(buf);
+	kern_free(k);
+	free(t.s);
+}
+
 /* The scope table keeps a long scope path's start (its outer layers), cut on the right. */
 TEST(long_scope_cut_on_the_right)
 {
 	struct text t = { 0 };
-	struct vnp_view v;
 	struct kern *k;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *buf;
 
 	tx(&t, ".program \"long\"\n.tensor x input fp32 [128, 128]\n.queue 0\n"
 	   ".scope \"model_encoder/layer_block_7/load_tiles\"\n"
 	   "\tdma sbuf[0; 0, 1]@0x0, x@0x0[0, 512], 1 x 128 x 512\n");
 	k = kern_run(t.s, "long.vasm", 1, VNP_ANALYZE_NO_REPLAY);
 	ASSERT_NE(k, NULL);
-	v = (struct vnp_view){ .tl = &k->tl, .m = &k->m, .a = &k->a, .top = 5 };
-	f = open_memstream(&buf, &len);
-	ASSERT_NE(f, NULL);
-	EQ(vnp_summary_text(f, &v), 0);
-	fclose(f);
+	buf = summary_of(k);
+	ASSERT_NE(buf, NULL);
 	STR(buf, "  model_encoder/layer_block...  ");
 	EXPECT_EQ(strstr(buf, "  der/layer_block_7/load_tiles"), NULL);
 	free(buf);
