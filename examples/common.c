@@ -32,6 +32,9 @@ const char ex_common_help[] =
 "                        with no device (no module loaded) and no --host, the\n"
 "                        program is written, not run, and the status is 0\n"
 "    --force-overwrite   let --write-vnef replace an existing FILE\n"
+"    --time-limit S      end an execution that runs longer than S seconds of host\n"
+"                        time (default 30, the module's; 1..3600): for slow or\n"
+"                        emulated machines\n"
 "    -q, --quiet         print only the result line\n"
 "    -h, --help          this help\n";
 
@@ -101,6 +104,18 @@ static int common_arg(struct ex_opts *o, const char *a, const char *v)
 		o->quiet = 1;
 	} else if (!strcmp(a, "--device") || !strcmp(a, "--core")) {
 		return parse_uint(a, v, a[2] == 'd' ? &o->device : &o->core) ? -1 : 2;
+	} else if (!strcmp(a, "--time-limit")) {
+		char *end;
+		unsigned long x;
+
+		errno = 0;
+		x = v ? strtoul(v, &end, 10) : 0;
+		if (!v || !*v || *end || errno || !x || x > 3600) {
+			ex_bad_value(a, "expects 1 to 3600 seconds, got '%s'", v ? v : "");
+			return -1;
+		}
+		o->time_limit_s = (unsigned int)x;
+		return 2;
 	} else if (!strcmp(a, "--write-vnef")) {
 		if (!v) {
 			ex_bad_value(a, "expects a file name");
@@ -215,6 +230,8 @@ static int ctx_open(const struct ex_opts *o, unsigned int nranks, unsigned int c
 			host_form();
 		goto out;
 	}
+	if (o->time_limit_s)
+		nd_runner_set_limit(c->r, o->time_limit_s * 1000000000ull);
 	if (nranks) {
 		ret = nd_runner_set_ranks(c->r, &(struct nd_runner_ranks){
 					  .count = nranks, .cores_per_device = cpd });

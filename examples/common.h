@@ -20,6 +20,7 @@ struct ex_opts {
 	const char *write_vnef;		/* write the program there too */
 	int force;			/* --force-overwrite: write_vnef may replace a file */
 	int quiet;
+	unsigned int time_limit_s;	/* --time-limit: per execution, 0 for the default */
 };
 
 /*

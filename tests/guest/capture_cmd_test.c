@@ -161,7 +161,7 @@ FIXTURE_TEARDOWN(cap)
 		sh("rm -rf '%s'", dir);
 }
 
-TEST_F(cap, program_then_view)
+TEST_F_TIMEOUT(cap, program_then_view, 600)
 {
 	uint64_t k[8], lost;
 
@@ -190,7 +190,7 @@ TEST_F(cap, program_then_view)
  * running execution with a complete profile that view reads, and status 128+signal.
  * (SIGTERM: a shell's background job ignores SIGINT, and capture keeps it ignored.)
  */
-TEST_F(cap, signal_stops_cleanly)
+TEST_F_TIMEOUT(cap, signal_stops_cleanly, 600)
 {
 	uint64_t k[8], lost;
 
@@ -216,7 +216,7 @@ TEST_F(cap, signal_stops_cleanly)
  * A tiny ring may lose records (whether it does depends on the drainer's luck): what
  * the profile holds plus what it says it lost equals a capture with a roomy ring.
  */
-TEST_F(cap, lost_counted)
+TEST_F_TIMEOUT(cap, lost_counted, 600)
 {
 	uint64_t k[8], big[8], lost, lost_big, kept = 0, all = 0;
 	int i;
@@ -237,7 +237,7 @@ TEST_F(cap, lost_counted)
 	EXPECT_EQ(0, sh("grep -q records %s/err", dir));
 }
 
-TEST_F(cap, application_form)
+TEST_F_TIMEOUT(cap, application_form, 600)
 {
 	uint64_t k[8], lost;
 

@@ -113,6 +113,10 @@ TEST_F(ex, bad_usage)
 	EXPECT_EQ(2, run(BIN "example-mlp-train --steps 1", out, sizeof(out)));
 	EXPECT_EQ(2, run(BIN "example-attention --bogus", out, sizeof(out)));
 	EXPECT_EQ(2, run(BIN "example-exp --device x", out, sizeof(out)));
+	EXPECT_EQ(2, run(BIN "example-exp --host --time-limit 0", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--time-limit: expects 1 to 3600 seconds, got '0'"));
+	EXPECT_EQ(2, run(BIN "example-exp --host --time-limit 3601", out, sizeof(out)));
+	EXPECT_EQ(0, run(BIN "example-exp --host -q --time-limit 60", out, sizeof(out)));
 	EXPECT_EQ(2, run(BIN "vneuron-run", out, sizeof(out)));
 	EXPECT_EQ(2, run(BIN "vneuron-run x.vnef --num-exec 0", out, sizeof(out)));
 	EXPECT_EQ(2, run(BIN "vneuron-ls --device 99", out, sizeof(out)));
