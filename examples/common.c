@@ -33,7 +33,9 @@ const char ex_common_help[] =
 "                        'vneuron-profile capture -n FILE -s profile.vntf';\n"
 "                        an existing FILE is refused (before anything runs)\n"
 "                        unless --force-overwrite; FILE is written whole or\n"
-"                        not at all (a temporary file renamed into place)\n"
+"                        not at all (a temporary file renamed into place);\n"
+"                        with no device (no module loaded) and no --host, the\n"
+"                        program is written, not run, and the status is 0\n"
 "    --force-overwrite   let --write-vnef replace an existing FILE\n"
 "    --time-limit S      end an execution that runs longer than S seconds of host\n"
 "                        time (default 30, the module's; 1..3600): for slow or\n"
@@ -42,6 +44,33 @@ const char ex_common_help[] =
 "    -h, --help          this help\n";
 
 static const char *ex_name = "example";
+/* The command line, for the --host form of the same command when there is no device. */
+static int ex_argc;
+static char **ex_argv;
+
+/* "example-exp --host --variant naive ..." on stderr: the command again, on the host. */
+static void host_form(void)
+{
+	int i;
+
+	fprintf(stderr, "  without the module, run it on the host backend: %s --host", ex_name);
+	for (i = 1; i < ex_argc; i++) {
+		/* the program was written already: the host form only runs it */
+		if (!strcmp(ex_argv[i], "--write-vnef") && i + 1 < ex_argc) {
+			i++;
+			continue;
+		}
+		if (strcmp(ex_argv[i], "--force-overwrite"))
+			fprintf(stderr, " %s", ex_argv[i]);
+	}
+	fputc('\n', stderr);
+}
+
+/* Whether an open of the device failed because there is none (no module loaded). */
+static int no_device(int ret)
+{
+	return ret == -ENOENT || ret == -ENXIO || ret == -ENODEV;
+}
 
 void ex_bad_value(const char *opt, const char *fmt, ...)
 {
@@ -119,6 +148,8 @@ int ex_parse_args(struct ex_opts *o, const struct ex_cmdline *cl, int argc, char
 	int i = 1, n;
 
 	ex_name = cl->name;
+	ex_argc = argc;
+	ex_argv = argv;
 	while (i < argc) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -218,9 +249,18 @@ static int ctx_open(const struct ex_opts *o, unsigned int nranks, unsigned int c
 	/* ranks count cores from core 0 of the device */
 	ret = o->host ? nd_runner_open_host(o->model, &c->r, &err) :
 			nd_runner_open_device(o->device, nranks ? 0 : o->core, &c->r, &err);
+	if (ret && o->write_vnef && !o->host && no_device(ret)) {
+		/* the program is what was asked for: written, not run, and said so */
+		fprintf(stderr, "%s: wrote %s; not run: %s\n", ex_name, o->write_vnef, err.msg);
+		host_form();
+		free(image);
+		ex_close(c);
+		exit(0);
+	}
 	if (ret) {
-		fprintf(stderr, "%s: %s%s%s\n", ex_name, o->host ? "host backend: " : "", err.msg,
-			o->host ? "" : " (or run with --host)");
+		fprintf(stderr, "%s: %s%s\n", ex_name, o->host ? "host backend: " : "", err.msg);
+		if (!o->host && no_device(ret))
+			host_form();
 		goto out;
 	}
 	if (o->time_limit_s)

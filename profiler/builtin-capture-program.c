@@ -91,6 +91,7 @@ static int open_device(struct run *r, const struct cap_opts *o, int *status)
 	image = cap_prog_image(r->prog, &size);
 	ret = cap_open(o, &t, 1, 0, image, size, &r->cr.cap);
 	if (ret) {
+		cap_host_hint(o, ret);
 		*status = ret == -ERANGE ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
 		return ret;
 	}
@@ -98,6 +99,7 @@ static int open_device(struct run *r, const struct cap_opts *o, int *status)
 	ret = nd_runner_open_device(o->device, t.core, &r->cr.r, &e);
 	if (ret) {
 		cap_err("%s", e.msg);
+		cap_host_hint(o, ret);
 		return ret;
 	}
 	return cap_load(r->cr.r, r->prog, o, 0, 0, r->cr.reader, status);

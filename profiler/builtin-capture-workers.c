@@ -186,6 +186,7 @@ static int workers_open(struct wrun *wr, struct cap_opts *o, int *status)
 			nd_runner_open_device(o->device, 0, &wr->cr.r, &e);
 	if (ret) {
 		cap_err("%s", e.msg);
+		cap_host_hint(o, ret);
 		return ret;
 	}
 	if (!o->host && o->nodes && o->nodes->local) {

@@ -222,6 +222,18 @@ void cap_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void cap_host_hint(const struct cap_opts *o, int ret)
+{
+	if (o->host || (ret != -ENOENT && ret != -ENXIO && ret != -ENODEV))
+		return;
+	fprintf(stderr, "  without the module, capture on the host backend: vneuron-profile "
+		"capture --host -n %s -s %s", o->program ? o->program : "PROGRAM",
+		o->profile ? o->profile : "PROFILE");
+	if (o->workers)
+		fprintf(stderr, " --collectives-worker-count %u", o->workers);
+	fputs(" (and the other options as given)\n", stderr);
+}
+
 /* ---- options ---- */
 
 /*
@@ -601,6 +613,8 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 			else
 				cap_err("option '%s' is unknown or needs a value",
 					    argv[optind - 1]);
+			if (!optopt)
+				vnp_cli_did_you_mean(lo, argc, argv);
 			fputs("Try 'vneuron-profile capture --help'.\n", stderr);
 			return -EINVAL;
 		}

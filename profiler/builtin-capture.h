@@ -67,6 +67,11 @@ struct cap_opts {
 
 /* A message of capture's own, as the library's are printed (vnp_cli_messages()). */
 void cap_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * After a device open failed with ret: when there is no device (no module loaded), the
+ * --host form of the command ("vneuron-profile capture --host -n P -s S ...").
+ */
+void cap_host_hint(const struct cap_opts *o, int ret);
 
 /*
  * builtin-capture.c: the profile, tracing targets[n] (NULL, 0: every core of every

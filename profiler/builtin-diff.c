@@ -148,6 +148,7 @@ int cmd_diff(int argc, char **argv)
 		default:
 			fprintf(stderr, "vneuron-profile diff: unknown option or missing value: "
 				"%s (see --help)\n", argv[optind - 1]);
+			vnp_cli_did_you_mean(lo, argc, argv);
 			return VNP_EXIT_USAGE;
 		}
 	}

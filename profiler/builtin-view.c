@@ -292,6 +292,7 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 			o->help = 1;
 			return 0;
 		default:
+			vnp_cli_did_you_mean(lo, argc, argv);
 			fprintf(stderr, "Try 'vneuron-profile --help'.\n");
 			return -EINVAL;
 		}

@@ -20,6 +20,14 @@
 #define VNP_EXIT_SYSTEM	3	/* device, memory or write error */
 #define VNP_EXIT_REGRESSION 4	/* diff --fail-on: B slower than allowed */
 
+struct option;
+/*
+ * After getopt_long() refused argv[optind - 1]: "did you mean '--output-format'?" on
+ * stderr when an option of lo, or its last word, is within two edits (a typo, two
+ * letters swapped) of it.
+ */
+void vnp_cli_did_you_mean(const struct option *lo, int argc, char **argv);
+
 int cmd_view(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 int cmd_diff(int argc, char **argv);

@@ -238,6 +238,10 @@ for name, o in (("exp naive", n), ("exp pipelined", p), ("mlp training step", m)
     adv = o.get("advice", [])
     print(f"{name + ':':19} {o['total_time_ps'] / 1e6:9.3f} us modeled, "
           f"{o.get('class_label', o['class'])}")
+    # where the class and the first finding differ, the class's why says why
+    why = o.get("class_why", "")
+    if why.find("; the first finding") >= 0:
+        print(f"{'':19} {why[why.find('; the first finding') + 2:]}")
     if adv:
         print(f"{'':19} first finding: {adv[0]['rule']}: {adv[0]['title']}")
         print(f"{'':19} gain: {adv[0].get('gain', 'n/a')}")
@@ -245,25 +249,37 @@ for name, o in (("exp naive", n), ("exp pipelined", p), ("mlp training step", m)
             print(f"{'':19} then: {a['rule']}: {a.get('gain', 'n/a')}")
     else:
         print(f"{'':19} first finding: none")
+    if o.get("next_bound"):
+        print(f"{'':19} then: {o['next_bound']}")
 for a in n.get("advice", []):
     if a["rule"] == "dma-no-overlap":
         print(f"exp naive flagged: {a['title']}: {a['evidence'][:160]}...")
 print(f"pipelined exp: {tn / tp:.2f}x faster than naive in modeled time")
 cc = dp.get("collectives") or {}
-print(f"mlp dp: {cc.get('count', 0)} collectives over {cc.get('ranks', 0)} ranks; "
-      "load imbalance (who arrived last, the others' wait):")
-for x in (cc.get("list") or [])[:4]:
-    print(f"  {x['op']} pc {x['pc']} exec {x['exec']}: last rank {x['last_rank']}, "
-          f"others waited {x['wait_ps'] / 1e6:.3f} us")
+# load imbalance only where some rank waited; else how far apart the ranks arrived
+waited = [x for x in (cc.get("list") or []) if x["wait_ps"]]
+if waited:
+    print(f"mlp dp: {cc.get('count', 0)} collectives over {cc.get('ranks', 0)} ranks; "
+          "load imbalance (who arrived last, the others' wait):")
+    for x in waited[:4]:
+        print(f"  {x['op']} pc {x['pc']} exec {x['exec']}: last rank {x['last_rank']}, "
+              f"others waited {x['wait_ps'] / 1e6:.3f} us")
+else:
+    sp = sorted(x["last_arrival_ps"] - x["first_arrival_ps"] for x in (cc.get("list") or []))
+    print(f"mlp dp: {cc.get('count', 0)} collectives over {cc.get('ranks', 0)} ranks; no load "
+          "imbalance (no rank waited)" + (f", arrival spread min/median/max {sp[0] / 1e6:.3f}/"
+          f"{sp[len(sp) // 2] / 1e6:.3f}/{sp[-1] / 1e6:.3f} us" if sp else ""))
 if nodes:
     nd = nodes.get("nodes") or {}
     print(f"mlp dp, 2 nodes x 2 workers: {nodes['total_time_ps'] / 1e6:.3f} us modeled, "
-          f"inter-node {nd.get('inter_node_ps', 0) / 1e6:.3f} us, "
-          f"intra-node {nd.get('intra_node_ps', 0) / 1e6:.3f} us of collective time")
+          f"critical path {nodes.get('critical_path_max_exec_ps', 0) / 1e6:.3f} us per "
+          f"execution of the slowest rank; collective time summed over the ranks: inter-node "
+          f"{nd.get('inter_node_ps', 0) / 1e6:.3f} us, "
+          f"intra-node {nd.get('intra_node_ps', 0) / 1e6:.3f} us")
     for x in nd.get("per_node", []):
         print(f"  node {x['node']}: busy {x['busy_ps'] / 1e6:.3f} us, collectives "
-              f"{x['collective_ps'] / 1e6:.3f} us, clock offset {x['clock_offset_ns']} ns "
-              f"+- {x['clock_error_ns']} ns")
+              f"{x['collective_ps'] / 1e6:.3f} us (summed over its cores and executions), "
+              f"clock offset {x['clock_offset_ns']} ns +- {x['clock_error_ns']} ns")
 # the application: its ranges and, for the busiest, its device time by layer
 try:
     app = load("mlp_train_app")

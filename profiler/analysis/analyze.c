@@ -145,6 +145,7 @@ out:
 		a->f[i].impact = a->cp.len_ps ? a->f[i].saved_ps / (double)a->cp.len_ps : 0;
 	if (a->n > 1)
 		qsort(a->f, a->n, sizeof(*a->f), cmp_finding);
+	vnp_verdict(&c);
 	return 0;
 }
 

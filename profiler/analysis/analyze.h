@@ -67,7 +67,8 @@ struct vnp_finding {
 	double impact;			/* saved_ps / critical path: the ranking */
 	double saved_ps;		/* time saved on the critical path (all executions) */
 	double share;			/* the problem's share of total_time (tie-break) */
-	uint32_t unit;			/* semaphore-wait: the root stream; else unused */
+	uint32_t unit;			/* the stream it is about (semaphore-wait: the root
+					 * behind the waits), or VNP_NONE */
 	int replayed;			/* before/after come from a replay */
 	uint64_t before_ps, after_ps;	/* one execution, modeled */
 	char gain[256];			/* "...: 112.4 us -> 9.1 us, replayed" or estimate */
@@ -85,6 +86,8 @@ struct vnp_analysis {
 	unsigned int n;
 	struct vnp_critpath cp;
 	char folded[512];		/* waits explained by the bound unit */
+	char next[256];			/* the unit that bounds the time next, when no
+					 * finding is about it; "" if none */
 };
 
 /* Flags of vnp_analyze_opts(). */

@@ -107,7 +107,8 @@ static void classify(struct vnp_classification *c, const struct cin *in)
 			 100 * mbu);
 		return;
 	}
-	if (mbu >= VNP_SATURATED_FRAC && mbu >= ue) {
+	/* a queue busy while HBM is near its peak waits for HBM: more queues would not help */
+	if (mbu >= VNP_SATURATED_FRAC && (mbu >= ue || uq > ue)) {
 		c->cls = VNP_CLASS_MEMORY;
 		c->unit = VNP_BOUND_HBM;
 		c->pct = 100 * mbu;
@@ -209,7 +210,8 @@ void vnp_classify_whole(const struct vnp_timeline *tl, const struct vnp_metrics 
 			const struct vnp_critpath *cp, struct vnp_classification *c)
 {
 	unsigned int ncores = tl->ncores ? tl->ncores : 1, u;
-	struct cin in = { .T = m->core_ps };
+	/* no events (a salvaged profile cut before its first): no class from nothing */
+	struct cin in = { .T = m->event_count ? m->core_ps : 0 };
 
 	/* collectives count by their transfers on the critical path */
 	if (cp && m->ncoll) {
@@ -219,7 +221,7 @@ void vnp_classify_whole(const struct vnp_timeline *tl, const struct vnp_metrics 
 		in.comm_n = m->ncoll;
 		in.comm_what = "collectives";
 		in.comm_label = "of the critical path";
-		in.comm_of = "of the critical paths (all ranks)";
+		in.comm_of = "of the critical paths (summed over the ranks)";
 		cc_bw(m, &in.algbw, &in.busbw);
 	}
 	for (u = 0; u < VNEF_ENGINES; u++) {
@@ -239,6 +241,11 @@ void vnp_classify_whole(const struct vnp_timeline *tl, const struct vnp_metrics 
 	in.bw = m->hbm_bw / ncores;
 	in.qbw = queue_bw(tl);
 	classify(c, &in);
+	if (tl->salvaged && !m->event_count) {
+		snprintf(c->label, sizeof(c->label), "none (partial profile: no events read)");
+		snprintf(c->why, sizeof(c->why), "the profile was salvaged and holds no "
+			 "instruction or DMA events: nothing to classify");
+	}
 }
 
 void vnp_classify_group(const struct vnp_timeline *tl, const struct vnp_metrics *m,
@@ -253,7 +260,7 @@ void vnp_classify_group(const struct vnp_timeline *tl, const struct vnp_metrics 
 		in.comm_ps = g->unit_ps[VNP_UNIT_CC];
 		in.comm_T = in.T;
 		in.comm_of = "of its time";
-		in.comm_what = "collective calls (all ranks)";
+		in.comm_what = "collective calls (summed over the ranks)";
 		in.comm_label = "of its time";
 		in.comm_n = g->cc_count;
 		in.comm_wait_ps = g->cc_wait_ps;

@@ -21,6 +21,7 @@ struct vnp_finding *vnp_add(struct vnp_rctx *c, enum vnp_rule r, double saved, d
 	f = &a->f[a->n++];
 	memset(f, 0, sizeof(*f));
 	f->rule = r;
+	f->unit = VNP_NONE;
 	f->saved_ps = saved > 0 ? saved : 0;
 	f->share = share;
 	return f;

@@ -53,6 +53,12 @@ struct vnp_finding *vnp_add(struct vnp_rctx *c, enum vnp_rule r, double saved, d
 int vnp_gain(struct vnp_rctx *c, struct vnp_finding *f, int ret, uint64_t after, const char *what);
 void vnp_drop_last(struct vnp_analysis *a);
 /* vnp_gain(), and the finding dropped if its fix does not help. 0. */
+/*
+ * One verdict (verdict.c), after the findings are ranked: symptoms fold into their
+ * cause, the class agrees with the first finding (or says why not), and a->next names
+ * the unit that bounds the time next when no finding is about it.
+ */
+void vnp_verdict(struct vnp_rctx *c);
 int vnp_settle(struct vnp_rctx *c, struct vnp_finding *f, int ret, uint64_t after,
 	       const char *what);
 /* vnp_where() predicate: events of the stream *arg (unsigned int). */

@@ -158,7 +158,7 @@ static int rule_cc_no_overlap(struct vnp_rctx *c)
 		return -ENOMEM;
 	snprintf(f->title, sizeof(f->title), "Collectives never overlap compute: the "
 		 "engines wait while data moves");
-	cat(f->evidence, sizeof(f->evidence), "%u collectives transfer for %s (all ranks), "
+	cat(f->evidence, sizeof(f->evidence), "%u collectives transfer for %s (summed over the ranks), "
 	    "the engines compute for %s; both at once on a core: %s (<= %.0f%% of the "
 	    "smaller). On the critical paths: transfers %s, compute %s.", m->ncoll,
 	    vnp_fmt_time(xf, t1, sizeof(t1)), vnp_fmt_time(m->compute_ps, t2, sizeof(t2)),

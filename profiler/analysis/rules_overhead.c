@@ -114,6 +114,7 @@ static int rule_queue_bound(struct vnp_rctx *c)
 	f = vnp_add(c, VNP_RULE_DMA_QUEUE_BOUND, (double)cpq * (1.0 - 1.0 / k), busy);
 	if (!f)
 		return -ENOMEM;
+	f->unit = sid;
 	snprintf(f->title, sizeof(f->title), "DMA q%u is busy %.0f%% of the time while HBM is "
 		 "used %.0f%%: too few queues", bq, 100 * busy, 100 * mbu);
 	cat(f->evidence, sizeof(f->evidence), "q%u ran %llu descriptors (%s) in %s; it is %s "
@@ -171,6 +172,7 @@ static int rule_overhead(struct vnp_rctx *c)
 			(double)m->core_ps);
 		if (!f)
 			return -ENOMEM;
+		f->unit = e;
 		snprintf(f->title, sizeof(f->title), "%s spends %.0f%% of its time on fixed "
 			 "per-instruction costs", vnp_engine_name(e),
 			 vnp_pct(u->fixed_ps, u->instr_ps));

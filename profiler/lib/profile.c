@@ -650,6 +650,7 @@ static int view_load(struct vnprofile_view *v)
 			 "were left out of %s's view",
 			 (unsigned long long)v->pf.unplaced_records, v->prog->path);
 	v->pf.tl.model_flops = p->o.model_flops;
+	v->pf.tl.salvaged = v->pf.nr_salvaged;
 	v->pf.tl.host_clock = !!(p->o.flags & VNPROFILE_HOST_CLOCK);
 compute:
 	ret = vnp_tl_finish(&v->pf.tl) ?: vnp_metrics_compute(&v->pf.tl, one ? 0 : p->o.bins,

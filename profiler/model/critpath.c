@@ -143,6 +143,10 @@ int vnp_critpath_compute(const struct vnp_timeline *tl, struct vnp_critpath *cp)
 			continue;
 		e = &tl->ev[last[i]];
 		cp->len_ps += e->end - vnp_tl_exec_start(tl, e->core, e->exec);
+		if (e->end - vnp_tl_exec_start(tl, e->core, e->exec) > cp->max_ps) {
+			cp->max_ps = e->end - vnp_tl_exec_start(tl, e->core, e->exec);
+			cp->max_core = e->core;
+		}
 		for (; e; e = dep(tl, e, &hop)) {
 			size_t idx = (size_t)(e - tl->ev);
 

@@ -12,6 +12,8 @@
 
 struct vnp_critpath {
 	uint64_t len_ps;			/* summed over executions */
+	uint64_t max_ps;			/* the longest one execution's (slowest rank) */
+	uint32_t max_core;			/* the core (rank) it ran on */
 	/* path time per unit; a collective's is its transfer (cc_wait_ps: its wait) */
 	uint64_t unit_ps[VNP_UNITS];
 	uint64_t stream_ps[VNEF_STREAMS];	/* path time per stream (engine, queue, CC) */

@@ -300,6 +300,16 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	m->event_count = tl->n;
 	m->peak_flops = (double)tl->model.peak_flops_bf16 * ncores;
 	m->hbm_bw = (double)tl->model.hbm_bw * ncores;
+	m->eng_peak[VNEURON_ENGINE_TENSOR] = m->peak_flops;
+	m->eng_peak[VNEURON_ENGINE_VECTOR] = (double)tl->model.vector_lanes *
+					      (double)tl->model.vector_khz * 1e3 * ncores;
+	m->eng_peak[VNEURON_ENGINE_SCALAR] = (double)tl->model.scalar_lanes *
+					      (double)tl->model.scalar_khz * 1e3 * ncores;
+	/* 8 cores x 512 bits: 16 fp32 lanes a core (core/engine.c) */
+	m->eng_peak[VNEURON_ENGINE_GPSIMD] = (double)tl->model.gpsimd_cores * 16 *
+					      (double)tl->model.gpsimd_khz * 1e3 * ncores;
+	for (u = 0; u < VNEF_ENGINES; u++)
+		m->eng_ridge[u] = m->hbm_bw > 0 ? m->eng_peak[u] / m->hbm_bw : 0;
 	m->nscopes = p ? p->nscopes : 0;
 	m->nlines = p ? p->nlines : 0;
 	m->nbins = nbins ? nbins : VNP_DEFAULT_BINS;
@@ -506,11 +516,12 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 	} else {
 		m->mfu = tl->model_flops ? 0 : -1;
 	}
+	/* every engine's flops: a softmax or a layernorm has no TensorE work */
 	if (m->hbm_read + m->hbm_write)
-		m->ai = (double)(m->hw_flops - m->transpose_flops) /
+		m->ai = (double)(m->hw_flops - m->transpose_flops + m->other_flops) /
 			(double)(m->hbm_read + m->hbm_write);
 	else
-		m->ai = m->hw_flops > m->transpose_flops ? INFINITY : 0;
+		m->ai = m->hw_flops - m->transpose_flops + m->other_flops ? INFINITY : 0;
 	m->ridge = m->hbm_bw > 0 ? m->peak_flops / m->hbm_bw : 0;
 	if (m->core_ps)
 		m->dma_active_pct = 100.0 * (double)m->unit[VNP_UNIT_DMA].active_ps /

@@ -195,6 +195,11 @@ struct vnp_metrics {
 	uint64_t event_count, instr_count, dma_count;
 	uint64_t nexec;
 	double peak_flops;		/* TensorE peak (bf16) x cores */
+	/*
+	 * Each engine's peak x cores (flop/s; VectorE, ScalarE, GpSimdE one element a lane
+	 * a cycle, as the model charges them) and its ridge point against HBM (flop/B).
+	 */
+	double eng_peak[VNEF_ENGINES], eng_ridge[VNEF_ENGINES];
 	double hbm_bw;			/* bytes/s x cores */
 
 	struct vnp_unit unit[VNP_UNITS];
@@ -208,7 +213,11 @@ struct vnp_metrics {
 	uint64_t dma_bytes;
 	uint64_t mem_read[4], mem_write[4];	/* by enum vnef_mem; 0 = unknown */
 
-	double hfu, mfu, ai, ridge, mbu;	/* mfu < 0: no model flops given */
+	/*
+	 * ai: every engine's flops (TensorE's transposes left out) per HBM byte; ridge:
+	 * TensorE's. mfu < 0: no model flops given.
+	 */
+	double hfu, mfu, ai, ridge, mbu;
 	double dma_active_pct, avg_dma_bytes;
 
 	/* the sweep */

@@ -240,6 +240,8 @@ struct vnp_timeline {
 	uint64_t t0, t1;			/* first start, last end (ps) */
 	uint64_t lost;				/* records lost before reaching the profile */
 	uint64_t malformed;			/* records skipped as impossible */
+	uint32_t salvaged;			/* files read only in part (--salvage):
+						 * a partial profile */
 	uint64_t nexec;				/* distinct (core, exec_seq) executions */
 	uint32_t backends;			/* 1 << vntf backend of each profile read */
 	uint64_t ncc;				/* collectives (CC events) */

@@ -658,9 +658,10 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 			snprintf(lab, sizeof(lab), "%s", v->labels[c]);
 		else
 			snprintf(lab, sizeof(lab), "vneuron core %u", c);
-		snprintf(name, sizeof(name), "%s%s%s", lab,
+		snprintf(name, sizeof(name), "%s%s%s%s", lab,
 			 tl->prog && tl->prog->name && *tl->prog->name ? ": " : "",
-			 tl->prog && tl->prog->name ? tl->prog->name : "");
+			 tl->prog && tl->prog->name ? tl->prog->name : "",
+			 tl->salvaged ? " (PARTIAL: salvaged profile)" : "");
 		if (tl->nr_nodes && c < VNP_MAX_CORES) {
 			/* a process per node, each core's rows threads of it named by worker */
 			unsigned int node = tl->core_node[c], k;

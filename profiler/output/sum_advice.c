@@ -26,6 +26,8 @@ int vnp_advice_text(FILE *f, const struct vnp_view *v)
 		vnp_wrap(f, "     ", "     advice:", a->f[i].advice);
 		vnp_wrap(f, "     ", "     gain:", a->f[i].gain);
 	}
+	if (a->next[0])
+		vnp_wrap(f, "    ", "  then:", a->next);
 	return 0;
 }
 
@@ -51,5 +53,7 @@ int vnp_advice_json(FILE *f, const struct vnp_view *v)
 		fputc('}', f);
 	}
 	fputc(']', f);
+	if (a->next[0])
+		vnp_jstr(f, "next_bound", a->next);
 	return 0;
 }

@@ -40,6 +40,37 @@ static double gbps(double bytes, uint64_t ps)
 	return ps ? bytes / ((double)ps * 1e-12) / 1e9 : 0;
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * No rank waited for another (a deterministic run): instead of zeros, how far apart
+ * the members of each collective arrived, min/median/max over the collectives.
+ */
+static void arrival_spread(FILE *f, const struct vnp_metrics *m)
+{
+	char t1[32], t2[32], t3[32];
+	uint64_t *d;
+	uint32_t i;
+
+	fputs("  no load imbalance: no rank waited for another\n", f);
+	d = m->ncoll ? malloc(m->ncoll * sizeof(*d)) : NULL;
+	if (d) {
+		for (i = 0; i < m->ncoll; i++)
+			d[i] = m->coll[i].last_arrival - m->coll[i].first_arrival;
+		qsort(d, m->ncoll, sizeof(*d), cmp_u64);
+		fprintf(f, "  arrival spread per collective: min %s, median %s, max %s\n",
+			vnp_fmt_time(d[0], t1, sizeof(t1)),
+			vnp_fmt_time(d[m->ncoll / 2], t2, sizeof(t2)),
+			vnp_fmt_time(d[m->ncoll - 1], t3, sizeof(t3)));
+	}
+	free(d);
+}
+
 /*
  * "Collectives": the totals, one row per opcode (count, bytes, transfer time, algbw and
  * busbw as nccl-tests define them), the collectives whose ranks waited longest for
@@ -54,15 +85,18 @@ int vnp_collectives_text(FILE *f, const struct vnp_view *v)
 
 	if (!m->cc_events)
 		return 0;
-	fprintf(f, "\nCollectives (CC-core): %u over %u rank%s, %s of CC-core time (all "
-		"ranks)\n", m->ncoll, m->cc_nranks, m->cc_nranks == 1 ? "" : "s",
+	fprintf(f, "\nCollectives (CC-core): %u over %u rank%s; CC-core time %s, summed over "
+		"them\n", m->ncoll, m->cc_nranks, m->cc_nranks == 1 ? "" : "s",
 		vnp_fmt_time(m->unit[VNP_UNIT_CC].active_ps, t1, sizeof(t1)));
-	fprintf(f, "  transfers %s, overlapping compute %s (%.1f%%)\n",
+	fprintf(f, "  transfers %s (summed), overlapping compute %s (%.1f%%)\n",
 		vnp_fmt_time(m->cc_xfer_ps, t1, sizeof(t1)),
 		vnp_fmt_time(m->cc_overlap_ps, t2, sizeof(t2)),
 		vnp_pct(m->cc_overlap_ps, m->cc_xfer_ps));
-	fprintf(f, "  waits for the last rank to arrive %s (load imbalance)\n",
-		vnp_fmt_time(m->cc_wait_ps, t2, sizeof(t2)));
+	if (m->cc_wait_ps)
+		fprintf(f, "  load imbalance: waits for the last rank %s, summed over the "
+			"ranks\n", vnp_fmt_time(m->cc_wait_ps, t2, sizeof(t2)));
+	else
+		arrival_spread(f, m);
 	if (m->ncoll)
 		fprintf(f, "  %-15s %6s %11s %12s %12s %12s\n", "op", "count", "bytes", "time",
 			"algbw GB/s", "busbw GB/s");
@@ -97,7 +131,8 @@ int vnp_collectives_text(FILE *f, const struct vnp_view *v)
 		}
 	}
 	free(idx);
-	for (r = 0, i = 0; r < m->cc_nranks; r++) {
+	/* the ranks' waits: only when some rank waited */
+	for (r = 0, i = 0; m->cc_wait_ps && r < m->cc_nranks; r++) {
 		const struct vnp_cc_rank *x = &m->cc_rank[r];
 
 		if (!x->count)

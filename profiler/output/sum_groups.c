@@ -63,8 +63,16 @@ static int groups_text(FILE *f, const struct vnp_view *v, int scope)
 	for (k = 0; k < used && k < v->top; k++) {
 		i = idx[k];
 		vnp_group_name(v, scope, i, name, sizeof(name));
-		if (strlen(name) > 28)
-			memmove(name, name + strlen(name) - 28, 29);
+		/*
+		 * too long for the column: a scope path keeps its start (the outer layers
+		 * name it), a source line its end (the file's name and the line number)
+		 */
+		if (strlen(name) > 28 && scope) {
+			memcpy(name + 25, "...", 4);
+		} else if (strlen(name) > 28) {
+			memmove(name + 3, name + strlen(name) - 25, 26);
+			memcpy(name, "...", 3);
+		}
 		/* 78 columns with the longest class, communication-bound */
 		fprintf(f, "  %-28s %7llu %5.1f%% %11s  %s\n", name,
 			(unsigned long long)g[i].count, vnp_pct(g[i].instr_ps, all),

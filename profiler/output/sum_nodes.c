@@ -27,7 +27,8 @@ void vnp_nodes_text(FILE *f, const struct vnp_nodes *n)
 	for (k = 0; k < VNP_MAX_NODES; k++)
 		if (n->node[k].api_first_ns && n->node[k].api_first_ns < api0)
 			api0 = n->node[k].api_first_ns;
-	fprintf(f, "\nNodes: %u of %u in the profile\n", n->seen, n->nr_nodes);
+	fprintf(f, "\nNodes: %u of %u in the profile (times summed over each node's cores and "
+		"executions)\n", n->seen, n->nr_nodes);
 	fprintf(f, "  %-5s %5s %12s %12s %12s %12s %14s  %s\n", "node", "cores", "busy",
 		"collectives", "inter-node", "its waits", "others waited", "host API calls "
 		"(rank 0's clock)");

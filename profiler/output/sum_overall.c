@@ -50,6 +50,9 @@ int vnp_head_text(FILE *f, const struct vnp_view *v)
 		fprintf(f, "  captured on the %s backend%s\n", vnp_tl_backend(tl),
 			tl->backends & (1u << VNTF_BACKEND_HOST) ?
 			" (modeled figures are the module's; host times are this machine's)" : "");
+	if (tl->salvaged)
+		fprintf(f, "  PARTIAL: %u file%s cut short, salvaged: figures cover only the "
+			"records read\n", tl->salvaged, tl->salvaged == 1 ? "" : "s");
 	if (tl->lost || tl->malformed)
 		fprintf(f, "  WARNING: %llu records lost in capture, %llu malformed records "
 			"skipped: figures are incomplete\n", (unsigned long long)tl->lost,
@@ -82,16 +85,34 @@ int vnp_overall_text(FILE *f, const struct vnp_view *v)
 		snprintf(line, sizeof(line), "inf (no HBM traffic)");
 	else
 		snprintf(line, sizeof(line), "%.2f flop/B", m->ai);
-	fprintf(f, "  arithmetic intensity %s, ridge point %.1f flop/B\n", line, m->ridge);
+	fprintf(f, "  arithmetic intensity %s (all engines), ridge point %.1f flop/B\n", line,
+		m->ridge);
+	/* each engine's roof: a VectorE kernel is compared with VectorE's, not TensorE's */
+	fprintf(f, "  ridges, flop/B: TensorE %.1f, VectorE %.2f, ScalarE %.2f, GpSimdE %.2f\n",
+		m->eng_ridge[0], m->eng_ridge[1], m->eng_ridge[2], m->eng_ridge[3]);
 	fprintf(f, "  TensorE flops %llu (transposes %llu), other engines' flops %llu\n",
 		(unsigned long long)m->hw_flops, (unsigned long long)m->transpose_flops,
 		(unsigned long long)m->other_flops);
 	vnp_wrap(f, "    ", "  bound:", a->whole.label);
 	vnp_wrap(f, "    ", "    why:", a->whole.why);
-	if (a->cp.len_ps)
+	if (a->cp.len_ps && m->nexec > 1) {
+		char t2[32], ranks[48] = "";
+
+		/* per execution first: a sum over executions and ranks reads as one run */
+		if (v->tl->ncores > 1)
+			snprintf(ranks, sizeof(ranks), " on %u ranks", v->tl->ncores);
+		snprintf(line, sizeof(line), "%s per execution (the longest%s), %s summed over "
+			 "%llu executions%s; %llu entries, %llu semaphore waits crossed",
+			 vnp_fmt_time(a->cp.max_ps, t1, sizeof(t1)),
+			 v->tl->ncores > 1 ? ", the slowest rank's" : "",
+			 vnp_fmt_time(a->cp.len_ps, t2, sizeof(t2)), (unsigned long long)m->nexec,
+			 ranks, (unsigned long long)a->cp.nev, (unsigned long long)a->cp.sem_hops);
+		vnp_wrap(f, "    ", "  critical path", line);
+	} else if (a->cp.len_ps) {
 		fprintf(f, "  critical path %s over %llu entries, %llu semaphore waits crossed\n",
 			vnp_fmt_time(a->cp.len_ps, t1, sizeof(t1)),
 			(unsigned long long)a->cp.nev, (unsigned long long)a->cp.sem_hops);
+	}
 
 	return 0;
 }
@@ -109,6 +130,8 @@ int vnp_overall_json(FILE *f, const struct vnp_view *v)
 	vnp_json_str(f, tl->prog && tl->prog->name ? tl->prog->name : "");
 	vnp_jstr(f, "model", tl->model.name);
 	vnp_jstr(f, "backend", vnp_tl_backend(tl));
+	fprintf(f, ",\"partial\":%s,\"salvaged_files\":%u", tl->salvaged ? "true" : "false",
+		tl->salvaged);
 	fprintf(f, ",\"cores\":%u,\"executions\":%llu,\"lost_records\":%llu,"
 		"\"malformed_records\":%llu,\n\"total_time_ps\":%llu,\"event_count\":%llu,"
 		"\"instruction_count\":%llu,\"dma_count\":%llu,\"start_ps\":%llu,\"end_ps\":%llu,"
@@ -130,6 +153,17 @@ int vnp_overall_json(FILE *f, const struct vnp_view *v)
 	vnp_jnum(f, "mbu", m->mbu);
 	vnp_jnum(f, "arithmetic_intensity", m->ai);
 	vnp_jnum(f, "ridge_point", m->ridge);
+	fputs(",\"engine_peak_flops\":{", f);
+	for (u = 0; u < VNEF_ENGINES; u++) {
+		fprintf(f, "%s\"%s\":", u ? "," : "", vnp_engine_name(u));
+		vnp_jnum(f, NULL, m->eng_peak[u]);
+	}
+	fputs("},\"engine_ridge_points\":{", f);
+	for (u = 0; u < VNEF_ENGINES; u++) {
+		fprintf(f, "%s\"%s\":", u ? "," : "", vnp_engine_name(u));
+		vnp_jnum(f, NULL, m->eng_ridge[u]);
+	}
+	fputc('}', f);
 	fprintf(f, ",\"busy_ps\":%llu,\"compute_ps\":%llu,\"dma_compute_overlap_ps\":%llu,"
 		"\"tensor_idle_while_busy_ps\":%llu,\n\"class\":\"%s\"",
 		(unsigned long long)m->busy_ps, (unsigned long long)m->compute_ps,
@@ -144,8 +178,9 @@ int vnp_overall_json(FILE *f, const struct vnp_view *v)
 		vnp_json_str(f, vnp_stream_name(a->whole.unit, line, sizeof(line)));
 	else
 		fputs("null", f);
-	fprintf(f, ",\"critical_path_ps\":%llu,\"critical_path_ps_by_stream\":{",
-		(unsigned long long)a->cp.len_ps);
+	fprintf(f, ",\"critical_path_ps\":%llu,\"critical_path_max_exec_ps\":%llu,"
+		"\"critical_path_ps_by_stream\":{", (unsigned long long)a->cp.len_ps,
+		(unsigned long long)a->cp.max_ps);
 	for (u = 0, first = 1; u < VNEF_STREAMS; u++) {
 		if (!a->cp.stream_ps[u])
 			continue;

@@ -258,6 +258,10 @@ TEST(long_semaphore_waits)
 			 "100.000 ns on semaphore 0, behind 300.000 ns of work on TensorE"), NULL);
 	/* a symptom: it saves nothing itself */
 	EXPECT_EQ(f->saved_ps, 0);
+	/* no finding is about TensorE: the gain names TensorE's work, not a missing finding */
+	EXPECT_EQ(strstr(f->gain, "the finding about"), NULL);
+	EXPECT_NE(strstr(f->gain, "a symptom of TensorE's work, which no other finding is "
+			 "about (TensorE, "), NULL);
 	synth_free(s);
 }
 

@@ -271,6 +271,59 @@ TEST_F(ex, vneuron_run_npy)
 }
 
 /*
+ * Issue 29, without the module: --write-vnef writes and exits 0, every tool that needs
+ * the device names the --host form of the same command; and vneuron-run with a file but
+ * no input name lists the program's inputs.
+ */
+TEST_F(ex, no_module_first_ten_minutes)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), BIN "example-exp --host -q --variant naive --write-vnef "
+		 "%s/exp.vnef", self->dir);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef %s/in.npy", self->dir,
+		 self->dir);
+	EXPECT_EQ(2, run(cmd, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "needs a NAME: inputs are NAME FILE pairs")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "exp.vnef's inputs: in (e.g. vneuron-run ")) TH_LOG("%s", out);
+	if (!access("/dev/vneuron0", F_OK))
+		SKIP(return, "a device is here: the no-module messages are not reachable");
+	snprintf(cmd, sizeof(cmd), BIN "example-exp --variant naive --write-vnef %s/x.vnef",
+		 self->dir);
+	EXPECT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "x.vnef; not run: /dev/vneuron0: no such device"));
+	EXPECT_NE(NULL, strstr(out, "run it on the host backend: example-exp --host --variant "
+			       "naive\n")) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), "%s/x.vnef", self->dir);
+	EXPECT_EQ(0, access(cmd, R_OK));
+	EXPECT_EQ(1, run(BIN "example-exp -q", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "host backend: example-exp --host -q\n")) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/x.vnef -N 2", self->dir);
+	EXPECT_EQ(1, run(cmd, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "host backend: vneuron-run --host ")) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), BIN "vneuron-profile capture -n %s/x.vnef -s %s/x.vntf",
+		 self->dir, self->dir);
+	EXPECT_EQ(3, run(cmd, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "capture on the host backend: vneuron-profile capture "
+			       "--host -n ")) TH_LOG("%s", out);
+}
+
+/* Issue 29: the README's "No module here?" lines, run as written (in a folder of ours). */
+TEST_F(ex, readme_no_module_path)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "set -e; sed -n '/^<!-- no-module -->$/,/^```$/p' README.md | "
+		 "grep '^build/bin/' | sed 's#/tmp/#%s/#g' > %s/steps.sh; test -s %s/steps.sh; "
+		 "bash -e %s/steps.sh", self->dir, self->dir, self->dir, self->dir);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "faster pipelined")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "Advice (")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "1 execution OK")) TH_LOG("%s", out);
+}
+
+/*
  * Issue 12: vneuron-run --save-output checks every output file before it runs (never an
  * input, an existing one only with --force-overwrite); and the smaller things: -N 0 and
  * an input bound twice say what is wrong, an example's errors name the example.

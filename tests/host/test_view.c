@@ -933,13 +933,27 @@ TEST_F(view, existing_output_needs_force_overwrite)
 			      self->naive_prog, self->naive_prof, self->dir));
 }
 
+/* 1 if the file at path holds s (binary files too), 0 if not, -1 if unreadable. */
+static int file_has(const char *path, const char *s)
+{
+	void *img;
+	size_t size;
+	int has;
+
+	if (nd_read_file(path, 1 << 26, &img, &size))
+		return -1;
+	has = memmem(img, size, s, strlen(s)) != NULL;
+	free(img);
+	return has;
+}
+
 /* Issue 12: a profile cut short is refused, and read by --salvage with a report. */
 TEST_F(view, truncated_profile_salvaged)
 {
-	char cut[160];
+	char cut[160], out[200];
 	struct stat st;
 	void *img;
-	size_t size;
+	size_t size, at;
 	FILE *f;
 
 	ASSERT_EQ(0, nd_read_file(self->tiled_prof, 1 << 26, &img, &size));
@@ -958,6 +972,46 @@ TEST_F(view, truncated_profile_salvaged)
 	EXPECT_NE(NULL, strstr(self->out, "salvaged "));
 	EXPECT_NE(NULL, strstr(self->out, "could not be read (truncated file"));
 	EXPECT_NE(NULL, strstr(self->out, "vneuron-profile: exp_tiled"));
+	/* partial data said loudly (issue 29): text, JSON, Perfetto, HTML */
+	EXPECT_NE(NULL, strstr(self->out, "PARTIAL: 1 file cut short, salvaged"));
+	free(self->out);
+	EXPECT_EQ(0, profiler(&self->out, "view -n %s -s %s --salvage -f summary-json",
+			      self->tiled_prog, cut));
+	EXPECT_NE(NULL, strstr(self->out, "\"partial\":true,\"salvaged_files\":1"));
+	free(self->out);
+	snprintf(out, sizeof(out), "%s/cut.pftrace", self->dir);
+	EXPECT_EQ(0, profiler(&self->out, "view -n %s -s %s --salvage -f perfetto -o %s",
+			      self->tiled_prog, cut, out));
+	EXPECT_EQ(1, file_has(out, "(PARTIAL: salvaged profile)"));
+	free(self->out);
+	snprintf(out, sizeof(out), "%s/cut.html", self->dir);
+	if (!profiler(&self->out, "view -n %s -s %s --salvage -f html -o %s", self->tiled_prog,
+		      cut, out))
+		EXPECT_EQ(1, file_has(out, "\"partial\":true"));
+	free(self->out);
+	/* cut before the first event record: a partial profile, but no class from nothing */
+	for (at = 64; at < size - 100; at += 16) {
+		ASSERT_EQ(0, truncate(cut, (off_t)at));
+		self->out = NULL;
+		if (profiler(&self->out, "view -n %s -s %s --salvage -f summary-json",
+			     self->tiled_prog, cut) == 0 &&
+		    strstr(self->out, "\"event_count\":0,"))
+			break;
+		free(self->out);
+		self->out = NULL;
+		ASSERT_EQ(0, nd_read_file(self->tiled_prof, 1 << 26, &img, &size));
+		f = fopen(cut, "wb");
+		ASSERT_NE(NULL, f);
+		ASSERT_EQ(size - 100, fwrite(img, 1, size - 100, f));
+		fclose(f);
+		free(img);
+	}
+	ASSERT_NE(NULL, self->out);
+	EXPECT_NE(NULL, strstr(self->out, "\"partial\":true"));
+	EXPECT_NE(NULL, strstr(self->out, "\"class\":\"idle\""));
+	EXPECT_NE(NULL, strstr(self->out, "\"class_label\":\"none (partial profile: no events "
+			       "read)\""));
+	EXPECT_EQ(NULL, strstr(self->out, "latency-bound"));
 	free(self->out);
 	/* cut between sections: no end section; the whole profile still read */
 	ASSERT_EQ(0, stat(self->tiled_prof, &st));
@@ -985,6 +1039,20 @@ TEST_F(view, truncated_profile_salvaged)
 TEST_F(view, messages_name_the_mistake)
 {
 	char none[160], twice[400];
+
+	/* issue 29: a mistyped long option gets the one it resembles */
+	EXPECT_EQ(2, profiler(&self->out, "view --fromat text"));
+	EXPECT_NE(NULL, strstr(self->out, "did you mean '--output-format'?")) TH_LOG("%s", self->out);
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "view --salvge"));
+	EXPECT_NE(NULL, strstr(self->out, "did you mean '--salvage'?")) TH_LOG("%s", self->out);
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "view --zzzzzz"));
+	EXPECT_EQ(NULL, strstr(self->out, "did you mean")) TH_LOG("%s", self->out);
+	free(self->out);
+	EXPECT_EQ(2, profiler(&self->out, "diff --fial-on 3 a b"));
+	EXPECT_NE(NULL, strstr(self->out, "did you mean '--fail-on'?")) TH_LOG("%s", self->out);
+	free(self->out);
 
 	snprintf(none, sizeof(none), "%s/nothere.vntf", self->dir);
 	EXPECT_EQ(1, profiler(&self->out, "view -n %s -s %s", self->naive_prog, none));

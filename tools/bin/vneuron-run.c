@@ -160,9 +160,55 @@ static int bind_outputs(struct nd_runner *r, const char *dir, int force)
 	return 0;
 }
 
+/*
+ * A lone argument after the program ("prog.vnef x.npy": the name left out): the
+ * program's inputs, read on the host backend (no device needed), in the message. 2.
+ */
+static int lone_arg(const char *prog, const char *a)
+{
+	struct nd_runner_tensor t;
+	struct nd_error err = { 0 };
+	struct nd_runner *r = NULL;
+	const char *first = NULL;
+	const struct vneuron_model *widest = NULL;
+	int n, i;
+
+	fprintf(stderr, "vneuron-run: '%s' needs a NAME: inputs are NAME FILE pairs", a);
+	/* only to read its tensors: the widest model refuses no program a device takes */
+	nd_model_lookup("trn3", &widest, NULL);
+	if (!nd_runner_open_host(widest, &r, &err) && !nd_runner_load_file(r, prog, NULL)) {
+		n = nd_runner_tensor_count(r);
+		fprintf(stderr, "; %s's inputs:", prog);
+		for (i = 0; i < n; i++)
+			if (!nd_runner_tensor(r, (unsigned int)i, &t) &&
+			    t.kind == VNEF_TENSOR_INPUT) {
+				fprintf(stderr, " %s", t.name);
+				first = first ? first : t.name;
+			}
+		if (!first)
+			fputs(" none", stderr);
+		else
+			fprintf(stderr, " (e.g. vneuron-run %s %s %s)", prog, first, a);
+	}
+	fputc('\n', stderr);
+	nd_runner_close(r);
+	return 2;
+}
+
+/* "vneuron-run --host ARGS": the same command on the host backend, when there is no device. */
+static void host_form(int argc, char **argv)
+{
+	int i;
+
+	fputs("  without the module, run it on the host backend: vneuron-run --host", stderr);
+	for (i = 1; i < argc; i++)
+		fprintf(stderr, " %s", argv[i]);
+	fputc('\n', stderr);
+}
+
 int main(int argc, char **argv)
 {
-	const char *prog = NULL, *save = NULL, *pairs[2 * 64], *model_name = NULL;
+	const char *prog = NULL, *save = NULL, *pairs[2 * 64], *model_name = NULL, *lone = NULL;
 	const struct vneuron_model *model = NULL;
 	unsigned int npairs = 0, dev_index = 0, core = 0, nexec = 1, i, j;
 	int host = 0, quiet = 0, force = 0, ret = 1, made = 0;
@@ -218,9 +264,14 @@ int main(int argc, char **argv)
 		} else if (!prog) {
 			prog = a;
 		} else {
-			if (!v || npairs >= sizeof(pairs) / sizeof(pairs[0])) {
-				fprintf(stderr, "vneuron-run: '%s' needs a file: NAME FILE pairs\n",
-					a);
+			if (!v || (v[0] == '-' && v[1])) {
+				/* said with the program's inputs once the options are read */
+				lone = lone ? lone : a;
+				continue;
+			}
+			if (npairs >= sizeof(pairs) / sizeof(pairs[0])) {
+				fprintf(stderr, "vneuron-run: over %zu NAME FILE pairs\n",
+					sizeof(pairs) / sizeof(pairs[0]) / 2);
 				return 2;
 			}
 			pairs[npairs++] = a;
@@ -254,14 +305,17 @@ int main(int argc, char **argv)
 			"its module was loaded with (vneuron-ls shows it)\n", model_name);
 		return 2;
 	}
+	if (lone)
+		return lone_arg(prog, lone);
 	if (host ? nd_runner_open_host(model, &r, &err) :
 		   nd_runner_open_device(dev_index, core, &r, &err)) {
 		if (err.code == -ERANGE) {
 			fprintf(stderr, "vneuron-run: --%s\n", err.msg);
 			return 2;
 		}
-		fprintf(stderr, "vneuron-run: %s%s%s\n", host ? "host backend: " : "", err.msg,
-			host ? "" : " (or use --host)");
+		fprintf(stderr, "vneuron-run: %s%s\n", host ? "host backend: " : "", err.msg);
+		if (!host && (err.code == -ENOENT || err.code == -ENXIO || err.code == -ENODEV))
+			host_form(argc, argv);
 		return 1;
 	}
 	if (nd_runner_load_file(r, prog, NULL))
