@@ -321,24 +321,18 @@ static void transpose4(const float *in, float *out)
 {
 	vn_v4 r0 = v4_load(in), r1 = v4_load(in + VN_MM_LD);
 	vn_v4 r2 = v4_load(in + 2 * VN_MM_LD), r3 = v4_load(in + 3 * VN_MM_LD);
-	static const s32 m[4][4] = { { 0, 4, 1, 5 }, { 2, 6, 3, 7 }, { 0, 1, 4, 5 },
-				     { 2, 3, 6, 7 } };
-	vn_v4i lo, hi, l2, h2;
 	vn_v4 t0, t1, t2, t3;
 
-	memcpy(&lo, m[0], sizeof(lo));
-	memcpy(&hi, m[1], sizeof(hi));
-	memcpy(&l2, m[2], sizeof(l2));
-	memcpy(&h2, m[3], sizeof(h2));
-	t0 = __builtin_shuffle(r0, r1, lo);
-	t1 = __builtin_shuffle(r0, r1, hi);
-	t2 = __builtin_shuffle(r2, r3, lo);
-	t3 = __builtin_shuffle(r2, r3, hi);
+	/* constant lanes: GCC (12 on) and clang (the fuzzers' build) both take them */
+	t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
+	t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+	t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
+	t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
 
-	v4_store(out, __builtin_shuffle(t0, t2, l2));
-	v4_store(out + VN_MM_LD, __builtin_shuffle(t0, t2, h2));
-	v4_store(out + 2 * VN_MM_LD, __builtin_shuffle(t1, t3, l2));
-	v4_store(out + 3 * VN_MM_LD, __builtin_shuffle(t1, t3, h2));
+	v4_store(out, __builtin_shufflevector(t0, t2, 0, 1, 4, 5));
+	v4_store(out + VN_MM_LD, __builtin_shufflevector(t0, t2, 2, 3, 6, 7));
+	v4_store(out + 2 * VN_MM_LD, __builtin_shufflevector(t1, t3, 0, 1, 4, 5));
+	v4_store(out + 3 * VN_MM_LD, __builtin_shufflevector(t1, t3, 2, 3, 6, 7));
 }
 
 /*

@@ -15,7 +15,7 @@
 #ifdef __CHECKER__
 /* sparse knows neither GCC's vector types nor this: a cast, so the rest is checked */
 #define __builtin_convertvector(x, type)	((type)(x))
-#define __builtin_shuffle(a, b, m)		(a)
+#define __builtin_shufflevector(a, b, ...)	(a)
 #endif
 
 #define VN_FP_SEG	2048		/* elements per gathered segment */
