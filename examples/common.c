@@ -83,18 +83,26 @@ void ex_bad_value(const char *opt, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static int parse_uint(const char *opt, const char *s, unsigned int *v)
+/* A decimal number up to max in *v: 0, or -1 if s is not one. */
+static int to_uint(const char *s, unsigned long max, unsigned int *v)
 {
 	char *end;
 	unsigned long x;
 
 	errno = 0;
 	x = s ? strtoul(s, &end, 10) : 0;
-	if (!s || !*s || *end || errno || x > 1024) {
+	if (!s || !*s || *end || errno || x > max)
+		return -1;
+	*v = (unsigned int)x;
+	return 0;
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned int *v)
+{
+	if (to_uint(s, 1024, v)) {
 		ex_bad_value(opt, "expects a number, got '%s'", s ? s : "");
 		return -1;
 	}
-	*v = (unsigned int)x;
 	return 0;
 }
 
@@ -118,16 +126,10 @@ static int common_arg(struct ex_opts *o, const char *a, const char *v)
 		}
 		return 2;
 	} else if (!strcmp(a, "--time-limit")) {
-		char *end;
-		unsigned long x;
-
-		errno = 0;
-		x = v ? strtoul(v, &end, 10) : 0;
-		if (!v || !*v || *end || errno || !x || x > 3600) {
+		if (to_uint(v, 3600, &o->time_limit_s) || !o->time_limit_s) {
 			ex_bad_value(a, "expects 1 to 3600 seconds, got '%s'", v ? v : "");
 			return -1;
 		}
-		o->time_limit_s = (unsigned int)x;
 		return 2;
 	} else if (!strcmp(a, "--write-vnef")) {
 		if (!v) {
