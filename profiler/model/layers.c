@@ -223,7 +223,8 @@ int vnp_layer_spans(const struct vnp_timeline *tl, unsigned int ncores,
 	if (norm_scopes(tl->prog, ls) || scope_spans(tl, ncores, &l, &n))
 		goto nomem;
 	/* keys are distinct: sorted, as the prefixes' merge below expects */
-	qsort(l, n, sizeof(*l), cmp_lay_scope);
+	if (n)
+		qsort(l, n, sizeof(*l), cmp_lay_scope);
 	/* each (execution, scope) once per prefix: counted, as a program may have many scopes */
 	for (i = 0, need = 0; i < n; i++)
 		need += prefix_count(ls->np[l[i].scope]);
