@@ -215,6 +215,10 @@ int nd_runner_set_ranks(struct nd_runner *r, const struct nd_runner_ranks *rk)
 		ret = rn_err(r, EBUSY, "set the ranks once, before loading a program");
 		goto out;
 	}
+	if (r->lnc > 1) {
+		ret = rn_err(r, EINVAL, "ranks: a logical core (LNC=2) runs one rank");
+		goto out;
+	}
 	if (!rk || !rk->count || rk->count > ND_RUNNER_MAX_RANKS || !rk->device != !rk->core ||
 	    (rk->flags & ~(ND_RANKS_NO_COMM | ND_RANKS_KEEP_BROKEN)) ||
 	    (rk->first && !(rk->flags & ND_RANKS_NO_COMM)) ||

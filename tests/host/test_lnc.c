@@ -10,6 +10,7 @@
 
 #include "core_util.h"
 #include "vn_model.h"
+#include "vnprog.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wsign-compare"
@@ -24,15 +25,12 @@
  * out [2 x COLS] fp32: each instance writes base + pid * step into its row, the row
  * chosen by the store's pid_stride (one row).
  */
-static struct vn_program *spmd_program(int32_t base, int32_t step, uint32_t pid_stride)
+static uint8_t *spmd_image(int32_t base, int32_t step, uint32_t pid_stride, uint64_t *size)
 {
 	struct vnef_dma_desc *d;
 	struct vnef_instr *in;
-	struct vn_program *p;
-	uint64_t size;
 	uint8_t *img;
 	struct vb b;
-	int r;
 
 	vb_init(&b);
 	vb_tensor(&b, "out", VNEF_TENSOR_OUTPUT, F32, 2, COLS, NULL);
@@ -44,8 +42,18 @@ static struct vn_program *spmd_program(int32_t base, int32_t step, uint32_t pid_
 	d = vb_store(&b, 0, 0, 0, COLS * 4, 1, COLS * 4, SB, 0, 0);
 	vb_wait(&d->flags, &d->wait_sem, &d->wait_value, 0, 1);
 	d->dst.pid_stride = pid_stride;
-	img = vb_finish(&b, &size);
+	img = vb_finish(&b, size);
 	vb_free(&b);
+	return img;
+}
+
+static struct vn_program *spmd_program(int32_t base, int32_t step, uint32_t pid_stride)
+{
+	struct vn_program *p;
+	uint64_t size;
+	uint8_t *img = spmd_image(base, step, pid_stride, &size);
+	int r;
+
 	r = vn_program_load(img, size, &p, NULL);
 	free(img);
 	return r ? NULL : p;
@@ -139,6 +147,42 @@ TEST_F(lnc, refusals)
 	/* Row 1 of instance 1 would end one byte past the tensor: the validator says no. */
 	EXPECT_EQ(NULL, spmd_program(0, 1, COLS * 4 + 1));
 	EXPECT_EQ(NULL, spmd_program(0, 1, ~0u));
+}
+
+/* The host backend (nd_host_set_lnc()): the same pair, and trn1 refused by name. */
+TEST(host_backend)
+{
+	const struct vneuron_model *m = vn_model_find("trn2");
+	float out[2 * COLS];
+	struct nd_host_tensor t = { "out", out, sizeof(out) };
+	struct nd_run_result one, two;
+	struct nd_error err;
+	struct nd_host *h;
+	uint64_t size;
+	uint8_t *img = spmd_image(10, 5, COLS * 4, &size);
+	uint32_t j;
+
+	ASSERT_EQ(0, nd_host_open(NULL, &h, &err));
+	EXPECT_EQ(-EINVAL, nd_host_set_lnc(h, 2));
+	EXPECT_NE(NULL, strstr(nd_host_error(h), "model trn1 has no logical cores"));
+	nd_host_close(h);
+	ASSERT_EQ(0, nd_host_open(m, &h, &err));
+	EXPECT_EQ(-EINVAL, nd_host_set_lnc(h, 3));
+	EXPECT_EQ(-EINVAL, nd_host_set_lnc(h, 0));
+	memset(out, 0, sizeof(out));
+	ASSERT_EQ(0, nd_host_run(h, img, size, &t, 1, 0, &one));
+	EXPECT_EQ(0.0f, out[COLS]);
+	ASSERT_EQ(0, nd_host_set_lnc(h, 2));
+	ASSERT_EQ(0, nd_host_run(h, img, size, &t, 1, 0, &two));
+	for (j = 0; j < COLS; j++) {
+		EXPECT_EQ(10.0f, out[j]);
+		EXPECT_EQ(15.0f, out[COLS + j]);
+	}
+	EXPECT_EQ(one.model_ps, two.model_ps);
+	EXPECT_LT(0, two.model_ps);
+	ASSERT_EQ(0, nd_host_set_lnc(h, 1));
+	nd_host_close(h);
+	free(img);
 }
 
 TEST_HARNESS_MAIN
