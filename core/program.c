@@ -572,7 +572,8 @@ static int check_ep(struct vctx *c, const struct vnef_dma_ep *e, const struct vn
 	if (e->mem != VNEF_MEM_SBUF && e->mem != VNEF_MEM_PSUM)
 		return fail(c, VNEF_CHK_DMA, "bad DMA endpoint memory");
 	if (e->tensor || e->pid_stride)
-		return fail(c, VNEF_CHK_RESERVED, "tensor or program-id stride of an on-chip endpoint");
+		return fail(c, VNEF_CHK_RESERVED,
+			    "tensor or program-id stride of an on-chip endpoint");
 	if (!vn_last_of(e->partition, d->count[0], e->part_stride[0], &last_part) ||
 	    !vn_last_of(last_part, d->count[1], e->part_stride[1], &last_part) ||
 	    last_part >= VNEF_PARTITIONS) {

@@ -407,6 +407,9 @@ struct vneuron_program_unload {
 	__u32 flags;
 };
 
+/* vneuron_exec.flags: launch on a logical core of two physical cores (LNC=2). */
+#define VNEURON_EXEC_LNC2		_BITUL(0)
+
 /**
  * struct vneuron_exec - argument of %VNEURON_IOCTL_EXEC
  * @program: in: program handle
@@ -431,9 +434,6 @@ struct vneuron_program_unload {
  * (the core provides zeroed scratch); constants take 0. Every bound buffer stays alive
  * until the execution ends, even if freed meanwhile.
  */
-/* vneuron_exec.flags: launch on a logical core of two physical cores (LNC=2). */
-#define VNEURON_EXEC_LNC2		(1u << 0)
-
 struct vneuron_exec {
 	__u32 program;
 	__u32 core;
