@@ -74,6 +74,7 @@ struct vn_fp_ctx {
 	u32 stat_exact;		/* its products are exact (vn_mm_exact()) */
 	u32 simd;		/* VN_SIMD_*: the widest vectors the kernels may use */
 	u32 features;		/* VN_FP_* */
+	u32 pid;		/* the running execution's program id (PROGRAM_ID) */
 	const char *mm_ran;	/* the kernels of the last MULTIPLY_MOVING step */
 };
 

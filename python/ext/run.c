@@ -89,7 +89,7 @@ static void sigint_release(void)
 
 /* ---- opening and loading ---- */
 
-int vnpy_run_open_host(struct vnpy_device *d, char *msg, size_t len)
+int vnpy_run_open_host(struct vnpy_device *d, unsigned int lnc, char *msg, size_t len)
 {
 	struct nd_error err = { 0 };
 	int ret = nd_runner_open_host(d->model, &d->runner, &err);
@@ -97,6 +97,15 @@ int vnpy_run_open_host(struct vnpy_device *d, char *msg, size_t len)
 	if (ret) {
 		snprintf(msg, len, "%s", err.msg);
 		return ret;
+	}
+	if (lnc != 1) {
+		ret = nd_runner_set_lnc(d->runner, lnc);
+		if (ret) {
+			snprintf(msg, len, "%s", nd_runner_error(d->runner));
+			nd_runner_close(d->runner);
+			d->runner = NULL;
+			return ret;
+		}
 	}
 	d->host = nd_runner_host(d->runner, 0);
 	return 0;
