@@ -37,6 +37,7 @@ static const char *const section_names[] = {
 	[VNTF_SEC_BACKEND] = "backend",
 	[VNTF_SEC_NODE] = "node",
 	[VNTF_SEC_STRING] = "string",
+	[VNTF_SEC_LNC] = "logical cores",
 };
 
 const char *vntf_section_name(uint32_t type)

@@ -54,6 +54,7 @@ enum vntf_section {
 	/* 10 is kept for application ranges' own data */
 	VNTF_SEC_STRING = 11,		/* struct vntf_string + len bytes: a range name */
 	VNTF_SEC_BACKEND = 12,		/* struct vntf_backend: what ran the workload */
+	VNTF_SEC_LNC = 13,		/* struct vntf_lnc: cores grouped as logical cores */
 };
 
 /* What ran the captured executions (section 12; a 1.0 file has none: unknown). */
@@ -66,6 +67,15 @@ enum vntf_backend_kind {
 
 struct vntf_backend {
 	uint32_t backend;		/* enum vntf_backend_kind, not UNKNOWN */
+	uint32_t reserved;		/* 0 */
+};
+
+/*
+ * Logical cores (section 13, docs/profile-format.md): with lnc 2, cores 2k and 2k + 1 of
+ * a device are logical core k, core 2k running program id 0 and 2k + 1 program id 1.
+ */
+struct vntf_lnc {
+	uint32_t lnc;			/* 2 (a profile without the section: 1) */
 	uint32_t reserved;		/* 0 */
 };
 
@@ -197,6 +207,8 @@ int vntf_write_program(struct vntf_writer *w, const struct vntf_program *p,
 int vntf_write_worker(struct vntf_writer *w, const struct vntf_worker *wk);
 /* The backend section (once, before the records): VNTF_BACKEND_MODULE or _HOST. */
 int vntf_write_backend(struct vntf_writer *w, uint32_t backend);
+/* The logical-cores section (once, before the records): lnc 2 (-EINVAL otherwise). */
+int vntf_write_lnc(struct vntf_writer *w, uint32_t lnc);
 /* "module", "host", or "unknown" (a 1.0 profile). */
 const char *vntf_backend_name(uint32_t backend);
 /* The node section: once, before any records (-EINVAL otherwise or if n is invalid). */
@@ -249,6 +261,7 @@ struct vntf_info {
 	struct vneuron_model model;
 	struct vntf_clock clock;
 	uint32_t backend;		/* enum vntf_backend_kind (0: no section) */
+	uint32_t lnc;			/* section 13's: 2, or 1 without one */
 	uint32_t nr_programs;
 	struct vntf_program_info *programs;
 	uint32_t nr_streams;

@@ -82,6 +82,7 @@ static int open_common(struct vntf_reader *r)
 	if (h.reserved)
 		return fail(r, -EINVAL, "reserved header field is not zero");
 	r->info.version_major = h.version_major;
+	r->info.lnc = 1;
 	r->info.version_minor = h.version_minor;
 	r->off = h.header_size;
 	return 0;
@@ -189,6 +190,7 @@ static uint64_t size_limit(uint32_t type, uint32_t flags)
 		       (uint64_t)VNTF_MAX_EXECS * sizeof(struct vntf_exec_program);
 	case VNTF_SEC_MODEL: case VNTF_SEC_CLOCK: case VNTF_SEC_WORKER:
 	case VNTF_SEC_LOST: case VNTF_SEC_END: case VNTF_SEC_BACKEND: case VNTF_SEC_NODE:
+	case VNTF_SEC_LNC:
 		return SMALL_MAX;
 	case VNTF_SEC_STRING:
 		return sizeof(struct vntf_string) + ND_RANGE_NAME_MAX;
@@ -442,6 +444,24 @@ static int do_backend(struct vntf_reader *r, const struct vntf_section_header *h
 	return 0;
 }
 
+/* Section 13: pairs of cores as logical cores; only LNC=2 exists. */
+static int do_lnc(struct vntf_reader *r, const struct vntf_section_header *h)
+{
+	struct vntf_lnc l;
+	int err = need(r, h, sizeof(l));
+
+	if (err)
+		return err;
+	memcpy(&l, r->buf, sizeof(l));
+	if (r->info.lnc > 1)
+		return fail(r, -EINVAL, SEC_FMT "a second logical-cores section", SEC_ARGS(r, h));
+	if (l.lnc != 2 || l.reserved)
+		return fail(r, -EINVAL, SEC_FMT "LNC %u (only 2) or reserved field set",
+			    SEC_ARGS(r, h), l.lnc);
+	r->info.lnc = l.lnc;
+	return 0;
+}
+
 static int do_end(struct vntf_reader *r, const struct vntf_section_header *h, uint64_t next)
 {
 	struct vntf_end e;
@@ -581,6 +601,9 @@ static int section(struct vntf_reader *r, struct vntf_chunk *c)
 		break;
 	case VNTF_SEC_BACKEND:
 		err = do_backend(r, &h);
+		break;
+	case VNTF_SEC_LNC:
+		err = do_lnc(r, &h);
 		break;
 	case VNTF_SEC_END:
 		err = do_end(r, &h, next);

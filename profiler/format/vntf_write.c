@@ -14,7 +14,8 @@ struct vntf_writer {
 	FILE *f;
 	bool own;
 	int err;			/* first write error (errno) */
-	bool have_model, have_clock, have_exec_programs, have_backend, have_node;
+	bool have_model, have_clock, have_exec_programs, have_backend, have_node,
+	     have_lnc;
 	uint32_t nr_programs;
 	uint32_t nr_strings;
 	uint64_t sections, records;
