@@ -37,6 +37,8 @@ struct nd_host_trace {
 	struct vn_trace_ring prod[VN_TRACE_RINGS_PER_CORE];
 	struct vneuron_trace_consumer *cons[VN_TRACE_RINGS_PER_CORE];
 	unsigned char *map[VN_TRACE_RINGS_PER_CORE];	/* control page, then the data */
+	/* LNC=2: program id 1's session (its core's rings), owned by this one */
+	struct nd_host_trace *pair;
 };
 
 /* A communicator of host ranks: the device core's (core/vn_comm.h), one reference. */
@@ -186,6 +188,9 @@ int nd_host_set_lnc(struct nd_host *h, unsigned int lnc)
 	if (lnc > vn_model_gen(h->model)->lnc)
 		return nd_seterr(&h->err, EINVAL, "LNC=%u: model %.16s has no logical cores "
 				 "(LNC=2 needs trn2 or trn3)", lnc, h->model->name);
+	if (h->trace && (lnc == 2) != !!h->core2)
+		return nd_seterr(&h->err, EBUSY, "LNC=%u: set it before tracing starts "
+				 "(nd_host_trace_start())", lnc);
 	if (lnc == 1) {
 		vn_core_destroy(h->core2);
 		h->core2 = NULL;
@@ -235,6 +240,16 @@ static void hook(void *arg, const struct vn_event *e)
 		record(h, e);
 }
 
+/* Program id 1's core (LNC=2): its events into the pair's rings. */
+static void hook1(void *arg, const struct vn_event *e)
+{
+	struct nd_host *h = arg;
+	struct nd_host_trace *t = h->trace ? h->trace->pair : NULL;
+
+	if (t && !t->stopped)
+		vn_trace_event(&t->prod[vn_trace_ring_of(e->stream)], e);
+}
+
 static void trace_wake(void *arg)
 {
 	struct nd_host_trace *t = arg;
@@ -250,6 +265,23 @@ static bool edge(void *arg, const struct vn_exec_status *st, bool end)
 {
 	struct nd_host *h = arg;
 	struct nd_host_trace *t = h->trace;
+	unsigned int i;
+
+	if (!t || t->stopped)
+		return true;
+	vn_trace_exec_edge(&t->prod[0], st, end);
+	if (end) {
+		for (i = 0; i < VN_TRACE_RINGS_PER_CORE; i++)
+			vn_trace_flush(&t->prod[i]);
+		trace_wake(t);
+	}
+	return true;
+}
+
+static bool edge1(void *arg, const struct vn_exec_status *st, bool end)
+{
+	struct nd_host *h = arg;
+	struct nd_host_trace *t = h->trace ? h->trace->pair : NULL;
 	unsigned int i;
 
 	if (!t || t->stopped)
@@ -461,6 +493,10 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 		vn_core_set_hooks(h->core, hook, h->trace ? edge : NULL, h);
 	else
 		vn_core_set_hook(h->core, NULL, NULL);
+	if (h->core2 && h->trace && h->trace->pair)
+		vn_core_set_hooks(h->core2, hook1, edge1, h);
+	else if (h->core2)
+		vn_core_set_hook(h->core2, NULL, NULL);
 	ret = vn_exec_submit(h->core, p, binds, p->tensor_count, limit_ns, NULL, NULL, &ex);
 	if (ret == -ENOTCONN) {
 		nd_seterr(&h->err, ret, "the program has collectives: bind the host to a rank of "
@@ -519,6 +555,8 @@ out:
 	if (ex)
 		vn_exec_put(ex);
 	vn_core_set_hook(h->core, NULL, NULL);
+	if (h->core2)
+		vn_core_set_hook(h->core2, NULL, NULL);
 	free(binds);
 	vn_program_put(p);
 	return ret;
@@ -622,6 +660,7 @@ void nd_host_trace_free(struct nd_host_trace *t)
 		return;
 	if (t->h)
 		t->h->trace = NULL;
+	nd_host_trace_free(t->pair);
 	for (i = 0; i < VN_TRACE_RINGS_PER_CORE; i++) {
 		free(t->cons[i]);
 		free(t->map[i]);
@@ -631,24 +670,18 @@ void nd_host_trace_free(struct nd_host_trace *t)
 	free(t);
 }
 
-int nd_host_trace_start(struct nd_host *h, const struct nd_trace_opts *o,
-			struct nd_host_trace **tp)
+/* One session's rings (a core's), unattached. */
+static int trace_alloc(struct nd_host *h, const struct nd_trace_opts *o, uint64_t start_ns,
+		       struct nd_host_trace **tp)
 {
 	struct vn_trace_params p = { .data_offset = HT_PAGE };
 	struct nd_host_trace *t;
 	unsigned int i;
 	int ret;
 
-	if (!tp)
-		return -EINVAL;
-	*tp = NULL;
-	if (!h)
-		return -EINVAL;
-	if (h->trace)
-		return nd_seterr(&h->err, EBUSY, "the host core is traced already");
 	p.mode = o ? o->mode : VNEURON_TRACE_MODE_STOP;
 	p.watermark = o ? o->watermark : 0;
-	p.start_host_ns = vn_time_ns();
+	p.start_host_ns = start_ns;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return nd_seterr(&h->err, ENOMEM, "out of memory");
@@ -684,13 +717,47 @@ int nd_host_trace_start(struct nd_host *h, const struct nd_trace_opts *o,
 			goto err;
 		}
 	}
-	t->h = h;
-	h->trace = t;
 	*tp = t;
 	return 0;
 err:
 	nd_host_trace_free(t);
 	return ret;
+}
+
+int nd_host_trace_start(struct nd_host *h, const struct nd_trace_opts *o,
+			struct nd_host_trace **tp)
+{
+	struct nd_host_trace *t;
+	uint64_t now;
+	int ret;
+
+	if (!tp)
+		return -EINVAL;
+	*tp = NULL;
+	if (!h)
+		return -EINVAL;
+	if (h->trace)
+		return nd_seterr(&h->err, EBUSY, "the host core is traced already");
+	now = vn_time_ns();
+	ret = trace_alloc(h, o, now, &t);
+	if (ret)
+		return ret;
+	/* LNC=2: program id 1's core gets its own session, as a second device core would */
+	if (h->core2 && (ret = trace_alloc(h, o, now, &t->pair))) {
+		nd_host_trace_free(t);
+		return ret;
+	}
+	t->h = h;
+	h->trace = t;
+	*tp = t;
+	return 0;
+}
+
+struct nd_host_trace *nd_host_trace_instance(struct nd_host_trace *t, unsigned int pid)
+{
+	if (!t)
+		return NULL;
+	return pid == 0 ? t : pid == 1 ? t->pair : NULL;
 }
 
 unsigned int nd_host_trace_nr_rings(const struct nd_host_trace *t)
@@ -723,5 +790,7 @@ int nd_host_trace_stop(struct nd_host_trace *t)
 		vn_trace_stop(&t->prod[i]);
 	t->stopped = 1;
 	trace_wake(t);
+	if (t->pair)
+		nd_host_trace_stop(t->pair);
 	return 0;
 }

@@ -446,9 +446,10 @@ void nd_host_record(struct nd_host *h, int on);
  * Run the following runs on a logical core of lnc physical cores (1, the default, or
  * 2: LNC=2, docs/isa.md "Logical cores"): two SPMD instances, program ids 0 and 1, on
  * two host cores sharing the bound buffers; nd_host_run() then reports the first
- * failing instance's status and the later end's times. Events, the trace and collectives
- * are instance 0's (core 0). -EINVAL (said) for another count or a model without
- * logical cores (trn1), -ENOMEM.
+ * failing instance's status and the later end's times. Recorded events and collectives
+ * are instance 0's (core 0); a trace session started after it traces both instances
+ * (nd_host_trace_instance()). -EINVAL (said) for another count or a model without
+ * logical cores (trn1), -EBUSY changing it while traced, -ENOMEM.
  */
 int nd_host_set_lnc(struct nd_host *h, unsigned int lnc);
 /*
@@ -480,6 +481,12 @@ unsigned int nd_host_trace_nr_rings(const struct nd_host_trace *t);
 /* A consumer of ring i: nd_ring_init() on it. 0 or -EINVAL. */
 int nd_host_trace_ring(const struct nd_host_trace *t, unsigned int i, struct nd_ring *r);
 int nd_host_trace_fd(const struct nd_host_trace *t);
+/*
+ * LNC=2 (nd_host_set_lnc() before nd_host_trace_start()): program id pid's session, 0 t
+ * itself, 1 the second host core's, with its own rings and eventfd, started, stopped
+ * and freed with t (never nd_host_trace_free() it alone); NULL otherwise.
+ */
+struct nd_host_trace *nd_host_trace_instance(struct nd_host_trace *t, unsigned int pid);
 int nd_host_trace_stop(struct nd_host_trace *t);
 void nd_host_trace_free(struct nd_host_trace *t);
 /* One run on a fresh core: nd_host_open + nd_host_run + nd_host_close. */

@@ -52,7 +52,10 @@ int cap_stopped_by_signal(void)
 	return 128 + sig;
 }
 
-/* --host: the host core the program runs on, traced as core 0 of device 0. */
+/*
+ * --host: the host core the program runs on, traced as core 0 of device 0; with --lnc 2
+ * a logical core, its program ids traced as cores 0 and 1.
+ */
 static int open_host(struct run *r, const struct cap_opts *o, int *status)
 {
 	struct vnprofile_target t = { .device = 0, .core = 0 };
@@ -67,12 +70,18 @@ static int open_host(struct run *r, const struct cap_opts *o, int *status)
 		cap_err("%s", e.msg);
 		return ret;
 	}
+	if (o->lnc > 1 && nd_runner_set_lnc(r->cr.r, o->lnc)) {
+		*status = VNP_EXIT_INPUT;
+		cap_err("--lnc: %s", nd_runner_error(r->cr.r));
+		return -EINVAL;
+	}
 	ret = cap_load(r->cr.r, r->prog, o, 0, ND_BIND_LITERAL, NULL, status);
 	if (ret)
 		return ret;
 	t.host = nd_runner_host(r->cr.r, 0);
 	image = cap_prog_image(r->prog, &size);
-	return cap_open(o, &t, 1, 0, image, size, &r->cr.cap);
+	return cap_open(o, &t, 1, o->lnc > 1 ? VNPROFILE_CAPTURE_LNC2 : 0, image, size,
+			&r->cr.cap);
 }
 
 /* The program on the core given (or core 0), on a device file of the runner's own. */

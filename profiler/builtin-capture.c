@@ -30,7 +30,7 @@ static const char capture_usage[] =
 "                            [--node ID/COUNT [--clock-offset NS[+-ERR]]]\n"
 "                            [--force-overwrite]\n"
 "    vneuron-profile capture --host [--model NAME] -n PROGRAM.vnef -s PROFILE.vntf\n"
-"                            [NAME FILE ...]\n"
+"                            [--lnc N] [NAME FILE ...]\n"
 "                            [--num-exec N] [--profile-nth-exec K] [options]\n"
 "                            [--collectives-worker-count N]\n"
 "    mpirun -np NODES [-H HOST,...] vneuron-profile capture [--host] [--device D]\n"
@@ -159,6 +159,13 @@ static const char capture_usage[] =
 "                              model's (docs/isa.md, \"Device models\"). A\n"
 "                              device's profile has the model of its module\n"
 "                              (insmod vneuron.ko model=NAME)\n"
+"    --lnc N                   with --host: run on a logical core of N physical\n"
+"                              cores, 1 (the default) or 2 (LNC=2: trn2 and\n"
+"                              trn3; trn1 has no logical cores and is refused,\n"
+"                              naming the model): program ids 0 and 1 run on\n"
+"                              host cores 0 and 1, both traced; the profile\n"
+"                              says they are logical core 0, and view shows\n"
+"                              them under it (docs/isa.md, \"Logical cores\")\n"
 "    -q, --quiet               no progress, no summary line\n"
 "    -h, --help                this text\n"
 "\n"
@@ -491,6 +498,7 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 		{ "force-overwrite", no_argument, NULL, 'F' },
 		{ "host", no_argument, NULL, 'H' },
 		{ "model", required_argument, NULL, 'M' },
+		{ "lnc", required_argument, NULL, 'L' },
 		{ "node", required_argument, NULL, 'O' },
 		{ "clock-offset", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
@@ -598,6 +606,11 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 			}
 			break;
 		}
+		case 'L':
+			ret = num_opt("lnc", optarg, 1, 2, 0, "1 or 2: a logical core is 1 or 2 "
+				      "physical cores", &v);
+			o->lnc = (unsigned int)v;
+			break;
 		case 'O':
 			ret = node_opt(optarg, o);
 			break;
@@ -634,6 +647,15 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 	if (o->model && !o->host) {
 		cap_err("--model %.16s is for --host: a device's profile records the model its "
 			"module was loaded with (insmod vneuron.ko model=NAME)", o->model->name);
+		return -EINVAL;
+	}
+	if (o->lnc > 1 && !o->host) {
+		cap_err("--lnc %u is for --host: on a device, a program runs on a logical core "
+			"through EXEC's VNEURON_EXEC_LNC2", o->lnc);
+		return -EINVAL;
+	}
+	if (o->lnc > 1 && (o->workers || o->per_node)) {
+		cap_err("--lnc 2 runs one logical core: it takes no collectives workers");
 		return -EINVAL;
 	}
 	if (o->host && dashdash) {

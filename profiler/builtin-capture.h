@@ -49,6 +49,7 @@ struct cap_opts {
 	struct cap_node node;
 	int ignore_errors, quiet, help, force, host;
 	const struct vneuron_model *model;	/* --model: the host cores' (NULL: trn1) */
+	unsigned int lnc;			/* --lnc: 1, or 2 (a logical core; --host) */
 	struct nd_trace_opts trace;
 	unsigned int nr_inputs;
 	struct cap_input inputs[MAX_INPUTS];

@@ -132,38 +132,49 @@ int vnp_cap_place(struct vnp_capture *c, const unsigned int *dev, const unsigned
 
 int vnp_cap_use_hosts(struct vnp_capture *c, struct nd_host *const *hosts,
 		      const unsigned int *device, const unsigned int *core, unsigned int n,
-		      const struct vneuron_model *model, int workers)
+		      const struct vneuron_model *model, int workers, unsigned int lnc)
 {
-	unsigned int i, d;
+	unsigned int i, d, k, per = lnc == 2 ? 2 : 1;
 
-	if (!n || n > VNP_CAP_MAX_CORES) {
-		vnp_err("%u host cores: 1..%u can be traced", n, VNP_CAP_MAX_CORES);
+	if (!n || n > VNP_CAP_MAX_CORES / per) {
+		vnp_err("%u host cores: 1..%u can be traced", n * per, VNP_CAP_MAX_CORES);
+		return -EINVAL;
+	}
+	if (per == 2 && workers) {
+		vnp_err("LNC=2 host cores cannot be collectives workers");
 		return -EINVAL;
 	}
 	c->host = 1;
+	c->lnc = per;
 	c->info.model = model ? *model : vn_model_trn1;
 	c->info.core_count = 0;
-	for (i = 0; i < n; i++) {
-		for (d = 0; d < c->ndev && c->devnum[d] != device[i]; d++)
+	for (i = 0; i < n * per; i++) {
+		k = i / per;
+		for (d = 0; d < c->ndev && c->devnum[d] != device[k]; d++)
 			;
 		if (d == c->ndev) {
 			if (c->ndev == VNP_CAP_MAX_DEVICES) {
 				vnp_err("more than %u devices", VNP_CAP_MAX_DEVICES);
 				return -E2BIG;
 			}
-			c->devnum[c->ndev++] = device[i];
+			c->devnum[c->ndev++] = device[k];
 		}
-		if (core[i] >= c->core_count[d])
-			c->core_count[d] = core[i] + 1;
-		if (core[i] >= c->info.core_count)
-			c->info.core_count = core[i] + 1;
-		c->hosts[i] = hosts[i];
-		c->core[i] = core[i];
+		if (per == 2 && (core[k] & 1)) {
+			vnp_err("LNC=2: core %u is not a logical core's first (an even core)",
+				core[k]);
+			return -EINVAL;
+		}
+		c->hosts[i] = hosts[k];
+		c->core[i] = core[k] + i % per;
+		if (c->core[i] >= c->core_count[d])
+			c->core_count[d] = c->core[i] + 1;
+		if (c->core[i] >= c->info.core_count)
+			c->info.core_count = c->core[i] + 1;
 		c->cdev[i] = d;
 		c->worker[i] = i;
 	}
 	c->device = c->devnum[0];
-	c->nr_cores = n;
+	c->nr_cores = n * per;
 	c->nr_workers = workers ? n : 0;
 	return 0;
 }
@@ -222,7 +233,8 @@ int vnp_cap_create(struct vnp_capture *c, const char *path, const struct vnp_pro
 	clk.realtime_start_ns = vnp_now_ns(CLOCK_REALTIME);
 	clk.host_resolution_ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
 	ret = vntf_write_model(c->w, &c->info.model) ?: vntf_write_clock(c->w, &clk) ?:
-	      vntf_write_backend(c->w, c->host ? VNTF_BACKEND_HOST : VNTF_BACKEND_MODULE);
+	      vntf_write_backend(c->w, c->host ? VNTF_BACKEND_HOST : VNTF_BACKEND_MODULE) ?:
+	      (c->lnc == 2 ? vntf_write_lnc(c->w, 2) : 0);
 	if (!ret && prog) {
 		/* the identity view checks; the debug table as the image has it */
 		image = vnp_prog_image(prog, &size);
@@ -327,7 +339,15 @@ int vnp_cap_start(struct vnp_capture *c, const struct nd_trace_opts *o)
 	for (i = 0; i < c->nr_cores; i++) {
 		struct nd_device *d = c->tdevs[c->cdev[i]] ?: c->tdev;
 
-		if (c->host) {
+		if (c->host && c->lnc == 2 && (i & 1)) {
+			/* the logical core's second: its session came with the first's */
+			c->htr[i] = nd_host_trace_instance(c->htr[i - 1], 1);
+			if (!c->htr[i]) {
+				vnp_err("host core %u: not a logical core (nd_host_set_lnc())", i);
+				return -EINVAL;
+			}
+			c->nr_rings[i] = nd_host_trace_nr_rings(c->htr[i]);
+		} else if (c->host) {
 			ret = nd_host_trace_start(c->hosts[i], o, &c->htr[i]);
 			if (ret) {
 				vnp_err("host core %u: %s", i, nd_host_error(c->hosts[i]));
@@ -666,7 +686,8 @@ void vnp_cap_close(struct vnp_capture *c)
 	for (i = 0; i < c->nr_cores; i++)
 		nd_trace_free(c->tr[i]);
 	for (i = 0; i < VNP_CAP_MAX_CORES; i++)
-		nd_host_trace_free(c->htr[i]);
+		if (c->lnc != 2 || !(i & 1))	/* a second is freed with its first */
+			nd_host_trace_free(c->htr[i]);
 	for (i = 1; i < c->ndev; i++)
 		nd_close(c->tdevs[i]);
 	nd_close(c->tdev);

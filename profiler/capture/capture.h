@@ -64,6 +64,11 @@ struct vnp_capture {
 	int host;
 	struct nd_host *hosts[VNP_CAP_MAX_CORES];
 	struct nd_host_trace *htr[VNP_CAP_MAX_CORES];
+	/*
+	 * 2: LNC=2 (vnp_cap_use_hosts()): cores 2k, 2k + 1 are one host handle's program
+	 * ids 0 and 1, htr[2k + 1] its htr[2k]'s instance 1 (freed with it)
+	 */
+	unsigned int lnc;
 	unsigned int nr_rings[VNP_CAP_MAX_CORES];
 	struct nd_ring ring[VNP_CAP_MAX_CORES][VNP_CAP_MAX_RINGS];
 	const char *path;		/* the profile */
@@ -101,11 +106,13 @@ int vnp_cap_place(struct vnp_capture *c, const unsigned int *dev, const unsigned
 /*
  * The host backend instead of vnp_cap_open(): the caller's handles (not closed
  * with c): hosts[i] stands for core core[i] of device device[i] of the model
- * (NULL: trn1); with workers, rank i.
+ * (NULL: trn1); with workers, rank i. lnc 2 (no workers): each handle is a logical
+ * core (nd_host_set_lnc()), hosts[i] traced as cores core[i] and core[i] + 1 (even
+ * core[i]), the profile's logical-cores section says so.
  */
 int vnp_cap_use_hosts(struct vnp_capture *c, struct nd_host *const *hosts,
 		      const unsigned int *device, const unsigned int *core, unsigned int n,
-		      const struct vneuron_model *model, int workers);
+		      const struct vneuron_model *model, int workers, unsigned int lnc);
 /*
  * Creates the profile: device model, clocks and (if prog) the program's identity. It is
  * written to a temporary file in path's directory that vnp_cap_finish() renames to path

@@ -206,6 +206,16 @@ int vntf_write_backend(struct vntf_writer *w, uint32_t backend)
 	return flush_records(w) ?: put_section(w, VNTF_SEC_BACKEND, &b, sizeof(b), NULL, 0);
 }
 
+int vntf_write_lnc(struct vntf_writer *w, uint32_t lnc)
+{
+	struct vntf_lnc l = { .lnc = lnc };
+
+	if (w->have_lnc || lnc != 2)
+		return -EINVAL;
+	w->have_lnc = true;
+	return flush_records(w) ?: put_section(w, VNTF_SEC_LNC, &l, sizeof(l), NULL, 0);
+}
+
 int vntf_write_node(struct vntf_writer *w, const struct vntf_node *n)
 {
 	struct vntf_section_header h = { .type = VNTF_SEC_NODE, .flags = VNTF_SEC_OPTIONAL,

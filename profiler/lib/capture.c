@@ -56,6 +56,10 @@ static int open_targets(struct vnp_capture *c, const struct vnprofile_capture_op
 		vnp_err("at most %u cores can be traced, not %u", VNP_CAP_MAX_CORES, o->ntargets);
 		return -E2BIG;
 	}
+	if ((o->flags & VNPROFILE_CAPTURE_LNC2) && !o->targets[0].host) {
+		vnp_err("LNC=2 captures are of host handles (nd_host_set_lnc())");
+		return -EINVAL;
+	}
 	for (i = 0; i < o->ntargets; i++) {
 		if (!o->targets[i].host != !o->targets[0].host) {
 			vnp_err("host handles and device cores cannot be traced together");
@@ -67,7 +71,8 @@ static int open_targets(struct vnp_capture *c, const struct vnprofile_capture_op
 		one_device &= dev[i] == dev[0];
 	}
 	if (o->targets[0].host)
-		return vnp_cap_use_hosts(c, hosts, dev, core, o->ntargets, o->model, workers);
+		return vnp_cap_use_hosts(c, hosts, dev, core, o->ntargets, o->model, workers,
+					 o->flags & VNPROFILE_CAPTURE_LNC2 ? 2 : 1);
 	ret = vnp_cap_open(c, dev[0]);
 	if (ret)
 		return ret;
