@@ -244,6 +244,12 @@ struct vnp_timeline {
 						 * a partial profile */
 	uint64_t nexec;				/* distinct (core, exec_seq) executions */
 	uint32_t backends;			/* 1 << vntf backend of each profile read */
+	/*
+	 * Logical cores (a profile's section 13, LNC=2): each core slot's logical core + 1
+	 * (0: none) and its physical core, whose parity is its program id
+	 */
+	uint16_t lcore[VNP_MAX_CORES];
+	uint16_t pcore[VNP_MAX_CORES];
 	uint64_t ncc;				/* collectives (CC events) */
 	uint16_t cc_rank[VNP_MAX_CORES];	/* each core's rank in its CC records, or VNP_NO_RANK */
 	uint64_t model_flops;			/* per execution, for mfu; 0: unknown */

@@ -31,6 +31,32 @@ static const char *statuses(const struct vnp_timeline *tl, char *buf, size_t len
 	return buf;
 }
 
+/*
+ * "logical core 0 (LNC=2): core 0 (program id 0), core 1 (program id 1)": each logical
+ * core of the profile once, its physical cores in order.
+ */
+static void lcores_text(FILE *f, const struct vnp_timeline *tl)
+{
+	unsigned int c, k, p, n;
+
+	for (c = 0; c < tl->ncores && c < VNP_MAX_CORES; c++) {
+		if (!tl->lcore[c])
+			continue;
+		for (k = 0; k < c && tl->lcore[k] != tl->lcore[c]; k++)
+			;
+		if (k < c)
+			continue;	/* said with its first slot */
+		fprintf(f, "  logical core %u (LNC=2):", tl->lcore[c] - 1u);
+		n = 0;
+		for (p = 0; p < 2; p++)
+			for (k = c; k < tl->ncores && k < VNP_MAX_CORES; k++)
+				if (tl->lcore[k] == tl->lcore[c] && (tl->pcore[k] & 1u) == p)
+					fprintf(f, "%s core %u (program id %u)", n++ ? "," : "",
+						tl->pcore[k], p);
+		fputc('\n', f);
+	}
+}
+
 int vnp_head_text(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_timeline *tl = v->tl;
@@ -50,6 +76,7 @@ int vnp_head_text(FILE *f, const struct vnp_view *v)
 		fprintf(f, "  captured on the %s backend%s\n", vnp_tl_backend(tl),
 			tl->backends & (1u << VNTF_BACKEND_HOST) ?
 			" (modeled figures are the module's; host times are this machine's)" : "");
+	lcores_text(f, tl);
 	if (tl->salvaged)
 		fprintf(f, "  PARTIAL: %u file%s cut short, salvaged: figures cover only the "
 			"records read\n", tl->salvaged, tl->salvaged == 1 ? "" : "s");
