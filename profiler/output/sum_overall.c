@@ -57,6 +57,31 @@ static void lcores_text(FILE *f, const struct vnp_timeline *tl)
 	}
 }
 
+/* summary-json's "logical_cores", only where a profile has some (docs/profiler.md) */
+static void lcores_json(FILE *f, const struct vnp_timeline *tl)
+{
+	unsigned int c, k, p, n, nl = 0;
+
+	for (c = 0; c < tl->ncores && c < VNP_MAX_CORES; c++) {
+		if (!tl->lcore[c])
+			continue;
+		for (k = 0; k < c && tl->lcore[k] != tl->lcore[c]; k++)
+			;
+		if (k < c)
+			continue;
+		fprintf(f, "%s{\"logical_core\":%u,\"lnc\":2,\"cores\":[",
+			nl++ ? "," : ",\"logical_cores\":[", tl->lcore[c] - 1u);
+		n = 0;
+		for (p = 0; p < 2; p++)
+			for (k = c; k < tl->ncores && k < VNP_MAX_CORES; k++)
+				if (tl->lcore[k] == tl->lcore[c] && (tl->pcore[k] & 1u) == p)
+					fprintf(f, "%s%u", n++ ? "," : "", tl->pcore[k]);
+		fputs("]}", f);
+	}
+	if (nl)
+		fputc(']', f);
+}
+
 int vnp_head_text(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_timeline *tl = v->tl;
@@ -157,6 +182,7 @@ int vnp_overall_json(FILE *f, const struct vnp_view *v)
 	vnp_json_str(f, tl->prog && tl->prog->name ? tl->prog->name : "");
 	vnp_jstr(f, "model", tl->model.name);
 	vnp_jstr(f, "backend", vnp_tl_backend(tl));
+	lcores_json(f, tl);
 	fprintf(f, ",\"partial\":%s,\"salvaged_files\":%u", tl->salvaged ? "true" : "false",
 		tl->salvaged);
 	fprintf(f, ",\"cores\":%u,\"executions\":%llu,\"lost_records\":%llu,"
