@@ -468,6 +468,62 @@ TEST(backend_section)
 	EXPECT_STREQ("module", vntf_backend_name(VNTF_BACKEND_MODULE));
 }
 
+/* Section 13 (logical cores): LNC=2 only, once; a profile without it reads as LNC=1. */
+TEST(lnc_section)
+{
+	struct vntf_section_header h;
+	const struct vntf_info *info;
+	struct vntf_reader *r;
+	struct vntf_writer *w;
+	struct vntf_chunk c;
+	struct vneuron_model model;
+	struct mfile m;
+	size_t off;
+	char err[256];
+
+	m.f = open_memstream(&m.buf, &m.len);
+	ASSERT_NE(NULL, m.f);
+	ASSERT_EQ(0, vntf_writer_create(&w, m.f));
+	fill_model(&model);
+	ASSERT_EQ(0, vntf_write_model(w, &model));
+	ASSERT_EQ(0, vntf_write_clock(w, &clk));
+	EXPECT_EQ(-EINVAL, vntf_write_lnc(w, 1));
+	EXPECT_EQ(-EINVAL, vntf_write_lnc(w, 3));
+	ASSERT_EQ(0, vntf_write_lnc(w, 2));
+	EXPECT_EQ(-EINVAL, vntf_write_lnc(w, 2));	/* once */
+	ASSERT_EQ(0, vntf_writer_finish(w, 1));
+	fflush(m.f);
+	off = sec_off(m.buf, 2);
+	memcpy(&h, m.buf + off, sizeof(h));
+	EQ(VNTF_SEC_LNC, h.type);
+	EQ(VNTF_SEC_OPTIONAL, h.flags);
+	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
+	EXPECT_EQ(0, vntf_next(r, &c)) TH_LOG("%s", vntf_error(r));
+	info = vntf_reader_info(r);
+	EQ(2, info->lnc);
+	vntf_close(r);
+	/* LNC 3 in the file: refused, named */
+	m.buf[off + sizeof(h)] = 3;
+	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, vntf_next(r, &c));
+	EXPECT_NE(NULL, strstr(vntf_error(r), "LNC 3 (only 2)"));
+	vntf_close(r);
+	mfile_close(&m);
+	/* without the section: 1 */
+	m.f = open_memstream(&m.buf, &m.len);
+	ASSERT_NE(NULL, m.f);
+	ASSERT_EQ(0, vntf_writer_create(&w, m.f));
+	ASSERT_EQ(0, vntf_write_model(w, &model));
+	ASSERT_EQ(0, vntf_write_clock(w, &clk));
+	ASSERT_EQ(0, vntf_writer_finish(w, 1));
+	fflush(m.f);
+	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
+	EXPECT_EQ(0, vntf_next(r, &c));
+	EQ(1, vntf_reader_info(r)->lnc);
+	vntf_close(r);
+	mfile_close(&m);
+}
+
 TEST(open_file_errors)
 {
 	struct vntf_reader *r = (void *)1;
