@@ -185,4 +185,72 @@ TEST(host_backend)
 	free(img);
 }
 
+/* Count a session's records by kind, its instructions in *insn. */
+static void drain_kinds(struct nd_host_trace *t, uint64_t kinds[16], uint64_t *insn)
+{
+	const struct vneuron_trace_record *recs;
+	struct nd_ring ring;
+	unsigned int i;
+	ssize_t n, k;
+
+	for (i = 0; i < nd_host_trace_nr_rings(t); i++) {
+		if (nd_host_trace_ring(t, i, &ring))
+			return;
+		while ((n = nd_ring_peek(&ring, &recs, 64)) > 0) {
+			for (k = 0; k < n; k++) {
+				kinds[recs[k].kind & 15]++;
+				if (recs[k].kind == VNEURON_TRACE_INSN)
+					(*insn)++;
+			}
+			nd_ring_release(&ring, (size_t)n);
+		}
+	}
+}
+
+/*
+ * A trace session of an LNC=2 host handle traces both instances: instance 1's own rings
+ * (nd_host_trace_instance()), each with its execution's start and end and its events;
+ * LNC cannot change while traced.
+ */
+TEST(host_trace_both_instances)
+{
+	const struct vneuron_model *m = vn_model_find("trn2");
+	uint64_t k0[16] = { 0 }, k1[16] = { 0 }, i0 = 0, i1 = 0;
+	float out[2 * COLS];
+	struct nd_host_tensor t = { "out", out, sizeof(out) };
+	struct nd_host_trace *tr;
+	struct nd_run_result res;
+	struct nd_error err;
+	struct nd_host *h;
+	uint64_t size;
+	uint8_t *img = spmd_image(10, 5, COLS * 4, &size);
+
+	ASSERT_EQ(0, nd_host_open(m, &h, &err));
+	ASSERT_EQ(0, nd_host_trace_start(h, NULL, &tr));
+	EXPECT_EQ(NULL, nd_host_trace_instance(tr, 1));		/* LNC=1: none */
+	EXPECT_EQ(tr, nd_host_trace_instance(tr, 0));
+	EXPECT_EQ(-EBUSY, nd_host_set_lnc(h, 2));			/* not while traced */
+	nd_host_trace_free(tr);
+	ASSERT_EQ(0, nd_host_set_lnc(h, 2));
+	ASSERT_EQ(0, nd_host_trace_start(h, NULL, &tr));
+	ASSERT_NE(NULL, nd_host_trace_instance(tr, 1));
+	EXPECT_EQ(NULL, nd_host_trace_instance(tr, 2));
+	EXPECT_NE(nd_host_trace_fd(tr), nd_host_trace_fd(nd_host_trace_instance(tr, 1)));
+	ASSERT_EQ(0, nd_host_run(h, img, size, &t, 1, 0, &res)) TH_LOG("%s", nd_host_error(h));
+	EXPECT_EQ(15.0f, out[COLS]);
+	ASSERT_EQ(0, nd_host_trace_stop(tr));			/* stops both */
+	drain_kinds(tr, k0, &i0);
+	drain_kinds(nd_host_trace_instance(tr, 1), k1, &i1);
+	EXPECT_EQ(1, k0[VNEURON_TRACE_EXEC_START]);
+	EXPECT_EQ(1, k0[VNEURON_TRACE_EXEC_END]);
+	EXPECT_EQ(1, k1[VNEURON_TRACE_EXEC_START]);
+	EXPECT_EQ(1, k1[VNEURON_TRACE_EXEC_END]);
+	EXPECT_EQ(1, i0);					/* PROGRAM_ID */
+	EXPECT_EQ(1, i1);
+	EXPECT_EQ(k0[VNEURON_TRACE_DMA], k1[VNEURON_TRACE_DMA]);
+	EXPECT_LT(0, k1[VNEURON_TRACE_DMA]);
+	nd_host_close(h);					/* frees both sessions */
+	free(img);
+}
+
 TEST_HARNESS_MAIN
