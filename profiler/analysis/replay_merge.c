@@ -27,17 +27,23 @@ static int ep_step(const struct vnef_dma_ep *a, const struct vnef_dma_ep *b,
 	return 1;
 }
 
-/* Whether b continues a's run with the steps found so far (set on the second). */
+/*
+ * Whether b continues a's run with the steps found so far (set on the second). Only the
+ * run's first may wait; a descriptor may signal if every later one of its run signals
+ * the same semaphores, none of which another stream signals (own: those b's queue alone
+ * signals), so that the waits can count the increments merging removes.
+ */
 static int continues(const struct vnef_dma_desc *a, const struct vnef_dma_desc *b,
-		     uint64_t step[2], uint32_t pstep[2], int first)
+		     uint64_t step[2], uint32_t pstep[2], int first, uint64_t own)
 {
 	uint64_t o[2];
 	uint32_t p[2];
 
 	if (a->chunk_bytes != b->chunk_bytes || a->count[0] != b->count[0] ||
 	    a->count[1] != 1 || b->count[1] != 1 || (b->flags & VNEF_IF_WAIT) ||
-	    a->signal_mask || !ep_step(&a->src, &b->src, &o[0], &p[0]) ||
-	    !ep_step(&a->dst, &b->dst, &o[1], &p[1]))
+	    (a->signal_mask && (a->signal_mask != b->signal_mask ||
+				(a->signal_mask & ~own))) ||
+	    !ep_step(&a->src, &b->src, &o[0], &p[0]) || !ep_step(&a->dst, &b->dst, &o[1], &p[1]))
 		return 0;
 	if (first) {
 		step[0] = o[0];
@@ -49,20 +55,81 @@ static int continues(const struct vnef_dma_desc *a, const struct vnef_dma_desc *
 	return o[0] == step[0] && o[1] == step[1] && p[0] == pstep[0] && p[1] == pstep[1];
 }
 
-/* A queue's runs of descriptors that advance by constant steps, each folded into one. */
+/* The semaphores only queue q signals. */
+static uint64_t own_sems(const struct pimg *g, uint32_t q)
+{
+	uint64_t other = 0, mine = 0;
+	unsigned int e, k;
+	uint32_t i;
+
+	for (e = 0; e < VNEF_ENGINES; e++)
+		for (i = 0; i < g->nin[e]; i++)
+			other |= g->in[e][i].signal_mask;
+	for (k = 0; k < VNEF_DMA_QUEUES; k++)
+		for (i = 0; i < g->nd[k]; i++)
+			*(k == q ? &mine : &other) |= g->d[k][i].signal_mask;
+	for (i = 0; i < g->ncc; i++)
+		other |= g->cc[i].signal_mask;
+	return mine & ~other;
+}
+
+/*
+ * A wait on s, after a run whose k increments (the first is number first) became one:
+ * one inside the run waits for the merged descriptor, one past it k - 1 fewer.
+ */
+static void fold_wait(uint32_t flags, uint32_t sem, uint32_t *value, uint32_t s,
+		      uint32_t first, uint32_t k)
+{
+	if (!(flags & VNEF_IF_WAIT) || sem != s || *value <= first)
+		return;
+	*value = *value < first + k ? first : *value - (k - 1);
+}
+
+static void fold_increments(struct pimg *g, uint32_t s, uint32_t first, uint32_t k)
+{
+	unsigned int e, q;
+	uint32_t i;
+
+	for (e = 0; e < VNEF_ENGINES; e++)
+		for (i = 0; i < g->nin[e]; i++)
+			fold_wait(g->in[e][i].flags, g->in[e][i].wait_sem,
+				  &g->in[e][i].wait_value, s, first, k);
+	for (q = 0; q < VNEF_DMA_QUEUES; q++)
+		for (i = 0; i < g->nd[q]; i++)
+			fold_wait(g->d[q][i].flags, g->d[q][i].wait_sem, &g->d[q][i].wait_value,
+				  s, first, k);
+	for (i = 0; i < g->ncc; i++)
+		fold_wait(g->cc[i].flags, g->cc[i].wait_sem, &g->cc[i].wait_value, s, first, k);
+}
+
+/*
+ * A queue's runs of descriptors that advance by constant steps, each folded into one;
+ * a run whose descriptors each signal signals once, and the waits on it count that.
+ */
 static int merge_queue(struct pimg *g, uint32_t q, uint32_t *map)
 {
 	struct vnef_dma_desc *d = g->d[q];
-	uint32_t n = g->nd[q], i, j, o;
+	uint32_t n = g->nd[q], i, j, o, s, inc[VNEF_MAX_SEMS] = { 0 };
+	uint64_t own = own_sems(g, q);
 
 	for (i = 0, o = 0; i < n; i = j, o++) {
 		uint64_t step[2] = { 0 };
-		uint32_t pstep[2] = { 0 };
+		uint32_t pstep[2] = { 0 }, k[VNEF_MAX_SEMS] = { 0 };
 		struct vnef_dma_desc m = d[i];
 
 		map[i] = o;
-		for (j = i + 1; j < n && continues(&d[j - 1], &d[j], step, pstep, j == i + 1); j++)
+		for (j = i + 1; j < n && continues(&d[j - 1], &d[j], step, pstep, j == i + 1,
+						   own); j++)
 			map[j] = o | 0x80000000u;	/* merged away */
+		for (s = 0; s < VNEF_MAX_SEMS; s++) {
+			uint32_t x;
+
+			for (x = i; x < j; x++)
+				k[s] += (uint32_t)(d[x].signal_mask >> s & 1);
+			if (k[s] > 1)
+				fold_increments(g, s, inc[s] + 1, k[s]);
+			inc[s] += k[s] ? 1 : 0;
+		}
 		if (j - i > 1) {
 			m.count[1] = j - i;
 			m.src.stride[1] = step[0];
