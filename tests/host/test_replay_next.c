@@ -115,4 +115,82 @@ TEST(merge_renumbers_waits_past_the_run)
 	free(t.s);
 }
 
+/*
+ * The same rows and, after the scale, eight VectorE instructions of 2890 elements a
+ * partition (about 2.3 us each): VectorE is busy about 60% of the time, so the class is
+ * compute-bound on VectorE while the first finding merges q0's descriptors. The replayed
+ * program, analysed again, is VectorE's even more: the class says what it would be after
+ * the fix, and the then: line comes from that second analysis, not from this profile.
+ */
+static const char vector_work[] =
+	"\ttensor_scalar mul sbuf.fp32[0:128]@0x10000[2890], sbuf.fp32[0:128]@0x10000[2890], 2.0\n"
+	"\ttensor_scalar mul sbuf.fp32[0:128]@0x10000[2890], sbuf.fp32[0:128]@0x10000[2890], 2.0\n"
+	"\ttensor_scalar mul sbuf.fp32[0:128]@0x10000[2890], sbuf.fp32[0:128]@0x10000[2890], 2.0\n"
+	"\ttensor_scalar mul sbuf.fp32[0:128]@0x10000[2890], sbuf.fp32[0:128]@0x10000[2890], 2.0\n"
+	"\ttensor_scalar mul sbuf.fp32[0:128]@0x10000[2890], sbuf.fp32[0:128]@0x10000[2890], 2.0\n"
+	"\ttensor_scalar mul sbuf.fp32[0:128]@0x10000[2890], sbuf.fp32[0:128]@0x10000[2890], 2.0\n"
+	"\ttensor_scalar mul sbuf.fp32[0:128]@0x10000[2890], sbuf.fp32[0:128]@0x10000[2890], 2.0\n"
+	"\ttensor_scalar mul sbuf.fp32[0:128]@0x10000[2890], sbuf.fp32[0:128]@0x10000[2890], 2.0\n";
+
+/* k's summary-text, as a string to free. */
+static char *summary_of(const struct kern *k)
+{
+	struct vnp_view v = { .tl = &k->tl, .m = &k->m, .a = &k->a, .top = 5 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (vnp_summary_text(f, &v)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+TEST(after_the_replayed_fix_the_program_is_analysed_again)
+{
+	char *src = smalldma(0, vector_work), *fix = smalldma(1, vector_work), *txt;
+	struct kern *k = kern_run(src, "smallvec.vasm", 1, 0), *twin;
+	const struct vnp_finding *f;
+
+	ASSERT_NE(k, NULL);
+	twin = kern_run(fix, "smallvec_fixed.vasm", 1, VNP_ANALYZE_NO_REPLAY);
+	ASSERT_NE(twin, NULL);
+	printf("# smallvec: %s; %s\n# then: %s\n# twin: %s\n", k->a.whole.label,
+	       k->a.whole.why, k->a.next, twin->a.whole.label);
+	fflush(stdout);
+	EQ(k->a.whole.cls, VNP_CLASS_COMPUTE);
+	EQ(k->a.whole.unit, VNEURON_ENGINE_VECTOR);
+	ASSERT_GT(k->a.n, 0u);
+	f = &k->a.f[0];
+	EQ(f->rule, VNP_RULE_SMALL_DMA);
+	ASSERT_TRUE(f->replayed);
+	/* the second analysis is the fixed twin's own */
+	EQ(f->after_ps, twin->model_ps);
+	EQ(f->then.cls, twin->a.whole.cls);
+	EXPECT_STREQ(f->then.label, twin->a.whole.label);
+	EQ(f->then.cls, VNP_CLASS_COMPUTE);
+	EQ(f->then.unit, VNEURON_ENGINE_VECTOR);
+	STR(f->then.fix, "merging 129 descriptors into 2");
+	/* the class says what it would be; the then: line is the replayed program's */
+	STR(k->a.whole.why, "; compute-bound now; with merging 129 descriptors into 2 it "
+	    "would be compute-bound (");
+	STR(k->a.next, "with merging 129 descriptors into 2 (the first finding, replayed): "
+	    "compute-bound (");
+	STR(k->a.next, "on its critical path VectorE, ");
+	EXPECT_NE(strstr(k->a.next, twin->a.whole.label), NULL);
+	txt = summary_of(k);
+	ASSERT_NE(txt, NULL);
+	STR(txt, "  then: with merging 129 descriptors into 2 (the first finding, replayed)");
+	free(txt);
+	kern_free(twin);
+	kern_free(k);
+	free(src);
+	free(fix);
+}
+
 TEST_HARNESS_MAIN
