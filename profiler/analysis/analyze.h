@@ -59,7 +59,7 @@ struct vnp_classification {
 	uint32_t unit;			/* the saturated unit, VNP_BOUND_HBM or VNP_NONE */
 	double pct;			/* its utilisation */
 	char label[96];			/* "compute-bound (ScalarE 90% busy)" */
-	char why[512];
+	char why[768];
 };
 
 /*

@@ -14,9 +14,15 @@ int vnp_advice_text(FILE *f, const struct vnp_view *v)
 {
 	const struct vnp_analysis *a = v->a;
 	char line[512];
-	unsigned int i;
+	unsigned int i, nrep = 0;
 
-	fprintf(f, "\nAdvice (%u finding%s)\n", a->n, a->n == 1 ? "" : "s");
+	for (i = 0; i < a->n; i++)
+		nrep += !!a->f[i].replayed;
+	fprintf(f, "\nAdvice (%u finding%s", a->n, a->n == 1 ? "" : "s");
+	if (a->n)
+		fprintf(f, ": %u gain%s replayed, %u estimated", nrep, nrep == 1 ? "" : "s",
+			a->n - nrep);
+	fputs(")\n", f);
 	if (!a->n)
 		fprintf(f, "  none: no rule found evidence of a problem\n");
 	for (i = 0; i < a->n; i++) {
