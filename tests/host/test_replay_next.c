@@ -116,6 +116,91 @@ TEST(merge_renumbers_waits_past_the_run)
 }
 
 /*
+ * Two tensors loaded row by row, interleaved (x row i, w row i, ...) on q0: 256
+ * descriptors of 512 B, the last signalling. No two consecutive descriptors advance by
+ * one step, but each tensor's rows do: merging makes them two descriptors, x's then w's
+ * (neither writes where the other reads or writes), which is the fixed twin.
+ */
+static char *interleaved(int fixed)
+{
+	struct text t = { 0 };
+	unsigned int p;
+
+	tx(&t, ".program \"inter\"\n.tensor x input fp32 [128, 128]\n"
+	   ".tensor w input fp32 [128, 128]\n.tensor y output fp32 [128, 128]\n.queue 0\n"
+	   ".scope \"inter/load\"\n");
+	if (fixed)
+		tx(&t, "\tdma sbuf[0; 0, 1]@0x0, x@0x0[0, 512], 1 x 128 x 512\n"
+		   "\tdma sbuf[0; 0, 1]@0x200, w@0x0[0, 512], 1 x 128 x 512 signal s0\n");
+	for (p = 0; !fixed && p < 128; p++)
+		tx(&t, "\tdma sbuf[%u]@0x0, x@0x%x, 1 x 1 x 512\n"
+		   "\tdma sbuf[%u]@0x200, w@0x%x, 1 x 1 x 512%s\n", p, p * 512, p, p * 512,
+		   p == 127 ? " signal s0" : "");
+	tx(&t, ".engine vector\n.scope \"inter/add\"\n"
+	   "\ttensor_tensor add sbuf.fp32[0:128]@0x8000[128], sbuf.fp32[0:128]@0x0[128], "
+	   "sbuf.fp32[0:128]@0x200[128] wait s0 >= 1 signal s1\n.queue 1\n"
+	   ".scope \"inter/store\"\n"
+	   "\tdma y@0x0[0, 512], sbuf[0; 0, 1]@0x8000, 1 x 128 x 512 wait s1 >= 1\n");
+	return t.s;
+}
+
+TEST(small_dma_interleaved_rows_are_replayed_as_their_twin)
+{
+	char *src = interleaved(0), *fix = interleaved(1);
+	struct kern *k = kern_run(src, "inter.vasm", 1, 0);
+	uint64_t twin = twin_ps(fix, "inter_fixed.vasm");
+	const struct vnp_finding *f;
+
+	ASSERT_NE(k, NULL);
+	ASSERT_NE(twin, 0u);
+	f = finding(k, VNP_RULE_SMALL_DMA);
+	ASSERT_NE(f, NULL);
+	printf("# inter: %s; %s; twin %llu ps\n", k->a.whole.label, f->gain,
+	       (unsigned long long)twin);
+	fflush(stdout);
+	ASSERT_TRUE(f->replayed);
+	EQ(f->before_ps, k->model_ps);
+	EQ(f->before_ps - f->after_ps, k->model_ps - twin);
+	STR(f->gain, "merging 257 descriptors into 3: ");
+	kern_free(k);
+	free(src);
+	free(fix);
+}
+
+/*
+ * Interleaved rows that overlap (w's row i lands where x's row i + 1 goes, which then
+ * overwrites it) cannot be reordered: x's rows all first would leave w's on top. No
+ * merge: the gain stays an estimate that says why.
+ */
+TEST(interleaved_rows_that_overlap_are_not_reordered)
+{
+	struct text t = { 0 };
+	struct kern *k;
+	const struct vnp_finding *f;
+	unsigned int p;
+
+	tx(&t, ".program \"inter2\"\n.tensor x input fp32 [128, 128]\n"
+	   ".tensor w input fp32 [128, 128]\n.queue 0\n");
+	for (p = 0; p < 127; p++)
+		tx(&t, "\tdma sbuf[%u]@0x0, x@0x%x, 1 x 1 x 512\n"
+		   "\tdma sbuf[%u]@0x0, w@0x%x, 1 x 1 x 512%s\n", p, p * 512, p + 1, p * 512,
+		   p == 126 ? " signal s0" : "");
+	tx(&t, ".engine vector\n\ttensor_scalar mul sbuf.fp32[0:128]@0x8000[128], "
+	   "sbuf.fp32[0:128]@0x0[128], 2.0 wait s0 >= 1\n");
+	k = kern_run(t.s, "inter2.vasm", 1, 0);
+	ASSERT_NE(k, NULL);
+	f = finding(k, VNP_RULE_SMALL_DMA);
+	ASSERT_NE(f, NULL);
+	printf("# inter2: %s\n", f->gain);
+	fflush(stdout);
+	EXPECT_FALSE(f->replayed);
+	STR(f->gain, "estimate: ");
+	STR(f->gain, "not replayed: no run of descriptors advances by a constant step");
+	kern_free(k);
+	free(t.s);
+}
+
+/*
  * The same rows and, after the scale, eight VectorE instructions of 2890 elements a
  * partition (about 2.3 us each): VectorE is busy about 60% of the time, so the class is
  * compute-bound on VectorE while the first finding merges q0's descriptors. The replayed
