@@ -163,10 +163,12 @@ static uint32_t interleaved(const struct vnef_dma_desc *d, uint32_t n, uint32_t 
 		if (d[i + r].flags & VNEF_IF_WAIT)
 			return 0;
 	for (l = 1; i + p * (l + 1) <= n; l++) {
-		for (r = 0; r < p; r++)
-			if (!continues(&d[i + r + p * (l - 1)], &d[i + r + p * l], step[r], pstep[r],
-				       l == 1, 0))
+		for (r = 0; r < p; r++) {
+			const struct vnef_dma_desc *a = &d[i + r + p * (l - 1)];
+
+			if (!continues(a, a + p, step[r], pstep[r], l == 1, 0))
 				break;
+		}
 		if (r < p)
 			break;
 	}
