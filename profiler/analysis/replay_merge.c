@@ -55,7 +55,10 @@ static int continues(const struct vnef_dma_desc *a, const struct vnef_dma_desc *
 	return o[0] == step[0] && o[1] == step[1] && p[0] == pstep[0] && p[1] == pstep[1];
 }
 
-/* The semaphores only queue q signals. */
+/*
+ * The semaphores only queue q signals: all it signals, as the loader refuses a semaphore
+ * two streams signal; checked again so that the counts stay right if that ever changes.
+ */
 static uint64_t own_sems(const struct pimg *g, uint32_t q)
 {
 	uint64_t other = 0, mine = 0;
