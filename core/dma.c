@@ -24,6 +24,7 @@ struct vn_dma_side {
 	u64 parts;		/* partitions (1 for HBM) */
 	u32 mem;
 	u32 tensor;
+	u64 pid_off;		/* HBM: pid_stride * the execution's program id */
 	const struct vnef_dma_ep *e;
 };
 
@@ -34,6 +35,7 @@ static bool dma_side(struct vn_core *c, struct vn_exec *ex, const struct vnef_dm
 	s->mem = e->mem;
 	s->tensor = e->tensor;
 	s->parts = VNEF_PARTITIONS;
+	s->pid_off = 0;
 	switch (e->mem) {
 	case VNEF_MEM_HBM:
 		if (e->tensor >= ex->prog->tensor_count || !ex->binds[e->tensor].ptr)
@@ -44,6 +46,7 @@ static bool dma_side(struct vn_core *c, struct vn_exec *ex, const struct vnef_dm
 		s->base = ex->binds[e->tensor].ptr;
 		s->pbytes = ex->binds[e->tensor].size;
 		s->parts = 1;
+		s->pid_off = (u64)e->pid_stride * ex->pid;
 		return true;
 	case VNEF_MEM_SBUF:
 		s->base = c->sbuf;
@@ -72,7 +75,8 @@ static u8 *dma_chunk(const struct vn_dma_side *s, u64 i1, u64 i0, u64 n, struct 
 	/* Both computed whatever fails, so a fault report names the partition and offset. */
 	ok = !check_mul_overflow(i1, e->stride[1], &off) &&
 	     !check_mul_overflow(i0, e->stride[0], &t) && !check_add_overflow(off, t, &off) &&
-	     !check_add_overflow(off, e->offset, &off) && !check_add_overflow(off, n, &end) &&
+	     !check_add_overflow(off, e->offset, &off) &&
+	     !check_add_overflow(off, s->pid_off, &off) && !check_add_overflow(off, n, &end) &&
 	     end <= s->pbytes;
 	if (s->mem != VNEF_MEM_HBM) {
 		bool in = !check_mul_overflow(i1, (u64)e->part_stride[1], &part) &&

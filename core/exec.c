@@ -135,12 +135,21 @@ int vn_exec_submit(struct vn_core *c, struct vn_program *p, const struct vn_bind
 		   u32 count, u64 limit_ns, vn_exec_done_fn done, void *arg,
 		   struct vn_exec **out)
 {
+	return vn_exec_submit_pid(c, p, binds, count, limit_ns, 0, done, arg, out);
+}
+
+int vn_exec_submit_pid(struct vn_core *c, struct vn_program *p, const struct vn_bind *binds,
+		       u32 count, u64 limit_ns, u32 pid, vn_exec_done_fn done, void *arg,
+		       struct vn_exec **out)
+{
 	struct vn_exec *ex;
 	u64 slots = 0;
 	u32 s;
 	int r;
 
 	*out = NULL;
+	if (pid >= VN_LNC_MAX)
+		return -EINVAL;
 	for (s = 0; s < VNEF_MAX_SEMS; s++)
 		slots += p->sem_incs[s];
 	/*
@@ -162,6 +171,7 @@ int vn_exec_submit(struct vn_core *c, struct vn_program *p, const struct vn_bind
 	if (r)
 		goto fail;
 	ex->limit_ns = limit_ns ? limit_ns : VN_EXEC_DEFAULT_LIMIT_NS;
+	ex->pid = pid;
 	ex->done = done;
 	ex->done_arg = arg;
 	ex->st.state = VN_EXEC_QUEUED;

@@ -73,6 +73,11 @@ static const struct vn_opcode_info vn_opcodes[VNEF_OP_COUNT] = {
 		.args = { DST, AI(S32, 0, "a base"), AI(S32, 1, "a partition step"),
 			  AI(S32, 2, "a free step") },
 	},
+	[VNEF_OP_PROGRAM_ID] = {
+		.mnemonic = "program_id", .name = "PROGRAM_ID", .engines = VN_ENG_V | VN_ENG_G,
+		.cost = VN_COST_ELEMENTWISE, .inputs = 1,
+		.args = { DST, AI(S32, 0, "a base"), AI(S32, 1, "a step per program id") },
+	},
 	[VNEF_OP_PARTITION_REDUCE] = {
 		.mnemonic = "partition_reduce", .name = "PARTITION_REDUCE", .engines = VN_ENG_G,
 		.op_kind = VN_OPK_REDUCE, .cost = VN_COST_REDUCE, .inputs = 1,

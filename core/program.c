@@ -547,8 +547,6 @@ static int check_ep(struct vctx *c, const struct vnef_dma_ep *e, const struct vn
 	struct vn_program *p = c->p;
 	u64 end, last_part;
 
-	if (e->pad)
-		return fail(c, VNEF_CHK_RESERVED, "DMA endpoint pad");
 	if (!vn_last_of(e->offset, d->count[0], e->stride[0], &end) ||
 	    !vn_last_of(end, d->count[1], e->stride[1], &end) ||
 	    check_add_overflow(end, (u64)d->chunk_bytes, &end))
@@ -559,6 +557,9 @@ static int check_ep(struct vctx *c, const struct vnef_dma_ep *e, const struct vn
 
 		if (e->partition || e->part_stride[0] || e->part_stride[1])
 			return fail(c, VNEF_CHK_RESERVED, "partition fields of an HBM endpoint");
+		/* Every program id a logical core can give must stay inside the tensor. */
+		if (check_add_overflow(end, (u64)e->pid_stride * (VN_LNC_MAX - 1), &end))
+			return fail(c, VNEF_CHK_DMA, "DMA endpoint span overflows");
 		if (e->tensor >= p->tensor_count)
 			return fail(c, VNEF_CHK_DMA, "DMA tensor index out of range");
 		t = &p->tensors[e->tensor];
@@ -570,8 +571,9 @@ static int check_ep(struct vctx *c, const struct vnef_dma_ep *e, const struct vn
 	}
 	if (e->mem != VNEF_MEM_SBUF && e->mem != VNEF_MEM_PSUM)
 		return fail(c, VNEF_CHK_DMA, "bad DMA endpoint memory");
-	if (e->tensor)
-		return fail(c, VNEF_CHK_RESERVED, "tensor of an on-chip endpoint");
+	if (e->tensor || e->pid_stride)
+		return fail(c, VNEF_CHK_RESERVED,
+			    "tensor or program-id stride of an on-chip endpoint");
 	if (!vn_last_of(e->partition, d->count[0], e->part_stride[0], &last_part) ||
 	    !vn_last_of(last_part, d->count[1], e->part_stride[1], &last_part) ||
 	    last_part >= VNEF_PARTITIONS) {

@@ -113,6 +113,7 @@ static struct vn_exec *run_engine(struct vn_core *c, struct vn_exec *ex, u32 e)
 			vn_set_fault(c, vn_fault_reason(&f), e, pc, &f);
 			break;
 		}
+		c->fp[e].pid = ex->pid;
 		if (vn_engine_run(c, e, in)) {
 			/* stopped, or over the time limit inside one long instruction */
 			vn_lock_take(c->lock);

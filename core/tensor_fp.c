@@ -11,7 +11,10 @@
  * are contiguous. The kernel set is chosen at run time, in the module too: SSE2, AVX2 or
  * AVX-512 multiply-then-add for any operands; where every product is exact (bf16 values,
  * vn_mm_exact()), one FMA per product or, with AVX512_BF16, VDPBF16PS on pairs, which
- * give the same bits faster. Every path gives every output bit for bit the same.
+ * give the same bits faster. Each choice beyond the CPU's flags is timed at first use, on
+ * operands like a matmul's: an emulator (QEMU's TCG, the test guest) reports AVX2 and FMA
+ * but runs them many times slower than SSE2's multiply and add. Every path gives every
+ * output bit for bit the same.
  */
 #include "vn_ap_fp.h"
 #include "vn_mm_fp.h"
@@ -52,23 +55,63 @@ static bool exact(const struct vn_fp_ctx *x, const u32 *v, u32 n)
 	return vn_mm_exact_sse2(v, n);
 }
 
-/* The fastest of 5 timings of 8 calls of a kernel on one block of zeros, in ns. */
-static u64 time_kernel(struct vn_fp_ctx *x, vn_mm_kern kern, u32 k_n)
+/*
+ * bf16 value i of a timing operand: magnitudes 2^-8..2^8, mantissas varied, signs
+ * alternating, so the products are exact and the sums soon round, as a matmul's do. Zeros
+ * would mislead: QEMU's TCG returns an FMA with a zero factor at once, and it computes in
+ * software (much slower) until some operation was inexact.
+ */
+static u32 time_bf16(u32 i)
 {
-	u64 best = ~0ull, t;
-	u32 r, i;
+	return (127u + i * 7u % 17u - 8u) << 7 | (i * 37u & 0x7fu) | (i & 1u) << 15;
+}
 
-	/* x->out is scratch: operands and output of zeros, no slow denormal paths */
-	memset(x->out, 0, (VN_MM_GROUP + VN_MM_PANEL + 8 * VN_MM_PW) * 4);
+/*
+ * The fastest of 5 timings of 8 calls of a kernel set's block on such operands (bf16
+ * values, or pairs of them), in ns per 256 outputs of k_n products (or pairs) each.
+ */
+static u64 time_kernel(struct vn_fp_ctx *x, const struct vn_mm_kset *ks, u32 k_n)
+{
+	u32 *w = (u32 *)x->out, r, i;
+	u64 best = ~0ull, t;
+
+	/* x->out is scratch: the operands, then the outputs */
+	for (i = 0; i < VN_MM_GROUP + VN_MM_PANEL; i++)
+		w[i] = time_bf16(i) << 16 | (ks->pairs ? time_bf16(i * 5 + 1) : 0);
 	for (r = 0; r < 5; r++) {
 		t = vn_time_ns();
 		for (i = 0; i < 8; i++)
-			kern(x->out, x->out + VN_MM_GROUP, k_n,
-			     x->out + VN_MM_GROUP + VN_MM_PANEL, VN_MM_PW, 0);
+			ks->blk(x->out, x->out + VN_MM_GROUP, k_n,
+				x->out + VN_MM_GROUP + VN_MM_PANEL, VN_MM_PW, 0);
 		t = vn_time_ns() - t;
 		best = min(best, t);
 	}
-	return best;
+	return best * 256 / (ks->mb * ks->nb);
+}
+
+static const struct vn_mm_kset *widest(const struct vn_fp_ctx *x)
+{
+	if (x->simd == VN_SIMD_AVX512)
+		return &vn_mm_avx512;
+	return x->simd == VN_SIMD_AVX2 ? &vn_mm_avx2 : &vn_mm_sse2;
+}
+
+/*
+ * Whether TensorE keeps to SSE2 (any operands, no exactness checks): so where its kernel
+ * is more than 1.5 times as fast as the widest one's (timed at first use), which no CPU
+ * does but QEMU's TCG does, emulating 256-bit operations several times slower than
+ * 128-bit ones. The margin keeps a noisy timing from narrowing a real CPU.
+ */
+static bool sse_only(struct vn_fp_ctx *x)
+{
+	if (x->simd == VN_SIMD_SSE2)
+		return true;
+	if (!(x->features & VN_FP_SSE_TESTED)) {
+		x->features |= VN_FP_SSE_TESTED;
+		if (time_kernel(x, &vn_mm_sse2, 128) * 3 < time_kernel(x, widest(x), 128) * 2)
+			x->features |= VN_FP_SSE_OK;
+	}
+	return x->features & VN_FP_SSE_OK;
 }
 
 /*
@@ -78,13 +121,13 @@ static u64 time_kernel(struct vn_fp_ctx *x, vn_mm_kern kern, u32 k_n)
  */
 static bool dp_usable(struct vn_fp_ctx *x)
 {
-	if (x->simd != VN_SIMD_AVX512 || !(x->features & VN_FP_BF16))
+	if (x->simd != VN_SIMD_AVX512 || !(x->features & VN_FP_BF16) || sse_only(x))
 		return false;
 	if (!(x->features & VN_FP_DP_TESTED)) {
 		x->features |= VN_FP_DP_TESTED;
 		if (vn_mm_dp_selftest() && (!(x->features & VN_FP_FMA) ||
-					    time_kernel(x, vn_mm_avx512_dp.blk, 64) <
-					    time_kernel(x, vn_mm_avx512_fma.blk, 128)))
+					    time_kernel(x, &vn_mm_avx512_dp, 64) <
+					    time_kernel(x, &vn_mm_avx512_fma, 128)))
 			x->features |= VN_FP_DP_OK;
 	}
 	return x->features & VN_FP_DP_OK;
@@ -97,14 +140,14 @@ static bool dp_usable(struct vn_fp_ctx *x)
  */
 static bool fma_usable(struct vn_fp_ctx *x)
 {
-	if (x->simd < VN_SIMD_AVX2 || !(x->features & VN_FP_FMA))
+	if (x->simd < VN_SIMD_AVX2 || !(x->features & VN_FP_FMA) || sse_only(x))
 		return false;
 	if (!(x->features & VN_FP_FMA_TESTED)) {
 		bool wide = x->simd == VN_SIMD_AVX512;
 
 		x->features |= VN_FP_FMA_TESTED;
-		if (time_kernel(x, (wide ? &vn_mm_avx512_fma : &vn_mm_avx2_fma)->blk, 128) <
-		    time_kernel(x, (wide ? &vn_mm_avx512 : &vn_mm_avx2)->blk, 128))
+		if (time_kernel(x, wide ? &vn_mm_avx512_fma : &vn_mm_avx2_fma, 128) <
+		    time_kernel(x, widest(x), 128))
 			x->features |= VN_FP_FMA_OK;
 	}
 	return x->features & VN_FP_FMA_OK;
@@ -118,6 +161,8 @@ static bool exact_path(struct vn_fp_ctx *x)
 
 static const struct vn_mm_kset *kernels(struct vn_fp_ctx *x, bool exact_products)
 {
+	if (sse_only(x))
+		return &vn_mm_sse2;
 	if (x->simd == VN_SIMD_AVX512) {
 		if (exact_products && dp_usable(x))
 			return &vn_mm_avx512_dp;

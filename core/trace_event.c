@@ -29,24 +29,28 @@ void vn_trace_event(struct vn_trace_ring *r, const struct vn_event *ev)
 	u16 first = VNEURON_TRACE_NO_SEM;
 	u64 sig = ev->signal_mask, w4 = vn_trace_w32((u32)ev->exec_seq, cc ? ev->cc_members :
 						     vn_sat32(ev->elements));
+	struct vn_trace_writer w;
 
 	if (sig) {
 		first = (u16)__builtin_ctzll(sig);
 		sig &= sig - 1;
 	}
-	vn_trace_put(r, vn_trace_w0(kind, engine, dma ? 0 : (u16)ev->opcode, ev->pc),
-		     ev->start_ps, ev->end_ps, ev->host_ns, w4,
-		     cc ? ev->cc_latest_ps : ev->flops,
-		     vn_trace_w32(vn_sat32(ev->bytes), waits ? ev->wait_value : 0),
-		     vn_trace_w7(waits ? (u16)ev->wait_sem : VNEURON_TRACE_NO_SEM, first, queue,
-				 desc));
+	/* One writer for the event's records: the head stays in a register between them. */
+	vn_trace_writer_begin(&w, r);
+	vn_trace_wput(&w, vn_trace_w0(kind, engine, dma ? 0 : (u16)ev->opcode, ev->pc),
+		      ev->start_ps, ev->end_ps, ev->host_ns, w4,
+		      cc ? ev->cc_latest_ps : ev->flops,
+		      vn_trace_w32(vn_sat32(ev->bytes), waits ? ev->wait_value : 0),
+		      vn_trace_w7(waits ? (u16)ev->wait_sem : VNEURON_TRACE_NO_SEM, first, queue,
+				  desc));
 
 	/* A record names one signalled semaphore; each further one gets a SEM record. */
 	for (; sig; sig &= sig - 1)
-		vn_trace_put(r, vn_trace_w0(VNEURON_TRACE_SEM, engine, 0, ev->pc), ev->end_ps,
-			     ev->end_ps, ev->host_ns, vn_trace_w32((u32)ev->exec_seq, 0), 0, 0,
-			     vn_trace_w7(VNEURON_TRACE_NO_SEM, (u16)__builtin_ctzll(sig),
-					 dma ? queue : 0, 0));
+		vn_trace_wput(&w, vn_trace_w0(VNEURON_TRACE_SEM, engine, 0, ev->pc), ev->end_ps,
+			      ev->end_ps, ev->host_ns, vn_trace_w32((u32)ev->exec_seq, 0), 0, 0,
+			      vn_trace_w7(VNEURON_TRACE_NO_SEM, (u16)__builtin_ctzll(sig),
+					  dma ? queue : 0, 0));
+	vn_trace_writer_end(&w);
 }
 
 /* ERROR: where a device fault stopped the execution (uapi/vneuron_trace.h). */

@@ -239,6 +239,11 @@ static bool elementwise(struct vn_fp_ctx *x, const struct vnef_instr *in,
 							(s64)c->p * (s32)in->imm[1] +
 							(s64)(c->j0 + i) * (s32)in->imm[2]);
 				break;
+			case VNEF_OP_PROGRAM_ID:
+				for (i = 0; i < n; i++)
+					s0[i] = (float)((s64)(s32)in->imm[0] +
+							(s64)x->pid * (s32)in->imm[1]);
+				break;
 			case VNEF_OP_COPY:
 				vn_gather(x, &in->src0, c->p, c->j0, n, s0);
 				break;

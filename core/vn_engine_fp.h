@@ -41,6 +41,8 @@
 #define VN_FP_DP_OK		0x8u	/* ... and VDPBF16PS gives the rule's bits */
 #define VN_FP_FMA_TESTED	0x10u	/* the FMA kernel was timed against multiply-add ... */
 #define VN_FP_FMA_OK		0x20u	/* ... and is faster (not so under QEMU's TCG) */
+#define VN_FP_SSE_TESTED	0x40u	/* SSE2's kernel was timed against simd's ... */
+#define VN_FP_SSE_OK		0x80u	/* ... and is much faster: TensorE uses SSE2 only */
 
 /*
  * TensorE's packed operands (core/vn_mm_fp.h): the stationary in groups of VN_MM_SB
@@ -72,6 +74,7 @@ struct vn_fp_ctx {
 	u32 stat_exact;		/* its products are exact (vn_mm_exact()) */
 	u32 simd;		/* VN_SIMD_*: the widest vectors the kernels may use */
 	u32 features;		/* VN_FP_* */
+	u32 pid;		/* the running execution's program id (PROGRAM_ID) */
 	const char *mm_ran;	/* the kernels of the last MULTIPLY_MOVING step */
 };
 

@@ -221,6 +221,13 @@ void vn_core_set_stats(struct vn_core *c, struct vn_core_stats *stats);
 int vn_exec_submit(struct vn_core *c, struct vn_program *p, const struct vn_bind *binds,
 		   u32 count, u64 limit_ns, vn_exec_done_fn done, void *arg,
 		   struct vn_exec **out);
+/*
+ * The same for one SPMD instance of a logical core: pid (< VN_LNC_MAX) is the program
+ * id its PROGRAM_ID instructions and DMA pid_stride see; vn_exec_submit() gives 0.
+ */
+int vn_exec_submit_pid(struct vn_core *c, struct vn_program *p, const struct vn_bind *binds,
+		       u32 count, u64 limit_ns, u32 pid, vn_exec_done_fn done, void *arg,
+		       struct vn_exec **out);
 /* Wait until DONE or the absolute deadline (0 = none). 0, -ETIMEDOUT or -EINTR. */
 int vn_exec_wait(struct vn_exec *ex, u64 deadline_ns);
 void vn_exec_status(struct vn_exec *ex, struct vn_exec_status *st);

@@ -64,6 +64,7 @@ struct vn_exec {
 	void *done_arg;
 	struct vn_comm *comm;	/* its communicator (a reference), or NULL */
 	u32 rank;
+	u32 pid;		/* program id: the SPMD instance on its logical core */
 	struct vn_exec_status st;
 };
 

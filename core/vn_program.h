@@ -92,6 +92,13 @@ int vn_program_load_any(const void *image, u64 size, struct vn_program **out,
 			struct vn_prog_error *err);
 /* The first model, in the table's order (trn1 first), that a valid program fits; or NULL. */
 const struct vneuron_model *vn_program_smallest_model(const struct vn_program *p);
+/*
+ * The most physical cores one logical core joins (docs/isa.md, "Logical cores"): an
+ * execution's program id is below it, and the validator keeps every HBM access of
+ * every program id (pid_stride) inside its tensor.
+ */
+#define VN_LNC_MAX	2
+
 /* The trn1 forms: the default model. */
 int vn_program_load(const void *image, u64 size, struct vn_program **out,
 		    struct vn_prog_error *err);

@@ -153,56 +153,109 @@ static inline u64 vn_trace_w7(u16 sem_wait, u16 sem_signal, u16 dma_queue, u16 d
 }
 
 /*
+ * A writer: the ring's hot fields (data, mask, head, stop) held in the caller's locals for
+ * a run of records. In a loop of vn_trace_put() the head goes through r->head in memory
+ * from one record to the next: a store-to-load forwarding (about 5 cycles) on the
+ * critical path of every record, and the compiler must reload data, mask and stop after
+ * each record's stores, which may alias them. A writer on the stack whose address is
+ * never taken lives in registers, so a record costs only its stores. One writer per
+ * ring at a time (the ring's single producer); between vn_trace_writer_begin() and
+ * vn_trace_writer_end() nothing but the writer itself may write to the ring or read its
+ * head (vn_trace_flush(), vn_trace_reserve()): end the writer first.
+ */
+struct vn_trace_writer {
+	struct vn_trace_ring *ring;
+	u8 *data;
+	u64 mask;
+	u64 head;
+	u64 stop;
+};
+
+static inline void vn_trace_writer_begin(struct vn_trace_writer *w, struct vn_trace_ring *r)
+{
+	w->ring = r;
+	w->data = r->data;
+	w->mask = r->mask;
+	w->head = r->head;
+	w->stop = r->stop;
+}
+
+/* Stores the writer's head back into the ring. */
+static inline void vn_trace_writer_end(struct vn_trace_writer *w)
+{
+	w->ring->head = w->head;
+}
+
+/*
  * Writes one record given as its words (w0: vn_trace_w0(), w4 and w6: vn_trace_w32(),
  * w7: vn_trace_w7(); start, end, host and w5 the 64-bit fields). Every byte of the
  * record is written. Returns false if it was dropped, as vn_trace_write().
  */
+static inline bool vn_trace_wput(struct vn_trace_writer *w, u64 w0, u64 start, u64 end,
+				 u64 host, u64 w4, u64 w5, u64 w6, u64 w7)
+{
+	u64 *rec;
+
+	if (unlikely(w->head >= w->stop)) {
+		bool ok;
+
+		/* The slow path works on the ring: hand it the head, take back its limits. */
+		w->ring->head = w->head;
+		ok = vn_trace_slow_put(w->ring, start, end);
+		w->head = w->ring->head;
+		w->stop = w->ring->stop;
+		if (!ok)
+			return false;
+	}
+	rec = (u64 *)(w->data + (w->head & w->mask));
+	/* the line a batch ahead, for writing: its transfer overlaps this batch's */
+	__builtin_prefetch(w->data + ((w->head + VN_TRACE_PREFETCH) & w->mask), 1);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	rec[0] = w0;
+	rec[1] = start;
+	rec[2] = end;
+	rec[3] = host;
+	rec[4] = w4;
+	rec[5] = w5;
+	rec[6] = w6;
+	rec[7] = w7;
+#else
+	{
+		struct vneuron_trace_record *t = (struct vneuron_trace_record *)rec;
+
+		t->kind = (u8)w0;
+		t->engine = (u8)(w0 >> 8);
+		t->opcode = (u16)(w0 >> 16);
+		t->pc = (u32)(w0 >> 32);
+		t->model_start_ps = start;
+		t->model_end_ps = end;
+		t->host_ns = host;
+		t->exec_seq = (u32)w4;
+		t->elements = (u32)(w4 >> 32);
+		t->flops = w5;
+		t->bytes = (u32)w6;
+		t->sem_value = (u32)(w6 >> 32);
+		t->sem_wait = (u16)w7;
+		t->sem_signal = (u16)(w7 >> 16);
+		t->dma_queue = (u16)(w7 >> 32);
+		t->dma_desc = (u16)(w7 >> 48);
+	}
+#endif
+	w->head += sizeof(struct vneuron_trace_record);
+	return true;
+}
+
+/* One record through a writer of its own: for a producer that writes one at a time. */
 static inline bool vn_trace_put(struct vn_trace_ring *r, u64 w0, u64 start, u64 end, u64 host,
 				u64 w4, u64 w5, u64 w6, u64 w7)
 {
-	u64 head = r->head, *__restrict w;	/* the ring, not r: head stays in a register */
+	struct vn_trace_writer w;
+	bool ok;
 
-	if (unlikely(head >= r->stop)) {
-		if (!vn_trace_slow_put(r, start, end))
-			return false;
-		head = r->head;
-	}
-	w = (u64 *)(r->data + (head & r->mask));
-	/* the line a batch ahead, for writing: its transfer overlaps this batch's */
-	__builtin_prefetch(r->data + ((head + VN_TRACE_PREFETCH) & r->mask), 1);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	w[0] = w0;
-	w[1] = start;
-	w[2] = end;
-	w[3] = host;
-	w[4] = w4;
-	w[5] = w5;
-	w[6] = w6;
-	w[7] = w7;
-#else
-	{
-		struct vneuron_trace_record *rec = (struct vneuron_trace_record *)w;
-
-		rec->kind = (u8)w0;
-		rec->engine = (u8)(w0 >> 8);
-		rec->opcode = (u16)(w0 >> 16);
-		rec->pc = (u32)(w0 >> 32);
-		rec->model_start_ps = start;
-		rec->model_end_ps = end;
-		rec->host_ns = host;
-		rec->exec_seq = (u32)w4;
-		rec->elements = (u32)(w4 >> 32);
-		rec->flops = w5;
-		rec->bytes = (u32)w6;
-		rec->sem_value = (u32)(w6 >> 32);
-		rec->sem_wait = (u16)w7;
-		rec->sem_signal = (u16)(w7 >> 16);
-		rec->dma_queue = (u16)(w7 >> 32);
-		rec->dma_desc = (u16)(w7 >> 48);
-	}
-#endif
-	r->head = head + sizeof(struct vneuron_trace_record);
-	return true;
+	vn_trace_writer_begin(&w, r);
+	ok = vn_trace_wput(&w, w0, start, end, host, w4, w5, w6, w7);
+	vn_trace_writer_end(&w);
+	return ok;
 }
 
 /*

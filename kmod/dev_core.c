@@ -170,35 +170,55 @@ out:
 	return ec;
 }
 
+/* Drop @vf's claim of @core (which @vf owns). */
+static void vnk_dev_core_unclaim(struct vnk_file *vf, struct vnk_dev_core *core)
+{
+	struct vnk_executor *exr;
+
+	/* Release cannot be interrupted: a short, bounded hold of the lock. */
+	mutex_lock(&core->lock);
+	exr = core->executor;
+	vnk_event_core(core, VNEURON_EVENT_CORE_RELEASE, pid_nr(core->owner_pid),
+		       core->owner_uid);
+	core->owner = NULL;
+	vnk_share_uncharge(core->user, VNEURON_SHARE_CORES);
+	core->user = NULL;
+	core->claim = 0;
+	put_pid(core->owner_pid);
+	core->owner_pid = NULL;
+	vnk_publish_owner(core);
+	clear_bit(core->index, &vf->owned);
+	vn_core_set_owner(exr->ec, 0);
+	vnk_trace_core_claimed(core);
+	mutex_unlock(&core->lock);
+	vnk_executor_put(exr);
+}
+
+int vnk_dev_core_claim_pair(struct vnk_file *vf, struct vnk_dev_core *core,
+			    struct vn_core *ec[2])
+{
+	bool had = test_bit(core[0].index, &vf->owned);
+
+	ec[0] = vnk_dev_core_claim(vf, &core[0]);
+	if (IS_ERR(ec[0]))
+		return PTR_ERR(ec[0]);
+	ec[1] = vnk_dev_core_claim(vf, &core[1]);
+	if (!IS_ERR(ec[1]))
+		return 0;
+	/* A refused call claims nothing: give back the first core if this call took it. */
+	if (!had)
+		vnk_dev_core_unclaim(vf, &core[0]);
+	return PTR_ERR(ec[1]);
+}
+
 void vnk_dev_core_release_all(struct vnk_file *vf)
 {
 	struct vnk_device *vdev = vf->vdev;
 	unsigned int i;
 
-	for (i = 0; i < vdev->core_count; i++) {
-		struct vnk_dev_core *core = &vdev->cores[i];
-		struct vnk_executor *exr;
-
-		if (!test_bit(i, &vf->owned))
-			continue;
-		/* Release cannot be interrupted: a short, bounded hold of the lock. */
-		mutex_lock(&core->lock);
-		exr = core->executor;
-		vnk_event_core(core, VNEURON_EVENT_CORE_RELEASE, pid_nr(core->owner_pid),
-			       core->owner_uid);
-		core->owner = NULL;
-		vnk_share_uncharge(core->user, VNEURON_SHARE_CORES);
-		core->user = NULL;
-		core->claim = 0;
-		put_pid(core->owner_pid);
-		core->owner_pid = NULL;
-		vnk_publish_owner(core);
-		clear_bit(i, &vf->owned);
-		vn_core_set_owner(exr->ec, 0);
-		vnk_trace_core_claimed(core);
-		mutex_unlock(&core->lock);
-		vnk_executor_put(exr);
-	}
+	for (i = 0; i < vdev->core_count; i++)
+		if (test_bit(i, &vf->owned))
+			vnk_dev_core_unclaim(vf, &vdev->cores[i]);
 }
 
 /*

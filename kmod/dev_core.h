@@ -131,6 +131,20 @@ void vnk_cores_stop(struct vnk_device *vdev);
 struct vn_core *vnk_dev_core_claim(struct vnk_file *vf, struct vnk_dev_core *core);
 
 /**
+ * vnk_dev_core_claim_pair() - the executors of a logical core's two physical cores
+ * @vf: the caller's file
+ * @core: the first of the two cores (@core[1] is the second)
+ * @ec: out: their executors
+ *
+ * vnk_dev_core_claim() of both; if the second is refused, the first is given back
+ * unless @vf owned it before, so a refused call claims nothing.
+ *
+ * Return: 0, or the second claim's error.
+ */
+int vnk_dev_core_claim_pair(struct vnk_file *vf, struct vnk_dev_core *core,
+			    struct vn_core *ec[2]);
+
+/**
  * vnk_dev_core_release_all() - @vf is released: its cores are free again
  * @vf: the file
  *

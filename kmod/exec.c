@@ -36,6 +36,7 @@
 #include "program.h"
 #include "share.h"
 #include "vn_exec.h"
+#include "vn_model.h"
 #include "vn_program.h"
 
 /* The uapi mirrors the executor's result and reason numbers. */
@@ -73,17 +74,20 @@ struct vnk_exec {
 	struct kref ref;
 	struct vnk_file *vf;		/* holds a file reference */
 	struct vn_exec *ex;		/* holds the submitter's reference */
+	struct vn_exec *ex2;		/* LNC=2: program id 1's, on core + 1; else NULL */
 	struct pid *tgid;		/* the submitting process */
 	struct vnk_user *user;		/* charged for it (kmod/share.c): the submitter's */
 	struct list_head live;		/* in vf->live until completed, under done_lock */
 	u64 bytes;			/* charged to vf->exec_bytes */
 	u32 core;
+	u32 lnc;			/* instances: 1, or 2 (VNEURON_EXEC_LNC2) */
+	u32 ended;			/* under vf->done_lock: instances ended */
 	bool cancelled;			/* under vf->done_lock: flush() or release did */
 	bool completed;			/* under vf->done_lock */
 	bool reaped;			/* under vf->done_lock: out of the exec table */
 	vnk_exec_notify_fn notify;	/* io_uring submissions: told at completion */
 	void *notify_arg;
-	struct vn_exec_status st;	/* with notify: the status, set before it runs */
+	struct vn_exec_status st;	/* under vf->done_lock: the instances' merged status */
 	struct vnk_exec *next_spare;	/* in vf->spare_execs */
 	u32 nmems;
 	u32 cap;			/* room in mems[] */
@@ -160,6 +164,7 @@ static void vnk_exec_free(struct kref *ref)
 	for (i = 0; i < kx->nmems; i++)
 		vnk_mem_put(kx->mems[i]);
 	vn_exec_put(kx->ex);
+	vn_exec_put(kx->ex2);
 	put_pid(kx->tgid);
 	vnk_share_uncharge(kx->user, VNEURON_SHARE_EXECS);
 	atomic64_sub(kx->bytes, &vf->exec_bytes);
@@ -174,13 +179,47 @@ static void vnk_exec_put(struct vnk_exec *kx)
 	kref_put(&kx->ref, vnk_exec_free);
 }
 
-/* From an executor worker (or a cancel, reset or unload), with no lock held. */
-static void vnk_exec_done(struct vn_exec *ex, void *arg)
+/*
+ * One instance's end into the execution's status: the first to fail gives the result
+ * and where; the modeled and host times are the later end's.
+ */
+static void vnk_exec_merge(struct vn_exec_status *acc, const struct vn_exec_status *st,
+			   bool first)
 {
-	struct vnk_exec *kx = arg;
-	struct vnk_file *vf = kx->vf;
-	u32 i, n = kx->nmems;
+	u64 model_ps = max(acc->model_ps, st->model_ps), host_ns = max(acc->host_ns, st->host_ns);
+	u64 seq = acc->seq;
 
+	if (first) {
+		*acc = *st;
+		return;
+	}
+	if (acc->result == VN_RES_OK && st->result != VN_RES_OK) {
+		*acc = *st;
+		acc->seq = seq;
+	}
+	acc->model_ps = model_ps;
+	acc->host_ns = host_ns;
+}
+
+/*
+ * An instance ended with @st (each instance holds a reference, dropped here); the
+ * last one completes the execution.
+ */
+static void vnk_exec_instance_end(struct vnk_exec *kx, const struct vn_exec_status *st)
+{
+	struct vnk_file *vf = kx->vf;
+	u32 i, n;
+	bool last;
+
+	spin_lock(&vf->done_lock);
+	vnk_exec_merge(&kx->st, st, !kx->ended);
+	last = ++kx->ended == kx->lnc;
+	spin_unlock(&vf->done_lock);
+	if (!last) {
+		vnk_exec_put(kx);
+		return;
+	}
+	n = kx->nmems;
 	kx->nmems = 0;
 	for (i = 0; i < n; i++)
 		vnk_mem_put(kx->mems[i]);
@@ -193,11 +232,26 @@ static void vnk_exec_done(struct vn_exec *ex, void *arg)
 	spin_unlock(&vf->done_lock);
 	wake_up_all(&vf->done_wq);
 	/* Hands notify its reference; kx->ex may not be set yet (submit still returning). */
-	if (kx->notify) {
-		vn_exec_status(ex, &kx->st);
+	if (kx->notify)
 		kx->notify(kx, kx->notify_arg);
-	}
 	vnk_exec_put(kx);
+}
+
+/* From an executor worker (or a cancel, reset or unload), with no lock held. */
+static void vnk_exec_done(struct vn_exec *ex, void *arg)
+{
+	struct vn_exec_status st;
+
+	vn_exec_status(ex, &st);
+	vnk_exec_instance_end(arg, &st);
+}
+
+/* End both instances (ABORTED, reason CANCEL); returns at once. */
+static void vnk_exec_cancel(struct vnk_exec *kx)
+{
+	vn_exec_cancel(kx->ex);
+	if (kx->ex2)
+		vn_exec_cancel(kx->ex2);
 }
 
 /* Out of the table: poll() no longer counts it. Drops the table's reference. */
@@ -215,7 +269,7 @@ static void vnk_exec_reap(struct vnk_file *vf, struct vnk_exec *kx)
  * The executor's allocations for one execution (core/exec.c): scratch for every scratch
  * tensor bound to 0, 64-byte aligned, and the semaphores' time tables.
  */
-static u64 vnk_exec_bytes(const struct vn_program *p, const u32 *handles)
+static u64 vnk_exec_bytes(const struct vn_program *p, const u32 *handles, u32 lnc)
 {
 	u64 bytes = 0;
 	u32 i, s;
@@ -225,7 +279,7 @@ static u64 vnk_exec_bytes(const struct vn_program *p, const u32 *handles)
 			bytes += ALIGN(p->tensors[i].size, 64);
 	for (s = 0; s < VNEF_MAX_SEMS; s++)
 		bytes += (u64)p->sem_incs[s] * sizeof(u64);
-	return bytes;
+	return bytes * lnc;	/* each instance has its own */
 }
 
 /* Bind handles[i] to tensor i, taking a buffer reference for each. */
@@ -270,7 +324,11 @@ static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
 	struct vn_bind *binds = NULL, stack_binds[VNK_EXEC_STACK_TENSORS];
 	u32 stack_handles[VNK_EXEC_STACK_TENSORS];
 	struct vnk_device *vdev = vf->vdev;
-	struct vn_core *ec;
+	struct vn_core *ec[2] = { NULL, NULL };
+	bool lnc2 = arg->flags & VNEURON_EXEC_LNC2;
+	struct vn_exec_status aborted = {
+		.result = VN_RES_ABORTED, .reason = VN_REASON_NOMEM, .stream = VNEURON_STREAM_NONE,
+	};
 	struct vn_program *p;
 	struct vnk_user *user;
 	struct vnk_exec *kx;
@@ -278,15 +336,25 @@ static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
 	u32 count = arg->mem_count;
 	int ret;
 
-	if (arg->flags || arg->core >= vdev->core_count || count > VNEF_MAX_TENSORS ||
-	    arg->time_limit_ns > VNK_MAX_TIME_LIMIT_NS)
+	if ((arg->flags & ~VNEURON_EXEC_LNC2) || arg->core >= vdev->core_count ||
+	    count > VNEF_MAX_TENSORS || arg->time_limit_ns > VNK_MAX_TIME_LIMIT_NS)
 		return -EINVAL;
+	/* A logical core is an even core and the next one, on a model that has them. */
+	if (lnc2 && (arg->core % 2 || arg->core + 1 >= vdev->core_count))
+		return -EINVAL;
+	if (lnc2 && vn_model_gen(vdev->model)->lnc < 2)
+		return -EOPNOTSUPP;
 	p = vnk_program_get(vf, arg->program);
 	if (!p)
 		return -ENOENT;
 	if (count != p->tensor_count) {
 		vn_program_put(p);
 		return -EINVAL;
+	}
+	/* A collective's rank is one physical core: not an instance of a logical one. */
+	if (lnc2 && p->streams[VNEF_STREAM_CC].count) {
+		vn_program_put(p);
+		return -EOPNOTSUPP;
 	}
 	if (atomic_inc_return(&vf->nr_execs) > vnk_limits.max_execs) {
 		atomic_dec(&vf->nr_execs);
@@ -314,6 +382,7 @@ static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
 	kref_get(&vf->ref);
 	kx->vf = vf;
 	kx->core = arg->core;
+	kx->lnc = lnc2 ? 2 : 1;
 	kx->notify = notify;
 	kx->notify_arg = notify_arg;
 	kx->reaped = notify;		/* never in the exec table: poll() ignores it */
@@ -339,7 +408,7 @@ static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
 	if (ret)
 		goto fail;
 	/* What the executor will allocate for it, against the file's limit. */
-	kx->bytes = vnk_exec_bytes(p, handles);
+	kx->bytes = vnk_exec_bytes(p, handles, kx->lnc);
 	if (atomic64_add_return(kx->bytes, &vf->exec_bytes) > vnk_limits.max_exec_bytes) {
 		ret = kx->bytes > vnk_limits.max_exec_bytes ? -E2BIG : -ENOSPC;
 		goto fail;
@@ -352,23 +421,53 @@ static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
 	if (p->streams[VNEF_STREAM_CC].count && READ_ONCE(vdev->cores[arg->core].owner) != vf)
 		goto fail;
 	/* Only now, with every argument checked: a refused call claims nothing. */
-	ec = vnk_dev_core_claim(vf, &vdev->cores[arg->core]);
-	if (IS_ERR(ec)) {
-		ret = PTR_ERR(ec);
-		goto fail;
+	if (lnc2) {
+		ret = vnk_dev_core_claim_pair(vf, &vdev->cores[arg->core], ec);
+		if (ret)
+			goto fail;
+	} else {
+		ec[0] = vnk_dev_core_claim(vf, &vdev->cores[arg->core]);
+		if (IS_ERR(ec[0])) {
+			ret = PTR_ERR(ec[0]);
+			goto fail;
+		}
 	}
 
-	kref_get(&kx->ref);		/* the completion's */
+	kref_get(&kx->ref);		/* the completion's: one per instance */
+	if (lnc2)
+		kref_get(&kx->ref);
 	if (notify)
 		kref_get(&kx->ref);	/* notify's, handed over at completion */
-	ret = vn_exec_submit(ec, p, binds, count, arg->time_limit_ns, vnk_exec_done, kx,
-			     &kx->ex);
+	ret = vn_exec_submit_pid(ec[0], p, binds, count, arg->time_limit_ns, 0, vnk_exec_done,
+				 kx, &kx->ex);
 	if (ret) {
 		/* Not the last: ours remains. */
 		kref_put(&kx->ref, vnk_exec_free);
+		if (lnc2)
+			kref_put(&kx->ref, vnk_exec_free);
 		if (notify)
 			kref_put(&kx->ref, vnk_exec_free);
 		goto fail;
+	}
+	if (lnc2) {
+		ret = vn_exec_submit_pid(ec[1], p, binds, count, arg->time_limit_ns, 1,
+					 vnk_exec_done, kx, &kx->ex2);
+		if (ret) {
+			/*
+			 * Instance 0 runs: nobody is told of its end (the caller gets ret),
+			 * it is stopped, and instance 1 ends here, unstarted.
+			 */
+			if (notify) {
+				kx->notify = NULL;
+				kref_put(&kx->ref, vnk_exec_free);
+			}
+			spin_lock(&vf->done_lock);
+			kx->reaped = true;	/* never in the table: poll() ignores it */
+			spin_unlock(&vf->done_lock);
+			vn_exec_cancel(kx->ex);
+			vnk_exec_instance_end(kx, &aborted);
+			goto fail;
+		}
 	}
 	/* Now flush() may cancel it (kx->ex is set); unless it has ended already. */
 	spin_lock(&vf->done_lock);
@@ -403,7 +502,7 @@ int vnk_exec_ioctl(struct vnk_file *vf, void *data)
 			      GFP_KERNEL_ACCOUNT);
 	if (ret < 0) {
 		/* Nobody can wait for it: end it; its completion frees the rest. */
-		vn_exec_cancel(kx->ex);
+		vnk_exec_cancel(kx);
 		vnk_exec_reap(vf, kx);
 		return ret == -EBUSY ? -ENOSPC : ret;
 	}
@@ -454,7 +553,7 @@ void vnk_exec_undo(struct vnk_file *vf, void *data)
 
 	if (!kx)
 		return;
-	vn_exec_cancel(kx->ex);
+	vnk_exec_cancel(kx);
 	vnk_exec_reap(vf, kx);
 }
 
@@ -482,6 +581,8 @@ int vnk_wait_ioctl(struct vnk_file *vf, void *data)
 	/* 0 means no deadline to the executor; a time in the past only checks. */
 	deadline = arg->timeout_ns == VNEURON_WAIT_FOREVER ? 0 : max_t(u64, arg->timeout_ns, 1);
 	ret = vn_exec_wait(kx->ex, deadline);
+	if (!ret && kx->ex2)
+		ret = vn_exec_wait(kx->ex2, deadline);
 	if (ret == -EINTR)
 		ret = -ERESTARTSYS;	/* the deadline is absolute: restarting is exact */
 	if (ret)
@@ -491,7 +592,9 @@ int vnk_wait_ioctl(struct vnk_file *vf, void *data)
 		ret = -EINTR;
 		goto out;
 	}
-	vn_exec_status(kx->ex, &st);
+	spin_lock(&vf->done_lock);
+	st = kx->st;
+	spin_unlock(&vf->done_lock);
 	vnk_exec_report(kx, &st, arg);
 	/* A concurrent WAIT on the same id may have reaped it first: both report. */
 	if (xa_cmpxchg(&vf->execs, id, kx, NULL, 0) == kx)
@@ -536,7 +639,7 @@ static void vnk_exec_cancel_of(struct vnk_file *vf, struct pid *tgid)
 		}
 		spin_unlock(&vf->done_lock);
 		for (i = 0; i < n; i++) {
-			vn_exec_cancel(batch[i]->ex);
+			vnk_exec_cancel(batch[i]);
 			vnk_exec_put(batch[i]);
 		}
 	} while (n == ARRAY_SIZE(batch));

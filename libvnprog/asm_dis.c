@@ -154,6 +154,8 @@ static void put_ep(struct out *o, const struct vnef_dma_ep *e, const char *const
 	if (e->stride[0] || e->stride[1])
 		put(o, "[%llu, %llu]", (unsigned long long)e->stride[1],
 		    (unsigned long long)e->stride[0]);
+	if (e->pid_stride)
+		put(o, " pid %u", e->pid_stride);
 }
 
 static void put_sync(struct out *o, uint32_t flags, uint32_t sem, uint32_t val, uint64_t mask)

@@ -210,6 +210,19 @@ static bool ep_val(struct as *a, struct vnef_dma_ep *e, const char *what)
 		if (!asm_expect_punct(a, ']', "']' after the strides"))
 			return false;
 	}
+	/* "pid N": N bytes further per program id (a logical core's instance) */
+	if (asm_peek(a) && a->tok.kind == T_IDENT && asm_tok_is(&a->tok, "pid")) {
+		line = a->tok.line;
+		col = a->tok.col;
+		asm_take(a);
+		if (e->mem != VNEF_MEM_HBM) {
+			asm_diag(a, line, col, "'pid' (a program-id stride) is for a tensor's "
+				 "endpoint, not sbuf or psum");
+			return false;
+		}
+		if (!asm_u32(a, &e->pid_stride, "a program-id stride in bytes"))
+			return false;
+	}
 	return true;
 }
 

@@ -46,6 +46,8 @@ struct nd_host_comm {
 
 struct nd_host {
 	struct vn_core *core;
+	struct vn_core *core2;		/* LNC=2: program id 1's core (nd_host_set_lnc()) */
+	const struct vneuron_model *model;
 	int record;
 	pthread_mutex_t lock;		/* events: the hook runs on the core's workers */
 	struct nd_event *ev;
@@ -166,8 +168,35 @@ int nd_host_open(const struct vneuron_model *m, struct nd_host **hp, struct nd_e
 		free(h);
 		return nd_seterr(err, ret, "cannot create a host core: %s", nd_strerror(ret));
 	}
+	h->model = m ? m : &vn_model_trn1;
 	pthread_mutex_init(&h->lock, NULL);
 	*hp = h;
+	return 0;
+}
+
+int nd_host_set_lnc(struct nd_host *h, unsigned int lnc)
+{
+	int ret;
+
+	if (!h)
+		return -EINVAL;
+	if (lnc != 1 && lnc != VN_LNC_MAX)
+		return nd_seterr(&h->err, EINVAL, "LNC=%u: a logical core is 1 or %u physical "
+				 "cores", lnc, VN_LNC_MAX);
+	if (lnc > vn_model_gen(h->model)->lnc)
+		return nd_seterr(&h->err, EINVAL, "LNC=%u: model %.16s has no logical cores "
+				 "(LNC=2 needs trn2 or trn3)", lnc, h->model->name);
+	if (lnc == 1) {
+		vn_core_destroy(h->core2);
+		h->core2 = NULL;
+		return 0;
+	}
+	if (h->core2)
+		return 0;
+	ret = vn_core_create(h->model, "host1", &h->core2);
+	if (ret)
+		return nd_seterr(&h->err, ret, "cannot create a second host core: %s",
+				 nd_strerror(ret));
 	return 0;
 }
 
@@ -176,6 +205,8 @@ void nd_host_close(struct nd_host *h)
 	if (!h)
 		return;
 	vn_core_destroy(h->core);
+	if (h->core2)
+		vn_core_destroy(h->core2);
 	nd_host_trace_free(h->trace);
 	if (h->cached)
 		vn_program_put(h->cached);
@@ -361,6 +392,24 @@ static int host_wait(struct nd_host *h, struct vn_exec *ex, int *stopped)
 	}
 }
 
+/*
+ * Instance 1's end into instance 0's status, as the module's WAIT merges a logical
+ * core's (kmod/exec.c): the first to fail says how; the times are the later end's.
+ */
+static void host_merge_status(struct vn_exec_status *st, struct vn_exec *ex2)
+{
+	struct vn_exec_status s2;
+	u64 model_ps, host_ns;
+
+	vn_exec_status(ex2, &s2);
+	model_ps = st->model_ps > s2.model_ps ? st->model_ps : s2.model_ps;
+	host_ns = st->host_ns > s2.host_ns ? st->host_ns : s2.host_ns;
+	if (st->result == VN_RES_OK && s2.result != VN_RES_OK)
+		*st = s2;
+	st->model_ps = model_ps;
+	st->host_ns = host_ns;
+}
+
 /* The host core's results are the uapi's, so one set of names serves both. */
 _Static_assert((int)VN_RES_FAULT == (int)VNEURON_EXEC_FAULT, "result numbers");
 _Static_assert((int)VN_REASON_FAULT_STATE == (int)VNEURON_REASON_FAULT_STATE,
@@ -375,8 +424,8 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 	struct vn_prog_error pe;
 	struct vn_program *p = NULL;
 	struct vn_bind *binds = NULL;
-	struct vn_exec *ex = NULL;
-	int ret, stopped;
+	struct vn_exec *ex = NULL, *ex2 = NULL;
+	int ret, stopped, stopped2 = 0;
 
 	if (!h)
 		return -EINVAL;
@@ -418,16 +467,26 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 			  "a communicator first (nd_host_set_comm())");
 		goto out;
 	}
+	if (!ret && h->core2)
+		ret = vn_exec_submit_pid(h->core2, p, binds, p->tensor_count, limit_ns, 1, NULL,
+					 NULL, &ex2);
 	if (ret) {
+		if (ex)
+			vn_exec_cancel(ex);
 		nd_seterr(&h->err, ret, "submit failed: %s", nd_strerror(ret));
 		goto out;
 	}
 	ret = host_wait(h, ex, &stopped);
+	if (!ret && ex2)
+		ret = host_wait(h, ex2, &stopped2);
 	if (ret) {
 		nd_seterr(&h->err, ret, "wait failed: %s", nd_strerror(ret));
 		goto out;
 	}
+	stopped |= stopped2;
 	vn_exec_status(ex, &st);
+	if (ex2)
+		host_merge_status(&st, ex2);
 	vn_core_set_hook(h->core, NULL, NULL);
 	r = (struct nd_run_result){ .result = st.result, .reason = st.reason,
 				    .stream = st.stream, .pc = st.pc, .model_ps = st.model_ps,
@@ -453,6 +512,10 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 	}
 	ret = 0;
 out:
+	if (ex2) {
+		vn_exec_wait(ex2, 0);
+		vn_exec_put(ex2);
+	}
 	if (ex)
 		vn_exec_put(ex);
 	vn_core_set_hook(h->core, NULL, NULL);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "run_int.h"
+#include "vn_model.h"
 
 #define RN_POLL_NS	10000000ull	/* a device wait looks at the cancel flag this often */
 #define RN_INTR		"interrupted (nd_runner_cancel())"
@@ -78,6 +79,35 @@ const char *nd_runner_where(const struct nd_runner *r)
 int nd_runner_is_host(const struct nd_runner *r)
 {
 	return r && r->host;
+}
+
+static void rn_host_where(struct nd_runner *r);
+
+int nd_runner_set_lnc(struct nd_runner *r, unsigned int lnc)
+{
+	int ret = 0;
+
+	if (!r)
+		return -EINVAL;
+	pthread_mutex_lock(&r->lock);
+	if (!r->host)
+		ret = rn_err(r, EINVAL, "--lnc is for the host backend: a device's logical "
+			     "cores are not launched through this runner");
+	else if (r->vp || r->ranks_set || r->nranks > 1)
+		ret = rn_err(r, EBUSY, "set LNC before loading a program or setting ranks");
+	else if (lnc != 1 && lnc != 2)
+		ret = rn_err(r, EINVAL, "LNC=%u: a logical core is 1 or 2 physical cores", lnc);
+	else if (lnc > vn_model_gen(r->has_model ? &r->model : NULL)->lnc)
+		ret = rn_err(r, EINVAL, "LNC=%u: model %.16s has no logical cores (LNC=2 needs "
+			     "trn2 or trn3)", lnc, r->has_model ? r->model.name : "trn1");
+	else if (r->rk && (ret = nd_host_set_lnc(r->rk[0].h, lnc)))
+		rn_err(r, -ret, "%s", nd_host_error(r->rk[0].h));
+	else
+		r->lnc = lnc;
+	if (!ret && r->rk)
+		rn_host_where(r);
+	pthread_mutex_unlock(&r->lock);
+	return ret;
 }
 
 void nd_runner_set_limit(struct nd_runner *r, uint64_t limit_ns)
@@ -160,6 +190,15 @@ int rn_dev_find(struct nd_runner *r, unsigned int index, unsigned int *di,
 	return 0;
 }
 
+/* A chosen model and LNC are named: "the host backend (trn2, LNC=2)". */
+static void rn_host_where(struct nd_runner *r)
+{
+	snprintf(r->where, sizeof(r->where), "the host backend%s%.16s%s%s",
+		 r->has_model || r->lnc > 1 ? " (" : "", r->has_model ? r->model.name : "",
+		 r->lnc > 1 ? (r->has_model ? ", LNC=2" : "LNC=2") : "",
+		 r->has_model || r->lnc > 1 ? ")" : "");
+}
+
 /* Rank 0 alone, on core `core` of device di (device) or a host core. */
 static int rank0(struct nd_runner *r, unsigned int di, unsigned int core, struct nd_error *e)
 {
@@ -177,10 +216,9 @@ static int rank0(struct nd_runner *r, unsigned int di, unsigned int core, struct
 		if (ret)
 			return ret;
 		nd_host_set_stop(k->h, rn_host_stop, r);
-		/* a chosen model is named: "the host backend (trn2)" */
-		snprintf(r->where, sizeof(r->where), "the host backend%s%.16s%s",
-			 r->has_model ? " (" : "", r->has_model ? r->model.name : "",
-			 r->has_model ? ")" : "");
+		if (r->lnc > 1 && (ret = nd_host_set_lnc(k->h, r->lnc)))
+			return nd_seterr(e, ret, "%s", nd_host_error(k->h));
+		rn_host_where(r);
 		return 0;
 	}
 	if (core >= r->dev[di].cores)

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "run_int.h"
+#include "vn_model.h"
 
-#define RN_HOST_CORES	2		/* host ranks to a modeled device: the module's default */
 
 /* ---- the communicator ---- */
 
@@ -215,6 +215,10 @@ int nd_runner_set_ranks(struct nd_runner *r, const struct nd_runner_ranks *rk)
 		ret = rn_err(r, EBUSY, "set the ranks once, before loading a program");
 		goto out;
 	}
+	if (r->lnc > 1) {
+		ret = rn_err(r, EINVAL, "ranks: a logical core (LNC=2) runs one rank");
+		goto out;
+	}
 	if (!rk || !rk->count || rk->count > ND_RUNNER_MAX_RANKS || !rk->device != !rk->core ||
 	    (rk->flags & ~(ND_RANKS_NO_COMM | ND_RANKS_KEEP_BROKEN)) ||
 	    (rk->first && !(rk->flags & ND_RANKS_NO_COMM)) ||
@@ -231,7 +235,9 @@ int nd_runner_set_ranks(struct nd_runner *r, const struct nd_runner_ranks *rk)
 	}
 	nk[0] = r->rk[0];
 	if (r->host) {
-		cpd = rk->cores_per_device ? rk->cores_per_device : RN_HOST_CORES;
+		/* host ranks to a modeled device: the model's cores, as the module's default */
+		cpd = rk->cores_per_device ? rk->cores_per_device :
+		      vn_model_gen(r->has_model ? &r->model : NULL)->cores_per_device;
 		for (i = 0, ret = 0; i < rk->count && !ret; i++) {
 			nk[i].device = rk->device ? rk->device[i] : i / cpd;
 			nk[i].core = rk->core ? rk->core[i] : i % cpd;

@@ -443,6 +443,15 @@ const char *nd_host_error(const struct nd_host *h);
 /* Keep the events of the following runs (off by default). */
 void nd_host_record(struct nd_host *h, int on);
 /*
+ * Run the following runs on a logical core of lnc physical cores (1, the default, or
+ * 2: LNC=2, docs/isa.md "Logical cores"): two SPMD instances, program ids 0 and 1, on
+ * two host cores sharing the bound buffers; nd_host_run() then reports the first
+ * failing instance's status and the later end's times. Events, the trace and collectives
+ * are instance 0's (core 0). -EINVAL (said) for another count or a model without
+ * logical cores (trn1), -ENOMEM.
+ */
+int nd_host_set_lnc(struct nd_host *h, unsigned int lnc);
+/*
  * Validate and run an image; inputs are read from and outputs written to the bound
  * buffers. Scratch tensors may be left unbound (zeroed by the core). 0 when the
  * execution ended OK; -EINVAL for a rejected image or a bad binding, -EIO when the

@@ -134,6 +134,16 @@ const char *nd_runner_where(const struct nd_runner *r);
 int nd_runner_is_host(const struct nd_runner *r);
 
 /**
+ * nd_runner_set_lnc() - run on a logical core of @lnc physical cores (host backend)
+ * @r: a host runner, before its program is loaded and without ranks
+ * @lnc: 1, or 2 (LNC=2: two SPMD instances, program ids 0 and 1; nd_host_set_lnc())
+ *
+ * Return: 0; -EINVAL (said: another count, a device runner, a model without logical
+ * cores), -EBUSY (a program is loaded or ranks are set).
+ */
+int nd_runner_set_lnc(struct nd_runner *r, unsigned int lnc);
+
+/**
  * nd_runner_set_limit() - the host-time limit of each execution from now on
  * @r: the runner
  * @limit_ns: nanoseconds; 0 for the default (30 s, the module's)

@@ -2,9 +2,9 @@
 /*
  * capture's program form with collectives workers (docs/profiler.md, "Collectives
  * workers", "Several machines"): the program on N workers of one communicator, one core
- * each (devices filled from --device on, or host cores placed as on devices of two
- * cores), every execution run on all of them at once, every worker's core traced into
- * one profile; under mpirun (vneuron-profile-mpi) one node's workers of a communicator
+ * each (devices filled from --device on, or host cores placed as on devices of the
+ * model's cores), every execution run on all of them at once, every worker's core
+ * traced into one profile; under mpirun (vneuron-profile-mpi) one node's workers of a communicator
  * spanning the nodes. The workers are the ranks of libvnprog's runner (vnrun.h).
  */
 #include <errno.h>
@@ -71,8 +71,8 @@ static int node_device(struct wrun *wr, struct cap_opts *o)
 
 /*
  * Where the workers run: rank r on the r-th core counting from core 0 of /dev/vneuronD
- * on, device after device (each with its own core count; on the host, devices of two
- * cores as the module's default), each a target to trace. 0 or -errno (said).
+ * on, device after device (each with its own core count; on the host, devices of the
+ * model's cores per device, as the module's default), each a target to trace. 0 or -errno (said).
  */
 static int place_workers(struct wrun *wr, const struct cap_opts *o)
 {

@@ -36,8 +36,10 @@ extern "C" {
  * 7: per-user limits and a privileged reserve on every resource the module's users
  * share (VNEURON_CAP_SHARES): vneuron_info.shares; -EDQUOT past a user's limit; a trace
  * session may be taken over (TRACE_STOP then gives -ECANCELED).
+ * 8: logical cores (VNEURON_CAP_LNC): VNEURON_EXEC_LNC2 runs a program as two SPMD
+ * instances on cores 2k and 2k + 1; .vnef's PROGRAM_ID and DMA pid_stride.
  */
-#define VNEURON_UAPI_VERSION		7
+#define VNEURON_UAPI_VERSION		8
 
 /* Capability bits in vneuron_info.caps. */
 #define VNEURON_CAP_MEM			_BITULL(0)	/* MEM_* ioctls and mmap */
@@ -52,6 +54,7 @@ extern "C" {
 #define VNEURON_CAP_NETQ		_BITULL(9)	/* COMM_NODES, NETQ_* */
 #define VNEURON_CAP_NETQ_RING		_BITULL(10)	/* NETQ_RING_SETUP, NETQ_DOORBELL */
 #define VNEURON_CAP_SHARES		_BITULL(11)	/* vneuron_info.shares, per-user limits */
+#define VNEURON_CAP_LNC			_BITULL(12)	/* VNEURON_EXEC_LNC2 (on trn2, trn3) */
 
 /**
  * enum vneuron_engine - the compute engines of a core
@@ -132,7 +135,7 @@ struct vneuron_model {
  * struct vneuron_model_gen - what else differs between device generations
  * @generation: NUL-padded NeuronCore version: "NeuronCore-v2", "-v3", "-v4"
  * @cores_per_device: physical cores of one device (a chip): 2, 8, 8
- * @lnc: physical cores a logical core joins by default: 1 (trn1), 2
+ * @lnc: physical cores a logical core may join: 1 (trn1: no logical cores), 2
  * @dtypes: bit d set for each enum vnef_dtype d (uapi/vneuron_program.h) the model has
  * @tensor_fp32_passes: TensorE cycles per column with an fp32 operand: 4 (a quarter
  *	of the bf16 rate)
@@ -404,15 +407,26 @@ struct vneuron_program_unload {
 	__u32 flags;
 };
 
+/* vneuron_exec.flags: launch on a logical core of two physical cores (LNC=2). */
+#define VNEURON_EXEC_LNC2		_BITUL(0)
+
 /**
  * struct vneuron_exec - argument of %VNEURON_IOCTL_EXEC
  * @program: in: program handle
  * @core: in: 0..core_count-1
  * @mem_handles_ptr: in: __u32 array of @mem_count buffer handles
  * @mem_count: in: = the program's tensor_count
- * @flags: in: must be 0
+ * @flags: in: 0, or %VNEURON_EXEC_LNC2
  * @time_limit_ns: in: host-time limit, 0 for the default (30 s)
  * @exec_id: out: non-zero, per file
+ *
+ * With %VNEURON_EXEC_LNC2, @core is a logical core's first physical core (even, and
+ * @core + 1 < core_count, else -EINVAL; a model without logical cores, trn1, gives
+ * -EOPNOTSUPP, as does a program with a collective stream): the program runs as two
+ * SPMD instances, program id 0 on @core and 1 on @core + 1, both bound to the same
+ * buffers (HBM is shared). Both cores are claimed (a refused call claims neither). WAIT
+ * reports one execution: the first failing instance's status, the later end's
+ * model_ps and host_ns (docs/uapi.md, "EXEC").
  *
  * Queue a program on a core without blocking. @mem_handles_ptr points to @mem_count
  * buffer handles of this file, one per program tensor in tensor order: inputs and

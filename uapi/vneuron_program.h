@@ -258,6 +258,8 @@ struct vnef_ap {
  * @VNEF_OP_MEMSET: VectorE and GpSimdE: dst = imm[0] (fp32 bits)
  * @VNEF_OP_IOTA: GpSimdE: dst[p][j] = imm0 + p * imm1 + j * imm2 (s32)
  * @VNEF_OP_PARTITION_REDUCE: GpSimdE: dst [1 x F] = <alu> over the partitions of src0
+ * @VNEF_OP_PROGRAM_ID: VectorE and GpSimdE: dst = imm0 + program id * imm1 (s32): the
+ *	instance's index on its logical core (0 alone; 0 or 1 at LNC=2)
  * @VNEF_OP_COUNT: number of opcodes
  */
 enum vnef_opcode {
@@ -273,7 +275,8 @@ enum vnef_opcode {
 	VNEF_OP_MEMSET = 9,
 	VNEF_OP_IOTA = 10,
 	VNEF_OP_PARTITION_REDUCE = 11,
-	VNEF_OP_COUNT = 12,
+	VNEF_OP_PROGRAM_ID = 12,
+	VNEF_OP_COUNT = 13,
 };
 
 /* Instruction flags. */
@@ -350,6 +353,7 @@ enum vnef_act {
  *   MEMSET            dst [P x F] = imm[0]
  *   IOTA              dst [P x F], dst[p][j] = imm[0] + p * imm[1] + j * imm[2] (s32)
  *   PARTITION_REDUCE  op = ADD, MAX or MIN; src0 [P x F] -> dst [1 x F]
+ *   PROGRAM_ID        dst [P x F] = imm[0] + pid * imm[1] (s32), pid the program id
  * where P and F match between operands (element j of the free axis is matched in visit
  * order, so counts may differ as long as the free sizes agree).
  */
@@ -370,7 +374,7 @@ enum vnef_act {
  * @reserved: must be 0
  *
  * Operands not used by the opcode have mem NONE and all-zero fields. @imm holds fp32
- * bit patterns except for IOTA (s32).
+ * bit patterns except for IOTA and PROGRAM_ID (s32).
  */
 struct vnef_instr {
 	__u32 opcode;
@@ -393,7 +397,8 @@ struct vnef_instr {
  * @tensor: HBM: tensor index; else 0
  * @offset: bytes
  * @partition: on-chip: first partition; HBM: 0
- * @pad: must be 0
+ * @pid_stride: HBM: bytes added to @offset per program id (an SPMD instance's slice
+ *	on a logical core, docs/isa.md "Logical cores"); on-chip: 0
  * @part_stride: on-chip: partitions per index; HBM: 0
  * @stride: bytes per index
  *
@@ -411,7 +416,7 @@ struct vnef_dma_ep {
 	__u32 tensor;
 	__u64 offset;
 	__u32 partition;
-	__u32 pad;
+	__u32 pid_stride;
 	__u32 part_stride[2];
 	__u64 stride[2];
 };

@@ -14,7 +14,7 @@
 #include "vn_model.h"
 
 static const char device_doc[] =
-"Device(index=None, *, host=None, core=0, model=None)\n"
+"Device(index=None, *, host=None, core=0, model=None, lnc=1)\n"
 "\n"
 "A core of a vneuron device, where programs are loaded (Device.load()) and run.\n"
 "\n"
@@ -38,6 +38,13 @@ static const char device_doc[] =
 "limit, and a capture records it. A device has the model its module was loaded with\n"
 "(insmod vneuron.ko model=NAME): model= then checks it (DeviceError if it differs).\n"
 "Another name raises ValueError naming the valid ones.\n"
+"\n"
+"lnc=2 (host backend, trn2 and trn3) runs every program on a logical core of two\n"
+"physical cores, as an NKI kernel[2] grid: two SPMD instances with program ids 0\n"
+"and 1 (the PROGRAM_ID instruction, DMA pid_stride) sharing the tensors; the modeled\n"
+"time is the later instance's end (docs/isa.md, \"Logical cores\"). ValueError for\n"
+"another count, for trn1 (no logical cores) and for a device (not yet here: the\n"
+"module's EXEC takes VNEURON_EXEC_LNC2).\n"
 "\n"
 "Attributes:\n"
 "  backend   \"device\" or \"host\"\n"
@@ -83,11 +90,11 @@ static int env_backend(enum vnpy_backend *b)
 
 static int device_init(PyObject *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "index", "host", "core", "model", NULL };
+	static char *kwlist[] = { "index", "host", "core", "model", "lnc", NULL };
 	struct vnpy_device *d = (struct vnpy_device *)self;
 	PyObject *index = Py_None, *host = Py_None;
 	const char *model = NULL;
-	unsigned int core = 0;
+	unsigned int core = 0, lnc = 1;
 	struct nd_error err = { 0 };
 	enum vnpy_backend b;
 	long idx = 0;
@@ -97,8 +104,8 @@ static int device_init(PyObject *self, PyObject *args, PyObject *kw)
 		PyErr_SetString(PyExc_RuntimeError, "Device.__init__ called twice");
 		return -1;
 	}
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$OIz", kwlist, &index, &host, &core,
-					 &model))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$OIzI", kwlist, &index, &host, &core,
+					 &model, &lnc))
 		return -1;
 	d->model = NULL;
 	if (model && nd_model_lookup(model, &d->model, &err)) {
@@ -126,6 +133,12 @@ static int device_init(PyObject *self, PyObject *args, PyObject *kw)
 	} else if (env_backend(&b)) {
 		return -1;
 	}
+	if (lnc != 1 && b != VNPY_HOST) {
+		PyErr_Format(PyExc_ValueError, "lnc=%u: logical cores are for host=True here (the "
+			     "module's EXEC takes VNEURON_EXEC_LNC2; this package does not yet)",
+			     lnc);
+		return -1;
+	}
 	if (b == VNPY_HOST && core) {
 		PyErr_Format(PyExc_ValueError, "core %u: the host backend has one core, 0", core);
 		return -1;
@@ -135,12 +148,14 @@ static int device_init(PyObject *self, PyObject *args, PyObject *kw)
 	d->index = b == VNPY_HOST ? -1 : (int)idx;
 	Py_BEGIN_ALLOW_THREADS
 	if (b == VNPY_HOST)
-		ret = vnpy_run_open_host(d, err.msg, sizeof(err.msg));
+		ret = vnpy_run_open_host(d, lnc, err.msg, sizeof(err.msg));
 	else
 		ret = nd_open((unsigned int)idx, &d->nd, &err);
 	Py_END_ALLOW_THREADS
 	if (ret) {
-		if (b == VNPY_HOST)
+		if (b == VNPY_HOST && ret == -EINVAL)
+			PyErr_Format(PyExc_ValueError, "lnc=%u: %s", lnc, err.msg);
+		else if (b == VNPY_HOST)
 			vnpy_raise(vnpy_DeviceError, ret, "the host backend: %s", err.msg);
 		else if (ret == -ENOENT)
 			vnpy_raise(vnpy_DeviceError, ret, "%s (vneuron.Device(host=True) runs the host "

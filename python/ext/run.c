@@ -10,10 +10,11 @@
  * (nd_runner_open_dev()), its device buffers kept for the next runs; each input is
  * copied into device memory once a run and each output out of it once.
  *
- * Ctrl-C: a run in the main thread puts a SIGINT handler in front of Python's for its
- * duration. The handler calls nd_runner_cancel() (async-signal-safe: it sets a flag) and
- * Python's handler, which marks the signal for Python; the runner stops the execution
- * and returns -EINTR, and Program.run() lets Python raise KeyboardInterrupt.
+ * Ctrl-C: a run in the main thread puts a SIGINT handler in front of Python's (left
+ * there between runs, when it only passes signals on). During a run the handler calls
+ * nd_runner_cancel() (async-signal-safe: it sets a flag) and Python's handler, which
+ * marks the signal for Python; the runner stops the execution and returns -EINTR, and
+ * Program.run() lets Python raise KeyboardInterrupt.
  */
 #include <errno.h>
 #include <signal.h>
@@ -52,18 +53,25 @@ static void on_sigint(int sig, siginfo_t *si, void *uc)
 /*
  * Puts on_sigint in front of the SIGINT handler in place (Python's) for a run of r: 1,
  * or 0 when there is none to stand in front of (SIGINT ignored, or the default: the
- * process ends).
+ * process ends). It stays in front after the run (with no runner it only passes the
+ * signal on), so a run costs one sigaction() call, not three; a handler set since
+ * (signal.signal()) replaced it and is stood in front of anew.
  */
 static int sigint_catch(struct nd_runner *r)
 {
-	struct sigaction sa;
+	struct sigaction cur, sa;
 
-	if (sigaction(SIGINT, NULL, &sigint_prev))
+	if (sigaction(SIGINT, NULL, &cur))
 		return 0;
-	if (!(sigint_prev.sa_flags & SA_SIGINFO) &&
-	    (sigint_prev.sa_handler == SIG_DFL || sigint_prev.sa_handler == SIG_IGN))
+	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigint) {
+		sigint_runner = r;
+		return 1;
+	}
+	if (!(cur.sa_flags & SA_SIGINFO) &&
+	    (cur.sa_handler == SIG_DFL || cur.sa_handler == SIG_IGN))
 		return 0;
-	sa = sigint_prev;
+	sigint_prev = cur;
+	sa = cur;
 	sa.sa_flags |= SA_SIGINFO;
 	sa.sa_sigaction = on_sigint;
 	sigint_runner = r;
@@ -77,12 +85,11 @@ static int sigint_catch(struct nd_runner *r)
 static void sigint_release(void)
 {
 	sigint_runner = NULL;
-	sigaction(SIGINT, &sigint_prev, NULL);
 }
 
 /* ---- opening and loading ---- */
 
-int vnpy_run_open_host(struct vnpy_device *d, char *msg, size_t len)
+int vnpy_run_open_host(struct vnpy_device *d, unsigned int lnc, char *msg, size_t len)
 {
 	struct nd_error err = { 0 };
 	int ret = nd_runner_open_host(d->model, &d->runner, &err);
@@ -90,6 +97,15 @@ int vnpy_run_open_host(struct vnpy_device *d, char *msg, size_t len)
 	if (ret) {
 		snprintf(msg, len, "%s", err.msg);
 		return ret;
+	}
+	if (lnc != 1) {
+		ret = nd_runner_set_lnc(d->runner, lnc);
+		if (ret) {
+			snprintf(msg, len, "%s", nd_runner_error(d->runner));
+			nd_runner_close(d->runner);
+			d->runner = NULL;
+			return ret;
+		}
 	}
 	d->host = nd_runner_host(d->runner, 0);
 	return 0;

@@ -99,7 +99,7 @@ struct vnpy_run_out {
 int vnpy_run(struct vnpy_program *p, void *const *data, struct vnpy_run_out *out,
 	     uint64_t limit_ns, int interruptible, int *ran, char *msg, size_t len);
 /* run.c: the host backend's runner of d (d->runner, d->host); -errno with msg. */
-int vnpy_run_open_host(struct vnpy_device *d, char *msg, size_t len);
+int vnpy_run_open_host(struct vnpy_device *d, unsigned int lnc, char *msg, size_t len);
 /* run.c: closes d's runner (its programs released first). */
 void vnpy_run_close(struct vnpy_device *d);
 /*

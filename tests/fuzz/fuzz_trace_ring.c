@@ -37,6 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vneuron_trace_consumer *cons;
 	struct vneuron_trace_ctrl *ctrl;
 	struct vn_trace_ring r;
+	struct vn_trace_writer w;
 	struct nd_ring c;
 	uint64_t ring, refused = 0, seq = 0, op;
 	unsigned char *map;
@@ -64,13 +65,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (size) {
 		op = take(&data, &size, 1);
 		switch (op % 6) {
-		case 0: case 1:				/* records */
+		case 0:					/* records */
 			for (op = op / 6 + 1; op; op--) {
 				vn_trace_rec_init(&rec, VNEURON_TRACE_INSN, 0);
 				rec.flops = seq++;
 				if (!vn_trace_write(&r, &rec))
 					refused++;
 			}
+			break;
+		case 1:					/* a run through one writer */
+			vn_trace_writer_begin(&w, &r);
+			for (op = op / 6 + 1; op; op--)
+				if (!vn_trace_wput(&w, VNEURON_TRACE_INSN, seq, seq, 0, 0, seq, 0,
+						   vn_trace_w7(VNEURON_TRACE_NO_SEM,
+							       VNEURON_TRACE_NO_SEM, 0, 0)))
+					refused++;
+				else
+					seq++;
+			vn_trace_writer_end(&w);
 			break;
 		case 2:
 			vn_trace_flush(&r);

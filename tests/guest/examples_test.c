@@ -81,7 +81,7 @@ TEST_F_TIMEOUT(dev, exp_naive_and_pipelined, 600)
 
 TEST_F_TIMEOUT(dev, matmul_512_and_1024, 600)
 {
-	ASSERT_EQ(0, run(BIN "example-matmul --size 512 --time-limit 600")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run(BIN "example-matmul --size 512 --time-limit 120")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "matmul_512_bf16  on /dev/vneuron0 core 0: ok"));
 	EXPECT_NE(NULL, strstr(out, "matmul_512_fp32  on /dev/vneuron0 core 0: ok"));
 	/*

@@ -243,7 +243,8 @@ static int alloc_many(int fd, unsigned int n)
 	return h;
 }
 
-TEST_F(mem, handle_limit)
+/* Thousands of allocations: minutes on the debug kernel of a loaded emulated guest. */
+TEST_F_TIMEOUT(mem, handle_limit, 600)
 {
 	int h = alloc_many(self->fd, self->info.max_mem_handles);
 

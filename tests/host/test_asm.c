@@ -139,6 +139,7 @@ TEST(examples_assemble_validate_and_round_trip)
 	file_round_trip(_metadata, "examples/vasm/exp.vasm");
 	file_round_trip(_metadata, "examples/vasm/matmul.vasm");
 	file_round_trip(_metadata, "examples/vasm/rownorm.vasm");
+	file_round_trip(_metadata, "examples/vasm/spmd.vasm");
 }
 
 /* Every entry of forms.vasm decodes to the fields its text says (spot checks). */

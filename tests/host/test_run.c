@@ -514,6 +514,49 @@ TEST(run_consts)
 #define NR	4
 #define CN	RP_CN
 
+/* Host ranks fill devices of the model's cores: 8 a trn2, as the module's default. */
+TEST(host_ranks_follow_the_model)
+{
+	const struct vneuron_model *m = NULL;
+	struct nd_runner_place pl;
+	struct nd_runner *r;
+	struct nd_error err;
+	unsigned int i;
+
+	ASSERT_EQ(0, nd_model_lookup("trn2", &m, &err));
+	ASSERT_EQ(0, nd_runner_open_host(m, &r, &err));
+	ASSERT_EQ(0, nd_runner_set_ranks(r, &(struct nd_runner_ranks){ .count = 10 }))
+		TH_LOG("%s", nd_runner_error(r));
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ(0, nd_runner_place(r, i, &pl));
+		EXPECT_EQ(i / 8, pl.device);
+		EXPECT_EQ(i % 8, pl.core);
+	}
+	nd_runner_close(r);
+}
+
+/* nd_runner_set_lnc(): trn2 takes 2, trn1 and other counts are refused, and ranks. */
+TEST(runner_lnc)
+{
+	const struct vneuron_model *m = NULL;
+	struct nd_runner *r;
+	struct nd_error err;
+
+	ASSERT_EQ(0, nd_runner_open_host(NULL, &r, &err));
+	EXPECT_EQ(-EINVAL, nd_runner_set_lnc(r, 2));
+	EXPECT_NE(NULL, strstr(nd_runner_error(r), "model trn1 has no logical cores"));
+	nd_runner_close(r);
+	ASSERT_EQ(0, nd_model_lookup("trn2", &m, &err));
+	ASSERT_EQ(0, nd_runner_open_host(m, &r, &err));
+	EXPECT_EQ(-EINVAL, nd_runner_set_lnc(r, 3));
+	EXPECT_EQ(-EINVAL, nd_runner_set_lnc(r, 0));
+	ASSERT_EQ(0, nd_runner_set_lnc(r, 2)) TH_LOG("%s", nd_runner_error(r));
+	EXPECT_STREQ("the host backend (trn2, LNC=2)", nd_runner_where(r));
+	EXPECT_EQ(-EINVAL, nd_runner_set_ranks(r, &(struct nd_runner_ranks){ .count = 2 }));
+	EXPECT_NE(NULL, strstr(nd_runner_error(r), "LNC=2"));
+	nd_runner_close(r);
+}
+
 /* 4 ranks on 2 modeled devices over a host communicator, against the C reference. */
 TEST(run_ranks)
 {

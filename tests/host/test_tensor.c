@@ -96,19 +96,22 @@ static int paths(struct path *p)
 
 	p[n++] = (struct path){ "sse2", VN_SIMD_SSE2, 0 };
 	if (lvl >= VN_CPU_AVX2) {
-		p[n++] = (struct path){ "avx2", VN_SIMD_AVX2, 0 };
+		p[n++] = (struct path){ "avx2", VN_SIMD_AVX2, VN_FP_SSE_TESTED };
 		if (cpu & VN_CPU_FMA)
 			p[n++] = (struct path){ "avx2-fma", VN_SIMD_AVX2, VN_FP_FMA |
-						VN_FP_FMA_TESTED | VN_FP_FMA_OK };
+						VN_FP_FMA_TESTED | VN_FP_FMA_OK |
+						VN_FP_SSE_TESTED };
 	}
 	if (lvl >= VN_CPU_AVX512) {
-		p[n++] = (struct path){ "avx512", VN_SIMD_AVX512, 0 };
+		p[n++] = (struct path){ "avx512", VN_SIMD_AVX512, VN_FP_SSE_TESTED };
 		if (cpu & VN_CPU_FMA)
 			p[n++] = (struct path){ "avx512-fma", VN_SIMD_AVX512, VN_FP_FMA |
-						VN_FP_FMA_TESTED | VN_FP_FMA_OK };
+						VN_FP_FMA_TESTED | VN_FP_FMA_OK |
+						VN_FP_SSE_TESTED };
 		if ((cpu & VN_CPU_BF16) && vn_mm_dp_selftest())
 			p[n++] = (struct path){ "avx512-bf16", VN_SIMD_AVX512,
-						VN_FP_BF16 | VN_FP_DP_TESTED | VN_FP_DP_OK };
+						VN_FP_BF16 | VN_FP_DP_TESTED | VN_FP_DP_OK |
+						VN_FP_SSE_TESTED };
 	}
 	return (int)n;
 }
@@ -283,6 +286,46 @@ TEST_F(te, every_path_exact_operands)
 			/* one value out of range: multiply and add */
 			check(_metadata, self, &p[i], &shapes[s], D_SPOILT, muladd[p[i].simd]);
 		}
+}
+
+/*
+ * Where SSE2 timed much faster than the CPU's widest vectors (QEMU's TCG), TensorE keeps
+ * to SSE2's multiply and add, exact operands too, with the rule's bits.
+ */
+TEST_F(te, sse_only_path)
+{
+	struct path p = { "sse2", VN_SIMD_AVX2, VN_FP_FMA | VN_FP_FMA_TESTED | VN_FP_FMA_OK |
+			  VN_FP_SSE_TESTED | VN_FP_SSE_OK };
+	uint32_t lvl = vn_cpu_vector() & VN_CPU_LEVEL;
+	unsigned int s;
+
+	if (lvl < VN_CPU_AVX2)
+		SKIP(return, "no AVX2: SSE2 is the only path");
+	if (lvl >= VN_CPU_AVX512)
+		p.simd = VN_SIMD_AVX512;
+	for (s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		check(_metadata, self, &p, &shapes[s], D_EXACT, "sse2");
+		check(_metadata, self, &p, &shapes[s], D_ANY, "sse2");
+	}
+}
+
+/* A fresh context times its choices at first use, and keeps them: flags set, bits right. */
+TEST_F(te, first_use_timing)
+{
+	struct path p = { NULL, self->x.simd, self->x.features };
+	uint32_t f;
+
+	if (p.simd == VN_SIMD_SSE2)
+		SKIP(return, "SSE2 only: nothing to time");
+	check(_metadata, self, &p, &shapes[0], D_EXACT, NULL);
+	f = self->x.features;
+	EXPECT_NE(0u, f & VN_FP_SSE_TESTED);
+	if ((f & VN_FP_FMA) && !(f & VN_FP_SSE_OK))
+		EXPECT_NE(0u, f & VN_FP_FMA_TESTED);
+	/* chosen once: the same kernels for the next operands */
+	p.features = f;
+	check(_metadata, self, &p, &shapes[0], D_EXACT, self->x.mm_ran);
+	EXPECT_EQ(f, self->x.features);
 }
 
 /* TRANSPOSE (4 x 4 blocks and edges) is the plain transpose, added to PSUM if asked. */

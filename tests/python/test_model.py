@@ -100,3 +100,32 @@ def test_capture_records_the_host_model(tmp_path):
                    str(tmp_path / "trn2.vntf")).stdout
     assert "different device models: A ran on trn1, B on trn2" in out
     assert out.index("different device models") < out.index("total time")
+
+
+SPMD = open(__file__.rsplit("/tests/", 1)[0] + "/examples/vasm/spmd.vasm").read()
+
+
+def test_lnc2_runs_two_instances_on_trn2():
+    """Device(host=True, model="trn2", lnc=2): program ids 0 and 1 each take their
+    half of x (DMA pid_stride) and write their id (PROGRAM_ID); one core is id 0."""
+    img = vneuron.assemble(SPMD, "spmd.vasm")
+    x = numpy.arange(256 * 64, dtype=numpy.float32).reshape(256, 64)
+    with vneuron.Device(host=True, model="trn2", lnc=2) as d:
+        two = d.load(img).run({"x": x})
+    with vneuron.Device(host=True, model="trn2") as d:
+        one = d.load(img).run({"x": x})
+    assert (two.outputs["y"] == x + 1).all()
+    assert (two.outputs["ids"].ravel() == numpy.repeat([0.0, 1.0], 128)).all()
+    assert (one.outputs["y"][:128] == x[:128] + 1).all()
+    assert (one.outputs["y"][128:] == 0).all()
+    assert two.model_ns == one.model_ns
+
+
+@pytest.mark.parametrize("model,lnc,why", [
+    ("trn1", 2, "model trn1 has no logical cores"),
+    ("trn2", 3, "a logical core is 1 or 2 physical cores"),
+    ("trn2", 0, "a logical core is 1 or 2 physical cores"),
+])
+def test_lnc_refused(model, lnc, why):
+    with pytest.raises(ValueError, match=why):
+        vneuron.Device(host=True, model=model, lnc=lnc)

@@ -6,11 +6,15 @@
  * (what a read() system call would do). Each figure is the best of a few runs, all in
  * this one process, so the ratio compares like with like.
  *
- *   BENCH trace_write_ns=X ns/record          (no consumer, overwrite mode, CPU time)
+ *   BENCH trace_write_ns=X ns/record          (no consumer, overwrite mode, CPU time;
+ *                                             a run of records through one writer)
+ *   BENCH trace_put_ns=X ns/record            (the same, one vn_trace_put() per record)
  *   BENCH trace_off_ns=X ns/record            (tracing off: the engine's one branch)
  *   BENCH trace_drain_mmap_mrps=X Mrecords/s  (end to end, stop mode, no record lost)
  *   BENCH trace_drain_read_mrps=Y Mrecords/s
  *   BENCH trace_mmap_vs_read=R ratio
+ *   BENCH trace_drain_mmap_cpu_mrps=X Mrecords/s  (per second of the busier thread's CPU)
+ *   BENCH trace_drain_read_cpu_mrps=Y Mrecords/s
  */
 #include <pthread.h>
 #include <sched.h>
@@ -31,7 +35,7 @@
 #endif
 #define WRITE_N		(20u * 1000 * 1000)
 #define DRAIN_N		(30u * 1000 * 1000)
-#define RUNS		3
+#define RUNS		5
 #ifndef PEEK_MAX
 #define PEEK_MAX	256	/* records per zero-copy batch, = the read buffer */
 #endif
@@ -44,6 +48,8 @@ struct shm_ring {
 	int zero_copy;
 	uint64_t sum;		/* what the consumer read, to check and to keep the reads */
 	uint64_t got;
+	double prod_cpu;	/* each thread's CPU time, waits included */
+	double cons_cpu;
 };
 
 static double clock_s(clockid_t id)
@@ -93,7 +99,16 @@ static void ring_free(struct shm_ring *s)
 	munmap(s->map, PAGE + RING_BYTES);
 }
 
-/* One record as the engines write theirs (core/trace_event.c: vn_trace_put()). */
+/* One record as the engines write theirs (core/trace_event.c: vn_trace_wput()). */
+static inline bool wput(struct vn_trace_writer *w, uint64_t i)
+{
+	return vn_trace_wput(w, vn_trace_w0(VNEURON_TRACE_INSN, VNEURON_ENGINE_TENSOR, 0,
+					    (uint32_t)i),
+			     i * 357, i * 357 + 714, 0, 0, i, 0,
+			     vn_trace_w7(VNEURON_TRACE_NO_SEM, VNEURON_TRACE_NO_SEM, 0, 0));
+}
+
+/* The same record through vn_trace_put(): a writer per record, the head in memory between. */
 static inline bool put(struct vn_trace_ring *r, uint64_t i)
 {
 	return vn_trace_put(r, vn_trace_w0(VNEURON_TRACE_INSN, VNEURON_ENGINE_TENSOR, 0,
@@ -102,20 +117,32 @@ static inline bool put(struct vn_trace_ring *r, uint64_t i)
 			    vn_trace_w7(VNEURON_TRACE_NO_SEM, VNEURON_TRACE_NO_SEM, 0, 0));
 }
 
-static double bench_write(void)
+/* per_put: one vn_trace_put() per record; else a run of records through one writer. */
+static double bench_write(int per_put)
 {
-	struct shm_ring s;
+	struct vn_trace_writer w;
+	struct shm_ring *s = calloc(1, sizeof(*s));	/* on the heap, as the engines' rings */
 	double t;
 	uint64_t i;
 
-	ring_setup(&s, VNEURON_TRACE_MODE_OVERWRITE);
+	if (!s)
+		exit(1);
+	ring_setup(s, VNEURON_TRACE_MODE_OVERWRITE);
 	/* CPU time of this thread: the cost of a write, not the machine's other jobs. */
 	t = clock_s(CLOCK_THREAD_CPUTIME_ID);
-	for (i = 0; i < WRITE_N; i++)
-		put(&s.prod, i);
-	vn_trace_stop(&s.prod);
+	if (per_put) {
+		for (i = 0; i < WRITE_N; i++)
+			put(&s->prod, i);
+	} else {
+		vn_trace_writer_begin(&w, &s->prod);
+		for (i = 0; i < WRITE_N; i++)
+			wput(&w, i);
+		vn_trace_writer_end(&w);
+	}
+	vn_trace_stop(&s->prod);
 	t = clock_s(CLOCK_THREAD_CPUTIME_ID) - t;
-	ring_free(&s);
+	ring_free(s);
+	free(s);
 	return t * 1e9 / WRITE_N;
 }
 
@@ -152,23 +179,31 @@ static void *producer(void *arg)
 {
 	struct shm_ring *s = arg;
 	struct vn_trace_ring *r = &s->prod;
+	struct vn_trace_writer w;
 	unsigned int spins = 0;
 	uint64_t i;
 
+	vn_trace_writer_begin(&w, r);
 	for (i = 0; i < DRAIN_N; i++) {
 		/*
 		 * The bench wants every record: wait for room instead of dropping, looking at
 		 * the consumer only when the producer's cached view says the ring is full.
 		 */
-		while (r->head >= r->stop && r->room_end - r->head < REC &&
-		       r->head + REC - __atomic_load_n(&r->cons->consumer_pos, __ATOMIC_ACQUIRE) >
-		       r->size) {
-			vn_trace_flush(r);
-			relax(&spins);
+		if (w.head >= w.stop) {
+			vn_trace_writer_end(&w);
+			while (r->room_end - r->head < REC &&
+			       r->head + REC - __atomic_load_n(&r->cons->consumer_pos,
+							       __ATOMIC_ACQUIRE) > r->size) {
+				vn_trace_flush(r);
+				relax(&spins);
+			}
+			vn_trace_writer_begin(&w, r);
 		}
-		put(r, i);
+		wput(&w, i);
 	}
+	vn_trace_writer_end(&w);
 	vn_trace_stop(r);
+	s->prod_cpu = clock_s(CLOCK_THREAD_CPUTIME_ID);
 	return NULL;
 }
 
@@ -203,10 +238,16 @@ static void *consumer(void *arg)
 	}
 	s->sum = sum;
 	s->got = got;
+	s->cons_cpu = clock_s(CLOCK_THREAD_CPUTIME_ID);
 	return NULL;
 }
 
-static double bench_drain(int zero_copy)
+/*
+ * Records per second end to end (wall time); *cpu_mrps: per second of the busier thread's
+ * CPU time, waits included: what the pair does while both have a CPU (both spin while they
+ * wait, so with a CPU each the wall time is that thread's CPU time).
+ */
+static double bench_drain(int zero_copy, double *cpu_mrps)
 {
 	struct shm_ring s;
 	pthread_t p, c;
@@ -227,28 +268,36 @@ static double bench_drain(int zero_copy)
 		exit(1);
 	}
 	ring_free(&s);
+	*cpu_mrps = DRAIN_N / (s.prod_cpu > s.cons_cpu ? s.prod_cpu : s.cons_cpu) / 1e6;
 	return DRAIN_N / t / 1e6;
 }
 
 int main(void)
 {
-	double w = 1e9, off = 1e9, m = 0, rd = 0, x;
+	double w = 1e9, pw = 1e9, off = 1e9, m = 0, rd = 0, mc = 0, rc = 0, x, c;
 	int i;
 
 	for (i = 0; i < RUNS; i++) {
-		x = bench_write();
+		x = bench_write(0);
 		w = x < w ? x : w;
+		x = bench_write(1);
+		pw = x < pw ? x : pw;
 		x = bench_off();
 		off = x < off ? x : off;
-		x = bench_drain(1);
+		x = bench_drain(1, &c);
 		m = x > m ? x : m;
-		x = bench_drain(0);
+		mc = c > mc ? c : mc;
+		x = bench_drain(0, &c);
 		rd = x > rd ? x : rd;
+		rc = c > rc ? c : rc;
 	}
 	printf("BENCH trace_write_ns=%.2f ns/record\n", w);
+	printf("BENCH trace_put_ns=%.2f ns/record\n", pw);
 	printf("BENCH trace_off_ns=%.2f ns/record\n", off);
 	printf("BENCH trace_drain_mmap_mrps=%.1f Mrecords/s\n", m);
 	printf("BENCH trace_drain_read_mrps=%.1f Mrecords/s\n", rd);
 	printf("BENCH trace_mmap_vs_read=%.2f ratio\n", m / rd);
+	printf("BENCH trace_drain_mmap_cpu_mrps=%.1f Mrecords/s\n", mc);
+	printf("BENCH trace_drain_read_cpu_mrps=%.1f Mrecords/s\n", rc);
 	return 0;
 }

@@ -23,7 +23,7 @@ static void usage(FILE *f)
 "\n"
 "SYNOPSIS\n"
 "    vneuron-run PROGRAM.vnef [NAME FILE ...] [--save-output DIR] [--num-exec N]\n"
-"                [--host [--model NAME]] [--device D] [--core C] [-q]\n"
+"                [--host [--model NAME] [--lnc N]] [--device D] [--core C] [-q]\n"
 "\n"
 "DESCRIPTION\n"
 "    Validates PROGRAM.vnef (the same checks the module makes), binds every input\n"
@@ -58,6 +58,12 @@ static void usage(FILE *f)
 "                        (docs/isa.md, \"Device models\"). Only with --host: a\n"
 "                        device has the model its module was loaded with\n"
 "                        (insmod vneuron.ko model=NAME)\n"
+"    --lnc N             with --host: run on a logical core of N physical cores,\n"
+"                        1 (the default) or 2 (LNC=2, trn2 and trn3; trn1 has no\n"
+"                        logical cores and is refused): two SPMD instances,\n"
+"                        program ids 0 and 1 (PROGRAM_ID, DMA pid_stride), on two\n"
+"                        cores sharing the tensors; the modeled time is the later\n"
+"                        instance's end (docs/isa.md, \"Logical cores\")\n"
 "    -d, --device D      /dev/vneuronD (default 0)\n"
 "    -c, --core C        core to run on (default 0)\n"
 "    -q, --quiet         print only errors\n"
@@ -209,7 +215,7 @@ int main(int argc, char **argv)
 {
 	const char *prog = NULL, *save = NULL, *pairs[2 * 64], *model_name = NULL, *lone = NULL;
 	const struct vneuron_model *model = NULL;
-	unsigned int npairs = 0, dev_index = 0, core = 0, nexec = 1, i, j;
+	unsigned int npairs = 0, dev_index = 0, core = 0, nexec = 1, lnc = 1, i, j;
 	int host = 0, quiet = 0, force = 0, ret = 1, made = 0;
 	struct nd_runner_exec x = { 0 };
 	struct nd_error err = { 0 };
@@ -257,6 +263,8 @@ int main(int argc, char **argv)
 			num = &dev_index;
 		} else if (!strcmp(a, "-c") || !strcmp(a, "--core")) {
 			num = &core;
+		} else if (!strcmp(a, "--lnc")) {
+			num = &lnc;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "vneuron-run: unknown option '%s' (see --help)\n", a);
 			return 2;
@@ -304,6 +312,11 @@ int main(int argc, char **argv)
 			"its module was loaded with (vneuron-ls shows it)\n", model_name);
 		return 2;
 	}
+	if (lnc != 1 && !host) {
+		fprintf(stderr, "vneuron-run: --lnc %u is for --host: on a device, a program "
+			"runs on a logical core through EXEC's VNEURON_EXEC_LNC2\n", lnc);
+		return 2;
+	}
 	if (lone)
 		return lone_arg(prog, lone);
 	if (host ? nd_runner_open_host(model, &r, &err) :
@@ -316,6 +329,11 @@ int main(int argc, char **argv)
 		if (!host && (err.code == -ENOENT || err.code == -ENXIO || err.code == -ENODEV))
 			host_form(argc, argv);
 		return 1;
+	}
+	if (lnc != 1 && nd_runner_set_lnc(r, lnc)) {
+		fprintf(stderr, "vneuron-run: --lnc: %s\n", nd_runner_error(r));
+		ret = 2;
+		goto out;
 	}
 	if (nd_runner_load_file(r, prog, NULL))
 		goto runner_err;

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Logical cores (LNC=2) in the executor: one program as two SPMD instances on two
+ * physical cores sharing HBM, each with its program id (PROGRAM_ID, DMA pid_stride);
+ * their results, their modeled times, and the program ids and strides refused.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_util.h"
+#include "vn_model.h"
+#include "vnprog.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#include "kselftest_harness.h"
+
+#define SB	VNEF_MEM_SBUF
+#define F32	VNEF_DT_FP32
+#define GE	VNEURON_ENGINE_GPSIMD
+#define COLS	64
+
+/*
+ * out [2 x COLS] fp32: each instance writes base + pid * step into its row, the row
+ * chosen by the store's pid_stride (one row).
+ */
+static uint8_t *spmd_image(int32_t base, int32_t step, uint32_t pid_stride, uint64_t *size)
+{
+	struct vnef_dma_desc *d;
+	struct vnef_instr *in;
+	uint8_t *img;
+	struct vb b;
+
+	vb_init(&b);
+	vb_tensor(&b, "out", VNEF_TENSOR_OUTPUT, F32, 2, COLS, NULL);
+	in = vb_op(&b, GE, VNEF_OP_PROGRAM_ID);
+	in->dst = vb_ap2(SB, F32, 0, 1, 0, COLS);
+	in->imm[0] = (uint32_t)base;
+	in->imm[1] = (uint32_t)step;
+	in->signal_mask = 1;
+	d = vb_store(&b, 0, 0, 0, COLS * 4, 1, COLS * 4, SB, 0, 0);
+	vb_wait(&d->flags, &d->wait_sem, &d->wait_value, 0, 1);
+	d->dst.pid_stride = pid_stride;
+	img = vb_finish(&b, size);
+	vb_free(&b);
+	return img;
+}
+
+static struct vn_program *spmd_program(int32_t base, int32_t step, uint32_t pid_stride)
+{
+	struct vn_program *p;
+	uint64_t size;
+	uint8_t *img = spmd_image(base, step, pid_stride, &size);
+	int r;
+
+	r = vn_program_load(img, size, &p, NULL);
+	free(img);
+	return r ? NULL : p;
+}
+
+FIXTURE(lnc) {
+	struct vn_core *c[2];
+};
+
+FIXTURE_SETUP(lnc)
+{
+	const struct vneuron_model *m = vn_model_find("trn2");
+
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(2, vn_model_gen(m)->lnc);
+	ASSERT_EQ(0, vn_core_create(m, "lnc0", &self->c[0]));
+	ASSERT_EQ(0, vn_core_create(m, "lnc1", &self->c[1]));
+}
+
+FIXTURE_TEARDOWN(lnc)
+{
+	vn_core_destroy(self->c[0]);
+	vn_core_destroy(self->c[1]);
+}
+
+/* Both instances at once, one buffer: each its own row, the same modeled time. */
+TEST_F(lnc, two_instances_share_hbm)
+{
+	struct vn_program *p = spmd_program(10, 5, COLS * 4);
+	float out[2 * COLS];
+	struct vn_bind bi = { out, sizeof(out) };
+	struct vn_exec_status st[2];
+	struct vn_exec *e[2];
+	uint32_t i, j;
+
+	ASSERT_NE(NULL, p);
+	memset(out, 0xff, sizeof(out));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, vn_exec_submit_pid(self->c[i], p, &bi, 1, 0, i, NULL, NULL, &e[i]));
+	vn_program_put(p);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, vn_exec_wait(e[i], 0));
+		vn_exec_status(e[i], &st[i]);
+		vn_exec_put(e[i]);
+		EXPECT_EQ(VN_RES_OK, st[i].result);
+		EXPECT_LT(0, st[i].model_ps);
+		for (j = 0; j < COLS; j++)
+			EXPECT_EQ(10.0f + 5.0f * i, out[i * COLS + j]);
+	}
+	/* Same program, same model, no shared engine: the same modeled time. */
+	EXPECT_EQ(st[0].model_ps, st[1].model_ps);
+}
+
+/* vn_exec_submit() is program id 0: the base, in row 0, row 1 untouched. */
+TEST_F(lnc, plain_submit_is_pid_0)
+{
+	struct vn_program *p = spmd_program(-3, 100, COLS * 4);
+	float out[2 * COLS];
+	struct vn_bind bi = { out, sizeof(out) };
+	struct vn_exec_status st;
+	struct vn_exec *e;
+	uint32_t j;
+
+	ASSERT_NE(NULL, p);
+	memset(out, 0, sizeof(out));
+	ASSERT_EQ(0, vn_exec_submit(self->c[1], p, &bi, 1, 0, NULL, NULL, &e));
+	vn_program_put(p);
+	ASSERT_EQ(0, vn_exec_wait(e, 0));
+	vn_exec_status(e, &st);
+	vn_exec_put(e);
+	EXPECT_EQ(VN_RES_OK, st.result);
+	for (j = 0; j < COLS; j++) {
+		EXPECT_EQ(-3.0f, out[j]);
+		EXPECT_EQ(0.0f, out[COLS + j]);
+	}
+}
+
+/* Attacks: a program id past the logical core, a stride the second instance overruns. */
+TEST_F(lnc, refusals)
+{
+	struct vn_program *p = spmd_program(0, 1, COLS * 4);
+	float out[2 * COLS];
+	struct vn_bind bi = { out, sizeof(out) };
+	struct vn_exec *e = NULL;
+
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(-EINVAL, vn_exec_submit_pid(self->c[0], p, &bi, 1, 0, 2, NULL, NULL, &e));
+	EXPECT_EQ(-EINVAL, vn_exec_submit_pid(self->c[0], p, &bi, 1, 0, ~0u, NULL, NULL, &e));
+	EXPECT_EQ(NULL, e);
+	vn_program_put(p);
+	/* Row 1 of instance 1 would end one byte past the tensor: the validator says no. */
+	EXPECT_EQ(NULL, spmd_program(0, 1, COLS * 4 + 1));
+	EXPECT_EQ(NULL, spmd_program(0, 1, ~0u));
+}
+
+/* The host backend (nd_host_set_lnc()): the same pair, and trn1 refused by name. */
+TEST(host_backend)
+{
+	const struct vneuron_model *m = vn_model_find("trn2");
+	float out[2 * COLS];
+	struct nd_host_tensor t = { "out", out, sizeof(out) };
+	struct nd_run_result one, two;
+	struct nd_error err;
+	struct nd_host *h;
+	uint64_t size;
+	uint8_t *img = spmd_image(10, 5, COLS * 4, &size);
+	uint32_t j;
+
+	ASSERT_EQ(0, nd_host_open(NULL, &h, &err));
+	EXPECT_EQ(-EINVAL, nd_host_set_lnc(h, 2));
+	EXPECT_NE(NULL, strstr(nd_host_error(h), "model trn1 has no logical cores"));
+	nd_host_close(h);
+	ASSERT_EQ(0, nd_host_open(m, &h, &err));
+	EXPECT_EQ(-EINVAL, nd_host_set_lnc(h, 3));
+	EXPECT_EQ(-EINVAL, nd_host_set_lnc(h, 0));
+	memset(out, 0, sizeof(out));
+	ASSERT_EQ(0, nd_host_run(h, img, size, &t, 1, 0, &one));
+	EXPECT_EQ(0.0f, out[COLS]);
+	ASSERT_EQ(0, nd_host_set_lnc(h, 2));
+	ASSERT_EQ(0, nd_host_run(h, img, size, &t, 1, 0, &two));
+	for (j = 0; j < COLS; j++) {
+		EXPECT_EQ(10.0f, out[j]);
+		EXPECT_EQ(15.0f, out[COLS + j]);
+	}
+	EXPECT_EQ(one.model_ps, two.model_ps);
+	EXPECT_LT(0, two.model_ps);
+	ASSERT_EQ(0, nd_host_set_lnc(h, 1));
+	nd_host_close(h);
+	free(img);
+}
+
+TEST_HARNESS_MAIN
