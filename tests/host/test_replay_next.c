@@ -217,25 +217,6 @@ static const char vector_work[] =
 	"\ttensor_scalar mul sbuf.fp32[0:128]@0x10000[2890], sbuf.fp32[0:128]@0x10000[2890], 2.0\n"
 	"\ttensor_scalar mul sbuf.fp32[0:128]@0x10000[2890], sbuf.fp32[0:128]@0x10000[2890], 2.0\n";
 
-/* k's summary-text (json: summary-json), as a string to free. */
-static char *summary_of(const struct kern *k, int json)
-{
-	struct vnp_view v = { .tl = &k->tl, .m = &k->m, .a = &k->a, .top = 5 };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	if (json ? vnp_summary_json(f, &v) : vnp_summary_text(f, &v)) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 TEST(after_the_replayed_fix_the_program_is_analysed_again)
 {
 	char *src = smalldma(0, vector_work), *fix = smalldma(1, vector_work), *txt;
@@ -268,14 +249,14 @@ TEST(after_the_replayed_fix_the_program_is_analysed_again)
 	    "compute-bound (");
 	STR(k->a.next, "on its critical path VectorE, ");
 	EXPECT_NE(strstr(k->a.next, twin->a.whole.label), NULL);
-	txt = summary_of(k, 0);
+	txt = kern_summary(k, 0);
 	ASSERT_NE(txt, NULL);
 	STR(txt, "  then: with merging 129 descriptors into 2 (the first finding, replayed)");
 	/* which gains are replayed and which estimated */
 	STR(txt, "gain replayed, ");
 	STR(txt, "replayed, 0 estimated)");
 	free(txt);
-	txt = summary_of(k, 1);
+	txt = kern_summary(k, 1);
 	ASSERT_NE(txt, NULL);
 	STR(txt, "\"then\":{\"class\":\"compute-bound\",\"class_label\":\"compute-bound (");
 	STR(txt, "\"fix\":\"merging 129 descriptors into 2\",\"busiest\":\"VectorE\"");
