@@ -351,6 +351,9 @@ void vnprofile_view_summary(const struct vnprofile_view *v, struct vnprofile_sum
  * @replayed: the fix was run on the device model (@before_ps, @after_ps)
  * @before_ps: one execution, replayed unchanged
  * @after_ps: one execution, replayed with the fix
+ * @then_class: replayed: the fixed program's class, analysed again ("compute-bound"),
+ *	NULL if it was not (an estimate, or the second analysis could not be made)
+ * @then: what bounds the fixed program next, as text (NULL with @then_class)
  */
 struct vnprofile_finding {
 	const char *rule;
@@ -363,6 +366,8 @@ struct vnprofile_finding {
 	int replayed;
 	uint64_t before_ps;
 	uint64_t after_ps;
+	const char *then_class;
+	const char *then;
 };
 
 /**

@@ -247,9 +247,10 @@ for name, o in (("exp naive", n), ("exp pipelined", p), ("mlp training step", m)
         print(f"{'':19} first finding: {adv[0]['rule']}: {adv[0]['title']}")
         print(f"{'':19} gain: {adv[0].get('gain', 'n/a')}")
         for a in adv[1:]:
-            print(f"{'':19} then: {a['rule']}: {a.get('gain', 'n/a')}")
+            print(f"{'':19} also: {a['rule']}: {a.get('gain', 'n/a')}")
     else:
         print(f"{'':19} first finding: none")
+    # what bounds it next: the replayed first fix's program, analysed again
     if o.get("next_bound"):
         print(f"{'':19} then: {o['next_bound']}")
 for a in n.get("advice", []):

@@ -59,7 +59,21 @@ struct vnp_classification {
 	uint32_t unit;			/* the saturated unit, VNP_BOUND_HBM or VNP_NONE */
 	double pct;			/* its utilisation */
 	char label[96];			/* "compute-bound (ScalarE 90% busy)" */
-	char why[512];
+	char why[768];
+};
+
+/*
+ * What bounds the program after a finding's fix: the replayed program analysed again
+ * (its class, the busiest unit on its critical path, its own first finding).
+ */
+struct vnp_after {
+	enum vnp_class cls;		/* VNP_CLASS_NONE: not analysed again */
+	uint32_t unit;			/* busiest stream on its critical path, or VNP_NONE */
+	int has_rule;			/* rule: its first finding's */
+	enum vnp_rule rule;
+	char fix[160];			/* the fix: "merging 129 descriptors into 2" */
+	char label[96];			/* its class label */
+	char text[512];			/* "compute-bound (...); on its critical path ..." */
 };
 
 struct vnp_finding {
@@ -75,6 +89,7 @@ struct vnp_finding {
 	char title[192];
 	char evidence[2048];
 	char advice[768];
+	struct vnp_after then;		/* replayed: what bounds the fixed program */
 };
 
 struct vnp_analysis {
@@ -86,8 +101,9 @@ struct vnp_analysis {
 	unsigned int n;
 	struct vnp_critpath cp;
 	char folded[512];		/* waits explained by the bound unit */
-	char next[256];			/* the unit that bounds the time next, when no
-					 * finding is about it; "" if none */
+	char next[768];			/* what bounds the time next: after the first
+					 * finding's replayed fix, or the unit no
+					 * finding is about; "" if none */
 };
 
 /* Flags of vnp_analyze_opts(). */

@@ -3,6 +3,7 @@
  * What every rule does with a finding (rule.h): add it with its saving, give it its gain
  * (replayed or estimated), or drop it when the model says its fix does not help.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,7 @@ int vnp_gain(struct vnp_rctx *c, struct vnp_finding *f, int ret, uint64_t after,
 		f->saved_ps = (double)(base - after) * (double)c->nexec;
 		snprintf(f->gain, sizeof(f->gain), "%s: %s -> %s, replayed", what,
 			 vnp_fmt_time(base, t1, sizeof(t1)), vnp_fmt_time(after, t2, sizeof(t2)));
-		return 0;
+		return vnp_analyze_after(c, f, what) ? -1 : 0;
 	}
 	snprintf(f->gain, sizeof(f->gain), "estimate: about %s less on the critical path "
 		 "per execution%s%s%s", vnp_fmt_time((uint64_t)(f->saved_ps / (double)c->nexec),
@@ -60,7 +61,11 @@ int vnp_gain(struct vnp_rctx *c, struct vnp_finding *f, int ret, uint64_t after,
 int vnp_settle(struct vnp_rctx *c, struct vnp_finding *f, int ret, uint64_t after,
 	       const char *what)
 {
-	if (vnp_gain(c, f, ret, after, what))
+	int r = vnp_gain(c, f, ret, after, what);
+
+	if (r < 0)
+		return -ENOMEM;
+	if (r)
 		vnp_drop_last(c->a);
 	return 0;
 }

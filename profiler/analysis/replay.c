@@ -234,8 +234,57 @@ static uint32_t replay_ranks(const struct vn_program *p)
 	return most >= n ? (uint32_t)(most / n * n) : n;
 }
 
-int vnp_replay_image(const void *img, size_t size, const struct vneuron_model *m,
-		     uint64_t *ps)
+/* Event hook: the event as the trace record capture would read (core/trace_event.c). */
+static void rp_hook(void *arg, const struct vn_event *e)
+{
+	struct rp_rec *rc = arg;
+	struct vneuron_trace_record *x;
+	int cc = e->stream == VNEF_STREAM_CC, dma = e->stream >= VNEF_ENGINES && !cc;
+
+	pthread_mutex_lock(&rc->lock);
+	if (rc->n == rc->cap) {
+		size_t ncap = rc->cap ? rc->cap * 2 : 1024;
+		struct vneuron_trace_record *q = realloc(rc->r, ncap * sizeof(*q));
+
+		if (!q) {
+			rc->nomem = 1;
+			pthread_mutex_unlock(&rc->lock);
+			return;
+		}
+		rc->r = q;
+		rc->cap = ncap;
+	}
+	x = &rc->r[rc->n++];
+	memset(x, 0, sizeof(*x));
+	x->kind = cc ? VNEURON_TRACE_CC : dma ? VNEURON_TRACE_DMA : VNEURON_TRACE_INSN;
+	x->engine = cc ? VNEURON_TRACE_ENGINE_CC : dma ? VNEURON_TRACE_ENGINE_DMA :
+		    (uint8_t)e->stream;
+	x->opcode = dma ? 0 : (uint16_t)e->opcode;
+	x->pc = e->pc;
+	x->model_start_ps = e->start_ps;
+	x->model_end_ps = e->end_ps;
+	x->exec_seq = 1;
+	x->elements = e->elements > UINT32_MAX ? UINT32_MAX : (uint32_t)e->elements;
+	x->flops = e->flops;
+	x->bytes = e->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)e->bytes;
+	x->sem_wait = e->wait_sem == VN_EVT_NO_WAIT ? VNEURON_TRACE_NO_SEM : (uint16_t)e->wait_sem;
+	x->sem_value = e->wait_sem == VN_EVT_NO_WAIT ? 0 : e->wait_value;
+	x->sem_signal = e->signal_mask ? (uint16_t)__builtin_ctzll(e->signal_mask) :
+			VNEURON_TRACE_NO_SEM;
+	x->dma_queue = dma ? (uint16_t)e->dma_queue : 0;
+	x->dma_desc = dma ? (uint16_t)e->dma_desc : 0;
+	if (cc) {	/* uapi/vneuron_trace.h's CC fields */
+		x->count = e->cc_latest_ps;
+		x->elements = e->cc_members;
+		x->dma_queue = (uint16_t)e->cc_rank;
+		x->dma_desc = (uint16_t)e->cc_last;
+	}
+	pthread_mutex_unlock(&rc->lock);
+}
+
+/* One execution of an image on model m; its events into rec if not NULL (rank 0's). */
+static int replay_run(const void *img, size_t size, const struct vneuron_model *m,
+		      uint64_t *ps, struct rp_rec *rec)
 {
 	struct vn_program *p = NULL;
 	struct vn_core *c[REPLAY_MAX_RANKS] = { NULL };
@@ -275,6 +324,8 @@ int vnp_replay_image(const void *img, size_t size, const struct vneuron_model *m
 		if (ret)
 			break;
 		vn_core_set_fault_abort(c[k], false);
+		if (rec && !k)
+			vn_core_set_hook(c[k], rp_hook, rec);
 		if (cm)
 			vn_core_set_comm(c[k], cm, k);
 	}
@@ -309,7 +360,14 @@ out:
 	return ret;
 }
 
-int rp_run(const struct vnp_replay *r, struct pimg *g, uint64_t *ps)
+int vnp_replay_image(const void *img, size_t size, const struct vneuron_model *m,
+		     uint64_t *ps)
+{
+	return replay_run(img, size, m, ps, NULL);
+}
+
+/* The image and the events of a changed program are kept for its second analysis. */
+int rp_run(struct vnp_replay *r, struct pimg *g, uint64_t *ps)
 {
 	void *img;
 	size_t size;
@@ -317,9 +375,32 @@ int rp_run(const struct vnp_replay *r, struct pimg *g, uint64_t *ps)
 
 	if (ret)
 		return ret;
-	ret = vnp_replay_image(img, size, &r->m, ps);
-	free(img);
-	return ret;
+	free(r->img);
+	r->img = NULL;
+	r->rec.n = 0;
+	r->rec.nomem = 0;
+	ret = replay_run(img, size, &r->m, ps, &r->rec);
+	if (ret) {
+		free(img);
+		return ret;
+	}
+	r->img = img;
+	r->size = size;
+	r->ps = *ps;
+	return 0;
+}
+
+int vnp_replay_last(const struct vnp_replay *r, const void **img, size_t *size,
+		    const struct vneuron_trace_record **rec, size_t *n, uint64_t *ps)
+{
+	if (!r || !r->img || r->rec.nomem || !r->rec.n)
+		return -ENOENT;
+	*img = r->img;
+	*size = r->size;
+	*rec = r->rec.r;
+	*n = r->rec.n;
+	*ps = r->ps;
+	return 0;
 }
 
 int vnp_replay_open(struct vnp_replay **rp, const struct vnp_prog *p,
@@ -340,20 +421,29 @@ int vnp_replay_open(struct vnp_replay **rp, const struct vnp_prog *p,
 	r->p = p;
 	r->vp = p->owner;
 	r->m = *m;
+	pthread_mutex_init(&r->rec.lock, NULL);
 	ret = rp_pimg_load(&g, p);
 	if (!ret)
 		ret = rp_run(r, &g, &r->base);
 	rp_pimg_free(&g);
 	if (ret) {
-		free(r);
+		vnp_replay_close(r);
 		return ret;
 	}
+	/* the unchanged program is no fix: nothing to analyse again */
+	free(r->img);
+	r->img = NULL;
 	*rp = r;
 	return 0;
 }
 
 void vnp_replay_close(struct vnp_replay *r)
 {
+	if (!r)
+		return;
+	free(r->img);
+	free(r->rec.r);
+	pthread_mutex_destroy(&r->rec.lock);
 	free(r);
 }
 
@@ -374,7 +464,7 @@ int rp_map(uint32_t **map, uint32_t n)
 	return *map ? 0 : -ENOMEM;
 }
 
-int rp_run_if(const struct vnp_replay *r, struct pimg *g, int changed, uint64_t *ps,
+int rp_run_if(struct vnp_replay *r, struct pimg *g, int changed, uint64_t *ps,
 	      char *what, size_t len, const char *unchanged)
 {
 	if (!changed) {
@@ -384,7 +474,7 @@ int rp_run_if(const struct vnp_replay *r, struct pimg *g, int changed, uint64_t 
 	return rp_run(r, g, ps);
 }
 
-int rp_replay_queues(const struct vnp_replay *r, rp_queue_fn fn, uint64_t *ps, char *what,
+int rp_replay_queues(struct vnp_replay *r, rp_queue_fn fn, uint64_t *ps, char *what,
 		     size_t len, const char *unchanged, uint32_t *before, uint32_t *after)
 {
 	uint32_t q, n, *map = NULL;

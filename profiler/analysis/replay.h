@@ -71,6 +71,15 @@ int vnp_replay_batch(struct vnp_replay *r, unsigned int e, uint64_t *ps, char *w
  */
 int vnp_replay_dedup(struct vnp_replay *r, uint64_t *ps, char *what, size_t len);
 
+/*
+ * The last changed program r ran (the image and its events as trace records of one
+ * execution, exec_seq 1) and its modeled time: what a second analysis reads. -ENOENT
+ * if none ran or its events were lost (no memory).
+ */
+struct vneuron_trace_record;
+int vnp_replay_last(const struct vnp_replay *r, const void **img, size_t *size,
+		    const struct vneuron_trace_record **rec, size_t *n, uint64_t *ps);
+
 /* The modeled time of one execution of an image on model m (a fixed twin's). */
 int vnp_replay_image(const void *img, size_t size, const struct vneuron_model *m,
 		     uint64_t *ps);

@@ -3,11 +3,13 @@
 #ifndef VNP_REPLAY_PRIV_H
 #define VNP_REPLAY_PRIV_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "replay.h"
 #include "vneuron_program.h"
+#include "vneuron_trace.h"
 
 struct vn_program;
 
@@ -23,11 +25,24 @@ struct pimg {
 	uint32_t ndbg;
 };
 
+/* The events of a replay, as trace records (rp_hook() appends them). */
+struct rp_rec {
+	pthread_mutex_t lock;
+	struct vneuron_trace_record *r;
+	size_t n, cap;
+	int nomem;
+};
+
 struct vnp_replay {
 	const struct vnp_prog *p;
 	const struct vn_program *vp;
 	struct vneuron_model m;
 	uint64_t base;
+	/* the last changed program run, for its second analysis (vnp_replay_last()) */
+	void *img;
+	size_t size;
+	uint64_t ps;
+	struct rp_rec rec;
 };
 
 /* replay.c: the tables of r's program into g (0 or -ENOMEM), freed ... */
@@ -36,14 +51,14 @@ void rp_pimg_free(struct pimg *g);
 /* ... its debug records following a renumbering (map[old] = new, bit 31: dropped) ... */
 void rp_remap_debug(struct pimg *g, uint32_t stream, const uint32_t *map, uint32_t n);
 /* ... and g written as an image and run on a host core: *ps one execution. */
-int rp_run(const struct vnp_replay *r, struct pimg *g, uint64_t *ps);
+int rp_run(struct vnp_replay *r, struct pimg *g, uint64_t *ps);
 
 /* ... why a change does not apply, into what, ... */
 void rp_msg(char *what, size_t len, const char *s);
 /* ... a map of n entries (old -> new, bit 31: dropped) instead of *map: 0 or -ENOMEM ... */
 int rp_map(uint32_t **map, uint32_t n);
 /* ... and g run if changed, else -ENOTSUP with unchanged said into what. */
-int rp_run_if(const struct vnp_replay *r, struct pimg *g, int changed, uint64_t *ps,
+int rp_run_if(struct vnp_replay *r, struct pimg *g, int changed, uint64_t *ps,
 	      char *what, size_t len, const char *unchanged);
 
 /*
@@ -53,7 +68,7 @@ int rp_run_if(const struct vnp_replay *r, struct pimg *g, int changed, uint64_t 
  * run if it changed (else -ENOTSUP and unchanged, said into what).
  */
 typedef int (*rp_queue_fn)(struct pimg *g, uint32_t q, uint32_t *map);
-int rp_replay_queues(const struct vnp_replay *r, rp_queue_fn fn, uint64_t *ps, char *what,
+int rp_replay_queues(struct vnp_replay *r, rp_queue_fn fn, uint64_t *ps, char *what,
 		     size_t len, const char *unchanged, uint32_t *before, uint32_t *after);
 
 /* replay_spread.c: free semaphores of g. */

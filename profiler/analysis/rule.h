@@ -48,11 +48,12 @@ struct vnp_rctx {
 struct vnp_finding *vnp_add(struct vnp_rctx *c, enum vnp_rule r, double saved, double share);
 /*
  * Fills a finding's gain from a replay (ret 0: after; -ENOTSUP: why not, in what) or
- * from its estimate. 1 if the model says the fix does not help: drop the finding.
+ * from its estimate. 1 if the model says the fix does not help: drop the finding; -1 if
+ * the second analysis of a replayed fix ran out of memory.
  */
 int vnp_gain(struct vnp_rctx *c, struct vnp_finding *f, int ret, uint64_t after, const char *what);
 void vnp_drop_last(struct vnp_analysis *a);
-/* vnp_gain(), and the finding dropped if its fix does not help. 0. */
+/* vnp_gain(), and the finding dropped if its fix does not help. 0 or -ENOMEM. */
 /*
  * One verdict (verdict.c), after the findings are ranked: symptoms fold into their
  * cause, the class agrees with the first finding (or says why not), and a->next names
@@ -61,6 +62,18 @@ void vnp_drop_last(struct vnp_analysis *a);
 void vnp_verdict(struct vnp_rctx *c);
 int vnp_settle(struct vnp_rctx *c, struct vnp_finding *f, int ret, uint64_t after,
 	       const char *what);
+/*
+ * After a replayed fix (finding.c): the changed program the replay ran, analysed again
+ * without replays, into f->then. 0 (also when it cannot be: f->then.cls stays NONE) or
+ * -ENOMEM.
+ */
+int vnp_analyze_after(struct vnp_rctx *c, struct vnp_finding *f, const char *fix);
+/* "VectorE, 38% busy, 60% of the critical path" of stream s (verdict.c). */
+void vnp_unit_text(const struct vnp_metrics *m, const struct vnp_critpath *cp, uint32_t s,
+		   char *buf, size_t len);
+/* The stream of mask with the most critical-path time, VNP_NONE if none (verdict.c). */
+uint32_t vnp_top_stream(const struct vnp_critpath *cp, uint32_t mask);
+
 /* vnp_where() predicate: events of the stream *arg (unsigned int). */
 int vnp_pred_stream(const struct vnp_timeline *tl, const struct vnp_ev *e, const void *arg);
 

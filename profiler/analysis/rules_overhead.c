@@ -197,8 +197,9 @@ static int rule_overhead(struct vnp_rctx *c)
 			return ret;
 		if (ret && ret != -ENOTSUP)
 			snprintf(what, sizeof(what), "the replay failed (%d)", ret);
-		if (vnp_gain(c, f, ret, after, what))
-			vnp_drop_last(c->a);
+		ret = vnp_settle(c, f, ret, after, what);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

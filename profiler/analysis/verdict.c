@@ -59,8 +59,8 @@ static struct vnp_finding *finding_about(struct vnp_analysis *a, uint32_t s,
 }
 
 /* "VectorE, 38% busy, 60% of the critical path" of stream s. */
-static void unit_text(const struct vnp_metrics *m, const struct vnp_critpath *cp, uint32_t s,
-		      char *buf, size_t len)
+void vnp_unit_text(const struct vnp_metrics *m, const struct vnp_critpath *cp, uint32_t s,
+		   char *buf, size_t len)
 {
 	uint64_t busy = s < VNEF_ENGINES ? m->unit[s].active_ps :
 			s < VNEF_STREAM_CC ? m->queue[s - VNEF_ENGINES].active_ps : 0;
@@ -95,7 +95,7 @@ static void fold_symptoms(struct vnp_rctx *c)
 		g = finding_about(a, s->unit, s);
 		if (!g && s->unit < VNEF_STREAMS && (double)c->cp->stream_ps[s->unit] >=
 		    VNP_CP_FRAC * (double)c->cp->len_ps) {
-			unit_text(c->m, c->cp, s->unit, u, sizeof(u));
+			vnp_unit_text(c->m, c->cp, s->unit, u, sizeof(u));
 			snprintf(s->gain, sizeof(s->gain), "none of its own: a symptom of %s's "
 				 "work, which no other finding is about (%s): shorten it next",
 				 vnp_stream_name(s->unit, n1, sizeof(n1)), u);
@@ -136,6 +136,20 @@ static enum vnp_class rule_class(enum vnp_rule r)
 }
 
 /*
+ * "; latency-bound now; with merging 129 descriptors into 2 it would be compute-bound
+ * (VectorE 90% busy)": what the replayed first fix turns the class into, when the class
+ * and the first finding differ.
+ */
+static void would_be(struct vnp_classification *w, enum vnp_class now,
+		     const struct vnp_finding *f)
+{
+	if (f->then.cls == VNP_CLASS_NONE)
+		return;
+	cat(w->why, sizeof(w->why), "; %s now; with %s it would be %s", vnp_class_name(now),
+	    f->then.fix, f->then.label);
+}
+
+/*
  * A latency-bound profile whose first finding is dma-queue-bound: no queue is busy over
  * half the time, but the queues together are most of the critical path, each at a
  * fraction of HBM's bandwidth. That is what the class names.
@@ -165,10 +179,11 @@ static void reclass_queues(struct vnp_rctx *c, const struct vnp_finding *f)
 		 "is used %.1f%%): more queues shorten it (the first finding)%s",
 		 100 * VNP_SATURATED_FRAC, bq, w->pct, vnp_pct(cpq, c->cp->len_ps), 100 * m->mbu,
 		 tail);
+	would_be(w, VNP_CLASS_DMA_QUEUE, f);
 }
 
 /* The stream of mask with the most critical-path time, VNP_NONE if none. */
-static uint32_t top_stream(const struct vnp_critpath *cp, uint32_t mask)
+uint32_t vnp_top_stream(const struct vnp_critpath *cp, uint32_t mask)
 {
 	uint32_t s, best = VNP_NONE;
 
@@ -202,32 +217,42 @@ static void agree(struct vnp_rctx *c)
 	if (a->whole.cls != VNP_CLASS_LATENCY && a->whole.unit < VNEF_STREAMS &&
 	    (ab & BIT(a->whole.unit)))
 		return;
-	s = f->unit < VNEF_STREAMS ? f->unit : top_stream(c->cp, ab);
+	s = f->unit < VNEF_STREAMS ? f->unit : vnp_top_stream(c->cp, ab);
 	if (s == VNP_NONE)
 		snprintf(u, sizeof(u), "%s", vnp_rule_id(f->rule));
 	else
-		unit_text(c->m, c->cp, s, u, sizeof(u));
+		vnp_unit_text(c->m, c->cp, s, u, sizeof(u));
 	if (a->whole.cls == VNP_CLASS_LATENCY)
 		cat(a->whole.why, sizeof(a->whole.why), "; the first finding (%s) is about %s: "
-		    "no unit is saturated, so its fix shortens the critical path and the class "
-		    "stays", vnp_rule_id(f->rule), u);
+		    "no unit is saturated, so its fix shortens the critical path%s",
+		    vnp_rule_id(f->rule), u, f->then.cls == VNP_CLASS_NONE ?
+		    " and the class stays" : "");
 	else
 		cat(a->whole.why, sizeof(a->whole.why), "; the first finding (%s) is about %s, "
 		    "not %s: its fix saves more on the critical path than any about the bound "
 		    "unit", vnp_rule_id(f->rule), u, a->whole.unit == VNP_BOUND_HBM ? "HBM" :
 		    a->whole.unit < VNEF_STREAMS ? vnp_stream_name(a->whole.unit, n1, sizeof(n1)) :
 		    "the bound unit");
+	would_be(&a->whole, a->whole.cls, f);
 }
 
 /*
- * The busiest stream on the critical path without a finding (or only a symptom) bounds
- * the time next: said in a->next, so that advice never ends at a dead end.
+ * What bounds the time next, said in a->next so that advice never ends at a dead end:
+ * when the first finding was replayed, the replayed program's second analysis (what its
+ * fix leaves); else the busiest stream on this profile's critical path, when it has no
+ * finding (or only a symptom).
  */
 static void next_bound(struct vnp_rctx *c)
 {
 	struct vnp_analysis *a = c->a;
 	unsigned int s, best = VNEF_STREAMS, i;
 	char u[128];
+
+	if (a->n && a->f[0].then.cls != VNP_CLASS_NONE) {
+		snprintf(a->next, sizeof(a->next), "with %s (the first finding, replayed): %s",
+			 a->f[0].then.fix, a->f[0].then.text);
+		return;
+	}
 
 	for (s = 0; s < VNEF_STREAMS; s++)
 		if (c->cp->stream_ps[s] &&
@@ -241,7 +266,7 @@ static void next_bound(struct vnp_rctx *c)
 	for (i = 0; i < a->n; i++)
 		if (a->f[i].rule == VNP_RULE_SEM_WAIT && a->f[i].unit == best)
 			return;		/* its symptom's gain says so */
-	unit_text(c->m, c->cp, best, u, sizeof(u));
+	vnp_unit_text(c->m, c->cp, best, u, sizeof(u));
 	snprintf(a->next, sizeof(a->next), "%s: no rule finds a fix for its own work, so it "
 		 "bounds the time next", u);
 }

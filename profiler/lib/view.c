@@ -75,7 +75,9 @@ int vnprofile_view_finding(const struct vnprofile_view *v, unsigned int i,
 		.advice = x->advice, .gain = x->gain, .impact = x->impact,
 		.saved_ps = x->saved_ps, .replayed = x->replayed,
 		.before_ps = x->replayed ? x->before_ps : 0,
-		.after_ps = x->replayed ? x->after_ps : 0 };
+		.after_ps = x->replayed ? x->after_ps : 0,
+		.then_class = x->then.cls != VNP_CLASS_NONE ? vnp_class_name(x->then.cls) : NULL,
+		.then = x->then.cls != VNP_CLASS_NONE ? x->then.text : NULL };
 	return 0;
 }
 

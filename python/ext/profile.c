@@ -302,14 +302,16 @@ static PyObject *profile_findings(PyObject *self, PyObject *arg)
 
 		if (vnprofile_view_finding(v, i, &f))
 			break;
-		d = Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:d,s:d,s:O,s:K,s:K}",
+		d = Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:d,s:d,s:O,s:K,s:K,s:N,s:N}",
 				  "rule", str_or_none(f.rule), "title", str_or_none(f.title),
 				  "evidence", str_or_none(f.evidence),
 				  "advice", str_or_none(f.advice), "gain", str_or_none(f.gain),
 				  "impact", f.impact, "saved_ps", f.saved_ps,
 				  "replayed", f.replayed ? Py_True : Py_False,
 				  "before_ps", (unsigned long long)f.before_ps,
-				  "after_ps", (unsigned long long)f.after_ps);
+				  "after_ps", (unsigned long long)f.after_ps,
+				  "then_class", str_or_none(f.then_class),
+				  "then", str_or_none(f.then));
 		if (!d || PyList_Append(l, d))
 			Py_CLEAR(l);
 		Py_XDECREF(d);

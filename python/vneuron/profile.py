@@ -60,7 +60,9 @@ class ProfileView:
                   arithmetic_intensity, ridge_point, class, class_label, class_why,
                   bound_unit, findings (their number)
       findings    the findings in rank order, dicts: rule, title, evidence, advice,
-                  gain (text), impact, saved_ps, replayed, before_ps, after_ps
+                  gain (text), impact, saved_ps, replayed, before_ps, after_ps,
+                  then_class and then (a replayed fix: the fixed program's class and
+                  what bounds it next, analysed again; else None)
       events      every instruction, DMA descriptor and collective in start order, a
                   NumPy structured array of vneuron.event_dtype over the library's own
                   array (read-only, no copy): start_ps, end_ps, flops, wait_ps,

@@ -470,7 +470,7 @@ static const struct vnm_field vnm_instr_fields[] = {
 	VNM_F(struct vnef_dma_desc, e.tensor, VK_ENUM, ID_OTHER, s), \
 	VNM_F(struct vnef_dma_desc, e.offset, VK_BYTES64, ID_EP_OFF, s), \
 	VNM_F(struct vnef_dma_desc, e.partition, VK_PART, ID_EP_PART, s), \
-	VNM_F(struct vnef_dma_desc, e.pad, VK_PAD, ID_OTHER, s), \
+	VNM_F(struct vnef_dma_desc, e.pid_stride, VK_BYTES64, ID_OTHER, s), \
 	VNM_F(struct vnef_dma_desc, e.part_stride[0], VK_PSTRIDE, ID_EP_PS0, s), \
 	VNM_F(struct vnef_dma_desc, e.part_stride[1], VK_PSTRIDE, ID_EP_PS1, s), \
 	VNM_F(struct vnef_dma_desc, e.stride[0], VK_BYTES64, ID_EP_S0, s), \

@@ -29,25 +29,6 @@ static int dangling(const struct kern *k)
 	return 0;
 }
 
-/* k's summary-text, as a string to free. */
-static char *summary_of(const struct kern *k)
-{
-	struct vnp_view v = { .tl = &k->tl, .m = &k->m, .a = &k->a, .top = 5 };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	if (vnp_summary_text(f, &v)) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 /*
  * The exp kernel's shape: a load of 64 KiB on q0, one exp on ScalarE, the store on q1,
  * each waiting for the one before. Each queue is busy under half the time (so no unit
@@ -147,7 +128,7 @@ TEST(roofline_counts_every_engine)
 	EXPECT_GT(k->m.eng_ridge[VNEURON_ENGINE_VECTOR], 128 * 1.12e9 / 410e9 - 1e-6);
 	EXPECT_LT(k->m.eng_ridge[VNEURON_ENGINE_VECTOR], 128 * 1.12e9 / 410e9 + 1e-6);
 	EXPECT_GT(k->m.eng_ridge[VNEURON_ENGINE_SCALAR], k->m.eng_ridge[VNEURON_ENGINE_VECTOR]);
-	buf = summary_of(k);
+	buf = kern_summary(k, 0);
 	ASSERT_NE(buf, NULL);
 	STR(buf, "arithmetic intensity 0.12 flop/B (all engines), ridge point 223.8 flop/B\n"
 	    "  ridges, flop/B: TensorE 223.8, VectorE 0.35, ScalarE 0.44, GpSimdE 0.44\n");
@@ -168,7 +149,7 @@ TEST(long_scope_cut_on_the_right)
 	   "\tdma sbuf[0; 0, 1]@0x0, x@0x0[0, 512], 1 x 128 x 512\n");
 	k = kern_run(t.s, "long.vasm", 1, VNP_ANALYZE_NO_REPLAY);
 	ASSERT_NE(k, NULL);
-	buf = summary_of(k);
+	buf = kern_summary(k, 0);
 	ASSERT_NE(buf, NULL);
 	STR(buf, "  model_encoder/layer_block...  ");
 	EXPECT_EQ(strstr(buf, "  der/layer_block_7/load_tiles"), NULL);

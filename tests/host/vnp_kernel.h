@@ -178,6 +178,25 @@ static inline void kern_free(struct kern *k)
 	free(k);
 }
 
+/* k's summary-text (json: summary-json), as a string to free. */
+static inline char *kern_summary(const struct kern *k, int json)
+{
+	struct vnp_view v = { .tl = &k->tl, .m = &k->m, .a = &k->a, .top = 5 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (json ? vnp_summary_json(f, &v) : vnp_summary_text(f, &v)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
 /* The modeled time of one execution of a kernel's text (a fixed twin's). */
 static inline uint64_t twin_ps(const char *text, const char *name)
 {

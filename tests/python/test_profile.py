@@ -66,6 +66,10 @@ def test_summary_and_findings_equal_view_json(captured):
             assert f[k] == a[k], k
         for k in ("before_ps", "after_ps"):  # only replayed findings have them
             assert f[k] == a.get(k, 0), k
+        # a replayed fix: the fixed program analysed again, as view's JSON says
+        then = a.get("then")
+        assert f["then_class"] == (then["class"] if then else None)
+        assert f["then"] == (then["text"] if then else None)
         assert close(f["impact"], a["impact"]) and close(f["saved_ps"], float(a["saved_ps"]))
 
 
