@@ -3,8 +3,9 @@
  * A Perfetto trace written directly as protobuf (no SDK), with the field numbers of
  * Perfetto's public protos/perfetto/trace/ protos; tests/perfetto/trace.proto is the
  * subset used here. Layout:
- *   one process per core ("vneuron core N", or the worker's label), in it one thread
- *   track per row: TensorE LoadStationary, TensorE MultiplyMoving (and transposes),
+ *   one process per core ("vneuron core N", or the worker's label; a node's or an LNC=2
+ *   logical core's cores are tracks of its process, "logical core K (LNC=2)"), in it one
+ *   thread track per row: TensorE LoadStationary, TensorE MultiplyMoving (and transposes),
  *   VectorE, ScalarE, GpSimdE, DMA q0..q15, CC-core (rows with no events are left out;
  *   a collective is a slice from the rank's arrival to its completion, and a flow
  *   links the slices of one collective across the ranks); counter tracks "DMA throughput
@@ -41,6 +42,12 @@ static uint64_t row_uuid(unsigned int core, unsigned int row, unsigned int lane)
 static uint64_t node_uuid(unsigned int node)
 {
 	return pf_proc_uuid(VNP_MAX_CORES + 1) + ((uint64_t)node << 16);
+}
+
+/* A logical core's process (LNC=2 profiles): above the nodes', below the host's. */
+static uint64_t lcore_uuid(unsigned int lcore)
+{
+	return (1ull << 40) + ((uint64_t)lcore << 16);
 }
 
 /* The DMA series cover the whole profile: one pair of counter tracks. */
@@ -676,6 +683,23 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 			}
 			pf_track_desc(&w, pf_proc_uuid(c), node_uuid(node), name, 0, 0, 0);
 			pid = (int)node + 1;
+			pre = lab;
+		} else if (c < VNP_MAX_CORES && tl->lcore[c]) {
+			/* a process per logical core, its physical cores' rows threads of it */
+			unsigned int lc = tl->lcore[c] - 1u, k;
+
+			pid = VNP_MAX_CORES + 1 + (int)lc;
+			for (k = 0; k < c && tl->lcore[k] != tl->lcore[c]; k++)
+				;
+			if (k == c) {
+				char pn[64];
+
+				snprintf(pn, sizeof(pn), "logical core %u (LNC=2)%s%s", lc,
+					 tl->prog && tl->prog->name && *tl->prog->name ? ": " : "",
+					 tl->prog && tl->prog->name ? tl->prog->name : "");
+				pf_track_desc(&w, lcore_uuid(lc), 0, pn, pid, 0, 0);
+			}
+			pf_track_desc(&w, pf_proc_uuid(c), lcore_uuid(lc), name, 0, 0, 0);
 			pre = lab;
 		} else {
 			pf_track_desc(&w, pf_proc_uuid(c), 0, name, pid, 0, 0);

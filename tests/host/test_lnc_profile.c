@@ -125,6 +125,8 @@ TEST_F(lnc, capture_shows_both_cores_under_the_logical_one)
 	ASSERT_EQ(0, run(&self->out, "grep -c -a 'logical core 0 / core 1: spmd' %s", pf));
 	free(self->out);
 	ASSERT_EQ(0, run(&self->out, "grep -c -a 'logical core 0 / core 0: spmd' %s", pf));
+	free(self->out);
+	ASSERT_EQ(0, run(&self->out, "grep -c -a 'logical core 0 (LNC=2): spmd' %s", pf));
 }
 
 /* --lnc: 1 or 2, on the host, a model with logical cores, no workers; each said. */

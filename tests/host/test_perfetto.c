@@ -596,6 +596,58 @@ TEST(one_process_per_core)
 }
 
 /*
+ * LNC=2 (a profile's logical-cores section): the two cores are tracks of one process,
+ * "logical core 0 (LNC=2): ...", their rows threads of it named by core.
+ */
+TEST(logical_core_groups_its_cores)
+{
+	struct synth *s = synth_new();
+	struct decoded *d;
+	struct track *lc, *c0, *c1, *v0, *v1;
+	unsigned int n;
+
+	synth_insn(s, 1, VNEF_OP_COPY, 0, 50, 0);
+	n = (unsigned int)s->n;
+	AEQ(synth_run(s, 0), 0);
+	vnp_analysis_free(&s->a);
+	vnp_metrics_free(&s->m);
+	vnp_tl_free(&s->tl);
+	vnp_tl_init(&s->tl, &vn_model_trn1, &s->prog);
+	AEQ(vnp_tl_add(&s->tl, 0, s->r, n), 0);
+	AEQ(vnp_tl_add(&s->tl, 1, s->r, n), 0);
+	s->tl.lcore[0] = s->tl.lcore[1] = 1;
+	s->tl.pcore[1] = 1;
+	AEQ(vnp_tl_finish(&s->tl), 0);
+	AEQ(vnp_metrics_compute(&s->tl, 0, &s->m), 0);
+	AEQ(vnp_analyze(&s->tl, &s->m, &s->a), 0);
+	d = trace_of(s);
+	ASSERT_NE(d, NULL);
+	lc = by_name(d, "logical core 0 (LNC=2): synthetic");
+	c0 = by_name(d, "vneuron core 0: synthetic");
+	c1 = by_name(d, "vneuron core 1: synthetic");
+	v0 = by_name(d, "vneuron core 0: VectorE");
+	v1 = by_name(d, "vneuron core 1: VectorE");
+	ASSERT_NE(lc, NULL);
+	ASSERT_NE(c0, NULL);
+	ASSERT_NE(c1, NULL);
+	ASSERT_NE(v0, NULL);
+	ASSERT_NE(v1, NULL);
+	EQ(lc->kind, 1);
+	EQ(c0->parent, lc->uuid);
+	EQ(c1->parent, lc->uuid);
+	EQ(v0->pid, lc->pid);
+	EQ(v1->pid, lc->pid);
+	EQ(v0->kind, 2);		/* threads of the logical core's process */
+	EQ(v1->kind, 2);
+	EQ(v0->slices, 1);
+	EQ(v1->slices, 1);
+	EQ(d->unknown_track, 0);
+	EQ(d->bad_end, 0);
+	free(d);
+	synth_free(s);
+}
+
+/*
  * ERROR records: an instant "device fault: ..." on the faulting row (DMA q3 ran nothing,
  * its track is there for the fault), with the fault's fields as arguments; slices and
  * time order undisturbed.
