@@ -260,11 +260,9 @@ static void trace_wake(void *arg)
 		return;
 }
 
-/* Edge hook, no worker producing: the execution's records, then every ring published. */
-static bool edge(void *arg, const struct vn_exec_status *st, bool end)
+/* An execution's edge into session t: its records, then at the end every ring published. */
+static bool trace_edge(struct nd_host_trace *t, const struct vn_exec_status *st, bool end)
 {
-	struct nd_host *h = arg;
-	struct nd_host_trace *t = h->trace;
 	unsigned int i;
 
 	if (!t || t->stopped)
@@ -278,21 +276,20 @@ static bool edge(void *arg, const struct vn_exec_status *st, bool end)
 	return true;
 }
 
+/* Edge hook, no worker producing. */
+static bool edge(void *arg, const struct vn_exec_status *st, bool end)
+{
+	struct nd_host *h = arg;
+
+	return trace_edge(h->trace, st, end);
+}
+
+/* Program id 1's core's (LNC=2). */
 static bool edge1(void *arg, const struct vn_exec_status *st, bool end)
 {
 	struct nd_host *h = arg;
-	struct nd_host_trace *t = h->trace ? h->trace->pair : NULL;
-	unsigned int i;
 
-	if (!t || t->stopped)
-		return true;
-	vn_trace_exec_edge(&t->prod[0], st, end);
-	if (end) {
-		for (i = 0; i < VN_TRACE_RINGS_PER_CORE; i++)
-			vn_trace_flush(&t->prod[i]);
-		trace_wake(t);
-	}
-	return true;
+	return trace_edge(h->trace ? h->trace->pair : NULL, st, end);
 }
 
 static void record(struct nd_host *h, const struct vn_event *e)

@@ -548,6 +548,30 @@ TEST(overlapping_engine_records_still_nest)
 	synth_free(s);
 }
 
+/*
+ * s's records as core 0 and again as core 1, analysed; lnc: the two are logical core 0
+ * (LNC=2). 0, or the first failing step's error.
+ */
+static int two_cores(struct synth *s, int lnc)
+{
+	unsigned int n = (unsigned int)s->n;
+	int ret = synth_run(s, 0);
+
+	if (ret)
+		return ret;
+	vnp_analysis_free(&s->a);
+	vnp_metrics_free(&s->m);
+	vnp_tl_free(&s->tl);
+	vnp_tl_init(&s->tl, &vn_model_trn1, &s->prog);
+	if (lnc) {
+		s->tl.lcore[0] = s->tl.lcore[1] = 1;
+		s->tl.pcore[1] = 1;
+	}
+	return vnp_tl_add(&s->tl, 0, s->r, n) ?: vnp_tl_add(&s->tl, 1, s->r, n) ?:
+	       vnp_tl_finish(&s->tl) ?: vnp_metrics_compute(&s->tl, 0, &s->m) ?:
+	       vnp_analyze(&s->tl, &s->m, &s->a);
+}
+
 TEST(one_process_per_core)
 {
 	struct synth *s = synth_new();
@@ -558,18 +582,7 @@ TEST(one_process_per_core)
 
 	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 0, 100, 10);
 	synth_insn(s, 1, VNEF_OP_COPY, 0, 50, 0);
-	n = (unsigned int)s->n;
-	AEQ(synth_run(s, 0), 0);
-	/* the same records again as core 1 */
-	vnp_analysis_free(&s->a);
-	vnp_metrics_free(&s->m);
-	vnp_tl_free(&s->tl);
-	vnp_tl_init(&s->tl, &vn_model_trn1, &s->prog);
-	AEQ(vnp_tl_add(&s->tl, 0, s->r, n), 0);
-	AEQ(vnp_tl_add(&s->tl, 1, s->r, n), 0);
-	AEQ(vnp_tl_finish(&s->tl), 0);
-	AEQ(vnp_metrics_compute(&s->tl, 0, &s->m), 0);
-	AEQ(vnp_analyze(&s->tl, &s->m, &s->a), 0);
+	AEQ(two_cores(s, 0), 0);
 	EQ(s->tl.ncores, 2);
 	d = trace_of(s);
 	ASSERT_NE(d, NULL);
@@ -604,22 +617,9 @@ TEST(logical_core_groups_its_cores)
 	struct synth *s = synth_new();
 	struct decoded *d;
 	struct track *lc, *c0, *c1, *v0, *v1;
-	unsigned int n;
 
 	synth_insn(s, 1, VNEF_OP_COPY, 0, 50, 0);
-	n = (unsigned int)s->n;
-	AEQ(synth_run(s, 0), 0);
-	vnp_analysis_free(&s->a);
-	vnp_metrics_free(&s->m);
-	vnp_tl_free(&s->tl);
-	vnp_tl_init(&s->tl, &vn_model_trn1, &s->prog);
-	AEQ(vnp_tl_add(&s->tl, 0, s->r, n), 0);
-	AEQ(vnp_tl_add(&s->tl, 1, s->r, n), 0);
-	s->tl.lcore[0] = s->tl.lcore[1] = 1;
-	s->tl.pcore[1] = 1;
-	AEQ(vnp_tl_finish(&s->tl), 0);
-	AEQ(vnp_metrics_compute(&s->tl, 0, &s->m), 0);
-	AEQ(vnp_analyze(&s->tl, &s->m, &s->a), 0);
+	AEQ(two_cores(s, 1), 0);
 	d = trace_of(s);
 	ASSERT_NE(d, NULL);
 	lc = by_name(d, "logical core 0 (LNC=2): synthetic");
