@@ -378,6 +378,19 @@ static int profiler(char **out, const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* A fixture's end: its output freed, its directory (if made) removed. */
+static void teardown(char *out, const char *dir)
+{
+	char cmd[128];
+
+	free(out);
+	if (dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			fprintf(stderr, "# could not remove %s\n", dir);
+	}
+}
+
 FIXTURE(view) {
 	char dir[64], naive_prog[128], naive_prof[128], tiled_prog[128], tiled_prof[128];
 	char *out;
@@ -409,14 +422,7 @@ FIXTURE_SETUP(view)
 
 FIXTURE_TEARDOWN(view)
 {
-	char cmd[128];
-
-	free(self->out);
-	if (self->dir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-		if (system(cmd))
-			fprintf(stderr, "# could not remove %s\n", self->dir);
-	}
+	teardown(self->out, self->dir);
 }
 
 TEST_F(view, naive_kernel_gets_the_seed_advice)
@@ -1883,14 +1889,7 @@ FIXTURE_SETUP(lnc)
 
 FIXTURE_TEARDOWN(lnc)
 {
-	char cmd[128];
-
-	free(self->out);
-	if (self->dir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-		if (system(cmd))
-			fprintf(stderr, "# could not remove %s\n", self->dir);
-	}
+	teardown(self->out, self->dir);
 }
 
 /* Both instances' events, and the logical core named in every view. */
