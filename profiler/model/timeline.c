@@ -477,11 +477,28 @@ static int cmp_u64(const void *a, const void *b)
 	return vnp_cmp(*(const uint64_t *)a, *(const uint64_t *)b);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of n values (the upper middle one), sorted in place; 0 if n is 0. */
+static uint64_t median_u64(uint64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[n / 2];
+}
+
 static int host_layout(struct vnp_timeline *tl)
 {
-	uint64_t cur = 0, base = UINT64_MAX, *errs;
+	uint64_t cur = 0, base = UINT64_MAX, *errs, *serrs;
 	unsigned int core = VNP_MAX_CORES;
-	size_t i, n = 0;
+	size_t i, n = 0, nr = 0;
+	double *ratio;
 
 	for (i = 0; i < tl->nexec; i++)
 		if (tl->execs[i].host_lo && tl->execs[i].host_lo < base)
@@ -490,9 +507,14 @@ static int host_layout(struct vnp_timeline *tl)
 		if (tl->rg.calls[i].start && tl->rg.calls[i].start < base)
 			base = tl->rg.calls[i].start;
 	tl->host_base_ns = base == UINT64_MAX ? 0 : base;
-	errs = malloc((tl->nexec ? tl->nexec : 1) * sizeof(*errs));
-	if (!errs)
+	errs = malloc((tl->nexec ? tl->nexec : 1) * 2 * sizeof(*errs));
+	ratio = malloc((tl->nexec ? tl->nexec : 1) * sizeof(*ratio));
+	if (!errs || !ratio) {
+		free(errs);
+		free(ratio);
 		return -ENOMEM;
+	}
+	serrs = errs + (tl->nexec ? tl->nexec : 1);
 	for (i = 0; i < tl->nexec; i++) {
 		struct vnp_exec *x = &tl->execs[i];
 		uint64_t at, host_at, start, span = x->hi - x->lo, hspan, err;
@@ -512,19 +534,27 @@ static int host_layout(struct vnp_timeline *tl)
 		cur = place(x, at);
 		start = x->lo + x->shift;
 		err = start > host_at ? start - host_at : host_at - start;
+		serrs[n] = err > 1000 ? err : 1000;
+		if (serrs[n] > tl->start_err_max)
+			tl->start_err_max = serrs[n];
 		hspan = x->host_hi > x->host_lo ? vnp_tl_host_ps(tl, x->host_hi) -
 			vnp_tl_host_ps(tl, x->host_lo) : 0;
+		if (span && hspan)
+			ratio[nr++] = (double)hspan / (double)span;
 		err += span > hspan ? span - hspan : hspan - span;
 		x->map_err = err > 1000 ? err : 1000;
 		if (x->map_err > tl->map_err_max)
 			tl->map_err_max = x->map_err;
 		errs[n++] = x->map_err;
 	}
-	if (n) {
-		qsort(errs, n, sizeof(*errs), cmp_u64);
-		tl->map_err_median = errs[n / 2];
+	tl->map_err_median = median_u64(errs, n);
+	tl->start_err_median = median_u64(serrs, n);
+	if (nr) {
+		qsort(ratio, nr, sizeof(*ratio), cmp_dbl);
+		tl->host_slowdown = ratio[nr / 2];
 	}
 	free(errs);
+	free(ratio);
 	return 0;
 }
 

@@ -23,6 +23,7 @@ function wire() {
 	}, { passive: false });
 	$('reset').onclick = resetZoom;
 	$('hostrows').onclick = () => { showHost = !showHost; clockLine(); buildLanes(); render(); };
+	$('modeled').onclick = modeledNext;
 	$('search').addEventListener('input', () => { applySearch(); render(); });
 	window.addEventListener('resize', render);
 	window.addEventListener('keydown', (ev) => {
