@@ -242,6 +242,8 @@ struct vnp_timeline {
 	uint64_t malformed;			/* records skipped as impossible */
 	uint32_t salvaged;			/* files read only in part (--salvage):
 						 * a partial profile */
+	uint32_t cut_files;			/* files a capture cut at --max-size */
+	uint64_t cut_records;			/* the records they cut: partial too */
 	uint64_t nexec;				/* distinct (core, exec_seq) executions */
 	uint32_t backends;			/* 1 << vntf backend of each profile read */
 	uint64_t ncc;				/* collectives (CC events) */
