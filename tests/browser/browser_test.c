@@ -1441,6 +1441,18 @@ int main(int argc, char **argv)
 	    "a layers row above the engines: %ld boxes, outermost layers %s", row_count("layers"),
 	    s ? s : "?");
 	free(s);
+	/*
+	 * issue 29: exp's and mm's scopes overlap in time on one line; each name is drawn
+	 * only where its box shows, so no two names on a line overlap, and exp (under mm
+	 * until mm ends) still gets one
+	 */
+	s = eval("(()=>{const L=vnViewer.layerLabels(),by={};for(const x of L)"
+		 "(by[x.depth]=by[x.depth]||[]).push(x);for(const d in by){const a=by[d]"
+		 ".sort((p,q)=>p.x0-q.x0);for(let i=1;i<a.length;i++)if(a[i].x0<a[i-1].x1-0.01)"
+		 "return 'overlap: '+a[i-1].name+' '+a[i].name;}return L.filter(x=>x.depth===0)"
+		 ".map(x=>x.name).sort().join(',')+' '+L.length;})()");
+	tap(s && !strncmp(s, "exp,mm ", 7), "layer names never overlap: %s", s ? s : "?");
+	free(s);
 	tap(lane_of("DMA throughput") > 0 && lane_of("pending DMA") > 0,
 	    "DMA throughput and pending-DMA counter rows");
 	/* issue 12: the counters' peaks are the text summary's, at its bin size, in its units */
