@@ -332,33 +332,6 @@ static bool add_entry_src(struct as *a, unsigned int line, unsigned int col)
 	return true;
 }
 
-/* Edit distance, for suggestions (short words only). */
-/* Edit distance, for suggestions (short words only). */
-static unsigned int edits(const char *x, const char *y)
-{
-	unsigned int d[32][32], i, j;
-	size_t n = strlen(x), m = strlen(y);
-
-	if (n >= 32 || m >= 32)
-		return 99;
-	for (i = 0; i <= n; i++)
-		d[i][0] = i;
-	for (j = 0; j <= m; j++)
-		d[0][j] = j;
-	for (i = 1; i <= n; i++) {
-		for (j = 1; j <= m; j++) {
-			unsigned int c = d[i - 1][j - 1] + (x[i - 1] != y[j - 1]);
-
-			if (d[i - 1][j] + 1 < c)
-				c = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < c)
-				c = d[i][j - 1] + 1;
-			d[i][j] = c;
-		}
-	}
-	return d[n][m];
-}
-
 /* The mnemonic within two edits of a misspelt one, if any (any stream's). */
 static const char *nearest(const char *w)
 {
@@ -369,7 +342,7 @@ static const char *nearest(const char *w)
 		const char *c = i < VNEF_OP_COUNT ? vn_opcode_mnemonic(i) :
 				i < VNEF_OP_COUNT + VNEF_CC_OP_COUNT ?
 				vn_cc_opcode_mnemonic(i - VNEF_OP_COUNT) : "dma";
-		unsigned int e = edits(w, c);
+		unsigned int e = nd_edits(w, strlen(w), c, strlen(c));
 
 		if (e < bd) {
 			bd = e;

@@ -123,6 +123,33 @@ int nd_model_lookup(const char *name, const struct vneuron_model **m, struct nd_
 			 name ? name : "", names);
 }
 
+/* Whether a program b accepts is accepted by a too (the limits vn_program_fits() reads). */
+static bool model_covers(const struct vneuron_model *a, const struct vneuron_model *b)
+{
+	u32 mem, dt;
+
+	for (mem = VNEF_MEM_SBUF; mem <= VNEF_MEM_PSUM; mem++)
+		if (vn_model_part_bytes(a, mem) < vn_model_part_bytes(b, mem))
+			return false;
+	for (dt = 0; dt < VNEF_DT_COUNT; dt++)
+		if (vn_model_has_dtype(b, dt) && !vn_model_has_dtype(a, dt))
+			return false;
+	return a->partitions >= b->partitions && a->hbm_modeled_bytes >= b->hbm_modeled_bytes;
+}
+
+const struct vneuron_model *nd_model_widest(void)
+{
+	u32 i, j, n = vn_model_count();
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n && model_covers(vn_model_at(i), vn_model_at(j)); j++)
+			;
+		if (j == n)
+			return vn_model_at(i);
+	}
+	return NULL;
+}
+
 int nd_host_open(const struct vneuron_model *m, struct nd_host **hp, struct nd_error *err)
 {
 	struct nd_host *h;

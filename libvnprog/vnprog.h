@@ -423,6 +423,18 @@ struct nd_event {
 int nd_model_lookup(const char *name, const struct vneuron_model **m, struct nd_error *err);
 /* The models' names in table order, ", "-separated: "trn1, trn2, trn3". */
 void nd_model_names(char *buf, size_t size);
+/*
+ * The model that accepts every program another model accepts (most SBUF and PSUM a
+ * partition, partitions, HBM, dtypes), for tools that only read a program's tensors;
+ * NULL if no model covers all the others.
+ */
+const struct vneuron_model *nd_model_widest(void);
+
+/*
+ * Edits between a[0..na) and b[0..nb) (insert, delete, change, swap two neighbours),
+ * for "did you mean" suggestions; 99 for words of 40 characters or more.
+ */
+unsigned int nd_edits(const char *a, size_t na, const char *b, size_t nb);
 
 /* m may be NULL for the trn1 defaults. */
 int nd_host_open(const struct vneuron_model *m, struct nd_host **hp, struct nd_error *err);

@@ -162,15 +162,13 @@ int cap_read_inputs(const struct vn_program *p, const struct cap_opts *o, unsign
 	struct nd_error e;
 	int ret;
 
-	const struct vneuron_model *widest = NULL;
 
 	*status = VNP_EXIT_SYSTEM;
 	/*
 	 * It only reads: the widest model (every SBUF size and dtype of the others), so a
 	 * program the device's model accepts is never refused here for trn1's limits.
 	 */
-	nd_model_lookup("trn3", &widest, NULL);
-	ret = nd_runner_open_host(widest, reader, &e);
+	ret = nd_runner_open_host(nd_model_widest(), reader, &e);
 	if (ret) {
 		cap_err("%s", e.msg);
 		return ret;

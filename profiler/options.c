@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "vnprog.h"
 
 static const char *prefix = "vneuron-profile: ";
 
@@ -24,34 +25,6 @@ void vnp_cli_messages(const char *name)
 {
 	prefix = name;
 	vnprofile_set_print(print);
-}
-
-/* Edits between a[0..na) and b[0..nb): insert, delete, change, swap two neighbours. */
-static unsigned int edits(const char *a, size_t na, const char *b, size_t nb)
-{
-	unsigned int d[40][40];
-	size_t i, j;
-
-	if (na >= 40 || nb >= 40)
-		return 99;
-	for (i = 0; i <= na; i++)
-		d[i][0] = (unsigned int)i;
-	for (j = 0; j <= nb; j++)
-		d[0][j] = (unsigned int)j;
-	for (i = 1; i <= na; i++)
-		for (j = 1; j <= nb; j++) {
-			unsigned int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-
-			if (d[i - 1][j] + 1 < c)
-				c = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < c)
-				c = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < c)
-				c = d[i - 2][j - 2] + 1;
-			d[i][j] = c;
-		}
-	return d[na][nb];
 }
 
 void vnp_cli_did_you_mean(const struct option *lo, int argc, char **argv)
@@ -68,9 +41,9 @@ void vnp_cli_did_you_mean(const struct option *lo, int argc, char **argv)
 	for (; lo->name; lo++) {
 		/* "--fromat": "--output-format", by its last word too */
 		const char *last = strrchr(lo->name, '-');
-		unsigned int e2 = last ? edits(name, n, last + 1, strlen(last + 1)) : 99;
+		unsigned int e2 = last ? nd_edits(name, n, last + 1, strlen(last + 1)) : 99;
 
-		e = edits(name, n, lo->name, strlen(lo->name));
+		e = nd_edits(name, n, lo->name, strlen(lo->name));
 		e = e ? e : 99;
 		e = e2 < e ? e2 : e;
 		if (e < best) {

@@ -111,30 +111,120 @@ static void prefixes(struct vnp_layer_spans *ls, const struct vnp_layer_span *l,
 	}
 }
 
+/*
+ * The (core, execution, scope) spans of tl's events, each merged as its events come: an
+ * open-addressed table of indices into the spans, so memory grows with the distinct spans
+ * (executions x scopes), never with the events (a 100 M-event profile holds a few
+ * thousand). The spans in *lp, unordered; 0 or -ENOMEM.
+ */
+struct span_tab {
+	struct vnp_layer_span *l;
+	size_t n, cap;
+	uint32_t *slot;			/* index + 1, 0: empty */
+	size_t mask;			/* slots - 1 */
+};
+
+static size_t span_hash(unsigned int core, uint32_t exec, uint32_t scope, size_t mask)
+{
+	uint64_t h = ((uint64_t)exec << 32 | scope) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)((h ^ h >> 29 ^ core * 0xff51afd7ed558ccdull) & mask);
+}
+
+static int span_tab_grow(struct span_tab *t)
+{
+	size_t slots = t->mask ? 2 * (t->mask + 1) : 1024, i;
+	uint32_t *s;
+
+	if (slots > (size_t)UINT32_MAX)
+		return -ENOMEM;
+	s = calloc(slots, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	free(t->slot);
+	t->slot = s;
+	t->mask = slots - 1;
+	for (i = 0; i < t->n; i++) {
+		const struct vnp_layer_span *x = &t->l[i];
+		size_t h = span_hash(x->core, x->exec, x->scope, t->mask);
+
+		while (s[h])
+			h = (h + 1) & t->mask;
+		s[h] = (uint32_t)(i + 1);
+	}
+	return 0;
+}
+
+static int span_add(struct span_tab *t, const struct vnp_ev *e, uint32_t scope)
+{
+	struct vnp_layer_span *x;
+	size_t h;
+
+	if (2 * (t->n + 1) > t->mask + 1 && span_tab_grow(t))
+		return -ENOMEM;
+	h = span_hash(e->core, e->exec, scope, t->mask);
+	for (; t->slot[h]; h = (h + 1) & t->mask) {
+		x = &t->l[t->slot[h] - 1];
+		if (x->core == e->core && x->exec == e->exec && x->scope == scope) {
+			x->lo = e->start < x->lo ? e->start : x->lo;
+			x->hi = e->end > x->hi ? e->end : x->hi;
+			return 0;
+		}
+	}
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? 2 * t->cap : 256;
+
+		x = realloc(t->l, nc * sizeof(*x));
+		if (!x)
+			return -ENOMEM;
+		t->l = x;
+		t->cap = nc;
+	}
+	t->l[t->n] = (struct vnp_layer_span){ .lo = e->start, .hi = e->end,
+		.exec = e->exec, .scope = scope, .core = e->core };
+	t->slot[h] = (uint32_t)++t->n;
+	return 0;
+}
+
+static int scope_spans(const struct vnp_timeline *tl, unsigned int ncores,
+		       struct vnp_layer_span **lp, size_t *np)
+{
+	struct span_tab t = { 0 };
+	size_t i;
+
+	for (i = 0; i < tl->n; i++) {
+		const struct vnp_ev *e = &tl->ev[i];
+		const struct vnp_loc *loc = vnp_ev_loc(tl, e);
+
+		if (loc && loc->scope != VNP_NONE && e->core < ncores &&
+		    span_add(&t, e, loc->scope)) {
+			free(t.slot);
+			free(t.l);
+			return -ENOMEM;
+		}
+	}
+	free(t.slot);
+	*lp = t.l;
+	*np = t.n;
+	return 0;
+}
+
 int vnp_layer_spans(const struct vnp_timeline *tl, unsigned int ncores,
 		    struct vnp_layer_spans *ls)
 {
 	uint64_t lane_end[VNP_LAYER_LANES];
 	unsigned int c = VNP_MAX_CORES, d = 0, j;
-	struct vnp_layer_span *l;
+	struct vnp_layer_span *l = NULL;
 	size_t i, n = 0, need;
 
 	memset(ls, 0, sizeof(*ls));
 	if (!tl->prog || !tl->prog->nscopes)
 		return 0;
-	l = malloc((tl->n ? tl->n : 1) * sizeof(*l));
-	if (!l || norm_scopes(tl->prog, ls))
+	if (norm_scopes(tl->prog, ls) || scope_spans(tl, ncores, &l, &n))
 		goto nomem;
-	for (i = 0; i < tl->n; i++) {
-		const struct vnp_ev *e = &tl->ev[i];
-		const struct vnp_loc *loc = vnp_ev_loc(tl, e);
-
-		if (loc && loc->scope != VNP_NONE && e->core < ncores)
-			l[n++] = (struct vnp_layer_span){ .lo = e->start, .hi = e->end,
-				.exec = e->exec, .scope = loc->scope, .core = e->core };
-	}
-	qsort(l, n, sizeof(*l), cmp_lay_scope);
-	n = lay_merge(l, n, cmp_lay_scope);
+	/* keys are distinct: sorted, as the prefixes' merge below expects */
+	if (n)
+		qsort(l, n, sizeof(*l), cmp_lay_scope);
 	/* each (execution, scope) once per prefix: counted, as a program may have many scopes */
 	for (i = 0, need = 0; i < n; i++)
 		need += prefix_count(ls->np[l[i].scope]);

@@ -405,4 +405,25 @@ TEST(model_lookup)
 	EXPECT_STREQ("trn1, ", names);
 }
 
+/* The model tools load a program on only to read it takes every program another takes. */
+TEST(widest_model_covers_the_others)
+{
+	const struct vneuron_model *w = nd_model_widest();
+	u32 i, mem, dt;
+
+	ASSERT_NE(NULL, w);
+	EXPECT_STREQ("trn3", w->name);
+	for (i = 0; i < vn_model_count(); i++) {
+		const struct vneuron_model *m = vn_model_at(i);
+
+		for (mem = VNEF_MEM_SBUF; mem <= VNEF_MEM_PSUM; mem++)
+			EXPECT_LE(vn_model_part_bytes(m, mem), vn_model_part_bytes(w, mem));
+		for (dt = 0; dt < VNEF_DT_COUNT; dt++)
+			EXPECT_TRUE(!vn_model_has_dtype(m, dt) || vn_model_has_dtype(w, dt))
+				TH_LOG("%s has dtype %u, %s lacks it", m->name, dt, w->name);
+		EXPECT_LE(m->partitions, w->partitions);
+		EXPECT_LE(m->hbm_modeled_bytes, w->hbm_modeled_bytes);
+	}
+}
+
 TEST_HARNESS_MAIN

@@ -170,13 +170,12 @@ static int lone_arg(const char *prog, const char *a)
 	struct nd_error err = { 0 };
 	struct nd_runner *r = NULL;
 	const char *first = NULL;
-	const struct vneuron_model *widest = NULL;
 	int n, i;
 
 	fprintf(stderr, "vneuron-run: '%s' needs a NAME: inputs are NAME FILE pairs", a);
 	/* only to read its tensors: the widest model refuses no program a device takes */
-	nd_model_lookup("trn3", &widest, NULL);
-	if (!nd_runner_open_host(widest, &r, &err) && !nd_runner_load_file(r, prog, NULL)) {
+	if (!nd_runner_open_host(nd_model_widest(), &r, &err) &&
+	    !nd_runner_load_file(r, prog, NULL)) {
 		n = nd_runner_tensor_count(r);
 		fprintf(stderr, "; %s's inputs:", prog);
 		for (i = 0; i < n; i++)
