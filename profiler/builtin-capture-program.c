@@ -38,9 +38,9 @@ void cap_progress(const struct vnprofile_capture *c, unsigned int i, unsigned in
 	if (!*last && done)
 		return;		/* short run: nothing was shown */
 	*last = t;
-	fprintf(stderr, "\rexecution %u/%u, %llu records, %.1f s%s", i, n,
-		(unsigned long long)vnprofile_capture_records(c), (double)(t - t0) / 1e9,
-		done ? "\n" : "");
+	fprintf(stderr, "\rexecution %u/%u, %llu records, %.1f MiB, %.1f s%s", i, n,
+		(unsigned long long)vnprofile_capture_records(c),
+		vnprofile_capture_bytes(c) / 1048576.0, (double)(t - t0) / 1e9, done ? "\n" : "");
 }
 
 int cap_stopped_by_signal(void)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "builtin-capture.h"
+#include "model/timeline.h"
 #include "vn_program.h"
 #include "vnrun.h"
 
@@ -217,6 +218,46 @@ static void worker_failed(struct cap_run *cr, unsigned int w, unsigned int i,
 }
 
 /*
+ * The size the run is heading for, said once when it is big or --max-size was given,
+ * with where the limit will stop it: the bytes of executions 2 and 3 (the drainer may
+ * still hold some of an execution's records when it ends: a difference between two
+ * ends is steady), or of the first when there are fewer than 4, times --num-exec.
+ */
+static void size_estimate(struct cap_run *cr, unsigned int i)
+{
+	const struct cap_opts *o = cr->o;
+	uint64_t now = vnprofile_capture_bytes(cr->cap), each, est;
+	unsigned int over = o->num_exec < 4 ? 1 : 2;
+	char a[32], b[32], c[32];
+
+	if (i == 1)
+		cr->first_bytes = now;
+	if (cr->estimated || o->quiet || o->nth || i != (over == 1 ? 1 : 3) ||
+	    i >= o->num_exec)
+		return;
+	cr->estimated = 1;
+	each = (now - (over == 1 ? cr->base_bytes : cr->first_bytes)) / over;
+	est = each && each > (UINT64_MAX - cr->base_bytes) / o->num_exec ? UINT64_MAX :
+	      cr->base_bytes + each * o->num_exec;
+	if (est < CAP_SAY_SIZE && !o->max_bytes)
+		return;
+	if (cr->tty && cr->last)
+		fputc('\n', stderr);
+	fprintf(stderr, "capture: about %s expected for %u executions (%s each, measured "
+		"over %s)", vnp_fmt_bytes((double)est, a, sizeof(a)), o->num_exec,
+		vnp_fmt_bytes((double)each, b, sizeof(b)),
+		over == 1 ? "the first" : "the second and third");
+	if (!o->max_bytes)
+		fputs("; --max-size BYTES caps it\n", stderr);
+	else if (est <= o->max_bytes)
+		fputs(", within --max-size\n", stderr);
+	else
+		fprintf(stderr, "; --max-size %s stops it after about %llu\n",
+			vnp_fmt_bytes((double)o->max_bytes, c, sizeof(c)),
+			(unsigned long long)((o->max_bytes - cr->base_bytes) / (each ? each : 1)));
+}
+
+/*
  * After execution i (nd_runner_set_each()): the --profile-nth-exec tracing stopped
  * after it and started before the next, each failure said (the runs stop unless
  * --ignore-exec-errors), the progress, a signal. Nonzero stops the runs.
@@ -248,10 +289,16 @@ static int cap_each(void *arg, unsigned int i, const struct nd_runner_exec *x,
 	cr->failed += bad;
 	if (bad && !o->ignore_errors)
 		return cr->stopped = 1;
+	size_estimate(cr, i);
 	if (cr->tty)
 		cap_progress(cr->cap, i, o->num_exec, cr->t0, &cr->last, 0);
 	if (vnp_signalled())
 		return cr->stopped = 1;
+	/* at --max-size: what runs next would not be written */
+	if (o->max_bytes && vnprofile_capture_cut(cr->cap) && i < o->num_exec) {
+		cr->cut = 1;
+		return cr->stopped = 1;
+	}
 	if (o->nth == i + 1) {
 		cr->err = vnprofile_capture_start(cr->cap);
 		if (cr->err)
@@ -271,6 +318,7 @@ int cap_run_execs(struct cap_run *cr, const struct cap_opts *o)
 		if (ret)
 			return ret;
 	}
+	cr->base_bytes = vnprofile_capture_bytes(cr->cap);
 	nd_runner_set_each(cr->r, cap_each, cr);
 	cr->t0 = cap_now_ns();
 	ret = nd_runner_run(cr->r, o->num_exec, ND_RUN_KEEP_GOING, NULL);
@@ -293,5 +341,8 @@ int cap_run_execs(struct cap_run *cr, const struct cap_opts *o)
 	if (cr->tty)
 		cap_progress(cr->cap, cr->stopped ? cr->seen : o->num_exec, o->num_exec, cr->t0,
 			     &cr->last, 1);
+	if (cr->cut)
+		cap_err("stopped after execution %u of %u at --max-size %llu", cr->seen,
+			o->num_exec, (unsigned long long)o->max_bytes);
 	return 0;
 }

@@ -28,7 +28,7 @@ static const char capture_usage[] =
 "                            [--collectives-worker-count N\n"
 "                             [--collectives-workers-per-node N]]\n"
 "                            [--node ID/COUNT [--clock-offset NS[+-ERR]]]\n"
-"                            [--force-overwrite]\n"
+"                            [--force-overwrite] [--max-size BYTES]\n"
 "    vneuron-profile capture --host [--model NAME] -n PROGRAM.vnef -s PROFILE.vntf\n"
 "                            [--lnc N] [NAME FILE ...]\n"
 "                            [--num-exec N] [--profile-nth-exec K] [options]\n"
@@ -38,7 +38,7 @@ static const char capture_usage[] =
 "                            --collectives-workers-per-node N [options]\n"
 "    vneuron-profile capture -s PROFILE.vntf [--core C]... [--device D]\n"
 "                            [--node ID/COUNT [--clock-offset NS[+-ERR]]]\n"
-"                            [--force-overwrite]\n"
+"                            [--force-overwrite] [--max-size BYTES]\n"
 "                            [--ring-size BYTES] [--mode stop|overwrite] -- APP [ARGS]\n"
 "\n"
 "DESCRIPTION\n"
@@ -100,7 +100,10 @@ static const char capture_usage[] =
 "    by poll(); nothing is processed at capture time. Every record the device could\n"
 "    not store (stop mode, ring full) or that was overwritten before it was read\n"
 "    (overwrite mode) is counted, printed at the end and stored in the profile.\n"
-"    On a terminal, runs longer than a second show their progress on stderr.\n"
+"    On a terminal, runs longer than a second show their progress on stderr\n"
+"    (executions, records, the profile's size). After the first execution of a\n"
+"    run of several, capture says the size it expects (that execution's bytes\n"
+"    times N) when that is 64 MiB or more, or with --max-size, where it stops.\n"
 "\n"
 "INPUTS\n"
 "    NAME FILE binds the input tensor NAME to FILE: a NumPy .npy file (little-endian\n"
@@ -147,6 +150,13 @@ static const char capture_usage[] =
 "    --clock-offset NS[+-ERR]  with --node: this host's CLOCK_MONOTONIC minus rank\n"
 "                              0's host's, in ns, and the bound of its error (0\n"
 "                              if not given): view aligns host events with it\n"
+"    --max-size BYTES          stop writing records when the profile would pass\n"
+"                              BYTES (at least 64K; suffixes K, M, G): the\n"
+"                              program form stops after the running execution,\n"
+"                              the records past the limit are counted, not\n"
+"                              written, and the profile, complete and valid with\n"
+"                              everything written before, is marked truncated\n"
+"                              (view says PARTIAL); default: no limit\n"
 "    --force-overwrite         replace an existing PROFILE.vntf (default: refuse)\n"
 "    --host                    run on the host backend, without the module (above)\n"
 "    --model NAME              with --host, the device model of the host cores:\n"
@@ -310,7 +320,7 @@ int cap_open(const struct cap_opts *o, const struct vnprofile_target *targets,
 		.node = o->node.node, .nr_nodes = o->node.nr_nodes,
 		.first_rank = o->node.first_rank, .ranks = o->node.ranks,
 		.world_size = o->node.world_size, .clock_offset_ns = o->node.clock_offset_ns,
-		.clock_error_ns = o->node.clock_error_ns };
+		.clock_error_ns = o->node.clock_error_ns, .max_bytes = o->max_bytes };
 
 	return vnprofile_capture_open(c, o->profile, &co);
 }
@@ -501,6 +511,7 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 		{ "lnc", required_argument, NULL, 'L' },
 		{ "node", required_argument, NULL, 'O' },
 		{ "clock-offset", required_argument, NULL, 'C' },
+		{ "max-size", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char ring_sizes[] = "a power of two from 4K to 256M";
@@ -616,6 +627,12 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 			break;
 		case 'C':
 			ret = offset_opt(optarg, o);
+			break;
+		case 'S':
+			ret = num_opt("max-size", optarg, CAP_MIN_SIZE, UINT64_MAX, 1,
+				      "a size in bytes of at least 64K, with an optional suffix K, "
+				      "M or G (KiB, MiB, GiB)", &v);
+			o->max_bytes = v;
 			break;
 		case 'h':
 			o->help = 1;

@@ -26,6 +26,10 @@
 #define RANK_TAG	"{rank}"
 /* -s with workers on several nodes: each node's profile, the tag replaced by its number */
 #define NODE_TAG	"{node}"
+/* --max-size: the smallest limit (a profile's header and closing sections fit well) */
+#define CAP_MIN_SIZE	(64u << 10)
+/* capture says the size it expects when it reaches this, or with --max-size */
+#define CAP_SAY_SIZE	(64ull << 20)
 
 /* A NAME FILE pair: the file (with workers, {rank}: each worker's) of an input. */
 struct cap_input {
@@ -48,6 +52,7 @@ struct cap_opts {
 	int have_node, have_offset;
 	struct cap_node node;
 	int ignore_errors, quiet, help, force, host;
+	uint64_t max_bytes;			/* --max-size; 0: none */
 	const struct vneuron_model *model;	/* --model: the host cores' (NULL: trn1) */
 	unsigned int lnc;			/* --lnc: 1, or 2 (a logical core; --host) */
 	struct nd_trace_opts trace;
@@ -144,8 +149,11 @@ struct cap_run {
 	struct vnprofile_capture *cap;
 	const struct cap_opts *o;
 	int tty, stopped, err;
+	int estimated, cut;		/* the size estimate said; stopped at --max-size */
 	unsigned int seen, failed;	/* executions seen; the ranks' that did not end OK */
 	uint64_t t0, last;
+	uint64_t base_bytes;		/* the profile's size before the first record */
+	uint64_t first_bytes;		/* ... after the first execution */
 };
 
 /*

@@ -761,6 +761,12 @@ struct vnprofile_capture_opts {
 	uint32_t world_size;
 	int64_t clock_offset_ns;
 	uint64_t clock_error_ns;
+	/*
+	 * A size limit for the profile (capture --max-size), 0 none: records past it are
+	 * not written but counted, and the profile, complete and valid, is marked
+	 * truncated (vnprofile_capture_cut()).
+	 */
+	uint64_t max_bytes;
 };
 
 /**
@@ -809,6 +815,27 @@ int vnprofile_capture_stop(struct vnprofile_capture *c);
  * Return: the count.
  */
 uint64_t vnprofile_capture_records(const struct vnprofile_capture *c);
+
+/**
+ * vnprofile_capture_cut() - records not written for the size limit so far
+ * @c: the capture
+ *
+ * Until vnprofile_capture_finish(); safe while the drainer runs. Nonzero once the
+ * profile reached its &vnprofile_capture_opts.max_bytes: the caller may stop its work.
+ *
+ * Return: the count.
+ */
+uint64_t vnprofile_capture_cut(const struct vnprofile_capture *c);
+
+/**
+ * vnprofile_capture_bytes() - the profile's size so far (records not yet flushed too)
+ * @c: the capture
+ *
+ * Until vnprofile_capture_finish(); safe while the drainer runs.
+ *
+ * Return: bytes.
+ */
+uint64_t vnprofile_capture_bytes(const struct vnprofile_capture *c);
 
 /**
  * vnprofile_capture_api_log() - an API log for an application to write

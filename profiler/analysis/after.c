@@ -29,8 +29,8 @@ static void describe(struct vnp_after *t, const struct vnp_metrics *m,
 		cat(t->text, sizeof(t->text), "; on its critical path %s", u);
 	}
 	t->has_rule = a->n > 0;
-	if (a->n && a->f[0].saved_ps <= 0) {
-		/* a symptom saves nothing: its gain names the work to shorten */
+	if (a->n && a->f[0].saved_ps < 1000) {
+		/* a symptom saves nothing (under a nanosecond): its gain names the work to shorten */
 		t->rule = a->f[0].rule;
 		cat(t->text, sizeof(t->text), "; its first finding: %s, %s",
 		    vnp_rule_id(a->f[0].rule), a->f[0].gain);

@@ -652,9 +652,15 @@ int vnp_cap_finish(struct vnp_capture *c, int quiet)
 			 (unsigned long long)vnp_cap_records(c),
 			 (unsigned long long)(dropped + over), (unsigned long long)dropped,
 			 (unsigned long long)over);
-	else if (!quiet)
+	else if (!quiet && !vntf_writer_cut(c->w))
 		vnp_log(VNPROFILE_INFO, "%llu records, none lost",
 			(unsigned long long)vnp_cap_records(c));
+	if (vntf_writer_cut(c->w))
+		vnp_warn("%llu records written, then the profile reached its --max-size at "
+			 "%llu bytes: %llu records were not written; it is complete up to there "
+			 "and marked truncated", (unsigned long long)(vnp_cap_records(c) -
+			 vntf_writer_cut(c->w)), (unsigned long long)vntf_writer_bytes(c->w),
+			 (unsigned long long)vntf_writer_cut(c->w));
 	ret = vntf_writer_finish(c->w, vnp_now_ns(CLOCK_MONOTONIC));
 	c->w = NULL;
 	if (ret) {

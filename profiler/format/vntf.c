@@ -23,6 +23,7 @@ _Static_assert(sizeof(struct vntf_records) == 8, "vntf records");
 _Static_assert(sizeof(struct vntf_lost) == 24, "vntf lost");
 _Static_assert(sizeof(struct vntf_end) == 24, "vntf end");
 _Static_assert(sizeof(struct vntf_node) == 104, "vntf node");
+_Static_assert(sizeof(struct vntf_truncated) == 16, "vntf truncated");
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the format is little-endian");
 
 static const char *const section_names[] = {
@@ -37,6 +38,7 @@ static const char *const section_names[] = {
 	[VNTF_SEC_BACKEND] = "backend",
 	[VNTF_SEC_NODE] = "node",
 	[VNTF_SEC_STRING] = "string",
+	[VNTF_SEC_TRUNCATED] = "truncated",
 	[VNTF_SEC_LNC] = "logical cores",
 };
 

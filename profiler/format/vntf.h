@@ -54,7 +54,18 @@ enum vntf_section {
 	/* 10 is kept for application ranges' own data */
 	VNTF_SEC_STRING = 11,		/* struct vntf_string + len bytes: a range name */
 	VNTF_SEC_BACKEND = 12,		/* struct vntf_backend: what ran the workload */
-	VNTF_SEC_LNC = 13,		/* struct vntf_lnc: cores grouped as logical cores */
+	VNTF_SEC_TRUNCATED = 13,	/* struct vntf_truncated: records cut by a size limit */
+	VNTF_SEC_LNC = 14,		/* struct vntf_lnc: cores grouped as logical cores */
+};
+
+/*
+ * A capture stopped writing records at its size limit (capture --max-size): the file is
+ * complete and valid, and holds every record written before the limit; records records
+ * came after and were not written. At most once, before the end section.
+ */
+struct vntf_truncated {
+	uint64_t max_bytes;		/* the limit, > 0 */
+	uint64_t records;		/* records not written, > 0 */
 };
 
 /* What ran the captured executions (section 12; a 1.0 file has none: unknown). */
@@ -71,7 +82,7 @@ struct vntf_backend {
 };
 
 /*
- * Logical cores (section 13, docs/profile-format.md): with lnc 2, cores 2k and 2k + 1 of
+ * Logical cores (section 14, docs/profile-format.md): with lnc 2, cores 2k and 2k + 1 of
  * a device are logical core k, core 2k running program id 0 and 2k + 1 program id 1.
  */
 struct vntf_lnc {
@@ -230,6 +241,17 @@ int vntf_write_exec_programs(struct vntf_writer *w, const struct vntf_program *p
 ssize_t vntf_drain_ring(struct vntf_writer *w, uint32_t stream, struct nd_ring *r);
 /* The ring's LOST section: what its producer dropped and what was overwritten unread. */
 int vntf_write_ring_lost(struct vntf_writer *w, uint32_t stream, const struct nd_ring *r);
+/*
+ * A size limit (capture --max-size): from here records that would take the file past
+ * max_bytes, less room kept for the lost counts and the end section, are not written but
+ * counted (vntf_writer_cut()); vntf_writer_finish() then writes a truncated section.
+ * The file's size stays within max_bytes. -EINVAL for 0.
+ */
+int vntf_writer_set_limit(struct vntf_writer *w, uint64_t max_bytes);
+/* Records cut by the limit so far (safe from another thread than the writer's). */
+uint64_t vntf_writer_cut(const struct vntf_writer *w);
+/* Bytes in the file so far, records not yet flushed included (another thread too). */
+uint64_t vntf_writer_bytes(const struct vntf_writer *w);
 /* Writes the end section, flushes, closes what vntf_writer_open() opened, frees w. */
 int vntf_writer_finish(struct vntf_writer *w, uint64_t host_end_ns);
 /* Frees w without completing the file (an error path). */
@@ -261,7 +283,9 @@ struct vntf_info {
 	struct vneuron_model model;
 	struct vntf_clock clock;
 	uint32_t backend;		/* enum vntf_backend_kind (0: no section) */
-	uint32_t lnc;			/* section 13's: 2, or 1 without one */
+	/* section 13: the capture's size limit and the records it cut (0: none) */
+	uint64_t max_bytes, cut_records;
+	uint32_t lnc;			/* section 14's: 2, or 1 without one */
 	uint32_t nr_programs;
 	struct vntf_program_info *programs;
 	uint32_t nr_streams;

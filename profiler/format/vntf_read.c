@@ -190,6 +190,7 @@ static uint64_t size_limit(uint32_t type, uint32_t flags)
 		       (uint64_t)VNTF_MAX_EXECS * sizeof(struct vntf_exec_program);
 	case VNTF_SEC_MODEL: case VNTF_SEC_CLOCK: case VNTF_SEC_WORKER:
 	case VNTF_SEC_LOST: case VNTF_SEC_END: case VNTF_SEC_BACKEND: case VNTF_SEC_NODE:
+	case VNTF_SEC_TRUNCATED:
 	case VNTF_SEC_LNC:
 		return SMALL_MAX;
 	case VNTF_SEC_STRING:
@@ -444,7 +445,26 @@ static int do_backend(struct vntf_reader *r, const struct vntf_section_header *h
 	return 0;
 }
 
-/* Section 13: pairs of cores as logical cores; only LNC=2 exists. */
+/* Section 13: the capture's size limit cut records (capture --max-size). */
+static int do_truncated(struct vntf_reader *r, const struct vntf_section_header *h)
+{
+	struct vntf_truncated t;
+	int err = need(r, h, sizeof(t));
+
+	if (err)
+		return err;
+	memcpy(&t, r->buf, sizeof(t));
+	if (r->info.cut_records)
+		return fail(r, -EINVAL, SEC_FMT "a second truncated section", SEC_ARGS(r, h));
+	if (!t.max_bytes || !t.records)
+		return fail(r, -EINVAL, SEC_FMT "a size limit or a record count of 0",
+			    SEC_ARGS(r, h));
+	r->info.max_bytes = t.max_bytes;
+	r->info.cut_records = t.records;
+	return 0;
+}
+
+/* Section 14: pairs of cores as logical cores; only LNC=2 exists. */
 static int do_lnc(struct vntf_reader *r, const struct vntf_section_header *h)
 {
 	struct vntf_lnc l;
@@ -601,6 +621,9 @@ static int section(struct vntf_reader *r, struct vntf_chunk *c)
 		break;
 	case VNTF_SEC_BACKEND:
 		err = do_backend(r, &h);
+		break;
+	case VNTF_SEC_TRUNCATED:
+		err = do_truncated(r, &h);
 		break;
 	case VNTF_SEC_LNC:
 		err = do_lnc(r, &h);

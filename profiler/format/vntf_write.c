@@ -19,6 +19,10 @@ struct vntf_writer {
 	uint32_t nr_programs;
 	uint32_t nr_strings;
 	uint64_t sections, records;
+	uint64_t bytes;			/* atomic: written to f */
+	uint64_t max_bytes;		/* vntf_writer_set_limit(), 0: none */
+	uint64_t cut;			/* atomic: records not written for it */
+	uint32_t nr_streams;		/* declared */
 	uint8_t declared[VNTF_MAX_STREAMS / 8];
 	uint32_t pend_stream;
 	uint32_t pend_n;
@@ -38,7 +42,53 @@ static int put(struct vntf_writer *w, const void *p, size_t n)
 		w->err = errno ? errno : EIO;
 		return -EIO;
 	}
+	__atomic_store_n(&w->bytes, w->bytes + n, __ATOMIC_RELAXED);
 	return 0;
+}
+
+#define SEC_HDR		sizeof(struct vntf_section_header)
+
+int vntf_writer_set_limit(struct vntf_writer *w, uint64_t max_bytes)
+{
+	if (!max_bytes)
+		return -EINVAL;
+	w->max_bytes = max_bytes;
+	return 0;
+}
+
+uint64_t vntf_writer_cut(const struct vntf_writer *w)
+{
+	return __atomic_load_n(&w->cut, __ATOMIC_RELAXED);
+}
+
+uint64_t vntf_writer_bytes(const struct vntf_writer *w)
+{
+	return __atomic_load_n(&w->bytes, __ATOMIC_RELAXED);
+}
+
+/*
+ * Of n records for stream, how many fit under the limit: after what is written and
+ * pending, a section header for them, and the sections every profile still needs (a
+ * lost section per stream, the truncated and the end sections).
+ */
+static size_t records_that_fit(const struct vntf_writer *w, uint32_t stream, size_t n)
+{
+	uint64_t used = w->bytes, keep, room;
+
+	if (!w->max_bytes)
+		return n;
+	if (w->pend_n)
+		used += SEC_HDR + sizeof(struct vntf_records) + (uint64_t)w->pend_n * REC;
+	if (!w->pend_n || w->pend_stream != stream)
+		used += SEC_HDR + sizeof(struct vntf_records);
+	/* and a section header a VNTF_MAX_CHUNK more, whichever way they are cut */
+	used += (SEC_HDR + sizeof(struct vntf_records)) * (n / VNTF_MAX_CHUNK + 1);
+	keep = (uint64_t)(w->nr_streams + 1) * (SEC_HDR + sizeof(struct vntf_lost)) +
+	       SEC_HDR + sizeof(struct vntf_truncated) + SEC_HDR + sizeof(struct vntf_end);
+	if (used + keep >= w->max_bytes)
+		return 0;
+	room = (w->max_bytes - used - keep) / REC;
+	return room < n ? (size_t)room : n;
 }
 
 /* A section of parts (pointer, length); the padding to 8 bytes after them. */
@@ -193,6 +243,7 @@ int vntf_write_worker(struct vntf_writer *w, const struct vntf_worker *wk)
 	if (!vntf_worker_ok(wk) || declared(w->declared, wk->stream))
 		return -EINVAL;
 	w->declared[wk->stream / 8] |= 1u << (wk->stream % 8);
+	w->nr_streams++;
 	return flush_records(w) ?: put_section(w, VNTF_SEC_WORKER, wk, sizeof(*wk), NULL, 0);
 }
 
@@ -254,6 +305,13 @@ int vntf_write_records(struct vntf_writer *w, uint32_t stream,
 	if (!w->have_model || !w->have_clock || !declared(w->declared, stream) ||
 	    (n && !recs))
 		return -EINVAL;
+	k = records_that_fit(w, stream, n);
+	if (k < n) {
+		__atomic_store_n(&w->cut, w->cut + (n - k), __ATOMIC_RELAXED);
+		n = k;
+	}
+	if (!n)
+		return w->err ? -EIO : 0;
 	if (w->pend_n && w->pend_stream != stream) {
 		err = flush_records(w);
 		if (err)
@@ -328,6 +386,11 @@ int vntf_writer_finish(struct vntf_writer *w, uint64_t host_end_ns)
 	int err;
 
 	err = flush_records(w);
+	if (!err && w->cut) {
+		struct vntf_truncated t = { .max_bytes = w->max_bytes, .records = w->cut };
+
+		err = put_section(w, VNTF_SEC_TRUNCATED, &t, sizeof(t), NULL, 0);
+	}
 	if (!err) {
 		e.sections = w->sections;
 		err = put_section(w, VNTF_SEC_END, &e, sizeof(e), NULL, 0);

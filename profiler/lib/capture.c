@@ -135,6 +135,8 @@ int vnprofile_capture_open(struct vnprofile_capture **cp, const char *path,
 			     o.ninputs, o.flags & VNPROFILE_CAPTURE_FORCE ? ND_OUT_FORCE : 0);
 	if (ret)
 		goto fail;
+	if (o.max_bytes)
+		vntf_writer_set_limit(c->cap.w, o.max_bytes);
 	*cp = c;
 	return 0;
 fail:
@@ -164,6 +166,16 @@ int vnprofile_capture_stop(struct vnprofile_capture *c)
 uint64_t vnprofile_capture_records(const struct vnprofile_capture *c)
 {
 	return vnp_cap_records(&c->cap);
+}
+
+uint64_t vnprofile_capture_cut(const struct vnprofile_capture *c)
+{
+	return c->cap.w ? vntf_writer_cut(c->cap.w) : 0;
+}
+
+uint64_t vnprofile_capture_bytes(const struct vnprofile_capture *c)
+{
+	return c->cap.w ? vntf_writer_bytes(c->cap.w) : 0;
 }
 
 int vnprofile_capture_api_log(struct vnprofile_capture *c, const char **path)

@@ -55,6 +55,8 @@ void vnp_group_add(struct vnp_group *g, const struct vnp_ev *e, unsigned int uni
 	g->cur_end = u64max(g->cur_end, e->end);
 	if (unit == VNEURON_ENGINE_TENSOR)
 		g->flops += e->flops;
+	if (unit < VNEF_ENGINES && e->opcode != VNP_OP_DMA)
+		g->eng_flops[unit] += e->flops;
 	if (transpose)
 		g->transpose_flops += e->flops;
 	if (unit == VNP_UNIT_CC) {

@@ -43,6 +43,7 @@ struct vnp_group {
 	uint64_t first, last;
 	uint64_t flops;			/* TensorE (MULTIPLY_MOVING + TRANSPOSE) */
 	uint64_t transpose_flops;
+	uint64_t eng_flops[VNEF_ENGINES];	/* per engine (TensorE's: flops) */
 	uint64_t hbm_read, hbm_write;
 	uint64_t dma_bytes, dma_count;
 	uint64_t cc_count, cc_wait_ps;	/* collective events, their waits for the last */

@@ -406,6 +406,11 @@ static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 		snprintf(err, errlen, "%s: %s", path, vntf_error(r));
 		goto out;
 	}
+	/* a capture cut at its --max-size: the profile is partial (after start()'s init) */
+	if (info->cut_records && pf->started) {
+		pf->tl.cut_records += info->cut_records;
+		pf->tl.cut_files++;
+	}
 	if (info->have_model && (!info->model.peak_flops_bf16 || !info->model.hbm_bw)) {
 		snprintf(err, errlen, "%s: the device model in the profile has no TensorE peak "
 			 "or HBM bandwidth", path);

@@ -14,6 +14,7 @@
 
 #include "neurondev.h"
 #include "timeline.h"
+#include "timeline_priv.h"
 #include "vn_isa.h"
 #include "../format/vntf.h"
 
@@ -447,87 +448,6 @@ static uint64_t shift_of(const struct vnp_timeline *tl, unsigned int core, uint3
 	return x ? x->shift : 0;
 }
 
-/* An execution after cur on its core: the shift that starts it at cur or later. */
-static uint64_t place(struct vnp_exec *x, uint64_t cur)
-{
-	x->shift = cur > x->lo ? cur - x->lo : 0;
-	if (x->hi + x->shift < x->hi)	/* no room left: keep the records' times */
-		x->shift = 0;
-	return x->hi + x->shift;
-}
-
-uint64_t vnp_tl_host_ps(const struct vnp_timeline *tl, uint64_t host_ns)
-{
-	uint64_t d = host_ns > tl->host_base_ns ? host_ns - tl->host_base_ns : 0;
-
-	return d <= UINT64_MAX / 2000 ? d * 1000 : UINT64_MAX / 2;
-}
-
-/*
- * The host clock (docs/profiler.md "One clock"): each execution starts at its
- * EXEC_START's host time, its modeled offsets kept (not scaled: a modeled duration is
- * what the metrics are about, and the host's span also holds the kernel's own work).
- * An execution that would start before the one before it on its core ends (the model
- * took longer than the host did) starts at that end instead, so a core's executions
- * stay in order; the delay counts in its error. Its error: |modeled span - host span
- * between EXEC_START and EXEC_END| + that delay, and at least the 1 ns of host_ns.
- */
-static int cmp_u64(const void *a, const void *b)
-{
-	return vnp_cmp(*(const uint64_t *)a, *(const uint64_t *)b);
-}
-
-static int host_layout(struct vnp_timeline *tl)
-{
-	uint64_t cur = 0, base = UINT64_MAX, *errs;
-	unsigned int core = VNP_MAX_CORES;
-	size_t i, n = 0;
-
-	for (i = 0; i < tl->nexec; i++)
-		if (tl->execs[i].host_lo && tl->execs[i].host_lo < base)
-			base = tl->execs[i].host_lo;
-	for (i = 0; i < tl->rg.ncalls; i++)
-		if (tl->rg.calls[i].start && tl->rg.calls[i].start < base)
-			base = tl->rg.calls[i].start;
-	tl->host_base_ns = base == UINT64_MAX ? 0 : base;
-	errs = malloc((tl->nexec ? tl->nexec : 1) * sizeof(*errs));
-	if (!errs)
-		return -ENOMEM;
-	for (i = 0; i < tl->nexec; i++) {
-		struct vnp_exec *x = &tl->execs[i];
-		uint64_t at, host_at, start, span = x->hi - x->lo, hspan, err;
-
-		if ((unsigned int)(x->key >> 32) != core) {
-			core = (unsigned int)(x->key >> 32);
-			cur = 0;
-		}
-		if (!x->host_lo) {
-			x->map_err = UINT64_MAX;
-			tl->map_unplaced++;
-			cur = place(x, cur);
-			continue;
-		}
-		host_at = vnp_tl_host_ps(tl, x->host_lo);
-		at = host_at > cur ? host_at : cur;
-		cur = place(x, at);
-		start = x->lo + x->shift;
-		err = start > host_at ? start - host_at : host_at - start;
-		hspan = x->host_hi > x->host_lo ? vnp_tl_host_ps(tl, x->host_hi) -
-			vnp_tl_host_ps(tl, x->host_lo) : 0;
-		err += span > hspan ? span - hspan : hspan - span;
-		x->map_err = err > 1000 ? err : 1000;
-		if (x->map_err > tl->map_err_max)
-			tl->map_err_max = x->map_err;
-		errs[n++] = x->map_err;
-	}
-	if (n) {
-		qsort(errs, n, sizeof(*errs), cmp_u64);
-		tl->map_err_median = errs[n / 2];
-	}
-	free(errs);
-	return 0;
-}
-
 /*
  * Sorts the executions and lays those of each core out back to back in exec_seq order
  * (see struct vnp_exec), shifting their events, markers and faults. Executions with
@@ -567,7 +487,7 @@ static int layout_execs(struct vnp_timeline *tl)
 		x->round = x->has_cc || !tl->ncc ? round++ : VNP_NONE;
 	}
 	if (tl->host_clock) {
-		if (host_layout(tl))
+		if (vnp_tl_host_layout(tl))
 			return -ENOMEM;
 		goto apply;
 	}
@@ -580,7 +500,7 @@ static int layout_execs(struct vnp_timeline *tl)
 		more = 0;
 		for (c = 0; c < nc; c++) {
 			while (p[c] < e[c] && !tl->execs[p[c]].has_cc)
-				cur[c] = place(&tl->execs[p[c]++], cur[c]);
+				cur[c] = vnp_tl_place(&tl->execs[p[c]++], cur[c]);
 			if (p[c] == e[c])
 				continue;
 			more = 1;
@@ -603,7 +523,7 @@ static int layout_execs(struct vnp_timeline *tl)
 	/* the rest (all, without collectives) one after another on its core */
 	for (c = 0; c < nc; c++)
 		while (p[c] < e[c])
-			cur[c] = place(&tl->execs[p[c]++], cur[c]);
+			cur[c] = vnp_tl_place(&tl->execs[p[c]++], cur[c]);
 apply:
 	for (i = 0; i < tl->nexec; i++)
 		moved |= tl->execs[i].shift != 0;

@@ -242,6 +242,8 @@ struct vnp_timeline {
 	uint64_t malformed;			/* records skipped as impossible */
 	uint32_t salvaged;			/* files read only in part (--salvage):
 						 * a partial profile */
+	uint32_t cut_files;			/* files a capture cut at --max-size */
+	uint64_t cut_records;			/* the records they cut: partial too */
 	uint64_t nexec;				/* distinct (core, exec_seq) executions */
 	uint32_t backends;			/* 1 << vntf backend of each profile read */
 	/*
@@ -293,6 +295,16 @@ struct vnp_timeline {
 	int host_clock;
 	uint64_t host_base_ns;
 	uint64_t map_err_max, map_err_median, map_unplaced;
+	/*
+	 * How many times longer the host took than the model (median over the executions
+	 * with both spans of host span / modeled span; 0: unknown). Emulated, the host's
+	 * clock runs thousands of times slower than the modeled device: that is the span
+	 * term of map_err, not a placement error. start_err_*: the start term alone (how
+	 * far a placed start is from its EXEC_START host time, at least 1 ns).
+	 */
+	double host_slowdown;
+	uint64_t start_err_max, start_err_median;
+#define VNP_HOST_SLOW	2.0	/* a host_slowdown from which the summary says emulation */
 	int finished;
 };
 

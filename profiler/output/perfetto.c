@@ -668,7 +668,8 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 		snprintf(name, sizeof(name), "%s%s%s%s", lab,
 			 tl->prog && tl->prog->name && *tl->prog->name ? ": " : "",
 			 tl->prog && tl->prog->name ? tl->prog->name : "",
-			 tl->salvaged ? " (PARTIAL: salvaged profile)" : "");
+			 tl->salvaged ? " (PARTIAL: salvaged profile)" :
+			 tl->cut_files ? " (PARTIAL: cut at --max-size)" : "");
 		if (tl->nr_nodes && c < VNP_MAX_CORES) {
 			/* a process per node, each core's rows threads of it named by worker */
 			unsigned int node = tl->core_node[c], k;

@@ -123,6 +123,11 @@ static void groups_json(FILE *f, const struct vnp_view *v, int scope)
 			(unsigned long long)x->dma_count);
 		vnp_jnum(f, "hfu",
 			 span ? (double)x->flops / (m->peak_flops * (double)span * 1e-12) : 0);
+		fputs(",\"engine_flops\":{", f);
+		for (u = 0; u < VNEF_ENGINES; u++)
+			fprintf(f, "%s\"%s\":%llu", u ? "," : "", vnp_engine_name(u),
+				(unsigned long long)x->eng_flops[u]);
+		fputc('}', f);
 		fputs(",\"engine_ps\":{", f);
 		for (u = 0; u < VNP_UNITS; u++)
 			fprintf(f, "%s\"%s\":%llu", u ? "," : "", vnp_engine_name(u),

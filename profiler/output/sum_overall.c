@@ -105,6 +105,10 @@ int vnp_head_text(FILE *f, const struct vnp_view *v)
 	if (tl->salvaged)
 		fprintf(f, "  PARTIAL: %u file%s cut short, salvaged: figures cover only the "
 			"records read\n", tl->salvaged, tl->salvaged == 1 ? "" : "s");
+	if (tl->cut_files)
+		fprintf(f, "  PARTIAL: the capture stopped writing at its --max-size, %llu records "
+			"not written: figures cover only the records before it\n",
+			(unsigned long long)tl->cut_records);
 	if (tl->lost || tl->malformed)
 		fprintf(f, "  WARNING: %llu records lost in capture, %llu malformed records "
 			"skipped: figures are incomplete\n", (unsigned long long)tl->lost,
@@ -183,8 +187,9 @@ int vnp_overall_json(FILE *f, const struct vnp_view *v)
 	vnp_jstr(f, "model", tl->model.name);
 	vnp_jstr(f, "backend", vnp_tl_backend(tl));
 	lcores_json(f, tl);
-	fprintf(f, ",\"partial\":%s,\"salvaged_files\":%u", tl->salvaged ? "true" : "false",
-		tl->salvaged);
+	fprintf(f, ",\"partial\":%s,\"salvaged_files\":%u,\"cut_records\":%llu",
+		tl->salvaged || tl->cut_files ? "true" : "false", tl->salvaged,
+		(unsigned long long)tl->cut_records);
 	fprintf(f, ",\"cores\":%u,\"executions\":%llu,\"lost_records\":%llu,"
 		"\"malformed_records\":%llu,\n\"total_time_ps\":%llu,\"event_count\":%llu,"
 		"\"instruction_count\":%llu,\"dma_count\":%llu,\"start_ps\":%llu,\"end_ps\":%llu,"

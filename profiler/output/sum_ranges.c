@@ -92,13 +92,32 @@ int vnp_clock_text(FILE *f, const struct vnp_view *v)
 			"one after another)\n");
 		return 0;
 	}
-	fprintf(f, "\nClock: host (executions at their EXEC_START host time; mapping error "
-		"median %s, max %s", vnp_fmt_time(tl->map_err_median, t1, sizeof(t1)),
-		vnp_fmt_time(tl->map_err_max, t2, sizeof(t2)));
+	if (tl->host_slowdown >= VNP_HOST_SLOW) {
+		/*
+		 * Emulated: an execution's host span is its modeled span times the slowdown,
+		 * so the span term of the error is the emulation, not the mapping's.
+		 */
+		fprintf(f, "\nClock: host (executions at their EXEC_START host time, device work "
+			"on the model's clock inside each; the host clock runs %.0fx slower than "
+			"the model here (emulated device: a median execution's host span over its "
+			"modeled span), so device work fills 1/%.0f of each execution's host time; "
+			"starts placed within median %s, max %s of their host time",
+			tl->host_slowdown, tl->host_slowdown,
+			vnp_fmt_time(tl->start_err_median, t1, sizeof(t1)),
+			vnp_fmt_time(tl->start_err_max, t2, sizeof(t2)));
+	} else {
+		fprintf(f, "\nClock: host (executions at their EXEC_START host time; mapping "
+			"error median %s, max %s", vnp_fmt_time(tl->map_err_median, t1, sizeof(t1)),
+			vnp_fmt_time(tl->map_err_max, t2, sizeof(t2)));
+	}
 	if (tl->map_unplaced)
 		fprintf(f, "; %llu without a host time, placed after the one before",
 			(unsigned long long)tl->map_unplaced);
 	fprintf(f, ")\n");
+	if (tl->host_slowdown >= VNP_HOST_SLOW)
+		fprintf(f, "  The modeled view per execution: 'view --clock model' lays the "
+			"executions out back to back on the model's clock (in the html viewer: "
+			"'Modeled view' steps through them).\n");
 	return 0;
 }
 
@@ -238,6 +257,12 @@ int vnp_ranges_json(FILE *f, const struct vnp_view *v)
 			(unsigned long long)tl->host_base_ns,
 			(unsigned long long)tl->map_err_median,
 			(unsigned long long)tl->map_err_max, (unsigned long long)tl->map_unplaced);
+	if (tl->host_clock) {
+		vnp_jnum(f, "host_slowdown", tl->host_slowdown > 0 ? tl->host_slowdown : NAN);
+		fprintf(f, ",\"start_error_median_ps\":%llu,\"start_error_max_ps\":%llu",
+			(unsigned long long)tl->start_err_median,
+			(unsigned long long)tl->start_err_max);
+	}
 	fputc('}', f);
 	fprintf(f, ",\n\"launch_gaps\":{\"gap_ns\":%llu,\"held_ns\":%llu,\"cores\":[",
 		(unsigned long long)m->gap_ns, (unsigned long long)m->held_ns);

@@ -317,13 +317,15 @@ static void flows_json(FILE *f, const struct vnp_timeline *tl, unsigned int c,
 
 /*
  * "execs": each execution's figures for the roofline chart: its time, TensorE flops
- * (transposes apart) and HBM bytes.
+ * (transposes apart), every engine's flops and HBM bytes.
  */
 static int execs_json(FILE *f, const struct vnp_timeline *tl)
 {
-	struct { uint64_t flops, tflops, hbm; } *x = calloc(tl->nexec + 1, sizeof(*x));
+	struct { uint64_t flops, tflops, hbm, eng[VNEF_ENGINES]; } *x;
 	size_t i;
+	unsigned int u;
 
+	x = calloc(tl->nexec + 1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
 	for (i = 0; i < tl->n; i++) {
@@ -338,21 +340,30 @@ static int execs_json(FILE *f, const struct vnp_timeline *tl)
 			vnp_ev_dma_mems(tl, e, &src, &dst);
 			x[lo].hbm += (src == VNEF_MEM_HBM ? e->bytes : 0) +
 				     (dst == VNEF_MEM_HBM ? e->bytes : 0);
-		} else if (e->stream == VNEURON_ENGINE_TENSOR) {
+			continue;
+		}
+		if (e->stream < VNEF_ENGINES)
+			x[lo].eng[e->stream] += e->flops;
+		if (e->stream == VNEURON_ENGINE_TENSOR) {
 			x[lo].flops += e->flops;
 			if (e->opcode == VNEF_OP_TRANSPOSE)
 				x[lo].tflops += e->flops;
 		}
 	}
 	fputs(",\n\"execs\":[", f);
-	for (i = 0; i < tl->nexec; i++)
+	for (i = 0; i < tl->nexec; i++) {
 		fprintf(f, "%s{\"core\":%llu,\"exec\":%llu,\"time_ps\":%llu,\"flops\":%llu,"
-			"\"transpose_flops\":%llu,\"hbm_bytes\":%llu}", i ? "," : "",
+			"\"transpose_flops\":%llu,\"hbm_bytes\":%llu,\"engine_flops\":{", i ? "," : "",
 			(unsigned long long)(tl->execs[i].key >> 32),
 			(unsigned long long)(tl->execs[i].key & 0xffffffffu),
 			(unsigned long long)(tl->execs[i].hi - tl->execs[i].lo),
 			(unsigned long long)x[i].flops, (unsigned long long)x[i].tflops,
 			(unsigned long long)x[i].hbm);
+		for (u = 0; u < VNEF_ENGINES; u++)
+			fprintf(f, "%s\"%s\":%llu", u ? "," : "", vnp_engine_name(u),
+				(unsigned long long)x[i].eng[u]);
+		fputs("}}", f);
+	}
 	fputc(']', f);
 	free(x);
 	return 0;

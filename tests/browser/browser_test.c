@@ -1260,6 +1260,17 @@ static void app_checks(const char *prog, const void *img, size_t size)
 	tap(s && !strcmp(s, "{\"kind\":\"exec\",\"execs\":[\"core 0 exec 0\"]}"),
 	    "clicking an execution's box selects it: %s", s ? s : "?");
 	free(s);
+	/* the modeled view per execution: one click, the next one's modeled span in view */
+	click_el("#modeled");
+	s = eval("JSON.stringify(vnViewer.selection())+' '+"
+		 "document.getElementById('modeled').textContent");
+	snprintf(expr, sizeof(expr), "(()=>{const x=vnViewer.data().host.xs[1],r=vnViewer.range();"
+		 "return r[0]<=x.st&&x.en<=r[1]&&r[1]-r[0]<(x.en-x.st)*1.2?1:0;})()");
+	tap(s && !strncmp(s, "{\"kind\":\"exec\",\"execs\":[\"core 0 exec 1\"]} "
+			  "Modeled view: exec 2/3 ", 65) && eval_long(expr) == 1,
+	    "'Modeled view per execution' zooms to the next execution's modeled span: %s",
+	    s ? s : "?");
+	free(s);
 	free(eval("vnViewer.resetZoom()"));
 
 	/* a range name is the application's: shown as text, never run as HTML */
@@ -1310,7 +1321,8 @@ static void app_checks(const char *prog, const void *img, size_t size)
 	snprintf(url, sizeof(url), "file://%s/app-model.html", dir);
 	s = open_page(url) ? NULL : eval("vnViewer.lanes().filter(l=>l.kind==='thread').length+' '+"
 					 "document.getElementById('clock').textContent");
-	tap(s && !strncmp(s, "0 clock: model", 14) && strstr(s, "--clock host"),
+	tap(s && !strncmp(s, "0 clock: model", 14) && strstr(s, "--clock host") &&
+	    eval_long("document.getElementById('modeled').hidden?1:0") == 1,
 	    "on the modeled clock, no host rows and a pointer to them: %s", s ? s : "?");
 	free(s);
 }
@@ -1428,6 +1440,18 @@ int main(int argc, char **argv)
 	    row_count("layers") > 0 && s && !strcmp(s, "exp,mm"),
 	    "a layers row above the engines: %ld boxes, outermost layers %s", row_count("layers"),
 	    s ? s : "?");
+	free(s);
+	/*
+	 * issue 29: exp's and mm's scopes overlap in time on one line; each name is drawn
+	 * only where its box shows, so no two names on a line overlap, and exp (under mm
+	 * until mm ends) still gets one
+	 */
+	s = eval("(()=>{const L=vnViewer.layerLabels(),by={};for(const x of L)"
+		 "(by[x.depth]=by[x.depth]||[]).push(x);for(const d in by){const a=by[d]"
+		 ".sort((p,q)=>p.x0-q.x0);for(let i=1;i<a.length;i++)if(a[i].x0<a[i-1].x1-0.01)"
+		 "return 'overlap: '+a[i-1].name+' '+a[i].name;}return L.filter(x=>x.depth===0)"
+		 ".map(x=>x.name).sort().join(',')+' '+L.length;})()");
+	tap(s && !strncmp(s, "exp,mm ", 7), "layer names never overlap: %s", s ? s : "?");
 	free(s);
 	tap(lane_of("DMA throughput") > 0 && lane_of("pending DMA") > 0,
 	    "DMA throughput and pending-DMA counter rows");
@@ -1629,7 +1653,11 @@ int main(int argc, char **argv)
 		free(tt);
 	}
 	free(s);
-	/* the roofline: two ceilings, a point per execution and per scope, labelled */
+	/*
+	 * the roofline: HBM's slope and a roof per engine, a point per execution and per
+	 * scope, labelled, each on its bounding engine's roof (the matmul's on TensorE's,
+	 * the exp kernel's on another engine's)
+	 */
 	{
 		long nceil = eval_long("document.querySelectorAll('#roofline .ceiling').length");
 		long nexe = eval_long("document.querySelectorAll('#roofline circle.pt[data-kind=exec]').length");
@@ -1638,12 +1666,16 @@ int main(int argc, char **argv)
 		long wsc = eval_long("vnViewer.data().summary.scopes.filter(x=>x.span_ps>0).length");
 		long lab = eval_long("(()=>{const t=document.getElementById('roofline').textContent;"
 				     "return vnViewer.data().summary.scopes.every(x=>!(x.span_ps>0)||"
-				     "t.includes(x.scope))&&t.includes('TensorE peak')&&"
-				     "t.includes('HBM')?1:0;})()");
+				     "t.includes(x.scope))&&['TensorE','VectorE','ScalarE','GpSimdE']"
+				     ".every(e=>t.includes(e+' peak'))&&t.includes('HBM')?1:0;})()");
+		char *engs = eval("[...new Set([...document.querySelectorAll('#roofline circle.pt')]"
+				  ".map(c=>c.dataset.engine))].sort().join(',')");
 
-		tap(nceil == 2 && nexe == wexe && wexe > 0 && nsc == wsc && lab == 1,
-		    "roofline: %ld ceilings, %ld execution and %ld scope points, labelled", nceil,
-		    nexe, nsc);
+		tap(nceil == 5 && nexe == wexe && wexe > 0 && nsc == wsc && lab == 1 && engs &&
+		    strstr(engs, "TensorE") && strchr(engs, ','),
+		    "roofline: %ld ceilings, %ld execution and %ld scope points, labelled, on the "
+		    "roofs of %s", nceil, nexe, nsc, engs ? engs : "?");
+		free(engs);
 		free(eval("(()=>{const r=document.getElementById('roofline');if(r)r.scrollIntoView();"
 			  "return 1;})()"));
 		screenshot("roofline");

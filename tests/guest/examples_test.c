@@ -59,6 +59,19 @@ TEST_F_TIMEOUT(dev, vneuron_ls, 600)
 	ASSERT_EQ(0, run(BIN "vneuron-ls")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "/dev/vneuron0")) TH_LOG("%s", out);
 	{
+		/* issue 29: the table's lines are as wide as its border (CAPABILITIES wraps) */
+		const char *p = out, *nl;
+		size_t width = strcspn(out, "\n"), lines = 0;
+
+		for (; *p == '+' || *p == '|'; p = nl + 1, lines++) {
+			nl = strchr(p, '\n');
+			ASSERT_NE(NULL, nl);
+			EXPECT_EQ(width, (size_t)(nl - p)) TH_LOG("%.*s", (int)(nl - p), p);
+		}
+		/* border, header, border, a device with its caps on two lines or more, border */
+		EXPECT_LE(6u, lines) TH_LOG("%s", out);
+	}
+	{
 		char want[64];
 
 		/* vneuron-ls reports the module's version: the one this tree's uapi has. */

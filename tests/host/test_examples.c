@@ -201,6 +201,17 @@ TEST_F(ex, help_of_every_tool)
 	}
 }
 
+/*
+ * Issue 29: build/bin holds the tools and nothing else: their dependency files go to
+ * build/rel/deps/bin/ (the Makefile's BIN_DEP), none beside them.
+ */
+TEST_F(ex, no_dependency_files_beside_the_tools)
+{
+	EXPECT_EQ(0, run("find build/bin -name '*.d' | grep -c . ; true", out, sizeof(out)));
+	EXPECT_STREQ("0\n", out) TH_LOG("build/bin holds .d files");
+	EXPECT_EQ(0, run("ls build/rel/deps/bin/example-exp.d", out, sizeof(out))) TH_LOG("%s", out);
+}
+
 /* A program built for trn2 runs with vneuron-run on the model --model names. */
 TEST_F(ex, run_model)
 {

@@ -7,6 +7,7 @@
  * faults (ERROR records) as instants on their engine's or DMA queue's track.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -844,6 +845,11 @@ TEST(host_clock_places_executions_at_their_host_time)
 	EQ(tl->map_err_max, 300 * NS);
 	EQ(tl->map_err_median, 50 * NS);	/* of 1, 1, 50, 200, 300 ns */
 	EQ(tl->map_unplaced, 0);
+	/* spans 0.625, 1, 1.25, 1, 1 of the model's: the host ran as fast as the model */
+	EXPECT_EQ(1.0, tl->host_slowdown);
+	/* the start term alone: exec 1's 200 ns, the others exact to 1 ns */
+	EQ(tl->start_err_max, 200 * NS);
+	EQ(tl->start_err_median, 1 * NS);
 	/* every device event inside its execution's placed span */
 	for (i = 0; i < tl->n; i++) {
 		const struct vnp_exec *x = vnp_tl_exec(tl, tl->ev[i].core, tl->ev[i].exec);
@@ -852,6 +858,50 @@ TEST(host_clock_places_executions_at_their_host_time)
 		EXPECT_GE(tl->ev[i].start, x->lo + x->shift);
 		EXPECT_LE(tl->ev[i].end, x->hi + x->shift);
 	}
+	synth_free(s);
+}
+
+/*
+ * Issue 29: emulated, 17 us of modeled work take about 146 ms of host time. The summary
+ * says the host clock runs that many times slower, not that the mapping is 146 ms off,
+ * and points at the modeled view per execution; summary-json has the slowdown.
+ */
+TEST(host_clock_under_emulation_is_a_slowdown_not_an_error)
+{
+	struct synth *s = synth_new();
+	struct vnp_view v;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	s->range_names = app_names;
+	s->host_clock = 1;
+	/* dur 17 us; host times in ns: 145.8 ms, 157.5 ms, 146 ms apart */
+	synth_app_exec(s, 0, 17000, 1000, 1000000, 1000000 + 145800000);
+	synth_app_exec(s, 1, 17000, 1000, 200000000, 200000000 + 157509000);
+	synth_app_exec(s, 2, 17000, 1000, 400000000, 400000000 + 146000000);
+	AEQ(synth_run(s, 0), 0);
+	/* median host span / modeled span: 146 ms / 17 us */
+	EXPECT_LT(fabs(s->tl.host_slowdown - 146000000.0 / 17000.0), 0.5);
+	/* the old figure still counts the span term; the starts are exact */
+	EXPECT_GT(s->tl.map_err_max, 157000000ull * NS);
+	EQ(s->tl.start_err_max, 1 * NS);
+	v = (struct vnp_view){ .tl = &s->tl, .m = &s->m, .a = &s->a, .top = 5 };
+	f = open_memstream(&buf, &len);
+	ASSERT_NE(f, NULL);
+	EQ(vnp_summary_text(f, &v), 0);
+	EQ(vnp_summary_json(f, &v), 0);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(buf, "the host clock runs 8588x slower than the model here "
+			       "(emulated device")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "starts placed within median 1.000 ns, max 1.000 ns"))
+		TH_LOG("%s", buf);
+	EXPECT_EQ(NULL, strstr(buf, "mapping error")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "'view --clock model' lays the executions out back to "
+			       "back on the model's clock")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "\"host_slowdown\":8588.2")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "\"start_error_max_ps\":1000")) TH_LOG("%s", buf);
+	free(buf);
 	synth_free(s);
 }
 

@@ -1456,6 +1456,70 @@ TEST_F(view, host_capture_matches_the_model)
 }
 
 /*
+ * Issue 29: `capture --max-size BYTES` says the size it expects, stops at the limit
+ * after the running execution, and leaves a valid profile within it, marked truncated,
+ * that view calls PARTIAL; a bad size is refused with the reason, status 2.
+ */
+TEST_F(view, capture_max_size)
+{
+	static const char *const bad[] = { "10K", "12Q", "-1", "", "99999999999999999999" };
+	char prof[160], err[256];
+	struct vntf_reader *r;
+	struct vntf_chunk c;
+	struct stat st;
+	unsigned int i;
+
+	snprintf(prof, sizeof(prof), "%s/cut.vntf", self->dir);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(2, profiler(&self->out, "capture --host -n %s -s %s --max-size '%s'",
+				      self->tiled_prog, prof, bad[i]));
+		EXPECT_NE(NULL, strstr(self->out, "give a size in bytes of at least 64K, with "
+				       "an optional suffix K, M or G")) TH_LOG("%s", self->out);
+		free(self->out);
+		EXPECT_NE(0, access(prof, F_OK));
+	}
+	ASSERT_EQ(0, profiler(&self->out, "capture --host -n %s -s %s -N 400 --max-size 64K",
+			      self->tiled_prog, prof)) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "capture: about ")) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "expected for 400 executions")) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "--max-size 64.0 KiB stops it after about"))
+		TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "of 400 at --max-size 65536")) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "marked truncated")) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, stat(prof, &st));
+	EXPECT_GE(65536, st.st_size);
+	ASSERT_EQ(0, vntf_open_file(&r, prof, err, sizeof(err)));
+	while (vntf_next(r, &c) > 0)
+		;
+	EXPECT_TRUE(vntf_reader_info(r)->complete) TH_LOG("%s", vntf_error(r));
+	EXPECT_EQ(65536, vntf_reader_info(r)->max_bytes);
+	EXPECT_LT(0, vntf_reader_info(r)->cut_records);
+	vntf_close(r);
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s", self->tiled_prog, prof));
+	EXPECT_NE(NULL, strstr(self->out, "PARTIAL: the capture stopped writing at its "
+			       "--max-size")) TH_LOG("%s", self->out);
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f summary-json", self->tiled_prog,
+			      prof));
+	EXPECT_NE(NULL, strstr(self->out, "\"partial\":true,\"salvaged_files\":0,"
+			       "\"cut_records\":"));
+	free(self->out);
+	/* small and without a limit: no estimate, not partial */
+	ASSERT_EQ(0, profiler(&self->out, "capture --host -n %s -s %s -N 5 --force-overwrite",
+			      self->tiled_prog, prof));
+	EXPECT_EQ(NULL, strstr(self->out, "expected for")) TH_LOG("%s", self->out);
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "view -n %s -s %s -f summary-json", self->tiled_prog,
+			      prof));
+	EXPECT_NE(NULL, strstr(self->out, "\"partial\":false,\"salvaged_files\":0,"
+			       "\"cut_records\":0"));
+	free(self->out);
+	ASSERT_EQ(0, profiler(&self->out, "capture --help"));
+	EXPECT_NE(NULL, strstr(self->out, "--max-size BYTES"));
+}
+
+/*
  * Issue 28: `capture --host --model NAME` runs on that model, the profile records it and
  * view uses its peaks; diff of two models says so before any figure, with the speed
  * ratio and each model's utilisations; a bad --model is refused naming the valid ones.

@@ -468,7 +468,113 @@ TEST(backend_section)
 	EXPECT_STREQ("module", vntf_backend_name(VNTF_BACKEND_MODULE));
 }
 
-/* Section 13 (logical cores): LNC=2 only, once; a profile without it reads as LNC=1. */
+/*
+ * Section 13 (capture --max-size): a writer with a size limit writes the records that
+ * fit, counts the others, stays within the limit and marks the file truncated; the
+ * reader reports it; a bad or a second truncated section is refused, named.
+ */
+TEST(size_limit_truncates_and_marks)
+{
+	struct vneuron_trace_record rec[100];
+	struct vntf_section_header h;
+	const struct vntf_info *info;
+	struct vntf_reader *r;
+	struct vntf_writer *w;
+	struct vntf_worker wk;
+	struct vntf_chunk c;
+	struct vneuron_model model;
+	struct mfile m;
+	uint64_t recs = 0;
+	size_t off;
+	unsigned int i;
+	char err[256];
+	int ret;
+
+	memset(rec, 0, sizeof(rec));
+	for (i = 0; i < 100; i++) {
+		rec[i].kind = VNEURON_TRACE_INSN;
+		rec[i].sem_wait = VNEURON_TRACE_NO_SEM;
+		rec[i].sem_signal = VNEURON_TRACE_NO_SEM;
+		rec[i].model_start_ps = i;
+		rec[i].model_end_ps = i + 1;
+	}
+	m.f = open_memstream(&m.buf, &m.len);
+	ASSERT_NE(NULL, m.f);
+	ASSERT_EQ(0, vntf_writer_create(&w, m.f));
+	EQ(-EINVAL, vntf_writer_set_limit(w, 0));
+	ASSERT_EQ(0, vntf_writer_set_limit(w, 8192));
+	fill_model(&model);
+	ASSERT_EQ(0, vntf_write_model(w, &model));
+	ASSERT_EQ(0, vntf_write_clock(w, &clk));
+	fill_worker(&wk, 0);
+	ASSERT_EQ(0, vntf_write_worker(w, &wk));
+	fill_worker(&wk, 1);
+	ASSERT_EQ(0, vntf_write_worker(w, &wk));
+	/* 300 records of 64 bytes do not fit in 8 KiB: some are cut, counted */
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, vntf_write_records(w, i % 2, rec, 100));
+	EXPECT_LT(0u, vntf_writer_cut(w));
+	EXPECT_GT(300u, vntf_writer_cut(w));
+	EXPECT_GE(8192u, vntf_writer_bytes(w));
+	ASSERT_EQ(0, vntf_write_lost(w, 0, 0, 0));
+	ASSERT_EQ(0, vntf_write_lost(w, 1, 5, 0));
+	recs = 300 - vntf_writer_cut(w);
+	ASSERT_EQ(0, vntf_writer_finish(w, 1));
+	fflush(m.f);
+	EXPECT_GE(8192u, m.len);
+	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
+	while ((ret = vntf_next(r, &c)) > 0)
+		;
+	EXPECT_EQ(0, ret) TH_LOG("%s", vntf_error(r));
+	info = vntf_reader_info(r);
+	EXPECT_TRUE(info->complete);
+	EQ(recs, info->records);
+	EQ(8192, info->max_bytes);
+	EQ(300 - recs, info->cut_records);
+	vntf_close(r);
+	/* the truncated section: just before the end section, optional */
+	off = sec_off(m.buf, 0);
+	for (i = 0; ; i++) {
+		memcpy(&h, m.buf + off, sizeof(h));
+		if (h.type == VNTF_SEC_TRUNCATED)
+			break;
+		ASSERT_NE((uint32_t)VNTF_SEC_END, h.type);
+		off += sizeof(h) + (h.size + 7) / 8 * 8;
+	}
+	EQ(VNTF_SEC_OPTIONAL, h.flags);
+	/* a record count of 0 in it: refused, named */
+	memset(m.buf + off + sizeof(h) + 8, 0, 8);
+	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
+	while ((ret = vntf_next(r, &c)) > 0)
+		;
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_NE(NULL, strstr(vntf_error(r), "a size limit or a record count of 0"))
+		TH_LOG("%s", vntf_error(r));
+	vntf_close(r);
+	memset(m.buf + off + sizeof(h) + 8, 1, 1);
+	/* stream 1's lost section made a truncated one {1, 5}: the real one is a second */
+	off = sec_off(m.buf, 0);
+	for (;;) {
+		memcpy(&h, m.buf + off, sizeof(h));
+		ASSERT_NE((uint32_t)VNTF_SEC_END, h.type);
+		if (h.type == VNTF_SEC_LOST && m.buf[off + sizeof(h)] == 1)
+			break;
+		off += sizeof(h) + (h.size + 7) / 8 * 8;
+	}
+	h.type = VNTF_SEC_TRUNCATED;
+	h.flags = VNTF_SEC_OPTIONAL;
+	memcpy(m.buf + off, &h, sizeof(h));
+	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
+	while ((ret = vntf_next(r, &c)) > 0)
+		;
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_NE(NULL, strstr(vntf_error(r), "a second truncated section"))
+		TH_LOG("%s", vntf_error(r));
+	vntf_close(r);
+	mfile_close(&m);
+}
+
+/* Section 14 (logical cores): LNC=2 only, once; a profile without it reads as LNC=1. */
 TEST(lnc_section)
 {
 	struct vntf_section_header h;

@@ -163,6 +163,10 @@ TEST(host_rows_in_the_data)
 			       "\"calls\":[\"other\",\"open\","));
 	/* the execution: core, exec, span, mapping error (1 ns), its ranges */
 	EXPECT_NE(NULL, strstr(h, "\"execs\":[[0,0,300000,800000,1000,[0,1]]]"));
+	/* the roofline's figures: every engine's flops per execution (issue 29) */
+	EXPECT_NE(NULL, strstr(h, "\"hbm_bytes\":0,\"engine_flops\":{\"TensorE\":1000,"
+			       "\"VectorE\":0,\"ScalarE\":0,\"GpSimdE\":0}}")) TH_LOG("%.2000s",
+											strstr(h, "\"execs\":[{") ?: "");
 	/* ranges nest (the push that does not is left out); EXEC -> exec 0 in fc1 (range 1) */
 	EXPECT_NE(NULL, strstr(h, "{\"pid\":100,\"threads\":[{\"tid\":1,"
 			       "\"ranges\":[[0,1100000,0,0,-1],[100000,1000000,1,1,0]],"

@@ -120,6 +120,28 @@ static void caps_str(uint64_t caps, char *buf, size_t size)
 					      n ? "," : "", names[i]);
 }
 
+/*
+ * The next line of a comma-separated list that fits in width columns: its length (up to
+ * and with the comma it breaks after; a name longer than width is cut), *rest the line
+ * after it.
+ */
+static size_t caps_line(const char *s, size_t width, const char **rest)
+{
+	size_t n = strlen(s), cut = 0, i;
+
+	if (n <= width) {
+		*rest = s + n;
+		return n;
+	}
+	for (i = 0; i < width; i++)
+		if (s[i] == ',')
+			cut = i + 1;
+	if (!cut)
+		cut = width;
+	*rest = s + cut;
+	return cut;
+}
+
 /* enum vneuron_share_kind's names, in JSON and in the listing. */
 static const char *const share_names[VNEURON_SHARE_COUNT] = {
 	[VNEURON_SHARE_COMMS] = "comms",
@@ -282,13 +304,22 @@ int main(int argc, char **argv)
 	printf("| DEVICE         | CORES | HBM (used / backed)   | MODEL | CAPABILITIES           |\n");
 	printf("+----------------+-------+-----------------------+-------+------------------------+\n");
 	for (d = 0; d < n; d++) {
+		const char *cp = caps, *rest;
 		char mem[32];
+		size_t len;
 
 		caps_str(info[d].caps, caps, sizeof(caps));
 		snprintf(mem, sizeof(mem), "%.1f / %.0f MiB", mib(info[d].hbm_used),
 			 mib(info[d].hbm_bytes));
-		printf("| /dev/vneuron%-2u | %5u | %-21s | %-5.16s | %-22s |\n", idx[d],
-		       info[d].core_count, mem, info[d].model.name, caps);
+		/* CAPABILITIES wraps at commas onto lines of its own: the table keeps its width */
+		len = caps_line(cp, 22, &rest);
+		printf("| /dev/vneuron%-2u | %5u | %-21s | %-5.5s | %-22.*s |\n", idx[d],
+		       info[d].core_count, mem, info[d].model.name, (int)len, cp);
+		for (cp = rest; *cp; cp = rest) {
+			len = caps_line(cp, 22, &rest);
+			printf("| %-14s | %5s | %-21s | %-5s | %-22.*s |\n", "", "", "", "",
+			       (int)len, cp);
+		}
 	}
 	printf("+----------------+-------+-----------------------+-------+------------------------+\n");
 	for (d = 0; d < n; d++) {

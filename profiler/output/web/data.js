@@ -40,7 +40,8 @@ function init(data) {
 	$('title').textContent = (s.program || '') + ' \u00b7 ' + (s.model || '') + ' \u00b7 ' +
 		fmtTime(s.total_time_ps || 0) + ' \u00b7 ' + nev + ' events' +
 		(nf ? ' \u00b7 ' + nf + ' device fault' + (nf === 1 ? '' : 's') : '') +
-		(s.partial ? ' \u00b7 PARTIAL PROFILE (salvaged: figures cover only the records read)' : '');
+		(s.partial ? ' \u00b7 PARTIAL PROFILE (' + (s.cut_records ? 'cut at --max-size: ' + s.cut_records +
+			' records not written' : 'salvaged') + ': figures cover only the records read)' : '');
 	const tabs = $('tabs');
 	D.cores.forEach((c, i) => {
 		const b = document.createElement('button');

@@ -33,12 +33,25 @@ function prepHost() {
 	}
 	A0 = lo; A1 = hi;
 	$('hostrows').hidden = false;
+	$('modeled').hidden = false;
 }
 function rangeName(id) { const n = D.host.names[id]; return n == null ? '?' : n; }
-/* The clock line: the axis and, on the host clock, the mapping's error. */
+/*
+ * The clock line: the axis and, on the host clock, the mapping's error. Emulated (the
+ * host ran host_slowdown >= 2 times slower than the model) the span difference is the
+ * emulation, not an error: the line says the slowdown and the starts' error alone.
+ */
 function clockLine() {
 	const c = (D.summary || {}).clock || {}, e = $('clock'), api = (D.summary || {}).api_calls || {};
-	if (c.axis === 'host') {
+	if (c.axis === 'host' && c.host_slowdown >= 2) {
+		const n = Math.round(c.host_slowdown);
+		e.textContent = 'clock: host \u00b7 the host clock runs ' + n + 'x slower than the model (emulated ' +
+			'device): device work fills 1/' + n + ' of each execution \u00b7 starts within ' +
+			fmtTime(c.start_error_max_ps || 0) + (c.unplaced ? ' \u00b7 ' + c.unplaced +
+			' execution(s) without a host time' : '');
+		e.title = 'each execution starts at its EXEC_START host time; its events keep their modeled offsets ' +
+			'(the model\u2019s clock); "Modeled view per execution" zooms to one execution at a time';
+	} else if (c.axis === 'host') {
 		e.textContent = 'clock: host \u00b7 mapping error median ' + fmtTime(c.map_error_median_ps || 0) +
 			', max ' + fmtTime(c.map_error_max_ps || 0) + (c.unplaced ? ' \u00b7 ' + c.unplaced +
 			' execution(s) without a host time' : '');
@@ -48,6 +61,19 @@ function clockLine() {
 		e.textContent = 'clock: model' + (n ? ' \u00b7 ' + n + ' API calls: view --clock host shows them as host rows' : '');
 	}
 	$('hostrows').textContent = showHost ? 'Hide host rows' : 'Show host rows';
+}
+/*
+ * The modeled view per execution: each click selects the next execution of this tab's
+ * core (after the selected one) and zooms to its modeled span, so its device work, on
+ * the model's clock, fills the view.
+ */
+function modeledNext() {
+	const xs = D.host.xs.filter((x) => x.core === cur);
+	if (!xs.length) return;
+	const at = sel && sel.kind === 'exec' ? xs.findIndex((x) => x.i === sel.x) : -1;
+	const k = (at + 1) % xs.length;
+	selectExec(xs[k].i, true);
+	$('modeled').textContent = 'Modeled view: exec ' + (k + 1) + '/' + xs.length + ' \u25b8';
 }
 function hostLanes(y) {
 	const h = D.host;

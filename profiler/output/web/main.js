@@ -23,6 +23,7 @@ function wire() {
 	}, { passive: false });
 	$('reset').onclick = resetZoom;
 	$('hostrows').onclick = () => { showHost = !showHost; clockLine(); buildLanes(); render(); };
+	$('modeled').onclick = modeledNext;
 	$('search').addEventListener('input', () => { applySearch(); render(); });
 	window.addEventListener('resize', render);
 	window.addEventListener('keydown', (ev) => {
@@ -49,6 +50,8 @@ window.vnViewer = {
 	ranges() { return hostBoxes(); },
 	selection() { return sel ? { kind: sel.kind, execs: [...sel.set].map((i) => D.host.xs[i].label) } : null; },
 	execPoint(i) { return execPoint(i); },
+	/* the layer names drawn in this tab: depth, the stretch each takes, name */
+	layerLabels: () => layerLabels.slice(),
 	/* client coordinates of the middle of event i of lane k (visible range) */
 	eventPoint(k, i) {
 		const l = lanes[k], r = l.row, rc = $('canvas').getBoundingClientRect();

@@ -160,30 +160,45 @@ function collectives(root, s) {
 }
 
 /*
- * The roofline (SVG, log-log): TensorE's peak and HBM's bandwidth as ceilings meeting at
- * the ridge point, each execution and each scope a point at (arithmetic intensity,
- * TensorE flop/s). Without HBM traffic a point sits on the right edge, without TensorE
- * work on the floor; both are said in its label.
+ * The roofline (SVG, log-log): every engine's peak (TensorE, VectorE, ScalarE, GpSimdE:
+ * summary-json engine_peak_flops, one core's) as a roof and HBM's bandwidth as the slope
+ * meeting each at its ridge point. Each execution and scope is placed on the roof of its
+ * bounding engine, the one whose flops need the largest share of its peak: at (that
+ * engine's flops per HBM byte, that engine's flop/s), in its colour, named in its label.
+ * TensorE's flops are without transposes. Without HBM traffic a point sits on the right
+ * edge, without any flops on the floor; both are said in its label.
  */
+const ROOF_ENGINES = ['TensorE', 'VectorE', 'ScalarE', 'GpSimdE'];
+const ROOF_COLORS = { TensorE: '#c81e1e', VectorE: '#7c3aed', ScalarE: '#0f9d58', GpSimdE: '#d97706' };
 function roofline(root, s) {
-	const peak = s.peak_flops, bw = s.hbm_bandwidth, cores = s.cores || 1;
-	if (!(peak > 0) || !(bw > 0)) return;
-	const Wd = 720, Ht = 380, L = 64, R = 16, Tp = 14, B = 40;
+	const bw = s.hbm_bandwidth, cores = s.cores || 1, ep = s.engine_peak_flops || { TensorE: s.peak_flops };
+	const engs = ROOF_ENGINES.filter((e) => ep[e] > 0);
+	if (!engs.length || !(bw > 0)) return;
+	const Wd = 720, Ht = 400, L = 64, R = 16, Tp = 14, B = 40;
+	const hb = bw / cores, pk = {};
+	for (const e of engs) pk[e] = ep[e] / cores;
 	const pts = [];
-	const add = (kind, name, flops, tflops, bytes, ps, pk) => {
+	const add = (kind, name, ef, tflops, bytes, ps) => {
 		if (!(ps > 0)) return;
-		pts.push({ kind, name, ai: bytes > 0 ? (flops - tflops) / bytes : Infinity, perf: flops / (ps * 1e-12), peak: pk });
+		const f = {};
+		for (const e of engs) f[e] = (ef && ef[e]) || 0;
+		f.TensorE = Math.max(0, (f.TensorE || 0) - (tflops || 0));
+		/* the bounding engine: the largest share of its own peak */
+		let eng = engs[0], best = -1;
+		for (const e of engs) if (f[e] / pk[e] > best) { best = f[e] / pk[e]; eng = e; }
+		pts.push({ kind, name, eng, ai: bytes > 0 ? f[eng] / bytes : Infinity, perf: f[eng] / (ps * 1e-12) });
 	};
 	for (const x of D.execs || [])
-		add('exec', 'exec ' + x.exec + (cores > 1 ? ' core ' + x.core : ''), x.flops, x.transpose_flops, x.hbm_bytes, x.time_ps);
+		add('exec', 'exec ' + x.exec + (cores > 1 ? ' core ' + x.core : ''),
+		    x.engine_flops || { TensorE: x.flops }, x.transpose_flops, x.hbm_bytes, x.time_ps);
 	for (const x of s.scopes || [])
-		add('scope', x.scope, x.tensor_flops, x.transpose_flops, x.hbm_read + x.hbm_write, x.span_ps);
-	/* one core's ceilings: executions and scopes run on one core each */
-	const pk = peak / cores, hb = bw / cores, ridge = pk / hb;
-	let xmin = ridge / 1000, xmax = ridge * 100;
+		add('scope', x.scope, x.engine_flops || { TensorE: x.tensor_flops }, x.transpose_flops,
+		    x.hbm_read + x.hbm_write, x.span_ps);
+	const pmax = Math.max(...engs.map((e) => pk[e])), pmin = Math.min(...engs.map((e) => pk[e]));
+	let xmin = pmin / hb / 1000, xmax = pmax / hb * 100;
 	for (const p of pts) if (isFinite(p.ai) && p.ai > 0) { xmin = Math.min(xmin, p.ai / 2); xmax = Math.max(xmax, p.ai * 2); }
-	const ymax = pk * 2;
-	let ymin = pk / 1e5;
+	const ymax = pmax * 2;
+	let ymin = pmin / 1e5;
 	for (const p of pts) if (p.perf > 0) ymin = Math.min(ymin, p.perf / 2);
 	const lx = (v) => L + (Wd - L - R) * (Math.log10(v) - Math.log10(xmin)) / (Math.log10(xmax) - Math.log10(xmin));
 	const ly = (v) => Tp + (Ht - Tp - B) * (1 - (Math.log10(v) - Math.log10(ymin)) / (Math.log10(ymax) - Math.log10(ymin)));
@@ -208,31 +223,41 @@ function roofline(root, s) {
 		mk('line', { x1: L - 4, x2: L, y1: ly(10 ** d), y2: ly(10 ** d), stroke: '#7b8794' });
 		mk('text', { x: L - 6, y: ly(10 ** d) + 3, 'text-anchor': 'end', 'font-size': 10, fill: '#52606d' }, fmtNum(10 ** d));
 	}
-	mk('text', { x: (Wd + L) / 2, y: Ht - 6, 'text-anchor': 'middle', 'font-size': 11 }, 'arithmetic intensity (TensorE flop / HBM byte)');
-	mk('text', { x: 12, y: Ht / 2, 'font-size': 11, transform: 'rotate(-90 12 ' + Ht / 2 + ')', 'text-anchor': 'middle' }, 'TensorE flop/s');
-	/* the ceilings: bandwidth up to the ridge, peak after it */
+	mk('text', { x: (Wd + L) / 2, y: Ht - 6, 'text-anchor': 'middle', 'font-size': 11 }, 'arithmetic intensity (flop of the bounding engine / HBM byte)');
+	mk('text', { x: 12, y: Ht / 2, 'font-size': 11, transform: 'rotate(-90 12 ' + Ht / 2 + ')', 'text-anchor': 'middle' }, 'flop/s of the bounding engine');
+	/* the slope: HBM bandwidth up to the highest ridge; a roof per engine from its ridge */
 	const x0 = Math.max(xmin, ymin / hb);
 	mk('polyline', { class: 'ceiling', 'data-ceiling': 'hbm', fill: 'none', stroke: '#2f80ed', 'stroke-width': 2,
-		points: lx(x0) + ',' + ly(x0 * hb) + ' ' + lx(ridge) + ',' + ly(pk) });
-	mk('polyline', { class: 'ceiling', 'data-ceiling': 'peak', fill: 'none', stroke: '#c81e1e', 'stroke-width': 2,
-		points: lx(ridge) + ',' + ly(pk) + ' ' + lx(xmax) + ',' + ly(pk) });
-	mk('text', { x: lx(ridge) + 6, y: ly(pk) - 5, 'font-size': 10, fill: '#c81e1e' }, 'TensorE peak ' + fmtNum(pk) + 'flop/s');
+		points: lx(x0) + ',' + ly(x0 * hb) + ' ' + lx(pmax / hb) + ',' + ly(pmax) });
 	mk('text', { x: lx(x0) + 4, y: ly(x0 * hb) - 6, 'font-size': 10, fill: '#2f80ed' }, 'HBM ' + fmtRate(hb));
-	mk('text', { x: lx(ridge) - 4, y: ly(pk) + 14, 'text-anchor': 'end', 'font-size': 10, fill: '#52606d' }, 'ridge ' + ridge.toFixed(1) + ' flop/B');
-	const seen = new Map();
+	const used = new Set(pts.filter((p) => p.perf > 0).map((p) => p.eng));
+	/* the roofs; their legend in the top left corner, above every roof (nothing is there) */
+	[...engs].sort((a, b) => pk[b] - pk[a]).forEach((e, i) => {
+		const ridge = pk[e] / hb;
+		mk('polyline', { class: 'ceiling', 'data-ceiling': e, fill: 'none', stroke: ROOF_COLORS[e],
+			'stroke-width': used.has(e) ? 2 : 1, 'stroke-dasharray': used.has(e) ? '' : '4 3',
+			points: lx(ridge) + ',' + ly(pk[e]) + ' ' + lx(xmax) + ',' + ly(pk[e]) });
+		mk('text', { class: 'rooflabel', x: L + 8, y: Tp + 14 + i * 13, 'font-size': 10, fill: ROOF_COLORS[e] },
+			e + ' peak ' + fmtNum(pk[e]) + 'flop/s \u00b7 ridge ' + ridge.toFixed(1) + ' flop/B' +
+			(used.has(e) ? '' : ' (no point on it)'));
+	});
+	const placed = [];
 	pts.forEach((p) => {
 		const px = isFinite(p.ai) && p.ai > 0 ? lx(Math.min(xmax, Math.max(xmin, p.ai))) : (isFinite(p.ai) ? L : Wd - R);
 		const py = p.perf > 0 ? ly(p.perf) : Ht - B;
-		const c = mk('circle', { class: 'pt', 'data-kind': p.kind, 'data-name': p.name, cx: px, cy: py,
-			r: p.kind === 'exec' ? 6 : 4, fill: p.kind === 'exec' ? '#1f2933' : '#f0b429', stroke: '#fff' });
-		const note = (isFinite(p.ai) ? '' : ' (no HBM traffic)') + (p.perf > 0 ? '' : ' (no TensorE work)');
-		c.appendChild(document.createElementNS(NS, 'title')).textContent =
-			p.name + ': ' + (isFinite(p.ai) ? p.ai.toFixed(2) + ' flop/B, ' : '') + fmtNum(p.perf) + 'flop/s' + note;
-		/* points at one place: their labels stacked, inward from the right edge */
-		const key = Math.round(px) + ',' + Math.round(py), k = seen.get(key) || 0, right = px > Wd - R - 120;
-		seen.set(key, k + 1);
-		mk('text', { class: 'ptlabel', x: right ? px - 8 : px + 8, y: py - 4 - k * 11, 'font-size': 10,
-			     'text-anchor': right ? 'end' : 'start', fill: '#1f2933' }, p.name + note);
+		const c = mk('circle', { class: 'pt', 'data-kind': p.kind, 'data-name': p.name, 'data-engine': p.eng, cx: px, cy: py,
+			r: p.kind === 'exec' ? 6 : 4, fill: p.kind === 'exec' ? '#1f2933' : ROOF_COLORS[p.eng], stroke: ROOF_COLORS[p.eng],
+			'stroke-width': 2 });
+		const note = (isFinite(p.ai) ? '' : ' (no HBM traffic)') + (p.perf > 0 ? '' : ' (no compute work)');
+		c.appendChild(document.createElementNS(NS, 'title')).textContent = p.name + (p.perf > 0 ? ' on ' + p.eng : '') + ': ' +
+			(isFinite(p.ai) ? p.ai.toFixed(2) + ' flop/B, ' : '') + fmtNum(p.perf) + 'flop/s' + note;
+		/* labels inward from the right edge, moved up past any label already near */
+		const right = px > Wd - R - 120;
+		let y = py - 4;
+		while (placed.some((q) => q.right === right && Math.abs(q.x - px) < 160 && Math.abs(q.y - y) < 11)) y -= 11;
+		placed.push({ x: px, y, right });
+		mk('text', { class: 'ptlabel', x: right ? px - 8 : px + 8, y, 'font-size': 10,
+			     'text-anchor': right ? 'end' : 'start', fill: '#1f2933' }, p.name + (p.perf > 0 ? ' (' + p.eng + ')' : '') + note);
 	});
 	root.appendChild(el('h2', 'Roofline'));
 	root.appendChild(svg);
