@@ -120,7 +120,7 @@ static void label_slots(struct vnp_profile *pf, unsigned int nfiles)
 			w = pf->tl.cc_rank[i];
 		if (pf->tl.lcore[i])	/* a logical core's physical cores under it */
 			snprintf(pf->label[i], sizeof(pf->label[i]), "logical core %u / core %u",
-				 pf->tl.lcore[i] - 1u, pf->slot[i][2]);
+				 pf->slot[i][2] / 2, pf->slot[i][2]);
 		else if (pf->tl.nr_nodes)
 			snprintf(pf->label[i], sizeof(pf->label[i]), "node %u worker %u core %u",
 				 pf->tl.core_node[i], w, pf->slot[i][2]);
@@ -429,12 +429,23 @@ static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 	}
 	/* what ran it: module, host, or unknown (a 1.0 profile) */
 	pf->tl.backends |= 1u << (info->backend < 31 ? info->backend : 0);
-	/* LNC=2: cores 2k and 2k + 1 of a device are its logical core k */
-	for (i = 0; info->lnc == 2 && i < pf->nslots; i++)
-		if (pf->file[i] == file) {
-			pf->tl.lcore[i] = (uint16_t)(pf->slot[i][2] / 2 + 1);
-			pf->tl.pcore[i] = (uint16_t)pf->slot[i][2];
-		}
+	/* LNC=2: cores 2k and 2k + 1 of a device are its logical core k, one group a pair */
+	for (i = 0; info->lnc == 2 && i < pf->nslots; i++) {
+		unsigned int j, g = 0;
+
+		if (pf->file[i] != file)
+			continue;
+		for (j = 0; j < pf->nslots; j++)
+			if (pf->tl.lcore[j] > g)
+				g = pf->tl.lcore[j];	/* the highest group so far */
+		for (j = 0; j < i; j++)
+			if (pf->tl.lcore[j] && pf->file[j] == file &&
+			    pf->slot[j][0] == pf->slot[i][0] &&
+			    pf->slot[j][2] / 2 == pf->slot[i][2] / 2)
+				break;		/* its pair's */
+		pf->tl.lcore[i] = (uint16_t)(j < i ? pf->tl.lcore[j] : g + 1);
+		pf->tl.pcore[i] = (uint16_t)pf->slot[i][2];
+	}
 	if (!info->nr_programs && !info->have_exec_programs)
 		pf->no_identity = true;
 	ret = check_together(pf->id, file, info, err, errlen);

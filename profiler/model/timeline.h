@@ -247,8 +247,9 @@ struct vnp_timeline {
 	uint64_t nexec;				/* distinct (core, exec_seq) executions */
 	uint32_t backends;			/* 1 << vntf backend of each profile read */
 	/*
-	 * Logical cores (a profile's section 13, LNC=2): each core slot's logical core + 1
-	 * (0: none) and its physical core, whose parity is its program id
+	 * Logical cores (a profile's logical-cores section, LNC=2): each core slot's
+	 * logical core, a number from 1 the same for the two slots of one (0: none), and
+	 * its physical core: the logical core is pcore / 2, the program id pcore & 1
 	 */
 	uint16_t lcore[VNP_MAX_CORES];
 	uint16_t pcore[VNP_MAX_CORES];

@@ -689,13 +689,13 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 			/* a process per logical core, its physical cores' rows threads of it */
 			unsigned int lc = tl->lcore[c] - 1u, k;
 
-			pid = VNP_MAX_CORES + 1 + (int)lc;
+			pid = VNP_MAX_CORES + 1 + (int)lc;	/* lc: the group, unique */
 			for (k = 0; k < c && tl->lcore[k] != tl->lcore[c]; k++)
 				;
 			if (k == c) {
 				char pn[64];
 
-				snprintf(pn, sizeof(pn), "logical core %u (LNC=2)%s%s", lc,
+				snprintf(pn, sizeof(pn), "logical core %u (LNC=2)%s%s", tl->pcore[c] / 2u,
 					 tl->prog && tl->prog->name && *tl->prog->name ? ": " : "",
 					 tl->prog && tl->prog->name ? tl->prog->name : "");
 				pf_track_desc(&w, lcore_uuid(lc), 0, pn, pid, 0, 0);

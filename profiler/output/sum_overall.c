@@ -46,7 +46,7 @@ static void lcores_text(FILE *f, const struct vnp_timeline *tl)
 			;
 		if (k < c)
 			continue;	/* said with its first slot */
-		fprintf(f, "  logical core %u (LNC=2):", tl->lcore[c] - 1u);
+		fprintf(f, "  logical core %u (LNC=2):", tl->pcore[c] / 2u);
 		n = 0;
 		for (p = 0; p < 2; p++)
 			for (k = c; k < tl->ncores && k < VNP_MAX_CORES; k++)
@@ -70,7 +70,7 @@ static void lcores_json(FILE *f, const struct vnp_timeline *tl)
 		if (k < c)
 			continue;
 		fprintf(f, "%s{\"logical_core\":%u,\"lnc\":2,\"cores\":[",
-			nl++ ? "," : ",\"logical_cores\":[", tl->lcore[c] - 1u);
+			nl++ ? "," : ",\"logical_cores\":[", tl->pcore[c] / 2u);
 		n = 0;
 		for (p = 0; p < 2; p++)
 			for (k = c; k < tl->ncores && k < VNP_MAX_CORES; k++)
