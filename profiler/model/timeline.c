@@ -857,6 +857,19 @@ const char *vnp_fmt_time(uint64_t ps, char *buf, size_t len)
 	return buf;
 }
 
+const char *vnp_fmt_bytes(double b, char *buf, size_t len)
+{
+	if (b < 1024)
+		snprintf(buf, len, "%.0f B", b);
+	else if (b < 1024.0 * 1024)
+		snprintf(buf, len, "%.1f KiB", b / 1024);
+	else if (b < 1024.0 * 1024 * 1024)
+		snprintf(buf, len, "%.1f MiB", b / (1024.0 * 1024));
+	else
+		snprintf(buf, len, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+	return buf;
+}
+
 const char *vnp_fmt_flops(double n, char *buf, size_t len)
 {
 	if (n < 1e3)

@@ -430,19 +430,7 @@ const char *vnp_stream_name(unsigned int stream, char *buf, size_t len);
 
 /* Small helpers for output: times in ps as human text ("12.345 us"), sizes. */
 const char *vnp_fmt_time(uint64_t ps, char *buf, size_t len);
-/* Inline: the commands use it too, and libvnprofile.so exports only vnprofile_*. */
-static inline const char *vnp_fmt_bytes(double b, char *buf, size_t len)
-{
-	if (b < 1024)
-		snprintf(buf, len, "%.0f B", b);
-	else if (b < 1024.0 * 1024)
-		snprintf(buf, len, "%.1f KiB", b / 1024);
-	else if (b < 1024.0 * 1024 * 1024)
-		snprintf(buf, len, "%.1f MiB", b / (1024.0 * 1024));
-	else
-		snprintf(buf, len, "%.2f GiB", b / (1024.0 * 1024 * 1024));
-	return buf;
-}
+const char *vnp_fmt_bytes(double bytes, char *buf, size_t len);
 /* A count of flops in decimal units (flop, kflop, Mflop, Gflop, Tflop). */
 const char *vnp_fmt_flops(double n, char *buf, size_t len);
 /* A JSON string literal (quotes included). */
