@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "builtin-capture.h"
-#include "model/timeline.h"
 #include "vn_program.h"
 #include "vnrun.h"
 
@@ -244,8 +243,8 @@ static void size_estimate(struct cap_run *cr, unsigned int i)
 	if (cr->tty && cr->last)
 		fputc('\n', stderr);
 	fprintf(stderr, "capture: about %s expected for %u executions (%s each, measured "
-		"over %s)", vnp_fmt_bytes((double)est, a, sizeof(a)), o->num_exec,
-		vnp_fmt_bytes((double)each, b, sizeof(b)),
+		"over %s)", vnp_cli_size((double)est, a, sizeof(a)), o->num_exec,
+		vnp_cli_size((double)each, b, sizeof(b)),
 		over == 1 ? "the first" : "the second and third");
 	if (!o->max_bytes)
 		fputs("; --max-size BYTES caps it\n", stderr);
@@ -253,7 +252,7 @@ static void size_estimate(struct cap_run *cr, unsigned int i)
 		fputs(", within --max-size\n", stderr);
 	else
 		fprintf(stderr, "; --max-size %s stops it after about %llu\n",
-			vnp_fmt_bytes((double)o->max_bytes, c, sizeof(c)),
+			vnp_cli_size((double)o->max_bytes, c, sizeof(c)),
 			(unsigned long long)((o->max_bytes - cr->base_bytes) / (each ? each : 1)));
 }
 

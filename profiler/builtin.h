@@ -90,5 +90,10 @@ extern const char vnp_view_manual[];
  * such a number) or -ERANGE (above max).
  */
 int vnp_parse_uint(const char *s, uint64_t max, int suffixes, uint64_t *v);
+/*
+ * A size as the summaries print it ("191.1 KiB"; B, KiB, MiB, GiB), for the commands, which
+ * reach only libvnprofile's public header, not its model's formatters.
+ */
+const char *vnp_cli_size(double bytes, char *buf, size_t len);
 
 #endif /* VNP_BUILTIN_H */

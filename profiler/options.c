@@ -110,3 +110,16 @@ int vnp_parse_uint(const char *s, uint64_t max, int suffixes, uint64_t *v)
 	*v = x * m;
 	return 0;
 }
+
+const char *vnp_cli_size(double bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB" };
+	unsigned int u = 0;
+
+	while (u < 3 && bytes >= 1024) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? (u < 3 ? "%.1f %s" : "%.2f %s") : "%.0f %s", bytes, unit[u]);
+	return buf;
+}

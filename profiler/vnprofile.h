@@ -741,6 +741,9 @@ struct vnprofile_target {
  * @world_size: the run's workers
  * @clock_offset_ns: this host's CLOCK_MONOTONIC minus node 0's
  * @clock_error_ns: the bound of that offset's error
+ * @max_bytes: a size limit for the profile (capture --max-size), 0 none: records past it
+ *	are not written but counted, and the profile, complete and valid, is marked
+ *	truncated (vnprofile_capture_cut())
  */
 struct vnprofile_capture_opts {
 	size_t sz;
@@ -761,11 +764,6 @@ struct vnprofile_capture_opts {
 	uint32_t world_size;
 	int64_t clock_offset_ns;
 	uint64_t clock_error_ns;
-	/*
-	 * A size limit for the profile (capture --max-size), 0 none: records past it are
-	 * not written but counted, and the profile, complete and valid, is marked
-	 * truncated (vnprofile_capture_cut()).
-	 */
 	uint64_t max_bytes;
 };
 
