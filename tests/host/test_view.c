@@ -1688,7 +1688,19 @@ TEST_F(view, dma_series_text_and_json_agree)
  */
 TEST(capture_signals_are_caught)
 {
+	struct sigaction old;
+
 	EXPECT_EQ(0, vnp_signalled());
+	/* an ignored signal stays ignored (a background job's SIGINT, nohup's SIGHUP) */
+	signal(SIGINT, SIG_IGN);
+	vnp_catch_signals();
+	ASSERT_EQ(0, sigaction(SIGINT, NULL, &old));
+	EXPECT_TRUE(old.sa_handler == SIG_IGN);
+	EXPECT_EQ(0, raise(SIGINT));
+	EXPECT_EQ(0, vnp_signalled());
+	/* from here as a foreground run has them, whoever started the test */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	vnp_catch_signals();
 	EXPECT_EQ(0, raise(SIGINT));
 	EXPECT_EQ(SIGINT, vnp_signalled());
