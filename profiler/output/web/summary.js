@@ -169,6 +169,7 @@ function collectives(root, s) {
  * edge, without any flops on the floor; both are said in its label.
  */
 const ROOF_ENGINES = ['TensorE', 'VectorE', 'ScalarE', 'GpSimdE'];
+const ROOF_LABELS = 40;
 const ROOF_COLORS = { TensorE: '#c81e1e', VectorE: '#7c3aed', ScalarE: '#0f9d58', GpSimdE: '#d97706' };
 function roofline(root, s) {
 	const bw = s.hbm_bandwidth, cores = s.cores || 1, ep = s.engine_peak_flops || { TensorE: s.peak_flops };
@@ -241,7 +242,13 @@ function roofline(root, s) {
 			e + ' peak ' + fmtNum(pk[e]) + 'flop/s \u00b7 ridge ' + ridge.toFixed(1) + ' flop/B' +
 			(used.has(e) ? '' : ' (no point on it)'));
 	});
-	const placed = [];
+	/*
+	 * Names for the scopes first, then the executions, at most ROOF_LABELS of them: a
+	 * profile of thousands of executions stacks thousands of points at one place (every
+	 * point keeps its name in its hover title).
+	 */
+	const placed = [], named = new Set([...pts.filter((p) => p.kind === 'scope'),
+		...pts.filter((p) => p.kind !== 'scope')].slice(0, ROOF_LABELS));
 	pts.forEach((p) => {
 		const px = isFinite(p.ai) && p.ai > 0 ? lx(Math.min(xmax, Math.max(xmin, p.ai))) : (isFinite(p.ai) ? L : Wd - R);
 		const py = p.perf > 0 ? ly(p.perf) : Ht - B;
@@ -251,6 +258,7 @@ function roofline(root, s) {
 		const note = (isFinite(p.ai) ? '' : ' (no HBM traffic)') + (p.perf > 0 ? '' : ' (no compute work)');
 		c.appendChild(document.createElementNS(NS, 'title')).textContent = p.name + (p.perf > 0 ? ' on ' + p.eng : '') + ': ' +
 			(isFinite(p.ai) ? p.ai.toFixed(2) + ' flop/B, ' : '') + fmtNum(p.perf) + 'flop/s' + note;
+		if (!named.has(p)) return;
 		/* labels inward from the right edge, moved up past any label already near */
 		const right = px > Wd - R - 120;
 		let y = py - 4;
