@@ -277,6 +277,7 @@ static bool fz_documented(int err)
 	case ENOTTY: case EACCES: case ENOTCONN: case EEXIST: case EPIPE:
 	case EDQUOT:		/* a user's share of a shared resource */
 	case ECANCELED:		/* TRACE_STOP of a session taken over */
+	case EOPNOTSUPP:	/* EXEC's VNEURON_EXEC_LNC2 on a model without logical cores */
 		return true;
 	default:
 		return false;

@@ -397,7 +397,7 @@ TEST_F(raw, refused_commands)
 	EXPECT_EQ(-ENOTTY, raw_exec(&self->ring, self->fd, VNEURON_IOCTL_EXEC, &e, &w));
 	/* flags, exec_id, core, limit, counts */
 	e = good;
-	e.flags = 1;
+	e.flags = 2;	/* unknown (bit 0 is VNEURON_EXEC_LNC2) */
 	EXPECT_EQ(-EINVAL, raw_exec(&self->ring, self->fd, VNEURON_URING_CMD_EXEC, &e, &w));
 	e = good;
 	e.exec_id = 5;
