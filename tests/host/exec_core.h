@@ -151,7 +151,7 @@ static inline void build_matmul(struct vb *b)
 		d = vb_store(b, 2, 2, mt * 128 * 2048, 2048, 128, 2048, PS, 0, mt * 2048);
 		VB_WAIT(d, 2, mt + 1);
 	}
-	vb_debug(b, TE, 1, "test_exec.c", __LINE__, "mm/tile0");
+	vb_debug(b, TE, 1, "exec_core.h", __LINE__, "mm/tile0");
 }
 
 #endif /* EXEC_CORE_H */
