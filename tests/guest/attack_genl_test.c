@@ -4,7 +4,6 @@
  * execution of a released owner, a socket opened by root and handed to nobody,
  * uninitialised bytes in any reply.
  */
-
 #include "attack_util.h"
 
 /* ---- 5. telemetry ---- */

@@ -5,7 +5,6 @@
  * with ranks posted partially, two proxies on one ring; a file closed while its network
  * queue's work item runs, or while the proxy holds its rank at a collective.
  */
-
 #include "attack_util.h"
 
 /* ---- 2, 3. the network queue ---- */

@@ -16,7 +16,6 @@
  * 2, 3 are in attack_netq_test.c, 5 in attack_genl_test.c; this file runs after them
  * (tools/guest-tests runs them in name order), so zz_drained checks all three.
  */
-
 #include "attack_util.h"
 
 /* ---- 1. collectives ---- */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The attacks' shared part (attack_*_test.c; issue 25's attacker's questions): ids,
+ * The attacks' shared part (attack_*test.c; issue 25's attacker's questions): ids,
  * users, whether the module drained, and the atk fixture (collectives, two cores,
  * the nodes' group).
  */

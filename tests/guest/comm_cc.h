@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The communicator tests' shared part (comm_*_test.c): collective programs and their
+ * The communicator tests' shared part (comm_*test.c): collective programs and their
  * C reference, and the comm fixture (/dev/vneuron0 open for writing).
  */
 #ifndef COMM_CC_H

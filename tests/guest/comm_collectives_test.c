@@ -6,7 +6,6 @@
  * wait, mismatched collectives, ranks in separate processes with the id passed through
  * a pipe, and libneurondev's messages for them.
  */
-
 #include "comm_cc.h"
 
 /* ---- ranks of one process, each an (fd, core) ---- */

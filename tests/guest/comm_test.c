@@ -6,7 +6,6 @@
  * unprivileged process without the id. Runs after comm_collectives_test (name order),
  * so zz_drained checks both.
  */
-
 #include "comm_cc.h"
 
 TEST_F(comm, create_join_info_destroy)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The guest execution tests' shared part (exec_*_test.c): device buffers, runs with
+ * The guest execution tests' shared part (exec_*test.c): device buffers, runs with
  * a time limit, the host backend's modeled time, core statistics, and a small program.
  */
 #ifndef EXEC_DEV_H

@@ -5,7 +5,6 @@
  * and WAIT (handles, bindings, flags, cores and limits, unload while queued, EFAULT on
  * output, an interrupted wait).
  */
-
 #include "exec_dev.h"
 
 /* ---------------------------------------------------------------------------- */

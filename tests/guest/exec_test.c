@@ -8,7 +8,6 @@
  * on host time. Every validation class that reaches the kernel and the argument
  * errors: exec_errors_test.c.
  */
-
 #include "exec_dev.h"
 
 /* ---------------------------------------------------------------------------- */

@@ -10,7 +10,6 @@
  * exact, the modeled time that of one whole completion; the registration destroyed
  * with ranks posted breaking the communicator.
  */
-
 #include "netq_util.h"
 
 /* NETQ_RING_SETUP, NETQ_DOORBELL and the ring's mmap: every bad argument. */

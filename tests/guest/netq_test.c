@@ -11,7 +11,6 @@
  * second mpirun; and nothing left in the module after (zz_drained: this file runs after
  * netq_ring_test, in name order).
  */
-
 #include "netq_util.h"
 
 TEST_F(netq, nodes_errors)

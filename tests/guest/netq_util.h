@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The network queue tests' shared part (netq_*_test.c): its ioctls, an all-reduce
+ * The network queue tests' shared part (netq_*test.c): its ioctls, an all-reduce
  * program and its rank 0, the mapped ring, and the netq fixture.
  */
 #ifndef NETQ_UTIL_H

@@ -5,7 +5,6 @@
  * while it waits, and the per-file limits. Runs as root; the unprivileged cases drop to
  * nobody in forked children.
  */
-
 #include "security_util.h"
 
 /* ---- 6. exit and SIGKILL with executions queued ---- */

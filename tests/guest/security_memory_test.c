@@ -5,7 +5,6 @@
  * gets ENOMEM, never the OOM killer. Runs as root; the unprivileged cases drop to
  * nobody in forked children.
  */
-
 #include "security_util.h"
 
 /* ---- 4. SBUF and PSUM zeroed for the next owner ---- */

@@ -6,7 +6,6 @@
  * guest's log for warnings). Runs as root; the unprivileged cases drop to nobody in
  * forked children.
  */
-
 #include "security_util.h"
 
 /*

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The safe-device tests' shared part (security_*_test.c): programs, processes,
+ * The safe-device tests' shared part (security_*test.c): programs, processes,
  * trace sessions and the sec fixture (the node's mode recorded before any test).
  */
 #ifndef SECURITY_UTIL_H

@@ -4,7 +4,6 @@
  * message's line, column and wording, the formats of numbers, and the tools (help,
  * exit status, -o -, stdin, file:line:col errors).
  */
-
 #include "asm_util.h"
 
 /* ---------------------------------------------------------------------------- */

@@ -8,7 +8,6 @@
  * operand form, on the examples, and on every ready-made kernel of the builder; and
  * the .model directive.
  */
-
 #include "asm_util.h"
 
 TEST(every_form_round_trips)

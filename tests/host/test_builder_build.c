@@ -4,7 +4,6 @@
  * semaphores follow the format's rules, the debug table carries file:line and scopes,
  * images are reproducible, and the listing, bf16 and fp8 matmuls are right.
  */
-
 #include "builder_util.h"
 
 /* Finish, validate with the core, and hand back the loaded program. */

@@ -3,7 +3,6 @@
  * The program builder's input errors: each returns -errno with a message naming
  * the problem, and blocks finishing.
  */
-
 #include "builder_util.h"
 
 /* ---------------------------------------------------------------------------- */

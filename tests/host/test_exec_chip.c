@@ -3,7 +3,6 @@
  * On-chip data and owners (scrubbing between owners and on reset), and the tensor
  * engine's steps bit exact against a reference.
  */
-
 #include "exec_core.h"
 
 /*

@@ -3,7 +3,6 @@
  * The executor's control of executions: deadlocks, time limits, reset, cancel and
  * destroy, edge hooks, the queue's order, monitors and telemetry counters.
  */
-
 #include "exec_core.h"
 
 /* ---- faults ---- */

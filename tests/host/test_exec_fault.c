@@ -3,7 +3,6 @@
  * The executor's own checks: with fault_abort off an execution that leaves its
  * memories ends FAULT, says where, and leaves the core fit for the next one.
  */
-
 #include "exec_core.h"
 
 /*

@@ -4,7 +4,6 @@
  * tiled matmul, exp with a masked last tile, softmax, layernorm, determinism of the
  * modeled timeline, DMA/compute overlap.
  */
-
 #include "exec_core.h"
 
 /* ---- DMA ---- */

@@ -4,7 +4,6 @@
  * exactly it and checks the reported check code (uapi enum vnef_check); every byte
  * flip is safe; a program is checked for its model.
  */
-
 #include "program_util.h"
 
 TEST(base_is_valid_and_runs)

@@ -3,7 +3,6 @@
  * The .vnef validator against wrapping sums: every sum it bounds, attacked with values
  * whose sum wraps, is refused with the right check, and the boundary rows load and run.
  */
-
 #include "program_util.h"
 
 /*
