@@ -114,9 +114,7 @@ static void row_col(FILE *f, const struct vnp_view *v, const struct vnp_ev *ev,
 			x = e->end - e->start;
 			break;
 		case C_OP:
-			/* the page's ops: the opcodes, "DMA", then the collectives' */
-			x = e->opcode == VNP_OP_DMA ? VNEF_OP_COUNT : vnp_ev_is_cc(e) ?
-			    VNEF_OP_COUNT + 1 + vnp_cc_op(e) : e->opcode;
+			x = vnp_web_op(e);
 			break;
 		case C_PC:
 			x = e->pc;
@@ -186,7 +184,7 @@ struct evpos {
 
 static void row_json(FILE *f, const struct vnp_view *v, unsigned int core,
 		     unsigned int stream, const char *name, int op, int *first,
-		     struct evpos *pos)
+		     struct evpos *pos, const struct vnp_web_rows *rw)
 {
 	static const char *const keys[] = { "s", "d", "o", "p", "e", "b", "f", "x", "w", "c",
 					    "m", "cw", "g", "lr", "ab", "bb" };
@@ -206,10 +204,22 @@ static void row_json(FILE *f, const struct vnp_view *v, unsigned int core,
 	fprintf(f, "%s\n{\"name\":", *first ? "" : ",");
 	*first = 0;
 	vnp_json_str(f, name);
+	if (rw && rw->win) {	/* a window's events only (web_lod.c) */
+		i = vnp_web_win_slice(v->tl, t, rw, &n);
+		ev += i;
+		for (i = 0, cnt = 0; i < n; i++)
+			cnt += in_row(&ev[i], stream, op);
+	}
 	fprintf(f, ",\"stream\":%u,\"dma\":%d,\"n\":%zu", stream, vnp_stream_is_dma(stream),
 		cnt);
 	if (stream == VNEF_STREAM_CC)
 		fputs(",\"cc\":1", f);
+	if (rw && rw->lod) {	/* the summary level: bins instead of events */
+		vnp_web_bins_json(f, v->tl, ev, n, stream, op);
+		pos->nrows++;
+		fputs(",\"faults\":[", f);
+		goto faults;
+	}
 	for (c = 0; c < sizeof(keys) / sizeof(keys[0]); c++) {
 		/* DMA rows add their memories, the CC-core row its collectives' figures */
 		if ((c == C_MEM && !vnp_stream_is_dma(stream)) ||
@@ -230,10 +240,42 @@ static void row_json(FILE *f, const struct vnp_view *v, unsigned int core,
 	pos->nrows++;
 	/* device faults on this row: indices into summary.faults (same order) */
 	fputs(",\"faults\":[", f);
+faults:
 	for (i = 0, nf = 0; i < tl->nfaults; i++)
 		if (fault_in_row(tl, &tl->faults[i], core, stream, op))
 			fprintf(f, "%s%zu", nf++ ? "," : "", i);
 	fputs("]}", f);
+}
+
+/* Core c's rows, in the page's order (a window's answer keeps the same rows). */
+static void rows_json(FILE *f, const struct vnp_view *v, unsigned int c, struct evpos *pos,
+		      const struct vnp_web_rows *rw)
+{
+	unsigned int s, k;
+	char name[48];
+	int first = 1;
+
+	pos->nrows = 0;
+	for (s = 0; s < VNEF_STREAMS; s++) {
+		if (s == VNEURON_ENGINE_TENSOR) {
+			for (k = 0; k < sizeof(tensor_rows) / sizeof(tensor_rows[0]); k++)
+				row_json(f, v, c, s, tensor_rows[k].name, tensor_rows[k].op, &first,
+					 pos, rw);
+			continue;
+		}
+		row_json(f, v, c, s, vnp_stream_name(s, name, sizeof(name)), -2, &first, pos,
+			 rw);
+	}
+}
+
+int vnp_web_window_rows(FILE *f, const struct vnp_view *v, const struct vnp_web_rows *rw)
+{
+	struct evpos pos = { 0 };
+
+	fputs("\"rows\":[", f);
+	rows_json(f, v, rw->win->core, &pos, rw);
+	fputc(']', f);
+	return ferror(f) ? -EIO : 0;
 }
 
 static void prog_json(FILE *f, const struct vnp_prog *p)
@@ -400,11 +442,13 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 {
 	struct evpos pos = { .on = v->a ? v->a->cp.on : NULL };
 	const struct vnp_timeline *tl = v->tl;
+	struct vnp_web_rows rw = { .lod = 1 };
+	int lod = vnp_web_is_lod(tl);
 	struct vnp_layer_spans ls;
 	size_t li = 0;
-	unsigned int c, s, k, op;
+	unsigned int c, op;
 	char name[48];
-	int ret, first;
+	int ret;
 
 	fprintf(f, "{\"version\":1,\"t0\":%llu,\"t1\":%llu,\"ops\":[",
 		(unsigned long long)tl->t0, (unsigned long long)tl->t1);
@@ -415,6 +459,8 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 		fprintf(f, ",\"%s\"", vnp_opcode_name(VNP_OP_CC + op));
 	fprintf(f, "],\"mems\":[\"?\",\"%s\",\"%s\",\"%s\"]", vnp_mem_name(VNEF_MEM_SBUF),
 		vnp_mem_name(VNEF_MEM_PSUM), vnp_mem_name(VNEF_MEM_HBM));
+	if (lod)
+		vnp_web_lod_json(f, tl);
 	fputs(",\n\"summary\":", f);
 	ret = vnp_summary_json(f, v);
 	if (ret)
@@ -424,9 +470,9 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 	      vnp_layer_spans(tl, tl->ncores ? tl->ncores : 1, &ls);
 	if (ret)
 		return ret;
-	/* without memory for the positions the page simply has no arrows */
-	pos.row = malloc((tl->n + 1) * sizeof(*pos.row));
-	pos.idx = malloc((tl->n + 1) * sizeof(*pos.idx));
+	/* without memory for the positions the page simply has no arrows (nor at the summary level) */
+	pos.row = lod ? NULL : malloc((tl->n + 1) * sizeof(*pos.row));
+	pos.idx = lod ? NULL : malloc((tl->n + 1) * sizeof(*pos.idx));
 	if (!pos.row || !pos.idx) {
 		free(pos.row);
 		free(pos.idx);
@@ -444,18 +490,7 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 		if (tl->cc_rank[c] != VNP_NO_RANK)
 			fprintf(f, ",\"rank\":%u", tl->cc_rank[c]);
 		fputs(",\"rows\":[", f);
-		first = 1;
-		pos.nrows = 0;
-		for (s = 0; s < VNEF_STREAMS; s++) {
-			if (s == VNEURON_ENGINE_TENSOR) {
-				for (k = 0; k < sizeof(tensor_rows) / sizeof(tensor_rows[0]); k++)
-					row_json(f, v, c, s, tensor_rows[k].name, tensor_rows[k].op,
-						 &first, &pos);
-				continue;
-			}
-			row_json(f, v, c, s, vnp_stream_name(s, name, sizeof(name)), -2, &first,
-				 &pos);
-		}
+		rows_json(f, v, c, &pos, lod ? &rw : NULL);
 		fputc(']', f);
 		li = layers_json(f, tl, &ls, li, c);
 		flows_json(f, tl, c, &pos);
