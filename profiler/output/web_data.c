@@ -361,7 +361,7 @@ static void flows_json(FILE *f, const struct vnp_timeline *tl, unsigned int c,
  * "execs": each execution's figures for the roofline chart: its time, TensorE flops
  * (transposes apart), every engine's flops and HBM bytes.
  */
-static int execs_json(FILE *f, const struct vnp_timeline *tl)
+static int execs_json(FILE *f, const struct vnp_timeline *tl, size_t stride)
 {
 	struct { uint64_t flops, tflops, hbm, eng[VNEF_ENGINES]; } *x;
 	size_t i;
@@ -393,7 +393,7 @@ static int execs_json(FILE *f, const struct vnp_timeline *tl)
 		}
 	}
 	fputs(",\n\"execs\":[", f);
-	for (i = 0; i < tl->nexec; i++) {
+	for (i = 0; i < tl->nexec; i += stride) {
 		fprintf(f, "%s{\"core\":%llu,\"exec\":%llu,\"time_ps\":%llu,\"flops\":%llu,"
 			"\"transpose_flops\":%llu,\"hbm_bytes\":%llu,\"engine_flops\":{", i ? "," : "",
 			(unsigned long long)(tl->execs[i].key >> 32),
@@ -418,16 +418,18 @@ static int execs_json(FILE *f, const struct vnp_timeline *tl)
  * times from t0; the index of the next core's first.
  */
 static size_t layers_json(FILE *f, const struct vnp_timeline *tl,
-			  const struct vnp_layer_spans *ls, size_t i, unsigned int c)
+			  const struct vnp_layer_spans *ls, size_t i, unsigned int c, uint64_t min_ps)
 {
 	char path[300];
-	size_t first = i;
+	size_t k = 0;
 
 	fputs(",\"layers\":[", f);
 	for (; i < ls->n && ls->s[i].core == c; i++) {
 		const struct vnp_layer_span *x = &ls->s[i];
 
-		fprintf(f, "%s[%llu,%llu,%u,", i > first ? "," : "",
+		if (x->hi - x->lo < min_ps)	/* the summary level: a bin or longer */
+			continue;
+		fprintf(f, "%s[%llu,%llu,%u,", k++ ? "," : "",
 			(unsigned long long)(x->lo - tl->t0), (unsigned long long)(x->hi - tl->t0),
 			x->depth - 1u);
 		snprintf(path, sizeof(path), "%.*s", (int)x->len, x->path);
@@ -466,7 +468,9 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 	if (ret)
 		return ret;
 	prog_json(f, tl->prog);
-	ret = execs_json(f, tl) ?: vnp_web_host_json(f, tl) ?:
+	/* the summary level keeps at most VNP_WEB_BINS executions for the roofline */
+	ret = execs_json(f, tl, lod ? tl->nexec / VNP_WEB_BINS + 1 : 1) ?:
+	      vnp_web_host_json(f, tl) ?:
 	      vnp_layer_spans(tl, tl->ncores ? tl->ncores : 1, &ls);
 	if (ret)
 		return ret;
@@ -492,7 +496,7 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 		fputs(",\"rows\":[", f);
 		rows_json(f, v, c, &pos, lod ? &rw : NULL);
 		fputc(']', f);
-		li = layers_json(f, tl, &ls, li, c);
+		li = layers_json(f, tl, &ls, li, c, lod ? vnp_web_bin_ps(tl) : 0);
 		flows_json(f, tl, c, &pos);
 		fputc('}', f);
 	}

@@ -19,7 +19,7 @@ int vnp_web_is_lod(const struct vnp_timeline *tl)
 	return tl->n > vnp_web_detail_events;
 }
 
-static uint64_t bin_ps(const struct vnp_timeline *tl)
+uint64_t vnp_web_bin_ps(const struct vnp_timeline *tl)
 {
 	uint64_t span = tl->t1 > tl->t0 ? tl->t1 - tl->t0 : 1;
 
@@ -29,7 +29,7 @@ static uint64_t bin_ps(const struct vnp_timeline *tl)
 void vnp_web_lod_json(FILE *f, const struct vnp_timeline *tl)
 {
 	fprintf(f, ",\"lod\":{\"bins\":%u,\"bin_ps\":%llu,\"events\":%zu,\"threshold\":%zu,"
-		"\"window_max\":%zu}", VNP_WEB_BINS, (unsigned long long)bin_ps(tl), tl->n,
+		"\"window_max\":%zu}", VNP_WEB_BINS, (unsigned long long)vnp_web_bin_ps(tl), tl->n,
 		vnp_web_detail_events, vnp_web_window_max);
 }
 
@@ -49,7 +49,7 @@ static int on_row(const struct vnp_ev *e, unsigned int stream, int op)
 void vnp_web_bins_json(FILE *f, const struct vnp_timeline *tl, const struct vnp_ev *ev,
 		       size_t n, unsigned int stream, int op)
 {
-	uint64_t bw = bin_ps(tl), *busy = calloc(VNP_WEB_BINS, sizeof(*busy));
+	uint64_t bw = vnp_web_bin_ps(tl), *busy = calloc(VNP_WEB_BINS, sizeof(*busy));
 	uint64_t *opb = calloc((size_t)VNP_WEB_BINS * NOPS, sizeof(*opb));
 	uint32_t *cnt = calloc(VNP_WEB_BINS, sizeof(*cnt));
 	size_t i, k;
@@ -71,13 +71,13 @@ void vnp_web_bins_json(FILE *f, const struct vnp_timeline *tl, const struct vnp_
 		if (k1 >= VNP_WEB_BINS)
 			k1 = VNP_WEB_BINS - 1;
 		cnt[k]++;
-		if (vnp_web_op(e) < NOPS)
-			opb[k * NOPS + vnp_web_op(e)] += b - a + 1;
-		for (; k <= k1; k++) {	/* the busy time each bin holds of it */
+		for (; k <= k1; k++) {	/* the busy time each bin holds of it, by opcode */
 			uint64_t lo = a > k * bw ? a : k * bw;
 			uint64_t hi = b < (k + 1) * bw ? b : (k + 1) * bw;
 
 			busy[k] += hi - lo;
+			if (vnp_web_op(e) < NOPS)	/* + 1: an instant still counts */
+				opb[k * NOPS + vnp_web_op(e)] += hi - lo + 1;
 		}
 	}
 	for (k = 0; k < 3; k++) {
@@ -87,7 +87,7 @@ void vnp_web_bins_json(FILE *f, const struct vnp_timeline *tl, const struct vnp_
 		for (i = 0; i < VNP_WEB_BINS; i++) {
 			unsigned long long x = k == 0 ? busy[i] : k == 1 ? cnt[i] : 0;
 
-			if (k == 2)	/* the opcode with the most time started in the bin */
+			if (k == 2)	/* the opcode with the most time in the bin */
 				for (j = 1; j < NOPS; j++)
 					if (opb[i * NOPS + j] > opb[i * NOPS + x])
 						x = j;

@@ -25,7 +25,9 @@ void vnp_web_page(FILE *f, const char *data, size_t len);
  * vnp_web_detail_events events (VNP_WEB_DETAIL_EVENTS unless `view --web-detail N`) the
  * page's rows carry VNP_WEB_BINS time bins (busy ps, events started, dominant opcode)
  * instead of their events, and `--serve` answers GET /events?core=C&t0=A&t1=B (ps from
- * the profile's start) with a window's events, at most VNP_WEB_WINDOW_MAX.
+ * the profile's start) with a window's events, at most VNP_WEB_WINDOW_MAX. The
+ * summary level keeps the layers of a bin or longer and at most VNP_WEB_BINS executions
+ * (evenly spaced) for the roofline.
  */
 #define VNP_WEB_DETAIL_EVENTS	1500000
 #define VNP_WEB_BINS		4096
@@ -53,6 +55,8 @@ static inline unsigned int vnp_web_op(const struct vnp_ev *e)
 }
 
 int vnp_web_is_lod(const struct vnp_timeline *tl);
+/* The bins' width: VNP_WEB_BINS of them cover the profile. */
+uint64_t vnp_web_bin_ps(const struct vnp_timeline *tl);
 /* ,"lod":{...}: the bins' count and width, the threshold, the window bound. */
 void vnp_web_lod_json(FILE *f, const struct vnp_timeline *tl);
 /* ,"bins":{"b":[busy ps],"k":[events started],"o":[dominant op]} of a row's n events. */
