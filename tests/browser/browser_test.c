@@ -1399,6 +1399,8 @@ int main(int argc, char **argv)
 	mkdir(RESULTS, 0755);
 	if (argc == 4 && !strcmp(argv[1], "--shot"))
 		return shot(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "--measure"))
+		return measure(argv[2]);
 	snprintf(dir, sizeof(dir), "/tmp/vn-browser-XXXXXX");
 	if (!mkdtemp(dir))
 		die("temporary directory: %s", strerror(errno));

@@ -137,3 +137,45 @@ static void lod_checks(const char *prog, const char *prof, const struct expect *
 	    "zoomed in below a bin, the written page says detail needs --serve");
 	lod_served(prog, prof, ex);
 }
+
+/*
+ * browser_test --measure URL (tools/bench/bench_web): the page's load and first render
+ * as it reports them, the wall time to ready, and on a served summary level the time to
+ * fetch a window of 50 bins in the middle. Prints "MEASURE name=value" lines.
+ */
+static int measure(const char *url)
+{
+	struct timespec a, b;
+	int ok, i;
+
+	snprintf(dir, sizeof(dir), "/tmp/vn-browser-XXXXXX");
+	if (!mkdtemp(dir))
+		die("temporary directory: %s", strerror(errno));
+	if (cdp_start())
+		die("chromium is missing: run 'make setup' (installs Debian's chromium)");
+	attach();
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	ok = open_page(url) == 0;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (ok) {
+		printf("MEASURE ready_ms=%.0f\n", ((double)(b.tv_sec - a.tv_sec) * 1e9 +
+						  (double)(b.tv_nsec - a.tv_nsec)) / 1e6);
+		printf("MEASURE load_ms=%.0f\n", eval_double("vnViewer.stats.loadMs"));
+		printf("MEASURE first_render_ms=%.1f\n", eval_double("vnViewer.stats.firstRenderMs"));
+		if (eval_long("vnViewer.lod()&&!document.getElementById('vn-data')?1:0") == 1) {
+			free(eval("(()=>{const L=vnViewer.lod(),t=vnViewer.total()/2;vnViewer.setRange("
+				  "t-25*L.bin_ps,t+25*L.bin_ps);return 1;})()"));
+			for (i = 0; i < 600 && eval_long("vnViewer.detail()?1:0") != 1; i++)
+				usleep(100000);
+			if (eval_long("vnViewer.detail()?1:0") == 1)
+				printf("MEASURE window_fetch_ms=%.1f\nMEASURE window_events=%ld\n",
+				       eval_double("vnViewer.stats.lastFetchMs"),
+				       eval_long("vnViewer.detail().n"));
+			else
+				ok = 0;
+		}
+	}
+	cdp_stop();
+	run("rm -rf %s", dir);
+	return ok ? 0 : 1;
+}
