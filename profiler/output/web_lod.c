@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "web_priv.h"
+#include "../util/sorted.h"
 
 size_t vnp_web_detail_events = VNP_WEB_DETAIL_EVENTS;
 size_t vnp_web_window_max = VNP_WEB_WINDOW_MAX;
@@ -119,17 +120,8 @@ uint64_t *vnp_web_maxd(const struct vnp_timeline *tl)
 /* The first event of track t starting at or after ps (absolute). */
 static size_t first_from(const struct vnp_timeline *tl, unsigned int t, uint64_t ps)
 {
-	size_t lo = tl->track_off[t], hi = tl->track_off[t + 1];
-
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-
-		if (tl->ev[m].start < ps)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo;
+	return tl->track_off[t] + VNP_LOWER_BOUND(tl->ev + tl->track_off[t],
+						  vnp_tl_track_len(tl, t), start, ps);
 }
 
 size_t vnp_web_win_slice(const struct vnp_timeline *tl, unsigned int t,
