@@ -5,8 +5,8 @@
  * the summary level (docs/viewer.md, "Large profiles") of a 10 M one (100 M with
  * `bench_web 100m`): its page's size and writing time, and in headless Chromium
  * (build/rel/browser/browser_test --measure) the page's load and first render, and with
- * the page served (vnp_web_serve() in a child) the time to fetch and index a 50-bin
- * window in the middle.
+ * the page served (vnp_web_serve() in a child) the time to fetch and index a window of
+ * about 100,000 events in the middle.
  *
  *   BENCH web_html_1m_mb=X MB          BENCH web_html_1m_s=X s
  *   BENCH web_html_1m_bytes_per_event=X B
