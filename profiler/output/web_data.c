@@ -194,8 +194,11 @@ static void row_json(FILE *f, const struct vnp_view *v, unsigned int core,
 	size_t n = vnp_tl_track_len(tl, t), cnt = 0, nf = 0, i;
 	unsigned int c;
 
-	for (i = 0; i < n; i++)
-		cnt += in_row(&ev[i], stream, op);
+	if (rw && rw->win)	/* whether the row has events, not a pass over them */
+		cnt = n && vnp_web_row_used(rw->ix, core, stream, op);
+	else
+		for (i = 0; i < n; i++)
+			cnt += in_row(&ev[i], stream, op);
 	for (i = 0; i < tl->nfaults; i++)
 		nf += fault_in_row(tl, &tl->faults[i], core, stream, op);
 	/* engines always get their row; other TensorE ops and DMA queues when used or faulted */

@@ -102,19 +102,35 @@ out:
 	free(cnt);
 }
 
-uint64_t *vnp_web_maxd(const struct vnp_timeline *tl)
+struct vnp_web_index *vnp_web_index(const struct vnp_timeline *tl)
 {
-	uint64_t *m = calloc(VNP_TRACKS, sizeof(*m));
+	struct vnp_web_index *x = calloc(1, sizeof(*x));
 	unsigned int t;
 	size_t i;
 
-	if (!m)
+	if (!x)
 		return NULL;
 	for (t = 0; t < VNP_TRACKS; t++)
-		for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++)
-			if (tl->ev[i].end > tl->ev[i].start && tl->ev[i].end - tl->ev[i].start > m[t])
-				m[t] = tl->ev[i].end - tl->ev[i].start;
-	return m;
+		for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++) {
+			const struct vnp_ev *e = &tl->ev[i];
+
+			if (e->end > e->start && e->end - e->start > x->maxd[t])
+				x->maxd[t] = e->end - e->start;
+			if (t % VNEF_STREAMS == VNEURON_ENGINE_TENSOR)
+				x->tensor[t / VNEF_STREAMS] |=
+					e->opcode == VNEF_OP_LOAD_STATIONARY ? 1 :
+					e->opcode == VNEF_OP_MULTIPLY_MOVING ? 2 : 4;
+		}
+	return x;
+}
+
+int vnp_web_row_used(const struct vnp_web_index *ix, unsigned int core, unsigned int stream,
+		     int op)
+{
+	if (stream != VNEURON_ENGINE_TENSOR || op == -2)
+		return 1;	/* (the caller checks the track's length) */
+	return !!(ix->tensor[core] & (op == VNEF_OP_LOAD_STATIONARY ? 1 :
+				      op == VNEF_OP_MULTIPLY_MOVING ? 2 : 4));
 }
 
 /* The first event of track t starting at or after ps (absolute). */
@@ -127,7 +143,7 @@ static size_t first_from(const struct vnp_timeline *tl, unsigned int t, uint64_t
 size_t vnp_web_win_slice(const struct vnp_timeline *tl, unsigned int t,
 			 const struct vnp_web_rows *rw, size_t *n)
 {
-	uint64_t a = tl->t0 + rw->win->t0, b = tl->t0 + rw->win->t1, back = rw->maxd[t];
+	uint64_t a = tl->t0 + rw->win->t0, b = tl->t0 + rw->win->t1, back = rw->ix->maxd[t];
 	size_t i0 = first_from(tl, t, a > tl->t0 + back ? a - back : tl->t0);
 	size_t i1 = first_from(tl, t, b);
 
@@ -135,10 +151,10 @@ size_t vnp_web_win_slice(const struct vnp_timeline *tl, unsigned int t,
 	return i0 - tl->track_off[t];
 }
 
-int vnp_web_window_json(FILE *f, const struct vnp_view *v, const uint64_t *maxd,
+int vnp_web_window_json(FILE *f, const struct vnp_view *v, const struct vnp_web_index *ix,
 			const struct vnp_web_win *w)
 {
-	const struct vnp_web_rows rw = { .win = w, .maxd = maxd };
+	const struct vnp_web_rows rw = { .win = w, .ix = ix };
 	size_t total = 0, n;
 	unsigned int s;
 

@@ -40,11 +40,17 @@ struct vnp_web_win {
 	uint64_t t0, t1;	/* ps from the profile's start, t0 < t1 */
 };
 
+/* What the server knows of the timeline before any window is asked (vnp_web_index()). */
+struct vnp_web_index {
+	uint64_t maxd[VNP_TRACKS];	/* per track, the longest event: a window's look-back */
+	uint8_t tensor[VNP_MAX_CORES];	/* TensorE rows with events: 1 LS, 2 MM, 4 other */
+};
+
 /* What row_json() writes: every event (NULL), the bins (lod) or a window's events. */
 struct vnp_web_rows {
 	int lod;
 	const struct vnp_web_win *win;
-	const uint64_t *maxd;	/* per track, the longest event (the window's look-back) */
+	const struct vnp_web_index *ix;
 };
 
 /* The page's opcode of an event: the opcodes, "DMA", then the collectives'. */
@@ -73,13 +79,19 @@ int vnp_web_window_rows(FILE *f, const struct vnp_view *v, const struct vnp_web_
  */
 int vnp_web_parse_window(const char *query, unsigned int ncores, uint64_t span,
 			 struct vnp_web_win *w, const char **why);
-/* Per track the longest event's duration (malloc()ed, VNP_TRACKS entries), or NULL. */
-uint64_t *vnp_web_maxd(const struct vnp_timeline *tl);
+/*
+ * The index (malloc()ed) or NULL: one pass over the events, so a window's answer costs
+ * its events, not the profile's.
+ */
+struct vnp_web_index *vnp_web_index(const struct vnp_timeline *tl);
+/* Whether a row (web_data.c's stream and op) of a core with events has any. */
+int vnp_web_row_used(const struct vnp_web_index *ix, unsigned int core, unsigned int stream,
+		     int op);
 /*
  * The answer to GET /events: {"core":..,"t0":..,"t1":..,"rows":[...]}, or
  * {"too_many":N,"max":M} past vnp_web_window_max events. 0, -ENOMEM or -EIO.
  */
-int vnp_web_window_json(FILE *f, const struct vnp_view *v, const uint64_t *maxd,
+int vnp_web_window_json(FILE *f, const struct vnp_view *v, const struct vnp_web_index *ix,
 			const struct vnp_web_win *w);
 
 #endif /* VNP_WEB_PRIV_H */

@@ -85,7 +85,7 @@ struct conn {
 	const char *pg, *data;
 	size_t pglen, dlen;
 	const struct vnp_view *v;
-	const uint64_t *maxd;
+	const struct vnp_web_index *ix;
 };
 
 /* GET /events?QUERY: a window's events, or 400 naming what is wrong with the query. */
@@ -106,7 +106,7 @@ static void serve_window(int fd, const struct conn *c, const char *query, int he
 		return;
 	}
 	m = open_memstream(&body, &len);
-	ret = m ? vnp_web_window_json(m, c->v, c->maxd, &w) : -ENOMEM;
+	ret = m ? vnp_web_window_json(m, c->v, c->ix, &w) : -ENOMEM;
 	if (m && fclose(m) && !ret)
 		ret = -ENOMEM;
 	if (ret)
@@ -243,7 +243,7 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	char *data = NULL, *pg = NULL, host[INET6_ADDRSTRLEN + 2];
-	uint64_t *maxd = NULL;
+	struct vnp_web_index *ix = NULL;
 	size_t dlen, pglen = 0;
 	int fd = -1, one = 1, v6, ret, loopback;
 	struct conn tmpl;
@@ -267,8 +267,8 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 	loopback = v6 ? IN6_IS_ADDR_LOOPBACK(&a6.sin6_addr) :
 			(ntohl(a4.sin_addr.s_addr) >> 24) == 127;
 	ret = vnp_web_data_buf(v, labels, &data, &dlen);
-	maxd = ret ? NULL : vnp_web_maxd(v->tl);
-	if (!ret && !maxd) {
+	ix = ret ? NULL : vnp_web_index(v->tl);
+	if (!ret && !ix) {
 		free(data);
 		ret = -ENOMEM;
 	}
@@ -324,7 +324,7 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 	       port);
 	fflush(stdout);
 	tmpl = (struct conn){ .loopback = loopback, .pg = pg, .pglen = pglen, .data = data,
-			      .dlen = dlen, .v = v, .maxd = maxd };
+			      .dlen = dlen, .v = v, .ix = ix };
 	ret = 0;
 	while (!stop_sig) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -356,6 +356,6 @@ out:
 		close(fd);
 	free(data);
 	free(pg);
-	free(maxd);
+	free(ix);
 	return ret;
 }

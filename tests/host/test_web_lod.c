@@ -51,15 +51,15 @@ static char *window(struct synth *s, unsigned int core, uint64_t t0, uint64_t t1
 {
 	struct vnp_view v = { .tl = &s->tl, .m = &s->m, .a = &s->a, .top = 10 };
 	struct vnp_web_win w = { .core = core, .t0 = t0, .t1 = t1 };
-	uint64_t *maxd = vnp_web_maxd(&s->tl);
+	struct vnp_web_index *ix = vnp_web_index(&s->tl);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	int ret = f && maxd ? vnp_web_window_json(f, &v, maxd, &w) : -ENOMEM;
+	int ret = f && ix ? vnp_web_window_json(f, &v, ix, &w) : -ENOMEM;
 
 	if (f)
 		fclose(f);
-	free(maxd);
+	free(ix);
 	if (ret) {
 		free(buf);
 		return NULL;
@@ -81,6 +81,17 @@ static long long nth(const char *a, unsigned int k)
 		a++;
 	}
 	return strtoll(a, &end, 10);
+}
+
+static unsigned int count(const char *s, const char *what)
+{
+	unsigned int n = 0;
+
+	while (s && (s = strstr(s, what))) {
+		n++;
+		s += strlen(what);
+	}
+	return n;
 }
 
 TEST(small_profiles_keep_their_events)
@@ -132,7 +143,7 @@ TEST(past_the_threshold_rows_carry_bins)
 TEST(a_window_holds_what_overlaps_it)
 {
 	struct synth *s = make();
-	char *w, *p;
+	char *w, *p, *d;
 
 	ASSERT_EQ(0, synth_run(s, 0));
 	/* 60-70 ns: the second MultiplyMoving (50-90) runs through it; LoadStationary not */
@@ -147,6 +158,12 @@ TEST(a_window_holds_what_overlaps_it)
 	p = strstr(w, "\"name\":\"TensorE LoadStationary\"");
 	ASSERT_NE(NULL, p);
 	EXPECT_NE(NULL, strstr(p, "\"n\":0,\"s\":[]")) TH_LOG("%s", w);
+	/* the page's rows, no more: no "TensorE other", no DMA queue without events */
+	d = data(s);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(count(strstr(d, "\n\"cores\":["), "{\"name\":"), count(w, "{\"name\":"));
+	EXPECT_EQ(NULL, strstr(w, "TensorE other"));
+	free(d);
 	free(w);
 	/* the rows are the page's, whatever the window */
 	w = window(s, 0, 100000, 120000);
