@@ -217,13 +217,9 @@ static void row_json(FILE *f, const struct vnp_view *v, unsigned int core,
 		cnt);
 	if (stream == VNEF_STREAM_CC)
 		fputs(",\"cc\":1", f);
-	if (rw && rw->lod) {	/* the summary level: bins instead of events */
+	if (rw && rw->lod)	/* the summary level: bins instead of events */
 		vnp_web_bins_json(f, v->tl, ev, n, stream, op);
-		pos->nrows++;
-		fputs(",\"faults\":[", f);
-		goto faults;
-	}
-	for (c = 0; c < sizeof(keys) / sizeof(keys[0]); c++) {
+	for (c = 0; !(rw && rw->lod) && c < sizeof(keys) / sizeof(keys[0]); c++) {
 		/* DMA rows add their memories, the CC-core row its collectives' figures */
 		if ((c == C_MEM && !vnp_stream_is_dma(stream)) ||
 		    (c > C_MEM && stream != VNEF_STREAM_CC))
@@ -243,7 +239,6 @@ static void row_json(FILE *f, const struct vnp_view *v, unsigned int core,
 	pos->nrows++;
 	/* device faults on this row: indices into summary.faults (same order) */
 	fputs(",\"faults\":[", f);
-faults:
 	for (i = 0, nf = 0; i < tl->nfaults; i++)
 		if (fault_in_row(tl, &tl->faults[i], core, stream, op))
 			fprintf(f, "%s%zu", nf++ ? "," : "", i);
@@ -273,7 +268,7 @@ static void rows_json(FILE *f, const struct vnp_view *v, unsigned int c, struct 
 
 int vnp_web_window_rows(FILE *f, const struct vnp_view *v, const struct vnp_web_rows *rw)
 {
-	struct evpos pos = { 0 };
+	struct evpos pos = { .on = v->a ? v->a->cp.on : NULL };	/* no arrows: no row, idx */
 
 	fputs("\"rows\":[", f);
 	rows_json(f, v, rw->win->core, &pos, rw);
