@@ -417,17 +417,29 @@ static int flows_build(struct pw *w)
 	if (n)
 		qsort(w->flows, n, sizeof(*w->flows), cmp_flow);
 	w->nflows = n;
+	w->flow_cur = malloc(VNP_TRACKS * sizeof(*w->flow_cur));
+	if (!w->flow_cur)
+		return -ENOMEM;
+	for (i = 0; i < VNP_TRACKS; i++)
+		w->flow_cur[i] = VNP_LOWER_BOUND(w->flows, n, from, tl->track_off[i]);
 	return 0;
 }
 
-/* The flows an event starts (as signaller) and ends (as waiter). */
+/*
+ * The flows an event starts (as signaller) and ends (as waiter). A track's events come in
+ * index order, so each track's cursor in the flows (sorted by signaller) only moves on:
+ * no binary search per event, which missed the cache at every step with 100 M events.
+ */
 static void slice_flows(struct pw *w, const struct vnp_ev *e)
 {
 	const struct vnp_timeline *tl = w->v->tl;
-	size_t idx = (size_t)(e - tl->ev), lo = VNP_LOWER_BOUND(w->flows, w->nflows, from, idx);
+	size_t idx = (size_t)(e - tl->ev), *cur = &w->flow_cur[vnp_ev_track(e)], lo = *cur;
 
+	while (lo < w->nflows && w->flows[lo].from < idx)
+		lo++;
 	for (; lo < w->nflows && w->flows[lo].from == idx; lo++)
 		pb_fixed64(&w->te, F_TE_FLOW_IDS, w->flows[lo].to + 1);
+	*cur = lo;
 	if (e->sem_wait != VNEURON_TRACE_NO_SEM && vnp_ev_wait(tl, e) && vnp_ev_signaller(tl, e))
 		pb_fixed64(&w->te, F_TE_TERM_FLOW_IDS, idx + 1);
 }
@@ -903,6 +915,7 @@ out:
 	free(w.line_len);
 	free(w.scope_len);
 	free(w.flows);
+	free(w.flow_cur);
 	free(w.mk);
 	free(w.lane_end);
 	free(w.lanes);
