@@ -412,6 +412,8 @@ struct nd_event {
 	uint32_t cc_members;
 	uint32_t cc_last;
 	uint64_t cc_latest_ps;
+	/* LNC=2: the physical core of the logical core that ran it, its program id (0, 1) */
+	uint32_t core;
 };
 
 /*
@@ -446,8 +448,9 @@ void nd_host_record(struct nd_host *h, int on);
  * Run the following runs on a logical core of lnc physical cores (1, the default, or
  * 2: LNC=2, docs/isa.md "Logical cores"): two SPMD instances, program ids 0 and 1, on
  * two host cores sharing the bound buffers; nd_host_run() then reports the first
- * failing instance's status and the later end's times. Recorded events and collectives
- * are instance 0's (core 0); a trace session started after it traces both instances
+ * failing instance's status and the later end's times. Recorded events
+ * (nd_host_record()) are both instances', each with its core (= program id); collectives
+ * are instance 0's; a trace session started after it traces both instances
  * (nd_host_trace_instance()). -EINVAL (said) for another count or a model without
  * logical cores (trn1), -EBUSY changing it while traced, -ENOMEM.
  */
@@ -461,7 +464,7 @@ int nd_host_set_lnc(struct nd_host *h, unsigned int lnc);
 int nd_host_run(struct nd_host *h, const void *image, size_t size,
 		const struct nd_host_tensor *tensors, unsigned int count, uint64_t limit_ns,
 		struct nd_run_result *res);
-/* The events of the last recorded run, ordered by (start, stream, pc). */
+/* The events of the last recorded run, ordered by (start, core, stream, pc). */
 const struct nd_event *nd_host_events(const struct nd_host *h, size_t *count);
 /*
  * Tracing a host handle: the module's trace session (TRACE_START, docs/trace-buffer.md)

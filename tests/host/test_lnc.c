@@ -185,6 +185,54 @@ TEST(host_backend)
 	free(img);
 }
 
+/*
+ * nd_host_record() on a logical core keeps both instances' events, each with its
+ * physical core (= program id): each ran the PROGRAM_ID and the store; LNC=1 only core 0.
+ */
+TEST(host_record_both_instances)
+{
+	const struct vneuron_model *m = vn_model_find("trn2");
+	float out[2 * COLS];
+	struct nd_host_tensor t = { "out", out, sizeof(out) };
+	unsigned int pid[2], dma[2], lnc;
+	const struct nd_event *ev;
+	struct nd_run_result res;
+	struct nd_error err;
+	struct nd_host *h;
+	uint64_t size;
+	uint8_t *img = spmd_image(10, 5, COLS * 4, &size);
+	size_t n, i;
+
+	ASSERT_EQ(0, nd_host_open(m, &h, &err));
+	nd_host_record(h, 1);
+	for (lnc = 1; lnc <= 2; lnc++) {
+		ASSERT_EQ(0, nd_host_set_lnc(h, lnc));
+		ASSERT_EQ(0, nd_host_run(h, img, size, &t, 1, 0, &res))
+			TH_LOG("%s", nd_host_error(h));
+		ev = nd_host_events(h, &n);
+		memset(pid, 0, sizeof(pid));
+		memset(dma, 0, sizeof(dma));
+		for (i = 0; i < n; i++) {
+			ASSERT_GT(lnc, ev[i].core);
+			if (ev[i].opcode == VNEF_OP_PROGRAM_ID)
+				pid[ev[i].core]++;
+			else if (ev[i].stream >= VNEF_STREAM_DMA(0) && ev[i].stream != VNEF_STREAM_CC)
+				dma[ev[i].core]++;
+			if (i)	/* ordered by start, then core */
+				EXPECT_TRUE(ev[i - 1].start_ps < ev[i].start_ps ||
+					    (ev[i - 1].start_ps == ev[i].start_ps &&
+					     ev[i - 1].core <= ev[i].core));
+		}
+		EXPECT_EQ(1u, pid[0]);
+		EXPECT_EQ(1u, dma[0]);
+		EXPECT_EQ(lnc == 2 ? 1u : 0u, pid[1]);
+		EXPECT_EQ(lnc == 2 ? 1u : 0u, dma[1]);
+		EXPECT_EQ(lnc == 2 ? 4u : 2u, n);
+	}
+	nd_host_close(h);
+	free(img);
+}
+
 /* Count a session's records by kind, its instructions in *insn. */
 static void drain_kinds(struct nd_host_trace *t, uint64_t kinds[16], uint64_t *insn)
 {
