@@ -108,6 +108,8 @@ struct nd_hbm {
 	uint64_t offset;
 	uint64_t pstride;
 	uint64_t fstride;
+	/* elements added to offset per program id (LNC=2: each instance's slice), or 0 */
+	uint64_t pid_stride;
 };
 
 /* A raw DMA endpoint: either an HBM tensor or a tile (offsets relative to the tile). */
@@ -118,6 +120,8 @@ struct nd_dma_ep {
 	uint32_t partition;		/* tiles: first partition of the tile used */
 	uint32_t part_stride[2];	/* tiles: partitions per index */
 	uint64_t stride[2];		/* bytes per index */
+	/* tensors: bytes added to offset per program id (docs/isa.md "Logical cores") */
+	uint32_t pid_stride;
 };
 
 /* A raw DMA transfer: count[1] x count[0] chunks of chunk_bytes (vnef_dma_desc). */

@@ -145,6 +145,7 @@ static int device_init(PyObject *self, PyObject *args, PyObject *kw)
 	}
 	d->backend = b;
 	d->core = core;
+	d->lnc = lnc;
 	d->index = b == VNPY_HOST ? -1 : (int)idx;
 	Py_BEGIN_ALLOW_THREADS
 	if (b == VNPY_HOST)
@@ -440,6 +441,11 @@ static PyObject *device_get_core(PyObject *self, void *closure)
 	return PyLong_FromUnsignedLong(((struct vnpy_device *)self)->core);
 }
 
+static PyObject *device_get_lnc(PyObject *self, void *closure)
+{
+	return PyLong_FromUnsignedLong(((struct vnpy_device *)self)->lnc);
+}
+
 static PyObject *device_get_closed(PyObject *self, void *closure)
 {
 	return PyBool_FromLong(((struct vnpy_device *)self)->closed);
@@ -512,6 +518,8 @@ static PyGetSetDef device_getset[] = {
 	  NULL },
 	{ "path", device_get_path, NULL, "\"/dev/vneuronN\"; None on the host backend.", NULL },
 	{ "core", device_get_core, NULL, "The core this handle's programs run on.", NULL },
+	{ "lnc", device_get_lnc, NULL,
+	  "Physical cores a run takes: 1, or 2 on a logical core (lnc=2).", NULL },
 	{ "closed", device_get_closed, NULL, "Whether the device was closed.", NULL },
 	{ "info", device_get_info, NULL,
 	  "The device's figures as a dict: backend, version, core_count, and on the "
