@@ -52,6 +52,7 @@ static const char device_doc[] =
 "  core      the core programs run on\n"
 "  path      \"/dev/vneuronN\" (None for the host backend)\n"
 "  closed    whether close() was called\n"
+"  lnc       physical cores a run takes: 1, or 2 (lnc=2)\n"
 "  info      a dict: the device's figures (GET_INFO: cores, HBM size and use, caps,\n"
 "            limits, uapi version; the host backend's own)\n"
 "  model     a dict: the device model (its name, engines' sizes and clocks, SBUF\n"
