@@ -229,6 +229,23 @@ def test_profile_groups_the_physical_cores(lnc2, tmp_path):
                             "-f", "summary-json").stdout)
     assert j["logical_cores"] == [{"logical_core": 0, "lnc": 2, "cores": [0, 1]}]
     assert j["model"] == "trn2"
+    # the program profiled is the logical core's (one per physical core), not unrolled
+    lnc_image = nki.jit(exp_add_rows)[2].trace(a, b, lnc=2).image
+    assert (tmp_path / "file.neff").read_bytes() == lnc_image
+
+
+def test_benchmark_runs_the_logical_core_program(lnc1, lnc2, tmp_path):
+    """nki.benchmark of kernel[2] on LNC=2 benchmarks the one program of both cores:
+    its modeled latency is below the same benchmark's on one core."""
+    import io
+    a, b = inputs(512, 128)
+    lat = {}
+    for d in (lnc1, lnc2):
+        k = nki.benchmark(exp_add_rows, warmup=1, iters=2, device=d)[2]
+        k.out = io.StringIO()
+        np.testing.assert_allclose(k(a, b), expect(a, b), rtol=2e-6, atol=1e-6)
+        lat[d.lnc] = k.benchmark_result.nc_latency.get_latency_percentile(50)
+    assert lat[2] < lat[1]
 
 
 def test_builder_orders_per_instance():
