@@ -141,7 +141,6 @@ class Kernel:
         self.last_result = None
         self.benchmark_result = None
         self.grid = None
-        self.nc = False               # the grid's first axis is nl.nc(n)
 
     def __repr__(self):
         return f"<nki kernel {self.func.__qualname__}>"
@@ -201,7 +200,6 @@ class Kernel:
         if any(isinstance(g, _NC) for g in grid[1:]):
             raise UnsupportedError(errno.ENOTSUP, f"kernel[{grid!r}]: nl.nc() is for the "
                                    "grid's first axis here")
-        nc = bool(grid) and isinstance(grid[0], _NC)
         try:
             grid = tuple(int(g) for g in grid)
         except TypeError:
@@ -212,7 +210,6 @@ class Kernel:
                                    "grid dimensions")
         k = copy.copy(self)               # the same cache: the grid is in the key
         k.grid = grid
-        k.nc = nc
         return k
 
     def trace(self, *args, lnc=None, **kwargs):
