@@ -21,6 +21,7 @@
 
 #include "vnprog_int.h"
 #include "vn_model.h"
+#include "vn_program.h"
 
 int nd_berr(struct nd_builder *b, int code, const char *fmt, ...)
 {
@@ -662,16 +663,55 @@ static uint32_t *vc_of(struct nd_builder *b, uint32_t stream, uint32_t index)
 	return &b->s[stream].vc[(size_t)index * VNEF_STREAMS];
 }
 
+/*
+ * An access's bytes as program id pid makes it. b_lo and b_hi hold both instances' (so
+ * the sorted search finds every candidate); two accesses are ordered only by what one
+ * instance does, so conflicts and covers compare instance by instance: a store of each
+ * instance's slice does not wait for the other slice's.
+ */
+static void at_pid(const struct nd_access *a, unsigned int pid, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t all = (uint64_t)a->pid_stride * (VN_LNC_MAX - 1);
+
+	*lo = a->b_lo + (uint64_t)a->pid_stride * pid;
+	*hi = *lo + (a->b_hi - a->b_lo - all);
+}
+
 static int conflicts(const struct nd_access *a, const struct nd_access *r)
 {
-	return a->space == r->space && (a->write || r->write) &&
-	       a->p_lo < r->p_hi && r->p_lo < a->p_hi && a->b_lo < r->b_hi && r->b_lo < a->b_hi;
+	uint64_t alo, ahi, rlo, rhi;
+	unsigned int pid;
+
+	if (a->space != r->space || !(a->write || r->write) || a->p_lo >= r->p_hi ||
+	    r->p_lo >= a->p_hi || a->b_lo >= r->b_hi || r->b_lo >= a->b_hi)
+		return 0;
+	if (!a->pid_stride && !r->pid_stride)
+		return 1;
+	for (pid = 0; pid < VN_LNC_MAX; pid++) {
+		at_pid(a, pid, &alo, &ahi);
+		at_pid(r, pid, &rlo, &rhi);
+		if (alo < rhi && rlo < ahi)
+			return 1;
+	}
+	return 0;
 }
 
 static int covers(const struct nd_access *a, const struct nd_access *r)
 {
-	return a->space == r->space && a->p_lo <= r->p_lo && r->p_hi <= a->p_hi &&
-	       a->b_lo <= r->b_lo && r->b_hi <= a->b_hi;
+	uint64_t alo, ahi, rlo, rhi;
+	unsigned int pid;
+
+	if (a->space != r->space || a->p_lo > r->p_lo || r->p_hi > a->p_hi)
+		return 0;
+	for (pid = 0; pid < VN_LNC_MAX; pid++) {
+		at_pid(a, pid, &alo, &ahi);
+		at_pid(r, pid, &rlo, &rhi);
+		if (alo > rlo || rhi > ahi)
+			return 0;
+		if (!a->pid_stride && !r->pid_stride)
+			break;
+	}
+	return 1;
 }
 
 /* Append one entry with at most one wait; the vector clock follows. */

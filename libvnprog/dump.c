@@ -32,6 +32,8 @@ static void ep(FILE *o, const struct vn_program *p, const struct vnef_dma_ep *e)
 			vn_program_str(p, p->tensors[e->tensor].name_off),
 			(unsigned long long)e->offset, (unsigned long long)e->stride[1],
 			(unsigned long long)e->stride[0]);
+		if (e->pid_stride)	/* each SPMD instance's slice (LNC=2) */
+			fprintf(o, "+pid*0x%x", e->pid_stride);
 		return;
 	}
 	fprintf(o, "%s[p%u{ps%u,%u}]+0x%llx{s%llu,%llu}", vn_mem_name(e->mem), e->partition,

@@ -227,7 +227,7 @@ void nd_host_record(struct nd_host *h, int on)
 		h->record = !!on;
 }
 
-static void record(struct nd_host *h, const struct vn_event *e);
+static void record(struct nd_host *h, const struct vn_event *e, uint32_t core);
 
 /* Event hook: the worker that ran the event writes its own ring (as kmod/trace.c). */
 static void hook(void *arg, const struct vn_event *e)
@@ -237,7 +237,7 @@ static void hook(void *arg, const struct vn_event *e)
 	if (h->trace && !h->trace->stopped)
 		vn_trace_event(&h->trace->prod[vn_trace_ring_of(e->stream)], e);
 	if (h->record)
-		record(h, e);
+		record(h, e, 0);
 }
 
 /* Program id 1's core (LNC=2): its events into the pair's rings. */
@@ -248,6 +248,8 @@ static void hook1(void *arg, const struct vn_event *e)
 
 	if (t && !t->stopped)
 		vn_trace_event(&t->prod[vn_trace_ring_of(e->stream)], e);
+	if (h->record)
+		record(h, e, 1);
 }
 
 static void trace_wake(void *arg)
@@ -292,7 +294,7 @@ static bool edge1(void *arg, const struct vn_exec_status *st, bool end)
 	return trace_edge(h->trace ? h->trace->pair : NULL, st, end);
 }
 
-static void record(struct nd_host *h, const struct vn_event *e)
+static void record(struct nd_host *h, const struct vn_event *e, uint32_t core)
 {
 	struct nd_event *n;
 
@@ -327,6 +329,7 @@ static void record(struct nd_host *h, const struct vn_event *e)
 	n->cc_members = e->stream == VNEF_STREAM_CC ? e->cc_members : 0;
 	n->cc_last = e->stream == VNEF_STREAM_CC ? e->cc_last : 0;
 	n->cc_latest_ps = e->stream == VNEF_STREAM_CC ? e->cc_latest_ps : 0;
+	n->core = core;
 	pthread_mutex_unlock(&h->lock);
 }
 
@@ -336,6 +339,8 @@ static int ev_cmp(const void *a, const void *b)
 
 	if (x->start_ps != y->start_ps)
 		return x->start_ps < y->start_ps ? -1 : 1;
+	if (x->core != y->core)
+		return x->core < y->core ? -1 : 1;
 	if (x->stream != y->stream)
 		return x->stream < y->stream ? -1 : 1;
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
@@ -490,8 +495,8 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 		vn_core_set_hooks(h->core, hook, h->trace ? edge : NULL, h);
 	else
 		vn_core_set_hook(h->core, NULL, NULL);
-	if (h->core2 && h->trace && h->trace->pair)
-		vn_core_set_hooks(h->core2, hook1, edge1, h);
+	if (h->core2 && (h->record || (h->trace && h->trace->pair)))
+		vn_core_set_hooks(h->core2, hook1, h->trace && h->trace->pair ? edge1 : NULL, h);
 	else if (h->core2)
 		vn_core_set_hook(h->core2, NULL, NULL);
 	ret = vn_exec_submit(h->core, p, binds, p->tensor_count, limit_ns, NULL, NULL, &ex);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "vnprog_int.h"
+#include "vn_program.h"
 
 /* An argument's word: "a bias (a number or a [P x 1] column)" gives "bias". */
 const char *nd_arg_word(const struct vn_isa_arg *arg, char *buf, size_t size)
@@ -669,9 +670,12 @@ static int endpoint(struct nd_builder *b, const char *op, const char *what,
 		if (ep->partition || ep->part_stride[0] || ep->part_stride[1])
 			return nd_berr(b, EINVAL, "%s: %s is in HBM; partitions must be 0", op,
 				       what);
+		/* program id 1's slice too: a program must fit on either instance */
+		end += (uint64_t)ep->pid_stride * (VN_LNC_MAX - 1);
 		if (end > t->size)
-			return nd_berr(b, ERANGE, "%s: %s reaches byte %llu of tensor '%s', which "
-				       "has %llu", op, what, (unsigned long long)end, t->name,
+			return nd_berr(b, ERANGE, "%s: %s reaches byte %llu of tensor '%s'%s, "
+				       "which has %llu", op, what, (unsigned long long)end, t->name,
+				       ep->pid_stride ? " (program id 1's slice)" : "",
 				       (unsigned long long)t->size);
 		if (write && (t->kind == VNEF_TENSOR_INPUT || t->kind == VNEF_TENSOR_CONST))
 			return nd_berr(b, EINVAL, "%s: writes %s tensor '%s', which is read-only",
@@ -680,6 +684,8 @@ static int endpoint(struct nd_builder *b, const char *op, const char *what,
 		out->mem = VNEF_MEM_HBM;
 		out->tensor = t->index;
 		out->offset = ep->offset;
+		out->pid_stride = ep->pid_stride;
+		acc->pid_stride = ep->pid_stride;
 		acc->space = ND_SPACE_HBM + t->index;
 		acc->p_lo = 0;
 		acc->p_hi = 1;
@@ -690,6 +696,10 @@ static int endpoint(struct nd_builder *b, const char *op, const char *what,
 
 		if (ret)
 			return ret;
+		if (ep->pid_stride)
+			return nd_berr(b, EINVAL, "%s: %s is tile '%s': a pid_stride is for HBM "
+				       "(each physical core has its own SBUF and PSUM)", op, what,
+				       t->name);
 		tbytes = (uint64_t)t->free * vn_dtype_bytes(t->dtype);
 		if (ep->partition + pspan >= t->partitions)
 			return nd_berr(b, ERANGE, "%s: %s reaches partition %llu of tile '%s', which "
@@ -713,7 +723,8 @@ static int endpoint(struct nd_builder *b, const char *op, const char *what,
 	out->stride[0] = ep->stride[0];
 	out->stride[1] = ep->stride[1];
 	acc->b_lo = out->offset;
-	acc->b_hi = out->offset + span;
+	/* ordered against what either instance's slice touches */
+	acc->b_hi = out->offset + span + (uint64_t)ep->pid_stride * (VN_LNC_MAX - 1);
 	return 0;
 }
 
@@ -780,6 +791,9 @@ static int view_xfer(struct nd_builder *b, const char *op, struct nd_tv v, struc
 	if (v.strided)
 		return nd_berr(b, EINVAL, "%s: a strided tile view; give the pattern to nd_dma()",
 			       op);
+	if (h.pid_stride > UINT32_MAX / 8)
+		return nd_berr(b, ERANGE, "%s: a pid_stride of %llu elements is more than a DMA "
+			       "descriptor holds", op, (unsigned long long)h.pid_stride);
 	if ((uint64_t)v.p0 + v.np > v.tile->partitions ||
 	    (uint64_t)v.f0 + v.nf > v.tile->free)
 		return nd_berr(b, ERANGE, "%s: view [%u:%u, %u:%u] is outside tile '%s' [%u x %u]",
@@ -799,6 +813,7 @@ static int view_xfer(struct nd_builder *b, const char *op, struct nd_tv v, struc
 	te->offset = v.f0 * es;
 	he->tensor = h.tensor;
 	he->offset = h.offset * vn_dtype_bytes(h.tensor->dtype);
+	he->pid_stride = (uint32_t)(h.pid_stride * vn_dtype_bytes(h.tensor->dtype));
 	if (h.fstride == 1) {
 		/* One contiguous row per partition. */
 		x->chunk_bytes = (uint32_t)(v.nf * es);

@@ -108,6 +108,8 @@ struct nd_hbm {
 	uint64_t offset;
 	uint64_t pstride;
 	uint64_t fstride;
+	/* elements added to offset per program id (LNC=2: each instance's slice), or 0 */
+	uint64_t pid_stride;
 };
 
 /* A raw DMA endpoint: either an HBM tensor or a tile (offsets relative to the tile). */
@@ -118,6 +120,8 @@ struct nd_dma_ep {
 	uint32_t partition;		/* tiles: first partition of the tile used */
 	uint32_t part_stride[2];	/* tiles: partitions per index */
 	uint64_t stride[2];		/* bytes per index */
+	/* tensors: bytes added to offset per program id (docs/isa.md "Logical cores") */
+	uint32_t pid_stride;
 };
 
 /* A raw DMA transfer: count[1] x count[0] chunks of chunk_bytes (vnef_dma_desc). */
@@ -412,6 +416,8 @@ struct nd_event {
 	uint32_t cc_members;
 	uint32_t cc_last;
 	uint64_t cc_latest_ps;
+	/* LNC=2: the physical core of the logical core that ran it, its program id (0, 1) */
+	uint32_t core;
 };
 
 /*
@@ -446,8 +452,9 @@ void nd_host_record(struct nd_host *h, int on);
  * Run the following runs on a logical core of lnc physical cores (1, the default, or
  * 2: LNC=2, docs/isa.md "Logical cores"): two SPMD instances, program ids 0 and 1, on
  * two host cores sharing the bound buffers; nd_host_run() then reports the first
- * failing instance's status and the later end's times. Recorded events and collectives
- * are instance 0's (core 0); a trace session started after it traces both instances
+ * failing instance's status and the later end's times. Recorded events
+ * (nd_host_record()) are both instances', each with its core (= program id); collectives
+ * are instance 0's; a trace session started after it traces both instances
  * (nd_host_trace_instance()). -EINVAL (said) for another count or a model without
  * logical cores (trn1), -EBUSY changing it while traced, -ENOMEM.
  */
@@ -461,7 +468,7 @@ int nd_host_set_lnc(struct nd_host *h, unsigned int lnc);
 int nd_host_run(struct nd_host *h, const void *image, size_t size,
 		const struct nd_host_tensor *tensors, unsigned int count, uint64_t limit_ns,
 		struct nd_run_result *res);
-/* The events of the last recorded run, ordered by (start, stream, pc). */
+/* The events of the last recorded run, ordered by (start, core, stream, pc). */
 const struct nd_event *nd_host_events(const struct nd_host *h, size_t *count);
 /*
  * Tracing a host handle: the module's trace session (TRACE_START, docs/trace-buffer.md)

@@ -163,7 +163,8 @@ struct nd_stream {
 struct nd_access {
 	uint32_t space;			/* ND_SBUF, ND_PSUM, or ND_SPACE_HBM + tensor index */
 	uint32_t p_lo, p_hi;
-	uint64_t b_lo, b_hi;
+	uint64_t b_lo, b_hi;		/* with a pid_stride: what either instance touches */
+	uint32_t pid_stride;		/* HBM: bytes program id 1's access is further */
 	uint32_t stream;
 	uint32_t index;
 	int write;

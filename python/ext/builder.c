@@ -418,13 +418,13 @@ static int hbm_arg(BuilderObject *self, uint32_t tensor, unsigned long long off,
 }
 
 /*
- * load(queue, dst, tensor, offset, pstride, fstride, file, line) and
- * store(queue, src, tensor, offset, pstride, fstride, file, line): a tile view and an
- * HBM pattern in elements (struct nd_hbm); queue -1 round robin, -2 spread.
+ * load(queue, dst, tensor, offset, pstride, fstride, file, line[, pid_stride]) and
+ * store(queue, src, tensor, offset, pstride, fstride, file, line[, pid_stride]): a tile
+ * view and an HBM pattern in elements (struct nd_hbm); queue -1 round robin, -2 spread.
  */
 static PyObject *hbm_xfer(BuilderObject *self, PyObject *args, int store)
 {
-	unsigned long long off, ps, fs;
+	unsigned long long off, ps, fs, pid = 0;
 	unsigned int tensor;
 	int queue, line;
 	const char *file;
@@ -432,10 +432,11 @@ static PyObject *hbm_xfer(BuilderObject *self, PyObject *args, int store)
 	struct nd_tv v;
 	PyObject *tile;
 
-	if (live(self) || !PyArg_ParseTuple(args, "iOIKKKsi", &queue, &tile, &tensor, &off, &ps,
-					    &fs, &file, &line) ||
+	if (live(self) || !PyArg_ParseTuple(args, "iOIKKKsi|K", &queue, &tile, &tensor, &off,
+					    &ps, &fs, &file, &line, &pid) ||
 	    view_arg(self, tile, &v) || hbm_arg(self, tensor, off, ps, fs, &h))
 		return NULL;
+	h.pid_stride = pid;
 	if (store)
 		return done(self, nd_store_at(self->b, queue, h, v, file, line));
 	return done(self, nd_load_at(self->b, queue, v, h, file, line));
@@ -453,17 +454,19 @@ static PyObject *b_store(BuilderObject *self, PyObject *args)
 
 /*
  * A raw DMA endpoint: (kind, index, offset, partition, part_stride0, part_stride1,
- * stride0, stride1), kind 0 an HBM tensor, 1 a tile; offsets and strides in bytes.
+ * stride0, stride1[, pid_stride]), kind 0 an HBM tensor, 1 a tile; offsets and strides
+ * in bytes (pid_stride: per program id, HBM only).
  */
 static int ep_arg(BuilderObject *self, PyObject *o, struct nd_dma_ep *ep)
 {
 	unsigned long long off, st0, st1;
-	unsigned int kind, index, part, ps0, ps1;
+	unsigned int kind, index, part, ps0, ps1, pid = 0;
 
 	memset(ep, 0, sizeof(*ep));
-	if (!PyArg_ParseTuple(o, "IIKIIIKK", &kind, &index, &off, &part, &ps0, &ps1, &st0,
-			      &st1))
+	if (!PyArg_ParseTuple(o, "IIKIIIKK|I", &kind, &index, &off, &part, &ps0, &ps1, &st0,
+			      &st1, &pid))
 		return -1;
+	ep->pid_stride = pid;
 	if (kind == 0)
 		ep->tensor = tensor_of(self, index);
 	else

@@ -146,6 +146,9 @@ static PyObject *capture_start(PyObject *self, PyObject *unused)
 		t.host = d->host;
 		/* the host core's model, recorded in the profile (a device says its own) */
 		o.model = d->backend == VNPY_HOST ? d->model : NULL;
+		/* lnc=2: both instances, grouped under the logical core (section 14) */
+		if (d->backend == VNPY_HOST && d->lnc == 2)
+			o.flags |= VNPROFILE_CAPTURE_LNC2;
 		o.targets = &t;
 		o.ntargets = 1;
 	}

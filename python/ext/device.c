@@ -52,6 +52,7 @@ static const char device_doc[] =
 "  core      the core programs run on\n"
 "  path      \"/dev/vneuronN\" (None for the host backend)\n"
 "  closed    whether close() was called\n"
+"  lnc       physical cores a run takes: 1, or 2 (lnc=2)\n"
 "  info      a dict: the device's figures (GET_INFO: cores, HBM size and use, caps,\n"
 "            limits, uapi version; the host backend's own)\n"
 "  model     a dict: the device model (its name, engines' sizes and clocks, SBUF\n"
@@ -145,6 +146,7 @@ static int device_init(PyObject *self, PyObject *args, PyObject *kw)
 	}
 	d->backend = b;
 	d->core = core;
+	d->lnc = lnc;
 	d->index = b == VNPY_HOST ? -1 : (int)idx;
 	Py_BEGIN_ALLOW_THREADS
 	if (b == VNPY_HOST)
@@ -440,6 +442,11 @@ static PyObject *device_get_core(PyObject *self, void *closure)
 	return PyLong_FromUnsignedLong(((struct vnpy_device *)self)->core);
 }
 
+static PyObject *device_get_lnc(PyObject *self, void *closure)
+{
+	return PyLong_FromUnsignedLong(((struct vnpy_device *)self)->lnc);
+}
+
 static PyObject *device_get_closed(PyObject *self, void *closure)
 {
 	return PyBool_FromLong(((struct vnpy_device *)self)->closed);
@@ -512,6 +519,8 @@ static PyGetSetDef device_getset[] = {
 	  NULL },
 	{ "path", device_get_path, NULL, "\"/dev/vneuronN\"; None on the host backend.", NULL },
 	{ "core", device_get_core, NULL, "The core this handle's programs run on.", NULL },
+	{ "lnc", device_get_lnc, NULL,
+	  "Physical cores a run takes: 1, or 2 on a logical core (lnc=2).", NULL },
 	{ "closed", device_get_closed, NULL, "Whether the device was closed.", NULL },
 	{ "info", device_get_info, NULL,
 	  "The device's figures as a dict: backend, version, core_count, and on the "

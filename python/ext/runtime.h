@@ -38,6 +38,7 @@ struct vnpy_device {
 	const struct vneuron_model *model;	/* VNPY_HOST: its model (model=; trn1) */
 	int index;			/* N of /dev/vneuronN; -1 for the host */
 	unsigned int core;		/* the core programs run on */
+	unsigned int lnc;		/* physical cores a run takes: 1, or 2 (lnc=2) */
 	int closed;
 	pthread_rwlock_t life;		/* runs: shared; close: exclusive */
 	pthread_mutex_t host_lock;	/* the host core runs one program at a time */

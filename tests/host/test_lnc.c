@@ -185,6 +185,121 @@ TEST(host_backend)
 	free(img);
 }
 
+/*
+ * nd_host_record() on a logical core keeps both instances' events, each with its
+ * physical core (= program id): each ran the PROGRAM_ID and the store; LNC=1 only core 0.
+ */
+TEST(host_record_both_instances)
+{
+	const struct vneuron_model *m = vn_model_find("trn2");
+	float out[2 * COLS];
+	struct nd_host_tensor t = { "out", out, sizeof(out) };
+	unsigned int pid[2], dma[2], lnc;
+	const struct nd_event *ev;
+	struct nd_run_result res;
+	struct nd_error err;
+	struct nd_host *h;
+	uint64_t size;
+	uint8_t *img = spmd_image(10, 5, COLS * 4, &size);
+	size_t n, i;
+
+	ASSERT_EQ(0, nd_host_open(m, &h, &err));
+	nd_host_record(h, 1);
+	for (lnc = 1; lnc <= 2; lnc++) {
+		ASSERT_EQ(0, nd_host_set_lnc(h, lnc));
+		ASSERT_EQ(0, nd_host_run(h, img, size, &t, 1, 0, &res))
+			TH_LOG("%s", nd_host_error(h));
+		ev = nd_host_events(h, &n);
+		memset(pid, 0, sizeof(pid));
+		memset(dma, 0, sizeof(dma));
+		for (i = 0; i < n; i++) {
+			ASSERT_GT(lnc, ev[i].core);
+			if (ev[i].opcode == VNEF_OP_PROGRAM_ID)
+				pid[ev[i].core]++;
+			else if (ev[i].stream >= VNEF_STREAM_DMA(0) && ev[i].stream != VNEF_STREAM_CC)
+				dma[ev[i].core]++;
+			if (i)	/* ordered by start, then core */
+				EXPECT_TRUE(ev[i - 1].start_ps < ev[i].start_ps ||
+					    (ev[i - 1].start_ps == ev[i].start_ps &&
+					     ev[i - 1].core <= ev[i].core));
+		}
+		EXPECT_EQ(1u, pid[0]);
+		EXPECT_EQ(1u, dma[0]);
+		EXPECT_EQ(lnc == 2 ? 1u : 0u, pid[1]);
+		EXPECT_EQ(lnc == 2 ? 1u : 0u, dma[1]);
+		EXPECT_EQ(lnc == 2 ? 4u : 2u, n);
+	}
+	nd_host_close(h);
+	free(img);
+}
+
+/*
+ * The builder's pid_stride (struct nd_hbm of nd_load / nd_store, in elements): x + 1 per
+ * instance's half of the rows, on LNC=2 both halves; refused past the tensor for program
+ * id 1, and on a tile endpoint of nd_dma().
+ */
+TEST(builder_pid_stride)
+{
+	const struct vneuron_model *m = vn_model_find("trn2");
+	uint64_t shape[2] = { 256, COLS }, size;
+	float x[256 * COLS], y[256 * COLS];
+	struct nd_host_tensor t[2] = { { "x", x, sizeof(x) }, { "y", y, sizeof(y) } };
+	struct nd_hbm hx = { .pstride = COLS, .fstride = 1, .pid_stride = 128 * COLS };
+	struct nd_hbm hy = hx;
+	struct nd_dma_xfer bad;
+	struct nd_run_result res;
+	struct nd_builder *b;
+	struct nd_error err;
+	struct nd_tile *a;
+	struct nd_host *h;
+	void *img;
+	int i;
+
+	for (i = 0; i < 256 * COLS; i++)
+		x[i] = (float)i;
+	ASSERT_EQ(0, nd_builder_new("pid", &b));
+	ASSERT_EQ(0, nd_builder_set_model(b, "trn2"));
+	hx.tensor = nd_input(b, "x", ND_FP32, 2, shape);
+	hy.tensor = nd_output(b, "y", ND_FP32, 2, shape);
+	a = nd_sbuf(b, "a", ND_FP32, 128, COLS);
+	ASSERT_EQ(0, nd_load(b, ND_QUEUE_AUTO, nd_whole(a), hx));
+	ASSERT_EQ(0, nd_tensor_scalar(b, ND_VECTOR, nd_whole(a), nd_whole(a), ND_ADD, 1.0f, 0));
+	ASSERT_EQ(0, nd_store(b, ND_QUEUE_AUTO, hy, nd_whole(a)));
+	hy.offset = 1;		/* program id 1's last row would pass the end */
+	EXPECT_EQ(-ERANGE, nd_store(b, ND_QUEUE_AUTO, hy, nd_whole(a)));
+	EXPECT_NE(NULL, strstr(nd_builder_error(b), "program id 1's slice"));
+	memset(&bad, 0, sizeof(bad));
+	bad.chunk_bytes = COLS * 4;
+	bad.count[0] = bad.count[1] = 1;
+	bad.src.tensor = hx.tensor;
+	bad.dst.tile = a;
+	bad.dst.pid_stride = 4;
+	EXPECT_EQ(-EINVAL, nd_dma(b, ND_QUEUE_AUTO, &bad));
+	EXPECT_NE(NULL, strstr(nd_builder_error(b), "pid_stride is for HBM"));
+	nd_builder_free(b);
+
+	/* the same program, without the refused calls */
+	ASSERT_EQ(0, nd_builder_new("pid", &b));
+	ASSERT_EQ(0, nd_builder_set_model(b, "trn2"));
+	hx.tensor = nd_input(b, "x", ND_FP32, 2, shape);
+	hy = hx;
+	hy.tensor = nd_output(b, "y", ND_FP32, 2, shape);
+	a = nd_sbuf(b, "a", ND_FP32, 128, COLS);
+	ASSERT_EQ(0, nd_load(b, ND_QUEUE_AUTO, nd_whole(a), hx));
+	ASSERT_EQ(0, nd_tensor_scalar(b, ND_VECTOR, nd_whole(a), nd_whole(a), ND_ADD, 1.0f, 0));
+	ASSERT_EQ(0, nd_store(b, ND_QUEUE_AUTO, hy, nd_whole(a)));
+	ASSERT_EQ(0, nd_builder_finish(b, &img, &size)) TH_LOG("%s", nd_builder_error(b));
+	nd_builder_free(b);
+	ASSERT_EQ(0, nd_host_open(m, &h, &err));
+	ASSERT_EQ(0, nd_host_set_lnc(h, 2));
+	memset(y, 0, sizeof(y));
+	ASSERT_EQ(0, nd_host_run(h, img, size, t, 2, 0, &res)) TH_LOG("%s", nd_host_error(h));
+	for (i = 0; i < 256 * COLS; i++)
+		ASSERT_EQ(x[i] + 1.0f, y[i]) TH_LOG("element %d", i);
+	nd_host_close(h);
+	free(img);
+}
+
 /* Count a session's records by kind, its instructions in *insn. */
 static void drain_kinds(struct nd_host_trace *t, uint64_t kinds[16], uint64_t *insn)
 {

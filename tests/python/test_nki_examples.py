@@ -29,6 +29,7 @@ import matmul  # noqa: E402
 import rmsnorm  # noqa: E402
 import softmax  # noqa: E402
 import tensor_add  # noqa: E402
+import tensor_add_lnc  # noqa: E402
 
 RNG = np.random.default_rng(7)
 U = 2.0 ** -24
@@ -46,6 +47,19 @@ def test_tensor_add_exact():
         a = RNG.standard_normal((rows, 256)).astype(np.float32)
         b = RNG.standard_normal((rows, 256)).astype(np.float32)
         np.testing.assert_array_equal(tensor_add.nki_tensor_add(a, b), a + b)
+
+
+def test_tensor_add_on_a_logical_core():
+    """examples/python/tensor_add_lnc.py: kernel[2] on trn2 LNC=2 is one program for
+    both physical cores, exact, in less modeled time than on one core."""
+    a = RNG.standard_normal((512, 256)).astype(np.float32)
+    b = RNG.standard_normal((512, 256)).astype(np.float32)
+    c2, ns2, n2 = tensor_add_lnc.run(a, b, 2)
+    c1, ns1, n1 = tensor_add_lnc.run(a, b, 1)
+    assert (n2, n1) == (2, 1)
+    np.testing.assert_array_equal(c2, a + b)
+    np.testing.assert_array_equal(c1, a + b)
+    assert ns2 < ns1
 
 
 def test_tiled_matmul_with_psum_accumulation():

@@ -42,9 +42,9 @@ class BenchmarkResult:
 def _prepare(kernel, args, kwargs):
     """(traced, device, program, inputs) for a call of kernel with these arguments."""
     b, key, arrays = kernel._bind(args, kwargs)
-    t = kernel._traced(b, key)
-    arrays = [K._random_input(x) if isinstance(x, _Placeholder) else x for x in arrays]
     dev = kernel._device()
+    t = kernel._traced(b, key, getattr(dev, "lnc", 1))
+    arrays = [K._random_input(x) if isinstance(x, _Placeholder) else x for x in arrays]
     return t, dev, t.program(dev), t.feed(arrays)
 
 

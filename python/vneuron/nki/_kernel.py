@@ -15,7 +15,7 @@ import numpy
 
 import vneuron
 from vneuron import _vneuron as _c
-from vneuron.nki import _dtypes, _errors
+from vneuron.nki import _dtypes, _errors, _lnc
 from vneuron.nki import _trace as T
 from vneuron.nki._errors import NkiError, UnsupportedError, error
 from vneuron.nki.typing import tensor as _Placeholder
@@ -53,6 +53,8 @@ class Traced:
         self.outputs = outputs        # [_OutSpec] of the returned tensors
         self.returns = shape_of_return  # None, "one", "tuple", "list"
         self.declared = declared      # every output tensor: [(name, dtype, shape)]
+        self.lnc = 1                  # 2: one SPMD instance per physical core (_lnc)
+        self.lnc_reason = None        # why an SPMD launch on a logical core unrolled
         self._programs = {}
 
     def listing(self):
@@ -187,9 +189,17 @@ class Kernel:
 
     def __getitem__(self, grid):
         """kernel[gx] or kernel[gx, gy]: the kernel launched as an SPMD grid of programs
-        (nl.program_id(axis) tells each its place), traced into one program."""
+        (nl.program_id(axis) tells each its place). On a logical core (a Device with
+        lnc=2) a grid whose first axis is 2 (kernel[2], kernel[nl.nc(2)], kernel[2, n])
+        runs one program per physical core, program id 0 on one and 1 on the other
+        (the rest of the grid unrolled in each); any other grid, or one core, is traced
+        into one program. docs/python.md, "SPMD launches"."""
+        from vneuron.nki.language import _NC
         if not isinstance(grid, tuple):
             grid = (grid,)
+        if any(isinstance(g, _NC) for g in grid[1:]):
+            raise UnsupportedError(errno.ENOTSUP, f"kernel[{grid!r}]: nl.nc() is for the "
+                                   "grid's first axis here")
         try:
             grid = tuple(int(g) for g in grid)
         except TypeError:
@@ -202,19 +212,28 @@ class Kernel:
         k.grid = grid
         return k
 
-    def trace(self, *args, **kwargs):
-        """The Traced program for these arguments (from the cache, or traced now)."""
+    def trace(self, *args, lnc=None, **kwargs):
+        """The Traced program for these arguments (from the cache, or traced now); lnc=2
+        as for a logical core (default: the kernel's device's if it was given one, else
+        1)."""
         b, key, _ = self._bind(args, kwargs)
-        return self._traced(b, key)
+        if lnc is None:
+            lnc = getattr(self.device, "lnc", 1) if self.device is not None else 1
+        return self._traced(b, key, lnc)
 
-    def _traced(self, b, key):
-        key = key + (("grid", self.grid),)
+    def _traced(self, b, key, lnc=1):
+        spmd = lnc == _lnc.LNC and self.grid is not None and self.grid[0] == _lnc.LNC
+        key = key + (("grid", self.grid), ("lnc", spmd))
         t = self._cache.get(key)
         if t is not None:
             self._hits += 1
             return t
         self._misses += 1
-        t = _trace(self.func, self._sig, b, self.grid)
+        t = _trace_lnc(self.func, self._sig, b, self.grid) if spmd else \
+            _trace(self.func, self._sig, b, self.grid)
+        if self.grid is not None and not spmd:
+            t.lnc_reason = (f"the device has lnc={lnc}" if lnc != _lnc.LNC else
+                            f"grid {list(self.grid)}: the first axis is not {_lnc.LNC}")
         self._cache[key] = t
         return t
 
@@ -227,20 +246,25 @@ class Kernel:
         if T._current is not None:
             return self.func(*args, **kwargs)
         b, key, arrays = self._bind(args, kwargs)
-        t = self._traced(b, key)
+        dev = self._device()
+        t = self._traced(b, key, getattr(dev, "lnc", 1))
         arrays = [_random_input(x) if isinstance(x, _Placeholder) else x for x in arrays]
-        res = t.program(self._device()).run(t.feed(arrays))
+        res = t.program(dev).run(t.feed(arrays))
         self.last_result = res
         return t.results(res.outputs)
 
 
-def _spmd(tr, func, bound, grid):
+def _spmd(tr, func, bound, grid, core=None):
     """An SPMD launch (kernel[gx, gy](...)): the body once per program of the grid, in
-    order, into one program. nl.program_id() gives each its coordinates; its tiles die
-    when it ends (as a loop iteration's); nl.shared_hbm tensors are shared: the n-th one
-    a program creates is the n-th the first created."""
+    order, into one program (with core, only the programs whose first coordinate is
+    core). nl.program_id() gives each its coordinates; its tiles die when it ends (as a
+    loop iteration's); nl.shared_hbm tensors are shared: the n-th one a program creates
+    is the n-th the first created."""
     ret = None
-    for idx, coords in enumerate(itertools.product(*(range(g) for g in grid))):
+    progs = itertools.product(*(range(g) for g in grid))
+    if core is not None:
+        progs = (c for c in progs if c[0] == core)
+    for idx, coords in enumerate(progs):
         tr.spmd = (grid, coords, idx, 0)
         site = T._Site(tr.code.co_filename, tr.code.co_firstlineno, tr.root)
         it = T._Iter(site, f"SPMD program {list(coords)}")
@@ -267,10 +291,31 @@ def _same_return(a, b):
     return a is b
 
 
-def _trace(func, sig, bound, grid=None):
-    """Run func's body once (once per program of an SPMD grid) on HBM tensors standing
-    for the array arguments."""
-    tr = T.start(func.__name__, func.__code__)
+def _trace_lnc(func, sig, bound, grid):
+    """An SPMD launch on a logical core: traced once per physical core, merged into one
+    program whose HBM transfers move by their pid_stride (_lnc); unrolled when the two
+    do not merge."""
+    args = dict(bound.arguments)
+    traces = []
+    for core in range(_lnc.LNC):
+        rec = _lnc.Recorder(func.__name__)
+        b = inspect.BoundArguments(sig, dict(args))
+        traces.append((_trace(func, sig, b, grid, core, rec), rec))
+    calls, why = _lnc.merge(traces[0][1].log, traces[1][1].log)
+    if calls is None:
+        t = _trace(func, sig, inspect.BoundArguments(sig, dict(args)), grid)
+        t.lnc_reason = why
+        return t
+    t = traces[0][0]
+    t.image = _lnc.build(func.__name__, calls)
+    t.lnc = _lnc.LNC
+    return t
+
+
+def _trace(func, sig, bound, grid=None, core=None, builder=None):
+    """Run func's body once (once per program of an SPMD grid; with core, once per
+    program of that physical core) on HBM tensors standing for the array arguments."""
+    tr = T.start(func.__name__, func.__code__, builder)
     try:
         inputs = []
         args = dict(bound.arguments)
@@ -287,7 +332,7 @@ def _trace(func, sig, bound, grid=None):
         if grid is None:
             ret = func(*bound.args, **bound.kwargs)
         else:
-            ret = _spmd(tr, func, bound, grid)
+            ret = _spmd(tr, func, bound, grid, core)
         if tr.pending is not None:
             tr.flush()
         outputs, kind = _outputs(tr, func, ret)

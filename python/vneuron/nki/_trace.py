@@ -86,10 +86,10 @@ class _Pending:
 class Trace:
     """A kernel being traced into a builder."""
 
-    def __init__(self, name, code):
+    def __init__(self, name, code, builder=None):
         self.name = name
         self.code = code
-        self.b = _c.Builder(name)
+        self.b = builder if builder is not None else _c.Builder(name)
         self.root = (name,)
         self.scope = ()
         self.pending = None
@@ -749,12 +749,12 @@ def loop(kind, args):
             tr.frames.remove(it)
 
 
-def start(name, code):
+def start(name, code, builder=None):
     global _current
     if _current is not None:
         raise error(NkiError, "a kernel is already being traced in this process (kernels "
                     "trace one at a time)")
-    _current = Trace(name, code)
+    _current = Trace(name, code, builder)
     return _current
 
 

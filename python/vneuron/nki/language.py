@@ -333,6 +333,23 @@ def program_id(axis):
     return sp[1][axis] if sp is not None and axis < len(sp[1]) else 0
 
 
+class _NC(int):
+    """nl.nc(n): a launch grid axis of n programs spread over the physical cores of a
+    logical core (kernel[nl.nc(2)], kernel[nl.nc(2), 4]); an int of value n."""
+
+    def __repr__(self):
+        return f"nl.nc({int(self)})"
+
+
+def nc(n):
+    """A launch grid dimension on the logical core's physical cores: kernel[nl.nc(2)]
+    runs program 0 on one and program 1 on the other (a Device with lnc=2); elsewhere
+    as kernel[2]."""
+    if isinstance(n, bool) or not hasattr(n, "__index__") or n.__index__() < 1:
+        raise error(UnsupportedError, f"nl.nc({n!r}): a positive int", errno.ENOTSUP)
+    return _NC(n.__index__())
+
+
 def num_programs(axes=None):
     """The launch grid's size along axes (an int or a tuple of ints); 1 outside one."""
     sp = T.current().spmd
@@ -372,7 +389,7 @@ _NOT_SUPPORTED = {
     "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift",
     "where", "prod", "var", "all", "softmax", "rms_norm", "dropout", "random_seed", "rand",
     "shared_constant", "shared_identity_matrix", "load_transpose2d", "atomic_rmw",
-    "gather_flattened", "expand_dims", "spmd_dim", "nc", "device_print", "all_reduce", "full_like", "ones_like", "loop_reduce",
+    "gather_flattened", "expand_dims", "spmd_dim", "device_print", "all_reduce", "full_like", "ones_like", "loop_reduce",
     "max8", "add_dep_helper", "hbm_transpose", "sbuf_to_psum",
 }
 
@@ -391,7 +408,7 @@ __all__ = [
     "exp", "log", "tanh", "sigmoid", "gelu", "relu", "sqrt", "rsqrt", "reciprocal",
     "square", "identity", "negative", "add", "subtract", "multiply", "divide", "maximum",
     "minimum", "sum", "max", "min", "mean", "matmul", "transpose", "copy", "broadcast_to",
-    "program_id", "num_programs", "program_ndim",
+    "program_id", "num_programs", "program_ndim", "nc",
     "bool_", "float16", "float8_e4m3", "float8_e5m2", "int16", "int32", "int8", "tfloat32",
     "uint16", "uint32", "uint8",
 ]
