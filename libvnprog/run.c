@@ -104,7 +104,7 @@ int nd_runner_set_lnc(struct nd_runner *r, unsigned int lnc)
 		rn_err(r, -ret, "%s", nd_host_error(r->rk[0].h));
 	else
 		r->lnc = lnc;
-	if (!ret && r->rk)
+	if (!ret && r->rk && r->host)
 		rn_host_where(r);
 	pthread_mutex_unlock(&r->lock);
 	return ret;

@@ -475,7 +475,8 @@ TEST_F(tools, capture_lnc2)
 }
 
 /* Device(0, lnc=2): tests/python/test_lnc_device.py, with Debian's python3. */
-TEST_F(tools, python_device_lnc2)
+/* Python and NumPy start slowly under TCG: minutes, not the harness's 30 s */
+TEST_F_TIMEOUT(tools, python_device_lnc2, 900)
 {
 	if (access("/usr/bin/python3", X_OK))
 		SKIP(return, "no /usr/bin/python3");
