@@ -407,7 +407,8 @@ FIXTURE_TEARDOWN(tools)
 		TH_LOG("%s failed", cmd);
 }
 
-TEST_F(tools, vneuron_run_lnc2)
+/* The tools start slowly on the debug kernel under TCG: not the harness's 30 s */
+TEST_F_TIMEOUT(tools, vneuron_run_lnc2, 300)
 {
 	int st = sh(self->out, sizeof(self->out), "%s/build/bin/vneuron-run --lnc 2 --core 2 %s",
 		    top, self->prog);
@@ -433,7 +434,7 @@ TEST_F(tools, vneuron_run_lnc2)
 }
 
 /* capture --lnc 2 on the module: the view groups cores 0 and 1 as the host capture does. */
-TEST_F(tools, capture_lnc2)
+TEST_F_TIMEOUT(tools, capture_lnc2, 600)
 {
 	const char *vp = "build/bin/vneuron-profile";
 	char pf[160];
