@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "vn_os.h"
 
@@ -414,6 +417,20 @@ void vn_fpu_begin(void)
 		vn_die("nested FPU section", NULL, NULL);
 	vn_in_fpu = 1;
 	__atomic_add_fetch(&vn_os_fpu_sections, 1, __ATOMIC_RELAXED);
+}
+
+bool vn_cpu_prefetchw;
+
+/* Before main(): the trace rings' producers test it at every record (vn_prefetchw()). */
+__attribute__((constructor)) static void vn_cpu_prefetchw_init(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int a, b, c, d;
+
+	/* CPUID 0x80000001: ECX bit 8, PRFCHW (3DNowPrefetch). */
+	if (__get_cpuid(0x80000001, &a, &b, &c, &d))
+		vn_cpu_prefetchw = c & (1u << 8);
+#endif
 }
 
 u32 vn_cpu_vector(void)

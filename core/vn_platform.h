@@ -16,6 +16,7 @@
 #include <linux/minmax.h>
 #include <linux/lockdep_types.h>
 #include <linux/kernel.h>
+#include <linux/prefetch.h>
 
 /* A lock class: one per vn_lock_create() call site (core/vn_os.h). */
 struct vn_lock_class {
@@ -44,6 +45,16 @@ static inline bool vn_last_of(u64 base, u64 n, u64 step, u64 *v)
 
 /* A formatted message into a fixed buffer (the loader's error text). */
 #define vn_snprintf(buf, n, ...)	snprintf(buf, n, __VA_ARGS__)
+
+/*
+ * A prefetch for writing: the line comes in owned (PREFETCHW), so the stores to it do not
+ * wait for the other cores' copies to be invalidated. The kernel patches its prefetchw()
+ * to PREFETCHW where the CPU has it; the host build chooses at run time the same way
+ * (vn_platform_user.h).
+ */
+#ifdef __KERNEL__
+#define vn_prefetchw(p)		prefetchw(p)
+#endif
 
 /* Release/acquire for the trace rings, the same on both sides of the mmap. */
 #define vn_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)

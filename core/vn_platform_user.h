@@ -34,4 +34,23 @@ typedef int64_t s64;
 #define __maybe_unused		__attribute__((unused))
 #define fallthrough		__attribute__((fallthrough))
 
+/*
+ * PREFETCHW where the CPU has it (CPUID PRFCHW, read once at load by core/os_user.c):
+ * a compiler targeting x86-64-v2 turns __builtin_prefetch(p, 1) into PREFETCHT0, which
+ * brings a line shared, and a store to a line the consumer's core holds then waits for
+ * a second transfer. Elsewhere, the compiler's prefetch for writing.
+ */
+extern bool vn_cpu_prefetchw;
+
+static inline void vn_prefetchw(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (likely(vn_cpu_prefetchw)) {
+		__asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
+		return;
+	}
+#endif
+	__builtin_prefetch(p, 1);
+}
+
 #endif /* VN_PLATFORM_USER_H */

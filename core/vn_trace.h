@@ -208,8 +208,11 @@ static inline bool vn_trace_wput(struct vn_trace_writer *w, u64 w0, u64 start, u
 			return false;
 	}
 	rec = (u64 *)(w->data + (w->head & w->mask));
-	/* the line a batch ahead, for writing: its transfer overlaps this batch's */
-	__builtin_prefetch(w->data + ((w->head + VN_TRACE_PREFETCH) & w->mask), 1);
+	/*
+	 * The line a batch ahead, owned (the consumer's core read it a lap ago): its
+	 * transfer overlaps this batch's, and the stores to it do not wait.
+	 */
+	vn_prefetchw(w->data + ((w->head + VN_TRACE_PREFETCH) & w->mask));
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	rec[0] = w0;
 	rec[1] = start;

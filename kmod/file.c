@@ -221,7 +221,7 @@ static long vnk_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	}
 	if (!d)
 		return -ENOTTY;
-	/* A read-only descriptor may only query (docs/uapi.md, security model). */
+	/* A read-only descriptor may only query (docs/security.md). */
 	if (!vf->writable && !d->read_only)
 		return -EBADF;
 	min_size = d->min_size ?: _IOC_SIZE(d->cmd);

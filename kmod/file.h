@@ -3,7 +3,7 @@
  * An open file of /dev/vneuronN (kmod/file.c): the owner of every object made through
  * it, and the ioctl table.
  *
- * Security model (docs/uapi.md): a read-only file may only GET_INFO (file.c); a core
+ * Security model (docs/security.md): a read-only file may only GET_INFO (file.c); a core
  * belongs to one file at a time, claimed by its first EXEC (others get -EBUSY) and
  * released when that file goes; only the owner (or CAP_SYS_ADMIN) resets it
  * (dev_core.c); tracing sees the executions of owners the tracer may ptrace, or all

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Telemetry over generic netlink (uapi/vneuron_genl.h, docs/uapi.md "Telemetry"):
+ * Telemetry over generic netlink (uapi/vneuron_genl.h, docs/genl.md):
  * dumps of devices and cores, and events for subscribers.
  *
  * Events are produced where the work happens (an executor under its lock, an ioctl, a

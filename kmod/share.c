@@ -4,8 +4,8 @@
  * take so much of one that another user, or a privileged monitor, is locked out.
  *
  * Each kind (enum vneuron_share_kind) has a module-wide total, a per-user limit and a
- * reserve, module parameters writable by root at any time (docs/uapi.md, "Security
- * model", gives each default and why); HBM has them per device, in percent of its
+ * reserve, module parameters writable by root at any time (docs/security.md gives each
+ * default and why); HBM has them per device, in percent of its
  * budget. A charge by an unprivileged caller is refused with -EDQUOT once its user holds
  * the per-user limit (the kernel's key quotas answer add_key() so), and with -EAGAIN
  * once the unprivileged together hold all but the reserve. A privileged caller meets

@@ -110,6 +110,12 @@ const char vnp_view_manual[] =
 "    --port N                its port (3001; 0: any free port)\n"
 "    --bind ADDR             its address: numeric, or localhost (127.0.0.1, the\n"
 "                            default: this machine only)\n"
+"    --web-detail N          html and --serve: past N events (1500000) the page\n"
+"                            carries per row 4096 time bins (busy time, events,\n"
+"                            dominant opcode) instead of its events, so it stays a\n"
+"                            few MB; zoomed in below a bin, the served page fetches\n"
+"                            the window's events (a written file says detail needs\n"
+"                            --serve)\n"
 "\n"
 "ANALYSIS\n"
 "    The execution and each scope (per execution, then summed) are classified by\n"
@@ -200,6 +206,7 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 		{ "serve", no_argument, NULL, 'S' },
 		{ "port", required_argument, NULL, 'P' },
 		{ "bind", required_argument, NULL, 'B' },
+		{ "web-detail", required_argument, NULL, 'W' },
 		{ "force-overwrite", no_argument, NULL, 'F' },
 		{ "salvage", no_argument, NULL, 'V' },
 		{ "only", required_argument, NULL, 'O' },
@@ -283,6 +290,12 @@ static int parse_opts(int argc, char **argv, struct view_opts *o)
 				bad = "--port needs 0..65535";
 			o->port = (unsigned int)x;
 			o->net_opts = 1;
+			break;
+		case 'W':
+			if (vnp_parse_uint(optarg, UINT32_MAX, 0, &x) || !x)
+				bad = "--web-detail needs 1..4294967295 events";
+			else
+				vnprofile_set_web_detail((size_t)x);
 			break;
 		case 'B':
 			o->bind = optarg;

@@ -671,6 +671,16 @@ int vnprofile_write_file(struct vnprofile *p, enum vnprofile_format fmt, const c
 int vnprofile_serve(const struct vnprofile_view *v, const char *addr, unsigned int port);
 
 /**
+ * vnprofile_set_web_detail() - the web viewer's summary-level threshold
+ * @max_events: a profile with more events than this gets, in its html page and served
+ *	page, per row time bins instead of its events; --serve then answers a time
+ *	window's events (docs/viewer.md, "Large profiles"). 0: the default, 1,500,000.
+ *
+ * Process-wide: set it before vnprofile_write() or vnprofile_serve().
+ */
+void vnprofile_set_web_detail(size_t max_events);
+
+/**
  * vnprofile_write_diff() - profile B against profile A (docs/profiler.md, "diff")
  * @f: where
  * @a: a loaded profile of one program, its view 0 read

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The one-collective program of the network queue tests (tests/guest/netq_test.c and,
+ * The one-collective program of the network queue tests (tests/guest/netq_util.h and,
  * under mpirun, tests/host/mpi/test_mpi_netq.c), built with libvnprog. Header-only;
  * everything static.
  */

@@ -25,7 +25,7 @@ extern "C" {
 
 /*
  * 2: device faults (VNEURON_EXEC_FAULT), per-file limits in GET_INFO, exclusive core
- * ownership (docs/uapi.md, "Security model").
+ * ownership (docs/security.md).
  * 3: the ioctl magic is 'J' (VNEURON_IOCTL_BASE); callers built for 'V' get -ENOTTY.
  * 4: communicators and the collective engine (VNEURON_CAP_COLLECTIVES): COMM_* ioctls,
  * .vnef version 2, a sixth trace ring, CC trace records, reasons CC_*.

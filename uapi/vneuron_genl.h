@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
 /*
- * vneuron telemetry over generic netlink (docs/uapi.md, "Telemetry"): the family
+ * vneuron telemetry over generic netlink (docs/genl.md): the family
  * VNEURON_GENL_NAME, resolved through the generic netlink controller.
  *
  * Requests carry only the attributes their command lists below; the kernel validates

@@ -11,7 +11,7 @@
 
 #include "lib.h"
 #include "../util/log.h"
-#include "../output/web.h"
+#include "../output/web_priv.h"
 #include "vnprog.h"
 
 static const struct format {
@@ -218,6 +218,11 @@ int vnprofile_write_file(struct vnprofile *p, enum vnprofile_format fmt, const c
 int vnprofile_serve(const struct vnprofile_view *v, const char *addr, unsigned int port)
 {
 	return vnp_web_serve(&v->v, v->pf.labels, addr, port);
+}
+
+void vnprofile_set_web_detail(size_t max_events)
+{
+	vnp_web_detail_events = max_events ? max_events : VNP_WEB_DETAIL_EVENTS;
 }
 
 int vnprofile_write_diff(FILE *f, const struct vnprofile *a, const char *a_path,

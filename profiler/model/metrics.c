@@ -33,18 +33,6 @@ uint64_t vnp_ev_wait(const struct vnp_timeline *tl, const struct vnp_ev *e)
 	return e->start > from ? e->start - from : 0;
 }
 
-/* Queues the program gives descriptors (else: that ran something); they share HBM. */
-static unsigned int queues_used(const struct vnp_timeline *tl, unsigned int core)
-{
-	unsigned int q, n = 0;
-
-	for (q = 0; q < VNEF_DMA_QUEUES; q++)
-		if (tl->prog ? tl->prog->ndesc[q] != 0 :
-		    vnp_tl_track_len(tl, core * VNEF_STREAMS + VNEF_STREAM_DMA(q)) != 0)
-			n++;
-	return n;
-}
-
 /*
  * The model's cost is fixed + variable (docs/isa.md, "Modeled costs"); the variable part
  * is recomputed here from the entry in the program, the rest of the duration is fixed.
@@ -63,7 +51,7 @@ uint64_t vnp_ev_fixed(const struct vnp_timeline *tl, const struct vnp_ev *e)
 	if (e->opcode == VNP_OP_DMA) {
 		const struct vnef_dma_desc *x = vnp_prog_desc(tl->prog, e->stream - VNEF_ENGINES,
 							      e->pc);
-		unsigned int used = queues_used(tl, e->core);
+		unsigned int used = tl->dma_queues[e->core];
 		int hs = 1, hd = 0;
 
 		n = e->bytes;

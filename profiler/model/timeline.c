@@ -587,6 +587,18 @@ uint32_t vnp_tl_exec_round(const struct vnp_timeline *tl, unsigned int core, uin
  * they are written, so the peak stays near one copy of the events. A track is sorted
  * only if it arrived out of order (a ring's records arrive in order).
  */
+/* Queues the program gives descriptors (else: that ran something); they share HBM. */
+static unsigned int queues_used(const struct vnp_timeline *tl, unsigned int core)
+{
+	unsigned int q, n = 0;
+
+	for (q = 0; q < VNEF_DMA_QUEUES; q++)
+		if (tl->prog ? tl->prog->ndesc[q] != 0 :
+		    vnp_tl_track_len(tl, core * VNEF_STREAMS + VNEF_STREAM_DMA(q)) != 0)
+			n++;
+	return n;
+}
+
 int vnp_tl_finish(struct vnp_timeline *tl)
 {
 	size_t i, off = 0;
@@ -636,6 +648,8 @@ int vnp_tl_finish(struct vnp_timeline *tl)
 		tl->t0 = 0;
 	if (tl->t1 < tl->t0)
 		tl->t1 = tl->t0;
+	for (t = 0; t < VNP_MAX_CORES; t++)
+		tl->dma_queues[t] = (uint8_t)queues_used(tl, t);
 	tl->finished = 1;
 	return 0;
 }
@@ -668,32 +682,29 @@ void vnp_ev_dma_mems(const struct vnp_timeline *tl, const struct vnp_ev *e,
 /* ------------------------------------------------------------------------------------ */
 /* Merged iteration: a binary heap of tracks keyed by their next event's start          */
 
-static inline int it_less(const struct vnp_iter *it, unsigned int a, unsigned int b)
+static inline int it_less(const struct vnp_iter_head *x, const struct vnp_iter_head *y)
 {
-	const struct vnp_ev *x = &it->tl->ev[it->tl->track_off[a] + it->pos[a]];
-	const struct vnp_ev *y = &it->tl->ev[it->tl->track_off[b] + it->pos[b]];
-
-	if (x->start != y->start)
-		return x->start < y->start;
-	return a < b;
+	return x->start < y->start || (x->start == y->start && x->track < y->track);
 }
 
 static void it_down(struct vnp_iter *it, unsigned int i)
 {
-	for (;;) {
-		unsigned int c = 2 * i + 1, t;
+	struct vnp_iter_head h = it->heap[i];
+	unsigned int n = it->nheap;
 
-		if (c >= it->nheap)
-			return;
-		if (c + 1 < it->nheap && it_less(it, it->heap[c + 1], it->heap[c]))
+	for (;;) {
+		unsigned int c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && it_less(&it->heap[c + 1], &it->heap[c]))
 			c++;
-		if (!it_less(it, it->heap[c], it->heap[i]))
-			return;
-		t = it->heap[i];
+		if (!it_less(&it->heap[c], &h))
+			break;
 		it->heap[i] = it->heap[c];
-		it->heap[c] = t;
 		i = c;
 	}
+	it->heap[i] = h;
 }
 
 void vnp_iter_init(struct vnp_iter *it, const struct vnp_timeline *tl)
@@ -703,9 +714,15 @@ void vnp_iter_init(struct vnp_iter *it, const struct vnp_timeline *tl)
 	it->tl = tl;
 	it->nheap = 0;
 	for (t = 0; t < VNP_TRACKS; t++) {
-		it->pos[t] = 0;
-		if (vnp_tl_track_len(tl, t))
-			it->heap[it->nheap++] = t;
+		struct vnp_iter_head *h = &it->heap[it->nheap];
+
+		if (!vnp_tl_track_len(tl, t))
+			continue;
+		h->e = &tl->ev[tl->track_off[t]];
+		h->end = &tl->ev[tl->track_off[t + 1]];
+		h->start = h->e->start;
+		h->track = t;
+		it->nheap++;
 	}
 	for (t = it->nheap / 2; t-- > 0;)
 		it_down(it, t);
@@ -713,15 +730,21 @@ void vnp_iter_init(struct vnp_iter *it, const struct vnp_timeline *tl)
 
 const struct vnp_ev *vnp_iter_next(struct vnp_iter *it)
 {
+	struct vnp_iter_head *h = &it->heap[0];
 	const struct vnp_ev *e;
-	unsigned int t;
 
 	if (!it->nheap)
 		return NULL;
-	t = it->heap[0];
-	e = &it->tl->ev[it->tl->track_off[t] + it->pos[t]];
-	if (++it->pos[t] == vnp_tl_track_len(it->tl, t))
-		it->heap[0] = it->heap[--it->nheap];
+	e = h->e++;
+	if (h->e == h->end) {
+		*h = it->heap[--it->nheap];
+	} else {
+		h->start = h->e->start;
+		/* the same track usually comes next: no sift when it stays first */
+		if ((it->nheap < 2 || !it_less(&it->heap[1], h)) &&
+		    (it->nheap < 3 || !it_less(&it->heap[2], h)))
+			return e;
+	}
 	it_down(it, 0);
 	return e;
 }

@@ -256,6 +256,8 @@ struct vnp_timeline {
 	uint64_t ncc;				/* collectives (CC events) */
 	uint16_t cc_rank[VNP_MAX_CORES];	/* each core's rank in its CC records, or VNP_NO_RANK */
 	uint64_t model_flops;			/* per execution, for mfu; 0: unknown */
+	/* after finish: DMA queues the program gives descriptors (else: that ran something) */
+	uint8_t dma_queues[VNP_MAX_CORES];
 	uint32_t sig_stream[VNEF_MAX_SEMS];	/* signaller seen in records, or VNP_NONE */
 	struct vnp_marker *markers;
 	size_t nmarkers, markers_cap;
@@ -392,11 +394,21 @@ static inline const struct vnp_loc *vnp_ev_loc(const struct vnp_timeline *tl,
 void vnp_ev_dma_mems(const struct vnp_timeline *tl, const struct vnp_ev *e,
 		     unsigned int *src, unsigned int *dst);
 
-/* Walks every event of every track in (start, track) order. */
+/*
+ * Walks every event of every track in (start, track) order: a binary heap of the tracks
+ * keyed by their next event's start, the key kept in the heap (not read through the
+ * event) since comparing is what the walk does most.
+ */
+struct vnp_iter_head {
+	uint64_t start;		/* of the track's next event */
+	const struct vnp_ev *e;	/* that event */
+	const struct vnp_ev *end;	/* past the track's last one */
+	unsigned int track;
+};
+
 struct vnp_iter {
 	const struct vnp_timeline *tl;
-	unsigned int heap[VNP_TRACKS];
-	size_t pos[VNP_TRACKS];
+	struct vnp_iter_head heap[VNP_TRACKS];
 	unsigned int nheap;
 };
 

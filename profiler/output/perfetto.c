@@ -84,6 +84,17 @@ static const char *row_name(unsigned int row, char *buf, size_t len)
 	return vnp_stream_name(row - 1, buf, len);
 }
 
+/* A varint into room already made (pb_room). */
+static inline uint8_t *put_varint(uint8_t *b, uint64_t v)
+{
+	while (v >= 0x80) {
+		*b++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*b++ = (uint8_t)v;
+	return b;
+}
+
 static void out_flush(struct pw *w)
 {
 	if (w->out.n && fwrite(w->out.b, 1, w->out.n, w->f) != w->out.n)
@@ -210,13 +221,24 @@ static void interned_packet(struct pw *w)
 	emit(w);
 }
 
-/* DebugAnnotation { name_iid = 1; uint_value = 3 }, written straight into the event */
+/*
+ * DebugAnnotation { name_iid = 1; uint_value = 3 }, written straight into the event: at
+ * most 1 + 1 + 1 + 5 + 1 + 10 bytes, room made once (the writer's most frequent call)
+ */
 static void ann_uint(struct pw *w, unsigned int iid, uint64_t v)
 {
-	pb_varint(&w->te, F_TE_DEBUG << 3 | 2);
-	pb_varint(&w->te, 1 + varint_len(iid) + 1 + varint_len(v));
-	pb_uint(&w->te, F_DA_NAME_IID, iid);
-	pb_uint(&w->te, F_DA_UINT, v);
+	uint8_t *b;
+
+	if (pb_room(&w->te, 32))
+		return;
+	b = w->te.b + w->te.n;
+	*b++ = F_TE_DEBUG << 3 | 2;
+	b = put_varint(b, 1 + varint_len(iid) + 1 + varint_len(v));
+	*b++ = F_DA_NAME_IID << 3;
+	b = put_varint(b, iid);
+	*b++ = F_DA_UINT << 3;
+	b = put_varint(b, v);
+	w->te.n = (size_t)(b - w->te.b);
 }
 
 static void ann_double(struct pw *w, unsigned int iid, double v)
@@ -227,29 +249,111 @@ static void ann_double(struct pw *w, unsigned int iid, double v)
 	pb_double(&w->te, F_DA_DOUBLE, v);
 }
 
-static void ann_str(struct pw *w, unsigned int iid, const char *v)
+static void ann_strn(struct pw *w, unsigned int iid, const char *v, size_t vl)
 {
-	size_t vl = strlen(v);
-
 	pb_varint(&w->te, F_TE_DEBUG << 3 | 2);
 	pb_varint(&w->te, 1 + varint_len(iid) + 1 + varint_len(vl) + vl);
 	pb_uint(&w->te, F_DA_NAME_IID, iid);
 	pb_bytes(&w->te, F_DA_STRING, v, vl);
 }
 
-/* The source line and scope of an entry, as far as loc has them. */
-static void ann_loc(struct pw *w, const struct vnp_prog *p, const struct vnp_loc *loc)
+static void ann_str(struct pw *w, unsigned int iid, const char *v)
+{
+	ann_strn(w, iid, v, strlen(v));
+}
+
+/* A source line's "file:line" (vnp_prog_line()), formatted once; the caches are p's. */
+static void ann_line(struct pw *w, const struct vnp_prog *p, uint32_t line)
 {
 	char buf[300];
 
+	if (!p || line >= p->nlines) {
+		ann_str(w, A_SOURCE, vnp_prog_line(p, line, buf, sizeof(buf)));
+		return;
+	}
+	if (!w->line_str)
+		w->line_str = calloc(p->nlines, sizeof(*w->line_str));
+	if (!w->line_len)
+		w->line_len = calloc(p->nlines, sizeof(*w->line_len));
+	if (!w->line_str || !w->line_len) {
+		w->err = -ENOMEM;
+		return;
+	}
+	if (!w->line_len[line]) {
+		vnp_prog_line(p, line, buf, sizeof(buf));
+		w->line_str[line] = strdup(buf);
+		if (!w->line_str[line]) {
+			w->err = -ENOMEM;
+			return;
+		}
+		w->line_len[line] = (uint32_t)strlen(buf) + 1;
+	}
+	ann_strn(w, A_SOURCE, w->line_str[line], w->line_len[line] - 1);
+}
+
+static void ann_scope(struct pw *w, const struct vnp_prog *p, uint32_t scope)
+{
+	const char *s = vnp_prog_scope(p, scope);
+
+	if (!p || scope >= p->nscopes) {
+		ann_str(w, A_SCOPE, s);
+		return;
+	}
+	if (!w->scope_len)
+		w->scope_len = calloc(p->nscopes, sizeof(*w->scope_len));
+	if (!w->scope_len) {
+		w->err = -ENOMEM;
+		return;
+	}
+	if (!w->scope_len[scope])
+		w->scope_len[scope] = (uint32_t)strlen(s) + 1;
+	ann_strn(w, A_SCOPE, s, w->scope_len[scope] - 1);
+}
+
+/* The source line and scope of an entry, as far as loc has them. */
+static void ann_loc(struct pw *w, const struct vnp_prog *p, const struct vnp_loc *loc)
+{
 	if (loc && loc->line != VNP_NONE)
-		ann_str(w, A_SOURCE, vnp_prog_line(p, loc->line, buf, sizeof(buf)));
+		ann_line(w, p, loc->line);
 	if (loc && loc->scope != VNP_NONE)
-		ann_str(w, A_SCOPE, vnp_prog_scope(p, loc->scope));
+		ann_scope(w, p, loc->scope);
 }
 
 void pf_packet_event(struct pw *w, uint64_t ps, int interned)
 {
+	uint64_t ts = ps / 1000;
+	size_t len = 1 + varint_len(ts) + 1 + varint_len(SEQ_ID) + (interned ? 2 : 0) +
+		     1 + varint_len(w->te.n) + w->te.n;
+	uint8_t *b;
+
+	/*
+	 * The bytes pb_uint() and emit() would write, framed straight into the output: the
+	 * packet is not built apart and copied (once per event)
+	 */
+	if (!w->pkt.n && !w->te.oom && !w->pkt.oom && !w->sub.oom) {
+		if (pb_room(&w->out, 1 + 10 + len)) {
+			w->err = -ENOMEM;
+			return;
+		}
+		b = w->out.b + w->out.n;
+		b = put_varint(b, F_TRACE_PACKET << 3 | 2);
+		b = put_varint(b, len);
+		b = put_varint(b, F_PKT_TIMESTAMP << 3);
+		b = put_varint(b, ts);
+		b = put_varint(b, F_PKT_SEQ_ID << 3);
+		b = put_varint(b, SEQ_ID);
+		if (interned) {
+			b = put_varint(b, F_PKT_SEQ_FLAGS << 3);
+			b = put_varint(b, SEQ_NEEDS_INCREMENTAL_STATE);
+		}
+		b = put_varint(b, F_PKT_TRACK_EVENT << 3 | 2);
+		b = put_varint(b, w->te.n);
+		memcpy(b, w->te.b, w->te.n);
+		w->out.n = (size_t)(b + w->te.n - w->out.b);
+		if (w->out.n >= (1u << 20))
+			out_flush(w);
+		return;
+	}
 	pb_uint(&w->pkt, F_PKT_TIMESTAMP, ps / 1000);
 	pb_uint(&w->pkt, F_PKT_SEQ_ID, SEQ_ID);
 	if (interned)
@@ -313,17 +417,29 @@ static int flows_build(struct pw *w)
 	if (n)
 		qsort(w->flows, n, sizeof(*w->flows), cmp_flow);
 	w->nflows = n;
+	w->flow_cur = malloc(VNP_TRACKS * sizeof(*w->flow_cur));
+	if (!w->flow_cur)
+		return -ENOMEM;
+	for (i = 0; i < VNP_TRACKS; i++)
+		w->flow_cur[i] = VNP_LOWER_BOUND(w->flows, n, from, tl->track_off[i]);
 	return 0;
 }
 
-/* The flows an event starts (as signaller) and ends (as waiter). */
+/*
+ * The flows an event starts (as signaller) and ends (as waiter). A track's events come in
+ * index order, so each track's cursor in the flows (sorted by signaller) only moves on:
+ * no binary search per event, which missed the cache at every step with 100 M events.
+ */
 static void slice_flows(struct pw *w, const struct vnp_ev *e)
 {
 	const struct vnp_timeline *tl = w->v->tl;
-	size_t idx = (size_t)(e - tl->ev), lo = VNP_LOWER_BOUND(w->flows, w->nflows, from, idx);
+	size_t idx = (size_t)(e - tl->ev), *cur = &w->flow_cur[vnp_ev_track(e)], lo = *cur;
 
+	while (lo < w->nflows && w->flows[lo].from < idx)
+		lo++;
 	for (; lo < w->nflows && w->flows[lo].from == idx; lo++)
 		pb_fixed64(&w->te, F_TE_FLOW_IDS, w->flows[lo].to + 1);
+	*cur = lo;
 	if (e->sem_wait != VNEURON_TRACE_NO_SEM && vnp_ev_wait(tl, e) && vnp_ev_signaller(tl, e))
 		pb_fixed64(&w->te, F_TE_TERM_FLOW_IDS, idx + 1);
 }
@@ -792,7 +908,14 @@ out:
 	free(pids);
 	free(pres);
 	free(it);
+	if (w.line_str)
+		for (i = 0; i < tl->prog->nlines; i++)
+			free(w.line_str[i]);
+	free(w.line_str);
+	free(w.line_len);
+	free(w.scope_len);
 	free(w.flows);
+	free(w.flow_cur);
 	free(w.mk);
 	free(w.lane_end);
 	free(w.lanes);

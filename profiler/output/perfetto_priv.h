@@ -75,6 +75,13 @@ struct pw {
 	/* semaphore flows: (signaller, waiter) event indices, by signaller */
 	struct flow { size_t from, to; } *flows;
 	size_t nflows;
+	size_t *flow_cur;		/* per track: its next event's first flow */
+	/*
+	 * Each source line's "file:line" and each scope's length, made on first use (every
+	 * event names both: formatting them per event was most of the writer's time)
+	 */
+	char **line_str;
+	uint32_t *line_len, *scope_len;	/* 0: not yet; else length + 1 */
 	int err;
 };
 

@@ -29,7 +29,7 @@ extern const char vnp_web_css_start[], vnp_web_css_end[];
 /*
  * The script's modules, by view (viewer.html names the ones it loads, in order): the
  * state and formatting, the data, the timeline (tabs, level of detail, drawing, zoom),
- * hovering, search, the Summary tab, the host rows, the layers, navigation (a range,
+ * the summary level's bins and fetched windows, hovering, search, the Summary tab, the host rows, the layers, navigation (a range,
  * its executions, their lines), and the events that wire them.
  */
 #define VNP_JS(sym, name)						\
@@ -38,6 +38,7 @@ extern const char vnp_web_css_start[], vnp_web_css_end[];
 VNP_JS(core, "core.js");
 VNP_JS(data, "data.js");
 VNP_JS(timeline, "timeline.js");
+VNP_JS(detail, "detail.js");
 VNP_JS(hover, "hover.js");
 VNP_JS(search, "search.js");
 VNP_JS(summary, "summary.js");
@@ -54,6 +55,7 @@ static const struct {
 	VNP_JS_MODULE(core, "core.js"),
 	VNP_JS_MODULE(data, "data.js"),
 	VNP_JS_MODULE(timeline, "timeline.js"),
+	VNP_JS_MODULE(detail, "detail.js"),
 	VNP_JS_MODULE(hover, "hover.js"),
 	VNP_JS_MODULE(search, "search.js"),
 	VNP_JS_MODULE(summary, "summary.js"),

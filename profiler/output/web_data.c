@@ -114,9 +114,7 @@ static void row_col(FILE *f, const struct vnp_view *v, const struct vnp_ev *ev,
 			x = e->end - e->start;
 			break;
 		case C_OP:
-			/* the page's ops: the opcodes, "DMA", then the collectives' */
-			x = e->opcode == VNP_OP_DMA ? VNEF_OP_COUNT : vnp_ev_is_cc(e) ?
-			    VNEF_OP_COUNT + 1 + vnp_cc_op(e) : e->opcode;
+			x = vnp_web_op(e);
 			break;
 		case C_PC:
 			x = e->pc;
@@ -186,7 +184,7 @@ struct evpos {
 
 static void row_json(FILE *f, const struct vnp_view *v, unsigned int core,
 		     unsigned int stream, const char *name, int op, int *first,
-		     struct evpos *pos)
+		     struct evpos *pos, const struct vnp_web_rows *rw)
 {
 	static const char *const keys[] = { "s", "d", "o", "p", "e", "b", "f", "x", "w", "c",
 					    "m", "cw", "g", "lr", "ab", "bb" };
@@ -196,8 +194,11 @@ static void row_json(FILE *f, const struct vnp_view *v, unsigned int core,
 	size_t n = vnp_tl_track_len(tl, t), cnt = 0, nf = 0, i;
 	unsigned int c;
 
-	for (i = 0; i < n; i++)
-		cnt += in_row(&ev[i], stream, op);
+	if (rw && rw->win)	/* whether the row has events, not a pass over them */
+		cnt = n && vnp_web_row_used(rw->ix, core, stream, op);
+	else
+		for (i = 0; i < n; i++)
+			cnt += in_row(&ev[i], stream, op);
 	for (i = 0; i < tl->nfaults; i++)
 		nf += fault_in_row(tl, &tl->faults[i], core, stream, op);
 	/* engines always get their row; other TensorE ops and DMA queues when used or faulted */
@@ -206,11 +207,19 @@ static void row_json(FILE *f, const struct vnp_view *v, unsigned int core,
 	fprintf(f, "%s\n{\"name\":", *first ? "" : ",");
 	*first = 0;
 	vnp_json_str(f, name);
+	if (rw && rw->win) {	/* a window's events only (web_lod.c) */
+		i = vnp_web_win_slice(v->tl, t, rw, &n);
+		ev += i;
+		for (i = 0, cnt = 0; i < n; i++)
+			cnt += in_row(&ev[i], stream, op);
+	}
 	fprintf(f, ",\"stream\":%u,\"dma\":%d,\"n\":%zu", stream, vnp_stream_is_dma(stream),
 		cnt);
 	if (stream == VNEF_STREAM_CC)
 		fputs(",\"cc\":1", f);
-	for (c = 0; c < sizeof(keys) / sizeof(keys[0]); c++) {
+	if (rw && rw->lod)	/* the summary level: bins instead of events */
+		vnp_web_bins_json(f, v->tl, ev, n, stream, op);
+	for (c = 0; !(rw && rw->lod) && c < sizeof(keys) / sizeof(keys[0]); c++) {
 		/* DMA rows add their memories, the CC-core row its collectives' figures */
 		if ((c == C_MEM && !vnp_stream_is_dma(stream)) ||
 		    (c > C_MEM && stream != VNEF_STREAM_CC))
@@ -234,6 +243,37 @@ static void row_json(FILE *f, const struct vnp_view *v, unsigned int core,
 		if (fault_in_row(tl, &tl->faults[i], core, stream, op))
 			fprintf(f, "%s%zu", nf++ ? "," : "", i);
 	fputs("]}", f);
+}
+
+/* Core c's rows, in the page's order (a window's answer keeps the same rows). */
+static void rows_json(FILE *f, const struct vnp_view *v, unsigned int c, struct evpos *pos,
+		      const struct vnp_web_rows *rw)
+{
+	unsigned int s, k;
+	char name[48];
+	int first = 1;
+
+	pos->nrows = 0;
+	for (s = 0; s < VNEF_STREAMS; s++) {
+		if (s == VNEURON_ENGINE_TENSOR) {
+			for (k = 0; k < sizeof(tensor_rows) / sizeof(tensor_rows[0]); k++)
+				row_json(f, v, c, s, tensor_rows[k].name, tensor_rows[k].op, &first,
+					 pos, rw);
+			continue;
+		}
+		row_json(f, v, c, s, vnp_stream_name(s, name, sizeof(name)), -2, &first, pos,
+			 rw);
+	}
+}
+
+int vnp_web_window_rows(FILE *f, const struct vnp_view *v, const struct vnp_web_rows *rw)
+{
+	struct evpos pos = { .on = v->a ? v->a->cp.on : NULL };	/* no arrows: no row, idx */
+
+	fputs("\"rows\":[", f);
+	rows_json(f, v, rw->win->core, &pos, rw);
+	fputc(']', f);
+	return ferror(f) ? -EIO : 0;
 }
 
 static void prog_json(FILE *f, const struct vnp_prog *p)
@@ -319,7 +359,7 @@ static void flows_json(FILE *f, const struct vnp_timeline *tl, unsigned int c,
  * "execs": each execution's figures for the roofline chart: its time, TensorE flops
  * (transposes apart), every engine's flops and HBM bytes.
  */
-static int execs_json(FILE *f, const struct vnp_timeline *tl)
+static int execs_json(FILE *f, const struct vnp_timeline *tl, size_t stride)
 {
 	struct { uint64_t flops, tflops, hbm, eng[VNEF_ENGINES]; } *x;
 	size_t i;
@@ -351,7 +391,7 @@ static int execs_json(FILE *f, const struct vnp_timeline *tl)
 		}
 	}
 	fputs(",\n\"execs\":[", f);
-	for (i = 0; i < tl->nexec; i++) {
+	for (i = 0; i < tl->nexec; i += stride) {
 		fprintf(f, "%s{\"core\":%llu,\"exec\":%llu,\"time_ps\":%llu,\"flops\":%llu,"
 			"\"transpose_flops\":%llu,\"hbm_bytes\":%llu,\"engine_flops\":{", i ? "," : "",
 			(unsigned long long)(tl->execs[i].key >> 32),
@@ -376,16 +416,18 @@ static int execs_json(FILE *f, const struct vnp_timeline *tl)
  * times from t0; the index of the next core's first.
  */
 static size_t layers_json(FILE *f, const struct vnp_timeline *tl,
-			  const struct vnp_layer_spans *ls, size_t i, unsigned int c)
+			  const struct vnp_layer_spans *ls, size_t i, unsigned int c, uint64_t min_ps)
 {
 	char path[300];
-	size_t first = i;
+	size_t k = 0;
 
 	fputs(",\"layers\":[", f);
 	for (; i < ls->n && ls->s[i].core == c; i++) {
 		const struct vnp_layer_span *x = &ls->s[i];
 
-		fprintf(f, "%s[%llu,%llu,%u,", i > first ? "," : "",
+		if (x->hi - x->lo < min_ps)	/* the summary level: a bin or longer */
+			continue;
+		fprintf(f, "%s[%llu,%llu,%u,", k++ ? "," : "",
 			(unsigned long long)(x->lo - tl->t0), (unsigned long long)(x->hi - tl->t0),
 			x->depth - 1u);
 		snprintf(path, sizeof(path), "%.*s", (int)x->len, x->path);
@@ -400,11 +442,13 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 {
 	struct evpos pos = { .on = v->a ? v->a->cp.on : NULL };
 	const struct vnp_timeline *tl = v->tl;
+	struct vnp_web_rows rw = { .lod = 1 };
+	int lod = vnp_web_is_lod(tl);
 	struct vnp_layer_spans ls;
 	size_t li = 0;
-	unsigned int c, s, k, op;
+	unsigned int c, op;
 	char name[48];
-	int ret, first;
+	int ret;
 
 	fprintf(f, "{\"version\":1,\"t0\":%llu,\"t1\":%llu,\"ops\":[",
 		(unsigned long long)tl->t0, (unsigned long long)tl->t1);
@@ -415,18 +459,22 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 		fprintf(f, ",\"%s\"", vnp_opcode_name(VNP_OP_CC + op));
 	fprintf(f, "],\"mems\":[\"?\",\"%s\",\"%s\",\"%s\"]", vnp_mem_name(VNEF_MEM_SBUF),
 		vnp_mem_name(VNEF_MEM_PSUM), vnp_mem_name(VNEF_MEM_HBM));
+	if (lod)
+		vnp_web_lod_json(f, tl);
 	fputs(",\n\"summary\":", f);
 	ret = vnp_summary_json(f, v);
 	if (ret)
 		return ret;
 	prog_json(f, tl->prog);
-	ret = execs_json(f, tl) ?: vnp_web_host_json(f, tl) ?:
+	/* the summary level keeps at most VNP_WEB_BINS executions for the roofline */
+	ret = execs_json(f, tl, lod ? tl->nexec / VNP_WEB_BINS + 1 : 1) ?:
+	      vnp_web_host_json(f, tl) ?:
 	      vnp_layer_spans(tl, tl->ncores ? tl->ncores : 1, &ls);
 	if (ret)
 		return ret;
-	/* without memory for the positions the page simply has no arrows */
-	pos.row = malloc((tl->n + 1) * sizeof(*pos.row));
-	pos.idx = malloc((tl->n + 1) * sizeof(*pos.idx));
+	/* without memory for the positions the page simply has no arrows (nor at the summary level) */
+	pos.row = lod ? NULL : malloc((tl->n + 1) * sizeof(*pos.row));
+	pos.idx = lod ? NULL : malloc((tl->n + 1) * sizeof(*pos.idx));
 	if (!pos.row || !pos.idx) {
 		free(pos.row);
 		free(pos.idx);
@@ -444,20 +492,9 @@ static int data_raw(FILE *f, const struct vnp_view *v, const char *const *labels
 		if (tl->cc_rank[c] != VNP_NO_RANK)
 			fprintf(f, ",\"rank\":%u", tl->cc_rank[c]);
 		fputs(",\"rows\":[", f);
-		first = 1;
-		pos.nrows = 0;
-		for (s = 0; s < VNEF_STREAMS; s++) {
-			if (s == VNEURON_ENGINE_TENSOR) {
-				for (k = 0; k < sizeof(tensor_rows) / sizeof(tensor_rows[0]); k++)
-					row_json(f, v, c, s, tensor_rows[k].name, tensor_rows[k].op,
-						 &first, &pos);
-				continue;
-			}
-			row_json(f, v, c, s, vnp_stream_name(s, name, sizeof(name)), -2, &first,
-				 &pos);
-		}
+		rows_json(f, v, c, &pos, lod ? &rw : NULL);
 		fputc(']', f);
-		li = layers_json(f, tl, &ls, li, c);
+		li = layers_json(f, tl, &ls, li, c, lod ? vnp_web_bin_ps(tl) : 0);
 		flows_json(f, tl, c, &pos);
 		fputc('}', f);
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * `view --serve` (docs/viewer.md): the page at / and its data at
- * /data.json over HTTP/1.1, a thread a connection, loopback names only on a loopback
+ * `view --serve` (docs/viewer.md): the page at /, its data at /data.json and a time
+ * window's events at /events?core=C&t0=A&t1=B (web_lod.c) over HTTP/1.1, a thread a connection, loopback names only on a loopback
  * address (no DNS rebinding), until SIGINT or SIGTERM.
  */
 #include <arpa/inet.h>
@@ -80,14 +80,50 @@ static int host_ok(const char *req, int loopback)
 	return 0;
 }
 
-/* One request per connection: GET / (the page), GET /data.json; HEAD of either. */
-static void serve_one(int fd, const char *pg, size_t pglen, const char *data, size_t dlen,
-		      int loopback)
+struct conn {
+	int fd, loopback;
+	const char *pg, *data;
+	size_t pglen, dlen;
+	const struct vnp_view *v;
+	const struct vnp_web_index *ix;
+};
+
+/* GET /events?QUERY: a window's events, or 400 naming what is wrong with the query. */
+static void serve_window(int fd, const struct conn *c, const char *query, int head)
+{
+	const struct vnp_timeline *tl = c->v->tl;
+	const char *why = NULL;
+	struct vnp_web_win w;
+	char *body = NULL, msg[160];
+	size_t len = 0;
+	FILE *m;
+	int ret;
+
+	if (vnp_web_parse_window(query, tl->ncores ? tl->ncores : 1,
+				 tl->t1 > tl->t0 ? tl->t1 - tl->t0 : 1, &w, &why)) {
+		ret = snprintf(msg, sizeof(msg), "bad /events query: %s\n", why);
+		reply(fd, "400 Bad Request", "text/plain", msg, (size_t)ret, head);
+		return;
+	}
+	m = open_memstream(&body, &len);
+	ret = m ? vnp_web_window_json(m, c->v, c->ix, &w) : -ENOMEM;
+	if (m && fclose(m) && !ret)
+		ret = -ENOMEM;
+	if (ret)
+		reply(fd, "503 Service Unavailable", "text/plain", "out of memory\n", 14, head);
+	else
+		reply(fd, "200 OK", "application/json", body, len, head);
+	free(body);
+}
+
+/* One request per connection: GET / (the page), /data.json, /events?...; HEAD of each. */
+static void serve_one(int fd, const struct conn *c)
 {
 	struct timeval tv = { .tv_sec = 5 };
 	char req[4096], method[8], path[256];
 	size_t n = 0;
 	int head;
+	char *query;
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -108,21 +144,31 @@ static void serve_one(int fd, const char *pg, size_t pglen, const char *data, si
 		reply(fd, "400 Bad Request", "text/plain", "bad request\n", 12, 0);
 		return;
 	}
+	/* a longer path was cut by sscanf(): refuse it rather than read a cut query */
+	if (strcspn(req + strcspn(req, " ") + 1, " \r\n") != strlen(path)) {
+		reply(fd, "414 URI Too Long", "text/plain", "request target too long\n", 24, 0);
+		return;
+	}
 	head = !strcmp(method, "HEAD");
 	if (strcmp(method, "GET") && !head) {
 		reply(fd, "405 Method Not Allowed", "text/plain", "GET only\n", 9, 0);
 		return;
 	}
-	if (!host_ok(req, loopback)) {
+	if (!host_ok(req, c->loopback)) {
 		reply(fd, "403 Forbidden", "text/plain", "this server answers loopback names only\n",
 		      40, 0);
 		return;
 	}
-	path[strcspn(path, "?#")] = 0;
+	path[strcspn(path, "#")] = 0;
+	query = strchr(path, '?');
+	if (query)
+		*query++ = 0;
 	if (!strcmp(path, "/") || !strcmp(path, "/index.html"))
-		reply(fd, "200 OK", "text/html; charset=utf-8", pg, pglen, head);
+		reply(fd, "200 OK", "text/html; charset=utf-8", c->pg, c->pglen, head);
 	else if (!strcmp(path, "/data.json"))
-		reply(fd, "200 OK", "application/json", data, dlen, head);
+		reply(fd, "200 OK", "application/json", c->data, c->dlen, head);
+	else if (!strcmp(path, "/events"))
+		serve_window(fd, c, query, head);
 	else
 		reply(fd, "404 Not Found", "text/plain", "not found\n", 10, head);
 }
@@ -133,12 +179,6 @@ static void serve_one(int fd, const char *pg, size_t pglen, const char *data, si
  */
 #define VNP_WEB_MAX_CONNS	32
 
-struct conn {
-	int fd, loopback;
-	const char *pg, *data;
-	size_t pglen, dlen;
-};
-
 static pthread_mutex_t conn_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t conn_done = PTHREAD_COND_INITIALIZER;
 static unsigned int conns;
@@ -147,7 +187,7 @@ static void *conn_thread(void *arg)
 {
 	struct conn *c = arg;
 
-	serve_one(c->fd, c->pg, c->pglen, c->data, c->dlen, c->loopback);
+	serve_one(c->fd, c);
 	close(c->fd);
 	free(c);
 	pthread_mutex_lock(&conn_lock);
@@ -185,7 +225,10 @@ static void conn_start(const struct conn *tmpl, int fd)
 		pthread_mutex_unlock(&conn_lock);
 	}
 	if (ret) {	/* too many at once, or no thread: answer here */
-		serve_one(fd, tmpl->pg, tmpl->pglen, tmpl->data, tmpl->dlen, tmpl->loopback);
+		struct conn here = *tmpl;
+
+		here.fd = fd;
+		serve_one(fd, &here);
 		close(fd);
 		free(c);
 	}
@@ -200,6 +243,7 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	char *data = NULL, *pg = NULL, host[INET6_ADDRSTRLEN + 2];
+	struct vnp_web_index *ix = NULL;
 	size_t dlen, pglen = 0;
 	int fd = -1, one = 1, v6, ret, loopback;
 	struct conn tmpl;
@@ -223,22 +267,22 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 	loopback = v6 ? IN6_IS_ADDR_LOOPBACK(&a6.sin6_addr) :
 			(ntohl(a4.sin_addr.s_addr) >> 24) == 127;
 	ret = vnp_web_data_buf(v, labels, &data, &dlen);
+	ix = ret ? NULL : vnp_web_index(v->tl);
+	if (!ret && !ix) {
+		free(data);
+		ret = -ENOMEM;
+	}
 	if (ret) {
 		vnp_err("out of memory");
 		return ret;
 	}
 	m = open_memstream(&pg, &pglen);
-	if (!m) {
-		free(data);
+	if (m)
+		vnp_web_page(m, NULL, 0);	/* no data inside: the page fetches data.json */
+	if (!m || fclose(m)) {
+		ret = -ENOMEM;
 		vnp_err("out of memory");
-		return -ENOMEM;
-	}
-	vnp_web_page(m, NULL, 0);	/* no data inside: the page fetches data.json */
-	if (fclose(m)) {
-		free(data);
-		free(pg);
-		vnp_err("out of memory");
-		return -ENOMEM;
+		goto out;
 	}
 
 	a6.sin6_port = htons((uint16_t)port);
@@ -280,7 +324,7 @@ int vnp_web_serve(const struct vnp_view *v, const char *const *labels, const cha
 	       port);
 	fflush(stdout);
 	tmpl = (struct conn){ .loopback = loopback, .pg = pg, .pglen = pglen, .data = data,
-			      .dlen = dlen };
+			      .dlen = dlen, .v = v, .ix = ix };
 	ret = 0;
 	while (!stop_sig) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -312,5 +356,6 @@ out:
 		close(fd);
 	free(data);
 	free(pg);
+	free(ix);
 	return ret;
 }

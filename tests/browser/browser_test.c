@@ -10,8 +10,10 @@
  * in build/results/browser-*.png. Then a data-parallel program runs as 4 workers of one
  * communicator on the host backend (threads): the CC-core rows of their tabs, a
  * collective's hover text (group, last rank, algbw, busbw), the search by collective and
- * the Summary tab's collectives tables. Prints TAP. A 1 M-instruction profile is loaded
- * too and the page's own load, render and zoom times printed (never asserted).
+ * the Summary tab's collectives tables. The same profile past a lowered --web-detail
+ * shows its summary level: bins, and served, a zoomed window's events (lod.c). Prints
+ * TAP. A 1 M-instruction profile is loaded too and the page's own load, render and zoom
+ * times printed (never asserted).
  *
  * One file, over 1,000 lines: one browser session (its start costs seconds) serves every
  * check, and the DevTools client it needs is small enough to live here.
@@ -1056,6 +1058,42 @@ static void attach(void)
 }
 
 /* The collectives' page: the CC-core rows, a collective's hover text, the summary. */
+/*
+ * `view --serve --port 0` (with --web-detail N if detail) in a child: its pid, its
+ * stdout in *pf, the line naming its URL in line ("" if none).
+ */
+static pid_t serve_start(const char *prog, const char *prof, const char *detail, FILE **pf,
+			 char *line, size_t n)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		if (detail)
+			execl(PROFILER, "vneuron-profile", "view", "-n", prog, "-s", prof, "--serve",
+			      "--port", "0", "--web-detail", detail, (char *)NULL);
+		else
+			execl(PROFILER, "vneuron-profile", "view", "-n", prog, "-s", prof, "--serve",
+			      "--port", "0", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	*pf = fdopen(fds[0], "r");
+	if (!*pf || !fgets(line, (int)n, *pf))
+		line[0] = 0;
+	return pid;
+}
+
+/* The summary level of a profile past --web-detail: tests/browser/lod.c. */
+#include "lod.c"
+
 static void cc_checks(void)
 {
 	char prog[300], prof[300], html[300], url[400], expr[512], *s;
@@ -1361,6 +1399,8 @@ int main(int argc, char **argv)
 	mkdir(RESULTS, 0755);
 	if (argc == 4 && !strcmp(argv[1], "--shot"))
 		return shot(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "--measure"))
+		return measure(argv[2]);
 	snprintf(dir, sizeof(dir), "/tmp/vn-browser-XXXXXX");
 	if (!mkdtemp(dir))
 		die("temporary directory: %s", strerror(errno));
@@ -1687,26 +1727,12 @@ int main(int argc, char **argv)
 
 	/* --serve */
 	{
-		char cmd[1024], line[512] = "";
+		char line[512] = "";
 		FILE *pf;
 		pid_t pid;
-		int fds[2], st;
+		int st;
 
-		snprintf(cmd, sizeof(cmd), "%s", PROFILER);
-		if (pipe(fds))
-			die("pipe");
-		pid = fork();
-		if (!pid) {
-			dup2(fds[1], 1);
-			close(fds[0]);
-			execl(PROFILER, "vneuron-profile", "view", "-n", prog, "-s", prof, "--serve",
-			      "--port", "0", (char *)NULL);
-			_exit(127);
-		}
-		close(fds[1]);
-		pf = fdopen(fds[0], "r");
-		if (!pf || !fgets(line, sizeof(line), pf))
-			line[0] = 0;
+		pid = serve_start(prog, prof, NULL, &pf, line, sizeof(line));
 		s = strstr(line, "http://127.0.0.1:");
 		tap(s != NULL, "--serve prints its URL: %.*s", (int)strcspn(line, "\n"), line);
 		if (s) {
@@ -1762,6 +1788,7 @@ int main(int argc, char **argv)
 	    run(PROFILER " view -n %s -s %s --serve --bind nosuch.invalid >/dev/null 2>&1", prog,
 		prof) == 1, "bad --serve usage: --port without --serve, -o, port and address");
 
+	lod_checks(prog, prof, &ex);
 	cc_checks();
 	app_checks(prog, img, size);
 

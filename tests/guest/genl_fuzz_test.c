@@ -127,7 +127,7 @@ static void gf_bad(int err, const char *fmt, ...)
 }
 
 /*
- * The errors docs/uapi.md gives the family, and netlink's own: ENOBUFS when a dump cannot
+ * The errors docs/genl.md gives the family, and netlink's own: ENOBUFS when a dump cannot
  * start because the socket's receive buffer is full (the fuzzer shrinks some).
  */
 static bool gf_documented(int err)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The resources every user of the module shares (docs/uapi.md, "Security model",
+ * The resources every user of the module shares (docs/security.md,
  * "Shared resources"): for each, a user at its limit gets -EDQUOT while a second user
  * still gets its own, unprivileged users together stop at the privileged reserve (the
  * resource's "full" errno) while root still gets its share; opening more files does not

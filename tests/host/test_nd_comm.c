@@ -2,7 +2,8 @@
 /*
  * libneurondev's communicator calls that need no device: ids as text, the names of the
  * CC-core and of the CC_* reasons, describing a result without a communicator, and
- * every call's NULL arguments. tests/guest/comm_test.c covers the rest in the guest.
+ * every call's NULL arguments. tests/guest/comm_test.c and
+ * comm_collectives_test.c cover the rest in the guest.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -28,6 +28,39 @@ static const struct vnp_finding *finding(const struct kern *k, enum vnp_rule r)
 }
 
 /*
+ * Runs src and its fixed twin fix (name.vasm, name_fixed.vasm) and checks what a twin
+ * test asks of its small-DMA finding: replayed, from the run's time, claiming to the
+ * picosecond what the twin saves. The finding; the run in *kp, the twin's time in *twin.
+ */
+static const struct vnp_finding *replayed_as_twin(struct __test_metadata *_metadata,
+						  const char *src, const char *fix,
+						  const char *name, struct kern **kp,
+						  uint64_t *twin)
+{
+	char file[64], fixed[64];
+	const struct vnp_finding *f;
+	struct kern *k;
+
+	snprintf(file, sizeof(file), "%s.vasm", name);
+	snprintf(fixed, sizeof(fixed), "%s_fixed.vasm", name);
+	k = kern_run(src, file, 1, 0);
+	*kp = k;
+	*twin = twin_ps(fix, fixed);
+	ASSERT_NE(k, NULL);
+	ASSERT_NE(*twin, 0u);
+	f = finding(k, VNP_RULE_SMALL_DMA);
+	ASSERT_NE(f, NULL);
+	printf("# %s: %s; %s; twin %llu ps\n", name, k->a.whole.label, f->gain,
+	       (unsigned long long)*twin);
+	fflush(stdout);
+	ASSERT_TRUE(f->replayed);
+	EQ(f->before_ps, k->model_ps);
+	/* the claimed gain is the twin's saving, to the picosecond */
+	EQ(f->before_ps - f->after_ps, k->model_ps - *twin);
+	return f;
+}
+
+/*
  * Many small DMAs, each telling the consumer it landed: [128 x 128] fp32 loaded row by
  * row, 128 descriptors of 512 B that each signal s0, VectorE waiting for all 128. The
  * fixed twin loads it with one descriptor of 128 rows that signals once, VectorE waiting
@@ -57,21 +90,11 @@ static char *smalldma(int fixed, const char *after)
 TEST(small_dma_signalling_each_row_is_replayed_as_its_twin)
 {
 	char *src = smalldma(0, ""), *fix = smalldma(1, "");
-	struct kern *k = kern_run(src, "smallsig.vasm", 1, 0);
-	uint64_t twin = twin_ps(fix, "smallsig_fixed.vasm");
 	const struct vnp_finding *f;
+	struct kern *k;
+	uint64_t twin;
 
-	ASSERT_NE(k, NULL);
-	ASSERT_NE(twin, 0u);
-	f = finding(k, VNP_RULE_SMALL_DMA);
-	ASSERT_NE(f, NULL);
-	printf("# smallsig: %s; %s; twin %llu ps\n", k->a.whole.label, f->gain,
-	       (unsigned long long)twin);
-	fflush(stdout);
-	ASSERT_TRUE(f->replayed);
-	EQ(f->before_ps, k->model_ps);
-	/* the claimed gain is the twin's saving, to the picosecond */
-	EQ(f->before_ps - f->after_ps, k->model_ps - twin);
+	f = replayed_as_twin(_metadata, src, fix, "smallsig", &k, &twin);
 	EQ(f->saved_ps, (double)(k->model_ps - twin));
 	STR(f->gain, "merging 129 descriptors into 2: ");
 	STR(f->gain, ", replayed");
@@ -147,20 +170,11 @@ static char *interleaved(int fixed)
 TEST(small_dma_interleaved_rows_are_replayed_as_their_twin)
 {
 	char *src = interleaved(0), *fix = interleaved(1);
-	struct kern *k = kern_run(src, "inter.vasm", 1, 0);
-	uint64_t twin = twin_ps(fix, "inter_fixed.vasm");
 	const struct vnp_finding *f;
+	struct kern *k;
+	uint64_t twin;
 
-	ASSERT_NE(k, NULL);
-	ASSERT_NE(twin, 0u);
-	f = finding(k, VNP_RULE_SMALL_DMA);
-	ASSERT_NE(f, NULL);
-	printf("# inter: %s; %s; twin %llu ps\n", k->a.whole.label, f->gain,
-	       (unsigned long long)twin);
-	fflush(stdout);
-	ASSERT_TRUE(f->replayed);
-	EQ(f->before_ps, k->model_ps);
-	EQ(f->before_ps - f->after_ps, k->model_ps - twin);
+	f = replayed_as_twin(_metadata, src, fix, "inter", &k, &twin);
 	STR(f->gain, "merging 257 descriptors into 3: ");
 	kern_free(k);
 	free(src);

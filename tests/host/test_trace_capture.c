@@ -121,7 +121,10 @@ static void capture_free(struct capture *c)
 	}
 }
 
-/* The tiled 512x512x512 fp32 matmul of test_exec.c: two load queues, TensorE, a store queue. */
+/*
+ * The tiled 512x512x512 fp32 matmul of test_exec_kernels.c: two load queues, TensorE, a
+ * store queue.
+ */
 static void build_matmul(struct vb *b)
 {
 	struct vnef_instr *in;

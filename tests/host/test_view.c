@@ -1916,7 +1916,21 @@ TEST_F(view, host_clock_option)
 	free(self->out);
 	ASSERT_EQ(0, profiler(&self->out, "view --help"));
 	EXPECT_NE(NULL, strstr(self->out, "--clock CLOCK"));
+	EXPECT_NE(NULL, strstr(self->out, "--web-detail N"));
 	free(self->out);
+	/* the web viewer's summary-level threshold: 1..2^32-1 events */
+	{
+		static const char *const bad[] = { "0", "x", "4294967296", "-1", "" };
+		unsigned int i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			EXPECT_EQ(2, profiler(&self->out, "view -n %s -s %s -f html "
+					      "--web-detail '%s'", self->naive_prog, app, bad[i]));
+			EXPECT_NE(NULL, strstr(self->out, "--web-detail needs 1..4294967295 events"))
+				TH_LOG("%s: %s", bad[i], self->out);
+			free(self->out);
+		}
+	}
 	self->out = NULL;
 }
 

@@ -420,36 +420,58 @@ TEST(trailing_bytes_and_optional_sections)
 }
 
 /*
+ * A profile in memory with the model and the clock written, for the tests of one
+ * optional section: the writer, to add the section (or not) and finish.
+ */
+static struct vntf_writer *section_profile(struct __test_metadata *_metadata, struct mfile *m)
+{
+	struct vneuron_model model;
+	struct vntf_writer *w;
+
+	m->f = open_memstream(&m->buf, &m->len);
+	ASSERT_NE(NULL, m->f);
+	ASSERT_EQ(0, vntf_writer_create(&w, m->f));
+	fill_model(&model);
+	ASSERT_EQ(0, vntf_write_model(w, &model));
+	ASSERT_EQ(0, vntf_write_clock(w, &clk));
+	return w;
+}
+
+/* Finishes w's profile, whose section 2 must be an optional one of type: its offset. */
+static size_t section_finish(struct __test_metadata *_metadata, struct mfile *m,
+			     struct vntf_writer *w, uint32_t type)
+{
+	struct vntf_section_header h;
+	size_t off;
+
+	ASSERT_EQ(0, vntf_writer_finish(w, 1));
+	fflush(m->f);
+	off = sec_off(m->buf, 2);
+	memcpy(&h, m->buf + off, sizeof(h));
+	EQ(type, h.type);
+	EQ(VNTF_SEC_OPTIONAL, h.flags);
+	return off;
+}
+
+/*
  * Section 12, the capture backend (1.1): written once, optional (a 1.0 reader skips it),
  * read into info.backend; a profile without it says unknown; a bad one is refused.
  */
 TEST(backend_section)
 {
-	struct vntf_section_header h;
 	const struct vntf_info *info;
 	struct vntf_reader *r;
 	struct vntf_writer *w;
 	struct vntf_chunk c;
-	struct vneuron_model model;
 	struct mfile m;
 	size_t off;
 	char err[256];
 
-	m.f = open_memstream(&m.buf, &m.len);
-	ASSERT_NE(NULL, m.f);
-	ASSERT_EQ(0, vntf_writer_create(&w, m.f));
-	fill_model(&model);
-	ASSERT_EQ(0, vntf_write_model(w, &model));
-	ASSERT_EQ(0, vntf_write_clock(w, &clk));
+	w = section_profile(_metadata, &m);
 	EXPECT_EQ(-EINVAL, vntf_write_backend(w, VNTF_BACKEND_UNKNOWN));
 	ASSERT_EQ(0, vntf_write_backend(w, VNTF_BACKEND_HOST));
 	EXPECT_EQ(-EINVAL, vntf_write_backend(w, VNTF_BACKEND_MODULE));	/* once */
-	ASSERT_EQ(0, vntf_writer_finish(w, 1));
-	fflush(m.f);
-	off = sec_off(m.buf, 2);
-	memcpy(&h, m.buf + off, sizeof(h));
-	EQ(VNTF_SEC_BACKEND, h.type);
-	EQ(VNTF_SEC_OPTIONAL, h.flags);
+	off = section_finish(_metadata, &m, w, VNTF_SEC_BACKEND);
 	EQ(1, ((struct vntf_file_header *)m.buf)->version_minor);
 	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
 	EXPECT_EQ(0, vntf_next(r, &c)) TH_LOG("%s", vntf_error(r));
@@ -458,7 +480,7 @@ TEST(backend_section)
 	EXPECT_STREQ("host", vntf_backend_name(info->backend));
 	vntf_close(r);
 	/* backend 0 in the file: refused, named */
-	memset(m.buf + off + sizeof(h), 0, 4);
+	memset(m.buf + off + sizeof(struct vntf_section_header), 0, 4);
 	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
 	EXPECT_EQ(-EINVAL, vntf_next(r, &c));
 	EXPECT_NE(NULL, strstr(vntf_error(r), "backend 0"));
@@ -577,50 +599,34 @@ TEST(size_limit_truncates_and_marks)
 /* Section 14 (logical cores): LNC=2 only, once; a profile without it reads as LNC=1. */
 TEST(lnc_section)
 {
-	struct vntf_section_header h;
 	const struct vntf_info *info;
 	struct vntf_reader *r;
 	struct vntf_writer *w;
 	struct vntf_chunk c;
-	struct vneuron_model model;
 	struct mfile m;
 	size_t off;
 	char err[256];
 
-	m.f = open_memstream(&m.buf, &m.len);
-	ASSERT_NE(NULL, m.f);
-	ASSERT_EQ(0, vntf_writer_create(&w, m.f));
-	fill_model(&model);
-	ASSERT_EQ(0, vntf_write_model(w, &model));
-	ASSERT_EQ(0, vntf_write_clock(w, &clk));
+	w = section_profile(_metadata, &m);
 	EXPECT_EQ(-EINVAL, vntf_write_lnc(w, 1));
 	EXPECT_EQ(-EINVAL, vntf_write_lnc(w, 3));
 	ASSERT_EQ(0, vntf_write_lnc(w, 2));
 	EXPECT_EQ(-EINVAL, vntf_write_lnc(w, 2));	/* once */
-	ASSERT_EQ(0, vntf_writer_finish(w, 1));
-	fflush(m.f);
-	off = sec_off(m.buf, 2);
-	memcpy(&h, m.buf + off, sizeof(h));
-	EQ(VNTF_SEC_LNC, h.type);
-	EQ(VNTF_SEC_OPTIONAL, h.flags);
+	off = section_finish(_metadata, &m, w, VNTF_SEC_LNC);
 	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
 	EXPECT_EQ(0, vntf_next(r, &c)) TH_LOG("%s", vntf_error(r));
 	info = vntf_reader_info(r);
 	EQ(2, info->lnc);
 	vntf_close(r);
 	/* LNC 3 in the file: refused, named */
-	m.buf[off + sizeof(h)] = 3;
+	m.buf[off + sizeof(struct vntf_section_header)] = 3;
 	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
 	EXPECT_EQ(-EINVAL, vntf_next(r, &c));
 	EXPECT_NE(NULL, strstr(vntf_error(r), "LNC 3 (only 2)"));
 	vntf_close(r);
 	mfile_close(&m);
 	/* without the section: 1 */
-	m.f = open_memstream(&m.buf, &m.len);
-	ASSERT_NE(NULL, m.f);
-	ASSERT_EQ(0, vntf_writer_create(&w, m.f));
-	ASSERT_EQ(0, vntf_write_model(w, &model));
-	ASSERT_EQ(0, vntf_write_clock(w, &clk));
+	w = section_profile(_metadata, &m);
 	ASSERT_EQ(0, vntf_writer_finish(w, 1));
 	fflush(m.f);
 	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));

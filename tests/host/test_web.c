@@ -3,7 +3,8 @@
  * The web viewer's C side (profiler/web.c) on a synthetic timeline: the html page is
  * self-contained with its data (rows split as the page shows them, '<' escaped so a
  * source name cannot end the script element), and the server answers GET and HEAD of
- * the page and data.json, 404, 405 and 400, 403 for a Host that is not a loopback name
+ * the page, data.json and a window's events (/events, 400 for a bad query, 414 for a
+ * target too long to read whole), 404, 405 and 400, 403 for a Host that is not a loopback name
  * (DNS rebinding), answers while another connection sits idle, stops on SIGTERM with status 0, and refuses
  * a bad address, a port out of range and a port in use with clear errors.
  */
@@ -327,6 +328,36 @@ TEST(serve_answers_and_stops)
 	r = ask(sv.port, "GET / HTTP/1.1\r\nHost: 127.0.0.1.evil.example\r\n\r\n");
 	ASSERT_NE(NULL, r);
 	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 403", 12));
+	free(r);
+	/* a time window's events (web_lod.c): 200 with the rows, 400 naming the problem */
+	r = ask(sv.port, "GET /events?core=0&t0=0&t1=120000 HTTP/1.1\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 200 OK\r\n", 17));
+	EXPECT_NE(NULL, strstr(r, "\r\n\r\n{\"core\":0,\"t0\":0,\"t1\":120000,\"n\":5,"))
+		TH_LOG("%s", r);
+	free(r);
+	r = ask(sv.port, "GET /events?core=0&t0=0&t1=120001 HTTP/1.1\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 400", 12));
+	EXPECT_NE(NULL, strstr(r, "bad /events query: t0 < t1 <= the profile's length"));
+	free(r);
+	r = ask(sv.port, "GET /events HTTP/1.1\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 400", 12));
+	EXPECT_NE(NULL, strstr(r, "missing the query"));
+	free(r);
+	r = ask(sv.port, "HEAD /events?core=1&t0=0&t1=1 HTTP/1.1\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 400", 12));
+	EXPECT_EQ(NULL, strstr(r, "bad /events"));	/* HEAD: no body */
+	free(r);
+	/* a request target past 255 bytes is refused whole, never read cut short */
+	r = ask(sv.port, "GET /events?core=0&t0=0&t1=12000000000000000000000000000000000000000000000"
+		"00000000000000000000000000000000000000000000000000000000000000000000000000000000"
+		"00000000000000000000000000000000000000000000000000000000000000000000000000000000"
+		"00000000000000000000000000000000000000000000000000000000000000 HTTP/1.1\r\n\r\n");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, strncmp(r, "HTTP/1.1 414", 12));
 	free(r);
 	r = ask(sv.port, "POST / HTTP/1.1\r\n\r\n");
 	ASSERT_NE(NULL, r);

@@ -289,6 +289,12 @@ static int child_case(const char *path, const char *tag, int perfetto)
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		return -EIO;
 	printf("BENCH view_%s_%s_maxrss_mib=%.1f MiB\n", what, tag, (double)ru.ru_maxrss / 1024.0);
+	if (getenv("BENCH_VIEW_SHOW"))	/* CPU time: steadier than wall time on a busy machine */
+		fprintf(stderr, "%s %s: cpu %.3f s (user %.3f, system %.3f)\n", what, tag,
+			(double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+			(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6,
+			(double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6,
+			(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6);
 	fflush(stdout);
 	return 0;
 }

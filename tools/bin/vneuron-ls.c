@@ -34,7 +34,7 @@ static void usage(FILE *f)
 "    device faults, busy time, bytes moved, flops); then what one open file may hold\n"
 "    (the per-file limits), the resources every user of the module shares (each\n"
 "    one's total, what one user may hold, what is kept for privileged callers, what\n"
-"    is held now and what your user holds: docs/uapi.md, \"Security model\"), the\n"
+"    is held now and what your user holds: docs/security.md), the\n"
 "    module (version, srcversion and parameters from /sys/module/vneuron) and the\n"
 "    uapi versions of the module and of this tool.\n"
 "    --model adds the device model's figures (engines, clocks, SBUF, PSUM, DMA, HBM\n"

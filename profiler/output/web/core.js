@@ -12,7 +12,8 @@ let showHost = true;	/* host rows shown (the profile has them) */
 let sel = null;		/* the selected range or execution (hostSelect*()) */
 let lanes = [];		/* the current tab's rows and counters, top to bottom */
 let searching = false;	/* a search is active: dim what does not match */
-let drag = null, stats = { loadMs: 0, firstRenderMs: 0, lastRenderMs: 0, renders: 0, critDrawn: 0, flowsDrawn: 0 };
+let drag = null, stats = { loadMs: 0, firstRenderMs: 0, lastRenderMs: 0, renders: 0, critDrawn: 0, flowsDrawn: 0,
+	     fetches: 0, lastFetchMs: 0 };
 const t_load = performance.now();
 
 function status(s) { $('status').textContent = s; }

@@ -1,5 +1,21 @@
 /* ---- data ---------------------------------------------------------------------------- */
+/*
+ * A row at the summary level (D.lod, docs/viewer.md "Large profiles"): its bins as
+ * prefix sums of busy ps and events started, their dominant opcodes; no events (n 0)
+ * until a window's are fetched (detail.js).
+ */
+function binRow(r) {
+	const bi = r.bins || { b: [], k: [], o: [] }, nb = bi.b.length;
+	const pb = new Float64Array(nb + 1), pk = new Float64Array(nb + 1);
+	for (let k = 0; k < nb; k++) { pb[k + 1] = pb[k] + bi.b[k]; pk[k + 1] = pk[k] + bi.k[k]; }
+	r.pb = pb; r.pk = pk; r.bo = bi.o; r.nb = nb; r.binW = D.lod.bin_ps;
+	r.n = 0; r.st = r.en = new Float64Array(0); r.maxd = 0;
+	for (const c of ['s', 'd', 'o', 'p', 'e', 'b', 'f', 'x', 'w', 'c']) r[c] = [];
+	r.match = null; r.nmatch = 0;
+}
 function prepRow(r) {
+	r.total = r.n;
+	if (D.lod && !r.s) { binRow(r); return; }
 	const n = r.n, st = new Float64Array(n), en = new Float64Array(n);
 	let t = 0, maxd = 0;
 	for (let i = 0; i < n; i++) {
@@ -31,7 +47,7 @@ function init(data) {
 	const s = D.summary || {};
 	T = Math.max(1, D.t1 - D.t0);
 	let nev = 0;
-	for (const c of D.cores) for (const r of c.rows) { prepRow(r); nev += r.n; }
+	for (const c of D.cores) for (const r of c.rows) { prepRow(r); nev += r.total; }
 	A0 = 0; A1 = T;
 	if (D.host) prepHost();
 	clockLine();

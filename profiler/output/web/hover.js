@@ -84,12 +84,13 @@ function onMove(ev) {
 	} else if (l && l.kind === 'row' && l.lod) {
 		/* aggregated: what this pixel column holds */
 		const r = l.row, px = (v1 - v0) / rc.width, a = v0 + Math.floor(x) * px, b = a + px;
-		const n = lowerBound(r.st, b, 0, r.n) - lowerBound(r.st, a, 0, r.n);
 		const p = rowPixels(r, a, b, 1);
+		const n = r.pb ? Math.round(p.k[0]) : lowerBound(r.st, b, 0, r.n) - lowerBound(r.st, a, 0, r.n);
 		if (n || p.busy[0] > 0)
 			text = r.name + '   ' + fmtTime(a) + ' \u2013 ' + fmtTime(b) + '\n' + n +
 				' started here, busy ' + (100 * Math.min(1, p.busy[0] / px)).toFixed(1) +
-				'%\nzoom in (drag or wheel) for single instructions';
+				'%' + (r.pb ? ' \u00b7 mostly ' + D.ops[p.op[0]] + ' (summary level)' : '') +
+				'\nzoom in (drag or wheel) for single instructions';
 	} else if (l && l.kind === 'row') {
 		const t = xToT(x), i = eventAt(l.row, t, 3 * (v1 - v0) / rc.width);
 		if (i >= 0) text = describe(l.row, i);

@@ -45,7 +45,12 @@ function wire() {
 /* for tests and scripts: the state the page shows */
 window.vnViewer = {
 	stats, data: () => D, range: () => [v0, v1], total: () => T, setRange, resetZoom, showCore, showSummary,
-	lanes: () => lanes.map((l) => ({ kind: l.kind, name: l.name, y: l.y, h: l.h, n: l.row ? l.row.n : l.count || 0, lod: !!l.lod })),
+	lanes: () => lanes.map((l) => ({ kind: l.kind, name: l.name, y: l.y, h: l.h, n: l.row ? (l.binRow || l.row).total : l.count || 0,
+				  lod: !!l.lod, bins: !!(l.row && l.row.pb), shown: l.row ? l.row.n : 0 })),
+	/* the summary level: its bins, the window of events fetched, what the status says of it */
+	lod: () => D.lod || null,
+	detail: () => det ? { core: det.core, t0: det.a, t1: det.b, n: det.n } : null,
+	detailNote: () => detNote,
 	/* host rows: every range box of this tab (client coordinates of its middle), the selection */
 	ranges() { return hostBoxes(); },
 	selection() { return sel ? { kind: sel.kind, execs: [...sel.set].map((i) => D.host.xs[i].label) } : null; },

@@ -26,6 +26,7 @@ function buildLanes() {
 		y += h;
 	}
 	for (const r of c.rows) { lanes.push({ kind: 'row', row: r, y: y, h: ROW_H, name: r.name }); y += ROW_H; }
+	det = null;	/* a fetched window belongs to the lanes it was put in (detail.js) */
 	/* the summary's DMA series: every core's DMA, in its bins (seriesPixels()) */
 	lanes.push({ kind: 'tput', y: y, h: CTR_H, name: 'DMA throughput' }); y += CTR_H;
 	lanes.push({ kind: 'pending', y: y, h: CTR_H, name: 'pending DMA' }); y += CTR_H;
@@ -42,7 +43,7 @@ function buildLanes() {
 		const nm = document.createElement('span'); nm.textContent = l.name; d.appendChild(nm);
 		if (l.kind === 'row') {
 			const ct = document.createElement('span'); ct.className = 'count';
-			ct.textContent = l.row.n; d.dataset.count = l.row.n; d.appendChild(ct);
+			ct.textContent = l.row.total; d.dataset.count = l.row.total; d.appendChild(ct);
 		} else if (counted) {
 			const ct = document.createElement('span'); ct.className = 'count';
 			ct.textContent = l.count; d.dataset.count = l.count; d.appendChild(ct);
@@ -103,6 +104,7 @@ function prefAt(p, bw, t) {
 }
 /* Busy ps and bytes per pixel column over [a, b): from buckets when a column spans many */
 function rowPixels(r, a, b, W) {
+	if (r.pb) return binPixels(r, a, b, W);
 	const px = (b - a) / W, busy = new Float64Array(W), by = new Float64Array(W);
 	const [i0, i1] = visible(r, a, b);
 	if (px >= 2 * r.bw && i1 - i0 > W) {
@@ -157,13 +159,14 @@ function render() {
 		g.beginPath(); g.moveTo(x + 0.5, AXIS_H - 6); g.lineTo(x + 0.5, H); g.stroke();
 		g.fillText(fmtTick(x0, step), x + 3, 14);
 	}
+	detailCheck(W);
 	const { tput, pend } = seriesPixels(a, b, W);
 	lanes.forEach((l, li) => {
 		if (l.kind !== 'row') return;
 		const r = l.row, y = l.y;
 		if (li % 2) { g.fillStyle = 'rgba(31,41,51,0.035)'; g.fillRect(0, y, W, l.h); }
 		const [i0, i1] = visible(r, a, b);
-		l.lod = i1 - i0 > 2 * W;
+		l.lod = i1 - i0 > 2 * W || !!r.pb;
 		if (l.lod) {
 			drawLod(g, r, rowPixels(r, a, b, W), y, l.h, W);
 		}
@@ -248,7 +251,8 @@ function render() {
 	stats.lastRenderMs = performance.now() - t; stats.renders++;
 	if (stats.critDrawn) stats.critRender = stats.renders;
 	status(D.cores.length + ' worker tab(s) \u00b7 ' + lanes.length + ' rows \u00b7 render ' +
-	       stats.lastRenderMs.toFixed(1) + ' ms' + (lanes.some((l) => l.lod) ? ' \u00b7 aggregated (zoom in for single instructions)' : ''));
+	       stats.lastRenderMs.toFixed(1) + ' ms' + (detNote ? ' \u00b7 ' + detNote :
+	       lanes.some((l) => l.lod) ? ' \u00b7 aggregated (zoom in for single instructions)' : ''));
 }
 /*
  * Semaphore dependencies: an arrow from the end of the signalling entry to the start of
@@ -314,6 +318,7 @@ function drawLod(g, r, p, y, h, W) {
 	for (let x = 0; x < W; x++) {
 		const f = Math.min(1, p.busy[x] / p.px);
 		if (f <= 0) continue;
+		if (p.op && !r.dma) g.fillStyle = COLORS[p.op[x] % COLORS.length];
 		const hh = Math.max(1, (h - 6) * f);
 		g.globalAlpha = 0.28; g.fillRect(x, y + 3, 1, h - 6);
 		g.globalAlpha = 1; g.fillRect(x, y + h - 3 - hh, 1, hh);
