@@ -163,7 +163,7 @@ int nd_exec(struct nd_program *p, unsigned int core, const struct nd_bind *binds
 	    unsigned int count, uint64_t limit_ns, uint64_t *exec_idp)
 {
 	struct vneuron_exec e;
-	uint32_t *h;
+	uint32_t *h, flags;
 	uint64_t t0;
 	int ret;
 
@@ -172,6 +172,9 @@ int nd_exec(struct nd_program *p, unsigned int core, const struct nd_bind *binds
 	t0 = nd_api_t0(p->dev);
 	if (exec_idp)
 		*exec_idp = 0;
+	ret = nd_lnc_exec_flags(p->dev, p, core, &flags);
+	if (ret)
+		return ret;
 	h = calloc(p->vp->tensor_count + 1, sizeof(*h));
 	if (!h)
 		return nd_dev_err(p->dev, ENOMEM, "out of memory");
@@ -183,10 +186,17 @@ int nd_exec(struct nd_program *p, unsigned int core, const struct nd_bind *binds
 		.core = core,
 		.mem_handles_ptr = (uintptr_t)h,
 		.mem_count = p->vp->tensor_count,
+		.flags = flags,
 		.time_limit_ns = limit_ns,
 	};
 	if (ioctl(p->dev->fd, VNEURON_IOCTL_EXEC, &e) < 0) {
-		ret = nd_dev_err(p->dev, errno, "EXEC on core %u: %s", core, nd_strerror(errno));
+		ret = -errno;
+		if (ret == -EBUSY && flags)
+			ret = nd_dev_err(p->dev, EBUSY, "EXEC on logical core %u: core %u or %u is "
+					 "another open file's", core, core, core + 1);
+		else
+			ret = nd_dev_err(p->dev, -ret, "EXEC on %score %u: %s",
+					 flags ? "logical " : "", core, nd_strerror(-ret));
 		goto out;
 	}
 	if (exec_idp)

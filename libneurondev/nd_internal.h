@@ -28,6 +28,7 @@ struct nd_device {
 	struct nd_mem *mems;
 	struct nd_comm *comms;		/* its communicator handles, under lock (comm.c) */
 	int api_log;			/* the API log's fd + 1, 0 if none (apilog.c) */
+	unsigned int lnc;		/* 0 or 1: physical cores; 2: LNC=2 (lnc.c) */
 };
 
 /* The device a program was loaded on (exec.c), or NULL. */
@@ -55,6 +56,21 @@ void nd_comm_close_all(struct nd_device *dev);
 int nd_comm_describe_core(struct nd_device *dev, const struct nd_program *prog,
 			  unsigned int core, const struct nd_run_result *r, char *buf,
 			  size_t len);
+
+/*
+ * lnc.c: whether a device of info can take LNC=lnc launches (nd_lnc_check()), and
+ * core as a logical core's first (nd_lnc_core_check()): 0 or -errno with the words in
+ * buf. No device call: tests/host/test_lnc_dev.c checks them.
+ */
+int nd_lnc_check(const struct vneuron_info *info, unsigned int lnc, char *buf, size_t len);
+int nd_lnc_core_check(const struct vneuron_info *info, unsigned int core, char *buf,
+		      size_t len);
+/*
+ * lnc.c: EXEC's flags for prog on core under dev's LNC (0, or VNEURON_EXEC_LNC2), or
+ * -errno with the message on the device.
+ */
+int nd_lnc_exec_flags(struct nd_device *dev, const struct nd_program *prog,
+		      unsigned int core, uint32_t *flags);
 
 /* A WAIT's or an io_uring completion's status as a result. */
 void nd_result_from_wait(const struct vneuron_wait *w, struct nd_run_result *res);

@@ -192,6 +192,28 @@ int nd_wait(struct nd_device *dev, uint64_t exec_id, uint64_t timeout_ns,
 int nd_run(struct nd_program *prog, unsigned int core, const struct nd_bind *binds,
 	   unsigned int count, uint64_t limit_ns, struct nd_run_result *res);
 
+/**
+ * nd_set_lnc() - launch this handle's executions on logical cores of @lnc physical cores
+ * @dev: the device handle
+ * @lnc: 1 (physical cores, the default), or 2 (LNC=2)
+ *
+ * The device side of libvnprog's nd_host_set_lnc(). With LNC=2, every nd_exec(),
+ * nd_run() and nd_uring_submit_exec() through @dev is EXEC's %VNEURON_EXEC_LNC2: its
+ * core (physical numbering, as everywhere in this library) must be an even core 2k with
+ * 2k + 1 on the device, and the program runs as two SPMD instances, program id 0 on
+ * core 2k and 1 on 2k + 1, bound to the same buffers, one exec id (docs/uapi.md,
+ * "EXEC"). Set it before executing from other threads; it applies to later calls.
+ *
+ * Return: 0; -EINVAL for @lnc other than 1 or 2; -EOPNOTSUPP when the device has no
+ * logical cores ("model trn1 has no logical cores", a module before uapi 8, a device
+ * of one core). The launch itself refuses an odd core or one past the device (-EINVAL)
+ * and a program with a collective stream (-EOPNOTSUPP) before the module sees it. The
+ * device error says which.
+ */
+int nd_set_lnc(struct nd_device *dev, unsigned int lnc);
+/* The handle's LNC: 1 or 2 (nd_set_lnc()); 1 for NULL. */
+unsigned int nd_lnc(const struct nd_device *dev);
+
 /* ---------------------------------------------------------------------------------- */
 /* Communicators and collectives (comm.c, VNEURON_CAP_COLLECTIVES; docs/uapi.md)         */
 /*

@@ -126,7 +126,7 @@ static void api_submitted(struct nd_uring *r, uint32_t first, unsigned int n, ui
 int nd_uring_submit_exec(struct nd_uring *r, const struct nd_uring_exec *ex, unsigned int n)
 {
 	unsigned int queued = 0, i;
-	uint32_t first = 0;
+	uint32_t first = 0, flags;
 	uint64_t t0;
 	int ret = 0, sub;
 
@@ -144,6 +144,9 @@ int nd_uring_submit_exec(struct nd_uring *r, const struct nd_uring_exec *ex, uns
 					 e->prog ? "a program of another device" : "no program");
 			break;
 		}
+		ret = nd_lnc_exec_flags(r->dev, e->prog, e->core, &flags);
+		if (ret)
+			break;
 		ret = fill_handles(r, s, e);
 		if (ret)
 			break;
@@ -155,6 +158,7 @@ int nd_uring_submit_exec(struct nd_uring *r, const struct nd_uring_exec *ex, uns
 			.core = e->core,
 			.mem_handles_ptr = (uintptr_t)s->handles,
 			.mem_count = nd_program_tensor_count(e->prog),
+			.flags = flags,
 			.time_limit_ns = e->limit_ns,
 		};
 		memset(&s->status, 0, sizeof(s->status));

@@ -82,6 +82,7 @@ int nd_runner_is_host(const struct nd_runner *r)
 }
 
 static void rn_host_where(struct nd_runner *r);
+static int rn_dev_set_lnc(struct nd_runner *r, unsigned int lnc);
 
 int nd_runner_set_lnc(struct nd_runner *r, unsigned int lnc)
 {
@@ -90,13 +91,12 @@ int nd_runner_set_lnc(struct nd_runner *r, unsigned int lnc)
 	if (!r)
 		return -EINVAL;
 	pthread_mutex_lock(&r->lock);
-	if (!r->host)
-		ret = rn_err(r, EINVAL, "--lnc is for the host backend: a device's logical "
-			     "cores are not launched through this runner");
-	else if (r->vp || r->ranks_set || r->nranks > 1)
+	if (r->vp || r->ranks_set || r->nranks > 1)
 		ret = rn_err(r, EBUSY, "set LNC before loading a program or setting ranks");
 	else if (lnc != 1 && lnc != 2)
 		ret = rn_err(r, EINVAL, "LNC=%u: a logical core is 1 or 2 physical cores", lnc);
+	else if (!r->host)
+		ret = rn_dev_set_lnc(r, lnc);
 	else if (lnc > vn_model_gen(r->has_model ? &r->model : NULL)->lnc)
 		ret = rn_err(r, EINVAL, "LNC=%u: model %.16s has no logical cores (LNC=2 needs "
 			     "trn2 or trn3)", lnc, r->has_model ? r->model.name : "trn1");
@@ -104,7 +104,7 @@ int nd_runner_set_lnc(struct nd_runner *r, unsigned int lnc)
 		rn_err(r, -ret, "%s", nd_host_error(r->rk[0].h));
 	else
 		r->lnc = lnc;
-	if (!ret && r->rk)
+	if (!ret && r->rk && r->host)
 		rn_host_where(r);
 	pthread_mutex_unlock(&r->lock);
 	return ret;
@@ -190,6 +190,41 @@ int rn_dev_find(struct nd_runner *r, unsigned int index, unsigned int *di,
 	return 0;
 }
 
+/* "/dev/vneuron0 core 1", or with LNC=2 "/dev/vneuron0 logical core 2 (cores 2, 3)". */
+static void rn_dev_where(struct nd_runner *r)
+{
+	const struct rn_rank *k = &r->rk[0];
+
+	if (r->lnc > 1)
+		snprintf(r->where, sizeof(r->where), "/dev/vneuron%u logical core %u (cores %u, "
+			 "%u)", k->device, k->core, k->core, k->core + 1);
+	else
+		snprintf(r->where, sizeof(r->where), "/dev/vneuron%u core %u", k->device,
+			 k->core);
+}
+
+/*
+ * A device runner's LNC: the device handle's (nd_set_lnc(), a borrowed one's too), rank
+ * 0's core a logical core's first. Called with r->lock held.
+ */
+static int rn_dev_set_lnc(struct nd_runner *r, unsigned int lnc)
+{
+	const struct rn_rank *k = &r->rk[0];
+	const struct rn_dev *d = &r->dev[k->dev];
+	int ret;
+
+	if (lnc == 2 && (k->core % 2 || k->core + 1 >= d->cores))
+		return rn_err(r, EINVAL, "LNC=2: core %u of /dev/vneuron%u is not a logical "
+			      "core's first (an even core with the next on the device, which has "
+			      "%u cores)", k->core, d->index, d->cores);
+	ret = nd_set_lnc(d->dev, lnc);
+	if (ret)
+		return rn_err(r, -ret, "/dev/vneuron%u: %s", d->index, nd_device_error(d->dev));
+	r->lnc = lnc;
+	rn_dev_where(r);
+	return 0;
+}
+
 /* A chosen model and LNC are named: "the host backend (trn2, LNC=2)". */
 static void rn_host_where(struct nd_runner *r)
 {
@@ -227,7 +262,9 @@ static int rank0(struct nd_runner *r, unsigned int di, unsigned int core, struct
 	k->dev = di;
 	k->device = r->dev[di].index;
 	k->core = core;
-	snprintf(r->where, sizeof(r->where), "/dev/vneuron%u core %u", k->device, core);
+	/* a borrowed handle's launches may be logical already (nd_set_lnc()) */
+	r->lnc = nd_lnc(r->dev[di].dev);
+	rn_dev_where(r);
 	return 0;
 }
 

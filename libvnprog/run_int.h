@@ -83,7 +83,7 @@ struct nd_runner {
 	int stop;			/* atomic: the execution in progress ends (cancel, a rank
 					 * that could not run) */
 	int host;
-	unsigned int lnc;		/* host: physical cores of rank 0's logical core; 0 = 1 */
+	unsigned int lnc;		/* physical cores of rank 0's logical core; 0 = 1 */
 	int has_model;
 	struct vneuron_model model;
 	uint64_t limit_ns;

@@ -134,12 +134,19 @@ const char *nd_runner_where(const struct nd_runner *r);
 int nd_runner_is_host(const struct nd_runner *r);
 
 /**
- * nd_runner_set_lnc() - run on a logical core of @lnc physical cores (host backend)
- * @r: a host runner, before its program is loaded and without ranks
- * @lnc: 1, or 2 (LNC=2: two SPMD instances, program ids 0 and 1; nd_host_set_lnc())
+ * nd_runner_set_lnc() - run on a logical core of @lnc physical cores
+ * @r: a runner, before its program is loaded and without ranks
+ * @lnc: 1, or 2 (LNC=2: two SPMD instances, program ids 0 and 1)
  *
- * Return: 0; -EINVAL (said: another count, a device runner, a model without logical
- * cores), -EBUSY (a program is loaded or ranks are set).
+ * On the host backend, nd_host_set_lnc() of its host core. On a device, nd_set_lnc() of
+ * the runner's device handle (a borrowed one's too: nd_runner_open_dev()); rank 0's
+ * core must be even with the next one on the device, and the runner's executions are
+ * EXEC's VNEURON_EXEC_LNC2 launches there. A runner opened over a handle already set to
+ * LNC=2 runs on logical cores without this call.
+ *
+ * Return: 0; -EINVAL (said: another count, an odd core or the device's last, a host
+ * model without logical cores), -EOPNOTSUPP (said: a device without logical cores,
+ * "model trn1 has no logical cores"), -EBUSY (a program is loaded or ranks are set).
  */
 int nd_runner_set_lnc(struct nd_runner *r, unsigned int lnc);
 

@@ -84,7 +84,10 @@ static int open_host(struct run *r, const struct cap_opts *o, int *status)
 			&r->cr.cap);
 }
 
-/* The program on the core given (or core 0), on a device file of the runner's own. */
+/*
+ * The program on the core given (or core 0), on a device file of the runner's own; with
+ * --lnc 2 on the logical core of that even core and the next, both traced.
+ */
 static int open_device(struct run *r, const struct cap_opts *o, int *status)
 {
 	struct vnprofile_target t = { .device = o->device, .core = o->nr_cores ? o->cores[0] : 0 };
@@ -98,7 +101,8 @@ static int open_device(struct run *r, const struct cap_opts *o, int *status)
 	if (ret)
 		return ret;
 	image = cap_prog_image(r->prog, &size);
-	ret = cap_open(o, &t, 1, 0, image, size, &r->cr.cap);
+	ret = cap_open(o, &t, 1, o->lnc > 1 ? VNPROFILE_CAPTURE_LNC2 : 0, image, size,
+		       &r->cr.cap);
 	if (ret) {
 		cap_host_hint(o, ret);
 		*status = ret == -ERANGE ? VNP_EXIT_USAGE : VNP_EXIT_SYSTEM;
@@ -110,6 +114,12 @@ static int open_device(struct run *r, const struct cap_opts *o, int *status)
 		cap_err("%s", e.msg);
 		cap_host_hint(o, ret);
 		return ret;
+	}
+	/* LNC=2: the runner's device handle launches on the logical core (nd_set_lnc()) */
+	if (o->lnc > 1 && nd_runner_set_lnc(r->cr.r, o->lnc)) {
+		*status = VNP_EXIT_INPUT;
+		cap_err("--lnc: %s", nd_runner_error(r->cr.r));
+		return -EINVAL;
 	}
 	return cap_load(r->cr.r, r->prog, o, 0, 0, r->cr.reader, status);
 }

@@ -169,13 +169,16 @@ static const char capture_usage[] =
 "                              model's (docs/isa.md, \"Device models\"). A\n"
 "                              device's profile has the model of its module\n"
 "                              (insmod vneuron.ko model=NAME)\n"
-"    --lnc N                   with --host: run on a logical core of N physical\n"
-"                              cores, 1 (the default) or 2 (LNC=2: trn2 and\n"
-"                              trn3; trn1 has no logical cores and is refused,\n"
-"                              naming the model): program ids 0 and 1 run on\n"
-"                              host cores 0 and 1, both traced; the profile\n"
-"                              says they are logical core 0, and view shows\n"
-"                              them under it (docs/isa.md, \"Logical cores\")\n"
+"    --lnc N                   run the program (-n) on a logical core of N\n"
+"                              physical cores, 1 (the default) or 2 (LNC=2:\n"
+"                              trn2 and trn3; trn1 has no logical cores and is\n"
+"                              refused, naming the model): program ids 0 and 1\n"
+"                              run on cores C and C + 1 (--core C, even; with\n"
+"                              --host host cores 0 and 1), both traced; the\n"
+"                              profile says they are logical core C, and view\n"
+"                              shows them under it (docs/isa.md, \"Logical\n"
+"                              cores\"). Not with collectives workers (a rank is\n"
+"                              one physical core) nor with -- APP\n"
 "    -q, --quiet               no progress, no summary line\n"
 "    -h, --help                this text\n"
 "\n"
@@ -666,13 +669,16 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 			"module was loaded with (insmod vneuron.ko model=NAME)", o->model->name);
 		return -EINVAL;
 	}
-	if (o->lnc > 1 && !o->host) {
-		cap_err("--lnc %u is for --host: on a device, a program runs on a logical core "
-			"through EXEC's VNEURON_EXEC_LNC2", o->lnc);
+	if (o->lnc > 1 && (o->workers || o->per_node)) {
+		cap_err("--lnc 2 runs one logical core: it takes no collectives workers (a "
+			"collective's rank is one physical core; the module refuses a program "
+			"with a CC stream on a logical core)");
 		return -EINVAL;
 	}
-	if (o->lnc > 1 && (o->workers || o->per_node)) {
-		cap_err("--lnc 2 runs one logical core: it takes no collectives workers");
+	if (o->lnc > 1 && dashdash) {
+		cap_err("--lnc 2 is for the program form (-n): an application launches its "
+			"own logical cores (nd_set_lnc()); trace both of one with --core 2k "
+			"--core 2k+1");
 		return -EINVAL;
 	}
 	if (o->host && dashdash) {

@@ -719,8 +719,10 @@ struct vnprofile_target {
 #define VNPROFILE_CAPTURE_NODE		0x8u	/* the node fields are set */
 #define VNPROFILE_CAPTURE_ALL_DEVICES	0x10u	/* no targets: the devices after too */
 /*
- * Host targets are logical cores (nd_host_set_lnc(h, 2)): each traced as its even core
- * and the next, program ids 0 and 1, the profile saying they are one (docs/profile-format.md)
+ * The targets are logical cores: host handles set with nd_host_set_lnc(h, 2), or a
+ * device's even cores (their programs launched with nd_set_lnc(dev, 2)); each traced as
+ * its even core and the next, program ids 0 and 1, the profile saying they are one
+ * (docs/profile-format.md). Not with VNPROFILE_CAPTURE_WORKERS.
  */
 #define VNPROFILE_CAPTURE_LNC2		0x20u
 /* The most cores one capture traces. */

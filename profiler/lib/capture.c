@@ -41,6 +41,48 @@ static int open_all(struct vnp_capture *c, unsigned int device)
 	return vnp_cap_all_cores(c);
 }
 
+/*
+ * LNC=2 device targets: each a logical core's first physical core (even), traced with
+ * the next one, the profile's logical-cores section saying they are one.
+ */
+static int open_lnc2_cores(struct vnp_capture *c, const struct vnprofile_capture_opts *o)
+{
+	unsigned int core[VNP_CAP_MAX_CORES], i;
+	int ret;
+
+	if (o->flags & VNPROFILE_CAPTURE_WORKERS) {
+		vnp_err("LNC=2 cores cannot be collectives workers");
+		return -EINVAL;
+	}
+	if (o->ntargets > VNP_CAP_MAX_CORES / 2) {
+		vnp_err("LNC=2: at most %u logical cores can be traced, not %u",
+			VNP_CAP_MAX_CORES / 2, o->ntargets);
+		return -E2BIG;
+	}
+	ret = vnp_cap_open(c, o->targets[0].device);
+	if (ret)
+		return ret;
+	for (i = 0; i < o->ntargets; i++) {
+		if (o->targets[i].host || o->targets[i].device != o->targets[0].device) {
+			vnp_err("LNC=2: the logical cores traced are of one device");
+			return -EINVAL;
+		}
+		if (o->targets[i].core % 2 || o->targets[i].core >= c->info.core_count - 1 ||
+		    c->info.core_count < 2) {
+			vnp_err("LNC=2: core %u is not a logical core's first (an even core with "
+				"the next on /dev/vneuron%u, which has %u cores)",
+				o->targets[i].core, c->device, c->info.core_count);
+			return -EINVAL;
+		}
+		core[2 * i] = o->targets[i].core;
+		core[2 * i + 1] = o->targets[i].core + 1;
+	}
+	ret = vnp_cap_cores(c, core, 2 * o->ntargets);
+	if (!ret)
+		c->lnc = 2;
+	return ret;
+}
+
 /* The targets: device cores, or host handles. */
 static int open_targets(struct vnp_capture *c, const struct vnprofile_capture_opts *o)
 {
@@ -48,6 +90,10 @@ static int open_targets(struct vnp_capture *c, const struct vnprofile_capture_op
 	struct nd_host *hosts[VNP_CAP_MAX_CORES];
 	int workers = !!(o->flags & VNPROFILE_CAPTURE_WORKERS), one_device = 1, idx, ret;
 
+	if (!o->ntargets && (o->flags & VNPROFILE_CAPTURE_LNC2)) {
+		vnp_err("LNC=2: name the logical cores to trace (targets)");
+		return -EINVAL;
+	}
 	if (!o->ntargets && (o->flags & VNPROFILE_CAPTURE_ALL_DEVICES))
 		return open_all(c, o->device);
 	if (!o->ntargets)
@@ -56,10 +102,8 @@ static int open_targets(struct vnp_capture *c, const struct vnprofile_capture_op
 		vnp_err("at most %u cores can be traced, not %u", VNP_CAP_MAX_CORES, o->ntargets);
 		return -E2BIG;
 	}
-	if ((o->flags & VNPROFILE_CAPTURE_LNC2) && !o->targets[0].host) {
-		vnp_err("LNC=2 captures are of host handles (nd_host_set_lnc())");
-		return -EINVAL;
-	}
+	if ((o->flags & VNPROFILE_CAPTURE_LNC2) && !o->targets[0].host)
+		return open_lnc2_cores(c, o);
 	for (i = 0; i < o->ntargets; i++) {
 		if (!o->targets[i].host != !o->targets[0].host) {
 			vnp_err("host handles and device cores cannot be traced together");

@@ -39,12 +39,13 @@ static const char device_doc[] =
 "(insmod vneuron.ko model=NAME): model= then checks it (DeviceError if it differs).\n"
 "Another name raises ValueError naming the valid ones.\n"
 "\n"
-"lnc=2 (host backend, trn2 and trn3) runs every program on a logical core of two\n"
-"physical cores, as an NKI kernel[2] grid: two SPMD instances with program ids 0\n"
-"and 1 (the PROGRAM_ID instruction, DMA pid_stride) sharing the tensors; the modeled\n"
-"time is the later instance's end (docs/isa.md, \"Logical cores\"). ValueError for\n"
-"another count, for trn1 (no logical cores) and for a device (not yet here: the\n"
-"module's EXEC takes VNEURON_EXEC_LNC2).\n"
+"lnc=2 (trn2 and trn3) runs every program on a logical core of two physical cores,\n"
+"as an NKI kernel[2] grid: two SPMD instances with program ids 0 and 1 (the\n"
+"PROGRAM_ID instruction, DMA pid_stride) sharing the tensors; the modeled time is\n"
+"the later instance's end (docs/isa.md, \"Logical cores\"). On a device, core is\n"
+"the logical core's first physical core (even; it and the next run the program,\n"
+"EXEC's VNEURON_EXEC_LNC2). ValueError for another count, for a model without\n"
+"logical cores (trn1), and on a device for an odd core or its last one.\n"
 "\n"
 "Attributes:\n"
 "  backend   \"device\" or \"host\"\n"
@@ -134,12 +135,6 @@ static int device_init(PyObject *self, PyObject *args, PyObject *kw)
 	} else if (env_backend(&b)) {
 		return -1;
 	}
-	if (lnc != 1 && b != VNPY_HOST) {
-		PyErr_Format(PyExc_ValueError, "lnc=%u: logical cores are for host=True here (the "
-			     "module's EXEC takes VNEURON_EXEC_LNC2; this package does not yet)",
-			     lnc);
-		return -1;
-	}
 	if (b == VNPY_HOST && core) {
 		PyErr_Format(PyExc_ValueError, "core %u: the host backend has one core, 0", core);
 		return -1;
@@ -175,10 +170,22 @@ static int device_init(PyObject *self, PyObject *args, PyObject *kw)
 		if (!ret && d->model && strncmp(info.model.name, d->model->name,
 						sizeof(info.model.name)))
 			ret = -EMEDIUMTYPE;
+		/* LNC=2: the handle's launches (its runners' too: nd_runner_open_dev()) */
+		if (!ret && lnc != 1 && (nd_set_lnc(d->nd, lnc) ||
+					 core % 2 || core + 1 >= info.core_count))
+			ret = -EDOM;
 		if (ret) {
 			if (ret == -ERANGE)
 				vnpy_raise(vnpy_DeviceError, ret, "/dev/vneuron%ld has %u cores, no core %u",
 					   idx, info.core_count, core);
+			else if (ret == -EDOM && nd_lnc(d->nd) == 1)
+				PyErr_Format(PyExc_ValueError, "lnc=%u: %s", lnc,
+					     nd_device_error(d->nd));
+			else if (ret == -EDOM)
+				PyErr_Format(PyExc_ValueError, "lnc=2: core %u of /dev/vneuron%ld is "
+					     "not a logical core's first (an even core with the next "
+					     "on the device, which has %u cores)", core, idx,
+					     info.core_count);
 			else if (ret == -EMEDIUMTYPE)
 				vnpy_raise(vnpy_DeviceError, EINVAL, "/dev/vneuron%ld is a %.16s, not "
 					   "the model=%.16s asked for (its module's model parameter; "

@@ -2026,7 +2026,8 @@ TEST_F(lnc, lnc_refusals)
 		{ "--host --model trn2 --lnc 3", "--lnc '3': give 1 or 2", 2 },
 		{ "--host --model trn2 --lnc 0", "--lnc '0': give 1 or 2", 2 },
 		{ "--host --model trn2 --lnc x", "--lnc 'x': give 1 or 2", 2 },
-		{ "--lnc 2", "--lnc 2 is for --host", 2 },
+		/* on a device (no module here): refused by the open, not by --lnc */
+		{ "--lnc 2", "/dev/vneuron0: no such device", 3 },
 		{ "--host --model trn2 --lnc 2 --collectives-worker-count 2",
 		  "it takes no collectives workers", 2 },
 	};
@@ -2041,6 +2042,12 @@ TEST_F(lnc, lnc_refusals)
 		free(self->out);
 		self->out = NULL;
 	}
+	/* an application launches its own logical cores */
+	EXPECT_EQ(2, profiler(&self->out, "capture --lnc 2 -s %s -- true", self->prof));
+	EXPECT_NE(NULL, strstr(self->out, "--lnc 2 is for the program form (-n)"))
+		TH_LOG("%s", self->out);
+	free(self->out);
+	self->out = NULL;
 	ASSERT_EQ(0, profiler(&self->out, "capture --help"));
 	EXPECT_NE(NULL, strstr(self->out, "--lnc N"));
 }

@@ -492,4 +492,35 @@ TEST_F(api, capture_around_host_handles)
 	free(img);
 }
 
+/*
+ * VNPROFILE_CAPTURE_LNC2 of device cores (logical cores launched with nd_set_lnc()): the
+ * refusals that need no module, each said; tests/guest/lnc_test.c captures on one.
+ */
+TEST_F(api, lnc2_device_capture_refusals)
+{
+	struct vnprofile_target t[9] = { { .device = 0, .core = 0 } };
+	struct vnprofile_capture_opts o = { .sz = sizeof(o), .targets = t, .ntargets = 1,
+					    .flags = VNPROFILE_CAPTURE_QUIET |
+						     VNPROFILE_CAPTURE_LNC2 };
+	struct vnprofile_capture *c;
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/lnc.vntf", self->dir);
+	o.ntargets = 0;
+	EXPECT_EQ(vnprofile_capture_open(&c, path, &o), -EINVAL);
+	EXPECT_NE(strstr(vnprofile_last_error(), "name the logical cores"), NULL)
+		TH_LOG("%s", vnprofile_last_error());
+	o.ntargets = 1;
+	o.flags |= VNPROFILE_CAPTURE_WORKERS;
+	EXPECT_EQ(vnprofile_capture_open(&c, path, &o), -EINVAL);
+	EXPECT_NE(strstr(vnprofile_last_error(), "cannot be collectives workers"), NULL)
+		TH_LOG("%s", vnprofile_last_error());
+	o.flags &= ~VNPROFILE_CAPTURE_WORKERS;
+	o.ntargets = 9;		/* 18 physical cores: past VNPROFILE_CAPTURE_MAX_TARGETS */
+	EXPECT_EQ(vnprofile_capture_open(&c, path, &o), -E2BIG);
+	EXPECT_NE(strstr(vnprofile_last_error(), "at most 8 logical cores"), NULL)
+		TH_LOG("%s", vnprofile_last_error());
+	EXPECT_NE(access(path, F_OK), 0);
+}
+
 TEST_HARNESS_MAIN

@@ -23,7 +23,7 @@ static void usage(FILE *f)
 "\n"
 "SYNOPSIS\n"
 "    vneuron-run PROGRAM.vnef [NAME FILE ...] [--save-output DIR] [--num-exec N]\n"
-"                [--host [--model NAME] [--lnc N]] [--device D] [--core C] [-q]\n"
+"                [--host [--model NAME]] [--lnc N] [--device D] [--core C] [-q]\n"
 "\n"
 "DESCRIPTION\n"
 "    Validates PROGRAM.vnef (the same checks the module makes), binds every input\n"
@@ -58,12 +58,15 @@ static void usage(FILE *f)
 "                        (docs/isa.md, \"Device models\"). Only with --host: a\n"
 "                        device has the model its module was loaded with\n"
 "                        (insmod vneuron.ko model=NAME)\n"
-"    --lnc N             with --host: run on a logical core of N physical cores,\n"
-"                        1 (the default) or 2 (LNC=2, trn2 and trn3; trn1 has no\n"
+"    --lnc N             run on a logical core of N physical cores, 1 (the\n"
+"                        default) or 2 (LNC=2, trn2 and trn3; trn1 has no\n"
 "                        logical cores and is refused): two SPMD instances,\n"
 "                        program ids 0 and 1 (PROGRAM_ID, DMA pid_stride), on two\n"
 "                        cores sharing the tensors; the modeled time is the later\n"
-"                        instance's end (docs/isa.md, \"Logical cores\")\n"
+"                        instance's end (docs/isa.md, \"Logical cores\"). On a\n"
+"                        device, --core C is the logical core's first physical\n"
+"                        core (even; C and C + 1 run it, EXEC's\n"
+"                        VNEURON_EXEC_LNC2); with --host, cores 0 and 1\n"
 "    -d, --device D      /dev/vneuronD (default 0)\n"
 "    -c, --core C        core to run on (default 0)\n"
 "    -q, --quiet         print only errors\n"
@@ -310,11 +313,6 @@ int main(int argc, char **argv)
 	if (model_name && !host) {
 		fprintf(stderr, "vneuron-run: --model %s is for --host: a device has the model "
 			"its module was loaded with (vneuron-ls shows it)\n", model_name);
-		return 2;
-	}
-	if (lnc != 1 && !host) {
-		fprintf(stderr, "vneuron-run: --lnc %u is for --host: on a device, a program "
-			"runs on a logical core through EXEC's VNEURON_EXEC_LNC2\n", lnc);
 		return 2;
 	}
 	if (lone)
