@@ -145,8 +145,8 @@ $(B)/san/tests/%: tests/host/%.c $(B)/san/libvnprof.a $(B)/san/libvnprog.a $(B)/
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_SAN) $(NLINC) $(KSFT_INC) $(filter %.c %.o,$^) $(filter %.a,$^) -o $@ $(LIBS)
-# test_view checks the command line's signal handler (profiler/options.c).
-$(B)/san/tests/test_view: $(B)/san/profiler/options.o
+# test_view_capture checks the command line's signal handler (profiler/options.c).
+$(B)/san/tests/test_view_capture: $(B)/san/profiler/options.o
 # MPI programs (libvnmpi.a first): tests/host/mpi/test_*.c run by tests/host/mpi/*.sh
 # under mpirun, tools/bench/mpi_*.c run by tools/bench.sh under mpirun.
 $(B)/san/mpi/%: tests/host/mpi/%.c $(B)/san/libvnmpi.a $(B)/san/libvnprog.a $(B)/san/libneurondev.a $(B)/san/libvncore.a
