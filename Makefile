@@ -172,17 +172,18 @@ $(B)/rel/guest/%: tests/guest/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)
 	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(KSFT_INC) $(filter %.c %.a,$^) -o $@ $(LIBS)
 # The web viewer's page is assembled into web.o (.incbin); tests/browser/ drive Chromium.
 $(patsubst %,$(B)/%/profiler/output/web.o,rel san): $(wildcard profiler/output/web/*)
-# browser_test.c #includes its other files (tests/browser/lod.c): one browser session
-$(B)/rel/browser/browser_test: $(filter-out %_test.c,$(wildcard tests/browser/*.c))
+# browser_test is built from all of tests/browser/'s other files too: one browser session
+$(B)/rel/browser/browser_test: $(filter-out %_test.c,$(wildcard tests/browser/*.c)) \
+			       $(wildcard tests/browser/*.h)
 $(B)/rel/browser/%: tests/browser/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %_test.c %.a,$^) -o $@ $(LIBS)
+	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c,$^) $(filter %.a,$^) -o $@ $(LIBS)
 # Benchmarks that run inside the guest (tools/bench/guest-bench), kept out of bench/.
 $(B)/rel/bench-guest/%: tools/bench/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c %.a,$^) -o $@ $(LIBS)
+	$(Q)$(CC) $(CFLAGS_REL) $(NLINC) $(filter %.c,$^) $(filter %.a,$^) -o $@ $(LIBS)
 $(B)/rel/bench/%: tools/bench/%.c $(B)/rel/libvnprof.a $(B)/rel/libvnprog.a $(B)/rel/libneurondev.a $(B)/rel/libvncore.a
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)

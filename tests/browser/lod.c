@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The summary level (docs/viewer.md, "Large profiles"), included by browser_test.c (one
- * browser session): the small profile past --web-detail 10 stands for a 100 M-record
- * one. The written page draws its rows' bins, keeps their counts, and zoomed in says
- * that detail needs --serve; the served page fetches a zoomed window's events and draws
- * them, and GET /events refuses bad parameters with 400 naming the problem.
+ * The summary level (docs/viewer.md, "Large profiles"), one of browser_test's files
+ * (its one browser session): the small profile past --web-detail 10 stands for a
+ * 100 M-record one. The written page draws its rows' bins, keeps their counts, and
+ * zoomed in says that detail needs --serve; the served page fetches a zoomed window's
+ * events and draws them, and GET /events refuses bad parameters with 400 naming the
+ * problem.
  */
+#include "browser.h"
 
 /* Pixels of lane `name` on its line y + h - 4 that are not (near) white. */
 static long lane_ink(const char *name)
@@ -111,7 +113,7 @@ out:
 	(void)ex;
 }
 
-static void lod_checks(const char *prog, const char *prof, const struct expect *ex)
+void lod_checks(const char *prog, const char *prof, const struct expect *ex)
 {
 	char html[300], url[400];
 	long k;
@@ -143,7 +145,7 @@ static void lod_checks(const char *prog, const char *prof, const struct expect *
  * as it reports them, the wall time to ready, and on a served summary level the time to
  * fetch and index a window of about 100,000 events (at most 100 bins) in the middle. Prints "MEASURE name=value" lines.
  */
-static int measure(const char *url)
+int measure(const char *url)
 {
 	struct timespec a, b;
 	int ok, i;
