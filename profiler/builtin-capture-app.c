@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * capture's application form (docs/profiler.md, "Application form"): the cores of the
+ * capture's application form (docs/capture.md, "Application form"): the cores of the
  * devices traced while an application runs, its libneurondev API log (ranges, calls)
  * merged into the profile when it exits; capture's exit status is the application's.
  */

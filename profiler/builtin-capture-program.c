@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * capture's program form (docs/profiler.md, "capture"): the program run by libvnprog's
+ * capture's program form (docs/capture.md): the program run by libvnprog's
  * runner (vnrun.h) on one core of a device (the runner's own device file; libvnprofile
  * traces on another) or on the runner's host core (--host, traced through its trace
  * sink), --num-exec times, all traced or the --profile-nth-exec one.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * capture's program form with collectives workers (docs/profiler.md, "Collectives
+ * capture's program form with collectives workers (docs/capture.md, "Collectives
  * workers", "Several machines"): the program on N workers of one communicator, one core
  * each (devices filled from --device on, or host cores placed as on devices of the
  * model's cores), every execution run on all of them at once, every worker's core

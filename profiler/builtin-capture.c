@@ -2,7 +2,7 @@
 /*
  * `vneuron-profile capture`: runs a program (or a whole application) on a vneuron device
  * with tracing on and writes the raw records into a .vntf profile while it runs
- * (docs/profiler.md, "capture"). This file: the manual, the options and which form runs;
+ * (docs/capture.md). This file: the manual, the options and which form runs;
  * the forms are builtin-capture-{program,workers,app}.c, the tracing libvnprofile's.
  */
 #include <errno.h>
@@ -230,7 +230,7 @@ static const char capture_usage[] =
 "    vneuron-profile capture -s app.vntf -- ./train --steps 100\n"
 "\n"
 "SEE ALSO\n"
-"    vneuron-profile view, docs/profiler.md, docs/trace-buffer.md\n";
+"    vneuron-profile view, docs/capture.md, docs/profiler.md, docs/trace-buffer.md\n";
 
 void cap_err(const char *fmt, ...)
 {
@@ -744,7 +744,7 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 	if (o->per_node && !o->workers) {
 		cap_err("--collectives-workers-per-node %u without --collectives-worker-count "
 			    "gives the workers of each node of an MPI job: run capture under "
-			    "mpirun, one process a node (docs/profiler.md, \"Several "
+			    "mpirun, one process a node (docs/capture.md, \"Several "
 			    "machines\"), or give --collectives-worker-count to run them all here",
 			    o->per_node);
 		return -EINVAL;
@@ -764,7 +764,7 @@ static int parse_opts(int argc, char **argv, struct cap_opts *o,
 	if (o->per_node && o->per_node < o->workers) {
 		cap_err("%u of the %u workers would run on other machines: run capture "
 			    "under mpirun, one process a node, with "
-			    "--collectives-workers-per-node %u (docs/profiler.md, \"Several "
+			    "--collectives-workers-per-node %u (docs/capture.md, \"Several "
 			    "machines\"), or all of them here (leave out "
 			    "--collectives-workers-per-node)", o->workers - o->per_node,
 			    o->workers, o->per_node);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * `vneuron-profile capture` (docs/profiler.md, "capture"), one file per part: its options
+ * `vneuron-profile capture` (docs/capture.md), one file per part: its options
  * and the dispatch (builtin-capture.c), the program form (builtin-capture-program.c), the
  * program form with collectives workers (builtin-capture-workers.c), the application form
  * (builtin-capture-app.c), and the program read and the workers' run with its inputs

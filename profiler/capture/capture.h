@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Capture (docs/profiler.md, "How it runs"): traces cores of a vneuron device and writes
+ * Capture (docs/capture.md, "How it runs"): traces cores of a vneuron device and writes
  * their records into a .vntf profile while a workload runs.
  *
  * The capture has its own device file, which traces (TRACE_START, ring mappings, poll());

@@ -62,7 +62,7 @@ struct vnp_group {
 };
 
 /*
- * An application range's share (docs/profiler.md, "Application ranges"): the events of
+ * An application range's share (docs/capture.md, "Application ranges"): the events of
  * the executions launched while it was the innermost range (self) or open at all (all:
  * rolled up), their executions' modeled time (device_ps) and the launch gaps before
  * the executions it is the innermost range of.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Application ranges' figures (docs/profiler.md, "Application ranges", "Device time by
+ * Application ranges' figures (docs/capture.md, "Application ranges", "Device time by
  * layer"): each event into the groups of the ranges open at its execution's launch, and
  * into the (range, layer) pairs, the layers being the debug table's scope paths and
  * their prefixes; the ranges' executions, device time and launch gaps.

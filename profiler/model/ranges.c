@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Application ranges (timeline.h, docs/profiler.md "Application ranges"): the API
+ * Application ranges (timeline.h, docs/capture.md "Application ranges"): the API
  * stream's RANGE_PUSH / RANGE_POP records replayed per (pid, thread), each EXEC call's
  * stack of open ranges kept, and at finish each execution tied to its EXEC call through
  * the WAIT call that names its core and sequence number.

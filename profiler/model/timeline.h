@@ -157,7 +157,7 @@ struct vnp_exec {
 };
 
 /*
- * Application ranges (ranges.c, docs/profiler.md "Application ranges"): the
+ * Application ranges (ranges.c, docs/capture.md "Application ranges"): the
  * nd_range_push() / nd_range_pop() records of the API stream replayed per thread, and
  * each execution tied to the ranges open on the thread whose EXEC call launched it (the
  * EXEC call's exec id joined with the WAIT call's core and sequence number).

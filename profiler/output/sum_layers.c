@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Application ranges by layer (docs/profiler.md, "Device time by layer"): the ranges
+ * Application ranges by layer (docs/capture.md, "Device time by layer"): the ranges
  * sorted by device time, each range's (range, layer) pairs as a tree.
  */
 #include <errno.h>

@@ -57,7 +57,10 @@ static void lcores_text(FILE *f, const struct vnp_timeline *tl)
 	}
 }
 
-/* summary-json's "logical_cores", only where a profile has some (docs/profiler.md) */
+/*
+ * summary-json's "logical_cores", only where a profile has some (docs/capture.md, "Logical
+ * cores")
+ */
 static void lcores_json(FILE *f, const struct vnp_timeline *tl)
 {
 	unsigned int c, k, p, n, nl = 0;

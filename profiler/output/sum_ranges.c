@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The host side of an application's profile (docs/profiler.md, "Application ranges",
- * "Launch gaps", "One clock"): API calls, the host clock's mapping error, launch gaps,
+ * The host side of an application's profile (docs/capture.md, "Application ranges",
+ * "Launch gaps"; docs/profiler.md, "One clock"): API calls, the host clock's mapping error, launch gaps,
  * the ranges by device time and each range's device time by the program's layers.
  */
 #include <errno.h>
@@ -122,7 +122,7 @@ int vnp_clock_text(FILE *f, const struct vnp_view *v)
 }
 
 /*
- * Application ranges (docs/profiler.md): per range, the executions launched in it as the
+ * Application ranges (docs/capture.md): per range, the executions launched in it as the
  * innermost range (self) and with it open (all), device time, flops, bytes, class.
  */
 int vnp_ranges_text(FILE *f, const struct vnp_view *v)
