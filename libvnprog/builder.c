@@ -21,7 +21,6 @@
 
 #include "vnprog_int.h"
 #include "vn_model.h"
-#include "vn_program.h"
 
 int nd_berr(struct nd_builder *b, int code, const char *fmt, ...)
 {
@@ -663,57 +662,6 @@ static uint32_t *vc_of(struct nd_builder *b, uint32_t stream, uint32_t index)
 	return &b->s[stream].vc[(size_t)index * VNEF_STREAMS];
 }
 
-/*
- * An access's bytes as program id pid makes it. b_lo and b_hi hold both instances' (so
- * the sorted search finds every candidate); two accesses are ordered only by what one
- * instance does, so conflicts and covers compare instance by instance: a store of each
- * instance's slice does not wait for the other slice's.
- */
-static void at_pid(const struct nd_access *a, unsigned int pid, uint64_t *lo, uint64_t *hi)
-{
-	uint64_t all = (uint64_t)a->pid_stride * (VN_LNC_MAX - 1);
-
-	*lo = a->b_lo + (uint64_t)a->pid_stride * pid;
-	*hi = *lo + (a->b_hi - a->b_lo - all);
-}
-
-static int conflicts(const struct nd_access *a, const struct nd_access *r)
-{
-	uint64_t alo, ahi, rlo, rhi;
-	unsigned int pid;
-
-	if (a->space != r->space || !(a->write || r->write) || a->p_lo >= r->p_hi ||
-	    r->p_lo >= a->p_hi || a->b_lo >= r->b_hi || r->b_lo >= a->b_hi)
-		return 0;
-	if (!a->pid_stride && !r->pid_stride)
-		return 1;
-	for (pid = 0; pid < VN_LNC_MAX; pid++) {
-		at_pid(a, pid, &alo, &ahi);
-		at_pid(r, pid, &rlo, &rhi);
-		if (alo < rhi && rlo < ahi)
-			return 1;
-	}
-	return 0;
-}
-
-static int covers(const struct nd_access *a, const struct nd_access *r)
-{
-	uint64_t alo, ahi, rlo, rhi;
-	unsigned int pid;
-
-	if (a->space != r->space || a->p_lo > r->p_lo || r->p_hi > a->p_hi)
-		return 0;
-	for (pid = 0; pid < VN_LNC_MAX; pid++) {
-		at_pid(a, pid, &alo, &ahi);
-		at_pid(r, pid, &rlo, &rhi);
-		if (alo > rlo || rhi > ahi)
-			return 0;
-		if (!a->pid_stride && !r->pid_stride)
-			break;
-	}
-	return 1;
-}
-
 /* Append one entry with at most one wait; the vector clock follows. */
 static int append(struct nd_builder *b, uint32_t stream, const struct nd_entry *e,
 		  int32_t dep_stream, uint32_t dep_index)
@@ -870,7 +818,7 @@ static int record(struct nd_builder *b, const struct nd_access *a)
 	for (o = i; i < sp->n && sp->a[i].b_lo < a->b_hi; i++) {
 		const struct nd_access *r = &sp->a[i];
 
-		if (covers(a, r) && (a->write || (!r->write && r->stream == a->stream)))
+		if (nd_access_covers(a, r) && (a->write || (!r->write && r->stream == a->stream)))
 			continue;
 		sp->a[o++] = *r;
 	}
@@ -919,7 +867,7 @@ int nd_emit(struct nd_builder *b, uint32_t stream, struct nd_entry *e,
 		for (i = window(sp, &acc[j]); i < sp->n && sp->a[i].b_lo < acc[j].b_hi; i++) {
 			const struct nd_access *r = &sp->a[i];
 
-			if (r->stream != stream && conflicts(&acc[j], r) && r->index + 1 > need[r->stream])
+			if (r->stream != stream && nd_access_conflicts(&acc[j], r) && r->index + 1 > need[r->stream])
 				need[r->stream] = r->index + 1;
 		}
 	}

@@ -171,6 +171,10 @@ struct nd_access {
 };
 #define ND_SPACE_HBM	16
 
+/* access.c: the hazard test, instance by instance under a pid_stride */
+int nd_access_conflicts(const struct nd_access *a, const struct nd_access *r);
+int nd_access_covers(const struct nd_access *a, const struct nd_access *r);
+
 struct nd_region {
 	uint32_t off, size;
 };
