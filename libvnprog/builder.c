@@ -867,7 +867,8 @@ int nd_emit(struct nd_builder *b, uint32_t stream, struct nd_entry *e,
 		for (i = window(sp, &acc[j]); i < sp->n && sp->a[i].b_lo < acc[j].b_hi; i++) {
 			const struct nd_access *r = &sp->a[i];
 
-			if (r->stream != stream && nd_access_conflicts(&acc[j], r) && r->index + 1 > need[r->stream])
+			if (r->stream != stream && nd_access_conflicts(&acc[j], r) &&
+			    r->index + 1 > need[r->stream])
 				need[r->stream] = r->index + 1;
 		}
 	}
