@@ -64,7 +64,7 @@ bool vn_mm_dp_selftest(void);
 
 #ifndef __KERNEL__
 /*
- * AMX-BF16 (core/tensor_amx_fp.c, host build only: the kernel's FPU sections do not
+ * AMX-BF16 (core/tensor_amx_user.c, host build only: the kernel's FPU sections do not
  * cover tile state). TensorE does not use it: TDPBF16PS does not give the rule's bits
  * on the CPUs we know (docs/isa.md).
  */
