@@ -504,4 +504,18 @@ TEST(amx_verdict_holds)
 	}
 }
 
+/*
+ * VN_NO_AMX=1: the check finds no AMX and asks the OS for nothing, as on a CPU without it
+ * (each test runs in a child of its own: the environment is read once per process).
+ */
+TEST(amx_off_by_environment)
+{
+	uint32_t mism = 7;
+
+	ASSERT_EQ(0, setenv("VN_NO_AMX", "1", 1));
+	EXPECT_FALSE(vn_mm_amx_ready());
+	EXPECT_EQ((uint32_t)VN_AMX_ABSENT, vn_mm_amx_check(&mism));
+	EXPECT_EQ(0u, mism);
+}
+
 TEST_HARNESS_MAIN
