@@ -244,18 +244,43 @@ static const u16 *bf16_row(const struct vn_fp_ctx *x, const struct vnef_ap *a, u
 }
 
 /*
- * Moving columns [j0, j1) (j0 a multiple of 32) into their panels, rows k < K; columns
- * of the last panel past j1 zero.
+ * Partitions lie VNEF_SBUF_PART_BYTES apart, too far for the CPU's prefetcher to follow
+ * from one row to the next: the widening asks for the row VN_MV_AHEAD ahead itself.
  */
-static void gather_panels(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1)
+#define VN_MV_AHEAD	4
+
+static void prefetch_row(const u16 *h, u32 n)
+{
+	u32 i;
+
+	for (i = 0; h && i < n; i += 32)
+		vn_prefetch(h + i);
+}
+
+/*
+ * Moving columns [j0, j1) (j0 a multiple of 32) into their panels, rows k < K; columns
+ * of the last panel past j1 zero. Whether they hold exact values only, when known: with
+ * AVX-512, bf16 rows are checked as they are widened (else -1: not checked).
+ */
+static int gather_panels(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1)
 {
 	u32 k, j, n, *mv = mov_words(x, false);
+	bool checked = x->simd == VN_SIMD_AVX512, ok = true;
 	const float *src;
 
 	for (k = 0; k < x->stat_k; k++) {
 		/* bf16 rows widened straight into the panels, fp32 ones copied */
 		const u16 *h = bf16_row(x, a, k, j0, j1 - j0);
 
+		if (h && k + VN_MV_AHEAD < x->stat_k)
+			prefetch_row(bf16_row(x, a, k + VN_MV_AHEAD, j0, j1 - j0), j1 - j0);
+		checked = checked && h;
+		if (checked) {
+			/* panels zero past j1 too */
+			ok &= vn_mm_widen_bf16_avx512(h, j1 - j0, mv + (j0 / VN_MM_PW) *
+						      VN_MM_PANEL + k * VN_MM_PW);
+			continue;
+		}
 		src = h ? NULL : vn_ap_contig(x, a, k, j0, j1 - j0);
 		if (!h && !src) {
 			vn_gather(x, a, k, j0, j1 - j0, x->seg[0]);
@@ -275,6 +300,7 @@ static void gather_panels(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, 
 				memset(p + n, 0, (VN_MM_PW - n) * 4);
 		}
 	}
+	return checked ? ok : -1;
 }
 
 /* Whether the panels of columns [j0, j1) hold exact values only. */
@@ -435,11 +461,15 @@ enum { VN_MV_ANY, VN_MV_EXACT, VN_MV_PAIRS };
 /* Columns [j0, j1) of the moving operand into panels: VN_MV_*. */
 static u32 gather_moving(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1)
 {
+	int known;
+
 	if (x->stat_exact && dp_usable(x) && bf16_row(x, a, 0, j0, j1 - j0) &&
 	    gather_pairs(x, a, j0, j1))
 		return VN_MV_PAIRS;
-	gather_panels(x, a, j0, j1);
-	return x->stat_exact && panels_exact(x, j0, j1) ? VN_MV_EXACT : VN_MV_ANY;
+	known = gather_panels(x, a, j0, j1);
+	if (!x->stat_exact)
+		return VN_MV_ANY;
+	return (known < 0 ? panels_exact(x, j0, j1) : known) ? VN_MV_EXACT : VN_MV_ANY;
 }
 
 /*
