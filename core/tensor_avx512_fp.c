@@ -144,6 +144,30 @@ VN_AVX512 bool vn_mm_widen_bf16_avx512(const u16 *h, u32 n, u32 *dst)
 	return none_bad(bad);
 }
 
+VN_AVX512 bool vn_mm_widen_groups_bf16_avx512(const u16 *h, u32 n, u32 *dst)
+{
+	u16 t[16] = { 0 };
+	u32 w[16], m;
+	vn_v16h bad = { 0 };
+	vn_v16u p;
+
+	for (m = 0; m < n; m += 16) {
+		const u16 *r = h + m;
+		u32 *g = dst + (m / VN_MM_SB) * VN_MM_GROUP;
+
+		if (n - m < 16) {
+			memcpy(t, r, (n - m) * 2);
+			r = t;
+		}
+		p = half_row(r, &bad) << 16;
+		memcpy(w, &p, sizeof(w));
+		memcpy(g, w, VN_MM_SB * 4);
+		if (m + VN_MM_SB < n)
+			memcpy(g + VN_MM_GROUP, w + VN_MM_SB, VN_MM_SB * 4);
+	}
+	return none_bad(bad);
+}
+
 VN_AVX512 bool vn_mm_pairs_bf16_avx512(const u16 *h0, const u16 *h1, u32 *dst, u32 n)
 {
 	u16 t0[VN_MM_PW] = { 0 }, t1[VN_MM_PW] = { 0 };

@@ -192,47 +192,6 @@ static void pairs_sse2(const u32 *src, u32 *dst, u32 rows, u32 w)
 		}
 }
 
-/*
- * LOAD_STATIONARY: rows k < K of groups of 8 outputs, the last group's missing outputs
- * zero (so the exactness check sees only real values and zeros); pairs too when they may
- * be used.
- */
-static void load_stationary(struct vn_fp_ctx *x, const struct vnef_ap *a)
-{
-	u32 groups, g, k, n, *st = stat_words(x, false);
-	float *seg = x->seg[0];
-
-	x->stat_k = a->partitions;
-	x->stat_m = vn_ap_free(a);
-	x->stat_fp32 = a->dtype == VNEF_DT_FP32;
-	groups = (x->stat_m + VN_MM_SB - 1) / VN_MM_SB;
-	for (k = 0; k < x->stat_k; k++) {
-		const float *src = vn_ap_contig(x, a, k, 0, x->stat_m);
-
-		if (!src) {
-			vn_gather(x, a, k, 0, x->stat_m, seg);
-			src = seg;
-		}
-		for (g = 0; g < groups; g++) {
-			u32 *dst = st + g * VN_MM_GROUP + k * VN_MM_SB;
-
-			n = min_t(u32, VN_MM_SB, x->stat_m - g * VN_MM_SB);
-			if (n == VN_MM_SB) {
-				memcpy(dst, src + g * VN_MM_SB, VN_MM_SB * 4);
-				continue;
-			}
-			memcpy(dst, src + g * VN_MM_SB, n * 4);
-			memset(dst + n, 0, (VN_MM_SB - n) * 4);
-		}
-	}
-	x->stat_exact = exact_path(x);
-	for (g = 0; x->stat_exact && g < groups; g++)
-		x->stat_exact = exact(x, st + g * VN_MM_GROUP, x->stat_k * VN_MM_SB);
-	for (g = 0; x->stat_exact && dp_usable(x) && g < groups; g++)
-		pairs_sse2(st + g * VN_MM_GROUP, stat_words(x, true) + g * VN_MM_PAIR_GROUP,
-			   x->stat_k, VN_MM_SB);
-}
-
 /* bf16 elements j0..j0+n of partition p when they lie side by side: their address. */
 static const u16 *bf16_row(const struct vn_fp_ctx *x, const struct vnef_ap *a, u32 p, u32 j0,
 			   u32 n)
@@ -255,6 +214,58 @@ static void prefetch_row(const u16 *h, u32 n)
 
 	for (i = 0; h && i < n; i += 32)
 		vn_prefetch(h + i);
+}
+
+/*
+ * LOAD_STATIONARY: rows k < K of groups of 8 outputs, the last group's missing outputs
+ * zero (so the exactness check sees only real values and zeros); pairs too when they may
+ * be used.
+ */
+static void load_stationary(struct vn_fp_ctx *x, const struct vnef_ap *a)
+{
+	u32 groups, g, k, n, *st = stat_words(x, false);
+	bool checked = x->simd == VN_SIMD_AVX512, ok = true;
+	float *seg = x->seg[0];
+
+	x->stat_k = a->partitions;
+	x->stat_m = vn_ap_free(a);
+	x->stat_fp32 = a->dtype == VNEF_DT_FP32;
+	groups = (x->stat_m + VN_MM_SB - 1) / VN_MM_SB;
+	for (k = 0; k < x->stat_k; k++) {
+		const u16 *h = bf16_row(x, a, k, 0, x->stat_m);
+		const float *src;
+
+		if (h && k + VN_MV_AHEAD < x->stat_k)
+			prefetch_row(bf16_row(x, a, k + VN_MV_AHEAD, 0, x->stat_m), x->stat_m);
+		/* bf16 rows widened and checked straight into the groups */
+		checked = checked && h;
+		if (checked) {
+			ok &= vn_mm_widen_groups_bf16_avx512(h, x->stat_m, st + k * VN_MM_SB);
+			continue;
+		}
+		src = vn_ap_contig(x, a, k, 0, x->stat_m);
+		if (!src) {
+			vn_gather(x, a, k, 0, x->stat_m, seg);
+			src = seg;
+		}
+		for (g = 0; g < groups; g++) {
+			u32 *dst = st + g * VN_MM_GROUP + k * VN_MM_SB;
+
+			n = min_t(u32, VN_MM_SB, x->stat_m - g * VN_MM_SB);
+			if (n == VN_MM_SB) {
+				memcpy(dst, src + g * VN_MM_SB, VN_MM_SB * 4);
+				continue;
+			}
+			memcpy(dst, src + g * VN_MM_SB, n * 4);
+			memset(dst + n, 0, (VN_MM_SB - n) * 4);
+		}
+	}
+	x->stat_exact = exact_path(x) && ok;
+	for (g = 0; x->stat_exact && !checked && g < groups; g++)
+		x->stat_exact = exact(x, st + g * VN_MM_GROUP, x->stat_k * VN_MM_SB);
+	for (g = 0; x->stat_exact && dp_usable(x) && g < groups; g++)
+		pairs_sse2(st + g * VN_MM_GROUP, stat_words(x, true) + g * VN_MM_PAIR_GROUP,
+			   x->stat_k, VN_MM_SB);
 }
 
 /*
@@ -387,8 +398,8 @@ static void mm_blocks(struct vn_fp_ctx *x, const struct vn_mm_kset *ks,
 	}
 }
 
-/* out[m][p] = in[p][m] for p, m < 4: rows VN_MM_LD apart, four lanes at a time. */
-static void transpose4(const float *in, float *out)
+/* out[m][p] = in[p][m] for p, m < 4: in's rows VN_MM_LD apart, out's ldo, 4 lanes a time. */
+static void transpose4(const float *in, float *out, u32 ldo)
 {
 	vn_v4 r0 = v4_load(in), r1 = v4_load(in + VN_MM_LD);
 	vn_v4 r2 = v4_load(in + 2 * VN_MM_LD), r3 = v4_load(in + 3 * VN_MM_LD);
@@ -401,16 +412,16 @@ static void transpose4(const float *in, float *out)
 	t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
 
 	v4_store(out, __builtin_shufflevector(t0, t2, 0, 1, 4, 5));
-	v4_store(out + VN_MM_LD, __builtin_shufflevector(t0, t2, 2, 3, 6, 7));
-	v4_store(out + 2 * VN_MM_LD, __builtin_shufflevector(t1, t3, 0, 1, 4, 5));
-	v4_store(out + 3 * VN_MM_LD, __builtin_shufflevector(t1, t3, 2, 3, 6, 7));
+	v4_store(out + ldo, __builtin_shufflevector(t0, t2, 2, 3, 6, 7));
+	v4_store(out + 2 * ldo, __builtin_shufflevector(t1, t3, 0, 1, 4, 5));
+	v4_store(out + 3 * ldo, __builtin_shufflevector(t1, t3, 2, 3, 6, 7));
 }
 
 /*
- * out[m][p] = in[p][m] for p < np, m < nf (both VN_MM_LD apart), in cache-sized tiles
- * of 4 x 4 blocks (exact: moves only).
+ * out[m][p] = in[p][m] for p < np, m < nf (in's rows VN_MM_LD apart, out's ldo), in
+ * cache-sized tiles of 4 x 4 blocks (exact: moves only).
  */
-static void transpose(const float *in, float *out, u32 np, u32 nf)
+static void transpose(const float *in, float *out, u32 ldo, u32 np, u32 nf)
 {
 	u32 p0, m0, p, m, p4 = np / 4 * 4, m4 = nf / 4 * 4;
 
@@ -419,10 +430,40 @@ static void transpose(const float *in, float *out, u32 np, u32 nf)
 			for (m = m0; m < min(m4, m0 + 16); m += 4)
 				for (p = p0; p < min(p4, p0 + 16); p += 4)
 					transpose4(in + (size_t)p * VN_MM_LD + m,
-						   out + (size_t)m * VN_MM_LD + p);
+						   out + (size_t)m * ldo + p, ldo);
 	for (m = 0; m < nf; m++)
 		for (p = m < m4 ? p4 : 0; p < np; p++)
-			out[(size_t)m * VN_MM_LD + p] = in[(size_t)p * VN_MM_LD + m];
+			out[(size_t)m * ldo + p] = in[(size_t)p * VN_MM_LD + m];
+}
+
+/*
+ * TRANSPOSE (128 x 128 elements at most: one step; exact: each output is one input x 1):
+ * straight into the destination when its rows are contiguous fp32 and nothing is added
+ * to them, else through x->out.
+ */
+static void transpose_op(struct vn_fp_ctx *x, const struct vnef_instr *in)
+{
+	const struct vnef_ap *a = &in->src0, *d = &in->dst;
+	bool acc = in->flags & VNEF_IF_ACCUMULATE;
+	u32 f = vn_ap_free(a), p, ldd;
+	float *d0 = acc ? NULL : vn_ap_contig(x, d, 0, 0, a->partitions);
+
+	for (p = 0; p < a->partitions; p++) {
+		const u16 *h = bf16_row(x, a, p, 0, f);
+		float *row = x->mov + (size_t)p * VN_MM_LD;
+
+		if (h)
+			vn_bf16_widen(h, row, f);
+		else
+			vn_gather(x, a, p, 0, f, row);
+	}
+	if (d0) {
+		ldd = (d->mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES) / 4;
+		transpose(x->mov, d0, ldd, a->partitions, f);
+		return;
+	}
+	transpose(x->mov, x->out, VN_MM_LD, a->partitions, f);
+	store_out(x, d, 0, f, 0, a->partitions, acc);
 }
 
 /* Columns per MULTIPLY_MOVING step: as many whole VN_MM_STEP_COLS as the budget allows. */
@@ -502,23 +543,15 @@ static bool multiply_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 bool vn_fp_tensor_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 		       struct vn_fp_cursor *cur)
 {
-	const struct vnef_ap *a = &in->src0;
-	u32 p, f;
-
 	switch (in->opcode) {
 	case VNEF_OP_LOAD_STATIONARY:
 		/* 128 x 128 elements at most: one step */
-		load_stationary(x, a);
+		load_stationary(x, &in->src0);
 		return true;
 	case VNEF_OP_MULTIPLY_MOVING:
 		return multiply_step(x, in, cur);
 	case VNEF_OP_TRANSPOSE:
-		/* 128 x 128 elements at most: one step. Exact: each output is one input x 1. */
-		f = vn_ap_free(a);
-		for (p = 0; p < a->partitions; p++)
-			vn_gather(x, a, p, 0, f, x->mov + (size_t)p * VN_MM_LD);
-		transpose(x->mov, x->out, a->partitions, f);
-		store_out(x, &in->dst, 0, f, 0, a->partitions, in->flags & VNEF_IF_ACCUMULATE);
+		transpose_op(x, in);
 		return true;
 	default:
 		return true;
