@@ -196,10 +196,7 @@ static void pairs_sse2(const u32 *src, u32 *dst, u32 rows, u32 w)
 static const u16 *bf16_row(const struct vn_fp_ctx *x, const struct vnef_ap *a, u32 p, u32 j0,
 			   u32 n)
 {
-	if (a->dtype != VNEF_DT_BF16 || a->stride[0] != 1 || j0 % a->count[0] + n > a->count[0])
-		return NULL;
-	return (const u16 *)vn_ap_part(x, a, p) + (u64)(j0 / a->count[0]) * a->stride[1] +
-	       j0 % a->count[0];
+	return vn_ap_contig_bf16(x, a, p, j0, n);
 }
 
 /*
