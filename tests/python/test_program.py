@@ -9,7 +9,7 @@ import numpy
 import pytest
 
 import vneuron
-from vnpytest import (add_image, dev, exp_image, host, long_inputs,  # noqa: F401
+from vnpytest import (ADD, add_image, dev, exp_image, host, long_inputs,  # noqa: F401
                       long_program)
 
 RNG = numpy.random.default_rng(26)
@@ -76,6 +76,32 @@ def test_output_written_in_place(dev):
     res = p.run(a, outputs={"z": out})
     assert res.outputs["z"] is out
     assert numpy.array_equal(out, a["x"] + a["y"])
+
+
+def store_image(stores):
+    """z = x + y, fp32 [128, 64], z stored by the DMA entries `stores` (each "ROW0 ROWS",
+    on queues of their own): what a program leaves of a new output array is zeros."""
+    lines = [ADD.split(".queue 2")[0]]
+    for q, (row, rows) in enumerate(stores):
+        lines.append(f".queue {q + 2}\n\tdma z@{row * 256:#x}[0, 256], "
+                     f"sbuf[{row}; 0, 1]@0x200, 1 x {rows} x 256 wait s1 >= 1")
+    return vneuron.assemble("\n".join(lines) + "\n", "store.vasm")
+
+
+@pytest.mark.parametrize("stores", [[(0, 64)], [(0, 40), (100, 28)], [(0, 64), (64, 64)],
+                                    [(0, 100), (50, 78)]])
+def test_new_output_holds_zeros_where_not_written(dev, stores):
+    # Programs that write all of z get a new array left unzeroed (the core writes every
+    # byte: Program.run() skips the zeroing); the others get zeros where they do not write.
+    p = dev.load(store_image(stores))
+    a = add_inputs()
+    want = numpy.zeros((128, 64), numpy.float32)
+    for row, rows in stores:
+        want[row:row + rows] = (a["x"] + a["y"])[row:row + rows]
+    for _ in range(3):
+        junk = [numpy.full((128, 64), numpy.nan, numpy.float32) for _ in range(4)]
+        del junk  # freed memory the next array may take
+        assert numpy.array_equal(p.run(a)["z"], want)
 
 
 def test_non_contiguous_input_is_made_contiguous(dev):
