@@ -324,8 +324,12 @@ static PyArrayObject *tensor_array(const struct vnpy_tensor *t, PyObject *obj)
 			   t->name, s1, dtype_name(t->dtype), s2);
 		return NULL;
 	}
-	if (t->kind == VNEF_TENSOR_INPUT)
+	if (t->kind == VNEF_TENSOR_INPUT && !PyArray_ISCARRAY_RO(a))
 		return (PyArrayObject *)PyArray_FromArray(a, NULL, NPY_ARRAY_IN_ARRAY);
+	if (t->kind == VNEF_TENSOR_INPUT) {
+		Py_INCREF(a);	/* what PyArray_FromArray() gives back, without its checks */
+		return a;
+	}
 	if (!PyArray_ISCARRAY(a)) {
 		vnpy_raise(vnpy_TensorError, EINVAL, "output '%s': the array must be %s, the program "
 			   "writes it in place", t->name,

@@ -60,6 +60,8 @@ struct vnpy_tensor {
 	int bound;			/* an input or output: given at each run */
 	int written;			/* an output every OK run writes whole: its new
 					 * arrays need no zeroing (nd_program_writes_all()) */
+	void *bound_to;			/* run.c: the buffer its runner has it bound to
+					 * (NULL: none), so a run rebinds only a new one */
 };
 
 struct vnpy_program {
