@@ -104,6 +104,24 @@ def test_new_output_holds_zeros_where_not_written(dev, stores):
         assert numpy.array_equal(p.run(a)["z"], want)
 
 
+def test_runs_see_new_arrays_new_contents_and_other_programs(dev):
+    # A run binds only the buffers that changed since its runner's last binding: a new
+    # array, the same array with new contents, and another program run in between (on
+    # the host backend it takes the device's one runner, which unbinds) all count.
+    p, q = dev.load(add_image()), dev.load(store_image([(0, 64)]))
+    a, b = add_inputs(), add_inputs()
+    for _ in range(2):
+        assert numpy.array_equal(p.run(a)["z"], a["x"] + a["y"])
+        assert numpy.array_equal(p.run(b)["z"], b["x"] + b["y"])
+        a["x"] += 1.0
+        assert numpy.array_equal(p.run(a)["z"], a["x"] + a["y"])
+        half = q.run(b)["z"]
+        assert numpy.array_equal(half[:64], (b["x"] + b["y"])[:64]) and not half[64:].any()
+        out = numpy.empty((128, 64), numpy.float32)
+        assert p.run(a, outputs={"z": out})["z"] is out
+        assert numpy.array_equal(out, a["x"] + a["y"])
+
+
 def test_non_contiguous_input_is_made_contiguous(dev):
     p = dev.load(add_image())
     big = RNG.random((128, 128), dtype=numpy.float32)
