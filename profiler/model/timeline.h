@@ -3,7 +3,7 @@
  * The view side of the profiler: a profile's trace records joined with the program that
  * produced them, as a compact in-memory timeline (docs/profiler.md, docs/metrics.md).
  *
- * Events are stored compactly (events.c), 16 bytes each at 100 M records, never one
+ * Events are stored compactly (events.c), 16 bytes each, never one
  * allocation per event, sorted by (core, stream, start): the events of one track (an
  * engine or a DMA queue of a core) are one contiguous, start-ordered range of tl->cev,
  * each a start, a duration and the id of its "shape": the rest of the event (pc, opcode,
@@ -11,7 +11,7 @@
  * program run many times repeats few (about its instructions x cores). Durations of 2^32
  * ps or more sit in a side table (tl->longd), the execution in a run-length table
  * (tl->runs: it changes once per execution of a track). A profile whose every event
- * differs still works, at about the old 48 bytes an event plus the shape table's.
+ * differs still works, at up to 64 bytes an event (80 while reading; the old struct: 48).
  * Callers read an event decoded by value (vnp_tl_ev(): struct vnp_ev) or one field
  * (vnp_tl_start(), vnp_tl_end(), vnp_tl_shape(), vnp_tl_ev_exec()); the timeline is
  * read-only once finished. vnp_iter walks all tracks merged in start order, which is
