@@ -85,8 +85,8 @@ static int rehash(struct vnp_timeline *tl)
 /* The id of shape s, added if new. 0, -ENOMEM or -EOVERFLOW (2^32 - 1 shapes). */
 static int intern(struct vnp_timeline *tl, const struct vnp_shape *s, uint32_t *id)
 {
-	size_t k, cap = tl->shapes_cap;
 	uint32_t x;
+	size_t k;
 	int ret;
 
 	/* at most half full */
@@ -105,10 +105,12 @@ static int intern(struct vnp_timeline *tl, const struct vnp_shape *s, uint32_t *
 	}
 	if (tl->nshapes >= UINT32_MAX - 1)
 		return -EOVERFLOW;
-	ret = grow((void **)&tl->shapes, tl->nshapes, &cap, sizeof(*s), 1024);
+	ret = grow((void **)&tl->shapes, tl->nshapes, &tl->shapes_cap, sizeof(*s), 1024) ?:
+	      grow((void **)&tl->shape_next, tl->nshapes, &tl->shape_next_cap,
+		   sizeof(*tl->shape_next), 1024);
 	if (ret)
 		return ret;
-	tl->shapes_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+	tl->shape_next[tl->nshapes] = 0;
 	tl->shapes[tl->nshapes] = *s;
 	tl->shape_hash[k] = tl->nshapes + 1;
 	*id = tl->nshapes++;
@@ -147,7 +149,8 @@ int vnp_tl_push(struct vnp_timeline *tl, unsigned int t, const struct vnp_ev *e)
 		.opcode = e->opcode, .sem_wait = e->sem_wait, .sem_signal = e->sem_signal,
 		.stream = e->stream, .core = e->core,
 	};
-	uint32_t id;
+	struct vnp_track_build *b;
+	uint32_t id, next;
 	int ret;
 
 	if (t >= VNP_TRACKS)
@@ -157,10 +160,23 @@ int vnp_tl_push(struct vnp_timeline *tl, unsigned int t, const struct vnp_ev *e)
 		if (!tl->tb)
 			return -ENOMEM;
 	}
-	ret = intern(tl, &s, &id);
-	if (ret)
-		return ret;
-	ret = tb_push(&tl->tb[t], e->start, e->end - e->start, id, e->exec);
+	b = &tl->tb[t];
+	/*
+	 * A program repeats: the shape that followed this track's last one last time is
+	 * likely next again, and checking it costs no hash table probe (a cache miss).
+	 */
+	next = b->last ? tl->shape_next[b->last - 1] : 0;
+	if (next && shape_eq(&tl->shapes[next - 1], &s)) {
+		id = next - 1;
+	} else {
+		ret = intern(tl, &s, &id);
+		if (ret)
+			return ret;
+		if (b->last)
+			tl->shape_next[b->last - 1] = id + 1;
+	}
+	b->last = id + 1;
+	ret = tb_push(b, e->start, e->end - e->start, id, e->exec);
 	if (!ret)
 		tl->n++;
 	return ret;
@@ -355,8 +371,11 @@ int vnp_tl_pack(struct vnp_timeline *tl)
 	unsigned int t;
 
 	free(tl->shape_hash);		/* no more adds */
+	free(tl->shape_next);
 	tl->shape_hash = NULL;
+	tl->shape_next = NULL;
 	tl->shape_hash_cap = 0;
+	tl->shape_next_cap = 0;
 	if (!tl->tb) {
 		memset(tl->track_off, 0, sizeof(tl->track_off));
 		return 0;
@@ -411,6 +430,7 @@ void vnp_tl_store_free(struct vnp_timeline *tl)
 	free(tl->longd);
 	free(tl->shapes);
 	free(tl->shape_hash);
+	free(tl->shape_next);
 }
 
 /* ------------------------------------------------------------------------------------ */

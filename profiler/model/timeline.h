@@ -272,6 +272,7 @@ struct vnp_track_build {
 	struct vnp_run *run;
 	struct vnp_long_dur *lng;
 	size_t n, cap, nrun, runcap, nlng, lngcap;
+	uint32_t last;		/* its last event's shape + 1, 0 if none */
 };
 
 struct vnp_timeline {
@@ -285,9 +286,13 @@ struct vnp_timeline {
 	struct vnp_long_dur *longd;		/* after finish: by idx */
 	size_t nlongd;
 	struct vnp_shape *shapes;		/* distinct shapes, by id */
-	uint32_t nshapes, shapes_cap;
+	uint32_t nshapes;
+	size_t shapes_cap;
 	uint32_t *shape_hash;			/* while adding: id + 1 by hash, 0 free */
 	size_t shape_hash_cap;			/* a power of 2 */
+	uint32_t *shape_next;			/* while adding: by id, the shape + 1 that
+						 * followed it on its track last (0: none) */
+	size_t shape_next_cap;
 	struct vnp_track_build *tb;		/* while adding: VNP_TRACKS of them */
 	unsigned int ncores;			/* highest core seen + 1 */
 	uint64_t t0, t1;			/* first start, last end (ps) */
