@@ -451,10 +451,26 @@ uint64_t vnp_tl_long_dur(const struct vnp_timeline *tl, size_t i)
 	return lo < tl->nlongd && tl->longd[lo].idx == i ? tl->longd[lo].dur : VNP_DUR_LONG;
 }
 
-/* The runs entry of event i: the last one whose first is at most i. */
+static bool run_holds(const struct vnp_timeline *tl, size_t r, size_t i)
+{
+	return r < tl->nruns && tl->runs[r].first <= i &&
+	       (r + 1 == tl->nruns || tl->runs[r + 1].first > i);
+}
+
+/*
+ * The runs entry of event i: the last one whose first is at most i. Loops read events
+ * in index order: the entry found last time (this thread's, checked against this
+ * timeline, so only a hint) or the next one usually holds i, without a search.
+ */
 static size_t run_of(const struct vnp_timeline *tl, size_t i)
 {
+	static _Thread_local size_t hint;
 	size_t lo = 0, hi = tl->nruns;
+
+	if (run_holds(tl, hint, i))
+		return hint;
+	if (run_holds(tl, hint + 1, i))
+		return ++hint;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -464,7 +480,8 @@ static size_t run_of(const struct vnp_timeline *tl, size_t i)
 		else
 			hi = mid;
 	}
-	return lo ? lo - 1 : 0;
+	hint = lo ? lo - 1 : 0;
+	return hint;
 }
 
 uint32_t vnp_tl_ev_exec(const struct vnp_timeline *tl, size_t i)

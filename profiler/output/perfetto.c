@@ -761,7 +761,10 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 	}
 	/* pass 1: how many lanes each row needs (a row's order is its track's order) */
 	for (i = 0; i < tl->n; i++) {
-		struct vnp_ev ev = vnp_tl_ev(tl, i);
+		const struct vnp_shape *sh = vnp_tl_shape(tl, i);
+		/* what pick_lane() reads */
+		struct vnp_ev ev = { .start = vnp_tl_start(tl, i), .end = vnp_tl_end(tl, i),
+				     .opcode = sh->opcode, .stream = sh->stream, .core = sh->core };
 
 		if (pick_lane(&w, &ev) < 0)
 			skipped++;
