@@ -11,7 +11,7 @@
  * program run many times repeats few (about its instructions x cores). Durations of 2^32
  * ps or more sit in a side table (tl->longd), the execution in a run-length table
  * (tl->runs: it changes once per execution of a track). A profile whose every event
- * differs still works, at up to 64 bytes an event (80 while reading; the old struct: 48).
+ * differs still works, at up to 64 bytes an event (84 while reading; the old struct: 48).
  * Callers read an event decoded by value (vnp_tl_ev(): struct vnp_ev) or one field
  * (vnp_tl_start(), vnp_tl_end(), vnp_tl_shape(), vnp_tl_ev_exec()); the timeline is
  * read-only once finished. vnp_iter walks all tracks merged in start order, which is
