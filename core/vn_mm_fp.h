@@ -62,4 +62,28 @@ bool vn_mm_pairs_bf16_avx512(const u16 *h0, const u16 *h1, u32 *dst, u32 n);
 /* VDPBF16PS gives the rule's bits on this CPU (a few crafted lanes; once per context). */
 bool vn_mm_dp_selftest(void);
 
+#ifndef __KERNEL__
+/*
+ * AMX-BF16 (core/tensor_amx_user.c, host build only: the kernel's FPU sections do not
+ * cover tile state). TensorE does not use it: TDPBF16PS does not give the rule's bits
+ * on the CPUs we know (docs/isa.md).
+ */
+#define VN_AMX_ABSENT		0	/* no AMX-BF16, or the OS does not let us use it */
+#define VN_AMX_OTHER		1	/* runs, but not the rule's bits */
+#define VN_AMX_HIGH_FIRST	2	/* the rule's bits, element k in a pair's high half */
+#define VN_AMX_LOW_FIRST	3	/* the rule's bits, element k in the low half */
+
+/* The CPU has AMX-BF16, XCR0 enables tile data and arch_prctl() granted it (once). */
+bool vn_mm_amx_ready(void);
+
+/* c[16][16] += a[16][16 pairs] x b[16 pairs][16]: one TDPBF16PS (vn_mm_amx_ready() only). */
+void vn_mm_amx_tile(const u32 *a, const u32 *b, float *c);
+
+/*
+ * What TDPBF16PS does against the rule on crafted and pseudo-random tiles (VN_AMX_*);
+ * *mismatch: the outputs that differ from the rule (the better order's).
+ */
+u32 vn_mm_amx_check(u32 *mismatch);
+#endif
+
 #endif /* VN_MM_FP_H */

@@ -444,4 +444,78 @@ TEST(vdpbf16ps_is_the_rule_in_the_exact_range)
 	EXPECT_TRUE(vn_mm_dp_selftest());
 }
 
+/* The rule for output (m, n) of an AMX tile, element k of each pair in the high half or not. */
+static uint32_t amx_want(const uint32_t *a, const uint32_t *b, const float *c, int m, int n,
+			 int hi_first)
+{
+	volatile float s = c[m * 16 + n], p;
+	int k;
+
+	for (k = 0; k < 32; k++) {
+		uint32_t x = a[m * 16 + k / 2], y = b[k / 2 * 16 + n];
+		int low = (k & 1) == hi_first;
+
+		p = f32(low ? x << 16 : x & 0xffff0000u) * f32(low ? y << 16 : y & 0xffff0000u);
+		s = s + p;
+	}
+	return bits(s);
+}
+
+/*
+ * Where the CPU has AMX-BF16: vn_mm_amx_check()'s verdict holds on other operands. A
+ * tile it calls the rule's (in one order) gives the rule's bits on random ones: exact
+ * bf16 values of the whole range (overflow, cancellation, zeros, signs), accumulators
+ * that are such sums, pairs past a K that is not a multiple of 32 zero. A CPU it says
+ * does otherwise showed a mismatch.
+ */
+TEST(amx_verdict_holds)
+{
+	uint32_t a[256], b[256], want_bad[2] = { 0 }, mism, verdict, t, i, o, kp;
+	float c[256], c0[256];
+
+	verdict = vn_mm_amx_check(&mism);
+	if (verdict == VN_AMX_ABSENT) {
+		EXPECT_FALSE(vn_mm_amx_ready());
+		EXPECT_EQ(0u, mism);
+		SKIP(return, "no AMX-BF16 here (or the OS does not grant it)");
+	}
+	for (t = 0; t < 64; t++) {
+		kp = t % 4 ? 16 : 1 + rnd() % 16;	/* the pairs in use */
+		for (i = 0; i < 256; i++) {
+			a[i] = i % 16 < kp ? (uint32_t)bf16_exact() << 16 | bf16_exact() : 0;
+			b[i] = i / 16 < kp ? (uint32_t)bf16_exact() << 16 | bf16_exact() : 0;
+			c[i] = f32((uint32_t)bf16_exact() << 16) * f32((uint32_t)bf16_exact() << 16);
+		}
+		memcpy(c0, c, sizeof(c));
+		vn_mm_amx_tile(a, b, c);
+		for (i = 0; i < 256; i++)
+			for (o = 0; o < 2; o++)
+				want_bad[o] += bits(c[i]) != amx_want(a, b, c0, i / 16, i % 16, o);
+	}
+	TH_LOG("verdict %u, %u of its tiles' outputs off the rule; random tiles: %u (low half "
+	       "first), %u (high half first) of %u", verdict, mism, want_bad[0], want_bad[1],
+	       64 * 256);
+	if (verdict == VN_AMX_LOW_FIRST) {
+		EXPECT_EQ(0u, want_bad[0]);
+	} else if (verdict == VN_AMX_HIGH_FIRST) {
+		EXPECT_EQ(0u, want_bad[1]);
+	} else {
+		EXPECT_NE(0u, mism);
+	}
+}
+
+/*
+ * VN_NO_AMX=1: the check finds no AMX and asks the OS for nothing, as on a CPU without it
+ * (each test runs in a child of its own: the environment is read once per process).
+ */
+TEST(amx_off_by_environment)
+{
+	uint32_t mism = 7;
+
+	ASSERT_EQ(0, setenv("VN_NO_AMX", "1", 1));
+	EXPECT_FALSE(vn_mm_amx_ready());
+	EXPECT_EQ((uint32_t)VN_AMX_ABSENT, vn_mm_amx_check(&mism));
+	EXPECT_EQ(0u, mism);
+}
+
 TEST_HARNESS_MAIN

@@ -15,6 +15,11 @@
  *                                            256-bit) multiply-then-add pairs over FMAs:
  *                                            the ceiling of fp32 TensorE against sgemm,
  *                                            whose rule rounds product and sum apart
+ *   BENCH tensore_amx_bf16_rule=B bool      whether AMX-BF16's TDPBF16PS gives TensorE's
+ *                                            rule's bits here (1), not (0; TensorE does
+ *                                            not use it), or there is no AMX (-1); a
+ *                                            "# tensore kernels" line names the kernels a
+ *                                            fresh context chooses for fp32 and bf16
  *   BENCH dma_gbps=X GB/s                    16 queues filling all of SBUF (24 MiB) from HBM
  *   BENCH memcpy_gbps=Y GB/s                 memcpy of the same 24 MiB, one thread
  *   BENCH dma_vs_memcpy=R ratio
@@ -29,6 +34,8 @@
 #include <time.h>
 
 #include "vn_exec.h"
+#include "vn_internal.h"
+#include "vn_mm_fp.h"
 #include "vn_os.h"
 #include "../../tests/host/vnef_build.h"
 #include "bench_blas.h"
@@ -278,6 +285,32 @@ VEC_LOOP(muladd512, "avx512f", 64, c[i] = c[i] * b; __asm__("" : "+v"(c[i])); a[
 VEC_LOOP(fma256, "avx2,fma", 32, __asm__("vfmadd231ps %2, %1, %0" : "+v"(a[i]) : "v"(b), "v"(c[i])))
 VEC_LOOP(muladd256, "avx2", 32, c[i] = c[i] * b; __asm__("" : "+v"(c[i])); a[i] = a[i] + c[i])
 
+/* The kernels a fresh TensorE context chooses here (each engine's does so at first use). */
+static void tensore_kernels(void)
+{
+	static const char *const amx[] = { "absent", "not the rule's bits, unused",
+					   "the rule's bits (element k high)",
+					   "the rule's bits (element k low)" };
+	u8 *sb = calloc(VNEF_PARTITIONS, VNEF_SBUF_PART_BYTES);
+	u8 *ps = calloc(VNEF_PARTITIONS, VNEF_PSUM_PART_BYTES);
+	struct vn_fp_ctx x;
+	u32 v, mism;
+
+	if (!sb || !ps || vn_engine_ctx_init(&x, sb, ps)) {
+		fprintf(stderr, "bench_core: no TensorE context\n");
+		exit(1);
+	}
+	printf("# tensore kernels: any operands %s, exact products (bf16) %s\n",
+	       vn_fp_mm_kernels(&x, false), vn_fp_mm_kernels(&x, true));
+	vn_engine_ctx_free(&x);
+	free(sb);
+	free(ps);
+	v = vn_mm_amx_check(&mism);
+	printf("# amx-bf16 (TDPBF16PS): %s; %u of 768 check outputs off the rule\n", amx[v], mism);
+	printf("BENCH tensore_amx_bf16_rule=%d bool\n", v == VN_AMX_ABSENT ? -1 :
+	       v >= VN_AMX_HIGH_FIRST);
+}
+
 static double muladd_vs_fma(void)
 {
 	double f[RUNS], m[RUNS];
@@ -359,6 +392,7 @@ int main(int argc, char **argv)
 	printf("BENCH openblas_sgemm_gflops=%.2f GFLOP/s\n", g512[2]);
 	printf("BENCH tensore_vs_openblas=%.3f ratio\n", g512[0] / g512[2]);
 	printf("BENCH cpu_muladd_vs_fma=%.2f ratio\n", muladd_vs_fma());
+	tensore_kernels();
 	printf("BENCH dma_gbps=%.2f GB/s\n", sbuf / best_dma / 1e9);
 	printf("BENCH memcpy_gbps=%.2f GB/s\n", sbuf / best_mc / 1e9);
 	printf("BENCH dma_vs_memcpy=%.3f ratio\n", best_mc / best_dma);
