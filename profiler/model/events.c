@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "timeline.h"
+#include "../util/sorted.h"
 
 /*
  * Room for one more of size bytes in *arr, which holds n of *cap: grows by half (large
@@ -438,17 +439,9 @@ void vnp_tl_store_free(struct vnp_timeline *tl)
 
 uint64_t vnp_tl_long_dur(const struct vnp_timeline *tl, size_t i)
 {
-	size_t lo = 0, hi = tl->nlongd;
+	size_t k = VNP_LOWER_BOUND(tl->longd, tl->nlongd, idx, i);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tl->longd[mid].idx < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < tl->nlongd && tl->longd[lo].idx == i ? tl->longd[lo].dur : VNP_DUR_LONG;
+	return k < tl->nlongd && tl->longd[k].idx == i ? tl->longd[k].dur : VNP_DUR_LONG;
 }
 
 static bool run_holds(const struct vnp_timeline *tl, size_t r, size_t i)
@@ -465,22 +458,15 @@ static bool run_holds(const struct vnp_timeline *tl, size_t r, size_t i)
 static size_t run_of(const struct vnp_timeline *tl, size_t i)
 {
 	static _Thread_local size_t hint;
-	size_t lo = 0, hi = tl->nruns;
+	size_t k;
 
 	if (run_holds(tl, hint, i))
 		return hint;
 	if (run_holds(tl, hint + 1, i))
 		return ++hint;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tl->runs[mid].first <= i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	hint = lo ? lo - 1 : 0;
+	/* the first run starting past i, less one */
+	k = VNP_LOWER_BOUND(tl->runs, tl->nruns, first, (uint64_t)i + 1);
+	hint = k ? k - 1 : 0;
 	return hint;
 }
 
@@ -517,17 +503,8 @@ struct vnp_ev vnp_tl_ev(const struct vnp_timeline *tl, size_t i)
 
 size_t vnp_tl_lower_bound(const struct vnp_timeline *tl, unsigned int t, uint64_t start)
 {
-	size_t lo = tl->track_off[t], hi = tl->track_off[t + 1];
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tl->cev[mid].start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return tl->track_off[t] + VNP_LOWER_BOUND(tl->cev + tl->track_off[t],
+						  vnp_tl_track_len(tl, t), start, start);
 }
 
 /* ------------------------------------------------------------------------------------ */
