@@ -473,12 +473,6 @@ uint32_t vnp_tl_exec_round(const struct vnp_timeline *tl, unsigned int core, uin
 	return x ? x->round : 0;
 }
 
-/*
- * Lays out the executions, then joins the per-track arrays into one. Each track's pages
- * are freed as soon as they are copied and the new array's pages are touched only as
- * they are written, so the peak stays near one copy of the events. A track is sorted
- * only if it arrived out of order (a ring's records arrive in order).
- */
 /* Queues the program gives descriptors (else: that ran something); they share HBM. */
 static unsigned int queues_used(const struct vnp_timeline *tl, unsigned int core)
 {
@@ -491,6 +485,10 @@ static unsigned int queues_used(const struct vnp_timeline *tl, unsigned int core
 	return n;
 }
 
+/*
+ * Lays out the executions (shifting the events' starts), then sorts the tracks that
+ * arrived out of order and joins them into one array (vnp_tl_pack(), events.c).
+ */
 int vnp_tl_finish(struct vnp_timeline *tl)
 {
 	size_t i;
