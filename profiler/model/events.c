@@ -83,6 +83,42 @@ static int rehash(struct vnp_timeline *tl)
 	return 0;
 }
 
+/* Shape s added as a new one: its id in *id. 0, -ENOMEM or -EOVERFLOW (2^32 - 1 shapes). */
+static int add_shape(struct vnp_timeline *tl, const struct vnp_shape *s, uint32_t *id)
+{
+	if (tl->nshapes >= UINT32_MAX - 1)
+		return -EOVERFLOW;
+	if (grow((void **)&tl->shapes, tl->nshapes, &tl->shapes_cap, sizeof(*s), 1024))
+		return -ENOMEM;
+	if (!tl->shapes_direct) {
+		if (grow((void **)&tl->shape_next, tl->nshapes, &tl->shape_next_cap,
+			 sizeof(*tl->shape_next), 1024))
+			return -ENOMEM;
+		tl->shape_next[tl->nshapes] = 0;
+	}
+	tl->shapes[tl->nshapes] = *s;
+	*id = tl->nshapes++;
+	return 0;
+}
+
+/*
+ * Interning stops paying once over half the events so far brought a new shape (checked
+ * from tl->shapes_try events on, as the hash table grows: a program's first execution
+ * is all new shapes): a profile that does not repeat, or a hostile one. Then each event
+ * appends its own shape and the hash table and hints are freed, so such a profile
+ * costs the 48 bytes an event it did before (16 + 32).
+ */
+static void stop_interning(struct vnp_timeline *tl)
+{
+	free(tl->shape_hash);
+	free(tl->shape_next);
+	tl->shape_hash = NULL;
+	tl->shape_next = NULL;
+	tl->shape_hash_cap = 0;
+	tl->shape_next_cap = 0;
+	tl->shapes_direct = 1;
+}
+
 /* The id of shape s, added if new. 0, -ENOMEM or -EOVERFLOW (2^32 - 1 shapes). */
 static int intern(struct vnp_timeline *tl, const struct vnp_shape *s, uint32_t *id)
 {
@@ -92,6 +128,10 @@ static int intern(struct vnp_timeline *tl, const struct vnp_shape *s, uint32_t *
 
 	/* at most half full */
 	if ((size_t)tl->nshapes + 1 > tl->shape_hash_cap / 2) {
+		if (tl->n >= tl->shapes_try && tl->nshapes > tl->n / 2) {
+			stop_interning(tl);
+			return add_shape(tl, s, id);
+		}
 		ret = rehash(tl);
 		if (ret)
 			return ret;
@@ -104,18 +144,10 @@ static int intern(struct vnp_timeline *tl, const struct vnp_shape *s, uint32_t *
 		}
 		k = (k + 1) & (tl->shape_hash_cap - 1);
 	}
-	if (tl->nshapes >= UINT32_MAX - 1)
-		return -EOVERFLOW;
-	ret = grow((void **)&tl->shapes, tl->nshapes, &tl->shapes_cap, sizeof(*s), 1024) ?:
-	      grow((void **)&tl->shape_next, tl->nshapes, &tl->shape_next_cap,
-		   sizeof(*tl->shape_next), 1024);
-	if (ret)
-		return ret;
-	tl->shape_next[tl->nshapes] = 0;
-	tl->shapes[tl->nshapes] = *s;
-	tl->shape_hash[k] = tl->nshapes + 1;
-	*id = tl->nshapes++;
-	return 0;
+	ret = add_shape(tl, s, id);
+	if (!ret)
+		tl->shape_hash[k] = *id + 1;
+	return ret;
 }
 
 /* Appends (start, dur, shape, exec) to a track being built. 0 or -ENOMEM. */
@@ -162,6 +194,12 @@ int vnp_tl_push(struct vnp_timeline *tl, unsigned int t, const struct vnp_ev *e)
 			return -ENOMEM;
 	}
 	b = &tl->tb[t];
+	if (tl->shapes_direct) {
+		ret = add_shape(tl, &s, &id);
+		if (ret)
+			return ret;
+		goto push;
+	}
 	/*
 	 * A program repeats: the shape that followed this track's last one last time is
 	 * likely next again, and checking it costs no hash table probe (a cache miss).
@@ -173,10 +211,11 @@ int vnp_tl_push(struct vnp_timeline *tl, unsigned int t, const struct vnp_ev *e)
 		ret = intern(tl, &s, &id);
 		if (ret)
 			return ret;
-		if (b->last)
+		if (b->last && !tl->shapes_direct)
 			tl->shape_next[b->last - 1] = id + 1;
 	}
 	b->last = id + 1;
+push:
 	ret = tb_push(b, e->start, e->end - e->start, id, e->exec);
 	if (!ret)
 		tl->n++;

@@ -30,6 +30,7 @@ void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
 	tl->model = *m;
 	tl->prog = prog;
 	tl->t0 = UINT64_MAX;
+	tl->shapes_try = VNP_SHAPES_TRY;
 	for (i = 0; i < VNEF_MAX_SEMS; i++)
 		tl->sig_stream[i] = VNP_NONE;
 	for (i = 0; i < VNP_MAX_CORES; i++) {

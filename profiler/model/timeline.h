@@ -11,7 +11,7 @@
  * program run many times repeats few (about its instructions x cores). Durations of 2^32
  * ps or more sit in a side table (tl->longd), the execution in a run-length table
  * (tl->runs: it changes once per execution of a track). A profile whose every event
- * differs still works, at up to 64 bytes an event (84 while reading; the old struct: 48).
+ * differs still works: interning stops once it does not pay, 48 bytes an event as before.
  * Callers read an event decoded by value (vnp_tl_ev(): struct vnp_ev) or one field
  * (vnp_tl_start(), vnp_tl_end(), vnp_tl_shape(), vnp_tl_ev_exec()); the timeline is
  * read-only once finished. vnp_iter walks all tracks merged in start order, which is
@@ -236,6 +236,7 @@ struct vnp_ranges {
 };
 
 #define VNP_NO_RANK		0xffffu
+#define VNP_SHAPES_TRY		(1ull << 24)	/* tl->shapes_try's default */
 
 /* A stored event (16 bytes): the rest is its shape. */
 struct vnp_cev {
@@ -293,6 +294,8 @@ struct vnp_timeline {
 	uint32_t *shape_next;			/* while adding: by id, the shape + 1 that
 						 * followed it on its track last (0: none) */
 	size_t shape_next_cap;
+	uint8_t shapes_direct;			/* interning stopped paying (events.c) */
+	uint64_t shapes_try;			/* events read before it may stop */
 	struct vnp_track_build *tb;		/* while adding: VNP_TRACKS of them */
 	unsigned int ncores;			/* highest core seen + 1 */
 	uint64_t t0, t1;			/* first start, last end (ps) */

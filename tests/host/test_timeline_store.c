@@ -139,6 +139,7 @@ TEST(a_repeated_program_keeps_few_shapes)
 			}
 	vnp_tl_init(&tl, &vn_model_trn1, NULL);
 	AEQ(vnp_tl_add(&tl, 0, r, n), 0);
+	EQ(tl.shapes_direct, 0);
 	AEQ(vnp_tl_finish(&tl), 0);
 	/* one shape an instruction of a stream, one run an execution of a track */
 	EQ(tl.nshapes, PCS * STREAMS);
@@ -161,7 +162,7 @@ TEST(a_repeated_program_keeps_few_shapes)
  * track, durations past 2^32 ps, records in a scrambled order; each read back exactly,
  * and the tables bounded by the events (no more shapes, runs or long durations).
  */
-TEST(every_event_distinct_in_any_order)
+static void every_event_distinct(struct __test_metadata *_metadata, uint64_t shapes_try)
 {
 	enum { N = 20000 };
 	struct vneuron_trace_record *r = calloc(N, sizeof(*r));
@@ -189,9 +190,13 @@ TEST(every_event_distinct_in_any_order)
 		r[j] = x;
 	}
 	vnp_tl_init(&tl, &vn_model_trn1, NULL);
+	tl.shapes_try = shapes_try;
 	/* in uneven calls, as a reader hands out chunks */
 	AEQ(vnp_tl_add(&tl, 0, r, 777), 0);
 	AEQ(vnp_tl_add(&tl, 0, r + 777, N - 777), 0);
+	/* interning stopped paying: each event has its own shape, no hash table kept */
+	EQ(tl.shapes_direct, shapes_try <= N);
+	EQ(tl.shape_hash == NULL, shapes_try <= N);
 	AEQ(vnp_tl_finish(&tl), 0);
 	EQ(tl.malformed, 0);
 	EQ(tl.nshapes, N);
@@ -210,6 +215,17 @@ TEST(every_event_distinct_in_any_order)
 	vnp_tl_free(&tl);
 	free(r);
 	free(w);
+}
+
+TEST(every_event_distinct_in_any_order)
+{
+	every_event_distinct(_metadata, VNP_SHAPES_TRY);
+}
+
+/* The same once interning has stopped paying (from 4096 events on, not 16 M). */
+TEST(every_event_distinct_interning_stopped)
+{
+	every_event_distinct(_metadata, 4096);
 }
 
 TEST(empty_timeline)
