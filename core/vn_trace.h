@@ -152,6 +152,43 @@ static inline u64 vn_trace_w7(u16 sem_wait, u16 sem_signal, u16 dma_queue, u16 d
 	return sem_wait | (u64)sem_signal << 16 | (u64)dma_queue << 32 | (u64)dma_desc << 48;
 }
 
+/* A record's eight words, in the order of its layout (core/vn_trace_event.h fills them). */
+struct vn_trace_words {
+	u64 w0;		/* vn_trace_w0(): kind, engine, opcode, pc */
+	u64 start;	/* model_start_ps */
+	u64 end;	/* model_end_ps */
+	u64 host;	/* host_ns */
+	u64 w4;		/* vn_trace_w32(): exec_seq, elements */
+	u64 w5;		/* flops or count */
+	u64 w6;		/* vn_trace_w32(): bytes, sem_value */
+	u64 w7;		/* vn_trace_w7(): sem_wait, sem_signal, dma_queue, dma_desc */
+};
+
+/*
+ * The record's fields from its words, one by one: for a record kept in memory (the
+ * profiler's replay) and for vn_trace_wput() on a big-endian CPU. Sets every byte.
+ */
+static inline void vn_trace_rec_words(struct vneuron_trace_record *t,
+				      const struct vn_trace_words *x)
+{
+	t->kind = (u8)x->w0;
+	t->engine = (u8)(x->w0 >> 8);
+	t->opcode = (u16)(x->w0 >> 16);
+	t->pc = (u32)(x->w0 >> 32);
+	t->model_start_ps = x->start;
+	t->model_end_ps = x->end;
+	t->host_ns = x->host;
+	t->exec_seq = (u32)x->w4;
+	t->elements = (u32)(x->w4 >> 32);
+	t->flops = x->w5;
+	t->bytes = (u32)x->w6;
+	t->sem_value = (u32)(x->w6 >> 32);
+	t->sem_wait = (u16)x->w7;
+	t->sem_signal = (u16)(x->w7 >> 16);
+	t->dma_queue = (u16)(x->w7 >> 32);
+	t->dma_desc = (u16)(x->w7 >> 48);
+}
+
 /*
  * A writer: the ring's hot fields (data, mask, head, stop) held in the caller's locals for
  * a run of records. In a loop of vn_trace_put() the head goes through r->head in memory
@@ -224,28 +261,18 @@ static inline bool vn_trace_wput(struct vn_trace_writer *w, u64 w0, u64 start, u
 	rec[7] = w7;
 #else
 	{
-		struct vneuron_trace_record *t = (struct vneuron_trace_record *)rec;
+		struct vn_trace_words x = { w0, start, end, host, w4, w5, w6, w7 };
 
-		t->kind = (u8)w0;
-		t->engine = (u8)(w0 >> 8);
-		t->opcode = (u16)(w0 >> 16);
-		t->pc = (u32)(w0 >> 32);
-		t->model_start_ps = start;
-		t->model_end_ps = end;
-		t->host_ns = host;
-		t->exec_seq = (u32)w4;
-		t->elements = (u32)(w4 >> 32);
-		t->flops = w5;
-		t->bytes = (u32)w6;
-		t->sem_value = (u32)(w6 >> 32);
-		t->sem_wait = (u16)w7;
-		t->sem_signal = (u16)(w7 >> 16);
-		t->dma_queue = (u16)(w7 >> 32);
-		t->dma_desc = (u16)(w7 >> 48);
+		vn_trace_rec_words((struct vneuron_trace_record *)rec, &x);
 	}
 #endif
 	w->head += sizeof(struct vneuron_trace_record);
 	return true;
+}
+
+static inline bool vn_trace_wput_words(struct vn_trace_writer *w, const struct vn_trace_words *x)
+{
+	return vn_trace_wput(w, x->w0, x->start, x->end, x->host, x->w4, x->w5, x->w6, x->w7);
 }
 
 /* One record through a writer of its own: for a producer that writes one at a time. */

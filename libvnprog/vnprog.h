@@ -442,6 +442,15 @@ const struct vneuron_model *nd_model_widest(void);
  */
 unsigned int nd_edits(const char *a, size_t na, const char *b, size_t nb);
 
+struct vn_program;
+/*
+ * Whether every execution of vp that ends OK writes every byte of its HBM tensor
+ * `tensor` (by DMA descriptors that write the same bytes for each program id): 1, or 0
+ * when that is not certain (cover.c). A caller that only hands out the buffer after an
+ * OK execution may then leave a new output buffer unzeroed.
+ */
+int nd_program_writes_all(const struct vn_program *vp, uint32_t tensor);
+
 /* m may be NULL for the trn1 defaults. */
 int nd_host_open(const struct vneuron_model *m, struct nd_host **hp, struct nd_error *err);
 void nd_host_close(struct nd_host *h);

@@ -21,6 +21,7 @@
 #include "vn_exec.h"
 #include "vn_isa.h"
 #include "vn_program.h"
+#include "vn_trace_event.h"
 
 /*
  * After a transform renumbered stream's first n entries (map[old] = new, bit 31: dropped),
@@ -234,13 +235,20 @@ static uint32_t replay_ranks(const struct vn_program *p)
 	return most >= n ? (uint32_t)(most / n * n) : n;
 }
 
-/* Event hook: the event as the trace record capture would read (core/trace_event.c). */
+/*
+ * Event hook: the event as the trace record capture would read, from the device's own
+ * encoder (core/vn_trace_event.h); with no host time and the first execution's number,
+ * so that a replay's records are the same at every run.
+ */
 static void rp_hook(void *arg, const struct vn_event *e)
 {
 	struct rp_rec *rc = arg;
-	struct vneuron_trace_record *x;
-	int cc = e->stream == VNEF_STREAM_CC, dma = e->stream >= VNEF_ENGINES && !cc;
+	struct vn_event ev = *e;
+	struct vn_trace_words w;
 
+	ev.exec_seq = 1;
+	ev.host_ns = 0;
+	vn_trace_event_words(&w, &ev);
 	pthread_mutex_lock(&rc->lock);
 	if (rc->n == rc->cap) {
 		size_t ncap = rc->cap ? rc->cap * 2 : 1024;
@@ -254,31 +262,7 @@ static void rp_hook(void *arg, const struct vn_event *e)
 		rc->r = q;
 		rc->cap = ncap;
 	}
-	x = &rc->r[rc->n++];
-	memset(x, 0, sizeof(*x));
-	x->kind = cc ? VNEURON_TRACE_CC : dma ? VNEURON_TRACE_DMA : VNEURON_TRACE_INSN;
-	x->engine = cc ? VNEURON_TRACE_ENGINE_CC : dma ? VNEURON_TRACE_ENGINE_DMA :
-		    (uint8_t)e->stream;
-	x->opcode = dma ? 0 : (uint16_t)e->opcode;
-	x->pc = e->pc;
-	x->model_start_ps = e->start_ps;
-	x->model_end_ps = e->end_ps;
-	x->exec_seq = 1;
-	x->elements = e->elements > UINT32_MAX ? UINT32_MAX : (uint32_t)e->elements;
-	x->flops = e->flops;
-	x->bytes = e->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)e->bytes;
-	x->sem_wait = e->wait_sem == VN_EVT_NO_WAIT ? VNEURON_TRACE_NO_SEM : (uint16_t)e->wait_sem;
-	x->sem_value = e->wait_sem == VN_EVT_NO_WAIT ? 0 : e->wait_value;
-	x->sem_signal = e->signal_mask ? (uint16_t)__builtin_ctzll(e->signal_mask) :
-			VNEURON_TRACE_NO_SEM;
-	x->dma_queue = dma ? (uint16_t)e->dma_queue : 0;
-	x->dma_desc = dma ? (uint16_t)e->dma_desc : 0;
-	if (cc) {	/* uapi/vneuron_trace.h's CC fields */
-		x->count = e->cc_latest_ps;
-		x->elements = e->cc_members;
-		x->dma_queue = (uint16_t)e->cc_rank;
-		x->dma_desc = (uint16_t)e->cc_last;
-	}
+	vn_trace_rec_words(&rc->r[rc->n++], &w);
 	pthread_mutex_unlock(&rc->lock);
 }
 

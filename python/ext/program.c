@@ -123,6 +123,7 @@ static int program_tensors(struct vnpy_program *p)
 		t->dtype = vt->dtype;
 		t->size = vt->size;
 		t->bound = vt->kind == VNEF_TENSOR_INPUT || vt->kind == VNEF_TENSOR_OUTPUT;
+		t->written = vt->kind == VNEF_TENSOR_OUTPUT && nd_program_writes_all(vp, i);
 		if (vt->dtype == VNEF_DT_FP32) {
 			t->type_num = NPY_FLOAT32;
 		} else if (vt->dtype == VNEF_DT_BF16) {
@@ -323,8 +324,12 @@ static PyArrayObject *tensor_array(const struct vnpy_tensor *t, PyObject *obj)
 			   t->name, s1, dtype_name(t->dtype), s2);
 		return NULL;
 	}
-	if (t->kind == VNEF_TENSOR_INPUT)
+	if (t->kind == VNEF_TENSOR_INPUT && !PyArray_ISCARRAY_RO(a))
 		return (PyArrayObject *)PyArray_FromArray(a, NULL, NPY_ARRAY_IN_ARRAY);
+	if (t->kind == VNEF_TENSOR_INPUT) {
+		Py_INCREF(a);	/* what PyArray_FromArray() gives back, without its checks */
+		return a;
+	}
 	if (!PyArray_ISCARRAY(a)) {
 		vnpy_raise(vnpy_TensorError, EINVAL, "output '%s': the array must be %s, the program "
 			   "writes it in place", t->name,
@@ -514,7 +519,14 @@ static PyObject *program_run(PyObject *self, PyObject *args, PyObject *kw)
 			if (obj) {
 				nout++;
 			} else {
-				own = PyArray_ZEROS(t->ndim, t->shape, t->type_num, 0);
+				/*
+				 * Zeros, unless the program writes it whole: this thread
+				 * zeroing memory the core's thread wrote last run moved
+				 * every cache line between two CPUs, twice.
+				 */
+				own = t->written ?
+				      PyArray_EMPTY(t->ndim, t->shape, t->type_num, 0) :
+				      PyArray_ZEROS(t->ndim, t->shape, t->type_num, 0);
 				if (!own)
 					goto out;
 				obj = own;

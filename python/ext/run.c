@@ -165,6 +165,7 @@ void vnpy_run_release(struct vnpy_program *p)
 static int runner_of(struct vnpy_program *p, struct nd_runner **rp, char *msg, size_t len)
 {
 	struct vnpy_device *d = p->dev;
+	uint32_t i;
 	int ret;
 
 	if (d->backend == VNPY_DEVICE) {
@@ -175,6 +176,8 @@ static int runner_of(struct vnpy_program *p, struct nd_runner **rp, char *msg, s
 	if (d->loaded == p)
 		return 0;
 	d->loaded = NULL;
+	for (i = 0; i < p->ntensors; i++)
+		p->tensors[i].bound_to = NULL;	/* loading unbinds */
 	ret = nd_runner_load_image(d->runner, p->vp->image, p->vp->size, NULL, NULL);
 	if (ret) {
 		nd_runner_error_copy(d->runner, msg, len);
@@ -211,9 +214,17 @@ static int run_locked(struct vnpy_program *p, void *const *data, struct vnpy_run
 	uint32_t i;
 
 	ret = runner_of(p, &r, msg, len);
-	for (i = 0; !ret && i < p->ntensors; i++)
-		if (p->tensors[i].bound)
-			ret = nd_runner_bind(r, 0, p->tensors[i].name, data[i], p->tensors[i].size);
+	for (i = 0; !ret && i < p->ntensors; i++) {
+		struct vnpy_tensor *t = &p->tensors[i];
+
+		/* the runner keeps a binding: the same buffer as last run needs none */
+		if (!t->bound || t->bound_to == data[i])
+			continue;
+		t->bound_to = NULL;
+		ret = nd_runner_bind(r, 0, t->name, data[i], t->size);
+		if (!ret)
+			t->bound_to = data[i];
+	}
 	if (ret) {
 		if (!msg[0])
 			nd_runner_error_copy(r, msg, len);

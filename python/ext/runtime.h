@@ -58,6 +58,10 @@ struct vnpy_tensor {
 	npy_intp shape[VNEF_MAX_RANK];
 	uint64_t size;			/* bytes */
 	int bound;			/* an input or output: given at each run */
+	int written;			/* an output every OK run writes whole: its new
+					 * arrays need no zeroing (nd_program_writes_all()) */
+	void *bound_to;			/* run.c: the buffer its runner has it bound to
+					 * (NULL: none), so a run rebinds only a new one */
 };
 
 struct vnpy_program {

@@ -16,6 +16,7 @@
 /* the harness defines fixture functions without prototypes */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #include "kselftest_harness.h"
+#include "../host/run_util.h"
 
 #define BIN "build/bin/"
 
@@ -34,24 +35,10 @@ FIXTURE_TEARDOWN(dev)
 {
 }
 
+/* cmd's exit status, its output (both streams) in out */
 static int run(const char *cmd)
 {
-	char full[1024];
-	size_t n = 0;
-	FILE *p;
-	int st;
-
-	snprintf(full, sizeof(full), "%s 2>&1", cmd);
-	p = popen(full, "r");
-	if (!p)
-		return -1;
-	while (n + 1 < sizeof(out) && (st = fgetc(p)) != EOF)
-		out[n++] = (char)st;
-	while (fgetc(p) != EOF)
-		;
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return run_out(cmd, out, sizeof(out));
 }
 
 TEST_F_TIMEOUT(dev, vneuron_ls, 600)

@@ -6,25 +6,6 @@
  */
 #include "builder_util.h"
 
-/* Finish, validate with the core, and hand back the loaded program. */
-static int finish_and_load(struct nd_builder *b, struct vn_program **pp, void **imgp,
-			   size_t *sizep)
-{
-	struct vn_prog_error pe;
-	int ret;
-
-	ret = nd_builder_finish(b, imgp, sizep);
-	if (ret) {
-		fprintf(stderr, "finish: %s\n", nd_builder_error(b));
-		return ret;
-	}
-	ret = vn_program_load(*imgp, *sizep, pp, &pe);
-	if (ret)
-		fprintf(stderr, "validator: %s: %s (section %d, entry %d)\n",
-			vn_check_name(pe.check), pe.msg, (int)pe.section, (int)pe.index);
-	return ret;
-}
-
 /* The NKI exp kernel of the profiler blog: 128-partition tiles, masked last tile. */
 static void build_exp(struct nd_builder *b, int double_buffer)
 {

@@ -5,40 +5,10 @@
  * ranges, every refusal with its message), the listing, and the images' round trip
  * through the disassembler and the assembler. Runs on the host: tests/host/test_cc_host.c.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "vnprog.h"
-#include "vn_program.h"
-
-#pragma GCC diagnostic ignored "-Wmissing-prototypes"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wmisleading-indentation"
-#include "kselftest_harness.h"
+#include "builder_util.h"
 
 static const uint64_t SHAPE_128x64[] = { 128, 64 };
 static const uint64_t SHAPE_4x128x64[] = { 4, 128, 64 };
-
-/* Finish, validate with the core and load. */
-static int finish_and_load(struct nd_builder *b, struct vn_program **pp, void **imgp,
-			   size_t *sizep)
-{
-	struct vn_prog_error pe;
-	int ret;
-
-	ret = nd_builder_finish(b, imgp, sizep);
-	if (ret) {
-		fprintf(stderr, "finish: %s\n", nd_builder_error(b));
-		return ret;
-	}
-	ret = vn_program_load(*imgp, *sizep, pp, &pe);
-	if (ret)
-		fprintf(stderr, "validator: %s: %s (section %d, entry %d)\n",
-			vn_check_name(pe.check), pe.msg, (int)pe.section, (int)pe.index);
-	return ret;
-}
 
 /* The image reassembles from its disassembly to the same bytes. */
 static int round_trips(const void *img, size_t size)

@@ -16,29 +16,9 @@
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #include "kselftest_harness.h"
 #include "vnprog.h"
+#include "run_util.h"
 
 #define BIN "build/bin/"
-
-/* Run cmd through the shell, its stdout and stderr into out; the exit status or -1. */
-static int run(const char *cmd, char *out, size_t size)
-{
-	char full[1024];
-	size_t n = 0;
-	FILE *p;
-	int st;
-
-	snprintf(full, sizeof(full), "%s 2>&1", cmd);
-	p = popen(full, "r");
-	if (!p)
-		return -1;
-	while (n + 1 < size && (st = fgetc(p)) != EOF)
-		out[n++] = (char)st;
-	while (fgetc(p) != EOF)
-		;
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static char out[1 << 16];
 
@@ -65,7 +45,7 @@ FIXTURE_TEARDOWN(ex)
 
 TEST_F(ex, exp_naive_and_pipelined)
 {
-	ASSERT_EQ(0, run(BIN "example-exp --host", out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_out(BIN "example-exp --host", out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "exp_naive      [250 x 512] fp32 on the host backend: ok"));
 	EXPECT_NE(NULL, strstr(out, "exp_pipelined  [250 x 512] fp32 on the host backend: ok"));
 	EXPECT_NE(NULL, strstr(out, "faster pipelined"));
@@ -100,16 +80,16 @@ TEST_F(ex, exp_per_model)
 	for (i = 0; i < 3; i++) {
 		snprintf(cmd, sizeof(cmd), BIN "example-exp --host --model %s --variant pipelined",
 			 models[i]);
-		ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s: %s", cmd, out);
+		ASSERT_EQ(0, run_out(cmd, out, sizeof(out))) TH_LOG("%s: %s", cmd, out);
 		us[i] = modeled_us(out, models[i]);
 		ASSERT_GT(us[i], 0.0) TH_LOG("%s", out);
 	}
 	EXPECT_GT(us[1], us[0]);
 	EXPECT_LT(us[2], us[0]);
 	/* without --model: trn1's figures, the same modeled time */
-	ASSERT_EQ(0, run(BIN "example-exp --host --variant pipelined", out, sizeof(out)));
+	ASSERT_EQ(0, run_out(BIN "example-exp --host --variant pipelined", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "on the host backend: ok")) TH_LOG("%s", out);
-	ASSERT_EQ(0, run(BIN "example-matmul --host --model trn2", out, sizeof(out)))
+	ASSERT_EQ(0, run_out(BIN "example-matmul --host --model trn2", out, sizeof(out)))
 		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "matmul_512_bf16  on the host backend (trn2): ok"))
 		TH_LOG("%s", out);
@@ -117,19 +97,19 @@ TEST_F(ex, exp_per_model)
 
 TEST_F(ex, model_bad_usage)
 {
-	EXPECT_EQ(2, run(BIN "example-exp --host --model trn9", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-exp --host --model trn9", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--model: unknown model 'trn9' (the models are trn1, "
 			       "trn2, trn3)")) TH_LOG("%s", out);
-	EXPECT_EQ(2, run(BIN "example-exp --host --model", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-exp --host --model", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "expects a model name")) TH_LOG("%s", out);
-	EXPECT_EQ(2, run(BIN "example-exp --model trn2", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-exp --model trn2", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--model trn2 is for --host")) TH_LOG("%s", out);
-	EXPECT_EQ(2, run(BIN "vneuron-run x.vnef --host --model TRN2", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-run x.vnef --host --model TRN2", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "unknown model 'TRN2' (the models are trn1, trn2, trn3)"))
 		TH_LOG("%s", out);
-	EXPECT_EQ(2, run(BIN "vneuron-run x.vnef --model trn3", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-run x.vnef --model trn3", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--model trn3 is for --host")) TH_LOG("%s", out);
-	EXPECT_EQ(0, run(BIN "vneuron-run --help", out, sizeof(out)));
+	EXPECT_EQ(0, run_out(BIN "vneuron-run --help", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--model NAME")) TH_LOG("%s", out);
 }
 
@@ -141,7 +121,7 @@ TEST_F(ex, matmul_all_sizes)
 
 	for (i = 0; i < 3; i++) {
 		snprintf(cmd, sizeof(cmd), BIN "example-matmul --host --size %s", sizes[i]);
-		ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s: %s", cmd, out);
+		ASSERT_EQ(0, run_out(cmd, out, sizeof(out))) TH_LOG("%s: %s", cmd, out);
 		EXPECT_NE(NULL, strstr(out, "_bf16 ")) TH_LOG("%s", out);
 		EXPECT_NE(NULL, strstr(out, "_fp32 ")) TH_LOG("%s", out);
 	}
@@ -152,7 +132,7 @@ TEST_F(ex, mlp_train_learns)
 	float first, last;
 	char *p;
 
-	ASSERT_EQ(0, run(BIN "example-mlp-train --host", out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_out(BIN "example-mlp-train --host", out, sizeof(out))) TH_LOG("%s", out);
 	p = strstr(out, "mlp-train: ok, loss ");
 	ASSERT_NE(NULL, p) TH_LOG("%s", out);
 	ASSERT_EQ(2, sscanf(p, "mlp-train: ok, loss %f -> %f", &first, &last));
@@ -162,26 +142,26 @@ TEST_F(ex, mlp_train_learns)
 
 TEST_F(ex, attention)
 {
-	ASSERT_EQ(0, run(BIN "example-attention --host", out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_out(BIN "example-attention --host", out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "attention: [512 x 64] one head on the host backend: ok"));
 }
 
 TEST_F(ex, bad_usage)
 {
-	EXPECT_EQ(2, run(BIN "example-exp --variant fast", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-exp --variant fast", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "naive, pipelined or both"));
-	EXPECT_EQ(2, run(BIN "example-exp --write-vnef /dev/null", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "example-matmul --size 300", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "example-mlp-train --steps 1", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "example-attention --bogus", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "example-exp --device x", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "example-exp --host --time-limit 0", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-exp --write-vnef /dev/null", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-matmul --size 300", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-mlp-train --steps 1", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-attention --bogus", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-exp --device x", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-exp --host --time-limit 0", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--time-limit: expects 1 to 3600 seconds, got '0'"));
-	EXPECT_EQ(2, run(BIN "example-exp --host --time-limit 3601", out, sizeof(out)));
-	EXPECT_EQ(0, run(BIN "example-exp --host -q --time-limit 60", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "vneuron-run", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "vneuron-run x.vnef --num-exec 0", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "vneuron-ls --device 99", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-exp --host --time-limit 3601", out, sizeof(out)));
+	EXPECT_EQ(0, run_out(BIN "example-exp --host -q --time-limit 60", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-run", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-run x.vnef --num-exec 0", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-ls --device 99", out, sizeof(out)));
 }
 
 TEST_F(ex, help_of_every_tool)
@@ -195,7 +175,7 @@ TEST_F(ex, help_of_every_tool)
 
 	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
 		snprintf(cmd, sizeof(cmd), BIN "%s --help", tools[i]);
-		EXPECT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", cmd);
+		EXPECT_EQ(0, run_out(cmd, out, sizeof(out))) TH_LOG("%s", cmd);
 		EXPECT_NE(NULL, strstr(out, "SYNOPSIS")) TH_LOG("%s", cmd);
 		EXPECT_NE(NULL, strstr(out, "EXIT STATUS")) TH_LOG("%s", cmd);
 	}
@@ -207,9 +187,10 @@ TEST_F(ex, help_of_every_tool)
  */
 TEST_F(ex, no_dependency_files_beside_the_tools)
 {
-	EXPECT_EQ(0, run("find build/bin -name '*.d' | grep -c . ; true", out, sizeof(out)));
+	EXPECT_EQ(0, run_out("find build/bin -name '*.d' | grep -c . ; true", out, sizeof(out)));
 	EXPECT_STREQ("0\n", out) TH_LOG("build/bin holds .d files");
-	EXPECT_EQ(0, run("ls build/rel/deps/bin/example-exp.d", out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_out("ls build/rel/deps/bin/example-exp.d", out, sizeof(out)))
+		TH_LOG("%s", out);
 }
 
 /* A program built for trn2 runs with vneuron-run on the model --model names. */
@@ -219,9 +200,9 @@ TEST_F(ex, run_model)
 
 	snprintf(cmd, sizeof(cmd), BIN "example-exp --host --model trn2 --variant naive -q "
 		 "--write-vnef %s/exp.vnef", self->dir);
-	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_out(cmd, out, sizeof(out))) TH_LOG("%s", out);
 	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef --host --model trn3", self->dir);
-	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_out(cmd, out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "exp.vnef on the host backend (trn3): 1 execution OK"))
 		TH_LOG("%s", out);
 }
@@ -240,7 +221,7 @@ TEST_F(ex, vneuron_run_npy)
 
 	snprintf(cmd, sizeof(cmd), BIN "example-exp --host -q --variant pipelined "
 		 "--write-vnef %s/exp.vnef", self->dir);
-	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_out(cmd, out, sizeof(out))) TH_LOG("%s", out);
 	for (i = 0; i < 250 * 512; i++)
 		in[i] = (float)(i % 13) * 0.25f - 1.5f;
 	snprintf(path, sizeof(path), "%s/in.npy", self->dir);
@@ -248,7 +229,7 @@ TEST_F(ex, vneuron_run_npy)
 
 	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef in %s --host --save-output "
 		 "%s/res -N 2", self->dir, path, self->dir);
-	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_out(cmd, out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "2 executions OK")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "out          [250 x 512] fp32: min")) TH_LOG("%s", out);
 	snprintf(path, sizeof(path), "%s/res/out.npy", self->dir);
@@ -266,19 +247,19 @@ TEST_F(ex, vneuron_run_npy)
 	/* errors: an unknown input, a malformed .npy, the wrong element count */
 	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef nope %s/in.npy --host",
 		 self->dir, self->dir);
-	EXPECT_EQ(1, run(cmd, out, sizeof(out)));
+	EXPECT_EQ(1, run_out(cmd, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "has no input 'nope'; its inputs: in")) TH_LOG("%s", out);
 	snprintf(cmd, sizeof(cmd), "head -c 100 %s/in.npy > %s/bad.npy && " BIN "vneuron-run "
 		 "%s/exp.vnef in %s/bad.npy --host", self->dir, self->dir, self->dir, self->dir);
-	EXPECT_EQ(1, run(cmd, out, sizeof(out)));
+	EXPECT_EQ(1, run_out(cmd, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "truncated .npy header")) TH_LOG("%s", out);
 	snprintf(path, sizeof(path), "%s/small.npy", self->dir);
 	ASSERT_EQ(0, nd_npy_save(path, shape, 1, in, &err));
 	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef in %s --host", self->dir, path);
-	EXPECT_EQ(1, run(cmd, out, sizeof(out)));
+	EXPECT_EQ(1, run_out(cmd, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "250 elements, input 'in' has 128000")) TH_LOG("%s", out);
 	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s --host", path);
-	EXPECT_EQ(1, run(cmd, out, sizeof(out)));
+	EXPECT_EQ(1, run_out(cmd, out, sizeof(out)));
 }
 
 /*
@@ -292,30 +273,30 @@ TEST_F(ex, no_module_first_ten_minutes)
 
 	snprintf(cmd, sizeof(cmd), BIN "example-exp --host -q --variant naive --write-vnef "
 		 "%s/exp.vnef", self->dir);
-	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_out(cmd, out, sizeof(out))) TH_LOG("%s", out);
 	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef %s/in.npy", self->dir,
 		 self->dir);
-	EXPECT_EQ(2, run(cmd, out, sizeof(out)));
+	EXPECT_EQ(2, run_out(cmd, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "needs a NAME: inputs are NAME FILE pairs")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "exp.vnef's inputs: in (e.g. vneuron-run ")) TH_LOG("%s", out);
 	if (!access("/dev/vneuron0", F_OK))
 		SKIP(return, "a device is here: the no-module messages are not reachable");
 	snprintf(cmd, sizeof(cmd), BIN "example-exp --variant naive --write-vnef %s/x.vnef",
 		 self->dir);
-	EXPECT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_out(cmd, out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "x.vnef; not run: /dev/vneuron0: no such device"));
 	EXPECT_NE(NULL, strstr(out, "run it on the host backend: example-exp --host --variant "
 			       "naive\n")) TH_LOG("%s", out);
 	snprintf(cmd, sizeof(cmd), "%s/x.vnef", self->dir);
 	EXPECT_EQ(0, access(cmd, R_OK));
-	EXPECT_EQ(1, run(BIN "example-exp -q", out, sizeof(out)));
+	EXPECT_EQ(1, run_out(BIN "example-exp -q", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "host backend: example-exp --host -q\n")) TH_LOG("%s", out);
 	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/x.vnef -N 2", self->dir);
-	EXPECT_EQ(1, run(cmd, out, sizeof(out)));
+	EXPECT_EQ(1, run_out(cmd, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "host backend: vneuron-run --host ")) TH_LOG("%s", out);
 	snprintf(cmd, sizeof(cmd), BIN "vneuron-profile capture -n %s/x.vnef -s %s/x.vntf",
 		 self->dir, self->dir);
-	EXPECT_EQ(3, run(cmd, out, sizeof(out)));
+	EXPECT_EQ(3, run_out(cmd, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "capture on the host backend: vneuron-profile capture "
 			       "--host -n ")) TH_LOG("%s", out);
 }
@@ -328,7 +309,7 @@ TEST_F(ex, readme_no_module_path)
 	snprintf(cmd, sizeof(cmd), "set -e; sed -n '/^<!-- no-module -->$/,/^```$/p' README.md | "
 		 "grep '^build/bin/' | sed 's#/tmp/#%s/#g' > %s/steps.sh; test -s %s/steps.sh; "
 		 "bash -e %s/steps.sh", self->dir, self->dir, self->dir, self->dir);
-	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_out(cmd, out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "faster pipelined")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "Advice (")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "1 execution OK")) TH_LOG("%s", out);
@@ -348,38 +329,38 @@ TEST_F(ex, vneuron_run_never_loses_a_file)
 
 	snprintf(cmd, sizeof(cmd), BIN "example-exp --host -q --variant naive "
 		 "--write-vnef %s/exp.vnef", self->dir);
-	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_out(cmd, out, sizeof(out))) TH_LOG("%s", out);
 	snprintf(path, sizeof(path), "%s/out.npy", self->dir);
 	ASSERT_EQ(0, nd_npy_save(path, shape, 2, in, &err)) TH_LOG("%s", err.msg);
 	/* the input file as the output (DIR/out.npy): refused, even forced */
 	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef in %s --host --save-output %s "
 		 "--force-overwrite", self->dir, path, self->dir);
-	EXPECT_EQ(2, run(cmd, out, sizeof(out)));
+	EXPECT_EQ(2, run_out(cmd, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "would overwrite the input")) TH_LOG("%s", out);
 	/* an existing output: refused before the run, then replaced with --force-overwrite */
 	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef --host -q --save-output %s",
 		 self->dir, self->dir);
-	EXPECT_EQ(2, run(cmd, out, sizeof(out)));
+	EXPECT_EQ(2, run_out(cmd, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "out.npy exists; use --force-overwrite")) TH_LOG("%s", out);
 	EXPECT_EQ(NULL, strstr(out, "OK"));
 	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef --host -q --save-output %s "
 		 "--force-overwrite && [ $(ls -A %s | wc -l) = 2 ]", self->dir, self->dir,
 		 self->dir);
-	EXPECT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_out(cmd, out, sizeof(out))) TH_LOG("%s", out);
 	/* -N 0, an input bound twice */
 	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef -N 0 --host", self->dir);
-	EXPECT_EQ(2, run(cmd, out, sizeof(out)));
+	EXPECT_EQ(2, run_out(cmd, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "-N 0: run at least once")) TH_LOG("%s", out);
 	EXPECT_EQ(NULL, strstr(out, "expects a number"));
 	snprintf(cmd, sizeof(cmd), BIN "vneuron-run %s/exp.vnef in %s in %s --host", self->dir,
 		 path, path);
-	EXPECT_EQ(2, run(cmd, out, sizeof(out)));
+	EXPECT_EQ(2, run_out(cmd, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "input 'in' is bound twice")) TH_LOG("%s", out);
-	EXPECT_EQ(0, run(BIN "vneuron-run --help | grep -q -- --force-overwrite", out,
+	EXPECT_EQ(0, run_out(BIN "vneuron-run --help | grep -q -- --force-overwrite", out,
 			 sizeof(out)));
 	/* an example's error names it (no module here: the device is missing) */
 	if (access("/dev/vneuron0", F_OK)) {
-		EXPECT_NE(0, run(BIN "example-exp -q", out, sizeof(out)));
+		EXPECT_NE(0, run_out(BIN "example-exp -q", out, sizeof(out)));
 		EXPECT_EQ(0, strncmp(out, "example-exp: ", 13)) TH_LOG("%s", out);
 	}
 }
@@ -412,7 +393,7 @@ TEST_F(ex, cc_bench_per_model)
 	for (i = 0; i < 3; i++) {
 		snprintf(cmd, sizeof(cmd), BIN "vneuron-cc-bench -o all_reduce -b 1M -e 1M -i 1 "
 			 "-w 0 --check --model trn%u", i + 1);
-		ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s: %s", cmd, out);
+		ASSERT_EQ(0, run_out(cmd, out, sizeof(out))) TH_LOG("%s: %s", cmd, out);
 		EXPECT_NE(NULL, strstr(out, "# check: 1 of 1 results match")) TH_LOG("%s", out);
 		bw[i] = avg_busbw(out);
 		ASSERT_GT(bw[i], 0.0) TH_LOG("%s", out);
@@ -420,10 +401,10 @@ TEST_F(ex, cc_bench_per_model)
 	EXPECT_NE(NULL, strstr(out, "host backend (trn3), fp32")) TH_LOG("%s", out);
 	EXPECT_GT(bw[1], bw[0]);
 	EXPECT_GT(bw[2], bw[0]);
-	EXPECT_EQ(2, run(BIN "vneuron-cc-bench --model trn0", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-cc-bench --model trn0", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "unknown model 'trn0' (the models are trn1, trn2, trn3)"))
 		TH_LOG("%s", out);
-	EXPECT_EQ(2, run(BIN "vneuron-cc-bench --model trn2 --device 0", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-cc-bench --model trn2 --device 0", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "is for the host backend")) TH_LOG("%s", out);
 }
 
@@ -436,7 +417,7 @@ TEST_F(ex, cc_bench_small_checked)
 	unsigned int i, rows = 0;
 	char *p, *line;
 
-	ASSERT_EQ(0, run(BIN "vneuron-cc-bench -b 1K -e 16K --check -i 2", out, sizeof(out)))
+	ASSERT_EQ(0, run_out(BIN "vneuron-cc-bench -b 1K -e 16K --check -i 2", out, sizeof(out)))
 		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "4 ranks (2 devices x 2 cores), host backend, fp32"))
 		TH_LOG("%s", out);
@@ -473,23 +454,23 @@ TEST_F(ex, cc_bench_small_checked)
 	}
 	EXPECT_EQ(15u, rows);
 
-	ASSERT_EQ(0, run(BIN "vneuron-cc-bench -b 1K -e 4K -d bf16 -n 3 --cores-per-device 1 "
+	ASSERT_EQ(0, run_out(BIN "vneuron-cc-bench -b 1K -e 4K -d bf16 -n 3 --cores-per-device 1 "
 			 "-o all_reduce,reduce_scatter --check -q", out, sizeof(out)))
 		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "        1020         510  bf16")) TH_LOG("%s", out);
 	EXPECT_EQ(NULL, strstr(out, "all_gather"));
 
-	EXPECT_EQ(2, run(BIN "vneuron-cc-bench -d fp16", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-cc-bench -d fp16", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "fp32 or bf16, not 'fp16'")) TH_LOG("%s", out);
-	EXPECT_EQ(2, run(BIN "vneuron-cc-bench -o all_sum", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-cc-bench -o all_sum", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "unknown collective 'all_sum'")) TH_LOG("%s", out);
-	EXPECT_EQ(2, run(BIN "vneuron-cc-bench -b 2K -e 1K", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "vneuron-cc-bench -n 0", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "vneuron-cc-bench -e 4Q", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "vneuron-cc-bench --host --device 0", out, sizeof(out)));
-	EXPECT_EQ(0, run(BIN "vneuron-cc-bench --help", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-cc-bench -b 2K -e 1K", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-cc-bench -n 0", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-cc-bench -e 4Q", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-cc-bench --host --device 0", out, sizeof(out)));
+	EXPECT_EQ(0, run_out(BIN "vneuron-cc-bench --help", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "EXIT STATUS"));
-	EXPECT_EQ(0, run(BIN "vneuron-cc-bench --version", out, sizeof(out)));
+	EXPECT_EQ(0, run_out(BIN "vneuron-cc-bench --version", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "vneuron-cc-bench ")) TH_LOG("%s", out);
 }
 
@@ -499,7 +480,7 @@ TEST_F(ex, matmul_tp)
 	double tp, one;
 	char *p;
 
-	ASSERT_EQ(0, run(BIN "example-matmul-tp --host", out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_out(BIN "example-matmul-tp --host", out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "matmul-tp: [512 x 512] . [512 x 512] fp32 on 4 workers "
 			       "(2 devices x 2 cores) on the host backend: ok")) TH_LOG("%s", out);
 	p = strstr(out, "4 workers: modeled ");
@@ -510,13 +491,13 @@ TEST_F(ex, matmul_tp)
 	ASSERT_EQ(1, sscanf(p, "one core:   modeled %lf", &one));
 	EXPECT_GT(tp, 0.0);
 	EXPECT_GT(one, 0.0);
-	ASSERT_EQ(0, run(BIN "example-matmul-tp --host --workers 8 --cores-per-device 4 "
+	ASSERT_EQ(0, run_out(BIN "example-matmul-tp --host --workers 8 --cores-per-device 4 "
 			 "--dtype bf16", out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "bf16 on 8 workers (2 devices x 4 cores)")) TH_LOG("%s", out);
-	EXPECT_EQ(2, run(BIN "example-matmul-tp --workers 3", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-matmul-tp --workers 3", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--workers 3 does not divide --size 512")) TH_LOG("%s", out);
-	EXPECT_EQ(2, run(BIN "example-matmul-tp --size 2048", out, sizeof(out)));
-	EXPECT_EQ(0, run(BIN "example-matmul-tp --help", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-matmul-tp --size 2048", out, sizeof(out)));
+	EXPECT_EQ(0, run_out(BIN "example-matmul-tp --help", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "EXIT STATUS"));
 }
 
@@ -529,7 +510,7 @@ TEST_F(ex, mlp_dp_matches_one_worker)
 	float first, last, one_first, one_last, diff;
 	char *p;
 
-	ASSERT_EQ(0, run(BIN "example-mlp-dp --host", out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_out(BIN "example-mlp-dp --host", out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "global batch 128 on 4 workers (2 devices x 2 cores, 32 rows "
 			       "each), 50 steps on the host backend")) TH_LOG("%s", out);
 	p = strstr(out, "mlp-dp: ok, loss ");
@@ -543,13 +524,13 @@ TEST_F(ex, mlp_dp_matches_one_worker)
 	EXPECT_LT(fabsf(first - one_first), 1e-4f);
 	EXPECT_LT(fabsf(last - one_last), 1e-4f);
 
-	ASSERT_EQ(0, run(BIN "example-mlp-dp --host --workers 8 --cores-per-device 4 --steps 4 "
+	ASSERT_EQ(0, run_out(BIN "example-mlp-dp --host --workers 8 --cores-per-device 4 --steps 4 "
 			 "-q", out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "in 4 steps on 8 workers")) TH_LOG("%s", out);
-	EXPECT_EQ(2, run(BIN "example-mlp-dp --workers 3", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-mlp-dp --workers 3", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "1, 2, 4 or 8, not '3'")) TH_LOG("%s", out);
-	EXPECT_EQ(2, run(BIN "example-mlp-dp --steps 1", out, sizeof(out)));
-	EXPECT_EQ(0, run(BIN "example-mlp-dp --help", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "example-mlp-dp --steps 1", out, sizeof(out)));
+	EXPECT_EQ(0, run_out(BIN "example-mlp-dp --help", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "EXIT STATUS"));
 }
 

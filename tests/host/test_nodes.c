@@ -14,6 +14,7 @@
 
 #include "vnp_nodes_synth.h"
 #include "vnprog.h"
+#include "run_util.h"
 #include "../../profiler/analysis/analyze.h"
 #include "../../profiler/model/profile.h"
 #include "../../profiler/output/summary.h"
@@ -535,18 +536,9 @@ static int write_vnef(const char *path)
 static int run_cmd(const char *sub, const char *args, char *out, size_t len)
 {
 	char cmd[1024];
-	FILE *p;
-	size_t n;
-	int st;
 
-	snprintf(cmd, sizeof(cmd), PROFILER " %s %s 2>&1", sub, args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	n = fread(out, 1, len - 1, p);
-	out[n] = 0;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	snprintf(cmd, sizeof(cmd), PROFILER " %s %s", sub, args);
+	return run_out(cmd, out, len);
 }
 
 static int run_view(const char *args, char *out, size_t len)

@@ -17,27 +17,9 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
 #include "neurondev.h"
+#include "run_util.h"
 
 #define BIN "build/bin/"
-
-/* A command's exit status and its output (both streams) in out. */
-static int run(const char *cmd, char *out, size_t size)
-{
-	char full[512];
-	size_t n = 0, r;
-	FILE *f;
-	int st;
-
-	snprintf(full, sizeof(full), "%s 2>&1", cmd);
-	f = popen(full, "r");
-	if (!f)
-		return -1;
-	while (n + 1 < size && (r = fread(out + n, 1, size - 1 - n, f)) > 0)
-		n += r;
-	out[n] = '\0';
-	st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 TEST(open_without_module)
 {
@@ -134,23 +116,23 @@ TEST(tools_usage)
 
 	if (access(BIN "vneuron-top", X_OK) || access(BIN "vneuron-monitor", X_OK))
 		SKIP(return, "build/bin not built: run make first");
-	EXPECT_EQ(0, run(BIN "vneuron-top --help", out, sizeof(out)));
+	EXPECT_EQ(0, run_out(BIN "vneuron-top --help", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "modeled time it was busy"));
-	EXPECT_EQ(0, run(BIN "vneuron-monitor --help", out, sizeof(out)));
+	EXPECT_EQ(0, run_out(BIN "vneuron-monitor --help", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--listen"));
-	EXPECT_EQ(2, run(BIN "vneuron-top -d 0", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "vneuron-top -b x", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "vneuron-top extra", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "vneuron-monitor -i 0.01", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "vneuron-monitor --listen-any", out, sizeof(out)));
-	EXPECT_EQ(2, run(BIN "vneuron-monitor --listen 127.0.0.1:99999", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-top -d 0", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-top -b x", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-top extra", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-monitor -i 0.01", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-monitor --listen-any", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-monitor --listen 127.0.0.1:99999", out, sizeof(out)));
 	/* not loopback: refused before anything else */
-	EXPECT_EQ(2, run(BIN "vneuron-monitor --listen 0.0.0.0:0", out, sizeof(out)));
+	EXPECT_EQ(2, run_out(BIN "vneuron-monitor --listen 0.0.0.0:0", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "not a loopback address")) TH_LOG("%s", out);
 	if (access("/sys/module/vneuron", F_OK)) {
-		EXPECT_EQ(1, run(BIN "vneuron-top -b 1", out, sizeof(out)));
+		EXPECT_EQ(1, run_out(BIN "vneuron-top -b 1", out, sizeof(out)));
 		EXPECT_NE(NULL, strstr(out, "the vneuron module is not loaded")) TH_LOG("%s", out);
-		EXPECT_EQ(1, run(BIN "vneuron-monitor -n 1", out, sizeof(out)));
+		EXPECT_EQ(1, run_out(BIN "vneuron-monitor -n 1", out, sizeof(out)));
 		EXPECT_NE(NULL, strstr(out, "the vneuron module is not loaded")) TH_LOG("%s", out);
 	}
 }

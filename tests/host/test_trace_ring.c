@@ -6,6 +6,7 @@
  * checks order, loss, duplication and torn records.
  */
 #include "tring_util.h"
+#include "vn_trace_event.h"
 
 TEST(off_is_null)
 {
@@ -353,6 +354,46 @@ TEST(event_records_carry_every_field)
 									     ev.stream);
 		nd_ring_release(&t.cons_r, n);
 		ev.signal_mask = (1ull << 2) | (1ull << 9) | (1ull << 63);
+	}
+	tring_free(&t);
+}
+
+/*
+ * The profiler's replay keeps an event's record from vn_trace_event_words() and
+ * vn_trace_rec_words() (core/vn_trace_event.h): the very bytes the ring gets, and
+ * the SEM records' too (vn_trace_sem_words()).
+ */
+TEST(event_words_are_the_ring_records)
+{
+	static const uint32_t streams[] = { 1, 3, VNEF_ENGINES, VNEF_ENGINES + 15, VNEF_STREAM_CC };
+	struct vn_event ev = {
+		.exec_seq = 7, .opcode = VNEF_OP_MULTIPLY_MOVING, .pc = 0x12345,
+		.start_ps = 10, .end_ps = 20, .host_ns = 30, .elements = 5ull << 32,
+		.bytes = 3, .flops = 1ull << 50, .wait_sem = 2, .wait_value = 9,
+		.signal_mask = (1ull << 4) | (1ull << 17), .cc_rank = 2, .cc_members = 8,
+		.cc_last = 6, .cc_latest_ps = 15,
+	};
+	const struct vneuron_trace_record *recs;
+	struct vneuron_trace_record want[2];
+	struct vn_trace_words w;
+	struct tring t;
+	unsigned int i;
+
+	AEQ(0, tring_setup(&t, 8192, VNEURON_TRACE_MODE_STOP, 4, 0));
+	for (i = 0; i < ARRAY_SIZE(streams); i++) {
+		ev.stream = streams[i];
+		ev.dma_queue = ev.stream >= VNEF_ENGINES ? ev.stream - VNEF_ENGINES : ~0u;
+		ev.dma_desc = ev.stream >= VNEF_ENGINES ? 40 + i : ~0u;
+		memset(want, 0xa5, sizeof(want));
+		vn_trace_event_words(&w, &ev);
+		vn_trace_rec_words(&want[0], &w);
+		vn_trace_sem_words(&w, &ev, 17);
+		vn_trace_rec_words(&want[1], &w);
+		vn_trace_event(&t.prod, &ev);
+		vn_trace_flush(&t.prod);
+		AEQ(2, nd_ring_peek(&t.cons_r, &recs, 100));
+		EXPECT_EQ(0, memcmp(want, recs, sizeof(want))) TH_LOG("stream %u", ev.stream);
+		nd_ring_release(&t.cons_r, 2);
 	}
 	tring_free(&t);
 }

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "vnp_kernel.h"
+#include "run_util.h"
 
 /* The 6.1 harness defines non-static helpers without prototypes. */
 #pragma GCC diagnostic push
@@ -590,18 +591,9 @@ TEST(balanced_fires_nothing)
 static int run_profiler(char *out, size_t len, const char *args)
 {
 	char cmd[1024];
-	size_t n;
-	FILE *p;
-	int st;
 
-	snprintf(cmd, sizeof(cmd), "build/bin/vneuron-profile %s 2>&1", args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	n = fread(out, 1, len - 1, p);
-	out[n] = 0;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	snprintf(cmd, sizeof(cmd), "build/bin/vneuron-profile %s", args);
+	return run_out(cmd, out, len);
 }
 
 /*

@@ -16,6 +16,7 @@
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #include "kselftest_harness.h"
 #include "vnprog.h"
+#include "run_util.h"
 
 #define BIN "build/bin/"
 
@@ -43,26 +44,6 @@ static int user_tools(char names[MAX_TOOLS][64])
 	closedir(d);
 	snprintf(names[n++], 64, "vneuron-profile");
 	return n;
-}
-
-static int run(const char *cmd, char *out, size_t size)
-{
-	char full[1024];
-	size_t n = 0;
-	FILE *p;
-	int st;
-
-	snprintf(full, sizeof(full), "%s 2>&1", cmd);
-	p = popen(full, "r");
-	if (!p)
-		return -1;
-	while (n + 1 < size && (st = fgetc(p)) != EOF)
-		out[n++] = (char)st;
-	while (fgetc(p) != EOF)
-		;
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 /* Whether a tool is built on libvnprog: its source includes vnprog.h. */
@@ -144,7 +125,7 @@ TEST(every_tool)
 	ASSERT_GT(n, 5);
 	for (i = 0; i < n; i++) {
 		snprintf(cmd, sizeof(cmd), BIN "%s --version", tools[i]);
-		rc = run(cmd, out, sizeof(out));
+		rc = run_out(cmd, out, sizeof(out));
 		/* vneuron-profile is wired separately (profiler/main.c). */
 		if (!strcmp(tools[i], "vneuron-profile") && rc == 2 &&
 		    strstr(out, "unknown command '--version'")) {

@@ -9,7 +9,7 @@ import numpy
 import pytest
 
 import vneuron
-from vnpytest import (add_image, dev, exp_image, host, long_inputs,  # noqa: F401
+from vnpytest import (ADD, add_image, dev, exp_image, host, long_inputs,  # noqa: F401
                       long_program)
 
 RNG = numpy.random.default_rng(26)
@@ -76,6 +76,50 @@ def test_output_written_in_place(dev):
     res = p.run(a, outputs={"z": out})
     assert res.outputs["z"] is out
     assert numpy.array_equal(out, a["x"] + a["y"])
+
+
+def store_image(stores):
+    """z = x + y, fp32 [128, 64], z stored by the DMA entries `stores` (each "ROW0 ROWS",
+    on queues of their own): what a program leaves of a new output array is zeros."""
+    lines = [ADD.split(".queue 2")[0]]
+    for q, (row, rows) in enumerate(stores):
+        lines.append(f".queue {q + 2}\n\tdma z@{row * 256:#x}[0, 256], "
+                     f"sbuf[{row}; 0, 1]@0x200, 1 x {rows} x 256 wait s1 >= 1")
+    return vneuron.assemble("\n".join(lines) + "\n", "store.vasm")
+
+
+@pytest.mark.parametrize("stores", [[(0, 64)], [(0, 40), (100, 28)], [(0, 64), (64, 64)],
+                                    [(0, 100), (50, 78)]])
+def test_new_output_holds_zeros_where_not_written(dev, stores):
+    # Programs that write all of z get a new array left unzeroed (the core writes every
+    # byte: Program.run() skips the zeroing); the others get zeros where they do not write.
+    p = dev.load(store_image(stores))
+    a = add_inputs()
+    want = numpy.zeros((128, 64), numpy.float32)
+    for row, rows in stores:
+        want[row:row + rows] = (a["x"] + a["y"])[row:row + rows]
+    for _ in range(3):
+        junk = [numpy.full((128, 64), numpy.nan, numpy.float32) for _ in range(4)]
+        del junk  # freed memory the next array may take
+        assert numpy.array_equal(p.run(a)["z"], want)
+
+
+def test_runs_see_new_arrays_new_contents_and_other_programs(dev):
+    # A run binds only the buffers that changed since its runner's last binding: a new
+    # array, the same array with new contents, and another program run in between (on
+    # the host backend it takes the device's one runner, which unbinds) all count.
+    p, q = dev.load(add_image()), dev.load(store_image([(0, 64)]))
+    a, b = add_inputs(), add_inputs()
+    for _ in range(2):
+        assert numpy.array_equal(p.run(a)["z"], a["x"] + a["y"])
+        assert numpy.array_equal(p.run(b)["z"], b["x"] + b["y"])
+        a["x"] += 1.0
+        assert numpy.array_equal(p.run(a)["z"], a["x"] + a["y"])
+        half = q.run(b)["z"]
+        assert numpy.array_equal(half[:64], (b["x"] + b["y"])[:64]) and not half[64:].any()
+        out = numpy.empty((128, 64), numpy.float32)
+        assert p.run(a, outputs={"z": out})["z"] is out
+        assert numpy.array_equal(out, a["x"] + a["y"])
 
 
 def test_non_contiguous_input_is_made_contiguous(dev):
