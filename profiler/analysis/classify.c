@@ -313,7 +313,7 @@ void vnp_where(const struct vnp_timeline *tl, vnp_ev_pred pred, const void *arg,
 	if (!p || !p->lines)
 		return;
 	for (k = 0; k < tl->n; k++) {
-		const struct vnp_ev *e = &tl->ev[k];
+		const struct vnp_ev e_copy = vnp_tl_ev(tl, k), *e = &e_copy;
 		const struct vnp_loc *l;
 		const struct vnp_line *ln;
 

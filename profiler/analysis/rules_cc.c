@@ -240,7 +240,7 @@ static int rule_cc_small(struct vnp_rctx *c)
 			rounds = x->round + 1ull;
 	}
 	for (i = 0; i < c->cp->nev; i++) {
-		const struct vnp_ev *e = &tl->ev[c->cp->ev[i]];
+		const struct vnp_ev e_copy = vnp_tl_ev(tl, c->cp->ev[i]), *e = &e_copy;
 
 		if (!vnp_ev_is_cc(e) || vnp_cc_op(e) >= VNEF_CC_OP_COUNT)
 			continue;
@@ -416,7 +416,7 @@ static int rule_cc_shard(struct vnp_rctx *c)
 		if (!rd || (uint64_t)rd * members > out)
 			continue;
 		for (k = 0; k < c->cp->nev; k++) {
-			const struct vnp_ev *e = &tl->ev[c->cp->ev[k]];
+			const struct vnp_ev e_copy = vnp_tl_ev(tl, c->cp->ev[k]), *e = &e_copy;
 
 			if (vnp_ev_is_cc(e) && e->pc == pc)
 				cpx += vnp_cc_xfer(e);

@@ -137,11 +137,13 @@ static int rule_repeated(struct vnp_rctx *c)
 			unsigned int t = k * VNEF_STREAMS + VNEF_STREAM_DMA(q);
 
 			for (j = tl->track_off[t]; j < tl->track_off[t + 1]; j++) {
-				if (tl->ev[j].pc >= p->ndesc[q])
+				uint32_t pc = vnp_tl_shape(tl, j)->pc;
+
+				if (pc >= p->ndesc[q])
 					continue;
-				r[base + tl->ev[j].pc].hits++;
+				r[base + pc].hits++;
 				if (c->cp->on && c->cp->on[j])
-					r[base + tl->ev[j].pc].cp_ps += tl->ev[j].end - tl->ev[j].start;
+					r[base + pc].cp_ps += vnp_tl_dur(tl, j);
 			}
 		}
 	}
@@ -286,7 +288,7 @@ static int rule_transpose(struct vnp_rctx *c)
 		}
 	}
 	for (i = 0; i < tl->n; i++) {
-		const struct vnp_ev *e = &tl->ev[i];
+		const struct vnp_ev e_copy = vnp_tl_ev(tl, i), *e = &e_copy;
 
 		if (!pred_transpose(tl, e, &set))
 			continue;

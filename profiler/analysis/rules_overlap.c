@@ -106,7 +106,7 @@ static void cp_phases(struct vnp_rctx *c, uint64_t *load, uint64_t *store, uint6
 
 	*load = *store = *comp = 0;
 	for (i = 0; i < c->cp->nev; i++) {
-		const struct vnp_ev *e = &c->tl->ev[c->cp->ev[i]];
+		const struct vnp_ev e_copy = vnp_tl_ev(c->tl, c->cp->ev[i]), *e = &e_copy;
 		unsigned int src, dst;
 
 		if (vnp_ev_is_cc(e))

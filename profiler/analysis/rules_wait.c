@@ -54,7 +54,8 @@ static int sem_finding(struct vnp_rctx *c, unsigned int w0, unsigned int w1)
 	size_t n;
 	uint32_t root = VNP_NONE;
 	char n1[32], n2[32], t1[32], t2[32], t3[32], where[160], who[32], rw[512];
-	const struct vnp_ev *longest = NULL;
+	struct vnp_ev longest_copy, *longest = NULL;
+	size_t longest_i = SIZE_MAX;
 	struct vnp_finding *f;
 
 	for (w = w0; w < w1; w++) {
@@ -71,10 +72,12 @@ static int sem_finding(struct vnp_rctx *c, unsigned int w0, unsigned int w1)
 	if ((double)worst <= VNP_SEM_WAIT_FRAC * (double)m->core_ps)
 		return 0;
 	for (i = 0; i < m->ntop_wait && !longest; i++) {
-		const struct vnp_ev *e = &tl->ev[m->top_wait[i].ev];
+		const struct vnp_ev e_copy = vnp_tl_ev(tl, m->top_wait[i].ev), *e = &e_copy;
 
 		if (e->stream >= w0 && e->stream < w1) {
-			longest = e;
+			longest_i = m->top_wait[i].ev;
+			longest_copy = *e;
+			longest = &longest_copy;
 			lw = m->top_wait[i].wait_ps;
 		}
 	}
@@ -87,17 +90,20 @@ static int sem_finding(struct vnp_rctx *c, unsigned int w0, unsigned int w1)
 			size_t x;
 
 			for (x = tl->track_off[t]; x < tl->track_off[t + 1]; x++) {
-				uint64_t wt = vnp_ev_wait(tl, &tl->ev[x]);
+				uint64_t wt = vnp_ev_wait(tl, x);
 
 				if (wt > lw) {
 					lw = wt;
-					longest = &tl->ev[x];
+					longest_i = x;
 				}
 			}
 		}
 	}
-	if (longest)
-		root = vnp_wait_root(tl, longest, &root_ps);
+	if (longest_i != SIZE_MAX) {
+		longest_copy = vnp_tl_ev(tl, longest_i);
+		longest = &longest_copy;
+		root = vnp_wait_root(tl, longest_i, &root_ps);
+	}
 	if (w1 - w0 > 1)
 		snprintf(who, sizeof(who), "DMA queues (most: %s)",
 			 vnp_stream_name(wq, n1, sizeof(n1)));

@@ -219,7 +219,7 @@ static int build_strings(struct vnprofile_view *v)
 }
 
 /* One event as the json output gives it. */
-static void fill_event(const struct vnprofile_view *v, const struct vnp_ev *e,
+static void fill_event(const struct vnprofile_view *v, const struct vnp_ev *e, size_t idx,
 		       struct vnprofile_event *o)
 {
 	const struct vnp_timeline *tl = &v->pf.tl;
@@ -231,7 +231,7 @@ static void fill_event(const struct vnprofile_view *v, const struct vnp_ev *e,
 	o->start_ps = e->start;
 	o->end_ps = e->end;
 	o->flops = cc ? 0 : e->flops;
-	o->wait_ps = e->sem_wait != VNEURON_TRACE_NO_SEM ? vnp_ev_wait(tl, e) : 0;
+	o->wait_ps = e->sem_wait != VNEURON_TRACE_NO_SEM ? vnp_ev_wait(tl, idx) : 0;
 	o->cc_wait_ps = cc ? vnp_cc_wait(e) : 0;
 	o->bytes = e->bytes;
 	o->elements = cc ? 0 : e->elements;
@@ -281,7 +281,7 @@ const struct vnprofile_event *vnprofile_view_events(const struct vnprofile_view 
 	}
 	vnp_iter_init(it, tl);
 	while ((e = vnp_iter_next(it)) && k < tl->n)
-		fill_event(v, e, &v->events[k++]);
+		fill_event(v, e, it->idx, &v->events[k++]);
 	free(it);
 	v->nevents = k;
 	*n = k;

@@ -104,7 +104,7 @@ int vnp_collectives_compute(const struct vnp_timeline *tl, struct vnp_metrics *m
 		uint32_t exec = 0, round = 0;
 
 		for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++) {
-			const struct vnp_ev *e = &tl->ev[i];
+			const struct vnp_ev e_copy = vnp_tl_ev(tl, i), *e = &e_copy;
 
 			if (i == tl->track_off[t] || e->exec != exec) {
 				exec = e->exec;
@@ -117,7 +117,7 @@ int vnp_collectives_compute(const struct vnp_timeline *tl, struct vnp_metrics *m
 	qsort(k, n, sizeof(*k), cmp_cc_key);
 	m->ncoll = 0;
 	for (i = 0; i < n; i = j) {
-		const struct vnp_ev *e0 = &tl->ev[k[i].ev];
+		const struct vnp_ev e0_copy = vnp_tl_ev(tl, k[i].ev), *e0 = &e0_copy;
 		struct vnp_coll *x = &m->coll[m->ncoll];
 		uint64_t in = 0;
 
@@ -127,7 +127,7 @@ int vnp_collectives_compute(const struct vnp_timeline *tl, struct vnp_metrics *m
 					.last_rank = k[i].last, .ev_last = k[i].ev };
 		for (j = i; j < n && k[j].round == k[i].round && k[j].pc == k[i].pc &&
 			    k[j].last == k[i].last; j++) {
-			const struct vnp_ev *e = &tl->ev[k[j].ev];
+			const struct vnp_ev e_copy = vnp_tl_ev(tl, k[j].ev), *e = &e_copy;
 
 			m->cc_of[j] = (struct vnp_cc_member){ .ev = k[j].ev, .coll = m->ncoll };
 			x->first_arrival = u64min(x->first_arrival, e->start);
@@ -135,7 +135,7 @@ int vnp_collectives_compute(const struct vnp_timeline *tl, struct vnp_metrics *m
 			x->end = u64max(x->end, e->end);
 			x->wait_ps += vnp_cc_wait(e);
 			in = u64max(in, e->bytes);
-			if (e->start >= tl->ev[x->ev_last].start)
+			if (e->start >= vnp_tl_start(tl, x->ev_last))
 				x->ev_last = k[j].ev;
 			x->seen++;
 		}
@@ -165,7 +165,7 @@ int vnp_collectives_compute(const struct vnp_timeline *tl, struct vnp_metrics *m
 		}
 	}
 	for (i = 0; i < n; i++) {
-		const struct vnp_ev *e = &tl->ev[m->cc_of[i].ev];
+		const struct vnp_ev e_copy = vnp_tl_ev(tl, m->cc_of[i].ev), *e = &e_copy;
 		unsigned int r = vnp_cc_rank(e);
 
 		if (m->cc_of[i].coll == VNP_NONE || r >= VNEF_CC_MAX_RANKS)

@@ -12,58 +12,59 @@
 #include "metrics.h"
 #include "../util/sorted.h"
 
-static const struct vnp_ev *prev_on_track(const struct vnp_timeline *tl,
-					  const struct vnp_ev *e)
+/* The event before event i of e's track in its execution, or SIZE_MAX. */
+static size_t prev_on_track(const struct vnp_timeline *tl, size_t i, const struct vnp_ev *e)
 {
-	size_t i = (size_t)(e - tl->ev);
-
-	if (i > tl->track_off[vnp_ev_track(e)] && e[-1].exec == e->exec)
-		return e - 1;
-	return NULL;
+	if (i > tl->track_off[vnp_ev_track(e)] && vnp_tl_ev_exec(tl, i - 1) == e->exec)
+		return i - 1;
+	return SIZE_MAX;
 }
 
-const struct vnp_ev *vnp_ev_signaller(const struct vnp_timeline *tl, const struct vnp_ev *e)
+size_t vnp_ev_signaller(const struct vnp_timeline *tl, size_t i)
 {
-	uint32_t s = VNP_NONE;
+	const struct vnp_shape *sh = vnp_tl_shape(tl, i);
+	uint64_t start = vnp_tl_start(tl, i);
+	uint32_t s = VNP_NONE, exec;
 	size_t lo, hi, t;
 
-	if (e->sem_wait == VNEURON_TRACE_NO_SEM || e->sem_wait >= VNEF_MAX_SEMS)
-		return NULL;
+	if (sh->sem_wait == VNEURON_TRACE_NO_SEM || sh->sem_wait >= VNEF_MAX_SEMS)
+		return SIZE_MAX;
 	if (tl->prog)
-		s = tl->prog->sem_writer[e->sem_wait];
+		s = tl->prog->sem_writer[sh->sem_wait];
 	if (s == VNP_NONE)
-		s = tl->sig_stream[e->sem_wait];
+		s = tl->sig_stream[sh->sem_wait];
 	if (s >= VNEF_STREAMS)
-		return NULL;
-	t = (size_t)e->core * VNEF_STREAMS + s;
-	/* a stream's events do not overlap: ends grow with starts; first end >= e->start */
+		return SIZE_MAX;
+	t = (size_t)sh->core * VNEF_STREAMS + s;
+	exec = vnp_tl_ev_exec(tl, i);
+	/* a stream's events do not overlap: ends grow with starts; first end >= start */
 	lo = tl->track_off[t];
 	hi = tl->track_off[t + 1];
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (tl->ev[mid].end < e->start)
+		if (vnp_tl_end(tl, mid) < start)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < tl->track_off[t + 1] && tl->ev[lo].end == e->start; lo++)
-		if (tl->ev[lo].exec == e->exec)
-			return &tl->ev[lo];
-	return NULL;
+	for (; lo < tl->track_off[t + 1] && vnp_tl_end(tl, lo) == start; lo++)
+		if (vnp_tl_ev_exec(tl, lo) == exec)
+			return lo;
+	return SIZE_MAX;
 }
 
-/* What e waited for: the entry that ended last among its dependencies, or NULL at the start. */
-static const struct vnp_ev *dep(const struct vnp_timeline *tl, const struct vnp_ev *e,
-				int *hop)
+/* What event i waited for: the entry that ended last among its dependencies, or SIZE_MAX. */
+static size_t dep(const struct vnp_timeline *tl, size_t i, int *hop)
 {
-	const struct vnp_ev *p = prev_on_track(tl, e), *s;
-	uint64_t from = p ? p->end : vnp_tl_exec_start(tl, e->core, e->exec);
+	struct vnp_ev e = vnp_tl_ev(tl, i);
+	size_t p = prev_on_track(tl, i, &e), s;
+	uint64_t from = p != SIZE_MAX ? vnp_tl_end(tl, p) : vnp_tl_exec_start(tl, e.core, e.exec);
 
 	*hop = 0;
-	if (e->start > from) {
-		s = vnp_ev_signaller(tl, e);
-		if (s) {
+	if (e.start > from) {
+		s = vnp_ev_signaller(tl, i);
+		if (s != SIZE_MAX) {
 			*hop = 1;
 			return s;
 		}
@@ -84,11 +85,10 @@ static uint64_t busy_of(const struct vnp_ev *e)
 	return vnp_ev_is_cc(e) ? vnp_cc_xfer(e) : e->end - e->start;
 }
 
-uint32_t vnp_wait_root(const struct vnp_timeline *tl, const struct vnp_ev *e,
-		       uint64_t *busy_ps)
+uint32_t vnp_wait_root(const struct vnp_timeline *tl, size_t i, uint64_t *busy_ps)
 {
 	uint64_t t[VNEF_STREAMS] = { 0 };
-	const struct vnp_ev *x = vnp_ev_signaller(tl, e);
+	size_t x = vnp_ev_signaller(tl, i);
 	uint32_t s, best = VNP_NONE;
 	int hop = 0;
 
@@ -96,8 +96,11 @@ uint32_t vnp_wait_root(const struct vnp_timeline *tl, const struct vnp_ev *e,
 
 	*busy_ps = 0;
 	/* a damaged profile's zero-length entries could wait on each other: bound the walk */
-	for (; x && steps++ < tl->n; x = dep(tl, x, &hop))
-		t[x->stream] += busy_of(x);
+	for (; x != SIZE_MAX && steps++ < tl->n; x = dep(tl, x, &hop)) {
+		struct vnp_ev e = vnp_tl_ev(tl, x);
+
+		t[e.stream] += busy_of(&e);
+	}
 	for (s = 0; s < VNEF_STREAMS; s++)
 		if (t[s] > *busy_ps) {
 			*busy_ps = t[s];
@@ -124,32 +127,31 @@ int vnp_critpath_compute(const struct vnp_timeline *tl, struct vnp_critpath *cp)
 	/* the event that ends last in each execution (executions are sorted by key) */
 	for (t = 0; t < VNP_TRACKS; t++) {
 		for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++) {
-			const struct vnp_ev *e = &tl->ev[i];
-			uint64_t key = (uint64_t)e->core << 32 | e->exec;
+			uint64_t key = (uint64_t)vnp_tl_shape(tl, i)->core << 32 |
+				       vnp_tl_ev_exec(tl, i);
 			size_t lo = VNP_LOWER_BOUND(tl->execs, nx, key, key);
 
 			if (lo == nx || tl->execs[lo].key != key)
 				continue;
-			if (last[lo] == SIZE_MAX || tl->ev[last[lo]].end < e->end)
+			if (last[lo] == SIZE_MAX || vnp_tl_end(tl, last[lo]) < vnp_tl_end(tl, i))
 				last[lo] = i;
 		}
 	}
 	for (i = 0; i < nx; i++) {
-		const struct vnp_ev *e;
-		size_t first = n, a, b;
+		struct vnp_ev ev, *e = &ev;
+		size_t first = n, a, b, idx;
 		int hop = 0;
 
 		if (last[i] == SIZE_MAX)
 			continue;
-		e = &tl->ev[last[i]];
+		ev = vnp_tl_ev(tl, last[i]);
 		cp->len_ps += e->end - vnp_tl_exec_start(tl, e->core, e->exec);
 		if (e->end - vnp_tl_exec_start(tl, e->core, e->exec) > cp->max_ps) {
 			cp->max_ps = e->end - vnp_tl_exec_start(tl, e->core, e->exec);
 			cp->max_core = e->core;
 		}
-		for (; e; e = dep(tl, e, &hop)) {
-			size_t idx = (size_t)(e - tl->ev);
-
+		for (idx = last[i]; idx != SIZE_MAX; idx = dep(tl, idx, &hop)) {
+			ev = vnp_tl_ev(tl, idx);
 			if (cp->on[idx])
 				break;	/* cannot happen in a consistent profile; never loop */
 			cp->on[idx] = 1;

@@ -31,17 +31,16 @@ int vnp_critpath_compute(const struct vnp_timeline *tl, struct vnp_critpath *cp)
 void vnp_critpath_free(struct vnp_critpath *cp);
 
 /*
- * The event whose completion ended e's semaphore wait (its signaller), or NULL if e did
- * not wait or the signal is not in the profile.
+ * The event whose completion ended event i's semaphore wait (its signaller, an index),
+ * or SIZE_MAX if i did not wait or the signal is not in the profile.
  */
-const struct vnp_ev *vnp_ev_signaller(const struct vnp_timeline *tl, const struct vnp_ev *e);
+size_t vnp_ev_signaller(const struct vnp_timeline *tl, size_t i);
 
 /*
- * The unit that was really busy behind a wait: from e's signaller back along the path
+ * The unit that was really busy behind a wait: from event i's signaller back along the path
  * it depended on, the unit with the most time; its time in *busy_ps. VNP_NONE if none.
  * A stream id (engine 0..3, VNEF_STREAM_DMA(q), VNEF_STREAM_CC).
  */
-uint32_t vnp_wait_root(const struct vnp_timeline *tl, const struct vnp_ev *e,
-		       uint64_t *busy_ps);
+uint32_t vnp_wait_root(const struct vnp_timeline *tl, size_t i, uint64_t *busy_ps);
 
 #endif /* VNP_CRITPATH_H */

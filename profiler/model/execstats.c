@@ -71,7 +71,7 @@ static void figures(const struct vnp_timeline *tl, uint64_t *val, size_t n)
 
 			/* the union of the track's events: one engine runs one at a time */
 			for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++) {
-				const struct vnp_ev *ev = &tl->ev[i];
+				const struct vnp_ev ev_copy = vnp_tl_ev(tl, i), *ev = &ev_copy;
 				uint64_t from = ev->start > cur ? ev->start : cur;
 
 				x = vnp_tl_exec_index(tl, core, ev->exec);

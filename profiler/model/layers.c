@@ -193,7 +193,7 @@ static int scope_spans(const struct vnp_timeline *tl, unsigned int ncores,
 	size_t i;
 
 	for (i = 0; i < tl->n; i++) {
-		const struct vnp_ev *e = &tl->ev[i];
+		const struct vnp_ev e_copy = vnp_tl_ev(tl, i), *e = &e_copy;
 		const struct vnp_loc *loc = vnp_ev_loc(tl, e);
 
 		if (loc && loc->scope != VNP_NONE && e->core < ncores &&

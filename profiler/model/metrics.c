@@ -15,22 +15,24 @@
 #include "metrics_priv.h"
 #include "vn_isa.h"
 
-uint64_t vnp_ev_wait(const struct vnp_timeline *tl, const struct vnp_ev *e)
+uint64_t vnp_ev_wait(const struct vnp_timeline *tl, size_t i)
 {
-	size_t idx = (size_t)(e - tl->ev);
-	unsigned int t = vnp_ev_track(e);
-	uint64_t from;
+	const struct vnp_shape *sh = vnp_tl_shape(tl, i);
+	unsigned int t = (unsigned int)sh->core * VNEF_STREAMS + sh->stream;
+	uint64_t from, start = vnp_tl_start(tl, i);
+	uint32_t exec;
 
-	if (e->sem_wait == VNEURON_TRACE_NO_SEM)
+	if (sh->sem_wait == VNEURON_TRACE_NO_SEM)
 		return 0;
-	if (idx > tl->track_off[t] && e[-1].exec == e->exec) {
-		const struct vnp_ev *p = e - 1;
+	exec = vnp_tl_ev_exec(tl, i);
+	if (i > tl->track_off[t] && vnp_tl_ev_exec(tl, i - 1) == exec) {
+		uint64_t pend = vnp_tl_end(tl, i - 1);
 
-		return e->start > p->end ? e->start - p->end : 0;
+		return start > pend ? start - pend : 0;
 	}
 	/* the stream's first entry of this execution waited from the execution's start */
-	from = vnp_tl_exec_start(tl, e->core, e->exec);
-	return e->start > from ? e->start - from : 0;
+	from = vnp_tl_exec_start(tl, sh->core, exec);
+	return start > from ? start - from : 0;
 }
 
 /*
@@ -391,7 +393,7 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 				m->other_flops += e->flops;
 			}
 		}
-		w = vnp_ev_wait(tl, e);
+		w = vnp_ev_wait(tl, it->idx);
 		if (e->sem_wait != VNEURON_TRACE_NO_SEM) {
 			uint32_t sig = VNP_NONE;
 
@@ -405,7 +407,7 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			m->wait_ps[e->stream][sig < VNEF_STREAMS ? sig : VNEF_STREAMS] += w;
 			m->wait_n[e->stream][sig < VNEF_STREAMS ? sig : VNEF_STREAMS]++;
 			if (w)
-				top_wait_add(m, (size_t)(e - tl->ev), w, sig);
+				top_wait_add(m, it->idx, w, sig);
 		}
 		/* unit 0 of a group's flops: TensorE only, as hw_flops */
 		vnp_group_add(&m->scope[loc && loc->scope < m->nscopes ? loc->scope : m->nscopes],
@@ -448,7 +450,9 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			size_t i;
 
 			for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++) {
-				e = &tl->ev[i];
+				struct vnp_ev ev = vnp_tl_ev(tl, i);
+
+				e = &ev;
 				if (e->start >= cur)
 					m->queue[q].active_ps += e->end - e->start;
 				else if (e->end > cur)

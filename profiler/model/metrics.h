@@ -95,7 +95,7 @@ struct vnp_layer {
 };
 
 struct vnp_wait {
-	size_t ev;			/* index in tl->ev */
+	size_t ev;			/* event index (vnp_tl_ev()) */
 	uint64_t wait_ps;
 	uint32_t signaller;		/* stream, or VNP_NONE */
 };
@@ -309,8 +309,8 @@ static inline double vnp_pct(uint64_t part, uint64_t whole)
  */
 uint64_t vnp_ev_fixed(const struct vnp_timeline *tl, const struct vnp_ev *e);
 
-/* The wait before event e on its track (0 if it waited on no semaphore). */
-uint64_t vnp_ev_wait(const struct vnp_timeline *tl, const struct vnp_ev *e);
+/* The wait before event i on its track (0 if it waited on no semaphore). */
+uint64_t vnp_ev_wait(const struct vnp_timeline *tl, size_t i);
 
 /*
  * nccl-tests' bus factor of a collective of n ranks: all-reduce 2(n-1)/n; all-gather,

@@ -134,12 +134,12 @@ void vnp_nodes_compute(const struct vnp_timeline *tl, struct vnp_metrics *m)
 			unsigned int te = k * VNEF_STREAMS + s;
 
 			for (i = tl->track_off[te]; i < tl->track_off[te + 1]; i++)
-				f->busy_ps += tl->ev[i].end - tl->ev[i].start;
+				f->busy_ps += vnp_tl_dur(tl, i);
 		}
 		vnp_nodes_api(n, node, tl->api_first_ns[k], tl->api_last_ns[k],
 			      tl->host_offset_ns[k], tl->host_error_ns[k]);
 		for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++) {
-			const struct vnp_ev *e = &tl->ev[i];
+			const struct vnp_ev e_copy = vnp_tl_ev(tl, i), *e = &e_copy;
 			struct vnp_node_cc c = {
 				.node = node, .first = tl->node_first_rank[k],
 				.ranks = tl->node_ranks[k], .op = vnp_cc_op(e), .pc = e->pc,

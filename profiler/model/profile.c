@@ -395,7 +395,9 @@ static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 		if (!ret)
 			ret = vnp_tl_add(&pf->tl, (unsigned int)slot, recs, count);
 		if (ret) {
-			snprintf(err, errlen, "out of memory loading %s", path);
+			snprintf(err, errlen, ret == -EOVERFLOW ? "%s: over 2^32 - 1 distinct "
+				 "events (the timeline's shape table)" : "out of memory loading %s",
+				 path);
 			goto out;
 		}
 		records += c.count;

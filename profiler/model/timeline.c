@@ -30,6 +30,7 @@ void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
 	tl->model = *m;
 	tl->prog = prog;
 	tl->t0 = UINT64_MAX;
+	tl->shapes_try = VNP_SHAPES_TRY;
 	for (i = 0; i < VNEF_MAX_SEMS; i++)
 		tl->sig_stream[i] = VNP_NONE;
 	for (i = 0; i < VNP_MAX_CORES; i++) {
@@ -180,8 +181,9 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 	for (i = 0; i < n; i++) {
 		const struct vneuron_trace_record *r = &recs[i];
 		struct vnp_exec *x;
-		struct vnp_ev *e;
+		struct vnp_ev ev, *e;
 		unsigned int stream, t;
+		int ret;
 
 		switch (r->kind) {
 		case VNEURON_TRACE_INSN:
@@ -272,12 +274,7 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 		widen(x, r->model_start_ps, r->model_end_ps);
 		x->has_cc |= stream == VNEF_STREAM_CC;
 		t = core * VNEF_STREAMS + stream;
-		e = room(tl->tev[t], tl->tn[t], &tl->tcap[t], sizeof(*e), 1024);
-		if (!e)
-			return -ENOMEM;
-		tl->tev[t] = e;
-		e = &e[tl->tn[t]++];
-		tl->n++;
+		e = &ev;
 		e->start = r->model_start_ps;
 		e->end = r->model_end_ps;
 		e->flops = r->kind == VNEURON_TRACE_INSN ? r->flops : 0;
@@ -299,6 +296,9 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 		e->sem_signal = r->sem_signal;
 		e->stream = (uint8_t)stream;
 		e->core = (uint8_t)core;
+		ret = vnp_tl_push(tl, t, e);
+		if (ret)
+			return ret;
 		if (r->sem_signal < VNEF_MAX_SEMS)
 			tl->sig_stream[r->sem_signal] = stream;
 		see_core(tl, core);
@@ -307,111 +307,6 @@ bad:
 		tl->malformed++;
 	}
 	return 0;
-}
-
-static inline int ev_less(const struct vnp_ev *a, const struct vnp_ev *b)
-{
-	unsigned int ta = vnp_ev_track(a), tb = vnp_ev_track(b);
-
-	if (ta != tb)
-		return ta < tb;
-	if (a->start != b->start)
-		return a->start < b->start;
-	if (a->exec != b->exec)
-		return a->exec < b->exec;
-	return a->pc < b->pc;
-}
-
-static inline void ev_swap(struct vnp_ev *a, struct vnp_ev *b)
-{
-	struct vnp_ev t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
-static void sift_down(struct vnp_ev *v, size_t i, size_t n)
-{
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= n)
-			return;
-		if (c + 1 < n && ev_less(&v[c], &v[c + 1]))
-			c++;
-		if (!ev_less(&v[i], &v[c]))
-			return;
-		ev_swap(&v[i], &v[c]);
-		i = c;
-	}
-}
-
-static void heap_sort(struct vnp_ev *v, size_t n)
-{
-	size_t i;
-
-	for (i = n / 2; i-- > 0;)
-		sift_down(v, i, n);
-	for (i = n; i-- > 1;) {
-		ev_swap(&v[0], &v[i]);
-		sift_down(v, 0, i);
-	}
-}
-
-/*
- * In-place introsort: glibc's qsort may allocate a copy of the whole array (merge
- * sort), which would double the timeline's memory.
- */
-static void sort_events(struct vnp_ev *v, size_t n, unsigned int depth)
-{
-	while (n > 16) {
-		size_t mid = n / 2, i, j;
-		struct vnp_ev pivot;
-
-		if (!depth--) {
-			heap_sort(v, n);
-			return;
-		}
-		if (ev_less(&v[mid], &v[0]))
-			ev_swap(&v[mid], &v[0]);
-		if (ev_less(&v[n - 1], &v[0]))
-			ev_swap(&v[n - 1], &v[0]);
-		if (ev_less(&v[n - 1], &v[mid]))
-			ev_swap(&v[n - 1], &v[mid]);
-		pivot = v[mid];
-		i = 0;
-		j = n - 1;
-		for (;;) {
-			while (ev_less(&v[i], &pivot))
-				i++;
-			while (ev_less(&pivot, &v[j]))
-				j--;
-			if (i >= j)
-				break;
-			ev_swap(&v[i], &v[j]);
-			i++;
-			j--;
-		}
-		/* [0, j] <= pivot <= [j + 1, n): recurse on the smaller side. */
-		if (j + 1 < n - j - 1) {
-			sort_events(v, j + 1, depth);
-			v += j + 1;
-			n -= j + 1;
-		} else {
-			sort_events(v + j + 1, n - j - 1, depth);
-			n = j + 1;
-		}
-	}
-	for (size_t i = 1; i < n; i++) {
-		struct vnp_ev t = v[i];
-		size_t j = i;
-
-		while (j > 0 && ev_less(&t, &v[j - 1])) {
-			v[j] = v[j - 1];
-			j--;
-		}
-		v[j] = t;
-	}
 }
 
 static int cmp_exec(const void *a, const void *b)
@@ -529,18 +424,16 @@ apply:
 		moved |= tl->execs[i].shift != 0;
 	if (!moved)
 		return 0;
-	for (t = 0; t < VNP_TRACKS; t++) {
-		const struct vnp_exec *x = NULL;
+	for (t = 0; t < VNP_TRACKS && tl->tb; t++) {
+		struct vnp_track_build *tb = &tl->tb[t];
 
-		for (k = 0; k < tl->tn[t]; k++) {
-			struct vnp_ev *e = &tl->tev[t][k];
+		/* a track's events come an execution at a time: its runs */
+		for (i = 0; i < tb->nrun; i++) {
+			size_t end = i + 1 < tb->nrun ? tb->run[i + 1].first : tb->n;
 
-			/* a track's events come an execution at a time */
-			if (!x || x->key != exec_key(t / VNEF_STREAMS, e->exec))
-				x = find_exec(tl, t / VNEF_STREAMS, e->exec);
-			sh = x ? x->shift : 0;
-			e->start += sh;
-			e->end += sh;
+			sh = shift_of(tl, t / VNEF_STREAMS, tb->run[i].exec);
+			for (k = tb->run[i].first; k < end; k++)
+				tb->ev[k].start += sh;
 		}
 	}
 	for (k = 0; k < tl->nmarkers; k++)
@@ -581,12 +474,6 @@ uint32_t vnp_tl_exec_round(const struct vnp_timeline *tl, unsigned int core, uin
 	return x ? x->round : 0;
 }
 
-/*
- * Lays out the executions, then joins the per-track arrays into one. Each track's pages
- * are freed as soon as they are copied and the new array's pages are touched only as
- * they are written, so the peak stays near one copy of the events. A track is sorted
- * only if it arrived out of order (a ring's records arrive in order).
- */
 /* Queues the program gives descriptors (else: that ran something); they share HBM. */
 static unsigned int queues_used(const struct vnp_timeline *tl, unsigned int core)
 {
@@ -599,9 +486,13 @@ static unsigned int queues_used(const struct vnp_timeline *tl, unsigned int core
 	return n;
 }
 
+/*
+ * Lays out the executions (shifting the events' starts), then sorts the tracks that
+ * arrived out of order and joins them into one array (vnp_tl_pack(), events.c).
+ */
 int vnp_tl_finish(struct vnp_timeline *tl)
 {
-	size_t i, off = 0;
+	size_t i;
 	unsigned int t;
 
 	if (tl->finished)
@@ -614,34 +505,8 @@ int vnp_tl_finish(struct vnp_timeline *tl)
 		if (tl->execs[i].hi + tl->execs[i].shift > tl->t1)
 			tl->t1 = tl->execs[i].hi + tl->execs[i].shift;
 	}
-	if (tl->n) {
-		tl->ev = malloc(tl->n * sizeof(*tl->ev));
-		if (!tl->ev)
-			return -ENOMEM;
-	}
-	for (t = 0; t < VNP_TRACKS; t++) {
-		struct vnp_ev *v = tl->tev[t];
-		size_t n = tl->tn[t], sorted = 1;
-
-		tl->track_off[t] = off;
-		for (i = 1; i < n && sorted; i++)
-			sorted = !ev_less(&v[i], &v[i - 1]);
-		if (!sorted) {
-			unsigned int depth = 0;
-
-			for (i = n; i; i >>= 1)
-				depth += 2;
-			sort_events(v, n, depth);
-		}
-		if (n)
-			memcpy(tl->ev + off, v, n * sizeof(*v));
-		off += n;
-		free(v);
-		tl->tev[t] = NULL;
-		tl->tn[t] = 0;
-		tl->tcap[t] = 0;
-	}
-	tl->track_off[VNP_TRACKS] = off;
+	if (vnp_tl_pack(tl))
+		return -ENOMEM;
 	if (tl->nfaults)
 		qsort(tl->faults, tl->nfaults, sizeof(*tl->faults), cmp_fault);
 	if (tl->t0 == UINT64_MAX)
@@ -656,11 +521,7 @@ int vnp_tl_finish(struct vnp_timeline *tl)
 
 void vnp_tl_free(struct vnp_timeline *tl)
 {
-	unsigned int t;
-
-	for (t = 0; t < VNP_TRACKS; t++)
-		free(tl->tev[t]);
-	free(tl->ev);
+	vnp_tl_store_free(tl);
 	free(tl->markers);
 	free(tl->faults);
 	free(tl->execs);
@@ -677,76 +538,6 @@ void vnp_ev_dma_mems(const struct vnp_timeline *tl, const struct vnp_ev *e,
 		d = vnp_prog_desc(tl->prog, e->stream - VNEF_ENGINES, e->pc);
 	*src = d && d->src.mem <= VNEF_MEM_HBM ? d->src.mem : 0;
 	*dst = d && d->dst.mem <= VNEF_MEM_HBM ? d->dst.mem : 0;
-}
-
-/* ------------------------------------------------------------------------------------ */
-/* Merged iteration: a binary heap of tracks keyed by their next event's start          */
-
-static inline int it_less(const struct vnp_iter_head *x, const struct vnp_iter_head *y)
-{
-	return x->start < y->start || (x->start == y->start && x->track < y->track);
-}
-
-static void it_down(struct vnp_iter *it, unsigned int i)
-{
-	struct vnp_iter_head h = it->heap[i];
-	unsigned int n = it->nheap;
-
-	for (;;) {
-		unsigned int c = 2 * i + 1;
-
-		if (c >= n)
-			break;
-		if (c + 1 < n && it_less(&it->heap[c + 1], &it->heap[c]))
-			c++;
-		if (!it_less(&it->heap[c], &h))
-			break;
-		it->heap[i] = it->heap[c];
-		i = c;
-	}
-	it->heap[i] = h;
-}
-
-void vnp_iter_init(struct vnp_iter *it, const struct vnp_timeline *tl)
-{
-	unsigned int t;
-
-	it->tl = tl;
-	it->nheap = 0;
-	for (t = 0; t < VNP_TRACKS; t++) {
-		struct vnp_iter_head *h = &it->heap[it->nheap];
-
-		if (!vnp_tl_track_len(tl, t))
-			continue;
-		h->e = &tl->ev[tl->track_off[t]];
-		h->end = &tl->ev[tl->track_off[t + 1]];
-		h->start = h->e->start;
-		h->track = t;
-		it->nheap++;
-	}
-	for (t = it->nheap / 2; t-- > 0;)
-		it_down(it, t);
-}
-
-const struct vnp_ev *vnp_iter_next(struct vnp_iter *it)
-{
-	struct vnp_iter_head *h = &it->heap[0];
-	const struct vnp_ev *e;
-
-	if (!it->nheap)
-		return NULL;
-	e = h->e++;
-	if (h->e == h->end) {
-		*h = it->heap[--it->nheap];
-	} else {
-		h->start = h->e->start;
-		/* the same track usually comes next: no sift when it stays first */
-		if ((it->nheap < 2 || !it_less(&it->heap[1], h)) &&
-		    (it->nheap < 3 || !it_less(&it->heap[2], h)))
-			return e;
-	}
-	it_down(it, 0);
-	return e;
 }
 
 /* ------------------------------------------------------------------------------------ */

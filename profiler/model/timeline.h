@@ -3,10 +3,19 @@
  * The view side of the profiler: a profile's trace records joined with the program that
  * produced them, as a compact in-memory timeline (docs/profiler.md, docs/metrics.md).
  *
- * Events are kept as one array of 48-byte structs, never one allocation per event, sorted
- * by (core, stream, start): the events of one track (an engine or a DMA queue of a core)
- * are one contiguous, start-ordered range. vnp_iter walks all tracks merged in start
- * order, which is what every single-pass metric needs.
+ * Events are stored compactly (events.c), 16 bytes each, never one
+ * allocation per event, sorted by (core, stream, start): the events of one track (an
+ * engine or a DMA queue of a core) are one contiguous, start-ordered range of tl->cev,
+ * each a start, a duration and the id of its "shape": the rest of the event (pc, opcode,
+ * flops, bytes, elements, semaphores, core, stream), interned in tl->shapes, since a
+ * program run many times repeats few (about its instructions x cores). Durations of 2^32
+ * ps or more sit in a side table (tl->longd), the execution in a run-length table
+ * (tl->runs: it changes once per execution of a track). A profile whose every event
+ * differs still works: interning stops once it does not pay, 48 bytes an event as before.
+ * Callers read an event decoded by value (vnp_tl_ev(): struct vnp_ev) or one field
+ * (vnp_tl_start(), vnp_tl_end(), vnp_tl_shape(), vnp_tl_ev_exec()); the timeline is
+ * read-only once finished. vnp_iter walks all tracks merged in start order, which is
+ * what every single-pass metric needs.
  */
 #ifndef VNP_TIMELINE_H
 #define VNP_TIMELINE_H
@@ -27,7 +36,7 @@
 #define VNP_OP_CC		0xff00u		/* + enum vnef_cc_opcode: a collective */
 
 /*
- * One instruction, DMA descriptor or collective (48 bytes). Times in modeled
+ * One instruction, DMA descriptor or collective, decoded (48 bytes). Times in modeled
  * picoseconds. A collective (stream VNEF_STREAM_CC, a CC record of
  * uapi/vneuron_trace.h) runs from this rank's arrival (start) to its completion (end);
  * flops holds the time it waited for the last member of its group (count - start of
@@ -227,15 +236,67 @@ struct vnp_ranges {
 };
 
 #define VNP_NO_RANK		0xffffu
+#define VNP_SHAPES_TRY		(1ull << 24)	/* tl->shapes_try's default */
+
+/* A stored event (16 bytes): the rest is its shape. */
+struct vnp_cev {
+	uint64_t start;		/* ps */
+	uint32_t dur;		/* end - start, VNP_DUR_LONG: in tl->longd */
+	uint32_t shape;		/* index in tl->shapes */
+};
+
+#define VNP_DUR_LONG		UINT32_MAX
+
+/* What events share: a struct vnp_ev less its times and execution. */
+struct vnp_shape {
+	uint64_t flops;
+	uint32_t pc, bytes, elements;
+	uint16_t opcode, sem_wait, sem_signal;
+	uint8_t stream, core;
+};
+
+/* From event first (by track: a track's first event starts one), execution exec. */
+struct vnp_run {
+	uint64_t first;
+	uint32_t exec;
+};
+
+/* A duration that does not fit the 32 bits of struct vnp_cev. */
+struct vnp_long_dur {
+	uint64_t idx;
+	uint64_t dur;
+};
+
+/* One track while adding (events.c): its events, runs and long durations, by index. */
+struct vnp_track_build {
+	struct vnp_cev *ev;
+	struct vnp_run *run;
+	struct vnp_long_dur *lng;
+	size_t n, cap, nrun, runcap, nlng, lngcap;
+	uint32_t last;		/* its last event's shape + 1, 0 if none */
+};
 
 struct vnp_timeline {
 	struct vneuron_model model;
 	const struct vnp_prog *prog;	/* may be NULL */
-	struct vnp_ev *ev;			/* after finish: all events, by track */
+	struct vnp_cev *cev;			/* after finish: all events, by track */
 	size_t n;
 	size_t track_off[VNP_TRACKS + 1];	/* after finish: t = core * VNEF_STREAMS + stream */
-	struct vnp_ev *tev[VNP_TRACKS];		/* while adding: one array per track */
-	size_t tn[VNP_TRACKS], tcap[VNP_TRACKS];
+	struct vnp_run *runs;			/* after finish: by first */
+	size_t nruns;
+	struct vnp_long_dur *longd;		/* after finish: by idx */
+	size_t nlongd;
+	struct vnp_shape *shapes;		/* distinct shapes, by id */
+	uint32_t nshapes;
+	size_t shapes_cap;
+	uint32_t *shape_hash;			/* while adding: id + 1 by hash, 0 free */
+	size_t shape_hash_cap;			/* a power of 2 */
+	uint32_t *shape_next;			/* while adding: by id, the shape + 1 that
+						 * followed it on its track last (0: none) */
+	size_t shape_next_cap;
+	uint8_t shapes_direct;			/* interning stopped paying (events.c) */
+	uint64_t shapes_try;			/* events read before it may stop */
+	struct vnp_track_build *tb;		/* while adding: VNP_TRACKS of them */
 	unsigned int ncores;			/* highest core seen + 1 */
 	uint64_t t0, t1;			/* first start, last end (ps) */
 	uint64_t lost;				/* records lost before reaching the profile */
@@ -323,13 +384,20 @@ void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
  * Adds records of one core (the records of a profile, in any order, in as many calls
  * as convenient). Impossible records (unknown kind or engine, end before start, DMA
  * queue out of range, an ERROR record whose reason is not a fault or whose memory is
- * unknown) are counted in tl->malformed and skipped. 0 or -ENOMEM.
+ * unknown) are counted in tl->malformed and skipped. 0, -ENOMEM or -EOVERFLOW (over
+ * 2^32 - 1 distinct event shapes).
  */
 int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 	       const struct vneuron_trace_record *recs, size_t n);
 /* Sorts and indexes; no more adds after this. 0 or -ENOMEM. */
 int vnp_tl_finish(struct vnp_timeline *tl);
 void vnp_tl_free(struct vnp_timeline *tl);
+
+/* events.c: the store. Appends an event to track t (shape interned). 0, -ENOMEM, -EOVERFLOW. */
+int vnp_tl_push(struct vnp_timeline *tl, unsigned int t, const struct vnp_ev *e);
+/* In finish, times shifted: sorts each track, joins them into tl->cev. 0 or -ENOMEM. */
+int vnp_tl_pack(struct vnp_timeline *tl);
+void vnp_tl_store_free(struct vnp_timeline *tl);
 /* After finish: where an execution of a core starts on the timeline (t0 if unknown). */
 uint64_t vnp_tl_exec_start(const struct vnp_timeline *tl, unsigned int core, uint32_t exec);
 /* After finish: the index in tl->execs of an execution of a core, SIZE_MAX if unknown. */
@@ -379,6 +447,36 @@ static inline size_t vnp_tl_track_len(const struct vnp_timeline *tl, unsigned in
 	return tl->track_off[t + 1] - tl->track_off[t];
 }
 
+/* After finish: event i's fields, and event i decoded. */
+static inline uint64_t vnp_tl_start(const struct vnp_timeline *tl, size_t i)
+{
+	return tl->cev[i].start;
+}
+
+uint64_t vnp_tl_long_dur(const struct vnp_timeline *tl, size_t i);
+
+static inline uint64_t vnp_tl_dur(const struct vnp_timeline *tl, size_t i)
+{
+	uint32_t d = tl->cev[i].dur;
+
+	return d != VNP_DUR_LONG ? d : vnp_tl_long_dur(tl, i);
+}
+
+static inline uint64_t vnp_tl_end(const struct vnp_timeline *tl, size_t i)
+{
+	return tl->cev[i].start + vnp_tl_dur(tl, i);
+}
+
+static inline const struct vnp_shape *vnp_tl_shape(const struct vnp_timeline *tl, size_t i)
+{
+	return &tl->shapes[tl->cev[i].shape];
+}
+
+uint32_t vnp_tl_ev_exec(const struct vnp_timeline *tl, size_t i);
+struct vnp_ev vnp_tl_ev(const struct vnp_timeline *tl, size_t i);
+/* The first event of track t starting at or after start (track_off[t + 1] if none). */
+size_t vnp_tl_lower_bound(const struct vnp_timeline *tl, unsigned int t, uint64_t start);
+
 static inline unsigned int vnp_ev_track(const struct vnp_ev *e)
 {
 	return (unsigned int)e->core * VNEF_STREAMS + e->stream;
@@ -401,8 +499,9 @@ void vnp_ev_dma_mems(const struct vnp_timeline *tl, const struct vnp_ev *e,
  */
 struct vnp_iter_head {
 	uint64_t start;		/* of the track's next event */
-	const struct vnp_ev *e;	/* that event */
-	const struct vnp_ev *end;	/* past the track's last one */
+	size_t i;		/* that event */
+	size_t end;		/* past the track's last one */
+	size_t run;		/* tl->runs entry of event i */
 	unsigned int track;
 };
 
@@ -410,10 +509,15 @@ struct vnp_iter {
 	const struct vnp_timeline *tl;
 	struct vnp_iter_head heap[VNP_TRACKS];
 	unsigned int nheap;
+	size_t idx;		/* the index of the event vnp_iter_next() returned */
+	struct vnp_ev cur;	/* that event, decoded */
 };
 
 void vnp_iter_init(struct vnp_iter *it, const struct vnp_timeline *tl);
-/* The next event in start order, or NULL at the end. */
+/*
+ * The next event in start order (the iterator's own copy, valid until the next call;
+ * its index: it->idx), or NULL at the end.
+ */
 const struct vnp_ev *vnp_iter_next(struct vnp_iter *it);
 
 /*

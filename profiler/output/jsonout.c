@@ -56,11 +56,11 @@ static void ep_json(FILE *f, const struct vnp_prog *p, const char *name,
  * the transfer, the collective's algbw and busbw (docs/metrics.md), and the program's
  * instruction (dtype, count, reduction, group, tensors).
  */
-static void cc_json(FILE *f, const struct vnp_view *v, const struct vnp_ev *e)
+static void cc_json(FILE *f, const struct vnp_view *v, const struct vnp_ev *e, size_t idx)
 {
 	const struct vnp_prog *p = v->tl->prog;
 	const struct vnef_cc_instr *in = vnp_prog_cc(p, e->pc);
-	uint32_t k = vnp_cc_coll_of(v->m, (size_t)(e - v->tl->ev));
+	uint32_t k = vnp_cc_coll_of(v->m, idx);
 
 	fprintf(f, ",\"rank\":%u,\"members\":%u,\"last_rank\":%u,\"cc_wait_ps\":%llu,"
 		"\"transfer_ps\":%llu", vnp_cc_rank(e), vnp_cc_members(e), vnp_cc_last(e),
@@ -119,12 +119,12 @@ int vnp_json_events(FILE *f, const struct vnp_view *v)
 		first = 0;
 		if (e->sem_wait != VNEURON_TRACE_NO_SEM)
 			fprintf(f, ",\"sem_wait\":%u,\"wait_ps\":%llu", e->sem_wait,
-				(unsigned long long)vnp_ev_wait(tl, e));
+				(unsigned long long)vnp_ev_wait(tl, it->idx));
 		if (e->sem_signal != VNEURON_TRACE_NO_SEM)
 			fprintf(f, ",\"sem_signal\":%u", e->sem_signal);
 		vnp_json_loc(f, p, vnp_ev_loc(tl, e));
 		if (cc) {
-			cc_json(f, v, e);
+			cc_json(f, v, e, it->idx);
 		} else if (e->opcode == VNP_OP_DMA) {
 			const struct vnef_dma_desc *d = vnp_prog_desc(p, e->stream - VNEF_ENGINES,
 								      e->pc);

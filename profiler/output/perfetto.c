@@ -397,13 +397,13 @@ static int flows_build(struct pw *w)
 	size_t i, n = 0, cap = 0;
 
 	for (i = 0; i < tl->n; i++) {
-		const struct vnp_ev *e = &tl->ev[i], *s;
+		size_t s;
 		struct flow *nf;
 
-		if (e->sem_wait == VNEURON_TRACE_NO_SEM || !vnp_ev_wait(tl, e))
+		if (vnp_tl_shape(tl, i)->sem_wait == VNEURON_TRACE_NO_SEM || !vnp_ev_wait(tl, i))
 			continue;
-		s = vnp_ev_signaller(tl, e);
-		if (!s)
+		s = vnp_ev_signaller(tl, i);
+		if (s == SIZE_MAX)
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 256;
@@ -412,7 +412,7 @@ static int flows_build(struct pw *w)
 				return -ENOMEM;
 			w->flows = nf;
 		}
-		w->flows[n++] = (struct flow){ .from = (size_t)(s - tl->ev), .to = i };
+		w->flows[n++] = (struct flow){ .from = s, .to = i };
 	}
 	if (n)
 		qsort(w->flows, n, sizeof(*w->flows), cmp_flow);
@@ -430,17 +430,18 @@ static int flows_build(struct pw *w)
  * index order, so each track's cursor in the flows (sorted by signaller) only moves on:
  * no binary search per event, which missed the cache at every step with 100 M events.
  */
-static void slice_flows(struct pw *w, const struct vnp_ev *e)
+static void slice_flows(struct pw *w, const struct vnp_ev *e, size_t idx)
 {
 	const struct vnp_timeline *tl = w->v->tl;
-	size_t idx = (size_t)(e - tl->ev), *cur = &w->flow_cur[vnp_ev_track(e)], lo = *cur;
+	size_t *cur = &w->flow_cur[vnp_ev_track(e)], lo = *cur;
 
 	while (lo < w->nflows && w->flows[lo].from < idx)
 		lo++;
 	for (; lo < w->nflows && w->flows[lo].from == idx; lo++)
 		pb_fixed64(&w->te, F_TE_FLOW_IDS, w->flows[lo].to + 1);
 	*cur = lo;
-	if (e->sem_wait != VNEURON_TRACE_NO_SEM && vnp_ev_wait(tl, e) && vnp_ev_signaller(tl, e))
+	if (e->sem_wait != VNEURON_TRACE_NO_SEM && vnp_ev_wait(tl, idx) &&
+	    vnp_ev_signaller(tl, idx) != SIZE_MAX)
 		pb_fixed64(&w->te, F_TE_TERM_FLOW_IDS, idx + 1);
 }
 
@@ -449,11 +450,10 @@ static void slice_flows(struct pw *w, const struct vnp_ev *e)
  * ranks' tracks (id tl->n + 1 + its index in m->coll, after the semaphore flows' ids),
  * in start order, ending at the member that arrived last.
  */
-static void cc_slice(struct pw *w, const struct vnp_ev *e)
+static void cc_slice(struct pw *w, const struct vnp_ev *e, size_t idx)
 {
 	const struct vnp_timeline *tl = w->v->tl;
 	const struct vnp_metrics *m = w->v->m;
-	size_t idx = (size_t)(e - tl->ev);
 	uint32_t k = vnp_cc_coll_of(m, idx);
 
 	ann_uint(w, A_GROUP, vnp_cc_members(e));
@@ -473,7 +473,7 @@ static void cc_slice(struct pw *w, const struct vnp_ev *e)
 			   (uint64_t)tl->n + 1 + k);
 }
 
-static void slice_begin(struct pw *w, const struct vnp_ev *e, uint64_t uuid)
+static void slice_begin(struct pw *w, const struct vnp_ev *e, size_t idx, uint64_t uuid)
 {
 	const struct vnp_timeline *tl = w->v->tl;
 	const struct vnp_analysis *a = w->v->a;
@@ -507,14 +507,14 @@ static void slice_begin(struct pw *w, const struct vnp_ev *e, uint64_t uuid)
 	if (e->flops && !vnp_ev_is_cc(e))
 		ann_uint(w, A_FLOPS, e->flops);
 	if (vnp_ev_is_cc(e))
-		cc_slice(w, e);
+		cc_slice(w, e, idx);
 	if (e->sem_wait != VNEURON_TRACE_NO_SEM) {
 		ann_uint(w, A_SEM, e->sem_wait);
-		ann_uint(w, A_WAIT, vnp_ev_wait(tl, e));
+		ann_uint(w, A_WAIT, vnp_ev_wait(tl, idx));
 	}
-	if (a && a->cp.on && a->cp.on[e - tl->ev])
+	if (a && a->cp.on && a->cp.on[idx])
 		ann_uint(w, A_CRIT, 1);
-	slice_flows(w, e);
+	slice_flows(w, e, idx);
 	pf_packet_event(w, e->start, 1);
 }
 
@@ -760,9 +760,15 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 		goto out;
 	}
 	/* pass 1: how many lanes each row needs (a row's order is its track's order) */
-	for (i = 0; i < tl->n; i++)
-		if (pick_lane(&w, &tl->ev[i]) < 0)
+	for (i = 0; i < tl->n; i++) {
+		const struct vnp_shape *sh = vnp_tl_shape(tl, i);
+		/* what pick_lane() reads */
+		struct vnp_ev ev = { .start = vnp_tl_start(tl, i), .end = vnp_tl_end(tl, i),
+				     .opcode = sh->opcode, .stream = sh->stream, .core = sh->core };
+
+		if (pick_lane(&w, &ev) < 0)
 			skipped++;
+	}
 	/* a fault's row is shown even if its stream ran nothing */
 	for (i = 0; i < tl->nfaults; i++) {
 		uint8_t *nl = &w.lanes[(size_t)tl->faults[i].core * ROWS +
@@ -882,7 +888,7 @@ int vnp_perfetto(FILE *f, const struct vnp_view *v)
 		}
 		flush_until(&w, e->start, &bin);
 		uuid = row_uuid(e->core, ev_row(e), (unsigned int)lane);
-		slice_begin(&w, e, uuid);
+		slice_begin(&w, e, it->idx, uuid);
 		ends_push(&w, e->end, uuid);
 	}
 	for (; next_lay < ls.n && !w.err; next_lay++) {

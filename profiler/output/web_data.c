@@ -39,9 +39,9 @@ static int op_in_row(uint32_t opcode, unsigned int stream, int op)
 	return opcode != VNEF_OP_LOAD_STATIONARY && opcode != VNEF_OP_MULTIPLY_MOVING;
 }
 
-static int in_row(const struct vnp_ev *e, unsigned int stream, int op)
+static int in_row(const struct vnp_timeline *tl, size_t i, unsigned int stream, int op)
 {
-	return op_in_row(e->opcode, stream, op);
+	return op_in_row(vnp_tl_shape(tl, i)->opcode, stream, op);
 }
 
 /* A fault's row: on TensorE, its instruction's opcode's, MultiplyMoving if unknown. */
@@ -90,7 +90,7 @@ static void nb_put(struct numbuf *b, unsigned long long x, int comma)
 		b->buf[b->len++] = tmp[--n];
 }
 
-static void row_col(FILE *f, const struct vnp_view *v, const struct vnp_ev *ev,
+static void row_col(FILE *f, const struct vnp_view *v, size_t base,
 		    size_t n, unsigned int stream, int op, enum col c, const uint8_t *on)
 {
 	const struct vnp_timeline *tl = v->tl;
@@ -100,11 +100,12 @@ static void row_col(FILE *f, const struct vnp_view *v, const struct vnp_ev *ev,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct vnp_ev *e = &ev[i];
+		struct vnp_ev e_copy, *e = &e_copy;
 		unsigned long long x;
 
-		if (!in_row(e, stream, op))
+		if (!in_row(tl, base + i, stream, op))
 			continue;
+		e_copy = vnp_tl_ev(tl, base + i);
 		switch (c) {
 		case C_START:
 			x = e->start - prev;	/* tracks are start-ordered */
@@ -133,7 +134,7 @@ static void row_col(FILE *f, const struct vnp_view *v, const struct vnp_ev *ev,
 			break;
 		case C_ALGBW:
 		case C_BUSBW: {
-			uint32_t k = v->m ? vnp_cc_coll_of(v->m, (size_t)(e - tl->ev)) : VNP_NONE;
+			uint32_t k = v->m ? vnp_cc_coll_of(v->m, base + i) : VNP_NONE;
 			double bw = 0;
 
 			if (k != VNP_NONE)
@@ -159,10 +160,10 @@ static void row_col(FILE *f, const struct vnp_view *v, const struct vnp_ev *ev,
 			break;
 		}
 		case C_CRIT:
-			x = on ? on[e - tl->ev] : 0;
+			x = on ? on[base + i] : 0;
 			break;
 		default:
-			x = vnp_ev_wait(tl, e);
+			x = vnp_ev_wait(tl, base + i);
 			break;
 		}
 		nb_put(&nb, x, !first);
@@ -190,15 +191,14 @@ static void row_json(FILE *f, const struct vnp_view *v, unsigned int core,
 					    "m", "cw", "g", "lr", "ab", "bb" };
 	const struct vnp_timeline *tl = v->tl;
 	unsigned int t = core * VNEF_STREAMS + stream;
-	const struct vnp_ev *ev = tl->ev + tl->track_off[t];
-	size_t n = vnp_tl_track_len(tl, t), cnt = 0, nf = 0, i;
+	size_t base = tl->track_off[t], n = vnp_tl_track_len(tl, t), cnt = 0, nf = 0, i;
 	unsigned int c;
 
 	if (rw && rw->win)	/* whether the row has events, not a pass over them */
 		cnt = n && vnp_web_row_used(rw->ix, core, stream, op);
 	else
 		for (i = 0; i < n; i++)
-			cnt += in_row(&ev[i], stream, op);
+			cnt += in_row(tl, base + i, stream, op);
 	for (i = 0; i < tl->nfaults; i++)
 		nf += fault_in_row(tl, &tl->faults[i], core, stream, op);
 	/* engines always get their row; other TensorE ops and DMA queues when used or faulted */
@@ -209,29 +209,29 @@ static void row_json(FILE *f, const struct vnp_view *v, unsigned int core,
 	vnp_json_str(f, name);
 	if (rw && rw->win) {	/* a window's events only (web_lod.c) */
 		i = vnp_web_win_slice(v->tl, t, rw, &n);
-		ev += i;
+		base += i;
 		for (i = 0, cnt = 0; i < n; i++)
-			cnt += in_row(&ev[i], stream, op);
+			cnt += in_row(tl, base + i, stream, op);
 	}
 	fprintf(f, ",\"stream\":%u,\"dma\":%d,\"n\":%zu", stream, vnp_stream_is_dma(stream),
 		cnt);
 	if (stream == VNEF_STREAM_CC)
 		fputs(",\"cc\":1", f);
 	if (rw && rw->lod)	/* the summary level: bins instead of events */
-		vnp_web_bins_json(f, v->tl, ev, n, stream, op);
+		vnp_web_bins_json(f, v->tl, base, n, stream, op);
 	for (c = 0; !(rw && rw->lod) && c < sizeof(keys) / sizeof(keys[0]); c++) {
 		/* DMA rows add their memories, the CC-core row its collectives' figures */
 		if ((c == C_MEM && !vnp_stream_is_dma(stream)) ||
 		    (c > C_MEM && stream != VNEF_STREAM_CC))
 			continue;
 		fprintf(f, ",\"%s\":", keys[c]);
-		row_col(f, v, ev, n, stream, op, (enum col)c, pos->on);
+		row_col(f, v, base, n, stream, op, (enum col)c, pos->on);
 	}
 	if (pos->row) {
-		size_t k = 0, base = (size_t)(ev - tl->ev);
+		size_t k = 0;
 
 		for (i = 0; i < n; i++)
-			if (in_row(&ev[i], stream, op)) {
+			if (in_row(tl, base + i, stream, op)) {
 				pos->row[base + i] = pos->nrows;
 				pos->idx[base + i] = (uint32_t)k++;
 			}
@@ -339,15 +339,14 @@ static void flows_json(FILE *f, const struct vnp_timeline *tl, unsigned int c,
 		unsigned int t = c * VNEF_STREAMS + s;
 
 		for (i = tl->track_off[t]; i < tl->track_off[t + 1] && n < WEB_MAX_FLOWS; i++) {
-			const struct vnp_ev *e = &tl->ev[i], *g;
 			size_t from;
 
-			if (e->sem_wait == VNEURON_TRACE_NO_SEM || !vnp_ev_wait(tl, e))
+			if (vnp_tl_shape(tl, i)->sem_wait == VNEURON_TRACE_NO_SEM ||
+			    !vnp_ev_wait(tl, i))
 				continue;
-			g = vnp_ev_signaller(tl, e);
-			if (!g)
+			from = vnp_ev_signaller(tl, i);
+			if (from == SIZE_MAX)
 				continue;
-			from = (size_t)(g - tl->ev);
 			fprintf(f, "%s[%u,%u,%u,%u]", n++ ? "," : "", pos->row[from], pos->idx[from],
 				pos->row[i], pos->idx[i]);
 		}
@@ -369,7 +368,7 @@ static int execs_json(FILE *f, const struct vnp_timeline *tl, size_t stride)
 	if (!x)
 		return -ENOMEM;
 	for (i = 0; i < tl->n; i++) {
-		const struct vnp_ev *e = &tl->ev[i];
+		const struct vnp_ev e_copy = vnp_tl_ev(tl, i), *e = &e_copy;
 		uint64_t key = (uint64_t)e->core << 32 | e->exec;
 		size_t lo = VNP_LOWER_BOUND(tl->execs, tl->nexec, key, key);
 		unsigned int src, dst;

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "web_priv.h"
-#include "../util/sorted.h"
 
 size_t vnp_web_detail_events = VNP_WEB_DETAIL_EVENTS;
 size_t vnp_web_window_max = VNP_WEB_WINDOW_MAX;
@@ -47,7 +46,7 @@ static int on_row(const struct vnp_ev *e, unsigned int stream, int op)
 /* The page's opcodes: VNEF_OP_COUNT, DMA, the collectives'. */
 #define NOPS	(VNEF_OP_COUNT + 1 + VNEF_CC_OP_COUNT)
 
-void vnp_web_bins_json(FILE *f, const struct vnp_timeline *tl, const struct vnp_ev *ev,
+void vnp_web_bins_json(FILE *f, const struct vnp_timeline *tl, size_t base,
 		       size_t n, unsigned int stream, int op)
 {
 	uint64_t bw = vnp_web_bin_ps(tl), *busy = calloc(VNP_WEB_BINS, sizeof(*busy));
@@ -60,7 +59,7 @@ void vnp_web_bins_json(FILE *f, const struct vnp_timeline *tl, const struct vnp_
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		const struct vnp_ev *e = &ev[i];
+		const struct vnp_ev e_copy = vnp_tl_ev(tl, base + i), *e = &e_copy;
 		uint64_t a = e->start - tl->t0, b = e->end - tl->t0;
 		size_t k1 = (size_t)(b / bw);
 
@@ -112,7 +111,7 @@ struct vnp_web_index *vnp_web_index(const struct vnp_timeline *tl)
 		return NULL;
 	for (t = 0; t < VNP_TRACKS; t++)
 		for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++) {
-			const struct vnp_ev *e = &tl->ev[i];
+			const struct vnp_ev e_copy = vnp_tl_ev(tl, i), *e = &e_copy;
 
 			if (e->end > e->start && e->end - e->start > x->maxd[t])
 				x->maxd[t] = e->end - e->start;
@@ -136,8 +135,7 @@ int vnp_web_row_used(const struct vnp_web_index *ix, unsigned int core, unsigned
 /* The first event of track t starting at or after ps (absolute). */
 static size_t first_from(const struct vnp_timeline *tl, unsigned int t, uint64_t ps)
 {
-	return tl->track_off[t] + VNP_LOWER_BOUND(tl->ev + tl->track_off[t],
-						  vnp_tl_track_len(tl, t), start, ps);
+	return vnp_tl_lower_bound(tl, t, ps);
 }
 
 size_t vnp_web_win_slice(const struct vnp_timeline *tl, unsigned int t,

@@ -65,8 +65,11 @@ int vnp_web_is_lod(const struct vnp_timeline *tl);
 uint64_t vnp_web_bin_ps(const struct vnp_timeline *tl);
 /* ,"lod":{...}: the bins' count and width, the threshold, the window bound. */
 void vnp_web_lod_json(FILE *f, const struct vnp_timeline *tl);
-/* ,"bins":{"b":[busy ps],"k":[events started],"o":[dominant op]} of a row's n events. */
-void vnp_web_bins_json(FILE *f, const struct vnp_timeline *tl, const struct vnp_ev *ev,
+/*
+ * ,"bins":{"b":[busy ps],"k":[events started],"o":[dominant op]} of a row's n events
+ * (from event base).
+ */
+void vnp_web_bins_json(FILE *f, const struct vnp_timeline *tl, size_t base,
 		       size_t n, unsigned int stream, int op);
 /* Track t's events that may overlap rw->win: the first's index in the track, *n of them. */
 size_t vnp_web_win_slice(const struct vnp_timeline *tl, unsigned int t,

@@ -333,6 +333,7 @@ TEST(records_become_collectives)
 	struct plan p = good();
 	struct cct *t;
 	const struct vnp_coll *c;
+	struct vnp_ev ev;
 	const struct vnp_ev *e;
 
 	/* rank 2 computes its first bucket 6 us longer */
@@ -378,7 +379,8 @@ TEST(records_become_collectives)
 	EQ(t->m.cc_wait_ps, 33000 * NS);
 	EQ(t->m.cc_xfer_ps, 8 * 15000 * NS);
 	/* the events: arrival to completion, the wait kept */
-	e = &t->tl.ev[t->tl.track_off[VNEF_STREAM_CC]];
+	ev = vnp_tl_ev(&t->tl, t->tl.track_off[VNEF_STREAM_CC]);
+	e = &ev;
 	EQ(vnp_cc_op(e), VNEF_CC_ALL_REDUCE);
 	EQ(vnp_cc_rank(e), 0);
 	EQ(vnp_cc_last(e), 2);

@@ -156,7 +156,7 @@ TEST(executions_with_their_own_clocks_are_laid_end_to_end)
 	EQ(s->m.total_ps, 1000 * NS);
 	EQ(s->m.unit[0].active_ps, 800 * NS);
 	AEQ(vnp_tl_track_len(&s->tl, 0), 2);
-	EQ(s->tl.ev[s->tl.track_off[0] + 1].start, 600 * NS);
+	EQ(vnp_tl_start(&s->tl, s->tl.track_off[0] + 1), 600 * NS);
 	EQ(s->m.unit[1].wait_ps, 100 * NS);
 	EQ(s->m.overlap_ps[0][1], 100 * NS);
 	synth_free(s);
@@ -219,7 +219,7 @@ TEST(semaphore_waits)
 	AEQ(s->m.ntop_wait, 1);
 	EQ(s->m.top_wait[0].wait_ps, 80 * NS);
 	EQ(s->m.top_wait[0].signaller, 0);
-	EQ(s->tl.ev[s->m.top_wait[0].ev].stream, 1);
+	EQ(vnp_tl_shape(&s->tl, s->m.top_wait[0].ev)->stream, 1);
 	/* the wait is not busy time */
 	EQ(s->m.unit[1].active_ps, 70 * NS);
 	synth_free(s);
@@ -375,7 +375,7 @@ TEST(unsorted_records_are_sorted_per_track)
 	for (t = 0; t < 4; t++) {
 		EQ(vnp_tl_track_len(&s->tl, t), 125);
 		for (i = s->tl.track_off[t] + 1; i < s->tl.track_off[t + 1]; i++)
-			EXPECT_LE(s->tl.ev[i - 1].start, s->tl.ev[i].start);
+			EXPECT_LE(vnp_tl_start(&s->tl, i - 1), vnp_tl_start(&s->tl, i));
 	}
 	/* the merged iteration is in start order */
 	{

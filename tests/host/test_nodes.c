@@ -296,7 +296,7 @@ TEST_F(nodes, merge_two_by_two)
 	EQ(x->pf.tl.rank_node[2], 1);
 	/* device times on the shared modeled clock: a collective completes at once on all */
 	for (i = 0; i < x->pf.tl.n; i++) {
-		const struct vnp_ev *e = &x->pf.tl.ev[i];
+		const struct vnp_ev e_copy = vnp_tl_ev(&x->pf.tl, i), *e = &e_copy;
 
 		if (vnp_ev_is_cc(e) && e->pc == 0) {
 			if (!end0)

@@ -852,11 +852,12 @@ TEST(host_clock_places_executions_at_their_host_time)
 	EQ(tl->start_err_median, 1 * NS);
 	/* every device event inside its execution's placed span */
 	for (i = 0; i < tl->n; i++) {
-		const struct vnp_exec *x = vnp_tl_exec(tl, tl->ev[i].core, tl->ev[i].exec);
+		const struct vnp_ev e = vnp_tl_ev(tl, i);
+		const struct vnp_exec *x = vnp_tl_exec(tl, e.core, e.exec);
 
 		ASSERT_NE(x, NULL);
-		EXPECT_GE(tl->ev[i].start, x->lo + x->shift);
-		EXPECT_LE(tl->ev[i].end, x->hi + x->shift);
+		EXPECT_GE(e.start, x->lo + x->shift);
+		EXPECT_LE(e.end, x->hi + x->shift);
 	}
 	synth_free(s);
 }
