@@ -409,8 +409,11 @@ static int only_program(struct vnprofile *p)
 
 /*
  * The merged timeline's memory, estimated from the profiles' sizes before reading them:
- * 52 bytes an event (measured: bench_merge, docs/scaling.md) for a 64-byte record, so
- * 13/16 of the bytes (other sections count as records: an overestimate). -errno of stat.
+ * 20 bytes an event for a 64-byte record, so 5/16 of the bytes (other sections count as
+ * records). A program run many times takes about 16 (bench_view: 100 M records in 1,545
+ * MiB), a profile whose events all differ 48 to 80: reading stops at the limit itself
+ * (struct vnp_timeline's mem_limit), so a low estimate costs a read, never the bound.
+ * -errno of stat.
  */
 static int timeline_estimate(const struct vnprofile *p, uint64_t *bytes)
 {
@@ -422,7 +425,7 @@ static int timeline_estimate(const struct vnprofile *p, uint64_t *bytes)
 		if (stat(p->profiles[i], &st))
 			return -errno;
 		if (S_ISREG(st.st_mode))
-			*bytes += (uint64_t)st.st_size / 16 * 13;
+			*bytes += (uint64_t)st.st_size / 16 * 5;
 	}
 	return 0;
 }
@@ -618,6 +621,7 @@ static int view_load(struct vnprofile_view *v)
 			return ret;
 		goto compute;
 	}
+	v->pf.mem_limit = memory_limit(p);	/* the bound itself, whatever the estimate */
 	ret = vnp_profile_read_ran(&v->pf, (const char *const *)p->profiles, p->nprofiles,
 				   &v->prog->prog, v->prog->path,
 				   !(p->o.flags & VNPROFILE_NO_HASH_CHECK),

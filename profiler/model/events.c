@@ -217,9 +217,32 @@ int vnp_tl_push(struct vnp_timeline *tl, unsigned int t, const struct vnp_ev *e)
 	b->last = id + 1;
 push:
 	ret = tb_push(b, e->start, e->end - e->start, id, e->exec);
-	if (!ret)
-		tl->n++;
-	return ret;
+	if (ret)
+		return ret;
+	tl->n++;
+	/* a hostile profile takes up to about 80 bytes an event: the bound is real */
+	if (tl->mem_limit && !(tl->n % VNP_MEM_CHECK) && vnp_tl_store_bytes(tl) > tl->mem_limit)
+		return -E2BIG;
+	return 0;
+}
+
+uint64_t vnp_tl_store_bytes(const struct vnp_timeline *tl)
+{
+	uint64_t bytes = (uint64_t)tl->shapes_cap * sizeof(*tl->shapes) +
+			 (uint64_t)tl->shape_hash_cap * sizeof(*tl->shape_hash) +
+			 (uint64_t)tl->shape_next_cap * sizeof(*tl->shape_next);
+	unsigned int t;
+
+	if (!tl->tb)
+		return bytes;
+	bytes += (uint64_t)VNP_TRACKS * sizeof(*tl->tb);
+	for (t = 0; t < VNP_TRACKS; t++) {
+		const struct vnp_track_build *b = &tl->tb[t];
+
+		bytes += (uint64_t)b->cap * sizeof(*b->ev) + (uint64_t)b->runcap * sizeof(*b->run) +
+			 (uint64_t)b->lngcap * sizeof(*b->lng);
+	}
+	return bytes;
 }
 
 /* ------------------------------------------------------------------------------------ */

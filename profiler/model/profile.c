@@ -102,6 +102,7 @@ static void start(struct vnp_profile *pf, const struct vntf_info *info,
 		  const struct vnp_prog *prog)
 {
 	vnp_tl_init(&pf->tl, info->have_model ? &info->model : &vn_model_trn1, prog);
+	pf->tl.mem_limit = pf->mem_limit;
 }
 
 /*
@@ -394,6 +395,12 @@ static int read_one(struct vnp_profile *pf, unsigned int file, const char *path,
 		ret = api_names(pf, file, info, slot, &names, base);
 		if (!ret)
 			ret = vnp_tl_add(&pf->tl, (unsigned int)slot, recs, count);
+		if (ret == -E2BIG) {
+			snprintf(err, errlen, "the timeline outgrew --memory-limit (%.1f MiB) "
+				 "at %zu events, in %s: raise it to read the profiles whole",
+				 pf->mem_limit / 1048576.0, pf->tl.n, path);
+			goto out;
+		}
 		if (ret) {
 			snprintf(err, errlen, ret == -EOVERFLOW ? "%s: over 2^32 - 1 distinct "
 				 "events (the timeline's shape table)" : "out of memory loading %s",
@@ -490,9 +497,11 @@ int vnp_profile_read_ran(struct vnp_profile *pf, const char *const *paths,
 	uint8_t hash[32];
 	unsigned int i;
 	size_t size;
+	uint64_t mem_limit = pf->mem_limit;
 	int ret = 0;
 
 	memset(pf, 0, sizeof(*pf));
+	pf->mem_limit = mem_limit;
 	image = vnp_prog_image(prog, &size);
 	if (image)
 		vnp_sha256(image, size, hash);

@@ -38,6 +38,8 @@ struct vnp_profile {
 	/* salvage: what could not be read of each damaged file, one line each */
 	unsigned int nr_salvaged;
 	char salvaged[1024];
+	/* set before reading, kept by it: the timeline store's bound (0: none; -E2BIG past it) */
+	uint64_t mem_limit;
 };
 
 /*
@@ -46,7 +48,7 @@ struct vnp_profile {
  * SHA-256 than prog's image is refused. Lost records are counted in pf->tl.lost; the
  * timeline is not finished. 0, or -errno with a message in err (pf is then freed):
  * -ENOMEM, -EINVAL (malformed, or another program's profile), -E2BIG (more core slots
- * than VNP_MAX_CORES) or the .vntf reader's error.
+ * than VNP_MAX_CORES, or a timeline over pf->mem_limit bytes) or the .vntf reader's error.
  */
 int vnp_profile_read(struct vnp_profile *pf, const char *path, const struct vnp_prog *prog,
 		     const char *prog_path, bool check_hash, char *err, size_t errlen);

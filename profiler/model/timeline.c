@@ -67,25 +67,60 @@ static uint64_t exec_key(unsigned int core, uint32_t exec)
 	return (uint64_t)core << 32 | exec;
 }
 
+static size_t exec_slot(uint64_t key, size_t cap)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/*
+ * The executions by key at twice the table's size (a profile can hold millions: a
+ * search of the list per new one would be quadratic). 0 or -ENOMEM.
+ */
+static int exec_rehash(struct vnp_timeline *tl)
+{
+	size_t cap = tl->exec_hash_cap ? tl->exec_hash_cap * 2 : 256, i, k;
+	uint32_t *h;
+
+	if (cap > SIZE_MAX / sizeof(*h) || tl->nexec >= UINT32_MAX)
+		return -ENOMEM;
+	h = calloc(cap, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < tl->nexec; i++) {
+		for (k = exec_slot(tl->execs[i].key, cap); h[k]; k = (k + 1) & (cap - 1))
+			;
+		h[k] = (uint32_t)i + 1;
+	}
+	free(tl->exec_hash);
+	tl->exec_hash = h;
+	tl->exec_hash_cap = cap;
+	return 0;
+}
+
 /* The execution of (core, exec), added if new; NULL without memory. */
 static struct vnp_exec *note_exec(struct vnp_timeline *tl, unsigned int core, uint32_t exec)
 {
 	uint64_t key = exec_key(core, exec);
 	struct vnp_exec *x;
-	size_t i;
+	uint32_t j;
+	size_t k;
 
 	if (tl->nexec && tl->execs[tl->last_exec].key == key)
 		return &tl->execs[tl->last_exec];
-	for (i = 0; i < tl->nexec; i++)
-		if (tl->execs[i].key == key) {
-			tl->last_exec = i;
-			return &tl->execs[i];
+	if ((tl->nexec + 1 > tl->exec_hash_cap / 2) && exec_rehash(tl))
+		return NULL;
+	for (k = exec_slot(key, tl->exec_hash_cap); (j = tl->exec_hash[k]);
+	     k = (k + 1) & (tl->exec_hash_cap - 1))
+		if (tl->execs[j - 1].key == key) {
+			tl->last_exec = j - 1;
+			return &tl->execs[j - 1];
 		}
 	x = room(tl->execs, tl->nexec, &tl->nexecs_cap, sizeof(*x), 16);
 	if (!x)
 		return NULL;
 	tl->execs = x;
 	tl->last_exec = tl->nexec;
+	tl->exec_hash[k] = (uint32_t)tl->nexec + 1;
 	x[tl->nexec] = (struct vnp_exec){ .key = key, .lo = UINT64_MAX };
 	return &x[tl->nexec++];
 }
@@ -362,6 +397,9 @@ static int layout_execs(struct vnp_timeline *tl)
 	unsigned int t;
 	uint32_t round = 0;
 
+	free(tl->exec_hash);		/* no more adds; the list is sorted by key */
+	tl->exec_hash = NULL;
+	tl->exec_hash_cap = 0;
 	if (!tl->nexec)
 		return 0;
 	qsort(tl->execs, tl->nexec, sizeof(*tl->execs), cmp_exec);
@@ -525,6 +563,7 @@ void vnp_tl_free(struct vnp_timeline *tl)
 	free(tl->markers);
 	free(tl->faults);
 	free(tl->execs);
+	free(tl->exec_hash);
 	vnp_rg_free(tl);
 	memset(tl, 0, sizeof(*tl));
 }

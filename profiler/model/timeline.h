@@ -297,6 +297,8 @@ struct vnp_timeline {
 	uint8_t shapes_direct;			/* interning stopped paying (events.c) */
 	uint64_t shapes_try;			/* events read before it may stop */
 	struct vnp_track_build *tb;		/* while adding: VNP_TRACKS of them */
+	uint64_t mem_limit;			/* the store's bytes while adding (0: any):
+						 * past it vnp_tl_add() gives -E2BIG */
 	unsigned int ncores;			/* highest core seen + 1 */
 	uint64_t t0, t1;			/* first start, last end (ps) */
 	uint64_t lost;				/* records lost before reaching the profile */
@@ -349,6 +351,8 @@ struct vnp_timeline {
 	struct vnp_exec *execs;			/* nexec of them; by key after finish */
 	size_t nexecs_cap;
 	size_t last_exec;			/* index of the last one looked up */
+	uint32_t *exec_hash;			/* while adding: index + 1 by key, 0 free */
+	size_t exec_hash_cap;			/* a power of 2, at most half full */
 	struct vnp_ranges rg;
 	/*
 	 * Set before finish: lay executions out on the host clock (docs/profiler.md "One
@@ -384,8 +388,8 @@ void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
  * Adds records of one core (the records of a profile, in any order, in as many calls
  * as convenient). Impossible records (unknown kind or engine, end before start, DMA
  * queue out of range, an ERROR record whose reason is not a fault or whose memory is
- * unknown) are counted in tl->malformed and skipped. 0, -ENOMEM or -EOVERFLOW (over
- * 2^32 - 1 distinct event shapes).
+ * unknown) are counted in tl->malformed and skipped. 0, -ENOMEM, -EOVERFLOW (over
+ * 2^32 - 1 distinct event shapes) or -E2BIG (the store outgrew tl->mem_limit).
  */
 int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 	       const struct vneuron_trace_record *recs, size_t n);
@@ -393,8 +397,15 @@ int vnp_tl_add(struct vnp_timeline *tl, unsigned int core,
 int vnp_tl_finish(struct vnp_timeline *tl);
 void vnp_tl_free(struct vnp_timeline *tl);
 
-/* events.c: the store. Appends an event to track t (shape interned). 0, -ENOMEM, -EOVERFLOW. */
+/*
+ * events.c: the store. Appends an event to track t (shape interned). 0, -ENOMEM,
+ * -EOVERFLOW, or -E2BIG once the store holds more than tl->mem_limit bytes (looked at
+ * every VNP_MEM_CHECK events).
+ */
+#define VNP_MEM_CHECK		65536u
 int vnp_tl_push(struct vnp_timeline *tl, unsigned int t, const struct vnp_ev *e);
+/* The bytes the store holds while adding: its arrays as allocated. */
+uint64_t vnp_tl_store_bytes(const struct vnp_timeline *tl);
 /* In finish, times shifted: sorts each track, joins them into tl->cev. 0 or -ENOMEM. */
 int vnp_tl_pack(struct vnp_timeline *tl);
 void vnp_tl_store_free(struct vnp_timeline *tl);

@@ -5,6 +5,7 @@
  * shapes; a hostile profile whose every event differs (fields, execution, durations
  * past 32 bits) is stored and read back right, with tables bounded by its events.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,53 @@ TEST(every_event_distinct_in_any_order)
 TEST(every_event_distinct_interning_stopped)
 {
 	every_event_distinct(_metadata, 4096);
+}
+
+/*
+ * The store's bound (--memory-limit): a hostile profile (every event its own shape and
+ * execution: a hash, not a search, finds them) is stopped with -E2BIG soon after the store
+ * passes it, at most one check's worth of events over; a repeated program of as many
+ * events stays under the same bound, and no bound reads both whole.
+ */
+TEST(memory_limit_bounds_the_store)
+{
+	enum { N = 4 * VNP_MEM_CHECK, LIMIT = 8 << 20 };
+	struct vneuron_trace_record *r = calloc(N, sizeof(*r));
+	struct vnp_timeline tl;
+	size_t i;
+	int ret;
+
+	ASSERT_NE(NULL, r);
+	for (i = 0; i < N; i++)
+		r[i] = rec(i % 4, (uint32_t)i, (uint32_t)i, i * 1000, 500, i + 1);
+	vnp_tl_init(&tl, &vn_model_trn1, NULL);
+	tl.mem_limit = LIMIT;
+	ret = 0;
+	for (i = 0; i < N && !ret; i += 1000)
+		ret = vnp_tl_add(&tl, 0, r + i, N - i < 1000 ? N - i : 1000);
+	EQ(ret, -E2BIG);
+	EXPECT_LT(tl.n, (size_t)N);
+	EXPECT_GT(vnp_tl_store_bytes(&tl), (uint64_t)LIMIT);
+	/* checked every VNP_MEM_CHECK events: over by less than that many at 80 bytes */
+	EXPECT_LT(vnp_tl_store_bytes(&tl), (uint64_t)LIMIT * 2 + VNP_MEM_CHECK * 80ull);
+	vnp_tl_free(&tl);
+
+	vnp_tl_init(&tl, &vn_model_trn1, NULL);
+	AEQ(vnp_tl_add(&tl, 0, r, N), 0);	/* no bound: read whole */
+	EQ(tl.n, N);
+	vnp_tl_free(&tl);
+
+	for (i = 0; i < N; i++)		/* 64 instructions, one execution each 256 events */
+		r[i] = rec(i % 4, (uint32_t)(i % 64), (uint32_t)(i / 256), i * 1000, 500,
+			   i % 64 + 1);
+	vnp_tl_init(&tl, &vn_model_trn1, NULL);
+	tl.mem_limit = LIMIT;
+	AEQ(vnp_tl_add(&tl, 0, r, N), 0);
+	EQ(tl.n, N);
+	EXPECT_LE(vnp_tl_store_bytes(&tl), (uint64_t)LIMIT);
+	AEQ(vnp_tl_finish(&tl), 0);
+	vnp_tl_free(&tl);
+	free(r);
 }
 
 TEST(empty_timeline)
