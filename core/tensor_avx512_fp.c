@@ -113,6 +113,61 @@ static VN_AVX512 vn_v16u half_row(const u16 *h, vn_v16h *bad)
 	return __builtin_convertvector(v, vn_v16u);
 }
 
+/* Whether no lane of a half_row() check found a value that is not exact. */
+static VN_AVX512 bool none_bad(vn_v16h bad)
+{
+	u64 w[4];
+
+	memcpy(w, &bad, sizeof(w));
+	return !(w[0] | w[1] | w[2] | w[3]);
+}
+
+VN_AVX512 bool vn_mm_widen_bf16_avx512(const u16 *h, u32 n, u32 *dst)
+{
+	u16 t[VN_MM_PW] = { 0 };
+	vn_v16h bad = { 0 };
+	vn_v16u p;
+	u32 j, c;
+
+	for (j = 0; j < n; j += VN_MM_PW, dst += VN_MM_PANEL) {
+		const u16 *r = h + j;
+
+		if (n - j < VN_MM_PW) {
+			memcpy(t, r, (n - j) * 2);
+			r = t;
+		}
+		for (c = 0; c < VN_MM_PW; c += 16) {
+			p = half_row(r + c, &bad) << 16;
+			memcpy(dst + c, &p, sizeof(p));
+		}
+	}
+	return none_bad(bad);
+}
+
+VN_AVX512 bool vn_mm_widen_groups_bf16_avx512(const u16 *h, u32 n, u32 *dst)
+{
+	u16 t[16] = { 0 };
+	u32 w[16], m;
+	vn_v16h bad = { 0 };
+	vn_v16u p;
+
+	for (m = 0; m < n; m += 16) {
+		const u16 *r = h + m;
+		u32 *g = dst + (m / VN_MM_SB) * VN_MM_GROUP;
+
+		if (n - m < 16) {
+			memcpy(t, r, (n - m) * 2);
+			r = t;
+		}
+		p = half_row(r, &bad) << 16;
+		memcpy(w, &p, sizeof(w));
+		memcpy(g, w, VN_MM_SB * 4);
+		if (m + VN_MM_SB < n)
+			memcpy(g + VN_MM_GROUP, w + VN_MM_SB, VN_MM_SB * 4);
+	}
+	return none_bad(bad);
+}
+
 VN_AVX512 bool vn_mm_pairs_bf16_avx512(const u16 *h0, const u16 *h1, u32 *dst, u32 n)
 {
 	u16 t0[VN_MM_PW] = { 0 }, t1[VN_MM_PW] = { 0 };
@@ -132,11 +187,7 @@ VN_AVX512 bool vn_mm_pairs_bf16_avx512(const u16 *h0, const u16 *h1, u32 *dst, u
 		p |= half_row(h1 + c, &bad);
 		memcpy(dst + c, &p, sizeof(p));
 	}
-	memcpy(t0, &bad, sizeof(bad));
-	for (c = 0; c < 16; c++)
-		if (t0[c])
-			return false;
-	return true;
+	return none_bad(bad);
 }
 
 /*

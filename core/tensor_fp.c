@@ -192,6 +192,27 @@ static void pairs_sse2(const u32 *src, u32 *dst, u32 rows, u32 w)
 		}
 }
 
+/* bf16 elements j0..j0+n of partition p when they lie side by side: their address. */
+static const u16 *bf16_row(const struct vn_fp_ctx *x, const struct vnef_ap *a, u32 p, u32 j0,
+			   u32 n)
+{
+	return vn_ap_contig_bf16(x, a, p, j0, n);
+}
+
+/*
+ * Partitions lie VNEF_SBUF_PART_BYTES apart, too far for the CPU's prefetcher to follow
+ * from one row to the next: the widening asks for the row VN_MV_AHEAD ahead itself.
+ */
+#define VN_MV_AHEAD	4
+
+static void prefetch_row(const u16 *h, u32 n)
+{
+	u32 i;
+
+	for (i = 0; h && i < n; i += 32)
+		vn_prefetch(h + i);
+}
+
 /*
  * LOAD_STATIONARY: rows k < K of groups of 8 outputs, the last group's missing outputs
  * zero (so the exactness check sees only real values and zeros); pairs too when they may
@@ -200,6 +221,7 @@ static void pairs_sse2(const u32 *src, u32 *dst, u32 rows, u32 w)
 static void load_stationary(struct vn_fp_ctx *x, const struct vnef_ap *a)
 {
 	u32 groups, g, k, n, *st = stat_words(x, false);
+	bool checked = x->simd == VN_SIMD_AVX512, ok = true;
 	float *seg = x->seg[0];
 
 	x->stat_k = a->partitions;
@@ -207,8 +229,18 @@ static void load_stationary(struct vn_fp_ctx *x, const struct vnef_ap *a)
 	x->stat_fp32 = a->dtype == VNEF_DT_FP32;
 	groups = (x->stat_m + VN_MM_SB - 1) / VN_MM_SB;
 	for (k = 0; k < x->stat_k; k++) {
-		const float *src = vn_ap_contig(x, a, k, 0, x->stat_m);
+		const u16 *h = bf16_row(x, a, k, 0, x->stat_m);
+		const float *src;
 
+		if (h && k + VN_MV_AHEAD < x->stat_k)
+			prefetch_row(bf16_row(x, a, k + VN_MV_AHEAD, 0, x->stat_m), x->stat_m);
+		/* bf16 rows widened and checked straight into the groups */
+		checked = checked && h;
+		if (checked) {
+			ok &= vn_mm_widen_groups_bf16_avx512(h, x->stat_m, st + k * VN_MM_SB);
+			continue;
+		}
+		src = vn_ap_contig(x, a, k, 0, x->stat_m);
 		if (!src) {
 			vn_gather(x, a, k, 0, x->stat_m, seg);
 			src = seg;
@@ -225,37 +257,38 @@ static void load_stationary(struct vn_fp_ctx *x, const struct vnef_ap *a)
 			memset(dst + n, 0, (VN_MM_SB - n) * 4);
 		}
 	}
-	x->stat_exact = exact_path(x);
-	for (g = 0; x->stat_exact && g < groups; g++)
+	x->stat_exact = exact_path(x) && ok;
+	for (g = 0; x->stat_exact && !checked && g < groups; g++)
 		x->stat_exact = exact(x, st + g * VN_MM_GROUP, x->stat_k * VN_MM_SB);
 	for (g = 0; x->stat_exact && dp_usable(x) && g < groups; g++)
 		pairs_sse2(st + g * VN_MM_GROUP, stat_words(x, true) + g * VN_MM_PAIR_GROUP,
 			   x->stat_k, VN_MM_SB);
 }
 
-/* bf16 elements j0..j0+n of partition p when they lie side by side: their address. */
-static const u16 *bf16_row(const struct vn_fp_ctx *x, const struct vnef_ap *a, u32 p, u32 j0,
-			   u32 n)
-{
-	if (a->dtype != VNEF_DT_BF16 || a->stride[0] != 1 || j0 % a->count[0] + n > a->count[0])
-		return NULL;
-	return (const u16 *)vn_ap_part(x, a, p) + (u64)(j0 / a->count[0]) * a->stride[1] +
-	       j0 % a->count[0];
-}
-
 /*
  * Moving columns [j0, j1) (j0 a multiple of 32) into their panels, rows k < K; columns
- * of the last panel past j1 zero.
+ * of the last panel past j1 zero. Whether they hold exact values only, when known: with
+ * AVX-512, bf16 rows are checked as they are widened (else -1: not checked).
  */
-static void gather_panels(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1)
+static int gather_panels(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1)
 {
 	u32 k, j, n, *mv = mov_words(x, false);
+	bool checked = x->simd == VN_SIMD_AVX512, ok = true;
 	const float *src;
 
 	for (k = 0; k < x->stat_k; k++) {
 		/* bf16 rows widened straight into the panels, fp32 ones copied */
 		const u16 *h = bf16_row(x, a, k, j0, j1 - j0);
 
+		if (h && k + VN_MV_AHEAD < x->stat_k)
+			prefetch_row(bf16_row(x, a, k + VN_MV_AHEAD, j0, j1 - j0), j1 - j0);
+		checked = checked && h;
+		if (checked) {
+			/* panels zero past j1 too */
+			ok &= vn_mm_widen_bf16_avx512(h, j1 - j0, mv + (j0 / VN_MM_PW) *
+						      VN_MM_PANEL + k * VN_MM_PW);
+			continue;
+		}
 		src = h ? NULL : vn_ap_contig(x, a, k, j0, j1 - j0);
 		if (!h && !src) {
 			vn_gather(x, a, k, j0, j1 - j0, x->seg[0]);
@@ -275,6 +308,7 @@ static void gather_panels(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, 
 				memset(p + n, 0, (VN_MM_PW - n) * 4);
 		}
 	}
+	return checked ? ok : -1;
 }
 
 /* Whether the panels of columns [j0, j1) hold exact values only. */
@@ -361,8 +395,8 @@ static void mm_blocks(struct vn_fp_ctx *x, const struct vn_mm_kset *ks,
 	}
 }
 
-/* out[m][p] = in[p][m] for p, m < 4: rows VN_MM_LD apart, four lanes at a time. */
-static void transpose4(const float *in, float *out)
+/* out[m][p] = in[p][m] for p, m < 4: in's rows VN_MM_LD apart, out's ldo, 4 lanes a time. */
+static void transpose4(const float *in, float *out, u32 ldo)
 {
 	vn_v4 r0 = v4_load(in), r1 = v4_load(in + VN_MM_LD);
 	vn_v4 r2 = v4_load(in + 2 * VN_MM_LD), r3 = v4_load(in + 3 * VN_MM_LD);
@@ -375,16 +409,16 @@ static void transpose4(const float *in, float *out)
 	t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
 
 	v4_store(out, __builtin_shufflevector(t0, t2, 0, 1, 4, 5));
-	v4_store(out + VN_MM_LD, __builtin_shufflevector(t0, t2, 2, 3, 6, 7));
-	v4_store(out + 2 * VN_MM_LD, __builtin_shufflevector(t1, t3, 0, 1, 4, 5));
-	v4_store(out + 3 * VN_MM_LD, __builtin_shufflevector(t1, t3, 2, 3, 6, 7));
+	v4_store(out + ldo, __builtin_shufflevector(t0, t2, 2, 3, 6, 7));
+	v4_store(out + 2 * ldo, __builtin_shufflevector(t1, t3, 0, 1, 4, 5));
+	v4_store(out + 3 * ldo, __builtin_shufflevector(t1, t3, 2, 3, 6, 7));
 }
 
 /*
- * out[m][p] = in[p][m] for p < np, m < nf (both VN_MM_LD apart), in cache-sized tiles
- * of 4 x 4 blocks (exact: moves only).
+ * out[m][p] = in[p][m] for p < np, m < nf (in's rows VN_MM_LD apart, out's ldo), in
+ * cache-sized tiles of 4 x 4 blocks (exact: moves only).
  */
-static void transpose(const float *in, float *out, u32 np, u32 nf)
+static void transpose(const float *in, float *out, u32 ldo, u32 np, u32 nf)
 {
 	u32 p0, m0, p, m, p4 = np / 4 * 4, m4 = nf / 4 * 4;
 
@@ -393,10 +427,40 @@ static void transpose(const float *in, float *out, u32 np, u32 nf)
 			for (m = m0; m < min(m4, m0 + 16); m += 4)
 				for (p = p0; p < min(p4, p0 + 16); p += 4)
 					transpose4(in + (size_t)p * VN_MM_LD + m,
-						   out + (size_t)m * VN_MM_LD + p);
+						   out + (size_t)m * ldo + p, ldo);
 	for (m = 0; m < nf; m++)
 		for (p = m < m4 ? p4 : 0; p < np; p++)
-			out[(size_t)m * VN_MM_LD + p] = in[(size_t)p * VN_MM_LD + m];
+			out[(size_t)m * ldo + p] = in[(size_t)p * VN_MM_LD + m];
+}
+
+/*
+ * TRANSPOSE (128 x 128 elements at most: one step; exact: each output is one input x 1):
+ * straight into the destination when its rows are contiguous fp32 and nothing is added
+ * to them, else through x->out.
+ */
+static void transpose_op(struct vn_fp_ctx *x, const struct vnef_instr *in)
+{
+	const struct vnef_ap *a = &in->src0, *d = &in->dst;
+	bool acc = in->flags & VNEF_IF_ACCUMULATE;
+	u32 f = vn_ap_free(a), p, ldd;
+	float *d0 = acc ? NULL : vn_ap_contig(x, d, 0, 0, a->partitions);
+
+	for (p = 0; p < a->partitions; p++) {
+		const u16 *h = bf16_row(x, a, p, 0, f);
+		float *row = x->mov + (size_t)p * VN_MM_LD;
+
+		if (h)
+			vn_bf16_widen(h, row, f);
+		else
+			vn_gather(x, a, p, 0, f, row);
+	}
+	if (d0) {
+		ldd = (d->mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES) / 4;
+		transpose(x->mov, d0, ldd, a->partitions, f);
+		return;
+	}
+	transpose(x->mov, x->out, VN_MM_LD, a->partitions, f);
+	store_out(x, d, 0, f, 0, a->partitions, acc);
 }
 
 /* Columns per MULTIPLY_MOVING step: as many whole VN_MM_STEP_COLS as the budget allows. */
@@ -435,11 +499,15 @@ enum { VN_MV_ANY, VN_MV_EXACT, VN_MV_PAIRS };
 /* Columns [j0, j1) of the moving operand into panels: VN_MV_*. */
 static u32 gather_moving(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1)
 {
+	int known;
+
 	if (x->stat_exact && dp_usable(x) && bf16_row(x, a, 0, j0, j1 - j0) &&
 	    gather_pairs(x, a, j0, j1))
 		return VN_MV_PAIRS;
-	gather_panels(x, a, j0, j1);
-	return x->stat_exact && panels_exact(x, j0, j1) ? VN_MV_EXACT : VN_MV_ANY;
+	known = gather_panels(x, a, j0, j1);
+	if (!x->stat_exact)
+		return VN_MV_ANY;
+	return (known < 0 ? panels_exact(x, j0, j1) : known) ? VN_MV_EXACT : VN_MV_ANY;
 }
 
 /*
@@ -472,23 +540,15 @@ static bool multiply_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 bool vn_fp_tensor_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 		       struct vn_fp_cursor *cur)
 {
-	const struct vnef_ap *a = &in->src0;
-	u32 p, f;
-
 	switch (in->opcode) {
 	case VNEF_OP_LOAD_STATIONARY:
 		/* 128 x 128 elements at most: one step */
-		load_stationary(x, a);
+		load_stationary(x, &in->src0);
 		return true;
 	case VNEF_OP_MULTIPLY_MOVING:
 		return multiply_step(x, in, cur);
 	case VNEF_OP_TRANSPOSE:
-		/* 128 x 128 elements at most: one step. Exact: each output is one input x 1. */
-		f = vn_ap_free(a);
-		for (p = 0; p < a->partitions; p++)
-			vn_gather(x, a, p, 0, f, x->mov + (size_t)p * VN_MM_LD);
-		transpose(x->mov, x->out, a->partitions, f);
-		store_out(x, &in->dst, 0, f, 0, a->partitions, in->flags & VNEF_IF_ACCUMULATE);
+		transpose_op(x, in);
 		return true;
 	default:
 		return true;

@@ -163,15 +163,26 @@ static inline u32 f_bits(float f)
 
 /*
  * Elements [j0, j0 + n) of partition p computed where they are, when every operand
- * there is contiguous fp32 and each source is the destination or apart from it: no
- * gather and scatter. False if not (nothing done).
+ * there is contiguous fp32 and each source is the destination or apart from it, or a
+ * COPY's contiguous fp32 goes to contiguous bf16 in the other memory: no gather and
+ * scatter. False if not (nothing done).
  */
 static bool elementwise_direct(struct vn_fp_ctx *x, const struct vnef_instr *in, u32 p, u32 j0,
 			       u32 n, float s, bool rev)
 {
 	float *d = vn_ap_contig(x, &in->dst, p, j0, n), *a = NULL, *b = NULL;
+	u16 *h;
 	u32 i;
 
+	/* fp32 to bf16 across memories (PSUM out to SBUF): narrowed straight over */
+	if (!d && in->opcode == VNEF_OP_COPY && in->dst.mem != in->src0.mem) {
+		h = vn_ap_contig_bf16(x, &in->dst, p, j0, n);
+		a = h ? vn_ap_contig(x, &in->src0, p, j0, n) : NULL;
+		if (!a)
+			return false;
+		vn_bf16_narrow(a, h, n);
+		return true;
+	}
 	if (!d)
 		return false;
 	if (in->opcode == VNEF_OP_COPY || in->opcode == VNEF_OP_TENSOR_TENSOR ||

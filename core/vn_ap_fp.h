@@ -184,6 +184,16 @@ static inline float *vn_ap_contig(const struct vn_fp_ctx *x, const struct vnef_a
 	       j0 % a->count[0];
 }
 
+/* The same for bf16 elements: their address when they lie side by side, else NULL. */
+static inline u16 *vn_ap_contig_bf16(const struct vn_fp_ctx *x, const struct vnef_ap *a,
+				     u32 p, u32 j0, u32 n)
+{
+	if (a->dtype != VNEF_DT_BF16 || a->stride[0] != 1 || j0 % a->count[0] + n > a->count[0])
+		return NULL;
+	return (u16 *)vn_ap_part(x, a, p) + (u64)(j0 / a->count[0]) * a->stride[1] +
+	       j0 % a->count[0];
+}
+
 /*
  * Whether n outputs at d may be computed in place from n inputs at s (elementwise, in
  * visit order) with the results of gathering the inputs first: s is d, or apart from it.

@@ -59,6 +59,20 @@ void vn_mm_pairs_avx512(const u32 *src, u32 *dst, u32 rows, u32 w);
  */
 bool vn_mm_pairs_bf16_avx512(const u16 *h0, const u16 *h1, u32 *dst, u32 n);
 
+/*
+ * One row of n bf16 values widened to fp32 into panels: value j to dst[(j / VN_MM_PW) *
+ * VN_MM_PANEL + j % VN_MM_PW], the last panel's row zero past n. Whether every value is
+ * exact.
+ */
+bool vn_mm_widen_bf16_avx512(const u16 *h, u32 n, u32 *dst);
+
+/*
+ * One row of n bf16 values of the stationary widened to fp32 into its groups: value m to
+ * dst[(m / VN_MM_SB) * VN_MM_GROUP + m % VN_MM_SB], the last group's row zero past n.
+ * Whether every value is exact.
+ */
+bool vn_mm_widen_groups_bf16_avx512(const u16 *h, u32 n, u32 *dst);
+
 /* VDPBF16PS gives the rule's bits on this CPU (a few crafted lanes; once per context). */
 bool vn_mm_dp_selftest(void);
 

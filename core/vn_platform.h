@@ -54,6 +54,9 @@ static inline bool vn_last_of(u64 base, u64 n, u64 step, u64 *v)
  */
 #ifdef __KERNEL__
 #define vn_prefetchw(p)		prefetchw(p)
+#define vn_prefetch(p)		prefetch(p)
+#else
+#define vn_prefetch(p)		__builtin_prefetch(p)
 #endif
 
 /* Release/acquire for the trace rings, the same on both sides of the mmap. */

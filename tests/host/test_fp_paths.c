@@ -205,6 +205,48 @@ TEST_F(fp, identity_and_square_are_the_scalar_ones)
 	EXPECT_EQ(0u, bad);
 }
 
+/*
+ * A COPY of fp32 PSUM to bf16 SBUF (how matmul kernels take out a transpose) narrows
+ * contiguous rows straight across: the same bits as the gathered path (stride 2) and as
+ * vn_f32_to_bf16() of each value.
+ */
+TEST_F(fp, psum_to_bf16_copy_is_the_gathered_one)
+{
+	struct vnef_instr in = { .opcode = VNEF_OP_COPY };
+	uint32_t v[P * F], p, j, st;
+	struct vn_fp_cursor cur;
+	unsigned int bad = 0;
+
+	for (j = 0; j < P * F; j++)
+		v[j] = val();
+	for (st = 1; st <= 2; st++) {
+		for (p = 0; p < P; p++)
+			for (j = 0; j < F; j++)
+				memcpy(self->psum + (size_t)p * VNEF_PSUM_PART_BYTES + j * st * 4,
+				       &v[p * F + j], 4);
+		in.src0 = op(0, F, st, P);
+		in.src0.mem = VNEF_MEM_PSUM;
+		in.dst = op(256, F, st, P);
+		in.dst.dtype = VNEF_DT_BF16;
+		memset(&cur, 0, sizeof(cur));
+		while (!vn_fp_vector_step(&self->x, &in, &cur))
+			;
+		for (p = 0; p < P; p++)
+			for (j = 0; j < F; j++) {
+				uint16_t h, want;
+				float f;
+
+				memcpy(&h, self->sbuf + (size_t)p * SB_PB + 256 + j * st * 2, 2);
+				memcpy(&f, &v[p * F + j], 4);
+				want = vn_f32_to_bf16(f);
+				if (h != want && !bad++)
+					TH_LOG("stride %u [%u][%u] of %#x: %#x, want %#x", st, p, j,
+					       v[p * F + j], h, want);
+			}
+	}
+	EXPECT_EQ(0u, bad);
+}
+
 /* dst one element past src0: gathered semantics (all inputs read first), not a smear. */
 TEST_F(fp, overlapping_destination_is_gathered)
 {

@@ -5,7 +5,7 @@
  * AVX-512 BF16's VDPBF16PS), forced one at a time on an engine context of our own, over
  * fp32 operands with special values (any path must then multiply and add), exact bf16
  * operands (the FMA and VDPBF16PS paths), and exact operands spoilt by one value out of
- * range (back to multiply and add); shapes with edges, odd K, accumulation and a strided
+ * range in the moving operand or in the stationary (back to multiply and add); shapes with edges, odd K, accumulation and a strided
  * destination. Then the instruction itself: VDPBF16PS against the rule on every bf16
  * value of the exact range, each in many lanes.
  *
@@ -82,7 +82,7 @@ static uint32_t f32_any(void)
 	return bits((float)(int32_t)(rnd() - 0x80000000u) * 0x1p-31f * (float)(1 + r % 7));
 }
 
-enum data { D_ANY, D_EXACT, D_SPOILT };
+enum data { D_ANY, D_EXACT, D_SPOILT, D_SPOILT_ST };	/* spoilt: the moving, or the stationary */
 
 struct path {
 	const char *name;	/* the kernels' name for exact products */
@@ -192,6 +192,8 @@ static void check(struct __test_metadata *_metadata, FIXTURE_DATA(te) *self,
 		for (m = 0; m < s->m; m++) {
 			uint32_t u = value(d == D_ANY ? D_ANY : D_EXACT, s->st_dt);
 
+			if (d == D_SPOILT_ST && k == s->k / 2 && m == s->m - 1)
+				u = rnd() % 2 ? 0x00010000u : 0x7f800000u;
 			put(self->sbuf, s->st_dt, k, 0, m, u);
 			st[k * s->m + m] = f32(u);
 		}
@@ -285,6 +287,7 @@ TEST_F(te, every_path_exact_operands)
 			check(_metadata, self, &p[i], &shapes[s], D_EXACT, p[i].name);
 			/* one value out of range: multiply and add */
 			check(_metadata, self, &p[i], &shapes[s], D_SPOILT, muladd[p[i].simd]);
+			check(_metadata, self, &p[i], &shapes[s], D_SPOILT_ST, muladd[p[i].simd]);
 		}
 }
 
