@@ -51,16 +51,26 @@ uint64_t vnp_ev_fixed(const struct vnp_timeline *tl, const struct vnp_ev *e)
 	if (vnp_ev_is_cc(e))
 		return 0;	/* the model's collective costs are per step (docs/isa.md) */
 	if (e->opcode == VNP_OP_DMA) {
-		const struct vnef_dma_desc *x = vnp_prog_desc(tl->prog, e->stream - VNEF_ENGINES,
-							      e->pc);
-		unsigned int used = tl->dma_queues[e->core];
-		int hs = 1, hd = 0;
+		unsigned int used = tl->dma_queues[e->core], src, dst;
+		int hs = 1, hd = 0, have = vnp_tl_desc(tl, e, &src, &dst, &n);
 
-		n = e->bytes;
-		if (x) {
-			hs = x->src.mem == VNEF_MEM_HBM;
-			hd = x->dst.mem == VNEF_MEM_HBM;
-			n = (uint64_t)x->count[0] * x->count[1] * x->chunk_bytes;
+		if (have < 0) {
+			const struct vnef_dma_desc *x = vnp_prog_desc(tl->prog,
+								      e->stream - VNEF_ENGINES,
+								      e->pc);
+
+			have = !!x;
+			if (x) {
+				src = x->src.mem == VNEF_MEM_HBM ? VNEF_MEM_HBM : 0;
+				dst = x->dst.mem == VNEF_MEM_HBM ? VNEF_MEM_HBM : 0;
+				n = (uint64_t)x->count[0] * x->count[1] * x->chunk_bytes;
+			}
+		}
+		if (have) {
+			hs = src == VNEF_MEM_HBM;
+			hd = dst == VNEF_MEM_HBM;
+		} else {
+			n = e->bytes;
 		}
 		bw = md->dma_engine_bw;
 		if ((hs || hd) && used) {

@@ -321,6 +321,16 @@ struct vnp_timeline {
 	uint64_t model_flops;			/* per execution, for mfu; 0: unknown */
 	/* after finish: DMA queues the program gives descriptors (else: that ran something) */
 	uint8_t dma_queues[VNP_MAX_CORES];
+	/*
+	 * After finish, from desc_prog (tl->prog then; unused once tl->prog differs): each
+	 * descriptor's memories as vnp_ev_dma_mems() gives them (src | dst << 2) and its
+	 * bytes (count[0] * count[1] * chunk_bytes), read per DMA event: the program's
+	 * descriptors are 100+ bytes each and missed the cache at every read
+	 */
+	const struct vnp_prog *desc_prog;
+	uint8_t *desc_mem[VNEF_DMA_QUEUES];
+	uint64_t *desc_n[VNEF_DMA_QUEUES];
+	uint32_t desc_len[VNEF_DMA_QUEUES];
 	uint32_t sig_stream[VNEF_MAX_SEMS];	/* signaller seen in records, or VNP_NONE */
 	struct vnp_marker *markers;
 	size_t nmarkers, markers_cap;
@@ -502,6 +512,13 @@ static inline const struct vnp_loc *vnp_ev_loc(const struct vnp_timeline *tl,
 /* The memory a DMA event reads (src) and writes (dst): enum vnef_mem, 0 if unknown. */
 void vnp_ev_dma_mems(const struct vnp_timeline *tl, const struct vnp_ev *e,
 		     unsigned int *src, unsigned int *dst);
+/*
+ * A DMA event's descriptor from the finished timeline's copy: 1 and its memories (as
+ * vnp_ev_dma_mems()) and bytes if it has one; 0 if it has none; -1 if there is no copy
+ * (read the program).
+ */
+int vnp_tl_desc(const struct vnp_timeline *tl, const struct vnp_ev *e, unsigned int *src,
+		unsigned int *dst, uint64_t *n);
 
 /*
  * Walks every event of every track in (start, track) order: a binary heap of the tracks
