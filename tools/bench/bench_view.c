@@ -207,7 +207,7 @@ static int run_case(const char *path, int perfetto, double *secs)
 	struct vntf_chunk c;
 	struct vnef_debug *dbg;
 	char err[256], *st;
-	double t0 = now(), tr, tf, tm;
+	double t0 = now(), tr, tf, tm, ta;
 	FILE *out;
 	int ret;
 
@@ -240,6 +240,7 @@ static int run_case(const char *path, int perfetto, double *secs)
 	ret = ret ?: vnp_analyze(&tl, &m, &a);
 	if (ret)
 		return ret;
+	ta = now();
 	out = fopen("/dev/null", "w");
 	{
 		struct vnp_view v = { .tl = &tl, .m = &m, .a = &a, .top = 10 };
@@ -248,12 +249,14 @@ static int run_case(const char *path, int perfetto, double *secs)
 	}
 	fclose(out);
 	*secs = now() - t0;
-	if (getenv("BENCH_VIEW_SHOW") && !perfetto) {
+	if (getenv("BENCH_VIEW_SHOW")) {
 		struct vnp_view v = { .tl = &tl, .m = &m, .a = &a, .top = 5 };
 
-		vnp_summary_text(stderr, &v);
-		fprintf(stderr, "read %.3f s, finish %.3f s, metrics %.3f s, rest %.3f s\n",
-			tr - t0, tf - tr, tm - tf, *secs - (tm - t0));
+		if (!perfetto)
+			vnp_summary_text(stderr, &v);
+		fprintf(stderr, "read %.3f s, finish %.3f s, metrics %.3f s, analysis %.3f s, "
+			"%s %.3f s\n", tr - t0, tf - tr, tm - tf, ta - tm,
+			perfetto ? "perfetto" : "summary", *secs - (ta - t0));
 	}
 	vnp_analysis_free(&a);
 	vnp_metrics_free(&m);
