@@ -193,11 +193,15 @@ static int scope_spans(const struct vnp_timeline *tl, unsigned int ncores,
 	size_t i;
 
 	for (i = 0; i < tl->n; i++) {
-		const struct vnp_ev e_copy = vnp_tl_ev(tl, i), *e = &e_copy;
-		const struct vnp_loc *loc = vnp_ev_loc(tl, e);
+		/* the shape first: the whole event only for one with a scope */
+		const struct vnp_shape *sh = vnp_tl_shape(tl, i);
+		const struct vnp_loc *loc = vnp_prog_loc(tl->prog, sh->stream, sh->pc);
+		struct vnp_ev e;
 
-		if (loc && loc->scope != VNP_NONE && e->core < ncores &&
-		    span_add(&t, e, loc->scope)) {
+		if (!loc || loc->scope == VNP_NONE || sh->core >= ncores)
+			continue;
+		e = vnp_tl_ev(tl, i);
+		if (span_add(&t, &e, loc->scope)) {
 			free(t.slot);
 			free(t.l);
 			return -ENOMEM;

@@ -459,19 +459,20 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			uint64_t cur = 0;
 			size_t i;
 
+			/* start and end only: the whole event only where its memories count */
 			for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++) {
-				struct vnp_ev ev = vnp_tl_ev(tl, i);
+				uint64_t start = vnp_tl_start(tl, i), end = vnp_tl_end(tl, i);
 
-				e = &ev;
-				if (e->start >= cur)
-					m->queue[q].active_ps += e->end - e->start;
-				else if (e->end > cur)
-					m->queue[q].active_ps += e->end - cur;
-				cur = u64max(cur, e->end);
-				if (m->first_compute != UINT64_MAX && e->end <= m->first_compute) {
+				if (start >= cur)
+					m->queue[q].active_ps += end - start;
+				else if (end > cur)
+					m->queue[q].active_ps += end - cur;
+				cur = u64max(cur, end);
+				if (m->first_compute != UINT64_MAX && end <= m->first_compute) {
+					struct vnp_ev ev = vnp_tl_ev(tl, i);
 					unsigned int s2, d2;
 
-					vnp_ev_dma_mems(tl, e, &s2, &d2);
+					vnp_ev_dma_mems(tl, &ev, &s2, &d2);
 					if (d2 == VNEF_MEM_SBUF || d2 == VNEF_MEM_PSUM)
 						m->dma_in_before_compute++;
 				}
