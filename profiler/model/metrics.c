@@ -45,8 +45,11 @@ uint64_t vnp_ev_fixed(const struct vnp_timeline *tl, const struct vnp_ev *e)
 {
 	const struct vneuron_model *md = &tl->model;
 	uint64_t d = e->end - e->start, var, n, bw, f;
+	const struct vnp_instr_cost *c = NULL;
+	struct vnp_instr_cost ic;
 	const struct vnef_instr *in;
 	uint32_t khz;
+	int have;
 
 	if (vnp_ev_is_cc(e))
 		return 0;	/* the model's collective costs are per step (docs/isa.md) */
@@ -84,15 +87,23 @@ uint64_t vnp_ev_fixed(const struct vnp_timeline *tl, const struct vnp_ev *e)
 		var = bw ? n * 1000000 / bw : 0;
 		return d > var ? d - var : 0;
 	}
-	in = vnp_prog_instr(tl->prog, e->stream, e->pc);
-	if (in && in->opcode != e->opcode)
-		in = NULL;
+	/* the instruction's cost inputs from the timeline's copy (progcache.c), else built */
+	have = vnp_tl_instr(tl, e, &c);
+	if (have < 0) {
+		in = vnp_prog_instr(tl->prog, e->stream, e->pc);
+		have = in && in->opcode == e->opcode;
+		if (have) {
+			vnp_instr_cost_of(e->stream, in, &ic);
+			c = &ic;
+		}
+	} else if (have && c->opcode != e->opcode) {
+		have = 0;
+	}
 	if (e->stream == VNEURON_ENGINE_TENSOR) {
 		/* max(n, 64) cycles: below 64 columns (rows for a transpose) the rest is fixed */
-		if (!in)
+		if (!have)
 			return 0;
-		n = e->opcode == VNEF_OP_TRANSPOSE ? in->src0.partitions :
-		    (uint64_t)in->src0.count[0] * in->src0.count[1];
+		n = c->n;
 		return n < 64 ? d * (64 - n) / 64 : 0;
 	}
 	if (e->opcode == VNEF_OP_NOP)
@@ -100,18 +111,14 @@ uint64_t vnp_ev_fixed(const struct vnp_timeline *tl, const struct vnp_ev *e)
 	khz = e->stream == VNEURON_ENGINE_VECTOR ? md->vector_khz :
 	      e->stream == VNEURON_ENGINE_SCALAR ? md->scalar_khz : md->gpsimd_khz;
 	f = khz ? (uint64_t)VN_STATIC_CYCLES * 1000000000ull / khz : 0;
-	if (in) {
-		const struct vn_opcode_info *info = vn_opcode_info(in->opcode);
-
-		if (info && (info->cost == VN_COST_ELEMENTWISE || info->cost == VN_COST_REDUCE) &&
-		    khz) {
-			const struct vnef_ap *a = info->cost == VN_COST_REDUCE ? &in->src0 : &in->dst;
-			uint64_t cyc = (uint64_t)a->count[0] * a->count[1] * info->inputs;
+	if (have) {
+		if (c->per_elem && khz) {
+			uint64_t cyc = c->n;
 
 			if (e->stream == VNEURON_ENGINE_GPSIMD) {
 				uint64_t lanes = (uint64_t)(md->gpsimd_cores ? md->gpsimd_cores : 1) * 16;
 
-				cyc = (cyc * a->partitions + lanes - 1) / lanes;
+				cyc = (cyc + lanes - 1) / lanes;	/* cyc: times partitions */
 			}
 			var = cyc * 1000000000ull / khz;
 			return d > var ? d - var : 0;

@@ -524,55 +524,6 @@ static unsigned int queues_used(const struct vnp_timeline *tl, unsigned int core
 	return n;
 }
 
-static void desc_free(struct vnp_timeline *tl)
-{
-	unsigned int q;
-
-	for (q = 0; q < VNEF_DMA_QUEUES; q++) {
-		free(tl->desc_mem[q]);
-		free(tl->desc_n[q]);
-		tl->desc_mem[q] = NULL;
-		tl->desc_n[q] = NULL;
-		tl->desc_len[q] = 0;
-	}
-	tl->desc_prog = NULL;
-}
-
-/* The descriptors' memories and bytes, 9 bytes each (struct vnp_timeline). 0 or -ENOMEM. */
-static int desc_copy(struct vnp_timeline *tl)
-{
-	const struct vnp_prog *p = tl->prog;
-	unsigned int q;
-	uint32_t k;
-
-	desc_free(tl);
-	if (!p)
-		return 0;
-	for (q = 0; q < VNEF_DMA_QUEUES; q++) {
-		uint32_t n = p->desc[q] ? p->ndesc[q] : 0;
-
-		if (!n)
-			continue;
-		tl->desc_mem[q] = malloc(n);
-		tl->desc_n[q] = malloc((size_t)n * sizeof(*tl->desc_n[q]));
-		if (!tl->desc_mem[q] || !tl->desc_n[q]) {
-			desc_free(tl);
-			return -ENOMEM;
-		}
-		for (k = 0; k < n; k++) {
-			const struct vnef_dma_desc *d = &p->desc[q][k];
-			unsigned int src = d->src.mem <= VNEF_MEM_HBM ? d->src.mem : 0;
-			unsigned int dst = d->dst.mem <= VNEF_MEM_HBM ? d->dst.mem : 0;
-
-			tl->desc_mem[q][k] = (uint8_t)(src | dst << 2);
-			tl->desc_n[q][k] = (uint64_t)d->count[0] * d->count[1] * d->chunk_bytes;
-		}
-		tl->desc_len[q] = n;
-	}
-	tl->desc_prog = p;
-	return 0;
-}
-
 /*
  * Lays out the executions (shifting the events' starts), then sorts the tracks that
  * arrived out of order and joins them into one array (vnp_tl_pack(), events.c).
@@ -602,7 +553,7 @@ int vnp_tl_finish(struct vnp_timeline *tl)
 		tl->t1 = tl->t0;
 	for (t = 0; t < VNP_MAX_CORES; t++)
 		tl->dma_queues[t] = (uint8_t)queues_used(tl, t);
-	if (desc_copy(tl))
+	if (vnp_tl_prog_copy(tl))
 		return -ENOMEM;
 	tl->finished = 1;
 	return 0;
@@ -616,25 +567,8 @@ void vnp_tl_free(struct vnp_timeline *tl)
 	free(tl->execs);
 	free(tl->exec_hash);
 	vnp_rg_free(tl);
-	desc_free(tl);
+	vnp_tl_prog_copy_free(tl);
 	memset(tl, 0, sizeof(*tl));
-}
-
-int vnp_tl_desc(const struct vnp_timeline *tl, const struct vnp_ev *e, unsigned int *src,
-		unsigned int *dst, uint64_t *n)
-{
-	unsigned int q = (unsigned int)e->stream - VNEF_ENGINES, m;
-
-	if (!tl->prog || tl->desc_prog != tl->prog)
-		return -1;
-	/* as vnp_prog_desc(): no descriptor for a queue out of range or past its end */
-	if (q >= VNEF_DMA_QUEUES || e->pc >= tl->desc_len[q])
-		return 0;
-	m = tl->desc_mem[q][e->pc];
-	*src = m & 3;
-	*dst = m >> 2;
-	*n = tl->desc_n[q][e->pc];
-	return 1;
 }
 
 void vnp_ev_dma_mems(const struct vnp_timeline *tl, const struct vnp_ev *e,

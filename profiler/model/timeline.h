@@ -331,6 +331,9 @@ struct vnp_timeline {
 	uint8_t *desc_mem[VNEF_DMA_QUEUES];
 	uint64_t *desc_n[VNEF_DMA_QUEUES];
 	uint32_t desc_len[VNEF_DMA_QUEUES];
+	/* the same for the engines' instructions, what vnp_ev_fixed() reads of them */
+	struct vnp_instr_cost *instr_cost[VNEF_ENGINES];
+	uint32_t instr_len[VNEF_ENGINES];
 	uint32_t sig_stream[VNEF_MAX_SEMS];	/* signaller seen in records, or VNP_NONE */
 	struct vnp_marker *markers;
 	size_t nmarkers, markers_cap;
@@ -512,6 +515,29 @@ static inline const struct vnp_loc *vnp_ev_loc(const struct vnp_timeline *tl,
 /* The memory a DMA event reads (src) and writes (dst): enum vnef_mem, 0 if unknown. */
 void vnp_ev_dma_mems(const struct vnp_timeline *tl, const struct vnp_ev *e,
 		     unsigned int *src, unsigned int *dst);
+/*
+ * What vnp_ev_fixed() reads of an engine's instruction (profiler/model/progcache.c): its
+ * opcode, whether its cost is per element (elementwise or reduce), and the count: for
+ * TensorE the columns (partitions of a transpose), for the others the elements times
+ * inputs (times partitions on GpSimdE).
+ */
+struct vnp_instr_cost {
+	uint64_t n;
+	uint16_t opcode;
+	uint8_t per_elem;
+};
+
+/* Engine eng's instruction in, as the copy holds it. */
+void vnp_instr_cost_of(unsigned int eng, const struct vnef_instr *in, struct vnp_instr_cost *c);
+/* After finish: the program's descriptors and instructions copied as above. 0 or -ENOMEM. */
+int vnp_tl_prog_copy(struct vnp_timeline *tl);
+void vnp_tl_prog_copy_free(struct vnp_timeline *tl);
+/*
+ * An engine event's instruction from the finished timeline's copy: 1 and *c if it has
+ * one, 0 if not, -1 if there is no copy (read the program).
+ */
+int vnp_tl_instr(const struct vnp_timeline *tl, const struct vnp_ev *e,
+		 const struct vnp_instr_cost **c);
 /*
  * A DMA event's descriptor from the finished timeline's copy: 1 and its memories (as
  * vnp_ev_dma_mems()) and bytes if it has one; 0 if it has none; -1 if there is no copy
