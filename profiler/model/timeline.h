@@ -496,8 +496,63 @@ static inline const struct vnp_shape *vnp_tl_shape(const struct vnp_timeline *tl
 	return &tl->shapes[tl->cev[i].shape];
 }
 
-uint32_t vnp_tl_ev_exec(const struct vnp_timeline *tl, size_t i);
-struct vnp_ev vnp_tl_ev(const struct vnp_timeline *tl, size_t i);
+/*
+ * The runs entry of event i: the last one whose first is at most i. Loops read events
+ * in index order: the entry found last time (this thread's, checked against this
+ * timeline, so only a hint) or the next one usually holds i, without a search. Inline,
+ * as every pass reads every event through it: a caller's unused fields are not loaded.
+ */
+extern _Thread_local size_t vnp_tl_run_hint;
+size_t vnp_tl_run_find(const struct vnp_timeline *tl, size_t i);
+
+static inline bool vnp_tl_run_holds(const struct vnp_timeline *tl, size_t r, size_t i)
+{
+	return r < tl->nruns && tl->runs[r].first <= i &&
+	       (r + 1 == tl->nruns || tl->runs[r + 1].first > i);
+}
+
+static inline size_t vnp_tl_run_of(const struct vnp_timeline *tl, size_t i)
+{
+	size_t h = vnp_tl_run_hint;
+
+	if (vnp_tl_run_holds(tl, h, i))
+		return h;
+	if (vnp_tl_run_holds(tl, h + 1, i))
+		return vnp_tl_run_hint = h + 1;
+	return vnp_tl_run_find(tl, i);
+}
+
+static inline uint32_t vnp_tl_ev_exec(const struct vnp_timeline *tl, size_t i)
+{
+	return tl->nruns ? tl->runs[vnp_tl_run_of(tl, i)].exec : 0;
+}
+
+static inline void vnp_tl_decode(const struct vnp_timeline *tl, size_t i, uint32_t exec,
+				 struct vnp_ev *e)
+{
+	const struct vnp_shape *s = vnp_tl_shape(tl, i);
+
+	e->start = tl->cev[i].start;
+	e->end = vnp_tl_end(tl, i);
+	e->flops = s->flops;
+	e->pc = s->pc;
+	e->bytes = s->bytes;
+	e->elements = s->elements;
+	e->exec = exec;
+	e->opcode = s->opcode;
+	e->sem_wait = s->sem_wait;
+	e->sem_signal = s->sem_signal;
+	e->stream = s->stream;
+	e->core = s->core;
+}
+
+static inline struct vnp_ev vnp_tl_ev(const struct vnp_timeline *tl, size_t i)
+{
+	struct vnp_ev e;
+
+	vnp_tl_decode(tl, i, vnp_tl_ev_exec(tl, i), &e);
+	return e;
+}
 /* The first event of track t starting at or after start (track_off[t + 1] if none). */
 size_t vnp_tl_lower_bound(const struct vnp_timeline *tl, unsigned int t, uint64_t start);
 
