@@ -124,12 +124,21 @@ int vnp_critpath_compute(const struct vnp_timeline *tl, struct vnp_critpath *cp)
 		goto nomem;
 	for (i = 0; i < nx; i++)
 		last[i] = SIZE_MAX;
-	/* the event that ends last in each execution (executions are sorted by key) */
+	/*
+	 * the event that ends last in each execution (executions are sorted by key; a
+	 * track's events come in runs of one execution: searched once a run)
+	 */
 	for (t = 0; t < VNP_TRACKS; t++) {
+		uint64_t prev = UINT64_MAX;
+		size_t lo = nx;
+
 		for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++) {
 			uint64_t key = (uint64_t)vnp_tl_shape(tl, i)->core << 32 |
 				       vnp_tl_ev_exec(tl, i);
-			size_t lo = VNP_LOWER_BOUND(tl->execs, nx, key, key);
+
+			if (key != prev)
+				lo = VNP_LOWER_BOUND(tl->execs, nx, key, key);
+			prev = key;
 
 			if (lo == nx || tl->execs[lo].key != key)
 				continue;

@@ -506,61 +506,15 @@ uint64_t vnp_tl_long_dur(const struct vnp_timeline *tl, size_t i)
 	return k < tl->nlongd && tl->longd[k].idx == i ? tl->longd[k].dur : VNP_DUR_LONG;
 }
 
-static bool run_holds(const struct vnp_timeline *tl, size_t r, size_t i)
-{
-	return r < tl->nruns && tl->runs[r].first <= i &&
-	       (r + 1 == tl->nruns || tl->runs[r + 1].first > i);
-}
+_Thread_local size_t vnp_tl_run_hint;
 
-/*
- * The runs entry of event i: the last one whose first is at most i. Loops read events
- * in index order: the entry found last time (this thread's, checked against this
- * timeline, so only a hint) or the next one usually holds i, without a search.
- */
-static size_t run_of(const struct vnp_timeline *tl, size_t i)
+size_t vnp_tl_run_find(const struct vnp_timeline *tl, size_t i)
 {
-	static _Thread_local size_t hint;
-	size_t k;
-
-	if (run_holds(tl, hint, i))
-		return hint;
-	if (run_holds(tl, hint + 1, i))
-		return ++hint;
 	/* the first run starting past i, less one */
-	k = VNP_LOWER_BOUND(tl->runs, tl->nruns, first, (uint64_t)i + 1);
-	hint = k ? k - 1 : 0;
-	return hint;
-}
+	size_t k = VNP_LOWER_BOUND(tl->runs, tl->nruns, first, (uint64_t)i + 1);
 
-uint32_t vnp_tl_ev_exec(const struct vnp_timeline *tl, size_t i)
-{
-	return tl->nruns ? tl->runs[run_of(tl, i)].exec : 0;
-}
-
-static void decode(const struct vnp_timeline *tl, size_t i, uint32_t exec, struct vnp_ev *e)
-{
-	const struct vnp_shape *s = vnp_tl_shape(tl, i);
-
-	e->start = tl->cev[i].start;
-	e->end = vnp_tl_end(tl, i);
-	e->flops = s->flops;
-	e->pc = s->pc;
-	e->bytes = s->bytes;
-	e->elements = s->elements;
-	e->exec = exec;
-	e->opcode = s->opcode;
-	e->sem_wait = s->sem_wait;
-	e->sem_signal = s->sem_signal;
-	e->stream = s->stream;
-	e->core = s->core;
-}
-
-struct vnp_ev vnp_tl_ev(const struct vnp_timeline *tl, size_t i)
-{
-	struct vnp_ev e;
-
-	decode(tl, i, vnp_tl_ev_exec(tl, i), &e);
-	return e;
+	vnp_tl_run_hint = k ? k - 1 : 0;
+	return vnp_tl_run_hint;
 }
 
 size_t vnp_tl_lower_bound(const struct vnp_timeline *tl, unsigned int t, uint64_t start)
@@ -611,7 +565,7 @@ void vnp_iter_init(struct vnp_iter *it, const struct vnp_timeline *tl)
 			continue;
 		h->i = tl->track_off[t];
 		h->end = tl->track_off[t + 1];
-		h->run = run_of(tl, h->i);
+		h->run = vnp_tl_run_of(tl, h->i);
 		h->start = tl->cev[h->i].start;
 		h->track = t;
 		it->nheap++;
@@ -631,7 +585,7 @@ const struct vnp_ev *vnp_iter_next(struct vnp_iter *it)
 	i = h->i++;
 	while (h->run + 1 < tl->nruns && tl->runs[h->run + 1].first <= i)
 		h->run++;
-	decode(tl, i, tl->runs[h->run].exec, &it->cur);
+	vnp_tl_decode(tl, i, tl->runs[h->run].exec, &it->cur);
 	it->idx = i;
 	if (h->i == h->end) {
 		*h = it->heap[--it->nheap];

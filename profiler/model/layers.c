@@ -155,7 +155,14 @@ static int span_tab_grow(struct span_tab *t)
 	return 0;
 }
 
-static int span_add(struct span_tab *t, const struct vnp_ev *e, uint32_t scope)
+/* The part of an event a span takes. */
+struct span_ev {
+	uint64_t start, end;
+	uint32_t exec;
+	uint8_t core;
+};
+
+static int span_add(struct span_tab *t, const struct span_ev *e, uint32_t scope)
 {
 	struct vnp_layer_span *x;
 	size_t h;
@@ -193,11 +200,16 @@ static int scope_spans(const struct vnp_timeline *tl, unsigned int ncores,
 	size_t i;
 
 	for (i = 0; i < tl->n; i++) {
-		const struct vnp_ev e_copy = vnp_tl_ev(tl, i), *e = &e_copy;
-		const struct vnp_loc *loc = vnp_ev_loc(tl, e);
+		/* what a span takes, for an event with a scope: no whole event decoded */
+		const struct vnp_shape *sh = vnp_tl_shape(tl, i);
+		const struct vnp_loc *loc = vnp_prog_loc(tl->prog, sh->stream, sh->pc);
+		struct span_ev e;
 
-		if (loc && loc->scope != VNP_NONE && e->core < ncores &&
-		    span_add(&t, e, loc->scope)) {
+		if (!loc || loc->scope == VNP_NONE || sh->core >= ncores)
+			continue;
+		e = (struct span_ev){ .start = vnp_tl_start(tl, i), .end = vnp_tl_end(tl, i),
+				      .exec = vnp_tl_ev_exec(tl, i), .core = sh->core };
+		if (span_add(&t, &e, loc->scope)) {
 			free(t.slot);
 			free(t.l);
 			return -ENOMEM;

@@ -45,22 +45,35 @@ uint64_t vnp_ev_fixed(const struct vnp_timeline *tl, const struct vnp_ev *e)
 {
 	const struct vneuron_model *md = &tl->model;
 	uint64_t d = e->end - e->start, var, n, bw, f;
+	const struct vnp_instr_cost *c = NULL;
+	struct vnp_instr_cost ic;
 	const struct vnef_instr *in;
 	uint32_t khz;
+	int have;
 
 	if (vnp_ev_is_cc(e))
 		return 0;	/* the model's collective costs are per step (docs/isa.md) */
 	if (e->opcode == VNP_OP_DMA) {
-		const struct vnef_dma_desc *x = vnp_prog_desc(tl->prog, e->stream - VNEF_ENGINES,
-							      e->pc);
-		unsigned int used = tl->dma_queues[e->core];
-		int hs = 1, hd = 0;
+		unsigned int used = tl->dma_queues[e->core], src, dst;
+		int hs = 1, hd = 0, have = vnp_tl_desc(tl, e, &src, &dst, &n);
 
-		n = e->bytes;
-		if (x) {
-			hs = x->src.mem == VNEF_MEM_HBM;
-			hd = x->dst.mem == VNEF_MEM_HBM;
-			n = (uint64_t)x->count[0] * x->count[1] * x->chunk_bytes;
+		if (have < 0) {
+			const struct vnef_dma_desc *x = vnp_prog_desc(tl->prog,
+								      e->stream - VNEF_ENGINES,
+								      e->pc);
+
+			have = !!x;
+			if (x) {
+				src = x->src.mem == VNEF_MEM_HBM ? VNEF_MEM_HBM : 0;
+				dst = x->dst.mem == VNEF_MEM_HBM ? VNEF_MEM_HBM : 0;
+				n = (uint64_t)x->count[0] * x->count[1] * x->chunk_bytes;
+			}
+		}
+		if (have) {
+			hs = src == VNEF_MEM_HBM;
+			hd = dst == VNEF_MEM_HBM;
+		} else {
+			n = e->bytes;
 		}
 		bw = md->dma_engine_bw;
 		if ((hs || hd) && used) {
@@ -74,15 +87,23 @@ uint64_t vnp_ev_fixed(const struct vnp_timeline *tl, const struct vnp_ev *e)
 		var = bw ? n * 1000000 / bw : 0;
 		return d > var ? d - var : 0;
 	}
-	in = vnp_prog_instr(tl->prog, e->stream, e->pc);
-	if (in && in->opcode != e->opcode)
-		in = NULL;
+	/* the instruction's cost inputs from the timeline's copy (progcache.c), else built */
+	have = vnp_tl_instr(tl, e, &c);
+	if (have < 0) {
+		in = vnp_prog_instr(tl->prog, e->stream, e->pc);
+		have = in && in->opcode == e->opcode;
+		if (have) {
+			vnp_instr_cost_of(e->stream, in, &ic);
+			c = &ic;
+		}
+	} else if (have && c->opcode != e->opcode) {
+		have = 0;
+	}
 	if (e->stream == VNEURON_ENGINE_TENSOR) {
 		/* max(n, 64) cycles: below 64 columns (rows for a transpose) the rest is fixed */
-		if (!in)
+		if (!have)
 			return 0;
-		n = e->opcode == VNEF_OP_TRANSPOSE ? in->src0.partitions :
-		    (uint64_t)in->src0.count[0] * in->src0.count[1];
+		n = c->n;
 		return n < 64 ? d * (64 - n) / 64 : 0;
 	}
 	if (e->opcode == VNEF_OP_NOP)
@@ -90,18 +111,14 @@ uint64_t vnp_ev_fixed(const struct vnp_timeline *tl, const struct vnp_ev *e)
 	khz = e->stream == VNEURON_ENGINE_VECTOR ? md->vector_khz :
 	      e->stream == VNEURON_ENGINE_SCALAR ? md->scalar_khz : md->gpsimd_khz;
 	f = khz ? (uint64_t)VN_STATIC_CYCLES * 1000000000ull / khz : 0;
-	if (in) {
-		const struct vn_opcode_info *info = vn_opcode_info(in->opcode);
-
-		if (info && (info->cost == VN_COST_ELEMENTWISE || info->cost == VN_COST_REDUCE) &&
-		    khz) {
-			const struct vnef_ap *a = info->cost == VN_COST_REDUCE ? &in->src0 : &in->dst;
-			uint64_t cyc = (uint64_t)a->count[0] * a->count[1] * info->inputs;
+	if (have) {
+		if (c->per_elem && khz) {
+			uint64_t cyc = c->n;
 
 			if (e->stream == VNEURON_ENGINE_GPSIMD) {
 				uint64_t lanes = (uint64_t)(md->gpsimd_cores ? md->gpsimd_cores : 1) * 16;
 
-				cyc = (cyc * a->partitions + lanes - 1) / lanes;
+				cyc = (cyc + lanes - 1) / lanes;	/* cyc: times partitions */
 			}
 			var = cyc * 1000000000ull / khz;
 			return d > var ? d - var : 0;
@@ -449,19 +466,20 @@ int vnp_metrics_compute(const struct vnp_timeline *tl, unsigned int nbins,
 			uint64_t cur = 0;
 			size_t i;
 
+			/* start and end only: the whole event only where its memories count */
 			for (i = tl->track_off[t]; i < tl->track_off[t + 1]; i++) {
-				struct vnp_ev ev = vnp_tl_ev(tl, i);
+				uint64_t start = vnp_tl_start(tl, i), end = vnp_tl_end(tl, i);
 
-				e = &ev;
-				if (e->start >= cur)
-					m->queue[q].active_ps += e->end - e->start;
-				else if (e->end > cur)
-					m->queue[q].active_ps += e->end - cur;
-				cur = u64max(cur, e->end);
-				if (m->first_compute != UINT64_MAX && e->end <= m->first_compute) {
+				if (start >= cur)
+					m->queue[q].active_ps += end - start;
+				else if (end > cur)
+					m->queue[q].active_ps += end - cur;
+				cur = u64max(cur, end);
+				if (m->first_compute != UINT64_MAX && end <= m->first_compute) {
+					struct vnp_ev ev = vnp_tl_ev(tl, i);
 					unsigned int s2, d2;
 
-					vnp_ev_dma_mems(tl, e, &s2, &d2);
+					vnp_ev_dma_mems(tl, &ev, &s2, &d2);
 					if (d2 == VNEF_MEM_SBUF || d2 == VNEF_MEM_PSUM)
 						m->dma_in_before_compute++;
 				}

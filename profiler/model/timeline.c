@@ -553,6 +553,8 @@ int vnp_tl_finish(struct vnp_timeline *tl)
 		tl->t1 = tl->t0;
 	for (t = 0; t < VNP_MAX_CORES; t++)
 		tl->dma_queues[t] = (uint8_t)queues_used(tl, t);
+	if (vnp_tl_prog_copy(tl))
+		return -ENOMEM;
 	tl->finished = 1;
 	return 0;
 }
@@ -565,6 +567,7 @@ void vnp_tl_free(struct vnp_timeline *tl)
 	free(tl->execs);
 	free(tl->exec_hash);
 	vnp_rg_free(tl);
+	vnp_tl_prog_copy_free(tl);
 	memset(tl, 0, sizeof(*tl));
 }
 
@@ -572,9 +575,18 @@ void vnp_ev_dma_mems(const struct vnp_timeline *tl, const struct vnp_ev *e,
 		     unsigned int *src, unsigned int *dst)
 {
 	const struct vnef_dma_desc *d = NULL;
+	uint64_t n;
+	int have;
 
-	if (e->opcode == VNP_OP_DMA && tl->prog)
+	if (e->opcode == VNP_OP_DMA && tl->prog) {
+		have = vnp_tl_desc(tl, e, src, dst, &n);
+		if (have >= 0) {
+			if (!have)
+				*src = *dst = 0;
+			return;
+		}
 		d = vnp_prog_desc(tl->prog, e->stream - VNEF_ENGINES, e->pc);
+	}
 	*src = d && d->src.mem <= VNEF_MEM_HBM ? d->src.mem : 0;
 	*dst = d && d->dst.mem <= VNEF_MEM_HBM ? d->dst.mem : 0;
 }

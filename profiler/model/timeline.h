@@ -321,6 +321,19 @@ struct vnp_timeline {
 	uint64_t model_flops;			/* per execution, for mfu; 0: unknown */
 	/* after finish: DMA queues the program gives descriptors (else: that ran something) */
 	uint8_t dma_queues[VNP_MAX_CORES];
+	/*
+	 * After finish, from desc_prog (tl->prog then; unused once tl->prog differs): each
+	 * descriptor's memories as vnp_ev_dma_mems() gives them (src | dst << 2) and its
+	 * bytes (count[0] * count[1] * chunk_bytes), read per DMA event: the program's
+	 * descriptors are 100+ bytes each and missed the cache at every read
+	 */
+	const struct vnp_prog *desc_prog;
+	uint8_t *desc_mem[VNEF_DMA_QUEUES];
+	uint64_t *desc_n[VNEF_DMA_QUEUES];
+	uint32_t desc_len[VNEF_DMA_QUEUES];
+	/* the same for the engines' instructions, what vnp_ev_fixed() reads of them */
+	struct vnp_instr_cost *instr_cost[VNEF_ENGINES];
+	uint32_t instr_len[VNEF_ENGINES];
 	uint32_t sig_stream[VNEF_MAX_SEMS];	/* signaller seen in records, or VNP_NONE */
 	struct vnp_marker *markers;
 	size_t nmarkers, markers_cap;
@@ -483,8 +496,63 @@ static inline const struct vnp_shape *vnp_tl_shape(const struct vnp_timeline *tl
 	return &tl->shapes[tl->cev[i].shape];
 }
 
-uint32_t vnp_tl_ev_exec(const struct vnp_timeline *tl, size_t i);
-struct vnp_ev vnp_tl_ev(const struct vnp_timeline *tl, size_t i);
+/*
+ * The runs entry of event i: the last one whose first is at most i. Loops read events
+ * in index order: the entry found last time (this thread's, checked against this
+ * timeline, so only a hint) or the next one usually holds i, without a search. Inline,
+ * as every pass reads every event through it: a caller's unused fields are not loaded.
+ */
+extern _Thread_local size_t vnp_tl_run_hint;
+size_t vnp_tl_run_find(const struct vnp_timeline *tl, size_t i);
+
+static inline bool vnp_tl_run_holds(const struct vnp_timeline *tl, size_t r, size_t i)
+{
+	return r < tl->nruns && tl->runs[r].first <= i &&
+	       (r + 1 == tl->nruns || tl->runs[r + 1].first > i);
+}
+
+static inline size_t vnp_tl_run_of(const struct vnp_timeline *tl, size_t i)
+{
+	size_t h = vnp_tl_run_hint;
+
+	if (vnp_tl_run_holds(tl, h, i))
+		return h;
+	if (vnp_tl_run_holds(tl, h + 1, i))
+		return vnp_tl_run_hint = h + 1;
+	return vnp_tl_run_find(tl, i);
+}
+
+static inline uint32_t vnp_tl_ev_exec(const struct vnp_timeline *tl, size_t i)
+{
+	return tl->nruns ? tl->runs[vnp_tl_run_of(tl, i)].exec : 0;
+}
+
+static inline void vnp_tl_decode(const struct vnp_timeline *tl, size_t i, uint32_t exec,
+				 struct vnp_ev *e)
+{
+	const struct vnp_shape *s = vnp_tl_shape(tl, i);
+
+	e->start = tl->cev[i].start;
+	e->end = vnp_tl_end(tl, i);
+	e->flops = s->flops;
+	e->pc = s->pc;
+	e->bytes = s->bytes;
+	e->elements = s->elements;
+	e->exec = exec;
+	e->opcode = s->opcode;
+	e->sem_wait = s->sem_wait;
+	e->sem_signal = s->sem_signal;
+	e->stream = s->stream;
+	e->core = s->core;
+}
+
+static inline struct vnp_ev vnp_tl_ev(const struct vnp_timeline *tl, size_t i)
+{
+	struct vnp_ev e;
+
+	vnp_tl_decode(tl, i, vnp_tl_ev_exec(tl, i), &e);
+	return e;
+}
 /* The first event of track t starting at or after start (track_off[t + 1] if none). */
 size_t vnp_tl_lower_bound(const struct vnp_timeline *tl, unsigned int t, uint64_t start);
 
@@ -502,6 +570,36 @@ static inline const struct vnp_loc *vnp_ev_loc(const struct vnp_timeline *tl,
 /* The memory a DMA event reads (src) and writes (dst): enum vnef_mem, 0 if unknown. */
 void vnp_ev_dma_mems(const struct vnp_timeline *tl, const struct vnp_ev *e,
 		     unsigned int *src, unsigned int *dst);
+/*
+ * What vnp_ev_fixed() reads of an engine's instruction (profiler/model/progcache.c): its
+ * opcode, whether its cost is per element (elementwise or reduce), and the count: for
+ * TensorE the columns (partitions of a transpose), for the others the elements times
+ * inputs (times partitions on GpSimdE).
+ */
+struct vnp_instr_cost {
+	uint64_t n;
+	uint16_t opcode;
+	uint8_t per_elem;
+};
+
+/* Engine eng's instruction in, as the copy holds it. */
+void vnp_instr_cost_of(unsigned int eng, const struct vnef_instr *in, struct vnp_instr_cost *c);
+/* After finish: the program's descriptors and instructions copied as above. 0 or -ENOMEM. */
+int vnp_tl_prog_copy(struct vnp_timeline *tl);
+void vnp_tl_prog_copy_free(struct vnp_timeline *tl);
+/*
+ * An engine event's instruction from the finished timeline's copy: 1 and *c if it has
+ * one, 0 if not, -1 if there is no copy (read the program).
+ */
+int vnp_tl_instr(const struct vnp_timeline *tl, const struct vnp_ev *e,
+		 const struct vnp_instr_cost **c);
+/*
+ * A DMA event's descriptor from the finished timeline's copy: 1 and its memories (as
+ * vnp_ev_dma_mems()) and bytes if it has one; 0 if it has none; -1 if there is no copy
+ * (read the program).
+ */
+int vnp_tl_desc(const struct vnp_timeline *tl, const struct vnp_ev *e, unsigned int *src,
+		unsigned int *dst, uint64_t *n);
 
 /*
  * Walks every event of every track in (start, track) order: a binary heap of the tracks

@@ -441,4 +441,75 @@ TEST(sha256_known_answers)
 	EXPECT_EQ(memcmp(h, two_blocks, 32), 0);
 }
 
+/*
+ * vnp_ev_fixed() and vnp_ev_dma_mems() read the finished timeline's copy of the
+ * program's descriptors and instructions (profiler/model/progcache.c): the same answer
+ * as from the program itself (the copy set aside), for every kind of entry, including
+ * memories out of range, an opcode the program does not have there and pcs past the end.
+ */
+TEST(fixed_costs_from_the_copy_match_the_program)
+{
+	static struct vnef_instr in[VNEF_ENGINES][3];
+	struct synth *s = synth_new();
+	struct vneuron_trace_record *r;
+	unsigned int k, n_fixed = 0, n_hbm = 0;
+	size_t i;
+
+	synth_dma(s, 0, 0, 1000, 4096, VNEF_MEM_HBM, VNEF_MEM_SBUF, ~0ull);
+	synth_dma(s, 1, 0, 1000, 4096, VNEF_MEM_SBUF, VNEF_MEM_HBM, ~0ull);
+	synth_dma(s, 2, 0, 3000, 4096, VNEF_MEM_HBM, VNEF_MEM_HBM, ~0ull);
+	synth_dma(s, 3, 0, 1000, 4096, VNEF_MEM_SBUF, VNEF_MEM_PSUM, ~0ull);
+	synth_dma(s, 4, 0, 1000, 4096, 7, VNEF_MEM_HBM, ~0ull);	/* out of range */
+	s->desc[4][0].count[0] = 3;
+	synth_dma(s, 5, 0, 1000, 4096, VNEF_MEM_HBM, VNEF_MEM_SBUF, ~0ull);
+	r = &s->r[s->n - 1];
+	r->pc = r->dma_desc = 200;				/* past the queue's end */
+	in[0][0] = (struct vnef_instr){ .opcode = VNEF_OP_MULTIPLY_MOVING,
+		.src0 = { .count = { 8, 4 } } };
+	in[0][1] = (struct vnef_instr){ .opcode = VNEF_OP_TRANSPOSE, .src0 = { .partitions = 16 } };
+	in[1][0] = (struct vnef_instr){ .opcode = VNEF_OP_TENSOR_TENSOR,
+		.dst = { .count = { 64, 2 } } };
+	in[1][1] = (struct vnef_instr){ .opcode = VNEF_OP_REDUCE,
+		.src0 = { .count = { 100, 3 } } };
+	in[2][0] = (struct vnef_instr){ .opcode = VNEF_OP_ACTIVATE,
+		.dst = { .count = { 32, 1 } } };
+	in[3][0] = (struct vnef_instr){ .opcode = VNEF_OP_TENSOR_SCALAR,
+		.dst = { .count = { 512, 1 }, .partitions = 128 } };
+	in[3][1] = (struct vnef_instr){ .opcode = VNEF_OP_IOTA, .dst = { .count = { 9, 9 } } };
+	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 2000, 9000, 0);
+	synth_insn(s, 0, VNEF_OP_TRANSPOSE, 9000, 12000, 0);
+	synth_insn(s, 0, VNEF_OP_MULTIPLY_MOVING, 12000, 13000, 0);	/* pc 2: past the end */
+	synth_insn(s, 1, VNEF_OP_TENSOR_TENSOR, 2000, 9000, 0);
+	synth_insn(s, 1, VNEF_OP_COPY, 9000, 12000, 0);			/* not the program's */
+	synth_insn(s, 2, VNEF_OP_ACTIVATE, 2000, 90000, 0);
+	synth_insn(s, 3, VNEF_OP_TENSOR_SCALAR, 2000, 90000, 0);
+	synth_insn(s, 3, VNEF_OP_IOTA, 90000, 99000, 0);
+	for (k = 0; k < VNEF_ENGINES; k++) {
+		s->prog.instr[k] = in[k];
+		s->prog.ninstr[k] = k == 2 ? 1 : 2;
+	}
+	AEQ(synth_run(s, 0), 0);
+	ASSERT_EQ(s->tl.desc_prog, &s->prog);
+	for (i = 0; i < s->tl.n; i++) {
+		struct vnp_ev e = vnp_tl_ev(&s->tl, i);
+		unsigned int src, dst, src2, dst2;
+		uint64_t fx = vnp_ev_fixed(&s->tl, &e), fx2;
+
+		vnp_ev_dma_mems(&s->tl, &e, &src, &dst);
+		s->tl.desc_prog = NULL;				/* read the program */
+		fx2 = vnp_ev_fixed(&s->tl, &e);
+		vnp_ev_dma_mems(&s->tl, &e, &src2, &dst2);
+		s->tl.desc_prog = &s->prog;
+		EQ(fx, fx2) TH_LOG("event %zu stream %u pc %u", i, e.stream, e.pc);
+		EQ(src, src2);
+		EQ(dst, dst2);
+		n_fixed += fx && fx < e.end - e.start;
+		n_hbm += src == VNEF_MEM_HBM || dst == VNEF_MEM_HBM;
+	}
+	/* the cases above do reach the per-entry costs, not only the fallbacks */
+	EXPECT_GE(n_fixed, 4u);
+	EQ(n_hbm, 4);
+	synth_free(s);
+}
+
 TEST_HARNESS_MAIN

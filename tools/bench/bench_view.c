@@ -12,6 +12,11 @@
  *   ... and the same for 10m and 100m. Targets (issue 30): 100 M summarized in 30 s,
  *   its Perfetto trace in 60 s, each in 2 GiB. `bench_view 1m 10m` runs only those.
  *
+ * For profiling: BENCH_VIEW_KEEP=DIR keeps the profile as DIR/bench_view_100m.vntf (and
+ * so on), written only if missing and never deleted (delete it yourself);
+ * BENCH_VIEW_ONLY=perfetto or summary runs only that case; BENCH_VIEW_SHOW=1 prints the
+ * summary's phases and each child's CPU time.
+ *
  * The records imitate a busy core: four engines and sixteen DMA queues, semaphore waits,
  * drained in chunks of 4096 records per ring interleaved as a capture would write them,
  * joined to a debug table of 4096 entries per stream in 64 scopes.
@@ -202,7 +207,7 @@ static int run_case(const char *path, int perfetto, double *secs)
 	struct vntf_chunk c;
 	struct vnef_debug *dbg;
 	char err[256], *st;
-	double t0 = now(), tr, tf, tm;
+	double t0 = now(), tr, tf, tm, ta;
 	FILE *out;
 	int ret;
 
@@ -235,6 +240,7 @@ static int run_case(const char *path, int perfetto, double *secs)
 	ret = ret ?: vnp_analyze(&tl, &m, &a);
 	if (ret)
 		return ret;
+	ta = now();
 	out = fopen("/dev/null", "w");
 	{
 		struct vnp_view v = { .tl = &tl, .m = &m, .a = &a, .top = 10 };
@@ -243,12 +249,14 @@ static int run_case(const char *path, int perfetto, double *secs)
 	}
 	fclose(out);
 	*secs = now() - t0;
-	if (getenv("BENCH_VIEW_SHOW") && !perfetto) {
+	if (getenv("BENCH_VIEW_SHOW")) {
 		struct vnp_view v = { .tl = &tl, .m = &m, .a = &a, .top = 5 };
 
-		vnp_summary_text(stderr, &v);
-		fprintf(stderr, "read %.3f s, finish %.3f s, metrics %.3f s, rest %.3f s\n",
-			tr - t0, tf - tr, tm - tf, *secs - (tm - t0));
+		if (!perfetto)
+			vnp_summary_text(stderr, &v);
+		fprintf(stderr, "read %.3f s, finish %.3f s, metrics %.3f s, analysis %.3f s, "
+			"%s %.3f s\n", tr - t0, tf - tr, tm - tf, ta - tm,
+			perfetto ? "perfetto" : "summary", *secs - (ta - t0));
 	}
 	vnp_analysis_free(&a);
 	vnp_metrics_free(&m);
@@ -314,7 +322,8 @@ int main(int argc, char **argv)
 	static const struct { uint64_t n; const char *tag; } sizes[] = {
 		{ 1000000, "1m" }, { 10000000, "10m" }, { 100000000, "100m" },
 	};
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR"), *keep = getenv("BENCH_VIEW_KEEP");
+	const char *only = getenv("BENCH_VIEW_ONLY") ? getenv("BENCH_VIEW_ONLY") : "";
 	char dir[4096], path[4200];
 	unsigned int i;
 	int rc = 0;
@@ -328,14 +337,19 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && !rc; i++) {
 		if (!wanted(argc, argv, sizes[i].tag))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s.vntf", dir, sizes[i].tag);
-		if (write_profile(path, sizes[i].n)) {
+		if (keep && *keep)	/* profiling: one profile kept, made once */
+			snprintf(path, sizeof(path), "%s/bench_view_%s.vntf", keep, sizes[i].tag);
+		else
+			snprintf(path, sizeof(path), "%s/%s.vntf", dir, sizes[i].tag);
+		if ((!keep || !*keep || access(path, R_OK)) && write_profile(path, sizes[i].n)) {
 			fprintf(stderr, "bench_view: cannot write %s\n", path);
 			rc = 1;
-		} else if (child_case(path, sizes[i].tag, 0) || child_case(path, sizes[i].tag, 1)) {
+		} else if ((strcmp(only, "perfetto") && child_case(path, sizes[i].tag, 0)) ||
+			   (strcmp(only, "summary") && child_case(path, sizes[i].tag, 1))) {
 			rc = 1;
 		}
-		unlink(path);
+		if (!keep || !*keep)
+			unlink(path);
 	}
 	rmdir(dir);
 	return rc;
