@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rule.h"
+#include "../util/num.h"
 
 void vnp_cat(char *buf, size_t len, const char *fmt, ...)
 {
@@ -272,8 +273,8 @@ void vnp_classify_group(const struct vnp_timeline *tl, const struct vnp_metrics 
 	for (u = 0; u < VNEF_DMA_QUEUES; u++) {
 		in.q_ps[u] = g->queue_ps[u];
 		/* the group's fixed DMA costs, shared out by queue time */
-		in.q_fixed[u] = dma ? (uint64_t)((double)g->fixed_ps[VNP_UNIT_DMA] *
-						 (double)g->queue_ps[u] / (double)dma) : 0;
+		in.q_fixed[u] = dma ? vnp_u64_sat((double)g->fixed_ps[VNP_UNIT_DMA] *
+						  (double)g->queue_ps[u] / (double)dma) : 0;
 	}
 	in.flops = g->flops;
 	in.tflops = g->transpose_flops;

@@ -10,6 +10,7 @@
 
 #include "replay.h"
 #include "rule.h"
+#include "../util/num.h"
 
 struct vnp_finding *vnp_add(struct vnp_rctx *c, enum vnp_rule r, double saved, double share)
 {
@@ -51,7 +52,7 @@ int vnp_gain(struct vnp_rctx *c, struct vnp_finding *f, int ret, uint64_t after,
 		return vnp_analyze_after(c, f, what) ? -1 : 0;
 	}
 	snprintf(f->gain, sizeof(f->gain), "estimate: about %s less on the critical path "
-		 "per execution%s%s%s", vnp_fmt_time((uint64_t)(f->saved_ps / (double)c->nexec),
+		 "per execution%s%s%s", vnp_fmt_time(vnp_u64_sat(f->saved_ps / (double)c->nexec),
 						     t1, sizeof(t1)),
 		 what && *what ? " (not replayed: " : "", what && *what ? what : "",
 		 what && *what ? ")" : "");

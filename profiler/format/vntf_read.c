@@ -42,6 +42,8 @@ static int fail(struct vntf_reader *r, int code, const char *fmt, ...)
 /* Reads n bytes at off; the caller has checked they are inside the source. */
 static int get(struct vntf_reader *r, uint64_t off, void *dst, size_t n)
 {
+	if (!n)		/* an empty section: dst may be NULL */
+		return 0;
 	if (r->mem) {
 		memcpy(dst, r->mem + off, n);
 		return 0;
