@@ -79,6 +79,23 @@ static inline long long vn_counter(const char *name)
 	return ret;
 }
 
+/*
+ * A counter once it reads want, or what it reads after 5 s: a completion reaches user
+ * space (an io_uring CQE) from the submitter's task while the executor's worker may
+ * still hold its reference to the execution for a moment.
+ */
+static inline long long vn_counter_settled(const char *name, long long want)
+{
+	long long v = vn_counter(name);
+	int i;
+
+	for (i = 0; i < 500 && v != want; i++) {
+		usleep(10000);
+		v = vn_counter(name);
+	}
+	return v;
+}
+
 /* A number from a sysfs file under VN_SYSFS, or -1. */
 static inline long long vn_sysfs(const char *rel)
 {

@@ -455,7 +455,7 @@ TEST_F(raw, refused_commands)
 	e = good;
 	EXPECT_EQ(0, raw_exec(&self->ring, self->fd, VNEURON_URING_CMD_EXEC, &e, &w));
 	EXPECT_EQ(VNEURON_EXEC_OK, w.status);
-	EXPECT_EQ(0, vn_counter("execs"));
+	EXPECT_EQ(0, vn_counter_settled("execs", 0));
 }
 
 /* A 128-byte SQE: 80 bytes of command, the 64 after ours reserved. */
@@ -501,7 +501,7 @@ TEST_F(raw, iopoll_ring_refused)
 	ASSERT_EQ(0, io_uring_queue_init(4, &ring, IORING_SETUP_IOPOLL));
 	EXPECT_EQ(-EOPNOTSUPP, raw_exec(&ring, self->fd, VNEURON_URING_CMD_EXEC, &e, &w));
 	io_uring_queue_exit(&ring);
-	EXPECT_EQ(0, vn_counter("execs"));
+	EXPECT_EQ(0, vn_counter_settled("execs", 0));
 }
 
 /* Status memory the module may still write after the ring and file are gone. */
