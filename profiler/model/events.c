@@ -12,11 +12,8 @@
 #include "timeline.h"
 #include "../util/sorted.h"
 
-/*
- * Room for one more of size bytes in *arr, which holds n of *cap: grows by half (large
- * blocks are remapped, not copied). 0 or -ENOMEM (also if the size would overflow).
- */
-static int grow(void **arr, size_t n, size_t *cap, size_t size, size_t first)
+/* timeline.h; the timeline's other arrays (executions, markers, faults) grow by it too. */
+int vnp_grow(void **arr, size_t n, size_t *cap, size_t size, size_t first)
 {
 	size_t nc;
 	void *p;
@@ -88,11 +85,11 @@ static int add_shape(struct vnp_timeline *tl, const struct vnp_shape *s, uint32_
 {
 	if (tl->nshapes >= UINT32_MAX - 1)
 		return -EOVERFLOW;
-	if (grow((void **)&tl->shapes, tl->nshapes, &tl->shapes_cap, sizeof(*s), 1024))
+	if (vnp_grow((void **)&tl->shapes, tl->nshapes, &tl->shapes_cap, sizeof(*s), 1024))
 		return -ENOMEM;
 	if (!tl->shapes_direct) {
-		if (grow((void **)&tl->shape_next, tl->nshapes, &tl->shape_next_cap,
-			 sizeof(*tl->shape_next), 1024))
+		if (vnp_grow((void **)&tl->shape_next, tl->nshapes, &tl->shape_next_cap,
+			     sizeof(*tl->shape_next), 1024))
 			return -ENOMEM;
 		tl->shape_next[tl->nshapes] = 0;
 	}
@@ -156,15 +153,15 @@ static int tb_push(struct vnp_track_build *b, uint64_t start, uint64_t dur, uint
 {
 	struct vnp_cev *c;
 
-	if (grow((void **)&b->ev, b->n, &b->cap, sizeof(*b->ev), 1024))
+	if (vnp_grow((void **)&b->ev, b->n, &b->cap, sizeof(*b->ev), 1024))
 		return -ENOMEM;
 	if (!b->nrun || b->run[b->nrun - 1].exec != exec) {
-		if (grow((void **)&b->run, b->nrun, &b->runcap, sizeof(*b->run), 16))
+		if (vnp_grow((void **)&b->run, b->nrun, &b->runcap, sizeof(*b->run), 16))
 			return -ENOMEM;
 		b->run[b->nrun++] = (struct vnp_run){ .first = b->n, .exec = exec };
 	}
 	if (dur >= VNP_DUR_LONG) {
-		if (grow((void **)&b->lng, b->nlng, &b->lngcap, sizeof(*b->lng), 16))
+		if (vnp_grow((void **)&b->lng, b->nlng, &b->lngcap, sizeof(*b->lng), 16))
 			return -ENOMEM;
 		b->lng[b->nlng++] = (struct vnp_long_dur){ .idx = b->n, .dur = dur };
 	}

@@ -39,23 +39,6 @@ void vnp_tl_init(struct vnp_timeline *tl, const struct vneuron_model *m,
 	}
 }
 
-/*
- * Room for one more element of size bytes in arr, which holds n of *cap: grows by half
- * (large blocks are remapped, not copied), from first. The array, or NULL without memory.
- */
-static void *room(void *arr, size_t n, size_t *cap, size_t size, size_t first)
-{
-	size_t nc;
-
-	if (n < *cap)
-		return arr;
-	nc = *cap ? *cap + *cap / 2 : first;
-	arr = realloc(arr, nc * size);
-	if (arr)
-		*cap = nc;
-	return arr;
-}
-
 static void see_core(struct vnp_timeline *tl, unsigned int core)
 {
 	if (core + 1 > tl->ncores)
@@ -115,10 +98,9 @@ static struct vnp_exec *note_exec(struct vnp_timeline *tl, unsigned int core, ui
 			tl->last_exec = j - 1;
 			return &tl->execs[j - 1];
 		}
-	x = room(tl->execs, tl->nexec, &tl->nexecs_cap, sizeof(*x), 16);
-	if (!x)
+	if (vnp_grow((void **)&tl->execs, tl->nexec, &tl->nexecs_cap, sizeof(*x), 16))
 		return NULL;
-	tl->execs = x;
+	x = tl->execs;
 	tl->last_exec = tl->nexec;
 	tl->exec_hash[k] = (uint32_t)tl->nexec + 1;
 	x[tl->nexec] = (struct vnp_exec){ .key = key, .lo = UINT64_MAX };
@@ -137,11 +119,11 @@ static void widen(struct vnp_exec *x, uint64_t lo, uint64_t hi)
 static int add_marker(struct vnp_timeline *tl, unsigned int core,
 		      const struct vneuron_trace_record *r, uint32_t id)
 {
-	struct vnp_marker *m = room(tl->markers, tl->nmarkers, &tl->markers_cap, sizeof(*m), 64);
+	struct vnp_marker *m;
 
-	if (!m)
+	if (vnp_grow((void **)&tl->markers, tl->nmarkers, &tl->markers_cap, sizeof(*m), 64))
 		return -ENOMEM;
-	tl->markers = m;
+	m = tl->markers;
 	m[tl->nmarkers++] = (struct vnp_marker){
 		.time = r->model_start_ps, .value = r->count, .id = id,
 		.exec = r->exec_seq, .core = (uint8_t)core };
@@ -156,11 +138,11 @@ static int add_marker(struct vnp_timeline *tl, unsigned int core,
 static int add_fault(struct vnp_timeline *tl, unsigned int core, unsigned int stream,
 		     const struct vneuron_trace_record *r, struct vnp_exec *x)
 {
-	struct vnp_fault *f = room(tl->faults, tl->nfaults, &tl->faults_cap, sizeof(*f), 8);
+	struct vnp_fault *f;
 
-	if (!f)
+	if (vnp_grow((void **)&tl->faults, tl->nfaults, &tl->faults_cap, sizeof(*f), 8))
 		return -ENOMEM;
-	tl->faults = f;
+	f = tl->faults;
 	f[tl->nfaults++] = (struct vnp_fault){
 		.time = r->model_start_ps, .model_ps = r->model_start_ps, .offset = r->count,
 		.pc = r->pc, .exec = r->exec_seq, .index = r->sem_value, .len = r->bytes,

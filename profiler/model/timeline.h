@@ -417,6 +417,11 @@ void vnp_tl_free(struct vnp_timeline *tl);
  */
 #define VNP_MEM_CHECK		65536u
 int vnp_tl_push(struct vnp_timeline *tl, unsigned int t, const struct vnp_ev *e);
+/*
+ * Room for one more of size bytes in *arr, which holds n of *cap: grows by half from first
+ * (large blocks are remapped, not copied). 0, or -ENOMEM (also if the size would overflow).
+ */
+int vnp_grow(void **arr, size_t n, size_t *cap, size_t size, size_t first);
 /* The bytes the store holds while adding: its arrays as allocated. */
 uint64_t vnp_tl_store_bytes(const struct vnp_timeline *tl);
 /* In finish, times shifted: sorts each track, joins them into tl->cev. 0 or -ENOMEM. */
