@@ -56,9 +56,10 @@ static void store_stream(float *dst, const float *src, u32 k)
 		dst[i] = src[i];
 }
 
-static void reduce_chunk(u32 reduce, u32 dtype, void *const *out, u32 nout,
-			 const void *const *in, u32 n, u64 in_first, u64 first, u32 len,
-			 bool stream)
+/* Elements [first, first + len) of the reduction, a block at a time (any dtype, any alignment). */
+static void reduce_blocks(u32 reduce, u32 dtype, void *const *out, u32 nout,
+			  const void *const *in, u32 n, u64 in_first, u64 first, u32 len,
+			  bool stream)
 {
 	float acc[VN_CC_BLOCK], wide[VN_CC_BLOCK];
 	const float *v;
@@ -98,6 +99,80 @@ static void reduce_chunk(u32 reduce, u32 dtype, void *const *out, u32 nout,
 	}
 }
 
+#ifdef __x86_64__
+/* Elements a line step holds: two cache lines of fp32, eight registers. */
+#define VN_CC_LINES	32u
+
+/*
+ * fp32, streamed, every output 16-byte aligned at first: elements [first, first + len),
+ * len a multiple of VN_CC_LINES, in one pass. Each step holds two lines of the sum in
+ * registers, reads every rank's two lines into it in rank order, then writes them to
+ * every output around the cache: no accumulator in memory to load and store again per
+ * rank, and each output gets whole lines, so its write-combining buffers fill.
+ */
+static void reduce_lines(u32 reduce, void *const *out, u32 nout, const void *const *in,
+			 u32 n, u64 in_first, u64 first, u32 len)
+{
+	vn_v4 a[8], b;
+	const float *p;
+	float *d;
+	u32 i, r, o, q;
+
+	for (i = 0; i < len; i += VN_CC_LINES) {
+		p = (const float *)in[0] + in_first + first + i;
+		for (q = 0; q < 8; q++)
+			a[q] = v4_load(p + 4 * q);
+		for (r = 1; r < n; r++) {
+			p = (const float *)in[r] + in_first + first + i;
+			for (q = 0; q < 8; q++) {
+				b = v4_load(p + 4 * q);
+				a[q] = reduce == VN_CC_MAX ? v4_sel(a[q] > b, a[q], b) :
+					v4_add(a[q], b);
+			}
+		}
+		for (o = 0; o < nout; o++) {
+			d = (float *)out[o] + first + i;
+			for (q = 0; q < 8; q++)
+				__asm__("movntps %1, %0" : "=m"(*(vn_v4 *)(d + 4 * q)) : "x"(a[q]));
+		}
+	}
+}
+
+/* Elements of [first, first + len) before the outputs' first 64-byte line, or len. */
+static u32 lines_head(void *const *out, u32 nout, u64 first, u32 len)
+{
+	unsigned long a0 = (unsigned long)((float *)out[0] + first);
+	u32 o, head;
+
+	if (a0 & 3)
+		return len;
+	head = (u32)((-a0 & 63) / sizeof(float));
+	for (o = 1; o < nout; o++)
+		if (((unsigned long)((float *)out[o] + first + head)) & 15)
+			return len;
+	return min_t(u32, head, len);
+}
+#endif
+
+static void reduce_chunk(u32 reduce, u32 dtype, void *const *out, u32 nout,
+			 const void *const *in, u32 n, u64 in_first, u64 first, u32 len,
+			 bool stream)
+{
+#ifdef __x86_64__
+	u32 head, body;
+
+	if (dtype == VNEF_DT_FP32 && stream && nout) {
+		head = lines_head(out, nout, first, len);
+		body = (len - head) / VN_CC_LINES * VN_CC_LINES;
+		reduce_blocks(reduce, dtype, out, nout, in, n, in_first, first, head, stream);
+		reduce_lines(reduce, out, nout, in, n, in_first, first + head, body);
+		first += head + body;
+		len -= head + body;
+	}
+#endif
+	reduce_blocks(reduce, dtype, out, nout, in, n, in_first, first, len, stream);
+}
+
 void vn_cc_reduce(u32 reduce, u32 dtype, void *const *out, u32 nout, const void *const *in,
 		  u32 n, u64 in_first, u64 count)
 {
@@ -109,12 +184,16 @@ void vn_cc_reduce(u32 reduce, u32 dtype, void *const *out, u32 nout, const void 
 		len = (u32)min_t(u64, count - first, VN_CC_FP_CHUNK);
 		vn_fpu_begin();
 		reduce_chunk(reduce, dtype, out, nout, in, n, in_first, first, len, stream);
-#ifdef __x86_64__
-		/* the streamed stores are seen before anything that follows */
-		if (stream)
-			__asm__ volatile("sfence" : : : "memory");
-#endif
 		vn_fpu_end();
 		vn_cond_resched();
 	}
+#ifdef __x86_64__
+	/*
+	 * The streamed stores are seen before anything that follows. One fence at the end,
+	 * as the kernel's __copy_user_nocache() does: a task switched out in between has its
+	 * write-combining buffers drained by the switch's locked instructions.
+	 */
+	if (stream)
+		__asm__ volatile("sfence" : : : "memory");
+#endif
 }

@@ -319,6 +319,89 @@ TEST(large_reduce_streams_the_same_bits)
 	free(out);
 }
 
+/*
+ * Large fp32 reductions move whole lines in registers (core/comm_fp.c reduce_lines())
+ * where the outputs allow: the bits must be those of the block path (small calls), for
+ * sums and maxima with specials and NaN, an input offset, outputs at the same, at shifted
+ * and at incompatible alignments, and outputs that are their own rank's input.
+ */
+TEST(large_reduce_in_lines_keeps_the_block_bits)
+{
+	/* four ranks take four in a row: -0 meets +0 last in a maximum, inf meets -inf */
+	static const uint32_t special[] = { 0xff800000u, 0xbf800000u, 0x80000000u,
+					    0x00000000u, 0x7f800000u, 0x00000001u };
+	/* output offsets in elements: aligned, a head of 13 with the others 16-byte aligned, mixed */
+	static const u32 shift[][3] = { { 0, 0, 0 }, { 3, 7, 19 }, { 0, 1, 0 }, { 2, 2, 5 } };
+	const u64 count = 300007, first = 5, piece = 65536, room = 300096;	/* lines, past the end */
+	float *in[N], *own[N], *ref = malloc(room * 4), *buf[3];
+	const void *src[N];
+	void *dst[3];
+	u32 reduce, k, c, o;
+	u64 i, lo;
+
+	ASSERT_NE(NULL, ref);
+	for (k = 0; k < N; k++) {
+		in[k] = malloc(room * 4);
+		own[k] = malloc(room * 4);
+		ASSERT_NE(NULL, in[k]);
+		ASSERT_NE(NULL, own[k]);
+		cc_fill(in[k], room, k + 1);
+		for (i = 0; i < room; i += 7)
+			in[k][i] = f32_of(special[(i / 7 + k) % 6]);
+		for (i = 0; i < room; i += 13)
+			if (i % N == k)
+				in[k][i] = f32_of(0x7fc00000u | (uint32_t)i);
+		src[k] = in[k];
+	}
+	for (o = 0; o < 3; o++) {
+		buf[o] = aligned_alloc(64, room * 4);
+		ASSERT_NE(NULL, buf[o]);
+	}
+	for (reduce = VN_CC_SUM; reduce <= VN_CC_MAX; reduce++) {
+		/* the block path: calls under 1 MiB do not stream */
+		for (lo = 0; lo < count; lo += piece) {
+			dst[0] = ref + lo;
+			vn_cc_reduce(reduce, VNEF_DT_FP32, dst, 1, src, N, first + lo,
+				     count - lo < piece ? count - lo : piece);
+		}
+		for (c = 0; c < ARRAY_SIZE(shift); c++) {
+			for (o = 0; o < 3; o++) {
+				memset(buf[o], 0xa5, room * 4);
+				dst[o] = buf[o] + shift[c][o];
+			}
+			vn_cc_reduce(reduce, VNEF_DT_FP32, dst, 3, src, N, first, count);
+			for (o = 0; o < 3; o++) {
+				EXPECT_EQ(0, memcmp(ref, dst[o], count * 4))
+					TH_LOG("reduce %u, case %u, output %u", reduce, c, o);
+			}
+		}
+		/* in place: ranks 2 and 0 write over their own inputs (offset 0) */
+		for (lo = 0; lo < count; lo += piece) {
+			dst[0] = ref + lo;
+			vn_cc_reduce(reduce, VNEF_DT_FP32, dst, 1, src, N, lo,
+				     count - lo < piece ? count - lo : piece);
+		}
+		for (k = 0; k < N; k++) {
+			memcpy(own[k], in[k], room * 4);
+			src[k] = own[k];
+		}
+		dst[0] = own[2];
+		dst[1] = own[0];
+		vn_cc_reduce(reduce, VNEF_DT_FP32, dst, 2, src, N, 0, count);
+		EXPECT_EQ(0, memcmp(ref, own[2], count * 4)) TH_LOG("in place, reduce %u", reduce);
+		EXPECT_EQ(0, memcmp(ref, own[0], count * 4)) TH_LOG("in place, reduce %u", reduce);
+		for (k = 0; k < N; k++)
+			src[k] = in[k];
+	}
+	for (k = 0; k < N; k++) {
+		free(in[k]);
+		free(own[k]);
+	}
+	for (o = 0; o < 3; o++)
+		free(buf[o]);
+	free(ref);
+}
+
 TEST(gather_scatter_all_to_all_permute)
 {
 	const u64 c = 300;
