@@ -138,34 +138,89 @@ static void reduce_lines(u32 reduce, void *const *out, u32 nout, const void *con
 	}
 }
 
-/* Elements of [first, first + len) before the outputs' first 64-byte line, or len. */
-static u32 lines_head(void *const *out, u32 nout, u64 first, u32 len)
+#define VN_AVX512	__attribute__((target("avx512f")))
+#define vn_v16		float __attribute__((vector_size(64)))	/* not a typedef */
+#define vn_v16i		s32 __attribute__((vector_size(64)))
+
+/*
+ * reduce_lines() with AVX-512, every output 64-byte aligned at first: a line a register,
+ * so each streamed store writes a whole line (about a fifth less time than four 16-byte
+ * stores a line here). vaddps with the sum as its first source, as addps: the same bits.
+ */
+VN_AVX512 static void reduce_lines_avx512(u32 reduce, void *const *out, u32 nout,
+					  const void *const *in, u32 n, u64 in_first,
+					  u64 first, u32 len)
 {
-	unsigned long a0 = (unsigned long)((float *)out[0] + first);
+	vn_v16 a[2], b;
+	vn_v16i m;
+	const float *p;
+	float *d;
+	u32 i, r, o, q;
+
+	for (i = 0; i < len; i += VN_CC_LINES) {
+		p = (const float *)in[0] + in_first + first + i;
+		memcpy(a, p, sizeof(a));
+		for (r = 1; r < n; r++) {
+			p = (const float *)in[r] + in_first + first + i;
+			for (q = 0; q < 2; q++) {
+				memcpy(&b, p + 16 * q, sizeof(b));
+				if (reduce == VN_CC_MAX) {
+					m = (vn_v16i)(a[q] > b);
+					a[q] = (vn_v16)(((vn_v16i)a[q] & m) | ((vn_v16i)b & ~m));
+				} else {
+					__asm__("vaddps %2, %1, %0" : "=v"(a[q]) : "v"(a[q]), "v"(b));
+				}
+			}
+		}
+		for (o = 0; o < nout; o++) {
+			d = (float *)out[o] + first + i;
+			for (q = 0; q < 2; q++)
+				__asm__("vmovntps %1, %0" : "=m"(*(vn_v16 *)(d + 16 * q)) : "v"(a[q]));
+		}
+	}
+}
+
+/*
+ * Elements of [first, first + len) before out[0]'s first 64-byte line, or len if an
+ * output is not 16-byte aligned there; *lines: every output is 64-byte aligned there.
+ */
+static u32 lines_head(void *const *out, u32 nout, u64 first, u32 len, bool *lines)
+{
+	unsigned long a0 = (unsigned long)((float *)out[0] + first), at;
 	u32 o, head;
 
+	*lines = true;
 	if (a0 & 3)
 		return len;
 	head = (u32)((-a0 & 63) / sizeof(float));
-	for (o = 1; o < nout; o++)
-		if (((unsigned long)((float *)out[o] + first + head)) & 15)
+	for (o = 1; o < nout; o++) {
+		at = (unsigned long)((float *)out[o] + first + head);
+		if (at & 15)
 			return len;
+		if (at & 63)
+			*lines = false;
+	}
 	return min_t(u32, head, len);
 }
 #endif
 
+/* wide: AVX-512 may be used (vn_cpu_vector()). */
 static void reduce_chunk(u32 reduce, u32 dtype, void *const *out, u32 nout,
 			 const void *const *in, u32 n, u64 in_first, u64 first, u32 len,
-			 bool stream)
+			 bool stream, bool wide)
 {
 #ifdef __x86_64__
 	u32 head, body;
+	bool lines;
 
 	if (dtype == VNEF_DT_FP32 && stream && nout) {
-		head = lines_head(out, nout, first, len);
+		head = lines_head(out, nout, first, len, &lines);
 		body = (len - head) / VN_CC_LINES * VN_CC_LINES;
 		reduce_blocks(reduce, dtype, out, nout, in, n, in_first, first, head, stream);
-		reduce_lines(reduce, out, nout, in, n, in_first, first + head, body);
+		if (wide && lines)
+			reduce_lines_avx512(reduce, out, nout, in, n, in_first, first + head, body);
+		else
+			reduce_lines(reduce, out, nout, in, n, in_first, first + head, body);
 		first += head + body;
 		len -= head + body;
 	}
@@ -177,13 +232,14 @@ void vn_cc_reduce(u32 reduce, u32 dtype, void *const *out, u32 nout, const void 
 		  u32 n, u64 in_first, u64 count)
 {
 	bool stream = count * 4 >= VN_CC_STREAM_BYTES;
+	bool wide = (vn_cpu_vector() & VN_CPU_LEVEL) >= VN_CPU_AVX512;
 	u64 first;
 	u32 len;
 
 	for (first = 0; first < count; first += len) {
 		len = (u32)min_t(u64, count - first, VN_CC_FP_CHUNK);
 		vn_fpu_begin();
-		reduce_chunk(reduce, dtype, out, nout, in, n, in_first, first, len, stream);
+		reduce_chunk(reduce, dtype, out, nout, in, n, in_first, first, len, stream, wide);
 		vn_fpu_end();
 		vn_cond_resched();
 	}

@@ -320,8 +320,9 @@ TEST(large_reduce_streams_the_same_bits)
 }
 
 /*
- * Large fp32 reductions move whole lines in registers (core/comm_fp.c reduce_lines())
- * where the outputs allow: the bits must be those of the block path (small calls), for
+ * Large fp32 reductions move whole lines in registers where the outputs allow
+ * (core/comm_fp.c: reduce_lines_avx512() if every output is 64-byte aligned and the CPU
+ * has AVX-512, else reduce_lines() if 16): the bits must be the block path's (small calls), for
  * sums and maxima with specials and NaN, an input offset, outputs at the same, at shifted
  * and at incompatible alignments, and outputs that are their own rank's input.
  */
@@ -330,7 +331,7 @@ TEST(large_reduce_in_lines_keeps_the_block_bits)
 	/* four ranks take four in a row: -0 meets +0 last in a maximum, inf meets -inf */
 	static const uint32_t special[] = { 0xff800000u, 0xbf800000u, 0x80000000u,
 					    0x00000000u, 0x7f800000u, 0x00000001u };
-	/* output offsets in elements: aligned, a head of 13 with the others 16-byte aligned, mixed */
+	/* output offsets in elements: 64-byte aligned, a head of 13 then 16-byte aligned, mixed */
 	static const u32 shift[][3] = { { 0, 0, 0 }, { 3, 7, 19 }, { 0, 1, 0 }, { 2, 2, 5 } };
 	const u64 count = 300007, first = 5, piece = 65536, room = 300096;	/* lines, past the end */
 	float *in[N], *own[N], *ref = malloc(room * 4), *buf[3];
