@@ -142,6 +142,23 @@ static void reduce_lines(u32 reduce, void *const *out, u32 nout, const void *con
 #define vn_v16		float __attribute__((vector_size(64)))	/* not a typedef */
 #define vn_v16i		s32 __attribute__((vector_size(64)))
 
+/* a + b with a as the first source, as addps: of two NaN operands, a's */
+VN_AVX512 static inline vn_v16 v16_add(vn_v16 a, vn_v16 b)
+{
+	vn_v16 r;
+
+	__asm__("vaddps %2, %1, %0" : "=v"(r) : "v"(a), "v"(b));
+	return r;
+}
+
+/* a > b ? a : b lane by lane, as v4_sel() */
+VN_AVX512 static inline vn_v16 v16_max(vn_v16 a, vn_v16 b)
+{
+	vn_v16i m = (vn_v16i)(a > b);
+
+	return (vn_v16)(((vn_v16i)a & m) | ((vn_v16i)b & ~m));
+}
+
 /*
  * reduce_lines() with AVX-512, every output 64-byte aligned at first: a line a register,
  * so each streamed store writes a whole line (about a fifth less time than four 16-byte
@@ -152,7 +169,6 @@ VN_AVX512 static void reduce_lines_avx512(u32 reduce, void *const *out, u32 nout
 					  u64 first, u32 len)
 {
 	vn_v16 a[2], b;
-	vn_v16i m;
 	const float *p;
 	float *d;
 	u32 i, r, o, q;
@@ -164,18 +180,14 @@ VN_AVX512 static void reduce_lines_avx512(u32 reduce, void *const *out, u32 nout
 			p = (const float *)in[r] + in_first + first + i;
 			for (q = 0; q < 2; q++) {
 				memcpy(&b, p + 16 * q, sizeof(b));
-				if (reduce == VN_CC_MAX) {
-					m = (vn_v16i)(a[q] > b);
-					a[q] = (vn_v16)(((vn_v16i)a[q] & m) | ((vn_v16i)b & ~m));
-				} else {
-					__asm__("vaddps %2, %1, %0" : "=v"(a[q]) : "v"(a[q]), "v"(b));
-				}
+				a[q] = reduce == VN_CC_MAX ? v16_max(a[q], b) : v16_add(a[q], b);
 			}
 		}
 		for (o = 0; o < nout; o++) {
 			d = (float *)out[o] + first + i;
 			for (q = 0; q < 2; q++)
-				__asm__("vmovntps %1, %0" : "=m"(*(vn_v16 *)(d + 16 * q)) : "v"(a[q]));
+				__asm__("vmovntps %1, %0" : "=m"(*(vn_v16 *)(d + 16 * q))
+					: "v"(a[q]));
 		}
 	}
 }

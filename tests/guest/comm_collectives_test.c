@@ -201,6 +201,8 @@ static void every_collective(struct __test_metadata *_metadata, struct rk *r, ui
 		{ VNEF_CC_REDUCE_SCATTER, ND_FP32, 40, ND_ADD, 2, 2, 0 },
 		{ VNEF_CC_PERMUTE, ND_FP32, 60, ND_ADD, 2, 1, 1 },
 		{ VNEF_CC_ALL_REDUCE, ND_FP32, 90, ND_ADD, 1, 1, 0 },
+		/* 16 MiB and a tail: parts of 1 MiB or more stream their sums (core/comm_fp.c) */
+		{ VNEF_CC_ALL_REDUCE, ND_FP32, (16 << 20) / 4 + 5, ND_ADD, 0, 0, 0 },
 	};
 	uint32_t k, idx, m[MAX_RANKS];
 
