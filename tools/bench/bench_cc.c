@@ -8,10 +8,14 @@
  *   BENCH cc_memcpy_64mib_ms=Y ms            memcpy of one rank's 64 MiB
  *   BENCH cc_allreduce_vs_memcpy=R ratio     X / Y
  *   BENCH cc_allgather_16mib_4r_ms=Z ms      all-gather of 16 MiB per rank (64 MiB out)
+ *   BENCH cc_4memcpy_2t_vs_memcpy=C ratio    four memcpys of 64 MiB on two threads (two
+ *                                            each, at once) over one memcpy
  *
  * The all-reduce reads 4 x 64 MiB and writes 4 x 64 MiB (every rank's result), in rank
  * order (the exactness rule of core/vn_comm.h): about 4 memcpys of traffic, shared among
- * the ranks' threads (each reduces ranges of elements, core/comm.c).
+ * the ranks' threads (each reduces ranges of elements, core/comm.c). The last line is
+ * what plain code moves of the same traffic on two threads here, measured in every run:
+ * the ratio R is read against it (C < 4 when two threads move more than one).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -39,6 +43,36 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+struct copy_arg {
+	void *const *dst;
+	void *const *src;
+	u64 bytes;
+};
+
+/* Two memcpys: what one of two threads does in the traffic ceiling. */
+static void *copy_main(void *p)
+{
+	struct copy_arg *c = p;
+
+	memcpy(c->dst[0], c->src[0], c->bytes);
+	memcpy(c->dst[1], c->src[1], c->bytes);
+	return NULL;
+}
+
+/* Four memcpys of bytes, two on each of two threads at once: the wall time. */
+static double four_copies(void **out, void **in, u64 bytes)
+{
+	struct copy_arg c[2] = { { out, in, bytes }, { out + 2, in + 2, bytes } };
+	pthread_t t;
+	double t0 = now_s();
+
+	if (pthread_create(&t, NULL, copy_main, &c[1]))
+		return -1;
+	copy_main(&c[0]);
+	pthread_join(t, NULL);
+	return now_s() - t0;
 }
 
 static void *rank_main(void *p)
@@ -80,7 +114,7 @@ int main(void)
 	struct vn_comm_params p = { .nranks = RANKS, .device = dev,
 				    .intra = vn_cc_intra_device, .inter = vn_cc_inter_device };
 	const u64 bytes = 64ull << 20, count = bytes / 4;
-	double ar[RUNS], cp[RUNS], ag[RUNS], t;
+	double ar[RUNS], cp[RUNS], ag[RUNS], ce[RUNS], t;
 	void *in[RANKS], *out[RANKS];
 	struct vn_comm *cm;
 	u32 k, i, j;
@@ -112,6 +146,9 @@ int main(void)
 		t = now_s();
 		memcpy(out[0], in[1], bytes);
 		cp[i] = now_s() - t;
+		ce[i] = four_copies(out, in, bytes);
+		if (ce[i] < 0)
+			return 1;
 	}
 	/* the last all-reduce's result, against the rank-order loop */
 	if (vn_comm_create(&p, &cm) || run(cm, VN_CC_ALL_REDUCE, count, in, out) < 0)
@@ -132,6 +169,7 @@ int main(void)
 	printf("BENCH cc_memcpy_64mib_ms=%.1f ms\n", median(cp, RUNS) * 1e3);
 	printf("BENCH cc_allreduce_vs_memcpy=%.2f ratio\n", median(ar, RUNS) / median(cp, RUNS));
 	printf("BENCH cc_allgather_16mib_4r_ms=%.1f ms\n", median(ag, RUNS) * 1e3);
+	printf("BENCH cc_4memcpy_2t_vs_memcpy=%.2f ratio\n", median(ce, RUNS) / median(cp, RUNS));
 	for (k = 0; k < RANKS; k++) {
 		free(in[k]);
 		free(out[k]);
