@@ -506,7 +506,8 @@ typedef void (*nd_runner_wait_fn)(void *arg);
  * after the execution was submitted and before its wait: work the caller has to do for
  * every execution (Python puts its Ctrl-C handler in place) then overlaps with the
  * core's. Not called for an execution that could not be submitted, nor with several
- * ranks (they wait on threads of their own). @fn must not call the runner.
+ * ranks (they wait on threads of their own). @fn must not call the runner but
+ * nd_runner_cancel(), which ends the runs there.
  */
 void nd_runner_set_wait(struct nd_runner *r, nd_runner_wait_fn fn, void *arg);
 
