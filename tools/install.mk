@@ -56,7 +56,9 @@ MPI_DEST := $(PREFIX)/libexec/vneuron
 # ones do for C: their own calls bound inside them (no semantic interposition, no PLT
 # hops: -Bsymbolic-functions), thread-locals through TLS descriptors, not a call to
 # __tls_get_addr() at each access (the core's locks note what a thread holds).
-PIC_CFLAGS := $(CFLAGS_REL) -fPIC -fno-semantic-interposition -mtls-dialect=gnu2 \
+# (gnu2 is x86's name for descriptors; elsewhere the compiler's default stays)
+PIC_TLS := $(if $(filter x86_64-% i386-% i686-%,$(shell $(CC) -dumpmachine)),-mtls-dialect=gnu2)
+PIC_CFLAGS := $(CFLAGS_REL) -fPIC -fno-semantic-interposition $(PIC_TLS) \
 	      $(PKG_CPPFLAGS) $(PKG_CFLAGS) $(NLINC)
 PIC_LDFLAGS := -Wl,--as-needed -Wl,-Bsymbolic-functions $(PKG_LDFLAGS)
 
