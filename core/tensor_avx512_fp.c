@@ -294,6 +294,24 @@ VN_AVX512 void vn_transpose16_avx512(const u8 *const *rows, bool bf16, u32 n, u3
 	}
 }
 
+VN_AVX512 void vn_bf16_narrow_avx512(const float *v, u16 *h, u32 n)
+{
+	vn_v16u u, r, nan;
+	vn_v16h o;
+	u32 i;
+
+	/* vn_bf16_narrow()'s lanes, 16 at a time */
+	for (i = 0; i + 16 <= n; i += 16) {
+		memcpy(&u, v + i, sizeof(u));
+		r = (u + 0x7fffu + ((u >> 16) & 1)) >> 16;
+		nan = (vn_v16u)((u & 0x7fffffffu) > 0x7f800000u);
+		r = (r & ~nan) | (((u >> 16) | 0x40) & nan);
+		o = __builtin_convertvector(r, vn_v16h);
+		memcpy(h + i, &o, sizeof(o));
+	}
+	vn_bf16_narrow(v + i, h + i, n - i);
+}
+
 /*
  * Lanes that tell the rule from what the instruction might do instead: two products
  * that round away together but not one by one (one rounding for both would differ),
