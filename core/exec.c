@@ -131,16 +131,10 @@ static int bind_tensors(struct vn_exec *ex, const struct vn_bind *binds, u32 cou
 	return 0;
 }
 
-int vn_exec_submit(struct vn_core *c, struct vn_program *p, const struct vn_bind *binds,
-		   u32 count, u64 limit_ns, vn_exec_done_fn done, void *arg,
-		   struct vn_exec **out)
-{
-	return vn_exec_submit_pid(c, p, binds, count, limit_ns, 0, done, arg, out);
-}
-
-int vn_exec_submit_pid(struct vn_core *c, struct vn_program *p, const struct vn_bind *binds,
-		       u32 count, u64 limit_ns, u32 pid, vn_exec_done_fn done, void *arg,
-		       struct vn_exec **out)
+/* An execution of one core (lnc 1, pid 0) or one instance of a logical core's launch. */
+static int submit(struct vn_core *c, struct vn_program *p, const struct vn_bind *binds,
+		  u32 count, u64 limit_ns, u32 lnc, u32 pid, vn_exec_done_fn done, void *arg,
+		  struct vn_exec **out)
 {
 	struct vn_exec *ex;
 	u64 slots = 0;
@@ -148,7 +142,7 @@ int vn_exec_submit_pid(struct vn_core *c, struct vn_program *p, const struct vn_
 	int r;
 
 	*out = NULL;
-	if (pid >= VN_LNC_MAX)
+	if (pid >= lnc)
 		return -EINVAL;
 	for (s = 0; s < VNEF_MAX_SEMS; s++)
 		slots += p->sem_incs[s];
@@ -176,6 +170,8 @@ int vn_exec_submit_pid(struct vn_core *c, struct vn_program *p, const struct vn_
 	ex->done_arg = arg;
 	ex->st.state = VN_EXEC_QUEUED;
 	ex->st.stream = VN_NO_IDX;
+	ex->st.lnc = (u16)lnc;
+	ex->st.pid = (u16)pid;
 
 	vn_lock_take(c->lock);
 	if (c->stop) {
@@ -209,6 +205,20 @@ int vn_exec_submit_pid(struct vn_core *c, struct vn_program *p, const struct vn_
 fail:
 	vn_exec_put(ex);
 	return r;
+}
+
+int vn_exec_submit(struct vn_core *c, struct vn_program *p, const struct vn_bind *binds,
+		   u32 count, u64 limit_ns, vn_exec_done_fn done, void *arg,
+		   struct vn_exec **out)
+{
+	return submit(c, p, binds, count, limit_ns, 1, 0, done, arg, out);
+}
+
+int vn_exec_submit_pid(struct vn_core *c, struct vn_program *p, const struct vn_bind *binds,
+		       u32 count, u64 limit_ns, u32 pid, vn_exec_done_fn done, void *arg,
+		       struct vn_exec **out)
+{
+	return submit(c, p, binds, count, limit_ns, VN_LNC_MAX, pid, done, arg, out);
 }
 
 void vn_exec_cancel(struct vn_exec *ex)

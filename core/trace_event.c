@@ -63,6 +63,11 @@ void vn_trace_exec_edge(struct vn_trace_ring *r, const struct vn_exec_status *st
 			  VNEURON_TRACE_ENGINE_CORE);
 	rec.host_ns = now;
 	rec.exec_seq = (u32)st->seq;
+	if (!end && st->lnc > 1) {
+		/* an instance of a logical core's launch: its LNC and program id */
+		rec.opcode = st->lnc;
+		rec.pc = st->pid;
+	}
 	if (end) {
 		if (st->result == VN_RES_FAULT)
 			vn_trace_fault(r, st, now);

@@ -72,7 +72,8 @@ struct vn_exec_status {
 	u32 reason;		/* enum vn_exec_reason */
 	u32 stream;		/* where it failed (engine, DMA or CC stream id), else ~0 */
 	u32 pc;			/* entry index in that stream */
-	u32 pad;
+	u16 lnc;		/* 1, or VN_LNC_MAX: an instance of a logical core's launch */
+	u16 pid;		/* that instance's program id (PROGRAM_ID), else 0 */
 	u64 seq;		/* execution sequence number on this core, from 1 */
 	u64 model_ps;		/* modeled duration: the latest stream end */
 	u64 host_ns;		/* host time from start to end */
@@ -222,8 +223,10 @@ int vn_exec_submit(struct vn_core *c, struct vn_program *p, const struct vn_bind
 		   u32 count, u64 limit_ns, vn_exec_done_fn done, void *arg,
 		   struct vn_exec **out);
 /*
- * The same for one SPMD instance of a logical core: pid (< VN_LNC_MAX) is the program
- * id its PROGRAM_ID instructions and DMA pid_stride see; vn_exec_submit() gives 0.
+ * The same for one SPMD instance of a launch on a logical core of VN_LNC_MAX cores
+ * (every instance, program id 0 too): pid (< VN_LNC_MAX) is the program id its
+ * PROGRAM_ID instructions and DMA pid_stride see; vn_exec_submit() gives 0. The status
+ * carries both (lnc, pid), so the trace's EXEC_START record can say so.
  */
 int vn_exec_submit_pid(struct vn_core *c, struct vn_program *p, const struct vn_bind *binds,
 		       u32 count, u64 limit_ns, u32 pid, vn_exec_done_fn done, void *arg,

@@ -438,8 +438,12 @@ static int vnk_exec_start(struct vnk_file *vf, const struct vneuron_exec *arg,
 		kref_get(&kx->ref);
 	if (notify)
 		kref_get(&kx->ref);	/* notify's, handed over at completion */
-	ret = vn_exec_submit_pid(ec[0], p, binds, count, arg->time_limit_ns, 0, vnk_exec_done,
-				 kx, &kx->ex);
+	if (lnc2)
+		ret = vn_exec_submit_pid(ec[0], p, binds, count, arg->time_limit_ns, 0,
+					 vnk_exec_done, kx, &kx->ex);
+	else
+		ret = vn_exec_submit(ec[0], p, binds, count, arg->time_limit_ns, vnk_exec_done,
+				     kx, &kx->ex);
 	if (ret) {
 		/* Not the last: ours remains. */
 		kref_put(&kx->ref, vnk_exec_free);

@@ -499,7 +499,12 @@ int nd_host_run(struct nd_host *h, const void *image, size_t size,
 		vn_core_set_hooks(h->core2, hook1, h->trace && h->trace->pair ? edge1 : NULL, h);
 	else if (h->core2)
 		vn_core_set_hook(h->core2, NULL, NULL);
-	ret = vn_exec_submit(h->core, p, binds, p->tensor_count, limit_ns, NULL, NULL, &ex);
+	if (h->core2)		/* program id 0 of a logical core's launch */
+		ret = vn_exec_submit_pid(h->core, p, binds, p->tensor_count, limit_ns, 0, NULL,
+					 NULL, &ex);
+	else
+		ret = vn_exec_submit(h->core, p, binds, p->tensor_count, limit_ns, NULL, NULL,
+				     &ex);
 	if (ret == -ENOTCONN) {
 		nd_seterr(&h->err, ret, "the program has collectives: bind the host to a rank of "
 			  "a communicator first (nd_host_set_comm())");

@@ -122,7 +122,9 @@ enum vneuron_trace_kind {
  * ~357 ps, so ns would lose cycles). EXEC_START/EXEC_END (engine
  * %VNEURON_TRACE_ENGINE_CORE, on ring 0): at EXEC_END, @model_end_ps is the execution's
  * modeled duration, @opcode its status (enum vneuron_exec_status) and @elements its
- * reason. Fields a kind does not use are zero (ids: %VNEURON_TRACE_NO_SEM). Records
+ * reason; at EXEC_START of one instance of a launch on a logical core
+ * (%VNEURON_EXEC_LNC2), @opcode is its LNC (2) and @pc its program id, else both are
+ * zero. Fields a kind does not use are zero (ids: %VNEURON_TRACE_NO_SEM). Records
  * never hold a kernel address.
  */
 struct vneuron_trace_record {

@@ -247,6 +247,26 @@ int vnp_cap_create(struct vnp_capture *c, const char *path, const struct vnp_pro
 	return ret ? write_failed(c) : 0;
 }
 
+struct ring0 {
+	struct vnp_capture *c;
+	uint32_t stream;
+};
+
+/*
+ * Ring 0 holds the executions' edges: an EXEC_START with an LNC (an application's own
+ * launch on a logical core, VNEURON_EXEC_LNC2) gives the profile its logical-cores section.
+ */
+static int drain_ring0(void *arg, const struct vneuron_trace_record *recs, size_t n)
+{
+	struct ring0 *d = arg;
+	size_t i;
+
+	for (i = 0; !d->c->saw_lnc2 && i < n; i++)
+		if (recs[i].kind == VNEURON_TRACE_EXEC_START && recs[i].opcode == 2)
+			d->c->saw_lnc2 = 1;
+	return vntf_write_records(d->c->w, d->stream, recs, n);
+}
+
 static ssize_t drain_all(struct vnp_capture *c)
 {
 	ssize_t n, total = 0;
@@ -254,7 +274,13 @@ static ssize_t drain_all(struct vnp_capture *c)
 
 	for (i = 0; i < c->nr_cores; i++) {
 		for (j = 0; j < c->nr_rings[i]; j++) {
-			n = vntf_drain_ring(c->w, i * VNP_CAP_MAX_RINGS + j, &c->ring[i][j]);
+			struct ring0 d = { .c = c, .stream = i * VNP_CAP_MAX_RINGS };
+
+			if (!j && c->lnc != 2)
+				n = nd_ring_drain(&c->ring[i][0], drain_ring0, &d);
+			else
+				n = vntf_drain_ring(c->w, i * VNP_CAP_MAX_RINGS + j,
+						    &c->ring[i][j]);
 			if (n < 0)
 				return n;
 			total += n;
@@ -635,6 +661,10 @@ int vnp_cap_finish(struct vnp_capture *c, int quiet)
 {
 	uint64_t dropped, over;
 	int ret = vnp_cap_stop(c) ?: write_lost(c, &dropped, &over);
+
+	/* an application launched on logical cores: say so after its records (section 14) */
+	if (!ret && c->saw_lnc2 && c->lnc != 2 && vntf_write_lnc(c->w, 2))
+		ret = write_failed(c);
 
 	if (ret) {
 		vntf_writer_abort(c->w);

@@ -69,6 +69,8 @@ struct vnp_capture {
 	 * ids 0 and 1, htr[2k + 1] its htr[2k]'s instance 1 (freed with it)
 	 */
 	unsigned int lnc;
+	/* the drainer saw an EXEC_START of a logical core's launch (an application's) */
+	int saw_lnc2;
 	unsigned int nr_rings[VNP_CAP_MAX_CORES];
 	struct nd_ring ring[VNP_CAP_MAX_CORES][VNP_CAP_MAX_RINGS];
 	const char *path;		/* the profile */

@@ -467,6 +467,18 @@ TEST_F_TIMEOUT(tools, capture_lnc2, 600)
 			top, vp, self->prog, self->prof, pf));
 	EXPECT_EQ(0, sh(self->out, sizeof(self->out), "grep -c 'logical core 0 / core 1: spmd' %s",
 			pf)) TH_LOG("%s", self->out);
+	/*
+	 * An application's own launch (vneuron-run --lnc 2) captured with -- APP: the
+	 * EXEC_START records say LNC 2, so the profile gets the logical-cores section too.
+	 */
+	unlink(self->prof);
+	ASSERT_EQ(0, sh(self->out, sizeof(self->out), "%s/%s capture -q --core 0 --core 1 -s %s "
+			"-- %s/build/bin/vneuron-run --lnc 2 --core 0 %s", top, vp, self->prof, top,
+			self->prog)) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, sh(self->out, sizeof(self->out), "%s/%s view -n %s -s %s", top, vp,
+			self->prog, self->prof)) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "\n  logical core 0 (LNC=2): core 0 (program id 0), "
+			       "core 1 (program id 1)\n")) TH_LOG("%s", self->out);
 	/* an odd core: said, nothing written */
 	unlink(self->prof);
 	EXPECT_NE(0, sh(self->out, sizeof(self->out), "%s/%s capture --lnc 2 --core 1 -n %s -s %s",

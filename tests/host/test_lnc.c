@@ -300,8 +300,12 @@ TEST(builder_pid_stride)
 	free(img);
 }
 
-/* Count a session's records by kind, its instructions in *insn. */
-static void drain_kinds(struct nd_host_trace *t, uint64_t kinds[16], uint64_t *insn)
+/*
+ * Count a session's records by kind, its instructions in *insn; start[] the last
+ * EXEC_START's opcode (its LNC) and pc (its program id).
+ */
+static void drain_kinds(struct nd_host_trace *t, uint64_t kinds[16], uint64_t *insn,
+			uint32_t start[2])
 {
 	const struct vneuron_trace_record *recs;
 	struct nd_ring ring;
@@ -316,6 +320,10 @@ static void drain_kinds(struct nd_host_trace *t, uint64_t kinds[16], uint64_t *i
 				kinds[recs[k].kind & 15]++;
 				if (recs[k].kind == VNEURON_TRACE_INSN)
 					(*insn)++;
+				if (recs[k].kind == VNEURON_TRACE_EXEC_START) {
+					start[0] = recs[k].opcode;
+					start[1] = recs[k].pc;
+				}
 			}
 			nd_ring_release(&ring, (size_t)n);
 		}
@@ -324,13 +332,15 @@ static void drain_kinds(struct nd_host_trace *t, uint64_t kinds[16], uint64_t *i
 
 /*
  * A trace session of an LNC=2 host handle traces both instances: instance 1's own rings
- * (nd_host_trace_instance()), each with its execution's start and end and its events;
- * LNC cannot change while traced.
+ * (nd_host_trace_instance()), each with its execution's start and end and its events,
+ * the starts saying LNC 2 and their program ids (an LNC=1 run's: zeros); LNC cannot
+ * change while traced.
  */
 TEST(host_trace_both_instances)
 {
 	const struct vneuron_model *m = vn_model_find("trn2");
 	uint64_t k0[16] = { 0 }, k1[16] = { 0 }, i0 = 0, i1 = 0;
+	uint32_t s0[2] = { 9, 9 }, s1[2] = { 9, 9 };
 	float out[2 * COLS];
 	struct nd_host_tensor t = { "out", out, sizeof(out) };
 	struct nd_host_trace *tr;
@@ -345,7 +355,15 @@ TEST(host_trace_both_instances)
 	EXPECT_EQ(NULL, nd_host_trace_instance(tr, 1));		/* LNC=1: none */
 	EXPECT_EQ(tr, nd_host_trace_instance(tr, 0));
 	EXPECT_EQ(-EBUSY, nd_host_set_lnc(h, 2));			/* not while traced */
+	ASSERT_EQ(0, nd_host_run(h, img, size, &t, 1, 0, &res)) TH_LOG("%s", nd_host_error(h));
+	ASSERT_EQ(0, nd_host_trace_stop(tr));
+	drain_kinds(tr, k0, &i0, s0);
+	EXPECT_EQ(1, k0[VNEURON_TRACE_EXEC_START]);
+	EXPECT_EQ(0, s0[0]);					/* one core's run */
+	EXPECT_EQ(0, s0[1]);
 	nd_host_trace_free(tr);
+	memset(k0, 0, sizeof(k0));
+	i0 = 0;
 	ASSERT_EQ(0, nd_host_set_lnc(h, 2));
 	ASSERT_EQ(0, nd_host_trace_start(h, NULL, &tr));
 	ASSERT_NE(NULL, nd_host_trace_instance(tr, 1));
@@ -354,8 +372,12 @@ TEST(host_trace_both_instances)
 	ASSERT_EQ(0, nd_host_run(h, img, size, &t, 1, 0, &res)) TH_LOG("%s", nd_host_error(h));
 	EXPECT_EQ(15.0f, out[COLS]);
 	ASSERT_EQ(0, nd_host_trace_stop(tr));			/* stops both */
-	drain_kinds(tr, k0, &i0);
-	drain_kinds(nd_host_trace_instance(tr, 1), k1, &i1);
+	drain_kinds(tr, k0, &i0, s0);
+	drain_kinds(nd_host_trace_instance(tr, 1), k1, &i1, s1);
+	EXPECT_EQ(2, s0[0]);					/* LNC=2, program id 0 */
+	EXPECT_EQ(0, s0[1]);
+	EXPECT_EQ(2, s1[0]);					/* and 1 */
+	EXPECT_EQ(1, s1[1]);
 	EXPECT_EQ(1, k0[VNEURON_TRACE_EXEC_START]);
 	EXPECT_EQ(1, k0[VNEURON_TRACE_EXEC_END]);
 	EXPECT_EQ(1, k1[VNEURON_TRACE_EXEC_START]);

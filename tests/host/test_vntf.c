@@ -599,7 +599,9 @@ TEST(size_limit_truncates_and_marks)
 /* Section 14 (logical cores): LNC=2 only, once; a profile without it reads as LNC=1. */
 TEST(lnc_section)
 {
+	struct vneuron_trace_record one;
 	const struct vntf_info *info;
+	struct vntf_worker wk;
 	struct vntf_reader *r;
 	struct vntf_writer *w;
 	struct vntf_chunk c;
@@ -623,6 +625,24 @@ TEST(lnc_section)
 	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
 	EXPECT_EQ(-EINVAL, vntf_next(r, &c));
 	EXPECT_NE(NULL, strstr(vntf_error(r), "LNC 3 (only 2)"));
+	vntf_close(r);
+	mfile_close(&m);
+	/*
+	 * after the records (capture -- APP writes it once the drainer saw an application's
+	 * launch on logical cores): known once read through
+	 */
+	w = section_profile(_metadata, &m);
+	fill_worker(&wk, 0);
+	ASSERT_EQ(0, vntf_write_worker(w, &wk));
+	mkrec(&one, 0, 1);
+	ASSERT_EQ(0, vntf_write_records(w, 0, &one, 1));
+	ASSERT_EQ(0, vntf_write_lnc(w, 2));
+	ASSERT_EQ(0, vntf_writer_finish(w, 1));
+	fflush(m.f);
+	ASSERT_EQ(0, vntf_open_mem(&r, m.buf, m.len, err, sizeof(err)));
+	EXPECT_EQ(1, vntf_next(r, &c)) TH_LOG("%s", vntf_error(r));
+	EXPECT_EQ(0, vntf_next(r, &c)) TH_LOG("%s", vntf_error(r));
+	EQ(2, vntf_reader_info(r)->lnc);
 	vntf_close(r);
 	mfile_close(&m);
 	/* without the section: 1 */
