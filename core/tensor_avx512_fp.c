@@ -190,6 +190,128 @@ VN_AVX512 bool vn_mm_pairs_bf16_avx512(const u16 *h0, const u16 *h1, u32 *dst, u
 	return none_bad(bad);
 }
 
+/* A row of 16 values as fp32 bit patterns: bf16 ones widened. */
+static VN_AVX512 vn_v16u trow(const u8 *row, bool bf16)
+{
+	vn_v16h h;
+	vn_v16u v;
+
+	if (bf16) {
+		memcpy(&h, row, sizeof(h));
+		return __builtin_convertvector(h, vn_v16u) << 16;
+	}
+	memcpy(&v, row, sizeof(v));
+	return v;
+}
+
+/*
+ * Rows a and c = a + b (a's index with bit b clear) exchange their off-diagonal b x b
+ * blocks: element (a, j | b) with (c, j). Done for b = 8, 4, 2, 1, that is the transpose.
+ */
+static inline VN_AVX512 void tswap(vn_v16u *a, vn_v16u *c, int b)
+{
+	vn_v16u t = *a;
+
+	switch (b) {
+	case 8:
+		*a = __builtin_shufflevector(t, *c, 0, 1, 2, 3, 4, 5, 6, 7,
+					     16, 17, 18, 19, 20, 21, 22, 23);
+		*c = __builtin_shufflevector(t, *c, 8, 9, 10, 11, 12, 13, 14, 15,
+					     24, 25, 26, 27, 28, 29, 30, 31);
+		break;
+	case 4:
+		*a = __builtin_shufflevector(t, *c, 0, 1, 2, 3, 16, 17, 18, 19,
+					     8, 9, 10, 11, 24, 25, 26, 27);
+		*c = __builtin_shufflevector(t, *c, 4, 5, 6, 7, 20, 21, 22, 23,
+					     12, 13, 14, 15, 28, 29, 30, 31);
+		break;
+	case 2:
+		*a = __builtin_shufflevector(t, *c, 0, 1, 16, 17, 4, 5, 20, 21,
+					     8, 9, 24, 25, 12, 13, 28, 29);
+		*c = __builtin_shufflevector(t, *c, 2, 3, 18, 19, 6, 7, 22, 23,
+					     10, 11, 26, 27, 14, 15, 30, 31);
+		break;
+	default:
+		*a = __builtin_shufflevector(t, *c, 0, 16, 2, 18, 4, 20, 6, 22,
+					     8, 24, 10, 26, 12, 28, 14, 30);
+		*c = __builtin_shufflevector(t, *c, 1, 17, 3, 19, 5, 21, 7, 23,
+					     9, 25, 11, 27, 13, 29, 15, 31);
+		break;
+	}
+}
+
+/* Row i of a block, 16 values, to out's row i. */
+static inline VN_AVX512 void tput(u32 *out, u32 ldo, u32 i, vn_v16u v)
+{
+	memcpy(out + (size_t)i * ldo, &v, sizeof(v));
+}
+
+/*
+ * out[m][p] = rows[p][m], 16 x 16 blocks in named registers: as an array GCC kept them
+ * in a kilobyte of stack.
+ */
+VN_AVX512 void vn_transpose16_avx512(const u8 *const *rows, bool bf16, u32 n, u32 *out,
+				     u32 ldo)
+{
+	vn_v16u r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15;
+	u32 m, es = bf16 ? 2 : 4;
+
+	for (m = 0; m < n; m += 16, out += (size_t)16 * ldo) {
+		size_t o = (size_t)m * es;
+
+		r0 = trow(rows[0] + o, bf16); r1 = trow(rows[1] + o, bf16);
+		r2 = trow(rows[2] + o, bf16); r3 = trow(rows[3] + o, bf16);
+		r4 = trow(rows[4] + o, bf16); r5 = trow(rows[5] + o, bf16);
+		r6 = trow(rows[6] + o, bf16); r7 = trow(rows[7] + o, bf16);
+		r8 = trow(rows[8] + o, bf16); r9 = trow(rows[9] + o, bf16);
+		r10 = trow(rows[10] + o, bf16); r11 = trow(rows[11] + o, bf16);
+		r12 = trow(rows[12] + o, bf16); r13 = trow(rows[13] + o, bf16);
+		r14 = trow(rows[14] + o, bf16); r15 = trow(rows[15] + o, bf16);
+		tswap(&r0, &r8, 8); tswap(&r1, &r9, 8);
+		tswap(&r2, &r10, 8); tswap(&r3, &r11, 8);
+		tswap(&r4, &r12, 8); tswap(&r5, &r13, 8);
+		tswap(&r6, &r14, 8); tswap(&r7, &r15, 8);
+		tswap(&r0, &r4, 4); tswap(&r1, &r5, 4);
+		tswap(&r2, &r6, 4); tswap(&r3, &r7, 4);
+		tswap(&r8, &r12, 4); tswap(&r9, &r13, 4);
+		tswap(&r10, &r14, 4); tswap(&r11, &r15, 4);
+		tswap(&r0, &r2, 2); tswap(&r1, &r3, 2);
+		tswap(&r4, &r6, 2); tswap(&r5, &r7, 2);
+		tswap(&r8, &r10, 2); tswap(&r9, &r11, 2);
+		tswap(&r12, &r14, 2); tswap(&r13, &r15, 2);
+		tswap(&r0, &r1, 1); tswap(&r2, &r3, 1);
+		tswap(&r4, &r5, 1); tswap(&r6, &r7, 1);
+		tswap(&r8, &r9, 1); tswap(&r10, &r11, 1);
+		tswap(&r12, &r13, 1); tswap(&r14, &r15, 1);
+		tput(out, ldo, 0, r0); tput(out, ldo, 1, r1);
+		tput(out, ldo, 2, r2); tput(out, ldo, 3, r3);
+		tput(out, ldo, 4, r4); tput(out, ldo, 5, r5);
+		tput(out, ldo, 6, r6); tput(out, ldo, 7, r7);
+		tput(out, ldo, 8, r8); tput(out, ldo, 9, r9);
+		tput(out, ldo, 10, r10); tput(out, ldo, 11, r11);
+		tput(out, ldo, 12, r12); tput(out, ldo, 13, r13);
+		tput(out, ldo, 14, r14); tput(out, ldo, 15, r15);
+	}
+}
+
+VN_AVX512 void vn_bf16_narrow_avx512(const float *v, u16 *h, u32 n)
+{
+	vn_v16u u, r, nan;
+	vn_v16h o;
+	u32 i;
+
+	/* vn_bf16_narrow()'s lanes, 16 at a time */
+	for (i = 0; i + 16 <= n; i += 16) {
+		memcpy(&u, v + i, sizeof(u));
+		r = (u + 0x7fffu + ((u >> 16) & 1)) >> 16;
+		nan = (vn_v16u)((u & 0x7fffffffu) > 0x7f800000u);
+		r = (r & ~nan) | (((u >> 16) | 0x40) & nan);
+		o = __builtin_convertvector(r, vn_v16h);
+		memcpy(h + i, &o, sizeof(o));
+	}
+	vn_bf16_narrow(v + i, h + i, n - i);
+}
+
 /*
  * Lanes that tell the rule from what the instruction might do instead: two products
  * that round away together but not one by one (one rounding for both would differ),

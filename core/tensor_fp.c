@@ -434,6 +434,33 @@ static void transpose(const float *in, float *out, u32 ldo, u32 np, u32 nf)
 }
 
 /*
+ * With AVX-512, bands of 16 source rows (contiguous bf16 or fp32, in another memory than
+ * the destination, so no store reaches a row still to be read) transposed straight into
+ * d0: whether it was done. Whole bands only: partitions and free size multiples of 16.
+ */
+static bool transpose_avx512(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 f,
+			     float *d0, u32 ldd)
+{
+	bool bf16 = a->dtype == VNEF_DT_BF16;
+	const u8 *rows[16];
+	u32 p0, i;
+
+	if (x->simd != VN_SIMD_AVX512 || a->partitions % 16 || f % 16)
+		return false;
+	for (p0 = 0; p0 < a->partitions; p0 += 16) {
+		for (i = 0; i < 16; i++) {
+			rows[i] = bf16 ? (const u8 *)bf16_row(x, a, p0 + i, 0, f) :
+					 (const u8 *)vn_ap_contig(x, a, p0 + i, 0, f);
+			/* all bands alike in practice; a later one redone whole is the same */
+			if (!rows[i])
+				return false;
+		}
+		vn_transpose16_avx512(rows, bf16, f, (u32 *)d0 + p0, ldd);
+	}
+	return true;
+}
+
+/*
  * TRANSPOSE (128 x 128 elements at most: one step; exact: each output is one input x 1):
  * straight into the destination when its rows are contiguous fp32 and nothing is added
  * to them, else through x->out.
@@ -445,6 +472,9 @@ static void transpose_op(struct vn_fp_ctx *x, const struct vnef_instr *in)
 	u32 f = vn_ap_free(a), p, ldd;
 	float *d0 = acc ? NULL : vn_ap_contig(x, d, 0, 0, a->partitions);
 
+	ldd = (d->mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES) / 4;
+	if (d0 && a->mem != d->mem && transpose_avx512(x, a, f, d0, ldd))
+		return;
 	for (p = 0; p < a->partitions; p++) {
 		const u16 *h = bf16_row(x, a, p, 0, f);
 		float *row = x->mov + (size_t)p * VN_MM_LD;
@@ -455,7 +485,6 @@ static void transpose_op(struct vn_fp_ctx *x, const struct vnef_instr *in)
 			vn_gather(x, a, p, 0, f, row);
 	}
 	if (d0) {
-		ldd = (d->mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES) / 4;
 		transpose(x->mov, d0, ldd, a->partitions, f);
 		return;
 	}

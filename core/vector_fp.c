@@ -180,7 +180,10 @@ static bool elementwise_direct(struct vn_fp_ctx *x, const struct vnef_instr *in,
 		a = h ? vn_ap_contig(x, &in->src0, p, j0, n) : NULL;
 		if (!a)
 			return false;
-		vn_bf16_narrow(a, h, n);
+		if (x->simd == VN_SIMD_AVX512)
+			vn_bf16_narrow_avx512(a, h, n);
+		else
+			vn_bf16_narrow(a, h, n);
 		return true;
 	}
 	if (!d)

@@ -67,6 +67,9 @@ static inline void vn_bf16_narrow(const float *v, u16 *h, u32 n)
 		h[i] = vn_f32_to_bf16(v[i]);
 }
 
+/* The same, 16 at a time (core/tensor_avx512_fp.c: AVX-512 CPUs only). */
+void vn_bf16_narrow_avx512(const float *v, u16 *h, u32 n);
+
 /*
  * Four lanes at a time with SSE2 (the module's FPU flags, and every x86-64), for
  * VectorE and the collectives: each lane is the scalar operation on the same operands,

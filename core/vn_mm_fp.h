@@ -73,6 +73,12 @@ bool vn_mm_widen_bf16_avx512(const u16 *h, u32 n, u32 *dst);
  */
 bool vn_mm_widen_groups_bf16_avx512(const u16 *h, u32 n, u32 *dst);
 
+/*
+ * out[m][p] = row p's value m for p < 16, m < n (n a multiple of 16): the rows' values
+ * bf16 (widened to fp32) or fp32, out's rows ldo words apart. Moves only: exact.
+ */
+void vn_transpose16_avx512(const u8 *const *rows, bool bf16, u32 n, u32 *out, u32 ldo);
+
 /* VDPBF16PS gives the rule's bits on this CPU (a few crafted lanes; once per context). */
 bool vn_mm_dp_selftest(void);
 

@@ -129,17 +129,34 @@ void nd_runner_set_each(struct nd_runner *r, nd_runner_each_fn fn, void *arg)
 	pthread_mutex_unlock(&r->lock);
 }
 
+void nd_runner_set_wait(struct nd_runner *r, nd_runner_wait_fn fn, void *arg)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->wait = fn;
+	r->wait_arg = arg;
+	pthread_mutex_unlock(&r->lock);
+}
+
 void nd_runner_cancel(struct nd_runner *r)
 {
 	if (r)
 		__atomic_store_n(&r->cancel, 1, __ATOMIC_SEQ_CST);
 }
 
-/* The host core's wait asks this every few milliseconds (nd_host_set_stop()). */
+/*
+ * The host core's wait asks this first, then every few milliseconds (nd_host_set_stop());
+ * a device's wait alike (exec_device()).
+ */
 int rn_host_stop(void *arg)
 {
 	struct nd_runner *r = arg;
 
+	if (r->wait_due) {
+		r->wait_due = 0;	/* once: LNC=2 waits for two executions */
+		r->wait(r->wait_arg);
+	}
 	return __atomic_load_n(&r->cancel, __ATOMIC_ACQUIRE) ||
 	       __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE);
 }
@@ -619,10 +636,15 @@ static void exec_rank(struct rn_rank *k)
 
 	k->fail = 0;
 	memset(&k->last, 0, sizeof(k->last));
+	/* one rank runs on the caller's thread (round_all()), where the function is called */
+	if (r->nranks == 1)
+		r->wait_due = r->wait != NULL;
 	if (r->host)
 		exec_host(r, k, &k->last);
 	else
 		exec_device(r, k, &k->last);
+	if (r->nranks == 1)
+		r->wait_due = 0;	/* not submitted: not called */
 }
 
 static void *rank_thread(void *arg)

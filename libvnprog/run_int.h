@@ -89,6 +89,9 @@ struct nd_runner {
 	uint64_t limit_ns;
 	nd_runner_each_fn each;		/* nd_runner_set_each() */
 	void *each_arg;
+	nd_runner_wait_fn wait;		/* nd_runner_set_wait() */
+	void *wait_arg;
+	int wait_due;			/* the execution in progress has not called it yet */
 	char where[64];
 	/* device files */
 	unsigned int ndev;
@@ -130,7 +133,10 @@ const char *rn_shape(char *buf, size_t len, const uint64_t *shape, unsigned int 
 /* The runner's file of /dev/vneuron<index> (*di: in r->dev), opened if it has none yet. */
 int rn_dev_find(struct nd_runner *r, unsigned int index, unsigned int *di,
 		struct nd_error *e);
-/* Whether the execution in progress must end (cancelled, or a rank could not run). */
+/*
+ * Whether the execution in progress must end (cancelled, or a rank could not run); the
+ * waits ask it first once the execution is submitted, so it calls the wait function.
+ */
 int rn_host_stop(void *arg);
 
 /* run_ranks.c */

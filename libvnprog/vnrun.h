@@ -493,6 +493,24 @@ typedef int (*nd_runner_each_fn)(void *arg, unsigned int exec, const struct nd_r
  */
 void nd_runner_set_each(struct nd_runner *r, nd_runner_each_fn fn, void *arg);
 
+/* See nd_runner_set_wait(). */
+typedef void (*nd_runner_wait_fn)(void *arg);
+
+/**
+ * nd_runner_set_wait() - a function called as each execution is waited for, from now on
+ * @r: the runner
+ * @fn: the function (NULL: none)
+ * @arg: its argument
+ *
+ * With one rank, @fn is called once per execution on the thread of nd_runner_run(),
+ * after the execution was submitted and before its wait: work the caller has to do for
+ * every execution (Python puts its Ctrl-C handler in place) then overlaps with the
+ * core's. Not called for an execution that could not be submitted, nor with several
+ * ranks (they wait on threads of their own). @fn must not call the runner but
+ * nd_runner_cancel(), which ends the runs there.
+ */
+void nd_runner_set_wait(struct nd_runner *r, nd_runner_wait_fn fn, void *arg);
+
 /* The last execution of a rank (zeros before any). 0 or -EINVAL. */
 int nd_runner_result(struct nd_runner *r, unsigned int rank, struct nd_runner_exec *x);
 

@@ -52,8 +52,15 @@ DKMS_DEST := $(DKMSSRCDIR)/vneuron-$(VERSION)
 SH_MPI := $(if $(HAVE_MPI),$(B)/shared/libexec/vneuron/vneuron-profile-mpi)
 MPI_DEST := $(PREFIX)/libexec/vneuron
 
-PIC_CFLAGS := $(CFLAGS_REL) -fPIC $(PKG_CPPFLAGS) $(PKG_CFLAGS) $(NLINC)
-PIC_LDFLAGS := -Wl,--as-needed $(PKG_LDFLAGS)
+# The shared libraries run the device core for Python and the tools as fast as the static
+# ones do for C: their own calls bound inside them (no semantic interposition, no PLT
+# hops: -Bsymbolic-functions), thread-locals through TLS descriptors, not a call to
+# __tls_get_addr() at each access (the core's locks note what a thread holds).
+# (gnu2 is x86's name for descriptors; elsewhere the compiler's default stays)
+PIC_TLS := $(if $(filter x86_64-% i386-% i686-%,$(shell $(CC) -dumpmachine)),-mtls-dialect=gnu2)
+PIC_CFLAGS := $(CFLAGS_REL) -fPIC -fno-semantic-interposition $(PIC_TLS) \
+	      $(PKG_CPPFLAGS) $(PKG_CFLAGS) $(NLINC)
+PIC_LDFLAGS := -Wl,--as-needed -Wl,-Bsymbolic-functions $(PKG_LDFLAGS)
 
 .PHONY: install-build install uninstall deb
 install-build: $(PIC)/$(SO_ND) $(PIC)/$(SO_VNP) $(PIC)/$(SO_VNPF) $(addprefix $(SHB)/,$(INST_TOOLS)) \

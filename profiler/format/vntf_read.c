@@ -328,12 +328,13 @@ static int do_exec_programs(struct vntf_reader *r, const struct vntf_section_hea
 static int do_string(struct vntf_reader *r, const struct vntf_section_header *h)
 {
 	struct vntf_string s;
-	const char *name = (const char *)r->buf + sizeof(s);
+	const char *name;
 	char **tab, *copy;
 
 	if (need(r, h, sizeof(s)))
 		return r->failed;
 	memcpy(&s, r->buf, sizeof(s));
+	name = (const char *)r->buf + sizeof(s);	/* r->buf may be NULL before need() */
 	if (s.len != h->size - sizeof(s))
 		return fail(r, -EINVAL, SEC_FMT "a name of %u bytes in %llu bytes", SEC_ARGS(r, h),
 			    s.len, (unsigned long long)(h->size - sizeof(s)));

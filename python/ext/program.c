@@ -452,13 +452,57 @@ static const char run_doc[] =
 "program. Ctrl-C (SIGINT) during a run in the main thread stops it and raises\n"
 "KeyboardInterrupt; the device is usable afterwards.";
 
-static PyObject *program_run(PyObject *self, PyObject *args, PyObject *kw)
+/*
+ * run()'s arguments: the common call, prog.run(inputs[, outputs]), straight from the
+ * vector; any other (keywords) through PyArg_ParseTupleAndKeywords(), its checks and
+ * messages. 0, or -1 with a TypeError.
+ */
+static int run_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+		    PyObject **inputs, PyObject **outputs, PyObject **limit)
 {
 	static char *kwlist[] = { "inputs", "outputs", "time_limit", NULL };
+	PyObject *tuple, *kw = NULL;
+	Py_ssize_t i, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+	int ok;
+
+	if (!nkw && nargs <= 2) {
+		if (nargs > 0)
+			*inputs = args[0];
+		if (nargs > 1)
+			*outputs = args[1];
+		return 0;
+	}
+	tuple = PyTuple_New(nargs);
+	if (!tuple)
+		return -1;
+	for (i = 0; i < nargs; i++)
+		PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
+	if (nkw && !(kw = PyDict_New())) {
+		Py_DECREF(tuple);
+		return -1;
+	}
+	for (i = 0; i < nkw; i++) {
+		if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[nargs + i])) {
+			Py_DECREF(tuple);
+			Py_DECREF(kw);
+			return -1;
+		}
+	}
+	ok = PyArg_ParseTupleAndKeywords(tuple, kw, "|OO$O:run", kwlist, inputs, outputs,
+					 limit);
+	/* the arguments are the caller's references: the vector holds them */
+	Py_DECREF(tuple);
+	Py_XDECREF(kw);
+	return ok ? 0 : -1;
+}
+
+static PyObject *program_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+			     PyObject *kwnames)
+{
 	struct vnpy_program *p = (struct vnpy_program *)self;
 	PyObject *inputs = Py_None, *outputs = Py_None, *limit = Py_None;
 	PyObject *outdict = NULL, *ret = NULL, *own;
-	PyArrayObject *arr[VNEF_MAX_TENSORS] = { NULL };
+	PyArrayObject *arr[VNEF_MAX_TENSORS];	/* the first p->ntensors zeroed below */
 	void *data[VNEF_MAX_TENSORS];
 	struct vnpy_run_out out;
 	Py_ssize_t nin = 0, nout = 0;
@@ -467,7 +511,7 @@ static PyObject *program_run(PyObject *self, PyObject *args, PyObject *kw)
 	int r, ran = 0, intr;
 	uint32_t i;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO$O", kwlist, &inputs, &outputs, &limit))
+	if (run_args(args, nargs, kwnames, &inputs, &outputs, &limit))
 		return NULL;
 	if (check_usable(p))
 		return NULL;
@@ -492,6 +536,8 @@ static PyObject *program_run(PyObject *self, PyObject *args, PyObject *kw)
 	outdict = PyDict_New();
 	if (!outdict)
 		return NULL;
+	/* not all VNEF_MAX_TENSORS (2 KiB) at every run */
+	memset(arr, 0, sizeof(*arr) * p->ntensors);
 	for (i = 0; i < p->ntensors; i++) {
 		const struct vnpy_tensor *t = &p->tensors[i];
 		PyObject *obj = NULL;
@@ -673,7 +719,7 @@ static PyObject *program_repr(PyObject *self)
 }
 
 static PyMethodDef program_methods[] = {
-	{ "run", (PyCFunction)(void (*)(void))program_run, METH_VARARGS | METH_KEYWORDS,
+	{ "run", (PyCFunction)(void (*)(void))program_run, METH_FASTCALL | METH_KEYWORDS,
 	  run_doc },
 	{ "unload", program_unload_m, METH_NOARGS,
 	  "unload()\n\nFrees the program on its device once its runs in progress have "

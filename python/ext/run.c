@@ -14,7 +14,9 @@
  * there between runs, when it only passes signals on). During a run the handler calls
  * nd_runner_cancel() (async-signal-safe: it sets a flag) and Python's handler, which
  * marks the signal for Python; the runner stops the execution and returns -EINTR, and
- * Program.run() lets Python raise KeyboardInterrupt.
+ * Program.run() lets Python raise KeyboardInterrupt. Whether the handler is still in
+ * front (signal.signal() replaces it) is looked at once the execution is submitted
+ * (the runner's wait function), while the core works: not a system call before it.
  */
 #include <errno.h>
 #include <signal.h>
@@ -37,6 +39,7 @@ static uint64_t mono_ns(void)
 
 static struct nd_runner *volatile sigint_runner;	/* the main thread's run */
 static struct sigaction sigint_prev;
+static int sigint_front;	/* on_sigint was in front when last looked (main thread) */
 
 static void on_sigint(int sig, siginfo_t *si, void *uc)
 {
@@ -61,10 +64,12 @@ static int sigint_catch(struct nd_runner *r)
 {
 	struct sigaction cur, sa;
 
+	sigint_front = 0;
 	if (sigaction(SIGINT, NULL, &cur))
 		return 0;
 	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigint) {
 		sigint_runner = r;
+		sigint_front = 1;
 		return 1;
 	}
 	if (!(cur.sa_flags & SA_SIGINFO) &&
@@ -79,12 +84,39 @@ static int sigint_catch(struct nd_runner *r)
 		sigint_runner = NULL;
 		return 0;
 	}
+	sigint_front = 1;
 	return 1;
 }
 
 static void sigint_release(void)
 {
 	sigint_runner = NULL;
+}
+
+/* A run of run_locked() on this thread, as its runner's wait function sees it. */
+struct run_wait {
+	struct nd_runner *r;
+	int interruptible;		/* the main thread's: SIGINT stops it */
+	int catching;			/* on_sigint stood in front for it */
+	int counted;			/* in vnpy_count.running */
+};
+
+static __thread struct run_wait *run_waiting;
+
+/*
+ * The runner's wait function (nd_runner_set_wait()), on the thread of the run, its
+ * execution submitted: on_sigint made sure of while the core works, then the run counted
+ * as running (what another thread sees in counters(): SIGINT stops it from now on).
+ */
+static void run_wait_fn(void *unused)
+{
+	struct run_wait *w = run_waiting;
+
+	if (!w || w->counted)
+		return;
+	w->catching = w->interruptible && sigint_catch(w->r);
+	__atomic_add_fetch(&vnpy_count.running, 1, __ATOMIC_RELAXED);
+	w->counted = 1;
 }
 
 /* ---- opening and loading ---- */
@@ -108,6 +140,7 @@ int vnpy_run_open_host(struct vnpy_device *d, unsigned int lnc, char *msg, size_
 		}
 	}
 	d->host = nd_runner_host(d->runner, 0);
+	nd_runner_set_wait(d->runner, run_wait_fn, NULL);
 	return 0;
 }
 
@@ -137,8 +170,10 @@ int vnpy_run_load(struct vnpy_program *p, struct nd_load_error *le, char *msg, s
 		nd_runner_error_copy(p->r, msg, len);
 		nd_runner_close(p->r);
 		p->r = NULL;
+		return ret;
 	}
-	return ret;
+	nd_runner_set_wait(p->r, run_wait_fn, NULL);
+	return 0;
 }
 
 void vnpy_run_release(struct vnpy_program *p)
@@ -209,8 +244,9 @@ static int run_locked(struct vnpy_program *p, void *const *data, struct vnpy_run
 		      uint64_t limit_ns, int interruptible, int *ran, char *msg, size_t len)
 {
 	struct nd_runner_exec x;
+	struct run_wait w = { .interruptible = interruptible };
 	struct nd_runner *r;
-	int ret, catching;
+	int ret;
 	uint32_t i;
 
 	ret = runner_of(p, &r, msg, len);
@@ -231,12 +267,16 @@ static int run_locked(struct vnpy_program *p, void *const *data, struct vnpy_run
 		return ret;
 	}
 	nd_runner_set_limit(r, limit_ns);
-	catching = interruptible && sigint_catch(r);
-	/* counted once SIGINT would stop it: what another thread sees in counters() */
-	__atomic_add_fetch(&vnpy_count.running, 1, __ATOMIC_RELAXED);
+	w.r = r;
+	/* in front since the last run: a Ctrl-C stops this one from its start */
+	if (interruptible && sigint_front)
+		sigint_runner = r;
+	run_waiting = &w;
 	ret = nd_runner_run(r, 1, 0, &x);
-	__atomic_sub_fetch(&vnpy_count.running, 1, __ATOMIC_RELAXED);
-	if (catching)
+	run_waiting = NULL;
+	if (w.counted)
+		__atomic_sub_fetch(&vnpy_count.running, 1, __ATOMIC_RELAXED);
+	if (interruptible)
 		sigint_release();
 	out->res = x.res;
 	if (x.done)

@@ -207,26 +207,33 @@ TEST_F(fp, identity_and_square_are_the_scalar_ones)
 
 /*
  * A COPY of fp32 PSUM to bf16 SBUF (how matmul kernels take out a transpose) narrows
- * contiguous rows straight across: the same bits as the gathered path (stride 2) and as
- * vn_f32_to_bf16() of each value.
+ * contiguous rows straight across, 4 or (AVX-512) 16 at a time: the same bits as the
+ * gathered path (stride 2) and as vn_f32_to_bf16() of each value.
  */
 TEST_F(fp, psum_to_bf16_copy_is_the_gathered_one)
 {
 	struct vnef_instr in = { .opcode = VNEF_OP_COPY };
-	uint32_t v[P * F], p, j, st;
+	uint32_t v[P * F], p, j, st, sd, simd;
 	struct vn_fp_cursor cur;
 	unsigned int bad = 0;
 
 	for (j = 0; j < P * F; j++)
 		v[j] = val();
-	for (st = 1; st <= 2; st++) {
+	for (st = 1; st <= 4; st++) {
+		/* SSE2, then AVX-512 where the CPU has it */
+		simd = st <= 2 ? VN_SIMD_SSE2 : VN_SIMD_AVX512;
+		if (simd == VN_SIMD_AVX512 &&
+		    (vn_cpu_vector() & VN_CPU_LEVEL) < VN_CPU_AVX512)
+			break;
+		self->x.simd = simd;
+		sd = 2 - st % 2;	/* contiguous, or every other element (gathered) */
 		for (p = 0; p < P; p++)
 			for (j = 0; j < F; j++)
-				memcpy(self->psum + (size_t)p * VNEF_PSUM_PART_BYTES + j * st * 4,
+				memcpy(self->psum + (size_t)p * VNEF_PSUM_PART_BYTES + j * sd * 4,
 				       &v[p * F + j], 4);
-		in.src0 = op(0, F, st, P);
+		in.src0 = op(0, F, sd, P);
 		in.src0.mem = VNEF_MEM_PSUM;
-		in.dst = op(256, F, st, P);
+		in.dst = op(256, F, sd, P);
 		in.dst.dtype = VNEF_DT_BF16;
 		memset(&cur, 0, sizeof(cur));
 		while (!vn_fp_vector_step(&self->x, &in, &cur))
@@ -236,12 +243,12 @@ TEST_F(fp, psum_to_bf16_copy_is_the_gathered_one)
 				uint16_t h, want;
 				float f;
 
-				memcpy(&h, self->sbuf + (size_t)p * SB_PB + 256 + j * st * 2, 2);
+				memcpy(&h, self->sbuf + (size_t)p * SB_PB + 256 + j * sd * 2, 2);
 				memcpy(&f, &v[p * F + j], 4);
 				want = vn_f32_to_bf16(f);
 				if (h != want && !bad++)
-					TH_LOG("stride %u [%u][%u] of %#x: %#x, want %#x", st, p, j,
-					       v[p * F + j], h, want);
+					TH_LOG("simd %u stride %u [%u][%u] of %#x: %#x, want %#x",
+					       simd, sd, p, j, v[p * F + j], h, want);
 			}
 	}
 	EXPECT_EQ(0u, bad);

@@ -473,6 +473,61 @@ TEST_F(run, each_execution_and_literal_paths)
 	EXPECT_EQ(0u, l.calls);
 }
 
+/* What nd_runner_set_wait() saw: its calls, on which thread, when to cancel. */
+struct wait_log {
+	unsigned int calls, cancel_at;
+	int other_thread;
+	pthread_t caller;
+	struct nd_runner *r;
+};
+
+static void wait_fn(void *arg)
+{
+	struct wait_log *l = arg;
+
+	l->calls++;
+	l->other_thread |= !pthread_equal(pthread_self(), l->caller);
+	if (l->calls == l->cancel_at)
+		nd_runner_cancel(l->r);	/* takes no lock: the one call it may make */
+}
+
+/*
+ * The wait function (Python's Ctrl-C handler check): once per execution submitted, on
+ * the caller's thread; a cancel from it ends the runs there (the wait looks at the flag
+ * right after); none for a run that submits nothing, none once unset.
+ */
+TEST_F(run, wait_function)
+{
+	static float in[N], out[N];
+	struct wait_log l = { .caller = pthread_self(), .r = self->r };
+	struct nd_runner_exec ex[5];
+
+	fill(in, N);
+	nd_runner_set_wait(self->r, wait_fn, &l);
+	EXPECT_EQ(-ENOENT, nd_runner_run(self->r, 1, 0, NULL));	/* no program */
+	EXPECT_EQ(0u, l.calls);
+	ASSERT_EQ(0, nd_runner_load_image(self->r, self->img, self->size, NULL, NULL));
+	ASSERT_EQ(0, nd_runner_bind(self->r, 0, "in", in, sizeof(in)));
+	ASSERT_EQ(0, nd_runner_bind(self->r, 0, "out", out, sizeof(out)));
+	EXPECT_EQ(0, nd_runner_run(self->r, 3, 0, NULL)) TH_LOG("%s", nd_runner_error(self->r));
+	EXPECT_EQ(3u, l.calls);
+	EXPECT_FALSE(l.other_thread);
+	l.calls = 0;
+	l.cancel_at = 2;
+	EXPECT_EQ(-EINTR, nd_runner_run(self->r, 5, 0, ex));
+	EXPECT_EQ(2u, l.calls);
+	EXPECT_EQ(0, ex[0].err);
+	/* aborted, or it ended before the cancel reached it: the runs stop there anyway */
+	EXPECT_EQ(1, ex[1].done);
+	EXPECT_TRUE(ex[1].err == -EINTR || !ex[1].err);
+	EXPECT_EQ(0, ex[2].done);
+	nd_runner_set_wait(self->r, NULL, NULL);
+	l.calls = 0;
+	EXPECT_EQ(0, nd_runner_run(self->r, 2, 0, NULL));
+	EXPECT_EQ(0u, l.calls);
+	nd_runner_set_wait(NULL, wait_fn, &l);
+}
+
 TEST(run_consts)
 {
 	static const uint64_t shape[] = { 128, 4 };

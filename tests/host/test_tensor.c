@@ -331,48 +331,80 @@ TEST_F(te, first_use_timing)
 	EXPECT_EQ(f, self->x.features);
 }
 
-/* TRANSPOSE (4 x 4 blocks and edges) is the plain transpose, added to PSUM if asked. */
+#define T_DOFF	0x8000u	/* an SBUF destination's offset, past the source's bytes */
+
+/* Element j of partition p of a transpose's destination: PSUM, or SBUF at T_DOFF. */
+static uint8_t *t_dst(FIXTURE_DATA(te) *self, int psum, uint32_t p, uint32_t j)
+{
+	return psum ? self->psum + (size_t)p * PS_PB + 4 * j :
+		      self->sbuf + (size_t)p * SB_PB + T_DOFF + 4 * j;
+}
+
+/*
+ * TRANSPOSE (AVX-512's 16 x 16 bands, 4 x 4 blocks and edges) is the plain transpose on
+ * every path this CPU runs, from fp32 or bf16, into PSUM or SBUF, added if asked.
+ */
 TEST_F(te, transpose_blocks_and_edges)
 {
-	static const uint32_t shape[][2] = { { 128, 128 }, { 13, 19 }, { 16, 10 }, { 1, 7 } };
+	static const uint32_t shape[][2] = {
+		{ 128, 128 }, { 32, 48 }, { 48, 32 }, { 13, 19 }, { 16, 10 }, { 1, 7 },
+		{ 128, 16 },
+	};
 	struct vn_fp_cursor cur = { 0 };
 	struct vnef_instr in = { .opcode = VNEF_OP_TRANSPOSE };
-	uint32_t s, p, f, acc, bad = 0;
+	uint32_t s, p, f, acc, dt, ps, bad = 0;
+	struct path pa[8];
+	int npa = paths(pa), i;
 
-	for (s = 0; s < 4; s++)
-		for (acc = 0; acc < 2; acc++) {
-			uint32_t np = shape[s][0], nf = shape[s][1];
+	for (i = 0; i < npa; i++)
+		for (s = 0; s < 7; s++)
+			for (acc = 0; acc < 4; acc++) {
+				uint32_t np = shape[s][0], nf = shape[s][1];
 
-			for (p = 0; p < np; p++)
-				for (f = 0; f < nf; f++)
-					put(self->sbuf, VNEF_DT_FP32, p, 0, f, f32_any());
-			for (f = 0; f < nf; f++)
+				dt = acc & 2 ? VNEF_DT_BF16 : VNEF_DT_FP32;
+				ps = s != 2 && s != 4;	/* PSUM, or SBUF (another path) */
+				self->x.simd = pa[i].simd;
+				self->x.features = pa[i].features;
 				for (p = 0; p < np; p++)
-					memcpy(self->psum + (size_t)f * PS_PB + 4 * p,
-					       (uint32_t[]){ f32_any() }, 4);
-			in.src0 = ap(VNEF_MEM_SBUF, VNEF_DT_FP32, (uint16_t)np, 0, nf, 1);
-			in.dst = ap(VNEF_MEM_PSUM, VNEF_DT_FP32, (uint16_t)nf, 0, np, 1);
-			in.flags = acc ? VNEF_IF_ACCUMULATE : 0;
-			for (f = 0; f < nf; f++)
-				for (p = 0; p < np; p++) {
-					float v, old;
+					for (f = 0; f < nf; f++)
+						put(self->sbuf, (uint16_t)dt, p, 0, f, f32_any());
+				for (f = 0; f < nf; f++)
+					for (p = 0; p < np; p++)
+						memcpy(t_dst(self, ps, f, p),
+						       (uint32_t[]){ f32_any() }, 4);
+				in.src0 = ap(VNEF_MEM_SBUF, (uint16_t)dt, (uint16_t)np, 0, nf, 1);
+				in.dst = ap(ps ? VNEF_MEM_PSUM : VNEF_MEM_SBUF, VNEF_DT_FP32,
+					    (uint16_t)nf, ps ? 0 : T_DOFF, np, 1);
+				in.flags = acc & 1 ? VNEF_IF_ACCUMULATE : 0;
+				for (f = 0; f < nf; f++)
+					for (p = 0; p < np; p++) {
+						uint8_t *q = self->sbuf + (size_t)p * SB_PB;
+						uint32_t u = 0;
+						float old;
 
-					memcpy(&v, self->sbuf + (size_t)p * SB_PB + 4 * f, 4);
-					memcpy(&old, self->psum + (size_t)f * PS_PB + 4 * p, 4);
-					self->psum_want[f * 128 + p] = acc ? v + old : v;
-				}
-			memset(&cur, 0, sizeof(cur));
-			ASSERT_TRUE(vn_fp_tensor_step(&self->x, &in, &cur));
-			for (f = 0; f < nf; f++)
-				for (p = 0; p < np; p++) {
-					uint32_t g, w = bits(self->psum_want[f * 128 + p]);
+						if (dt == VNEF_DT_BF16)
+							memcpy((uint8_t *)&u + 2, q + 2 * f, 2);
+						else
+							memcpy(&u, q + 4 * f, 4);
+						memcpy(&old, t_dst(self, ps, f, p), 4);
+						self->psum_want[f * 128 + p] =
+							acc & 1 ? f32(u) + old : f32(u);
+					}
+				memset(&cur, 0, sizeof(cur));
+				ASSERT_TRUE(vn_fp_tensor_step(&self->x, &in, &cur));
+				for (f = 0; f < nf; f++)
+					for (p = 0; p < np; p++) {
+						uint32_t g, w = bits(self->psum_want[f * 128 + p]);
 
-					memcpy(&g, self->psum + (size_t)f * PS_PB + 4 * p, 4);
-					if (g != w && !(f32(w) != f32(w) && f32(g) != f32(g)) && !bad++)
-						TH_LOG("%ux%u acc %u [%u][%u]: got %#x want %#x", np,
-						       nf, acc, f, p, g, w);
-				}
-		}
+						memcpy(&g, t_dst(self, ps, f, p), 4);
+						if (g != w && !(f32(w) != f32(w) && f32(g) != f32(g)) &&
+						    !bad++)
+							TH_LOG("%s %ux%u %s acc %u [%u][%u]: got %#x "
+							       "want %#x", pa[i].name, np, nf,
+							       dt == VNEF_DT_BF16 ? "bf16" : "fp32",
+							       acc & 1, f, p, g, w);
+					}
+			}
 	EXPECT_EQ(0u, bad);
 }
 
