@@ -206,7 +206,10 @@ $(B)/bin/vneuron-profile: $(patsubst %.c,$(B)/rel/%.o,$(PROF_CMD_SRCS)) $(B)/rel
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_REL) $(filter %.o %.a,$^) -o $@ $(LIBS)
 
-FUZZ_CFLAGS := $(CSTD) -g -O1 -D_GNU_SOURCE $(VNDEF) $(INC) -fsanitize=fuzzer,address,undefined
+# UBSan stops at its first report, as ASan does: a finding fails the fuzz phase and
+# leaves its input (tools/check: build/results/fuzz-NAME-crash-*)
+FUZZ_CFLAGS := $(CSTD) -g -O1 -D_GNU_SOURCE $(VNDEF) $(INC) -fsanitize=fuzzer,address,undefined \
+	       -fno-sanitize-recover=undefined
 $(B)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS) $(PROF_SRCS) $(VNPROG_SRCS) $(LIB_SRCS)
 	@mkdir -p $(@D)
 	$(call msg,FUZZ,$@)
