@@ -598,4 +598,59 @@ TEST_F(view, host_clock_option)
 	self->out = NULL;
 }
 
+/*
+ * --memory-limit holds while reading: a hostile profile (every instruction record its
+ * own shape, so the timeline takes far more than the estimate of 20 bytes a record) passes
+ * the estimate made from its size, then the store outgrows the limit and the command
+ * stops with the refusal; with room it is read whole.
+ */
+TEST_F(view, memory_limit_holds_while_reading)
+{
+	enum { N = 4 * 65536 };
+	struct vntf_clock clk = { .model_unit_ps = 1 };
+	struct vntf_worker wk = { .stream = 0, .nr_workers = 1, .ring_size = 1 << 20,
+				  .engine = 0 };
+	struct vneuron_trace_record *r = calloc(N, sizeof(*r));
+	struct vntf_program prog;
+	struct vntf_writer *w;
+	char path[160];
+	size_t size, i;
+	void *img;
+
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(0, build(0, &img, &size));
+	identity(img, size, "exp", &prog);
+	free(img);
+	for (i = 0; i < N; i++) {
+		r[i].kind = VNEURON_TRACE_INSN;
+		r[i].opcode = VNEF_OP_COPY;
+		r[i].exec_seq = 1;
+		r[i].model_start_ps = i * 1000;
+		r[i].model_end_ps = i * 1000 + 500;
+		r[i].flops = i + 1;		/* a shape of its own */
+		r[i].bytes = (uint32_t)i;
+		r[i].sem_wait = VNEURON_TRACE_NO_SEM;
+		r[i].sem_signal = VNEURON_TRACE_NO_SEM;
+	}
+	snprintf(path, sizeof(path), "%s/hostile.vntf", self->dir);
+	ASSERT_EQ(0, vntf_writer_open(&w, path));
+	ASSERT_EQ(0, vntf_write_model(w, &vn_model_trn1));
+	ASSERT_EQ(0, vntf_write_clock(w, &clk));
+	ASSERT_EQ(0, vntf_write_program(w, &prog, NULL, 0));
+	ASSERT_EQ(0, vntf_write_worker(w, &wk));
+	ASSERT_EQ(0, vntf_write_records(w, 0, r, N));
+	ASSERT_EQ(0, vntf_writer_finish(w, 1));
+	free(r);
+	/* 16 MiB of records: the estimate, 5 MiB, fits in 8 */
+	EXPECT_NE(0, profiler(&self->out, "view -n %s -s %s --memory-limit 8M",
+			      self->naive_prog, path));
+	EXPECT_NE(NULL, strstr(self->out, "the timeline outgrew --memory-limit (8.0 MiB) at "))
+		TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "raise it to read the profiles whole"));
+	free(self->out);
+	EXPECT_EQ(0, profiler(&self->out, "view -n %s -s %s --memory-limit 1G",
+			      self->naive_prog, path)) TH_LOG("%s", self->out);
+	EXPECT_EQ(NULL, strstr(self->out, "outgrew"));
+}
+
 TEST_HARNESS_MAIN
