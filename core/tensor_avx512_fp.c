@@ -256,7 +256,8 @@ VN_AVX512 void vn_transpose16_avx512(const u8 *const *rows, bool bf16, u32 n, u3
 	vn_v16u r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15;
 	u32 m, es = bf16 ? 2 : 4;
 
-	for (m = 0; m < n; m += 16, out += (size_t)16 * ldo) {
+	for (m = 0; m < n; m += 16) {
+		u32 *dst = out + (size_t)m * ldo;	/* never a step past the last block */
 		size_t o = (size_t)m * es;
 
 		r0 = trow(rows[0] + o, bf16); r1 = trow(rows[1] + o, bf16);
@@ -283,14 +284,14 @@ VN_AVX512 void vn_transpose16_avx512(const u8 *const *rows, bool bf16, u32 n, u3
 		tswap(&r4, &r5, 1); tswap(&r6, &r7, 1);
 		tswap(&r8, &r9, 1); tswap(&r10, &r11, 1);
 		tswap(&r12, &r13, 1); tswap(&r14, &r15, 1);
-		tput(out, ldo, 0, r0); tput(out, ldo, 1, r1);
-		tput(out, ldo, 2, r2); tput(out, ldo, 3, r3);
-		tput(out, ldo, 4, r4); tput(out, ldo, 5, r5);
-		tput(out, ldo, 6, r6); tput(out, ldo, 7, r7);
-		tput(out, ldo, 8, r8); tput(out, ldo, 9, r9);
-		tput(out, ldo, 10, r10); tput(out, ldo, 11, r11);
-		tput(out, ldo, 12, r12); tput(out, ldo, 13, r13);
-		tput(out, ldo, 14, r14); tput(out, ldo, 15, r15);
+		tput(dst, ldo, 0, r0); tput(dst, ldo, 1, r1);
+		tput(dst, ldo, 2, r2); tput(dst, ldo, 3, r3);
+		tput(dst, ldo, 4, r4); tput(dst, ldo, 5, r5);
+		tput(dst, ldo, 6, r6); tput(dst, ldo, 7, r7);
+		tput(dst, ldo, 8, r8); tput(dst, ldo, 9, r9);
+		tput(dst, ldo, 10, r10); tput(dst, ldo, 11, r11);
+		tput(dst, ldo, 12, r12); tput(dst, ldo, 13, r13);
+		tput(dst, ldo, 14, r14); tput(dst, ldo, 15, r15);
 	}
 }
 

@@ -97,7 +97,6 @@ static void sigint_release(void)
 struct run_wait {
 	struct nd_runner *r;
 	int interruptible;		/* the main thread's: SIGINT stops it */
-	int catching;			/* on_sigint stood in front for it */
 	int counted;			/* in vnpy_count.running */
 };
 
@@ -114,7 +113,8 @@ static void run_wait_fn(void *unused)
 
 	if (!w || w->counted)
 		return;
-	w->catching = w->interruptible && sigint_catch(w->r);
+	if (w->interruptible)
+		sigint_catch(w->r);
 	__atomic_add_fetch(&vnpy_count.running, 1, __ATOMIC_RELAXED);
 	w->counted = 1;
 }
@@ -268,9 +268,15 @@ static int run_locked(struct vnpy_program *p, void *const *data, struct vnpy_run
 	}
 	nd_runner_set_limit(r, limit_ns);
 	w.r = r;
-	/* in front since the last run: a Ctrl-C stops this one from its start */
+	/*
+	 * A Ctrl-C stops this run from its start: on_sigint was in front at the last run, or
+	 * (the first run, or a handler put in front since) is made sure of now, one system
+	 * call; the wait function looks again once the execution is submitted.
+	 */
 	if (interruptible && sigint_front)
 		sigint_runner = r;
+	else if (interruptible)
+		sigint_catch(r);
 	run_waiting = &w;
 	ret = nd_runner_run(r, 1, 0, &x);
 	run_waiting = NULL;
