@@ -138,7 +138,6 @@ static void reduce_lines(u32 reduce, void *const *out, u32 nout, const void *con
 	}
 }
 
-#define VN_AVX512	__attribute__((target("avx512f")))
 #define vn_v16		float __attribute__((vector_size(64)))	/* not a typedef */
 #define vn_v16i		s32 __attribute__((vector_size(64)))
 

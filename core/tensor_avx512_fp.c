@@ -8,7 +8,6 @@
 #include "vn_ap_fp.h"
 #include "vn_mm_fp.h"
 
-#define VN_AVX512	__attribute__((target("avx512f")))
 #define VN_AVX512_FMA	__attribute__((target("avx512f,fma")))
 #define VN_AVX512_BF16	__attribute__((target("avx512f,avx512bf16")))
 

@@ -77,6 +77,8 @@ void vn_bf16_narrow_avx512(const float *v, u16 *h, u32 n);
  * (a > b ? a : b), NaN and signed zeros included.
  */
 #define vn_v4	float __attribute__((vector_size(16)))	/* macros, not typedefs */
+/* an AVX-512 function's target, for the files that choose it at run time */
+#define VN_AVX512	__attribute__((target("avx512f")))
 #define vn_v4i	s32 __attribute__((vector_size(16)))
 
 static inline vn_v4 v4_load(const float *p)
