@@ -266,12 +266,27 @@ static void load_stationary(struct vn_fp_ctx *x, const struct vnef_ap *a)
 			   x->stat_k, VN_MM_SB);
 }
 
+/* Row k's columns [j1, j2) asked into L2 where they lie side by side (bf16 or fp32). */
+static void prefetch_next(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 k, u32 j1, u32 j2)
+{
+	const u8 *r = j2 > j1 ? (const u8 *)bf16_row(x, a, k, j1, j2 - j1) : NULL;
+	u32 o, bytes = (j2 - j1) * 2;
+
+	if (!r && j2 > j1) {
+		r = (const u8 *)vn_ap_contig(x, a, k, j1, j2 - j1);
+		bytes *= 2;
+	}
+	for (o = 0; r && o < bytes; o += 64)
+		__builtin_prefetch(r + o, 0, 2);
+	if (r)
+		__builtin_prefetch(r + bytes - 1, 0, 2);
+}
+
 /*
  * Moving columns [j0, j1) into the panels from the first (column j0 to panel 0), rows
- * k < K; columns of the last panel past j1 zero. Whether they hold exact values only,
- * when known: with AVX-512, bf16 rows are widened and checked panel by panel, each
- * asking for the same panel of the next step's columns [j1, j2) in every row (else -1:
- * not checked).
+ * k < K; columns of the last panel past j1 zero; the next step's columns [j1, j2) of
+ * each row asked into L2 as it goes. Whether they hold exact values only, when known:
+ * with AVX-512, bf16 rows are widened and checked panel by panel (else -1: not checked).
  */
 static int gather_panels(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1,
 			 u32 j2)
@@ -297,6 +312,7 @@ static int gather_panels(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u
 	}
 	for (k = 0; k < x->stat_k; k++) {
 		/* bf16 rows widened into the panels, fp32 ones copied */
+		prefetch_next(x, a, k, j1, j2);
 		h = bf16_row(x, a, k, j0, j1 - j0);
 		src = h ? NULL : vn_ap_contig(x, a, k, j0, j1 - j0);
 		if (!h && !src) {
@@ -370,7 +386,7 @@ static void store_out(struct vn_fp_ctx *x, const struct vnef_ap *d, u32 m0, u32 
  * bit for bit, as computing only the wanted ones.
  */
 static void mm_blocks(struct vn_fp_ctx *x, const struct vn_mm_kset *ks,
-		      const struct vnef_instr *in, u32 c0, u32 c1)
+		      const struct vnef_instr *in, u32 c0, u32 c1, u32 p0)
 {
 	const struct vnef_ap *d = &in->dst;
 	bool acc = in->flags & VNEF_IF_ACCUMULATE;
@@ -386,7 +402,7 @@ static void mm_blocks(struct vn_fp_ctx *x, const struct vn_mm_kset *ks,
 	for (m = 0; m < x->stat_m; m += ks->mb) {
 		for (n = c0; n < c1; n += w) {
 			const u32 *st = stb + (m / VN_MM_SB) * gs + m % VN_MM_SB;
-			const u32 *mv = mvb + (n - c0) / VN_MM_PW * ps + (n - c0) % VN_MM_PW;
+			const u32 *mv = mvb + (n - p0) / VN_MM_PW * ps + (n - p0) % VN_MM_PW;
 
 			kern = ks->blk;
 			w = ks->nb;
@@ -553,29 +569,37 @@ static u32 gather_moving(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u
 }
 
 /*
- * One step of a MULTIPLY_MOVING: columns [c0, c1), gathered first into the panels from
- * the first, which stay in L1 while the step's blocks read them (a whole operand's
- * panels, 256 KiB for 512 columns, do not: writing them into L2 cost more than reading
- * the bf16 rows). The widening asks for the next step's columns of each row as it goes:
- * the partitions lie too far apart for the CPU's prefetcher, and a step's arithmetic
- * hides the wait. Each step gathers its own columns, as it always did for an operand in
- * the output's memory; in another memory no store of the instruction reaches them.
+ * One step of a MULTIPLY_MOVING: columns [c0, c1). With AVX-512 a bf16 operand's step
+ * gathers its own columns first, into the panels from the first, which stay in L1
+ * while the step's blocks read them (a whole operand's panels, 256 KiB for 512
+ * columns, do not: writing them into L2 cost more than reading the bf16 rows); the
+ * widening asks for the next step's columns of each row into L2 as it goes, the
+ * partitions lying too far apart for the CPU's prefetcher, and the step's arithmetic
+ * hides the wait. Else an operand in another memory than the output is gathered whole
+ * in the first step (the steps' stores cannot reach it; fp32 rows copied whole stream
+ * better), and one in the same memory step by step. p0: the column of the first panel.
  */
 static bool multiply_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 			  struct vn_fp_cursor *cur)
 {
 	const struct vnef_ap *a = &in->src0;
 	u32 f = vn_ap_free(a), cols = mm_step_cols(x), c0 = cur->j0, c1 = min(f, c0 + cols), j;
+	bool whole = a->mem != in->dst.mem &&
+		     !(x->simd == VN_SIMD_AVX512 && a->dtype == VNEF_DT_BF16);
+	u32 p0 = whole ? 0 : c0;
 	const struct vn_mm_kset *ks;
 
-	cur->p = gather_moving(x, a, c0, c1, min(f, c1 + cols));
+	if (!whole)
+		cur->p = gather_moving(x, a, c0, c1, min(f, c1 + cols));
+	else if (!c0)
+		cur->p = gather_moving(x, a, 0, f, f);
 	ks = kernels(x, cur->p != VN_MV_ANY);
 	/* exact fp32 panels, to be multiplied as pairs */
 	for (j = c0; ks->pairs && cur->p == VN_MV_EXACT && j < c1; j += VN_MM_PW)
-		vn_mm_pairs_avx512(mov_words(x, false) + (j - c0) / VN_MM_PW * VN_MM_PANEL,
-				   mov_words(x, true) + (j - c0) / VN_MM_PW * VN_MM_PAIR_PANEL,
+		vn_mm_pairs_avx512(mov_words(x, false) + (j - p0) / VN_MM_PW * VN_MM_PANEL,
+				   mov_words(x, true) + (j - p0) / VN_MM_PW * VN_MM_PAIR_PANEL,
 				   x->stat_k, VN_MM_PW);
-	mm_blocks(x, ks, in, c0, c1);
+	mm_blocks(x, ks, in, c0, c1, p0);
 	x->mm_ran = ks->name;
 	cur->j0 = c1;
 	return c1 >= f;

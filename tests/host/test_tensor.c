@@ -341,6 +341,40 @@ static uint8_t *t_dst(FIXTURE_DATA(te) *self, int psum, uint32_t p, uint32_t j)
 }
 
 /*
+ * The AVX-512 widening of a moving panel (vn_mm_widen_panel_bf16_avx512()) on every bf16
+ * value: each row's 32 values (or n < 32, the rest zero) widened to their fp32 bits in
+ * order, and the verdict the same as vn_mm_exact_sse2()'s on those bits, value by value,
+ * whatever lane it sits in; the prefetch of the next columns changes nothing.
+ */
+TEST(widen_panel_every_bf16_value)
+{
+	enum { ROWS = 3, LD = 40 };
+	uint16_t h[ROWS * LD + 64];
+	uint32_t out[ROWS * 32], w, v, r, c, n, bad = 0;
+
+	if ((vn_cpu_vector() & VN_CPU_LEVEL) < VN_CPU_AVX512)
+		SKIP(return, "no AVX-512 on this CPU");
+	for (v = 0; v < 0x10000; v++) {
+		n = v % 7 ? 32 : 1 + v % 31;
+		for (r = 0; r < ROWS * LD + 64; r++)
+			h[r] = 0x3f80;	/* 1.0: exact */
+		h[(v % ROWS) * LD + v % n] = (uint16_t)v;
+		memset(out, 0xa5, sizeof(out));
+		w = (uint32_t)v << 16;
+		if (vn_mm_widen_panel_bf16_avx512(h, LD, ROWS, n, out, 32, v % 3 ? 32 : 0) !=
+		    vn_mm_exact_sse2(&w, 1) && !bad++)
+			TH_LOG("value %#x: a different verdict", v);
+		for (r = 0; r < ROWS; r++)
+			for (c = 0; c < 32; c++)
+				if (out[r * 32 + c] != (c < n ? (uint32_t)h[r * LD + c] << 16 : 0) &&
+				    !bad++)
+					TH_LOG("value %#x, n %u: row %u lane %u got %#x", v, n, r, c,
+					       out[r * 32 + c]);
+	}
+	EXPECT_EQ(0u, bad);
+}
+
+/*
  * TRANSPOSE (AVX-512's 16 x 16 bands, 4 x 4 blocks and edges) is the plain transpose on
  * every path this CPU runs, from fp32 or bf16, into PSUM or SBUF, added if asked.
  */
