@@ -211,10 +211,14 @@ static unsigned int vnk_hbm_pct(unsigned int pct)
 	return div_u64((u64)vnk_hbm_pages * min(pct, 100U), 100);
 }
 
-/* A slot's limits now, as reported. */
+/*
+ * A slot's limits now, as reported. Slots past VNEURON_SHARE_COUNT are the HBM of the
+ * second device on: vnk_share_limits[] is indexed only below it (forming the address of
+ * an element past the end is undefined too, and UBSAN stops the debug kernel on it).
+ */
 static struct vnk_share_limit vnk_slot_limit(unsigned int slot)
 {
-	const struct vnk_share_limit *l = &vnk_share_limits[slot];
+	const struct vnk_share_limit *l;
 
 	if (slot >= VNEURON_SHARE_COUNT || slot == VNEURON_SHARE_HBM)
 		return (struct vnk_share_limit){
@@ -222,6 +226,7 @@ static struct vnk_share_limit vnk_slot_limit(unsigned int slot)
 			.per_user = vnk_hbm_pct(READ_ONCE(vnk_hbm_per_user_pct)),
 			.reserved = vnk_hbm_pct(READ_ONCE(vnk_hbm_reserved_pct)),
 		};
+	l = &vnk_share_limits[slot];
 	switch (slot) {
 	case VNEURON_SHARE_SUBSCRIBERS:
 		return (struct vnk_share_limit){ VNEURON_GENL_MAX_SUBSCRIBERS,

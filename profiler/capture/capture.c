@@ -254,17 +254,23 @@ struct ring0 {
 
 /*
  * Ring 0 holds the executions' edges: an EXEC_START with an LNC (an application's own
- * launch on a logical core, VNEURON_EXEC_LNC2) gives the profile its logical-cores section.
+ * launch on a logical core, VNEURON_EXEC_LNC2) gives the profile its logical-cores section,
+ * if the file keeps it: past --max-size the writer keeps the batch's first records only.
  */
 static int drain_ring0(void *arg, const struct vneuron_trace_record *recs, size_t n)
 {
 	struct ring0 *d = arg;
-	size_t i;
+	uint64_t cut = vntf_writer_cut(d->c->w);
+	size_t i, kept;
+	int ret;
 
-	for (i = 0; !d->c->saw_lnc2 && i < n; i++)
+	ret = vntf_write_records(d->c->w, d->stream, recs, n);
+	cut = vntf_writer_cut(d->c->w) - cut;
+	kept = cut < n ? n - (size_t)cut : 0;
+	for (i = 0; !ret && !d->c->saw_lnc2 && i < kept; i++)
 		if (recs[i].kind == VNEURON_TRACE_EXEC_START && recs[i].opcode == 2)
 			d->c->saw_lnc2 = 1;
-	return vntf_write_records(d->c->w, d->stream, recs, n);
+	return ret;
 }
 
 static ssize_t drain_all(struct vnp_capture *c)

@@ -479,6 +479,19 @@ TEST_F_TIMEOUT(tools, capture_lnc2, 600)
 			self->prog, self->prof)) TH_LOG("%s", self->out);
 	EXPECT_NE(NULL, strstr(self->out, "\n  logical core 0 (LNC=2): core 0 (program id 0), "
 			       "core 1 (program id 1)\n")) TH_LOG("%s", self->out);
+	/*
+	 * The same launch after one-core runs that fill --max-size: its EXEC_START records
+	 * are counted, not written, so the profile has no logical-cores section.
+	 */
+	unlink(self->prof);
+	ASSERT_EQ(0, sh(self->out, sizeof(self->out), "%s/%s capture -q --core 0 --core 1 -s %s "
+			"--max-size 64K -- sh -c '%s/build/bin/vneuron-run --core 0 -N 300 %s && "
+			"%s/build/bin/vneuron-run --lnc 2 --core 0 %s'", top, vp, self->prof, top,
+			self->prog, top, self->prog)) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, sh(self->out, sizeof(self->out), "%s/%s view -n %s -s %s", top, vp,
+			self->prog, self->prof)) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "PARTIAL")) TH_LOG("%s", self->out);
+	EXPECT_EQ(NULL, strstr(self->out, "logical core 0 (LNC=2)")) TH_LOG("%s", self->out);
 	/* an odd core: said, nothing written */
 	unlink(self->prof);
 	EXPECT_NE(0, sh(self->out, sizeof(self->out), "%s/%s capture --lnc 2 --core 1 -n %s -s %s",
