@@ -60,8 +60,8 @@ void vn_mm_pairs_avx512(const u32 *src, u32 *dst, u32 rows, u32 w);
 bool vn_mm_pairs_bf16_avx512(const u16 *h0, const u16 *h1, u32 *dst, u32 n);
 
 /*
- * One panel: n <= VN_MM_PW bf16 values of each of rows rows (ld elements apart from h)
- * widened to fp32, row k to dst[k * VN_MM_PW], zero past n; next_n (<= VN_MM_PW) values
+ * One panel: n <= VN_MM_PW bf16 values of each row k < rows (ld elements apart from h)
+ * widened to fp32 into dst[k * VN_MM_PW], zero past n; next_n (<= VN_MM_PW) values
  * next elements from each row's first asked into L2 (0: none). Whether every value is
  * exact.
  */
