@@ -201,7 +201,8 @@ static const u16 *bf16_row(const struct vn_fp_ctx *x, const struct vnef_ap *a, u
 
 /*
  * Partitions lie VNEF_SBUF_PART_BYTES apart, too far for the CPU's prefetcher to follow
- * from one row to the next: the widening asks for the row VN_MV_AHEAD ahead itself.
+ * from one row to the next: the stationary's widening asks for the row VN_MV_AHEAD
+ * ahead itself (the moving operand's, for the next step's columns: gather_panels()).
  */
 #define VN_MV_AHEAD	4
 
@@ -265,37 +266,61 @@ static void load_stationary(struct vn_fp_ctx *x, const struct vnef_ap *a)
 			   x->stat_k, VN_MM_SB);
 }
 
-/*
- * Moving columns [j0, j1) (j0 a multiple of 32) into their panels, rows k < K; columns
- * of the last panel past j1 zero. Whether they hold exact values only, when known: with
- * AVX-512, bf16 rows are checked as they are widened (else -1: not checked).
- */
-static int gather_panels(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1)
+/* Row k's columns [j1, j2) asked into L2 where they lie side by side (bf16 or fp32). */
+static void prefetch_next(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 k, u32 j1, u32 j2)
 {
-	u32 k, j, n, *mv = mov_words(x, false);
-	bool checked = x->simd == VN_SIMD_AVX512, ok = true;
+	const u8 *r = j2 > j1 ? (const u8 *)bf16_row(x, a, k, j1, j2 - j1) : NULL;
+	u32 o, bytes = (j2 - j1) * 2;
+
+	if (!r && j2 > j1) {
+		r = (const u8 *)vn_ap_contig(x, a, k, j1, j2 - j1);
+		bytes *= 2;
+	}
+	for (o = 0; r && o < bytes; o += 64)
+		__builtin_prefetch(r + o, 0, 2);
+	if (r)
+		__builtin_prefetch(r + bytes - 1, 0, 2);
+}
+
+/*
+ * Moving columns [j0, j1) into the panels from the first (column j0 to panel 0), rows
+ * k < K; columns of the last panel past j1 zero; the next step's columns [j1, j2) of
+ * each row asked into L2 as it goes. Whether they hold exact values only, when known:
+ * with AVX-512, bf16 rows are widened and checked panel by panel (else -1: not checked).
+ */
+static int gather_panels(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1,
+			 u32 j2)
+{
+	const u16 *h = bf16_row(x, a, 0, j0, j1 - j0), *hn;
+	u32 k, j, n, jn, nn, *mv = mov_words(x, false);
 	const float *src;
+	bool ok = true;
 
-	for (k = 0; k < x->stat_k; k++) {
-		/* bf16 rows widened straight into the panels, fp32 ones copied */
-		const u16 *h = bf16_row(x, a, k, j0, j1 - j0);
-
-		if (h && k + VN_MV_AHEAD < x->stat_k)
-			prefetch_row(bf16_row(x, a, k + VN_MV_AHEAD, j0, j1 - j0), j1 - j0);
-		checked = checked && h;
-		if (checked) {
-			/* panels zero past j1 too */
-			ok &= vn_mm_widen_bf16_avx512(h, j1 - j0, mv + (j0 / VN_MM_PW) *
-						      VN_MM_PANEL + k * VN_MM_PW);
-			continue;
+	if (h && x->simd == VN_SIMD_AVX512) {
+		/* the rows of one operand lie a partition apart, all contiguous or none */
+		for (j = j0; j < j1; j += VN_MM_PW) {
+			jn = j + (j1 - j0);
+			nn = jn < j2 ? min_t(u32, VN_MM_PW, j2 - jn) : 0;
+			hn = nn ? bf16_row(x, a, 0, jn, nn) : NULL;
+			ok &= vn_mm_widen_panel_bf16_avx512(h + (j - j0), vn_ap_part_bytes(a) / 2,
+							    x->stat_k, min_t(u32, VN_MM_PW, j1 - j),
+							    mv + (j - j0) / VN_MM_PW * VN_MM_PANEL,
+							    hn ? hn - (h + (j - j0)) : 0,
+							    hn ? nn : 0);
 		}
+		return ok;
+	}
+	for (k = 0; k < x->stat_k; k++) {
+		/* bf16 rows widened into the panels, fp32 ones copied */
+		prefetch_next(x, a, k, j1, j2);
+		h = bf16_row(x, a, k, j0, j1 - j0);
 		src = h ? NULL : vn_ap_contig(x, a, k, j0, j1 - j0);
 		if (!h && !src) {
 			vn_gather(x, a, k, j0, j1 - j0, x->seg[0]);
 			src = x->seg[0];
 		}
 		for (j = j0; j < j1; j += VN_MM_PW) {
-			u32 *p = mv + (j / VN_MM_PW) * VN_MM_PANEL + k * VN_MM_PW;
+			u32 *p = mv + (j - j0) / VN_MM_PW * VN_MM_PANEL + k * VN_MM_PW;
 
 			n = min_t(u32, VN_MM_PW, j1 - j);
 			if (h)
@@ -308,16 +333,16 @@ static int gather_panels(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u
 				memset(p + n, 0, (VN_MM_PW - n) * 4);
 		}
 	}
-	return checked ? ok : -1;
+	return -1;
 }
 
-/* Whether the panels of columns [j0, j1) hold exact values only. */
+/* Whether the panels of columns [j0, j1) (from the first) hold exact values only. */
 static bool panels_exact(struct vn_fp_ctx *x, u32 j0, u32 j1)
 {
 	u32 j;
 
 	for (j = j0; j < j1; j += VN_MM_PW)
-		if (!exact(x, mov_words(x, false) + (j / VN_MM_PW) * VN_MM_PANEL,
+		if (!exact(x, mov_words(x, false) + (j - j0) / VN_MM_PW * VN_MM_PANEL,
 			   x->stat_k * VN_MM_PW))
 			return false;
 	return true;
@@ -361,12 +386,12 @@ static void store_out(struct vn_fp_ctx *x, const struct vnef_ap *d, u32 m0, u32 
  * bit for bit, as computing only the wanted ones.
  */
 static void mm_blocks(struct vn_fp_ctx *x, const struct vn_mm_kset *ks,
-		      const struct vnef_instr *in, u32 c0, u32 c1)
+		      const struct vnef_instr *in, u32 c0, u32 c1, u32 p0)
 {
 	const struct vnef_ap *d = &in->dst;
 	bool acc = in->flags & VNEF_IF_ACCUMULATE;
 	float *d0 = vn_ap_contig(x, d, 0, c0, c1 - c0);
-	u32 ldd = (d->mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES) / 4;
+	u32 ldd = vn_ap_part_bytes(d) / 4;
 	const u32 *stb = stat_words(x, ks->pairs), *mvb = mov_words(x, ks->pairs);
 	u32 gs = ks->pairs ? VN_MM_PAIR_GROUP : VN_MM_GROUP;
 	u32 ps = ks->pairs ? VN_MM_PAIR_PANEL : VN_MM_PANEL;
@@ -377,7 +402,7 @@ static void mm_blocks(struct vn_fp_ctx *x, const struct vn_mm_kset *ks,
 	for (m = 0; m < x->stat_m; m += ks->mb) {
 		for (n = c0; n < c1; n += w) {
 			const u32 *st = stb + (m / VN_MM_SB) * gs + m % VN_MM_SB;
-			const u32 *mv = mvb + (n / VN_MM_PW) * ps + n % VN_MM_PW;
+			const u32 *mv = mvb + (n - p0) / VN_MM_PW * ps + (n - p0) % VN_MM_PW;
 
 			kern = ks->blk;
 			w = ks->nb;
@@ -472,7 +497,7 @@ static void transpose_op(struct vn_fp_ctx *x, const struct vnef_instr *in)
 	u32 f = vn_ap_free(a), p, ldd;
 	float *d0 = acc ? NULL : vn_ap_contig(x, d, 0, 0, a->partitions);
 
-	ldd = (d->mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES) / 4;
+	ldd = vn_ap_part_bytes(d) / 4;
 	if (d0 && a->mem != d->mem && transpose_avx512(x, a, f, d0, ldd))
 		return;
 	for (p = 0; p < a->partitions; p++) {
@@ -502,8 +527,8 @@ static u32 mm_step_cols(const struct vn_fp_ctx *x)
 }
 
 /*
- * bf16 moving columns [j0, j1) straight into pair panels (no fp32 pass): whether every
- * value is exact; if not, the panels are of no use.
+ * bf16 moving columns [j0, j1) straight into pair panels from the first (no fp32 pass):
+ * whether every value is exact; if not, the panels are of no use.
  */
 static bool gather_pairs(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1)
 {
@@ -515,7 +540,7 @@ static bool gather_pairs(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u
 		h1 = 2 * kp + 1 < x->stat_k ? bf16_row(x, a, 2 * kp + 1, j0, j1 - j0) : NULL;
 		for (j = j0; j < j1; j += VN_MM_PW)
 			if (!vn_mm_pairs_bf16_avx512(h0 + (j - j0), h1 ? h1 + (j - j0) : NULL,
-						     pp + (j / VN_MM_PW) * VN_MM_PAIR_PANEL +
+						     pp + (j - j0) / VN_MM_PW * VN_MM_PAIR_PANEL +
 						     kp * VN_MM_PW, min_t(u32, VN_MM_PW, j1 - j)))
 				return false;
 	}
@@ -525,42 +550,56 @@ static bool gather_pairs(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u
 /* How the moving operand's panels hold it (cursor p of a MULTIPLY_MOVING). */
 enum { VN_MV_ANY, VN_MV_EXACT, VN_MV_PAIRS };
 
-/* Columns [j0, j1) of the moving operand into panels: VN_MV_*. */
-static u32 gather_moving(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1)
+/*
+ * Columns [j0, j1) of the moving operand into panels, the next step's [j1, j2) asked
+ * into L2 where the widening can: VN_MV_*.
+ */
+static u32 gather_moving(struct vn_fp_ctx *x, const struct vnef_ap *a, u32 j0, u32 j1,
+			 u32 j2)
 {
 	int known;
 
 	if (x->stat_exact && dp_usable(x) && bf16_row(x, a, 0, j0, j1 - j0) &&
 	    gather_pairs(x, a, j0, j1))
 		return VN_MV_PAIRS;
-	known = gather_panels(x, a, j0, j1);
+	known = gather_panels(x, a, j0, j1, j2);
 	if (!x->stat_exact)
 		return VN_MV_ANY;
 	return (known < 0 ? panels_exact(x, j0, j1) : known) ? VN_MV_EXACT : VN_MV_ANY;
 }
 
 /*
- * One step of a MULTIPLY_MOVING: columns [c0, c1). A moving operand in another memory
- * than the output is gathered whole in the first step (the steps' stores cannot reach
- * it); else each step gathers its own columns.
+ * One step of a MULTIPLY_MOVING: columns [c0, c1). With AVX-512 a bf16 operand's step
+ * gathers its own columns first, into the panels from the first, which stay in L1
+ * while the step's blocks read them (a whole operand's panels, 256 KiB for 512
+ * columns, do not: writing them into L2 cost more than reading the bf16 rows); the
+ * widening asks for the next step's columns of each row into L2 as it goes, the
+ * partitions lying too far apart for the CPU's prefetcher, and the step's arithmetic
+ * hides the wait. Else an operand in another memory than the output is gathered whole
+ * in the first step (the steps' stores cannot reach it; fp32 rows copied whole stream
+ * better), and one in the same memory step by step. p0: the column of the first panel.
  */
 static bool multiply_step(struct vn_fp_ctx *x, const struct vnef_instr *in,
 			  struct vn_fp_cursor *cur)
 {
 	const struct vnef_ap *a = &in->src0;
-	u32 f = vn_ap_free(a), c0 = cur->j0, c1 = min(f, c0 + mm_step_cols(x)), j;
-	bool whole = a->mem != in->dst.mem;
+	u32 f = vn_ap_free(a), cols = mm_step_cols(x), c0 = cur->j0, c1 = min(f, c0 + cols), j;
+	bool whole = a->mem != in->dst.mem &&
+		     !(x->simd == VN_SIMD_AVX512 && a->dtype == VNEF_DT_BF16);
+	u32 p0 = whole ? 0 : c0;
 	const struct vn_mm_kset *ks;
 
-	if (!whole || !c0)
-		cur->p = gather_moving(x, a, c0, whole ? f : c1);
+	if (!whole)
+		cur->p = gather_moving(x, a, c0, c1, min(f, c1 + cols));
+	else if (!c0)
+		cur->p = gather_moving(x, a, 0, f, f);
 	ks = kernels(x, cur->p != VN_MV_ANY);
 	/* exact fp32 panels, to be multiplied as pairs */
 	for (j = c0; ks->pairs && cur->p == VN_MV_EXACT && j < c1; j += VN_MM_PW)
-		vn_mm_pairs_avx512(mov_words(x, false) + (j / VN_MM_PW) * VN_MM_PANEL,
-				   mov_words(x, true) + (j / VN_MM_PW) * VN_MM_PAIR_PANEL,
+		vn_mm_pairs_avx512(mov_words(x, false) + (j - p0) / VN_MM_PW * VN_MM_PANEL,
+				   mov_words(x, true) + (j - p0) / VN_MM_PW * VN_MM_PAIR_PANEL,
 				   x->stat_k, VN_MM_PW);
-	mm_blocks(x, ks, in, c0, c1);
+	mm_blocks(x, ks, in, c0, c1, p0);
 	x->mm_ran = ks->name;
 	cur->j0 = c1;
 	return c1 >= f;

@@ -131,12 +131,17 @@ static inline float vn_u32_f32(u32 u)
 	return v.f;
 }
 
+/* Bytes from one partition of an operand's memory to the next. */
+static inline u32 vn_ap_part_bytes(const struct vnef_ap *a)
+{
+	return a->mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES;
+}
+
 static inline u8 *vn_ap_part(const struct vn_fp_ctx *x, const struct vnef_ap *a, u32 p)
 {
 	u8 *base = a->mem == VNEF_MEM_PSUM ? x->psum : x->sbuf;
-	u32 pb = a->mem == VNEF_MEM_PSUM ? VNEF_PSUM_PART_BYTES : VNEF_SBUF_PART_BYTES;
 
-	return base + (size_t)(a->start_partition + p) * pb + a->offset;
+	return base + (size_t)(a->start_partition + p) * vn_ap_part_bytes(a) + a->offset;
 }
 
 static inline u32 vn_ap_free(const struct vnef_ap *a)

@@ -60,11 +60,13 @@ void vn_mm_pairs_avx512(const u32 *src, u32 *dst, u32 rows, u32 w);
 bool vn_mm_pairs_bf16_avx512(const u16 *h0, const u16 *h1, u32 *dst, u32 n);
 
 /*
- * One row of n bf16 values widened to fp32 into panels: value j to dst[(j / VN_MM_PW) *
- * VN_MM_PANEL + j % VN_MM_PW], the last panel's row zero past n. Whether every value is
+ * One panel: n <= VN_MM_PW bf16 values of each row k < rows (ld elements apart from h)
+ * widened to fp32 into dst[k * VN_MM_PW], zero past n; next_n (<= VN_MM_PW) values
+ * next elements from each row's first asked into L2 (0: none). Whether every value is
  * exact.
  */
-bool vn_mm_widen_bf16_avx512(const u16 *h, u32 n, u32 *dst);
+bool vn_mm_widen_panel_bf16_avx512(const u16 *h, size_t ld, u32 rows, u32 n, u32 *dst,
+				   ptrdiff_t next, u32 next_n);
 
 /*
  * One row of n bf16 values of the stationary widened to fp32 into its groups: value m to

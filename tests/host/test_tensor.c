@@ -28,6 +28,7 @@
 #define SB_PB	VNEF_SBUF_PART_BYTES
 #define PS_PB	VNEF_PSUM_PART_BYTES
 #define MV_OFF	65536u		/* the moving operand's byte offset in each partition */
+#define DST_OFF	131072u		/* an SBUF destination's */
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -170,6 +171,7 @@ struct shape {
 	uint16_t st_dt, mv_dt;
 	int acc;
 	uint32_t dst_stride;	/* elements between outputs of a row: 1, or 2 (not contiguous) */
+	uint16_t dst_mem;	/* VNEF_MEM_SBUF (at DST_OFF: the moving operand's memory), or PSUM */
 };
 
 /*
@@ -185,6 +187,9 @@ static void check(struct __test_metadata *_metadata, FIXTURE_DATA(te) *self,
 	struct vnef_instr in = { 0 };
 	struct vn_fp_cursor cur = { 0 };
 	uint32_t k, m, n, bad = 0, steps = 0;
+	bool sb = s->dst_mem == VNEF_MEM_SBUF;
+	uint8_t *dst = sb ? self->sbuf + DST_OFF : self->psum;
+	size_t dpb = sb ? SB_PB : PS_PB;
 
 	x->simd = p->simd;
 	x->features = p->features;
@@ -210,7 +215,7 @@ static void check(struct __test_metadata *_metadata, FIXTURE_DATA(te) *self,
 	for (m = 0; m < s->m; m++)
 		for (n = 0; n < s->n; n++) {
 			old[m * s->n + n] = f32(f32_any());
-			memcpy(self->psum + (size_t)m * PS_PB + 4 * n * s->dst_stride,
+			memcpy(dst + (size_t)m * dpb + 4 * n * s->dst_stride,
 			       &old[m * s->n + n], 4);
 		}
 
@@ -219,7 +224,8 @@ static void check(struct __test_metadata *_metadata, FIXTURE_DATA(te) *self,
 	ASSERT_TRUE(vn_fp_tensor_step(x, &in, &cur));
 	in.opcode = VNEF_OP_MULTIPLY_MOVING;
 	in.src0 = ap(VNEF_MEM_SBUF, s->mv_dt, (uint16_t)s->k, MV_OFF, s->n, 1);
-	in.dst = ap(VNEF_MEM_PSUM, VNEF_DT_FP32, (uint16_t)s->m, 0, s->n, s->dst_stride);
+	in.dst = ap(sb ? VNEF_MEM_SBUF : VNEF_MEM_PSUM, VNEF_DT_FP32, (uint16_t)s->m,
+		    sb ? DST_OFF : 0, s->n, s->dst_stride);
 	in.flags = s->acc ? VNEF_IF_ACCUMULATE : 0;
 	memset(&cur, 0, sizeof(cur));
 	while (!vn_fp_tensor_step(x, &in, &cur))
@@ -238,7 +244,7 @@ static void check(struct __test_metadata *_metadata, FIXTURE_DATA(te) *self,
 			}
 			if (s->acc)
 				acc = acc + old[m * s->n + n];
-			memcpy(&got, self->psum + (size_t)m * PS_PB + 4 * n * s->dst_stride, 4);
+			memcpy(&got, dst + (size_t)m * dpb + 4 * n * s->dst_stride, 4);
 			if (got == bits(acc) || (acc != acc && f32(got) != f32(got)))
 				continue;
 			if (!bad++)
@@ -252,13 +258,16 @@ static void check(struct __test_metadata *_metadata, FIXTURE_DATA(te) *self,
 }
 
 static const struct shape shapes[] = {
-	{ 128, 128, 512, VNEF_DT_FP32, VNEF_DT_FP32, 0, 1 },
-	{ 128, 128, 512, VNEF_DT_BF16, VNEF_DT_BF16, 1, 1 },
-	{ 96, 100, 500, VNEF_DT_BF16, VNEF_DT_BF16, 1, 1 },	/* edges */
-	{ 127, 64, 96, VNEF_DT_BF16, VNEF_DT_FP32, 0, 1 },	/* odd K, mixed types */
-	{ 3, 10, 10, VNEF_DT_FP32, VNEF_DT_BF16, 1, 1 },
-	{ 1, 1, 1, VNEF_DT_BF16, VNEF_DT_BF16, 0, 1 },
-	{ 64, 40, 70, VNEF_DT_BF16, VNEF_DT_BF16, 1, 2 },	/* a strided destination */
+	{ 128, 128, 512, VNEF_DT_FP32, VNEF_DT_FP32, 0, 1, VNEF_MEM_PSUM },
+	{ 128, 128, 512, VNEF_DT_BF16, VNEF_DT_BF16, 1, 1, VNEF_MEM_PSUM },
+	{ 96, 100, 500, VNEF_DT_BF16, VNEF_DT_BF16, 1, 1, VNEF_MEM_PSUM },	/* edges */
+	{ 127, 64, 96, VNEF_DT_BF16, VNEF_DT_FP32, 0, 1, VNEF_MEM_PSUM },	/* odd K, mixed types */
+	{ 3, 10, 10, VNEF_DT_FP32, VNEF_DT_BF16, 1, 1, VNEF_MEM_PSUM },
+	{ 1, 1, 1, VNEF_DT_BF16, VNEF_DT_BF16, 0, 1, VNEF_MEM_PSUM },
+	{ 64, 40, 70, VNEF_DT_BF16, VNEF_DT_BF16, 1, 2, VNEF_MEM_PSUM },	/* a strided destination */
+	/* the moving operand in the destination's memory: each step gathers its columns */
+	{ 128, 128, 512, VNEF_DT_BF16, VNEF_DT_BF16, 1, 1, VNEF_MEM_SBUF },
+	{ 96, 100, 500, VNEF_DT_BF16, VNEF_DT_FP32, 0, 1, VNEF_MEM_SBUF },
 };
 
 /* Any operands: every path multiplies and adds, with the rule's bits. */
@@ -338,6 +347,40 @@ static uint8_t *t_dst(FIXTURE_DATA(te) *self, int psum, uint32_t p, uint32_t j)
 {
 	return psum ? self->psum + (size_t)p * PS_PB + 4 * j :
 		      self->sbuf + (size_t)p * SB_PB + T_DOFF + 4 * j;
+}
+
+/*
+ * The AVX-512 widening of a moving panel (vn_mm_widen_panel_bf16_avx512()) on every bf16
+ * value: each row's 32 values (or n < 32, the rest zero) widened to their fp32 bits in
+ * order, and the verdict the same as vn_mm_exact_sse2()'s on those bits, value by value,
+ * whatever lane it sits in; the prefetch of the next columns changes nothing.
+ */
+TEST(widen_panel_every_bf16_value)
+{
+	enum { ROWS = 3, LD = 40 };
+	uint16_t h[ROWS * LD + 64];
+	uint32_t out[ROWS * 32], w, v, r, c, n, bad = 0;
+
+	if ((vn_cpu_vector() & VN_CPU_LEVEL) < VN_CPU_AVX512)
+		SKIP(return, "no AVX-512 on this CPU");
+	for (v = 0; v < 0x10000; v++) {
+		n = v % 7 ? 32 : 1 + v % 31;
+		for (r = 0; r < ROWS * LD + 64; r++)
+			h[r] = 0x3f80;	/* 1.0: exact */
+		h[(v % ROWS) * LD + v % n] = (uint16_t)v;
+		memset(out, 0xa5, sizeof(out));
+		w = (uint32_t)v << 16;
+		if (vn_mm_widen_panel_bf16_avx512(h, LD, ROWS, n, out, 32, v % 3 ? 32 : 0) !=
+		    vn_mm_exact_sse2(&w, 1) && !bad++)
+			TH_LOG("value %#x: a different verdict", v);
+		for (r = 0; r < ROWS; r++)
+			for (c = 0; c < 32; c++)
+				if (out[r * 32 + c] != (c < n ? (uint32_t)h[r * LD + c] << 16 : 0) &&
+				    !bad++)
+					TH_LOG("value %#x, n %u: row %u lane %u got %#x", v, n, r, c,
+					       out[r * 32 + c]);
+	}
+	EXPECT_EQ(0u, bad);
 }
 
 /*
