@@ -101,30 +101,9 @@ VN_AVX512 void vn_mm_pairs_avx512(const u32 *src, u32 *dst, u32 rows, u32 w)
 
 #define vn_v16h	u16 __attribute__((vector_size(32)))	/* not a typedef */
 
-/* One half row: 16 bf16 values as pair halves, and whether each is exact (0) or not. */
-static VN_AVX512 vn_v16u half_row(const u16 *h, vn_v16h *bad)
-{
-	vn_v16h v;
-
-	memcpy(&v, h, sizeof(v));
-	/* zero, or a biased exponent in 71..190 (vn_mm_exact()) */
-	*bad |= (vn_v16h)((vn_v16h)((v >> 7 & 0xff) - 71) > 119) & (v & 0x7fff);
-	return __builtin_convertvector(v, vn_v16u);
-}
-
-/* Whether no lane of a half_row() check found a value that is not exact. */
-static VN_AVX512 bool none_bad(vn_v16h bad)
-{
-	u64 w[4];
-
-	memcpy(w, &bad, sizeof(w));
-	return !(w[0] | w[1] | w[2] | w[3]);
-}
-
 /*
  * Whether each of 16 bf16 values is exact (0) or not, into bad: zero, or a magnitude in
- * [0x2380, 0x5f7f] (biased exponents 71..190, vn_mm_exact()). Fewer operations than
- * half_row()'s check, the same lanes.
+ * [0x2380, 0x5f7f] (biased exponents 71..190, vn_mm_exact()).
  */
 static VN_AVX512 void check16(const u16 *h, vn_v16h *bad)
 {
@@ -133,6 +112,25 @@ static VN_AVX512 void check16(const u16 *h, vn_v16h *bad)
 	memcpy(&v, h, sizeof(v));
 	mag = v & 0x7fff;
 	*bad |= (vn_v16h)((vn_v16h)(mag - 0x2380) > 0x3bff) & mag;
+}
+
+/* One half row: 16 bf16 values as pair halves, and whether each is exact (0) or not. */
+static VN_AVX512 vn_v16u half_row(const u16 *h, vn_v16h *bad)
+{
+	vn_v16h v;
+
+	check16(h, bad);
+	memcpy(&v, h, sizeof(v));
+	return __builtin_convertvector(v, vn_v16u);
+}
+
+/* Whether no lane of a check16() found a value that is not exact. */
+static VN_AVX512 bool none_bad(vn_v16h bad)
+{
+	u64 w[4];
+
+	memcpy(w, &bad, sizeof(w));
+	return !(w[0] | w[1] | w[2] | w[3]);
 }
 
 VN_AVX512 bool vn_mm_widen_panel_bf16_avx512(const u16 *h, size_t ld, u32 rows, u32 n,
